@@ -1,0 +1,1 @@
+"""Evidentia: the chat app, LLM client, tool loop, settings and CLI."""

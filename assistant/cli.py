@@ -1,0 +1,35 @@
+"""The ``evidentia`` command line.
+
+Sub-command groups live beside the code they drive and attach themselves here:
+``model`` (assistant.model_cli), ``kb`` (kb.cli), ``eval`` (assistant.evals.cli); the chat
+commands (``ask``, ``chat``, ``run``) are in assistant.chat_cli.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import click
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("-v", "--verbose", is_flag=True, help="Log debug messages.")
+def main(verbose: bool) -> None:
+    """Evidentia: answers and claim checks that cite their evidence."""
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+
+
+def _attach() -> None:
+    from assistant.chat_cli import register as register_chat
+    from assistant.evals.cli import eval_group
+    from assistant.model_cli import model_group
+    from kb.cli import kb_group
+
+    main.add_command(model_group)
+    main.add_command(kb_group)
+    main.add_command(eval_group)
+    register_chat(main)
+
+
+_attach()

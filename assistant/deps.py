@@ -1,0 +1,48 @@
+"""The dependencies holder, built once at start-up and passed to the loop and the tools.
+
+Heavy things (embedding model, stores) load lazily on first use and then stay loaded, so a
+chat that never touches the KG never pays for it. No module keeps a client of its own.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cached_property
+
+from assistant.llm import LLMClient
+from assistant.settings import Settings
+
+
+class Deps:
+    def __init__(self, settings: Settings, llm: LLMClient | None = None):
+        self.settings = settings
+        self.llm = llm or LLMClient(settings)
+        self._lock = threading.Lock()
+
+    @cached_property
+    def embedder(self):
+        from assistant.embeddings import Embedder
+
+        with self._lock:
+            return Embedder(self.settings.embedding_model)
+
+    @cached_property
+    def memory(self):
+        from memory.store import Memory
+
+        return Memory(self.settings.memory_path)
+
+    @cached_property
+    def text_kb(self):
+        from kb.text_store import TextStore
+
+        return TextStore(self.settings.kb_dir / "text", embedding_model=self.settings.embedding_model)
+
+    @cached_property
+    def kg(self):
+        from kb.kg_store import KGStore
+
+        return KGStore(self.settings.kb_dir / "kg.db")
+
+    async def aclose(self) -> None:
+        await self.llm.aclose()

@@ -1,0 +1,201 @@
+"""Shared pieces of every evaluation and benchmark: metrics, resumable results, report files.
+
+Formats (the brief's):
+
+- ``docs/bench/<area>.json``: ``{"machine": str, "results": {metric: {"value": float, "unit": str}}}``
+- ``docs/eval/<benchmark>.json``: ``{"benchmark", "model", "items", "seed", "variants": {name: {"accuracy": float, ...}}}``
+
+Each JSON gets a ``.md`` (the printed table) and a ``.png`` chart beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterable
+
+DOCS_DIR = Path(__file__).resolve().parents[2] / "docs"
+
+
+def machine_description() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_gb = ""
+    try:
+        kb = int(Path("/proc/meminfo").read_text().split()[1])
+        mem_gb = f", {kb / 1024**2:.0f} GiB RAM"
+    except (OSError, ValueError, IndexError):
+        pass
+    return f"{os.cpu_count()} cores {cpu}{mem_gb}, {platform.system()} {platform.release()}"
+
+
+# -- metrics ------------------------------------------------------------------------------
+def classification_metrics(golds: list[str], preds: list[str], labels: Iterable[str]) -> dict[str, Any]:
+    """Accuracy, per-label precision/recall/F1, macro F1 and the confusion matrix."""
+    labels = list(labels)
+    n = len(golds)
+    correct = sum(g == p for g, p in zip(golds, preds))
+    confusion = {g: {p: 0 for p in labels + (["other"] if any(p not in labels for p in preds) else [])} for g in labels}
+    for g, p in zip(golds, preds):
+        confusion.setdefault(g, {})
+        key = p if p in labels else "other"
+        confusion[g][key] = confusion[g].get(key, 0) + 1
+    per_label = {}
+    for lab in labels:
+        tp = sum(1 for g, p in zip(golds, preds) if g == lab and p == lab)
+        fp = sum(1 for g, p in zip(golds, preds) if g != lab and p == lab)
+        fn = sum(1 for g, p in zip(golds, preds) if g == lab and p != lab)
+        prec = tp / (tp + fp) if tp + fp else 0.0
+        rec = tp / (tp + fn) if tp + fn else 0.0
+        f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+        per_label[lab] = {"precision": prec, "recall": rec, "f1": f1, "support": tp + fn}
+    present = [lab for lab in labels if per_label[lab]["support"] > 0] or labels
+    macro_f1 = sum(per_label[lab]["f1"] for lab in present) / len(present) if present else 0.0
+    return {"accuracy": correct / n if n else 0.0, "macro_f1": macro_f1, "per_label": per_label,
+            "confusion": confusion, "n": n}
+
+
+# -- resumable per-item results ------------------------------------------------------------
+class ResultsLog:
+    """Append-only JSONL of per-item results, keyed by (variant, item id), so a run resumes."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._done: dict[tuple[str, str], dict] = {}
+        if self.path.exists():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # a line cut by an interruption: that item is simply redone
+                self._done[(rec["variant"], str(rec["id"]))] = rec
+
+    def get(self, variant: str, item_id: str) -> dict | None:
+        return self._done.get((variant, str(item_id)))
+
+    def add(self, variant: str, item_id: str, **record: Any) -> dict:
+        rec = {"variant": variant, "id": str(item_id), **record}
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(rec) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        self._done[(variant, str(item_id))] = rec
+        return rec
+
+    def records(self, variant: str) -> list[dict]:
+        return [r for (v, _), r in self._done.items() if v == variant]
+
+
+# -- writing reports -----------------------------------------------------------------------
+def _table(headers: list[str], rows: list[list[Any]]) -> str:
+    def fmt(v: Any) -> str:
+        return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def write_eval(benchmark: str, *, model: str, items: int, seed: int, variants: dict[str, dict[str, Any]],
+               notes: str = "", extra: dict[str, Any] | None = None, docs_dir: Path | None = None,
+               metric_keys: list[str] | None = None) -> Path:
+    """Write docs/eval/<benchmark>.{json,md,png}; print the table; return the JSON path."""
+    out_dir = (docs_dir or DOCS_DIR) / "eval"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    payload = {"benchmark": benchmark, "model": model, "items": items, "seed": seed, "variants": variants}
+    if extra:
+        payload.update(extra)
+    json_path = out_dir / f"{benchmark}.json"
+    json_path.write_text(json.dumps(payload, indent=2, default=float) + "\n")
+    keys = metric_keys or sorted({k for v in variants.values() for k, val in v.items()
+                                  if isinstance(val, (int, float)) and not isinstance(val, bool)})
+    table = _table(["variant"] + keys, [[name] + [v.get(k, "") for k in keys] for name, v in variants.items()])
+    print(f"\n{benchmark} — model {model}, {items} items, seed {seed}\n{table}\n")
+    md = f"# {benchmark}\n\nModel: `{model}`. Items: {items}. Seed: {seed}.\n\n{table}\n"
+    if notes:
+        md += f"\n{notes.strip()}\n"
+    (out_dir / f"{benchmark}.md").write_text(md)
+    _bar_chart(out_dir / f"{benchmark}.png", benchmark, {n: v.get("accuracy", 0.0) for n, v in variants.items()},
+               ylabel="accuracy")
+    return json_path
+
+
+def write_bench(area: str, results: dict[str, tuple[float, str]], *, notes: str = "",
+                docs_dir: Path | None = None, plot: dict[str, Any] | None = None) -> Path:
+    """Write docs/bench/<area>.{json,md,png}.
+
+    ``results`` maps metric -> (value, unit). ``plot`` is ``{"x": [...], "series": {label: [...]},
+    "xlabel": str, "ylabel": str, "logx": bool}``; without it the chart shows the metrics.
+    """
+    out_dir = (docs_dir or DOCS_DIR) / "bench"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    machine = machine_description()
+    payload = {"machine": machine,
+               "results": {k: {"value": float(v), "unit": u} for k, (v, u) in results.items()}}
+    json_path = out_dir / f"{area}.json"
+    json_path.write_text(json.dumps(payload, indent=2) + "\n")
+    table = _table(["metric", "value", "unit"], [[k, float(v), u] for k, (v, u) in results.items()])
+    print(f"\n{area} benchmark on {machine}\n{table}\n")
+    md = f"# Benchmark: {area}\n\nMachine: {machine}.\n\n{table}\n"
+    if notes:
+        md += f"\n{notes.strip()}\n"
+    (out_dir / f"{area}.md").write_text(md)
+    if plot:
+        _line_chart(out_dir / f"{area}.png", area, plot)
+    else:
+        _bar_chart(out_dir / f"{area}.png", area, {k: float(v) for k, (v, _) in results.items()}, ylabel="value")
+    return json_path
+
+
+def _bar_chart(path: Path, title: str, values: dict[str, float], ylabel: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(values) + 2), 3.5))
+    bars = ax.bar(list(values), list(values.values()), color="#4C72B0")
+    ax.bar_label(bars, fmt="%.3g")
+    ax.set_title(title)
+    ax.set_ylabel(ylabel)
+    plt.setp(ax.get_xticklabels(), rotation=20, ha="right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _line_chart(path: Path, title: str, plot: dict[str, Any]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for label, ys in plot["series"].items():
+        ax.plot(plot["x"], ys, marker="o", label=label)
+    if plot.get("logx"):
+        ax.set_xscale("log")
+    if plot.get("logy"):
+        ax.set_yscale("log")
+    ax.set_xlabel(plot.get("xlabel", ""))
+    ax.set_ylabel(plot.get("ylabel", ""))
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def label_counts(labels: Iterable[str]) -> dict[str, int]:
+    return dict(Counter(labels))

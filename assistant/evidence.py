@@ -1,0 +1,116 @@
+"""Evidence items and the per-turn ledger that hands out their ids.
+
+Ids are the contract between tools, the answer and the citation check:
+
+- ``S<n>``           a sentence (document, offsets, source);
+- ``T<t>:R<r>C<c>``  a table cell (table number, 1-based row and column of the data grid);
+- ``T<t>``           a whole (collapsed) table;
+- ``P<n>``           a knowledge-graph path with its triples.
+
+Ids are stable within a turn: adding the same sentence or path twice returns the first id.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+EvidenceKind = Literal["sentence", "cell", "table", "path"]
+
+# One pattern finds every citable id in free text; the order matters (cells before tables).
+CITATION_RE = re.compile(r"\b(T\d+:R\d+C\d+|S\d+|P\d+|T\d+)\b")
+
+
+class Evidence(BaseModel):
+    id: str
+    kind: EvidenceKind
+    text: str = Field(description="What a person reads: the sentence, cell, or verbalized path.")
+    source: str = Field(default="", description="Document title, file name, KG name…")
+    score: float | None = None
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class EvidenceLedger:
+    """Collects the evidence gathered during one turn and assigns ids."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, Evidence] = {}
+        self._keys: dict[tuple, str] = {}
+        self._counters = {"S": 0, "P": 0, "T": 0}
+        self._table_numbers: dict[str, int] = {}
+
+    # -- adding -----------------------------------------------------------------------
+    def _put(self, key: tuple, prefix: str, make) -> Evidence:
+        if key in self._keys:
+            return self._items[self._keys[key]]
+        self._counters[prefix] += 1
+        ev = make(f"{prefix}{self._counters[prefix]}")
+        self._items[ev.id] = ev
+        self._keys[key] = ev.id
+        return ev
+
+    def add_sentence(self, text: str, *, source: str, doc_id: str = "", sent_key: str = "",
+                     score: float | None = None, **meta: Any) -> Evidence:
+        key = ("S", sent_key or doc_id, text)
+        return self._put(key, "S", lambda i: Evidence(
+            id=i, kind="sentence", text=text, source=source, score=score,
+            meta={"doc_id": doc_id, "sent_key": sent_key, **meta}))
+
+    def add_path(self, text: str, *, triples: list[tuple[str, str, str]], source: str,
+                 score: float | None = None, **meta: Any) -> Evidence:
+        key = ("P", tuple(tuple(t) for t in triples))
+        return self._put(key, "P", lambda i: Evidence(
+            id=i, kind="path", text=text, source=source, score=score,
+            meta={"triples": [list(t) for t in triples], **meta}))
+
+    def table_number(self, table_key: str) -> int:
+        """The turn-local number of a table (``T<n>``), allocated on first use."""
+        if table_key not in self._table_numbers:
+            self._counters["T"] += 1
+            self._table_numbers[table_key] = self._counters["T"]
+        return self._table_numbers[table_key]
+
+    def add_table(self, table_key: str, text: str, *, source: str, **meta: Any) -> Evidence:
+        n = self.table_number(table_key)
+        ev = Evidence(id=f"T{n}", kind="table", text=text, source=source, meta=meta)
+        self._items[ev.id] = ev
+        return ev
+
+    def add_cell(self, table_key: str, row: int, col: int, text: str, *, source: str,
+                 header: str = "", row_label: str = "", **meta: Any) -> Evidence:
+        """Register one cell; ``row``/``col`` are 1-based positions in the table's data grid."""
+        n = self.table_number(table_key)
+        cid = f"T{n}:R{row}C{col}"
+        if cid not in self._items:
+            self._items[cid] = Evidence(
+                id=cid, kind="cell", text=text, source=source,
+                meta={"table": table_key, "row": row, "col": col, "header": header,
+                      "row_label": row_label, **meta})
+        return self._items[cid]
+
+    # -- reading ----------------------------------------------------------------------
+    def __contains__(self, evidence_id: str) -> bool:
+        return evidence_id in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, evidence_id: str) -> Evidence | None:
+        return self._items.get(evidence_id)
+
+    def items(self) -> list[Evidence]:
+        return list(self._items.values())
+
+    def citable(self) -> list[Evidence]:
+        """Evidence that an answer may cite (whole tables are containers, cells are cited)."""
+        return [e for e in self._items.values() if e.kind != "table"]
+
+
+def cited_ids(text: str) -> list[str]:
+    """Ids cited in ``text``, in order of first appearance, without duplicates."""
+    seen: dict[str, None] = {}
+    for m in CITATION_RE.finditer(text):
+        seen.setdefault(m.group(1), None)
+    return list(seen)

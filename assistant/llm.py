@@ -1,0 +1,250 @@
+"""The LLM client: the only module that imports ``openai``.
+
+It owns the base URL, the model name, timeouts, retries and server quirks, and offers:
+
+- :meth:`LLMClient.stream` — streamed chat text;
+- :meth:`LLMClient.complete` — the same, collected;
+- :meth:`LLMClient.call_tools` — tool calls with ``tool_choice`` auto, required or a named function;
+- :meth:`LLMClient.structured` — JSON-schema-constrained output returned as a validated pydantic object.
+
+Every failure to reach the server becomes :class:`LLMUnavailable` with one clear sentence.
+Tool-call arguments that fail to parse come back as :class:`ToolCall` with ``error`` set; they
+never raise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+import httpx
+import openai
+from pydantic import BaseModel, ValidationError
+
+from assistant.settings import Settings
+
+log = logging.getLogger(__name__)
+T = TypeVar("T", bound=BaseModel)
+
+ToolChoice = Literal["auto", "required", "none"] | str  # a str other than those names a function
+
+
+class LLMUnavailable(RuntimeError):
+    """The LLM server cannot be reached or did not answer in time. The message is for users."""
+
+
+class LLMResponseError(RuntimeError):
+    """The server answered, but not with something usable (HTTP error, bad structured output)."""
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments_raw: str
+    arguments: dict[str, Any] | None = None
+    error: str | None = None  # why the arguments could not be parsed
+
+
+@dataclass
+class ToolTurn:
+    content: str
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    finish_reason: str | None = None
+
+
+def parse_tool_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]:
+    """Parse a tool call's JSON arguments; return ``(arguments, error)``."""
+    if raw is None or not raw.strip():
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return None, f"arguments are not valid JSON ({exc.msg} at position {exc.pos})"
+    if not isinstance(value, dict):
+        return None, f"arguments must be a JSON object, got {type(value).__name__}"
+    return value, None
+
+
+_FENCED_JSON = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
+
+
+def tool_calls_from_content(content: str, tool_names: set[str]) -> list[ToolCall]:
+    """Small models asked with ``tool_choice="auto"`` write the call as JSON in the text.
+
+    Recover ``{"name": ..., "arguments": {...}}`` blocks that name a known tool; anything
+    else is left as text.
+    """
+    calls: list[ToolCall] = []
+    candidates = _FENCED_JSON.findall(content) or ([content.strip()] if content.strip().startswith("{") else [])
+    for i, block in enumerate(candidates):
+        try:
+            obj = json.loads(block)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict) and obj.get("name") in tool_names:
+            args = obj.get("arguments", obj.get("parameters", {}))
+            raw = args if isinstance(args, str) else json.dumps(args)
+            parsed, err = parse_tool_arguments(raw)
+            calls.append(ToolCall(id=f"content-{i}", name=obj["name"], arguments_raw=raw, arguments=parsed, error=err))
+    return calls
+
+
+class LLMClient:
+    def __init__(self, settings: Settings, *, base_url: str | None = None, model: str | None = None):
+        self.settings = settings
+        self.base_url = (base_url or settings.effective_base_url).rstrip("/")
+        self.model = model or settings.llm_model
+        self._model_checked = False
+        self._client = openai.AsyncOpenAI(
+            base_url=self.base_url,
+            api_key=settings.llm_api_key or "EMPTY",
+            # Retries are ours (below): bounded, and only for connection failures.
+            max_retries=0,
+            timeout=httpx.Timeout(settings.llm_timeout_s, connect=settings.llm_connect_timeout_s),
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    # -- plumbing ---------------------------------------------------------------------
+    def _unavailable(self, exc: Exception) -> LLMUnavailable:
+        if isinstance(exc, openai.APITimeoutError):
+            return LLMUnavailable(
+                f"The language model at {self.base_url} did not answer within "
+                f"{self.settings.llm_timeout_s:.0f} s. It may be overloaded; try again, or raise "
+                "EVIDENTIA_LLM_TIMEOUT_S."
+            )
+        return LLMUnavailable(
+            f"The language model server at {self.base_url} cannot be reached. Start it with "
+            "`evidentia model serve` (or `make run`), or point EVIDENTIA_LLM_BASE_URL at a running "
+            "OpenAI-compatible server."
+        )
+
+    async def _create(self, **kwargs) -> Any:
+        """Call chat.completions.create with bounded retries on connection errors."""
+        await self._ensure_model()
+        attempts = self.settings.llm_max_retries + 1
+        for attempt in range(attempts):
+            try:
+                return await self._client.chat.completions.create(model=self.model, **kwargs)
+            except openai.APITimeoutError as exc:
+                raise self._unavailable(exc) from exc
+            except openai.APIConnectionError as exc:
+                if attempt + 1 >= attempts:
+                    raise self._unavailable(exc) from exc
+                await asyncio.sleep(min(0.5 * 2**attempt, 4.0))
+            except openai.APIStatusError as exc:
+                if exc.status_code >= 500 and attempt + 1 < attempts:
+                    await asyncio.sleep(min(0.5 * 2**attempt, 4.0))
+                    continue
+                raise LLMResponseError(f"The language model server answered HTTP {exc.status_code}: {_short(exc)}") from exc
+        raise AssertionError("unreachable")
+
+    async def _ensure_model(self) -> None:
+        """Quirk: if the configured model is not served but exactly one model is, use that one.
+
+        This makes ``EVIDENTIA_LLM_BASE_URL`` alone enough for single-model servers (vLLM,
+        llama.cpp, LM Studio) whatever name they serve under.
+        """
+        if self._model_checked:
+            return
+        self._model_checked = True
+        try:
+            served = await self.list_models()
+        except (LLMUnavailable, LLMResponseError):
+            return  # the real call will report the problem
+        if served and self.model not in served and len(served) == 1:
+            log.info("model %r not served; using the only served model %r", self.model, served[0])
+            self.model = served[0]
+
+    async def list_models(self) -> list[str]:
+        try:
+            page = await self._client.models.list()
+        except openai.APIConnectionError as exc:
+            raise self._unavailable(exc) from exc
+        except openai.APIStatusError as exc:
+            raise LLMResponseError(f"HTTP {exc.status_code} listing models") from exc
+        return [m.id for m in page.data]
+
+    def _sampling(self, max_tokens: int | None, temperature: float | None) -> dict[str, Any]:
+        return {
+            "max_tokens": max_tokens or self.settings.llm_max_tokens,
+            "temperature": self.settings.llm_temperature if temperature is None else temperature,
+        }
+
+    # -- public API -----------------------------------------------------------------
+    async def stream(self, messages: list[dict], *, max_tokens: int | None = None,
+                     temperature: float | None = None) -> AsyncIterator[str]:
+        """Yield the reply's text as it is generated."""
+        stream = await self._create(messages=messages, stream=True, **self._sampling(max_tokens, temperature))
+        try:
+            async for chunk in stream:
+                if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
+                    yield chunk.choices[0].delta.content
+        except openai.APITimeoutError as exc:
+            raise self._unavailable(exc) from exc
+        except (openai.APIConnectionError, httpx.TransportError) as exc:
+            raise LLMUnavailable(
+                f"The connection to the language model at {self.base_url} broke while it was answering."
+            ) from exc
+
+    async def complete(self, messages: list[dict], *, max_tokens: int | None = None,
+                       temperature: float | None = None) -> str:
+        resp = await self._create(messages=messages, **self._sampling(max_tokens, temperature))
+        return resp.choices[0].message.content or ""
+
+    async def call_tools(self, messages: list[dict], tools: list[dict], *,
+                         tool_choice: ToolChoice = "required", max_tokens: int | None = None,
+                         temperature: float | None = None) -> ToolTurn:
+        """Ask for tool calls. ``tool_choice`` is auto, required, none, or a function name."""
+        if tool_choice in ("auto", "required", "none"):
+            choice: Any = tool_choice
+        else:
+            choice = {"type": "function", "function": {"name": tool_choice}}
+        resp = await self._create(messages=messages, tools=tools, tool_choice=choice,
+                                  **self._sampling(max_tokens, temperature))
+        msg = resp.choices[0].message
+        calls: list[ToolCall] = []
+        for tc in msg.tool_calls or []:
+            parsed, err = parse_tool_arguments(tc.function.arguments)
+            calls.append(ToolCall(id=tc.id, name=tc.function.name, arguments_raw=tc.function.arguments or "",
+                                  arguments=parsed, error=err))
+        content = msg.content or ""
+        if not calls and content and tool_choice != "none":
+            calls = tool_calls_from_content(content, {t["function"]["name"] for t in tools})
+        return ToolTurn(content=content, tool_calls=calls, finish_reason=resp.choices[0].finish_reason)
+
+    async def structured(self, messages: list[dict], schema: type[T], *, max_tokens: int | None = None,
+                         temperature: float | None = None, name: str | None = None) -> T:
+        """Generate JSON constrained by ``schema`` (vLLM structured outputs) and validate it."""
+        json_schema = schema.model_json_schema()
+        resp = await self._create(
+            messages=messages,
+            response_format={"type": "json_schema",
+                             "json_schema": {"name": name or schema.__name__, "schema": json_schema, "strict": True}},
+            **self._sampling(max_tokens, temperature),
+        )
+        text = resp.choices[0].message.content or ""
+        try:
+            return schema.model_validate_json(_strip_fences(text))
+        except ValidationError as exc:
+            raise LLMResponseError(
+                f"The model's structured output did not match {schema.__name__}: "
+                f"{exc.errors()[0].get('msg', exc)} (output began {text[:120]!r})"
+            ) from exc
+
+
+def _strip_fences(text: str) -> str:
+    m = _FENCED_JSON.search(text)
+    return m.group(1) if m else text.strip()
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc)
+    return text if len(text) < 300 else text[:297] + "..."

@@ -1,0 +1,33 @@
+"""Per-conversation state that tools can see: uploaded tables and uploaded text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Session:
+    conversation_id: str
+    user: str = "local"
+    # Uploaded tables by name (``kb.tables.Table``); the most recent one is the default.
+    tables: dict[str, Any] = field(default_factory=dict)
+    active_table: str | None = None
+    # Text a user uploaded in the chat: (name, text) pairs, searched alongside the KB.
+    texts: list[tuple[str, str]] = field(default_factory=list)
+
+    def add_table(self, table: Any) -> None:
+        self.tables[table.name] = table
+        self.active_table = table.name
+
+    def find_table(self, name: str | None) -> Any | None:
+        """A table by exact or case-insensitive partial name; the active one if no name."""
+        if not self.tables:
+            return None
+        if not name:
+            return self.tables.get(self.active_table) if self.active_table else None
+        if name in self.tables:
+            return self.tables[name]
+        low = name.lower()
+        hits = [t for n, t in self.tables.items() if low in n.lower() or n.lower() in low]
+        return hits[0] if len(hits) == 1 else None

