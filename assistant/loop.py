@@ -1,0 +1,348 @@
+"""The turn loop: intent -> plan -> tool calls -> cited answer, bounded and UI-agnostic.
+
+The same loop runs in Chainlit and in the CLI; they differ only in the :class:`TurnHooks` they
+pass. Per turn:
+
+1. the ``intent`` tool builds a frame contextualized with memory;
+2. the planner routes clear intents to tools; otherwise the model picks tools under
+   ``tool_choice="required"`` with an ``answer`` tool to finish, for at most
+   ``settings.max_tool_rounds`` rounds;
+3. independent tool calls run concurrently, CPU-bound ones in worker threads;
+4. the answer is generated from this turn's evidence, its citations are checked in code,
+   regenerated once on failure, and otherwise marked unverified;
+5. everything is recorded in memory with the turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from assistant.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid
+from assistant.deps import Deps
+from assistant.evidence import Evidence, EvidenceLedger
+from assistant.llm import LLMResponseError, LLMUnavailable, ToolCall
+from assistant.planner import PlannedCall, plan
+from assistant.prompts import render
+from assistant.session import Session
+from tools._registry import REGISTRY, ToolContext, ToolError, load_all
+
+log = logging.getLogger(__name__)
+
+ANSWER_TOOL = "answer"
+MAX_TOOL_MESSAGE_CHARS = 4000
+
+
+@dataclass
+class Step:
+    """One visible step of a turn (intent, a tool call, the answer check)."""
+
+    name: str
+    kind: str  # intent | tool | check
+    input: dict[str, Any]
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    output: Any = None
+    error: str | None = None
+    duration_s: float = 0.0
+    origin: str = "plan"  # plan | model
+
+
+class TurnHooks:
+    """Override what a front end wants to show; every method is optional."""
+
+    async def step_start(self, step: Step) -> None: ...
+
+    async def step_end(self, step: Step) -> None: ...
+
+    async def answer_start(self) -> None: ...
+
+    async def answer_token(self, token: str) -> None: ...
+
+    async def answer_discard(self, reason: str) -> None: ...
+
+
+@dataclass
+class TurnResult:
+    answer: str
+    status: str  # verified | unverified | no_evidence | chit_chat | error
+    intent: dict[str, Any] | None
+    evidence: list[Evidence]
+    cited: list[str]
+    invalid: list[str]
+    steps: list[Step]
+    timings: dict[str, float]
+    first_try_valid: bool | None = None
+    turn_id: str | None = None
+
+    @property
+    def cited_evidence(self) -> list[Evidence]:
+        by_id = {e.id: e for e in self.evidence}
+        return [by_id[c] for c in self.cited if c in by_id]
+
+
+class AnswerArgs(BaseModel):
+    text: str
+
+
+def answer_tool_schema() -> dict:
+    params = AnswerArgs.model_json_schema()
+    params.pop("title", None)
+    return {"type": "function", "function": {
+        "name": ANSWER_TOOL, "parameters": params,
+        "description": "Finish the turn: the final answer to the user, citing evidence ids like [S1]."}}
+
+
+# --- tool execution ------------------------------------------------------------------------
+def _validation_message(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        loc = ".".join(str(x) for x in err.get("loc", ())) or "arguments"
+        parts.append(f"{loc}: {err.get('msg')}")
+    return "; ".join(parts)
+
+
+def fit_arguments(tool_name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Keep the planner's arguments that the tool's Input declares (tools differ in their slots)."""
+    fields = REGISTRY[tool_name].input_model.model_fields
+    return {k: v for k, v in arguments.items() if k in fields}
+
+
+async def execute_tool(ctx: ToolContext, name: str, arguments: dict[str, Any] | None, *,
+                       parse_error: str | None = None) -> tuple[Any, str | None]:
+    """Run one tool; return ``(output, error)``. Errors name the tool and the problem."""
+    tool = REGISTRY.get(name)
+    if tool is None:
+        offered = ", ".join(sorted(t for t, v in REGISTRY.items() if v.offer_to_model))
+        return None, f"unknown tool {name!r}; the tools are: {offered}, {ANSWER_TOOL}"
+    if parse_error:
+        return None, f"tool {name!r}: {parse_error}"
+    try:
+        args = tool.input_model.model_validate(arguments or {})
+    except ValidationError as exc:
+        return None, f"tool {name!r}: invalid arguments: {_validation_message(exc)}"
+    try:
+        if tool.is_async:
+            out = await tool.fn(ctx, args)
+        elif tool.cpu_bound:
+            out = await asyncio.to_thread(tool.fn, ctx, args)
+        else:
+            out = tool.fn(ctx, args)
+    except LLMUnavailable:
+        raise
+    except ToolError as exc:
+        return None, f"tool {name!r} failed: {exc}"
+    except Exception as exc:  # noqa: BLE001 - a broken tool must not break the chat
+        log.exception("tool %s raised", name)
+        return None, f"tool {name!r} failed unexpectedly: {type(exc).__name__}: {exc}"
+    return out, None
+
+
+def _dump(output: Any) -> Any:
+    if isinstance(output, BaseModel):
+        return output.model_dump(mode="json")
+    return output
+
+
+def _tool_message_content(output: Any, error: str | None) -> str:
+    if error:
+        return json.dumps({"error": error})
+    text = json.dumps(_dump(output), ensure_ascii=False, default=str)
+    return text if len(text) <= MAX_TOOL_MESSAGE_CHARS else text[:MAX_TOOL_MESSAGE_CHARS] + "…(truncated)"
+
+
+# --- the loop --------------------------------------------------------------------------------
+class Assistant:
+    """Runs turns for one conversation (``Session``) with shared ``Deps``."""
+
+    def __init__(self, deps: Deps, session: Session):
+        self.deps = deps
+        self.session = session
+        load_all()
+        deps.memory.ensure_conversation(session.conversation_id, user=session.user)
+
+    async def run_turn(self, message: str, hooks: TurnHooks | None = None) -> TurnResult:
+        hooks = hooks or TurnHooks()
+        ledger = EvidenceLedger()
+        steps: list[Step] = []
+        timings = {"intent_s": 0.0, "retrieval_s": 0.0, "generation_s": 0.0}
+        t_start = time.perf_counter()
+        ctx = ToolContext(deps=self.deps, evidence=ledger, session=self.session)
+        frame_dict: dict | None = None
+        try:
+            frame, step = await self._run_step(ctx, hooks, "intent", {"message": message}, kind="intent")
+            steps.append(step)
+            timings["intent_s"] = step.duration_s
+            if frame is None:  # the intent tool itself failed: treat the message as a plain question
+                from tools.intent import Output as Frame, rules_frame, contextualize
+
+                frame = contextualize(rules_frame(message, bool(self.session.tables)), message, [],
+                                      has_table=bool(self.session.tables), source="rules")
+            frame_dict = frame.model_dump()
+
+            t_tools = time.perf_counter()
+            planned = plan(frame, self.session, set(REGISTRY), self.deps.settings)
+            final_text: str | None = None
+            if planned:
+                steps += await self._run_calls(ctx, hooks, planned)
+            if planned is None:
+                final_text, model_steps = await self._model_rounds(ctx, hooks, frame)
+                steps += model_steps
+            timings["retrieval_s"] = time.perf_counter() - t_tools
+
+            t_gen = time.perf_counter()
+            answer, status, check, first_ok = await self._answer(ctx, hooks, frame, steps, final_text)
+            timings["generation_s"] = time.perf_counter() - t_gen
+        except LLMUnavailable as exc:
+            timings["total_s"] = time.perf_counter() - t_start
+            return TurnResult(answer=str(exc), status="error", intent=frame_dict, evidence=ledger.items(),
+                              cited=[], invalid=[], steps=steps, timings=timings)
+        timings["total_s"] = time.perf_counter() - t_start
+        result = TurnResult(answer=answer, status=status, intent=frame_dict, evidence=ledger.items(),
+                            cited=check.cited if check else [], invalid=check.invalid if check else [],
+                            steps=steps, timings=timings, first_try_valid=first_ok)
+        result.turn_id = self.deps.memory.record_turn(
+            self.session.conversation_id, user_text=message, answer=answer, status=status, intent=frame_dict,
+            evidence=[e.model_dump() for e in ledger.items()], cited=result.cited,
+            valid_ids={e.id for e in ledger.items()},
+            tool_calls=[{"name": s.name, "arguments": s.input, "result": _dump(s.output), "error": s.error,
+                         "duration_s": s.duration_s, "origin": s.origin} for s in steps if s.kind != "check"],
+            timings=timings)
+        return result
+
+    # -- steps ----------------------------------------------------------------------------------
+    async def _run_step(self, ctx: ToolContext, hooks: TurnHooks, name: str, arguments: dict | None, *,
+                        kind: str = "tool", origin: str = "plan", parse_error: str | None = None):
+        step = Step(name=name, kind=kind, input=arguments or {}, origin=origin)
+        await hooks.step_start(step)
+        t0 = time.perf_counter()
+        try:
+            step.output, step.error = await execute_tool(ctx, name, arguments, parse_error=parse_error)
+        finally:
+            step.duration_s = time.perf_counter() - t0
+            await hooks.step_end(step)
+        return step.output, step
+
+    async def _run_calls(self, ctx, hooks, calls: list[PlannedCall]) -> list[Step]:
+        results = await asyncio.gather(*[
+            self._run_step(ctx, hooks, c.name, fit_arguments(c.name, c.arguments)) for c in calls])
+        return [step for _, step in results]
+
+    async def _model_rounds(self, ctx: ToolContext, hooks: TurnHooks, frame) -> tuple[str | None, list[Step]]:
+        """Let the model choose tools (grammar-constrained), bounded by ``max_tool_rounds``."""
+        settings = self.deps.settings
+        schemas = [t.openai_schema() for t in REGISTRY.values() if t.offer_to_model] + [answer_tool_schema()]
+        messages: list[dict] = [
+            {"role": "system", "content": render("tools_system")},
+            {"role": "user", "content": frame.rewrite},
+        ]
+        steps: list[Step] = []
+        for _ in range(settings.max_tool_rounds):
+            turn = await self.deps.llm.call_tools(messages, schemas, tool_choice="required", max_tokens=200)
+            if not turn.tool_calls:
+                break
+            messages.append({"role": "assistant", "content": turn.content or None, "tool_calls": [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_raw}}
+                for c in turn.tool_calls]})
+            finishing = [c for c in turn.tool_calls if c.name == ANSWER_TOOL]
+            others = [c for c in turn.tool_calls if c.name != ANSWER_TOOL]
+            outcomes = await asyncio.gather(*[self._model_call(ctx, hooks, c) for c in others])
+            for call, (output, step) in zip(others, outcomes):
+                steps.append(step)
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": _tool_message_content(output, step.error)})
+            if finishing:
+                call = finishing[0]
+                text = (call.arguments or {}).get("text") if not call.error else None
+                if isinstance(text, str) and text.strip():
+                    return text.strip(), steps
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(
+                    {"error": f"tool {ANSWER_TOOL!r}: {call.error or 'the text argument is missing or empty'}"})})
+        return None, steps
+
+    async def _model_call(self, ctx, hooks, call: ToolCall):
+        return await self._run_step(ctx, hooks, call.name, call.arguments, origin="model", parse_error=call.error)
+
+    # -- the answer ---------------------------------------------------------------------------
+    async def _answer(self, ctx: ToolContext, hooks: TurnHooks, frame, steps: list[Step],
+                      model_text: str | None):
+        ledger = ctx.evidence
+        if frame.task == "chit_chat":
+            text = await self._generate(hooks, [
+                {"role": "system", "content": render("chit_chat_system")},
+                {"role": "user", "content": frame.rewrite}], max_tokens=80)
+            return text, "chit_chat", None, None
+        citable = ledger.citable()
+        if not citable:
+            failed = [s for s in steps if s.error]
+            reason = ("; ".join(s.error for s in failed) if failed else "no tool returned evidence")
+            text = f"{NO_EVIDENCE_TEXT} I found no evidence for “{frame.rewrite}” ({reason})."
+            await hooks.answer_start()
+            await hooks.answer_token(text)
+            return text, "no_evidence", None, None
+
+        findings = [{"tool": s.name, "result": _short_result(s.output)} for s in steps
+                    if s.kind == "tool" and s.output is not None]
+        messages = [
+            {"role": "system", "content": render("answer_system")},
+            {"role": "user", "content": render("answer_user", question=frame.rewrite, findings=findings,
+                                               evidence=[{"id": e.id, "text": e.text, "source": e.source}
+                                                         for e in citable[:40]])},
+        ]
+        ready = _ready_answer(steps)
+        text = model_text or ready or await self._generate(hooks, messages)
+        if model_text or ready:
+            await hooks.answer_start()
+            await hooks.answer_token(text)
+        check = check_citations(text, ledger)
+        first_ok = check.ok
+        if not check.ok:
+            problem = "; ".join(check.problems)
+            await hooks.answer_discard(f"Citation check failed ({problem}); regenerating once.")
+            retry = messages + [{"role": "assistant", "content": text},
+                                {"role": "user", "content": render("answer_retry", problem=problem)}]
+            text = await self._generate(hooks, retry)
+            check = check_citations(text, ledger)
+        if check.ok:
+            status = "verified" if check.substantive else "no_evidence"
+            return text, status, check, first_ok
+        marked = mark_invalid(text, check.invalid)
+        note = ("\n\n⚠ Unverified: " + "; ".join(check.problems) +
+                ". Treat this answer with care; the evidence list shows what was found.")
+        await hooks.answer_token(note)
+        return marked + note, "unverified", check, first_ok
+
+    async def _generate(self, hooks: TurnHooks, messages: list[dict], max_tokens: int | None = None) -> str:
+        await hooks.answer_start()
+        parts: list[str] = []
+        async for token in self.deps.llm.stream(messages, max_tokens=max_tokens or 220):
+            parts.append(token)
+            await hooks.answer_token(token)
+        return "".join(parts).strip()
+
+
+def _short_result(output: Any) -> Any:
+    """What the answer prompt sees of a tool's output: small scalar fields, not the evidence dump."""
+    data = _dump(output)
+    if not isinstance(data, dict):
+        return data
+    keep = {}
+    for k, v in data.items():
+        if k in ("items", "evidence", "paths", "results", "rows", "explanations", "chains", "sentences"):
+            continue
+        if isinstance(v, (str, int, float, bool)) or v is None or (isinstance(v, list) and len(json.dumps(v)) < 300):
+            keep[k] = v
+    return keep
+
+
+def _ready_answer(steps: list[Step]) -> str | None:
+    """A tool that already wrote a cited answer (claim verification, table QA, multiple choice)."""
+    answers = [getattr(s.output, "answer", None) for s in steps if s.kind == "tool" and s.output is not None]
+    answers = [a for a in answers if isinstance(a, str) and a.strip()]
+    return answers[0] if len(answers) == 1 else None

@@ -1,0 +1,113 @@
+"""Schema migrations: named functions, applied once, in order, and recorded.
+
+In the manner of simonw/llm's ``migrations.py``: each function takes a ``sqlite_utils.Database``;
+``migrate(db)`` runs the ones whose names are not yet in ``_evidentia_migrations``. Never edit a
+migration that has shipped; add a new one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Callable
+
+import sqlite_utils
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = []
+
+
+def migration(fn: Callable[[sqlite_utils.Database], None]):
+    if any(m.__name__ == fn.__name__ for m in MIGRATIONS):
+        raise RuntimeError(f"duplicate migration name {fn.__name__}")
+    MIGRATIONS.append(fn)
+    return fn
+
+
+def migrate(db: sqlite_utils.Database) -> list[str]:
+    """Apply pending migrations; return the names applied now."""
+    db["_evidentia_migrations"].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)
+    done = {row["name"] for row in db["_evidentia_migrations"].rows}
+    applied = []
+    for fn in MIGRATIONS:
+        if fn.__name__ in done:
+            continue
+        with db.conn:  # each migration is atomic with its record
+            fn(db)
+            db["_evidentia_migrations"].insert(
+                {"name": fn.__name__, "applied_at": dt.datetime.now(dt.timezone.utc).isoformat()})
+        applied.append(fn.__name__)
+    return applied
+
+
+@migration
+def m001_conversations_and_turns(db):
+    db["conversations"].create({"id": str, "user": str, "title": str, "created_at": str, "updated_at": str},
+                               pk="id")
+    db["turns"].create({
+        "id": str, "conversation_id": str, "idx": int, "user_text": str, "rewrite": str, "answer": str,
+        "status": str,  # verified | unverified | no_evidence | error | chit_chat
+        "created_at": str, "timings": str,  # JSON {intent_s, retrieval_s, generation_s, total_s}
+    }, pk="id", foreign_keys=[("conversation_id", "conversations", "id")])
+    db["turns"].create_index(["conversation_id", "idx"], unique=True)
+
+
+@migration
+def m002_intents(db):
+    db["intents"].create({
+        "turn_id": str, "task": str, "answer_type": str, "entities": str, "relation": str, "time": str,
+        "location": str, "options": str, "rewrite": str, "carried_over": str, "raw": str,
+    }, pk="turn_id", foreign_keys=[("turn_id", "turns", "id")])
+
+
+@migration
+def m003_tool_calls(db):
+    db["tool_calls"].create({
+        "id": str, "turn_id": str, "idx": int, "name": str, "arguments": str, "result": str, "error": str,
+        "duration_s": float, "origin": str,  # plan | model
+    }, pk="id", foreign_keys=[("turn_id", "turns", "id")])
+    db["tool_calls"].create_index(["turn_id"])
+
+
+@migration
+def m004_evidence_and_citations(db):
+    db["evidence"].create({
+        "turn_id": str, "evidence_id": str, "kind": str, "text": str, "source": str, "score": float,
+        "meta": str,
+    }, pk=("turn_id", "evidence_id"), foreign_keys=[("turn_id", "turns", "id")])
+    db["citations"].create({"turn_id": str, "evidence_id": str, "valid": int},
+                           pk=("turn_id", "evidence_id"), foreign_keys=[("turn_id", "turns", "id")])
+
+
+@migration
+def m005_session_tables(db):
+    # Uploaded tables are kept per conversation so follow-ups work after a restart.
+    db["session_tables"].create({"conversation_id": str, "name": str, "table_json": str, "created_at": str},
+                                pk=("conversation_id", "name"))
+
+
+@migration
+def m006_chainlit_data_layer(db):
+    """Tables of Chainlit's SQLAlchemy data layer, so UI threads persist and can be reopened."""
+    db.executescript("""
+    CREATE TABLE IF NOT EXISTS users (
+        "id" TEXT PRIMARY KEY, "identifier" TEXT NOT NULL UNIQUE, "metadata" TEXT NOT NULL, "createdAt" TEXT);
+    CREATE TABLE IF NOT EXISTS threads (
+        "id" TEXT PRIMARY KEY, "createdAt" TEXT, "name" TEXT, "userId" TEXT, "userIdentifier" TEXT,
+        "tags" TEXT, "metadata" TEXT,
+        FOREIGN KEY ("userId") REFERENCES users("id") ON DELETE CASCADE);
+    CREATE TABLE IF NOT EXISTS steps (
+        "id" TEXT PRIMARY KEY, "name" TEXT NOT NULL, "type" TEXT NOT NULL, "threadId" TEXT NOT NULL,
+        "parentId" TEXT, "streaming" BOOLEAN NOT NULL, "waitForAnswer" BOOLEAN, "isError" BOOLEAN,
+        "metadata" TEXT, "tags" TEXT, "input" TEXT, "output" TEXT, "createdAt" TEXT, "command" TEXT,
+        "start" TEXT, "end" TEXT, "generation" TEXT, "showInput" TEXT, "language" TEXT, "indent" INT,
+        "defaultOpen" BOOLEAN, "autoCollapse" BOOLEAN, "modes" TEXT,
+        FOREIGN KEY ("threadId") REFERENCES threads("id") ON DELETE CASCADE);
+    CREATE TABLE IF NOT EXISTS elements (
+        "id" TEXT PRIMARY KEY, "threadId" TEXT, "type" TEXT, "url" TEXT, "chainlitKey" TEXT,
+        "name" TEXT NOT NULL, "display" TEXT, "objectKey" TEXT, "size" TEXT, "page" INT, "language" TEXT,
+        "forId" TEXT, "mime" TEXT, "props" TEXT, "autoPlay" BOOLEAN, "playerConfig" TEXT,
+        FOREIGN KEY ("threadId") REFERENCES threads("id") ON DELETE CASCADE);
+    CREATE TABLE IF NOT EXISTS feedbacks (
+        "id" TEXT PRIMARY KEY, "forId" TEXT NOT NULL, "threadId" TEXT NOT NULL, "value" INT NOT NULL,
+        "comment" TEXT,
+        FOREIGN KEY ("threadId") REFERENCES threads("id") ON DELETE CASCADE);
+    """)

@@ -1,0 +1,142 @@
+"""Conversation memory in SQLite (sqlite-utils): turns, intents, tool calls, evidence, citations.
+
+The store is the source of truth for follow-ups: the intent step reads the recent frames of a
+conversation from here, so context survives a restart of the app.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sqlite3
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from memory.migrations import migrate
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat()
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+class Memory:
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # One connection shared by the event loop and worker threads, guarded by a lock.
+        conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        self.db = sqlite_utils.Database(conn)
+        self._lock = threading.RLock()
+        with self._lock:
+            self.applied_migrations = migrate(self.db)
+
+    def close(self) -> None:
+        self.db.conn.close()
+
+    # -- conversations ----------------------------------------------------------------
+    def ensure_conversation(self, conversation_id: str | None = None, *, user: str = "local",
+                            title: str = "") -> str:
+        cid = conversation_id or uuid.uuid4().hex
+        with self._lock:
+            if not self.db["conversations"].count_where("id = ?", [cid]):
+                self.db["conversations"].insert({"id": cid, "user": user, "title": title[:120],
+                                                 "created_at": _now(), "updated_at": _now()})
+        return cid
+
+    def conversations(self, user: str | None = None) -> list[dict]:
+        with self._lock:
+            where, args = ("user = ?", [user]) if user else (None, None)
+            return list(self.db["conversations"].rows_where(where, args, order_by="updated_at desc"))
+
+    def conversation_user(self, conversation_id: str) -> str | None:
+        with self._lock:
+            rows = list(self.db["conversations"].rows_where("id = ?", [conversation_id]))
+        return rows[0]["user"] if rows else None
+
+    # -- turns ------------------------------------------------------------------------
+    def record_turn(self, conversation_id: str, *, user_text: str, answer: str, status: str,
+                    intent: dict | None, evidence: list[dict], cited: list[str], valid_ids: set[str],
+                    tool_calls: list[dict], timings: dict[str, float]) -> str:
+        """Store one finished turn with everything it gathered, atomically."""
+        turn_id = uuid.uuid4().hex
+        with self._lock, self.db.conn:
+            idx = self.db.execute("SELECT COALESCE(MAX(idx), -1) + 1 FROM turns WHERE conversation_id = ?",
+                                  [conversation_id]).fetchone()[0]
+            self.db["turns"].insert({
+                "id": turn_id, "conversation_id": conversation_id, "idx": idx, "user_text": user_text,
+                "rewrite": (intent or {}).get("rewrite", ""), "answer": answer, "status": status,
+                "created_at": _now(), "timings": _dumps(timings)})
+            if intent:
+                self.db["intents"].insert({
+                    "turn_id": turn_id, "task": intent.get("task", ""),
+                    "answer_type": _dumps(intent.get("answer_type", [])),
+                    "entities": _dumps(intent.get("entities", [])), "relation": intent.get("relation", ""),
+                    "time": intent.get("time", ""), "location": intent.get("location", ""),
+                    "options": _dumps(intent.get("options", [])), "rewrite": intent.get("rewrite", ""),
+                    "carried_over": _dumps(intent.get("carried_over", [])), "raw": _dumps(intent)})
+            for i, call in enumerate(tool_calls):
+                self.db["tool_calls"].insert({
+                    "id": uuid.uuid4().hex, "turn_id": turn_id, "idx": i, "name": call["name"],
+                    "arguments": _dumps(call.get("arguments")), "result": _dumps(call.get("result")),
+                    "error": call.get("error") or "", "duration_s": call.get("duration_s", 0.0),
+                    "origin": call.get("origin", "plan")})
+            self.db["evidence"].insert_all(
+                [{"turn_id": turn_id, "evidence_id": e["id"], "kind": e["kind"], "text": e["text"],
+                  "source": e.get("source", ""), "score": e.get("score"), "meta": _dumps(e.get("meta", {}))}
+                 for e in evidence], pk=("turn_id", "evidence_id"))
+            self.db["citations"].insert_all(
+                [{"turn_id": turn_id, "evidence_id": c, "valid": int(c in valid_ids)} for c in cited],
+                pk=("turn_id", "evidence_id"))
+            self.db["conversations"].update(conversation_id, {"updated_at": _now()})
+            if idx == 0:
+                self.db["conversations"].update(conversation_id, {"title": user_text[:120]})
+        return turn_id
+
+    def turns(self, conversation_id: str, limit: int | None = None) -> list[dict]:
+        """The conversation's turns, oldest first (the last ``limit`` if given)."""
+        with self._lock:
+            rows = list(self.db.query(
+                "SELECT t.*, i.raw AS intent_raw FROM turns t LEFT JOIN intents i ON i.turn_id = t.id "
+                "WHERE t.conversation_id = ? ORDER BY t.idx DESC" + (f" LIMIT {int(limit)}" if limit else ""),
+                [conversation_id]))
+        for r in rows:
+            r["intent"] = json.loads(r.pop("intent_raw")) if r.get("intent_raw") else None
+            r["timings"] = json.loads(r["timings"]) if r.get("timings") else {}
+        return list(reversed(rows))
+
+    def turn_evidence(self, turn_id: str) -> list[dict]:
+        with self._lock:
+            rows = list(self.db["evidence"].rows_where("turn_id = ?", [turn_id]))
+        for r in rows:
+            r["meta"] = json.loads(r["meta"]) if r["meta"] else {}
+        return rows
+
+    def turn_tool_calls(self, turn_id: str) -> list[dict]:
+        with self._lock:
+            return list(self.db["tool_calls"].rows_where("turn_id = ?", [turn_id], order_by="idx"))
+
+    def turn_citations(self, turn_id: str) -> list[dict]:
+        with self._lock:
+            return list(self.db["citations"].rows_where("turn_id = ?", [turn_id]))
+
+    # -- uploaded tables ----------------------------------------------------------------
+    def save_table(self, conversation_id: str, name: str, table_json: str) -> None:
+        with self._lock:
+            self.db["session_tables"].upsert({"conversation_id": conversation_id, "name": name,
+                                              "table_json": table_json, "created_at": _now()},
+                                             pk=("conversation_id", "name"))
+
+    def tables(self, conversation_id: str) -> list[tuple[str, str]]:
+        with self._lock:
+            return [(r["name"], r["table_json"]) for r in self.db["session_tables"].rows_where(
+                "conversation_id = ?", [conversation_id], order_by="created_at")]
