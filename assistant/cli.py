@@ -33,3 +33,7 @@ def _attach() -> None:
 
 
 _attach()
+
+
+if __name__ == "__main__":
+    main()

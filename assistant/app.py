@@ -1,0 +1,286 @@
+"""The Chainlit UI: a thin shell over :class:`assistant.loop.Assistant`.
+
+Run with ``evidentia run`` (or ``chainlit run assistant/app.py``). Steps show the intent frame and
+each tool call; cited evidence is attached as side elements whose names are the citation ids, so
+``[S1]`` in the answer is a clickable chip that opens the sentence, cell or path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import sys
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import chainlit as cl
+from chainlit.input_widget import Slider, Switch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # chainlit runs this file as a script
+
+from assistant.deps import Deps  # noqa: E402
+from assistant.evidence import Evidence  # noqa: E402
+from assistant.loop import Assistant, Step, TurnHooks, TurnResult  # noqa: E402
+from assistant.session import Session  # noqa: E402
+from assistant.settings import Settings  # noqa: E402
+
+TABLE_SUFFIXES = {".csv", ".tsv", ".xlsx", ".xlsm", ".json", ".md", ".txt"}
+TEXT_SUFFIXES = {".txt", ".md"}
+
+
+@lru_cache(maxsize=1)
+def app_deps() -> Deps:
+    """Built once per process at first use: settings, LLM client, memory, lazy models."""
+    deps = Deps(Settings())
+    deps.memory  # runs the migrations, including the Chainlit thread tables
+    return deps
+
+
+def _auth_secret(settings: Settings) -> str:
+    path = settings.data_dir / "chainlit_auth_secret"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(48))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+import os  # noqa: E402
+
+os.environ.setdefault("CHAINLIT_AUTH_SECRET", _auth_secret(app_deps().settings))
+
+
+@cl.data_layer
+def get_data_layer():
+    from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
+
+    return SQLAlchemyDataLayer(conninfo=f"sqlite+aiosqlite:///{app_deps().settings.memory_path}")
+
+
+if app_deps().settings.auth_password:
+    @cl.password_auth_callback
+    def password_login(username: str, password: str):
+        if secrets.compare_digest(password, app_deps().settings.auth_password or ""):
+            return cl.User(identifier=username, metadata={"provider": "password"})
+        return None
+else:
+    # Without a password everyone is the local user; Chainlit needs a user to list and resume threads.
+    @cl.header_auth_callback
+    def local_user(headers):
+        return cl.User(identifier="local", metadata={"provider": "local"})
+
+
+@cl.set_starters
+async def starters(user=None, language=None):
+    return [
+        cl.Starter(label="What treats Parkinson's disease?",
+                   message="What drugs treat Parkinson's disease, and what are its symptoms?"),
+        cl.Starter(label="A science question", message="Why does a metal spoon feel colder than a wooden one?"),
+        cl.Starter(label="Multiple choice",
+                   message="Which of these is a mammal? A) shark B) whale C) trout D) octopus"),
+        cl.Starter(label="Check a claim", message="Upload a CSV, then ask: Is it true that ...?"),
+    ]
+
+
+# --- session ----------------------------------------------------------------------------------
+def _assistant() -> Assistant:
+    bot = cl.user_session.get("assistant")
+    if bot is None:
+        deps = app_deps()
+        thread_id = cl.context.session.thread_id
+        user = cl.user_session.get("user")
+        session = Session(thread_id, user=getattr(user, "identifier", "local"))
+        from assistant.chat_cli import restore_tables
+
+        restore_tables(deps, session)
+        bot = Assistant(deps, session)
+        cl.user_session.set("assistant", bot)
+    return bot
+
+
+async def _send_settings() -> None:
+    s = app_deps().settings
+    await cl.ChatSettings([
+        Slider(id="evidence_k", label="Evidence pieces per source", initial=s.evidence_k, min=1, max=20, step=1),
+        Switch(id="show_steps", label="Show reasoning steps", initial=s.show_steps),
+    ]).send()
+
+
+@cl.on_chat_start
+async def on_chat_start():
+    _assistant()
+    await _send_settings()
+
+
+@cl.on_chat_resume
+async def on_chat_resume(thread):
+    cl.user_session.set("assistant", None)
+    bot = _assistant()
+    await _send_settings()
+    if bot.session.tables:
+        await cl.Message(content="Tables in this conversation: " + ", ".join(bot.session.tables)).send()
+
+
+@cl.on_settings_update
+async def on_settings_update(values: dict):
+    cl.user_session.set("ui_settings", values)
+
+
+# --- hooks: steps and streaming ------------------------------------------------------------------
+class ChainlitHooks(TurnHooks):
+    def __init__(self, show_steps: bool):
+        self.show_steps = show_steps
+        self.steps: dict[str, cl.Step] = {}
+        self.message: cl.Message | None = None
+
+    async def step_start(self, step: Step) -> None:
+        if not self.show_steps:
+            return
+        ui = cl.Step(name=step.name, type="tool" if step.kind != "intent" else "llm", show_input="json")
+        ui.input = step.input
+        await ui.send()
+        self.steps[step.id] = ui
+
+    async def step_end(self, step: Step) -> None:
+        ui = self.steps.get(step.id)
+        if ui is None:
+            return
+        if step.error:
+            ui.is_error = True
+            ui.output = step.error
+        else:
+            data = step.output.model_dump(mode="json") if hasattr(step.output, "model_dump") else step.output
+            ui.output = data
+            ui.language = "json"
+        await ui.update()
+
+    async def answer_start(self) -> None:
+        if self.message is None:
+            self.message = cl.Message(content="")
+            await self.message.send()
+
+    async def answer_token(self, token: str) -> None:
+        await self.answer_start()
+        await self.message.stream_token(token)
+
+    async def answer_discard(self, reason: str) -> None:
+        if self.message is not None:
+            self.message.content = ""
+            await self.message.update()
+        if self.show_steps:
+            async with cl.Step(name="citation check", type="tool") as s:
+                s.output = reason
+
+
+def evidence_element(ev: Evidence, result: TurnResult) -> cl.Element:
+    """A side element named by the evidence id, so the id in the answer becomes a link."""
+    return cl.Text(name=ev.id, content=evidence_markdown(ev, result), display="side")
+
+
+def evidence_markdown(ev: Evidence, result: TurnResult) -> str:
+    """What the side panel shows for one piece of evidence."""
+    if ev.kind == "cell":
+        table = next((e for e in result.evidence if e.kind == "table" and e.id == ev.id.split(":")[0]), None)
+        body = f"**{ev.meta.get('header', '')}** = **{ev.text}**"
+        if ev.meta.get("row_label"):
+            body += f" (row: {ev.meta['row_label']})"
+        body += f"\n\nTable: {ev.source}, row {ev.meta.get('row')}, column {ev.meta.get('col')}"
+        if table is not None:
+            body += "\n\n" + highlight_table(table, result.cited)
+        return body
+    if ev.kind == "path":
+        triples = ev.meta.get("triples") or []
+        lines = "\n".join(f"- {h} —{r}→ {t}" for h, r, t in triples)
+        return f"**{ev.text}**\n\n{lines}\n\nSource: {ev.source}"
+    meta = ev.meta
+    where = ", ".join(str(x) for x in (meta.get("title") or "", meta.get("url") or meta.get("path") or "",
+                                       meta.get("license") and f"license {meta['license']}") if x)
+    return f"{ev.text}\n\n— {ev.source}{(' · ' + where) if where else ''}"
+
+
+def highlight_table(table: Evidence, cited: list[str]) -> str:
+    """The collapsed table as Markdown, cited cells in bold."""
+    cols: list[str] = table.meta.get("columns") or []
+    rows: list[list[Any]] = table.meta.get("rows") or []
+    if not cols or not rows:
+        return table.text
+    marked = {c.split(":")[1] for c in cited if c.startswith(table.id + ":")}
+    row_numbers = table.meta.get("row_numbers") or list(range(1, len(rows) + 1))
+    col_numbers = table.meta.get("col_numbers") or list(range(1, len(cols) + 1))
+    out = ["| R | " + " | ".join(str(c) for c in cols) + " |", "|---|" + "---|" * len(cols)]
+    for rn, row in zip(row_numbers, rows[:50]):
+        cells = [f"**{v}**" if f"R{rn}C{cn}" in marked else str(v) for cn, v in zip(col_numbers, row)]
+        out.append(f"| {rn} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+# --- uploads ---------------------------------------------------------------------------------------
+async def handle_uploads(bot: Assistant, files: list) -> None:
+    from kb.tables import load_table
+
+    for f in files:
+        path = Path(getattr(f, "path", "") or "")
+        name = getattr(f, "name", path.name) or path.name
+        suffix = Path(name).suffix.lower()
+        if suffix not in TABLE_SUFFIXES:
+            await cl.Message(content=f"I can't read **{name}**: upload a table as CSV, TSV, XLSX, JSON or "
+                                     "Markdown, or a .txt/.md text.").send()
+            continue
+        if suffix in TEXT_SUFFIXES and not _looks_like_table(path):
+            text = await asyncio.to_thread(path.read_text, "utf-8", "replace")
+            bot.session.texts.append((name, text))
+            await cl.Message(content=f"Added the text **{name}** ({len(text):,} characters) to this chat's "
+                                     "search.").send()
+            continue
+        try:
+            table = await asyncio.to_thread(load_table, path, name=name, settings=bot.deps.settings)
+        except Exception as exc:  # noqa: BLE001 - every load problem is shown, nothing is lost
+            await cl.Message(content=f"I could not load **{name}**: {exc}").send()
+            continue
+        bot.session.add_table(table)
+        bot.deps.memory.save_table(bot.session.conversation_id, table.name, table.model_dump_json())
+        import pandas as pd
+
+        preview = pd.DataFrame(table.rows[:8], columns=table.columns)
+        notes = "".join(f"\n- {n}" for n in table.notes)
+        sheets = (f"\nSheets: {', '.join(table.sheet_names)} (showing {table.sheet})"
+                  if len(getattr(table, "sheet_names", []) or []) > 1 else "")
+        await cl.Message(
+            content=(f"Loaded **{table.name}** — {table.title}: {len(table.rows):,} rows × {len(table.columns)} "
+                     f"columns.{sheets}{notes}\n\nAsk me to check a claim against it, e.g. “Is it true that …?”"),
+            elements=[cl.Dataframe(name=f"{table.name} preview", data=preview, display="inline")],
+        ).send()
+
+
+def _looks_like_table(path: Path) -> bool:
+    try:
+        head = path.read_text("utf-8", "replace")[:2000]
+    except OSError:
+        return False
+    return head.lstrip().startswith("|") or ("," in head and head.count("\n") > 1 and head.split("\n")[0].count(",") >= 1)
+
+
+@cl.on_message
+async def on_message(message: cl.Message):
+    bot = _assistant()
+    files = [e for e in (message.elements or []) if getattr(e, "path", None)]
+    if files:
+        await handle_uploads(bot, files)
+    if not message.content.strip():
+        return
+    ui = cl.user_session.get("ui_settings") or {}
+    settings = bot.deps.settings
+    if "evidence_k" in ui:
+        settings.evidence_k = int(ui["evidence_k"])
+    hooks = ChainlitHooks(show_steps=bool(ui.get("show_steps", settings.show_steps)))
+    result = await bot.run_turn(message.content, hooks)
+    await hooks.answer_start()
+    msg = hooks.message
+    cited = result.cited_evidence
+    msg.elements = [evidence_element(ev, result) for ev in cited]
+    if result.status == "error":
+        msg.content = f"⚠ {result.answer}"
+    else:
+        msg.content = result.answer
+    await msg.update()

@@ -1,0 +1,216 @@
+"""Terminal front ends over the same loop as the UI: ``evidentia ask``, ``evidentia chat``, ``evidentia run``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import click
+
+from assistant.loop import Assistant, Step, TurnHooks, TurnResult
+from assistant.session import Session
+from assistant.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class TerminalHooks(TurnHooks):
+    """Steps as one-line summaries on stderr; the answer streamed on stdout."""
+
+    def __init__(self, show_steps: bool = True):
+        self.show_steps = show_steps
+
+    async def step_start(self, step: Step) -> None:
+        if self.show_steps:
+            click.secho(f"→ {step.name} …", fg="cyan", err=True)
+
+    async def step_end(self, step: Step) -> None:
+        if not self.show_steps:
+            return
+        if step.error:
+            click.secho(f"  ✗ {step.name}: {step.error} ({step.duration_s:.1f} s)", fg="red", err=True)
+        else:
+            click.secho(f"  ✓ {step.name} ({step.duration_s:.1f} s): {summarize_output(step.output)}",
+                        fg="cyan", err=True)
+
+    async def answer_start(self) -> None:
+        click.echo("")
+
+    async def answer_token(self, token: str) -> None:
+        click.echo(token, nl=False)
+
+    async def answer_discard(self, reason: str) -> None:
+        click.secho(f"\n[{reason}]", fg="yellow", err=True)
+
+
+def summarize_output(output) -> str:
+    if output is None:
+        return "nothing"
+    data = output.model_dump(mode="json") if hasattr(output, "model_dump") else output
+    text = json.dumps(data, ensure_ascii=False, default=str)
+    return text if len(text) < 240 else text[:237] + "…"
+
+
+def print_evidence(result: TurnResult) -> None:
+    click.echo("")
+    status_colour = {"verified": "green", "unverified": "yellow", "error": "red"}.get(result.status, "white")
+    click.secho(f"[{result.status}] {result.timings.get('total_s', 0):.1f} s", fg=status_colour, err=True)
+    cited = result.cited_evidence
+    if cited:
+        click.echo("\nEvidence cited:")
+        for ev in cited:
+            click.echo(f"  [{ev.id}] {ev.text}" + (f"  — {ev.source}" if ev.source else ""))
+
+
+def build(settings: Settings, conversation: str | None):
+    from assistant.deps import Deps
+
+    deps = Deps(settings)
+    session = Session(conversation or uuid.uuid4().hex, user=os.environ.get("USER", "local"))
+    restore_tables(deps, session)
+    return deps, Assistant(deps, session)
+
+
+def restore_tables(deps, session: Session) -> None:
+    """Uploaded tables are part of the conversation: bring them back after a restart."""
+    stored = deps.memory.tables(session.conversation_id)
+    if not stored:
+        return
+    from kb.tables import Table
+
+    for _name, table_json in stored:
+        session.add_table(Table.model_validate_json(table_json))
+
+
+def add_table_file(deps, session: Session, path: Path) -> str:
+    from kb.tables import load_table
+
+    table = load_table(path, name=path.name, settings=deps.settings)
+    session.add_table(table)
+    deps.memory.save_table(session.conversation_id, table.name, table.model_dump_json())
+    notes = ("\n  " + "\n  ".join(table.notes)) if table.notes else ""
+    return f"Loaded table {table.name}: {len(table.rows)} rows × {len(table.columns)} columns.{notes}"
+
+
+def server_answers(base_url: str) -> bool:
+    import httpx
+
+    try:
+        return httpx.get(base_url.rstrip("/") + "/models", timeout=3).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def ensure_llm(settings: Settings) -> None:
+    """Reuse a running server; start nothing here (``evidentia run`` / ``model serve`` start it)."""
+    if not server_answers(settings.effective_base_url):
+        raise click.ClickException(
+            f"No language model answers at {settings.effective_base_url}. Start one with "
+            "`evidentia model serve` (or `make run`), or set EVIDENTIA_LLM_BASE_URL.")
+
+
+def register(main: click.Group) -> None:
+    @main.command()
+    @click.argument("question")
+    @click.option("--conversation", "-c", help="Continue this conversation id.")
+    @click.option("--table", "tables", multiple=True, type=click.Path(exists=True, path_type=Path),
+                  help="A table file to check claims against (CSV, TSV, XLSX, JSON, Markdown).")
+    @click.option("--quiet", is_flag=True, help="Do not show the steps.")
+    def ask(question: str, conversation: str | None, tables: tuple[Path, ...], quiet: bool) -> None:
+        """Ask one question; print the cited answer and its evidence."""
+        settings = Settings()
+        ensure_llm(settings)
+        deps, bot = build(settings, conversation)
+        for path in tables:
+            click.echo(add_table_file(deps, bot.session, path), err=True)
+        result = asyncio.run(bot.run_turn(question, TerminalHooks(show_steps=not quiet)))
+        print_evidence(result)
+        click.echo(f"\n(conversation {bot.session.conversation_id})", err=True)
+        if result.status == "error":
+            sys.exit(1)
+
+    @main.command()
+    @click.option("--conversation", "-c", help="Continue this conversation id.")
+    def chat(conversation: str | None) -> None:
+        """Chat in the terminal. Commands: /table PATH, /tables, /quit."""
+        settings = Settings()
+        ensure_llm(settings)
+        deps, bot = build(settings, conversation)
+        click.echo(f"Evidentia — conversation {bot.session.conversation_id}. /quit to leave.")
+        while True:
+            try:
+                line = click.prompt("you", prompt_suffix="> ", default="", show_default=False)
+            except (EOFError, click.Abort):
+                break
+            line = line.strip()
+            if not line:
+                continue
+            if line in ("/quit", "/exit"):
+                break
+            if line.startswith("/table "):
+                try:
+                    click.echo(add_table_file(deps, bot.session, Path(line.split(" ", 1)[1].strip())))
+                except Exception as exc:  # noqa: BLE001 - show any load problem and keep chatting
+                    click.secho(str(exc), fg="red")
+                continue
+            if line == "/tables":
+                click.echo(", ".join(bot.session.tables) or "no tables")
+                continue
+            result = asyncio.run(bot.run_turn(line, TerminalHooks()))
+            print_evidence(result)
+
+    @main.command()
+    @click.option("--no-kb", is_flag=True, help="Skip building the default knowledge base.")
+    def run(no_kb: bool) -> None:
+        """Install what is missing, start the model server and the UI, and print the URL."""
+        from assistant.serving import ensure_server
+
+        settings = Settings()
+        if not settings.llm_base_url and not settings.hf_model_id:
+            from assistant.provision import install_default_model
+
+            install_default_model(settings)
+        if not no_kb:
+            ensure_default_kb(settings)
+        with ensure_server(settings):
+            env = dict(os.environ)
+            if not settings.llm_base_url:
+                env["EVIDENTIA_LLM_BASE_URL"] = settings.local_base_url
+            cmd = [sys.executable, "-m", "chainlit", "run", str(ROOT / "assistant" / "app.py"), "--headless",
+                   "--host", settings.chainlit_host, "--port", str(settings.chainlit_port)]
+            proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
+            url = f"http://{settings.chainlit_host}:{settings.chainlit_port}"
+            click.secho(f"\nEvidentia is starting at {url}  (Ctrl-C stops the UI and the model server)\n",
+                        fg="green", bold=True)
+            try:
+                proc.wait()
+            except KeyboardInterrupt:
+                proc.terminate()
+                proc.wait(timeout=15)
+
+
+def ensure_default_kb(settings: Settings) -> None:
+    """Build the default text KB and KGs once, from the configured mirror (or upstream)."""
+    from assistant.deps import Deps
+
+    deps = Deps(settings)
+    try:
+        empty = deps.text_kb.stats().get("sentences", 0) == 0
+    except Exception:  # noqa: BLE001 - a missing or old store is rebuilt
+        empty = True
+    if empty:
+        click.echo("Building the default knowledge base (first run only)…", err=True)
+        subprocess.run([sys.executable, "-m", "assistant.cli", "kb", "build", "--default"], check=False)
+    try:
+        no_kg = deps.kg.stats().get("edges", 0) == 0
+    except Exception:  # noqa: BLE001
+        no_kg = True
+    if no_kg:
+        click.echo("Loading the default knowledge graphs (first run only)…", err=True)
+        for name in ("hetionet", "conceptnet"):
+            subprocess.run([sys.executable, "-m", "assistant.cli", "kb", "kg", "load", name], check=False)
