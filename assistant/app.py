@@ -33,7 +33,7 @@ TEXT_SUFFIXES = {".txt", ".md"}
 def app_deps() -> Deps:
     """Built once per process at first use: settings, LLM client, memory, lazy models."""
     deps = Deps(Settings())
-    deps.memory  # runs the migrations, including the Chainlit thread tables
+    deps.memory  # runs the memory migrations now rather than inside the first turn
     return deps
 
 
@@ -55,7 +55,7 @@ os.environ.setdefault("CHAINLIT_AUTH_SECRET", _auth_secret(app_deps().settings))
 def get_data_layer():
     from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 
-    return SQLAlchemyDataLayer(conninfo=f"sqlite+aiosqlite:///{app_deps().settings.memory_path}")
+    return SQLAlchemyDataLayer(conninfo=f"sqlite+aiosqlite:///{app_deps().memory.ui_db_path}")
 
 
 if app_deps().settings.auth_password:

@@ -207,8 +207,9 @@ class Assistant:
         result = TurnResult(answer=answer, status=status, intent=frame_dict, evidence=ledger.items(),
                             cited=check.cited if check else [], invalid=check.invalid if check else [],
                             steps=steps, timings=timings, first_try_valid=first_ok)
-        result.turn_id = self.deps.memory.record_turn(
-            self.session.conversation_id, user_text=message, answer=answer, status=status, intent=frame_dict,
+        # SQLite writes are blocking: keep them off the event loop.
+        result.turn_id = await asyncio.to_thread(
+            self.deps.memory.record_turn, self.session.conversation_id, user_text=message, answer=answer, status=status, intent=frame_dict,
             evidence=[e.model_dump() for e in ledger.items()], cited=result.cited,
             valid_ids={e.id for e in ledger.items()},
             tool_calls=[{"name": s.name, "arguments": s.input, "result": _dump(s.output), "error": s.error,

@@ -12,22 +12,32 @@ from typing import Callable
 
 import sqlite_utils
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = []
+Migration = Callable[[sqlite_utils.Database], None]
+# Conversation memory (memory.db) and the UI's thread store (threads.db) are separate files: the
+# UI writes through an async driver, and sharing one file with the sync store would make them wait
+# on each other's locks.
+MIGRATIONS: list[Migration] = []
+UI_MIGRATIONS: list[Migration] = []
 
 
-def migration(fn: Callable[[sqlite_utils.Database], None]):
-    if any(m.__name__ == fn.__name__ for m in MIGRATIONS):
+def migration(fn: Migration, *, into: list[Migration] | None = None):
+    target = MIGRATIONS if into is None else into
+    if any(m.__name__ == fn.__name__ for m in MIGRATIONS + UI_MIGRATIONS):
         raise RuntimeError(f"duplicate migration name {fn.__name__}")
-    MIGRATIONS.append(fn)
+    target.append(fn)
     return fn
 
 
-def migrate(db: sqlite_utils.Database) -> list[str]:
-    """Apply pending migrations; return the names applied now."""
+def ui_migration(fn: Migration):
+    return migration(fn, into=UI_MIGRATIONS)
+
+
+def migrate(db: sqlite_utils.Database, migrations: list[Migration] | None = None) -> list[str]:
+    """Apply pending migrations (memory's by default); return the names applied now."""
     db["_evidentia_migrations"].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)
     done = {row["name"] for row in db["_evidentia_migrations"].rows}
     applied = []
-    for fn in MIGRATIONS:
+    for fn in MIGRATIONS if migrations is None else migrations:
         if fn.__name__ in done:
             continue
         with db.conn:  # each migration is atomic with its record
@@ -84,8 +94,8 @@ def m005_session_tables(db):
                                 pk=("conversation_id", "name"))
 
 
-@migration
-def m006_chainlit_data_layer(db):
+@ui_migration
+def ui001_chainlit_data_layer(db):
     """Tables of Chainlit's SQLAlchemy data layer, so UI threads persist and can be reopened."""
     db.executescript("""
     CREATE TABLE IF NOT EXISTS users (

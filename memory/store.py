@@ -16,7 +16,7 @@ from typing import Any
 
 import sqlite_utils
 
-from memory.migrations import migrate
+from memory.migrations import UI_MIGRATIONS, migrate
 
 
 def _now() -> str:
@@ -42,6 +42,15 @@ class Memory:
 
     def close(self) -> None:
         self.db.conn.close()
+
+    @property
+    def ui_db_path(self) -> Path:
+        """The Chainlit thread store beside memory, migrated on first use."""
+        path = self.path.with_name("threads.db")
+        db = sqlite_utils.Database(path)
+        migrate(db, UI_MIGRATIONS)
+        db.conn.close()
+        return path
 
     # -- conversations ----------------------------------------------------------------
     def ensure_conversation(self, conversation_id: str | None = None, *, user: str = "local",

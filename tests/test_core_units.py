@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from assistant import prompts
 from assistant.citations import check_citations, mark_invalid
 from assistant.evidence import EvidenceLedger, cited_ids
-from memory.migrations import MIGRATIONS, migrate
+from memory.migrations import MIGRATIONS, UI_MIGRATIONS, migrate
 from memory.store import Memory
 from tools._registry import REGISTRY, DuplicateToolError, load_all, tool
 from tools.intent import IntentFrame, contextualize, extract_options, looks_elliptical, rule_task
@@ -159,8 +159,12 @@ def test_migrations_apply_once_and_are_recorded(tmp_path):
     assert applied == [m.__name__ for m in MIGRATIONS]
     assert migrate(db) == []
     assert {r["name"] for r in db["_evidentia_migrations"].rows} == set(applied)
-    for table in ("conversations", "turns", "intents", "tool_calls", "evidence", "citations", "threads", "steps"):
+    for table in ("conversations", "turns", "intents", "tool_calls", "evidence", "citations", "session_tables"):
         assert db[table].exists(), table
+    ui = sqlite_utils.Database(tmp_path / "ui.db")
+    assert migrate(ui, UI_MIGRATIONS) == ["ui001_chainlit_data_layer"] and migrate(ui, UI_MIGRATIONS) == []
+    for table in ("users", "threads", "steps", "elements", "feedbacks"):
+        assert ui[table].exists(), table
 
 
 def test_memory_persists_tables_and_turns_across_reopen(tmp_path):

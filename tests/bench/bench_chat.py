@@ -1,0 +1,92 @@
+"""Per-turn latency (intent, retrieval, generation) and first-try citation validity, real model.
+
+Run on demand: ``.venv/bin/python tests/bench/bench_chat.py [--limit N]``. Needs the served model
+and the default knowledge base (``evidentia kb build --default``, ``evidentia kb kg load hetionet``).
+Writes docs/bench/chat.{json,md,png}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from assistant.deps import Deps  # noqa: E402
+from assistant.evals.report import write_bench  # noqa: E402
+from assistant.loop import Assistant  # noqa: E402
+from assistant.session import Session  # noqa: E402
+from assistant.settings import Settings  # noqa: E402
+
+# Twenty questions in eight conversations; later turns in a conversation are follow-ups.
+CONVERSATIONS: list[list[str]] = [
+    ["Why does a metal spoon feel colder than a wooden spoon?", "And what about a plastic one?"],
+    ["What drugs treat Parkinson's disease?", "What are its symptoms?", "Which of those drugs also treats restless legs?"],
+    ["How do plants make their food?", "What do they need for it?"],
+    ["What causes the seasons on Earth?", "Why is it warmer in summer?"],
+    ["What are the symptoms of glaucoma?", "How is it treated?", "Who is at risk?"],
+    ["Which of these conducts electricity best? A) wood B) copper C) rubber D) glass"],
+    ["What is the function of the mitochondria?", "And of the ribosomes?"],
+    ["What is an example of a renewable energy source?", "Why is it renewable?", "What about coal?",
+     "Does smoking increase the risk of lung cancer?"],
+]
+
+
+async def main(limit: int | None) -> None:
+    settings = Settings()
+    deps = Deps(settings)
+    rows = []
+    n = 0
+    for convo in CONVERSATIONS:
+        bot = Assistant(deps, Session(f"bench-{uuid.uuid4().hex[:8]}", user="bench"))
+        for q in convo:
+            if limit is not None and n >= limit:
+                break
+            t0 = time.perf_counter()
+            r = await bot.run_turn(q)
+            n += 1
+            rows.append({"question": q, "status": r.status, "first_try_valid": r.first_try_valid,
+                         "cited": r.cited, "invalid": r.invalid, "rewrite": (r.intent or {}).get("rewrite"),
+                         "entities": (r.intent or {}).get("entities"), **r.timings,
+                         "wall_s": time.perf_counter() - t0, "answer": r.answer[:300]})
+            print(f"[{n:2d}] {r.status:11s} first_try={r.first_try_valid} {r.timings.get('total_s', 0):6.1f}s  {q}",
+                  flush=True)
+    await deps.aclose()
+
+    def med(key):
+        vals = [r[key] for r in rows if r.get(key) is not None]
+        return statistics.median(vals) if vals else float("nan")
+
+    judged = [r for r in rows if r["first_try_valid"] is not None]
+    # A turn with no evidence at all counts as not valid on the first try: it produced no citation.
+    first_try_rate = sum(1 for r in rows if r["first_try_valid"]) / len(rows) if rows else 0.0
+    results = {
+        "turn_latency_median_s": (med("total_s"), "s"),
+        "intent_latency_median_s": (med("intent_s"), "s"),
+        "retrieval_latency_median_s": (med("retrieval_s"), "s"),
+        "generation_latency_median_s": (med("generation_s"), "s"),
+        "first_try_citation_valid_rate": (first_try_rate, "ratio"),
+        "final_verified_rate": (sum(1 for r in rows if r["status"] == "verified") / len(rows), "ratio"),
+        "questions": (len(rows), "count"),
+    }
+    out = Path(__file__).resolve().parents[2] / "docs" / "bench" / "chat_turns.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(rows, indent=2))
+    statuses = {s: sum(1 for r in rows if r["status"] == s) for s in sorted({r["status"] for r in rows})}
+    write_bench("chat", results, notes=(
+        f"Model: `{settings.llm_model}` at {settings.effective_base_url}. {len(rows)} questions in "
+        f"{len(CONVERSATIONS)} conversations (follow-ups included); {len(judged)} reached the answer step. "
+        f"Statuses: {statuses}. First-try rate counts a turn as valid only if its first answer passed the "
+        "citation check (turns that found no evidence count as not valid). Per-turn rows: chat_turns.json."))
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--limit", type=int, default=None)
+    asyncio.run(main(ap.parse_args().limit))

@@ -1,0 +1,145 @@
+"""Browser test of the Chainlit UI in headless Debian Chromium (Playwright, no downloaded browser).
+
+Chainlit runs as a real subprocess on a free port with a temporary data dir and a small
+knowledge base; the LLM behind it is the scripted fake OpenAI server, so the test checks the UI's
+own behaviour: a streamed answer, a clickable citation that opens its evidence, an uploaded CSV
+acknowledged with a preview, and a claim checked against it with a cited cell.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.fake_openai import FakeOpenAI, Reply
+
+pytestmark = pytest.mark.browser
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ANSWER = "Wang Zhizhi joined the NBA in 2001 [S1]."
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _frame(task, entities, rewrite, options=()):
+    return json.dumps({"task": task, "answer_type": [], "entities": entities, "relation": "", "time": "",
+                       "location": "", "options": list(options), "rewrite": rewrite})
+
+
+def fake_handler(req: dict) -> Reply:
+    """Answers by request kind: intent frames, claim-check steps, and streamed answers."""
+    last = req["messages"][-1]["content"] if req.get("messages") else ""
+    fmt = req.get("response_format") or {}
+    name = (fmt.get("json_schema") or {}).get("name", "")
+    if name == "IntentFrame":
+        if "Is it true" in last or "claim" in last.lower():
+            return Reply(content=_frame("claim_check", ["measles"], "Is it true that measles cases rose to 220 in 2011?"))
+        return Reply(content=_frame("question", ["Wang Zhizhi", "NBA"], "When did Wang Zhizhi join the NBA?"))
+    if fmt:  # a claim-check judge: pick SUPPORTS and cite the 2011 cell
+        return Reply(content=json.dumps({"label": "SUPPORTS", "cited_cells": ["R2C2"],
+                                         "reason": "The 2011 row shows 220 cases."}))
+    if "Is it true" in json.dumps(req["messages"]) and not req.get("stream"):
+        return Reply(content="Assuming this label, row R2 (2011) has 220 cases in C2.")
+    return Reply(content=ANSWER)
+
+
+@pytest.fixture(scope="module")
+def ui(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        pytest.fail("chromium is not installed (apt-get install chromium)")
+    data = tmp_path_factory.mktemp("ui-data")
+    fake = FakeOpenAI(fake_handler).__enter__()
+    env = dict(os.environ, EVIDENTIA_DATA_DIR=str(data), EVIDENTIA_LLM_BASE_URL=fake.base_url,
+               EVIDENTIA_LLM_MODEL="fake-model", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    # A tiny knowledge base in the temporary data dir.
+    build = subprocess.run(
+        [sys.executable, "-c", (
+            "from assistant.settings import Settings; from assistant.deps import Deps; "
+            "from kb.ingest import Document; d = Deps(Settings()); "
+            "d.text_kb.add_documents([Document(doc_id='wang', title='Wang Zhizhi', source='fixture', "
+            "text='Wang Zhizhi joined the NBA in 2001 with the Dallas Mavericks. He later played for the "
+            "Los Angeles Clippers.')], collection='fixture', show_progress=False)")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stderr[-2000:]
+    port = _free_port()
+    log = open(data / "chainlit.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "chainlit", "run", "assistant/app.py", "--headless",
+                             "--host", "127.0.0.1", "--port", str(port)], cwd=ROOT, env=env,
+                            stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 180
+    while time.time() < deadline:
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None:
+            pytest.fail("chainlit exited:\n" + (data / "chainlit.log").read_text()[-3000:])
+        time.sleep(1)
+    else:
+        pytest.fail("chainlit did not start:\n" + (data / "chainlit.log").read_text()[-3000:])
+    yield url, data
+    proc.terminate()
+    proc.wait(timeout=20)
+    fake.__exit__(None, None, None)
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def page(ui):
+    from playwright.sync_api import sync_playwright
+
+    url, _ = ui
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run"])
+        pg = browser.new_page()
+        pg.goto(url)
+        pg.wait_for_selector("textarea#chat-input", timeout=60_000)
+        yield pg
+        browser.close()
+
+
+def _send(page, text: str) -> None:
+    page.click("textarea#chat-input")
+    page.keyboard.type(text)
+    page.keyboard.press("Enter")
+
+
+def test_question_gets_streamed_answer_with_clickable_citation(page, ui):
+    _send(page, "When did Wang Zhizhi join the NBA?")
+    page.wait_for_selector("text=joined the NBA in 2001", timeout=120_000)
+    # The citation id is a link to the side element; clicking opens the sentence with its source.
+    chip = page.locator("a.element-link", has_text="S1").first
+    chip.wait_for(timeout=60_000)
+    chip.click()
+    page.wait_for_selector("text=— Wang Zhizhi", timeout=30_000)
+    page.screenshot(path=str(ui[1] / "answer.png"))
+    # The intent step is shown.
+    assert page.locator("text=intent").count() >= 1
+
+
+def test_csv_upload_shows_preview_and_claim_is_checked(page, ui, tmp_path):
+    csv_path = tmp_path / "measles.csv"
+    csv_path.write_text("Year,Number of cases,Outbreaks\n2010,63,4\n2011,220,17\n2012,55,3\n")
+    page.set_input_files("input[type=file]", str(csv_path))
+    time.sleep(1.5)
+    _send(page, "Here is my table")
+    page.wait_for_selector("text=Loaded", timeout=120_000)
+    page.wait_for_selector("text=3 rows", timeout=30_000)
+    page.screenshot(path=str(ui[1] / "upload.png"))
