@@ -30,6 +30,23 @@ def is_no_evidence_answer(text: str) -> bool:
     return bool(_NO_EVIDENCE_PATTERNS.search(text))
 
 
+_PAREN_IDS = re.compile(r"\((\s*(?:T\d+:R\d+C\d+|S\d+|P\d+)(?:\s*[,;]\s*(?:T\d+:R\d+C\d+|S\d+|P\d+))*\s*)\)")
+_LEADING_NO_EVIDENCE = re.compile(r"^\s*the evidence (i found )?does not settle this\.?\s*", re.I)
+
+
+def normalize_answer(text: str) -> str:
+    """Small models write ``(S1, S2)`` or open with the fallback line and then answer anyway.
+
+    Rewrite citations as ``[S1][S2]`` and drop a leading fallback line when the rest cites
+    evidence, so the citation check judges what the answer actually says.
+    """
+    text = _PAREN_IDS.sub(lambda m: "".join(f"[{i.strip()}]" for i in re.split(r"[,;]", m.group(1))), text)
+    rest = _LEADING_NO_EVIDENCE.sub("", text, count=1)
+    if rest != text and cited_ids(rest) and len(rest.strip()) > 20:
+        text = rest
+    return text.strip()
+
+
 def check_citations(answer: str, ledger: EvidenceLedger, *, require_citation: bool = True) -> CitationCheck:
     """Every cited id must exist in ``ledger``; a substantive answer must cite at least one."""
     cited = cited_ids(answer)

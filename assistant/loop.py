@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from assistant.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid
+from assistant.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid, normalize_answer
 from assistant.deps import Deps
 from assistant.evidence import Evidence, EvidenceLedger
 from assistant.llm import LLMResponseError, LLMUnavailable, ToolCall
@@ -301,6 +301,7 @@ class Assistant:
         if model_text or ready:
             await hooks.answer_start()
             await hooks.answer_token(text)
+        text = normalize_answer(text)
         check = check_citations(text, ledger)
         first_ok = check.ok
         if not check.ok:
@@ -308,7 +309,7 @@ class Assistant:
             await hooks.answer_discard(f"Citation check failed ({problem}); regenerating once.")
             retry = messages + [{"role": "assistant", "content": text},
                                 {"role": "user", "content": render("answer_retry", problem=problem)}]
-            text = await self._generate(hooks, retry)
+            text = normalize_answer(await self._generate(hooks, retry))
             check = check_citations(text, ledger)
         if check.ok:
             status = "verified" if check.substantive else "no_evidence"

@@ -10,7 +10,7 @@ import sqlite_utils
 from pydantic import BaseModel
 
 from assistant import prompts
-from assistant.citations import check_citations, mark_invalid
+from assistant.citations import check_citations, mark_invalid, normalize_answer
 from assistant.evidence import EvidenceLedger, cited_ids
 from memory.migrations import MIGRATIONS, UI_MIGRATIONS, migrate
 from memory.store import Memory
@@ -147,9 +147,14 @@ def test_contextualize_drops_invented_entities_and_carries_over():
     out = contextualize(f, "Which teams?", history, has_table=False, source="model")
     assert out.entities == ["Wang Zhizhi", "NBA"] and out.follow_up
     assert "Yao Ming" not in out.entities and "Wang Zhizhi" in out.rewrite
-    first = contextualize(IntentFrame(task="question", entities=["Yao Ming"], rewrite="x"),
-                          "Who is Yao Ming?", [], has_table=False, source="model")
+    first = contextualize(IntentFrame(task="question", entities=["Yao Ming"], rewrite="x", time="2003",
+                                      location="Shanghai"), "Who is Yao Ming?", [], has_table=False, source="model")
     assert first.entities == ["Yao Ming"] and not first.follow_up
+    assert first.time == "" and first.location == ""  # invented cues are dropped
+    # The model already copied the entity into a follow-up frame: the rewrite must still name it.
+    g = contextualize(IntentFrame(task="question", entities=["Wang Zhizhi"], rewrite="Which teams?"),
+                      "Which teams?", history, has_table=False, source="model")
+    assert "Wang Zhizhi" in g.rewrite and g.carried_over == ["Wang Zhizhi", "NBA"]
 
 
 # -- memory ------------------------------------------------------------------------------------
@@ -183,3 +188,10 @@ def test_memory_persists_tables_and_turns_across_reopen(tmp_path):
     assert turns[0]["id"] == tid and turns[0]["intent"]["entities"] == ["X"]
     assert again.conversations("ann")[0]["title"] == "q"
     assert again.conversations("bob") == []
+
+
+def test_normalize_answer_fixes_small_model_habits():
+    assert normalize_answer("Dallas (S1, S2) in 2001 (T1:R2C3).") == "Dallas [S1][S2] in 2001 [T1:R2C3]."
+    text = "The evidence I found does not settle this. Wang Zhizhi joined in 2001 (S1)."
+    assert normalize_answer(text) == "Wang Zhizhi joined in 2001 [S1]."
+    assert normalize_answer("The evidence I found does not settle this.") == "The evidence I found does not settle this."

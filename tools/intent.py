@@ -170,12 +170,12 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
     follow_up = False
     if history and task not in ("chit_chat", "command") and looks_elliptical(message, own):
         follow_up = True
-        last_entities = (history[-1].get("intent") or {}).get("entities", [])
         # Inherit the most recent frame's entities (which themselves carry earlier ones).
-        for e in last_entities:
+        for e in (history[-1].get("intent") or {}).get("entities", []):
             if e.lower() not in {x.lower() for x in entities}:
-                carried.append(e)
-        entities = entities + carried
+                entities.append(e)
+        # Whatever the turn does not name itself came from memory, whether the model or the rule put it there.
+        carried = [e for e in entities if e.lower() not in message.lower()]
     else:
         # A self-contained turn keeps only what it names itself.
         entities = [e for e in entities if e.lower() in message.lower()] or own
@@ -188,8 +188,11 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
         stale = [e for e in history_entities if e.lower() in rewrite.lower() and e.lower() not in message.lower()]
         if stale:
             rewrite = message.strip()
+    # Time and place cues must be read from the turn, not invented ("2003" for "when did…?").
+    time_cue = frame.time if frame.time and frame.time.lower() in message.lower() else ""
+    place_cue = frame.location if frame.location and frame.location.lower() in message.lower() else ""
     return Output(task=task, answer_type=frame.answer_type, entities=entities, relation=frame.relation,
-                  time=frame.time, location=frame.location, options=options, rewrite=rewrite,
+                  time=time_cue, location=place_cue, options=options, rewrite=rewrite,
                   carried_over=carried, follow_up=follow_up, source=source)
 
 

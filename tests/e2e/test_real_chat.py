@@ -45,7 +45,7 @@ async def test_three_turn_conversation_with_elliptical_follow_ups(small_kb_setti
         ids = {e.id for e in result.evidence}
         cited = cited_ids(result.answer)
         print(f"\n> {message}\n  rewrite: {result.intent['rewrite']}\n  entities: {result.intent['entities']}"
-              f"\n  [{result.status}] {result.answer}")
+              f"\n  [{result.status}] {result.answer}\n  timings: {result.timings}")
         assert result.status == "verified", result.answer
         assert cited and all(c in ids for c in cited), (cited, ids)
     # Turns 2 and 3 are elliptical: their rewrites must name the player.
