@@ -44,5 +44,20 @@ class Deps:
 
         return KGStore(self.settings.kb_dir / "kg.db")
 
+    def empty_sources(self) -> set[str]:
+        """Which evidence stores hold nothing yet ("text", "kg"), so the plan can skip them."""
+        empty = set()
+        try:
+            if self.text_kb.is_empty():
+                empty.add("text")
+        except Exception:  # noqa: BLE001 - an unreadable store counts as empty; its tool would say why
+            empty.add("text")
+        try:
+            if not self.kg.graph_names():
+                empty.add("kg")
+        except Exception:  # noqa: BLE001
+            empty.add("kg")
+        return empty
+
     async def aclose(self) -> None:
         await self.llm.aclose()

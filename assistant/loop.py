@@ -187,7 +187,7 @@ class Assistant:
             frame_dict = frame.model_dump()
 
             t_tools = time.perf_counter()
-            planned = plan(frame, self.session, set(REGISTRY), self.deps.settings)
+            planned = plan(frame, self.session, await self._available_tools(), self.deps.settings)
             final_text: str | None = None
             if planned:
                 steps += await self._run_calls(ctx, hooks, planned)
@@ -216,6 +216,16 @@ class Assistant:
                          "duration_s": s.duration_s, "origin": s.origin} for s in steps if s.kind != "check"],
             timings=timings)
         return result
+
+    async def _available_tools(self) -> set[str]:
+        """Registered tools minus those whose store is empty (an empty KG is not an error)."""
+        empty = await asyncio.to_thread(self.deps.empty_sources)
+        available = set(REGISTRY)
+        if "kg" in empty:
+            available.discard("kg_paths")
+        if "text" in empty and not self.session.texts:
+            available -= {"text_search", "mc_answer"}
+        return available
 
     # -- steps ----------------------------------------------------------------------------------
     async def _run_step(self, ctx: ToolContext, hooks: TurnHooks, name: str, arguments: dict | None, *,
@@ -282,7 +292,13 @@ class Assistant:
         citable = ledger.citable()
         if not citable:
             failed = [s for s in steps if s.error]
-            reason = ("; ".join(s.error for s in failed) if failed else "no tool returned evidence")
+            if failed:
+                reason = "; ".join(s.error for s in failed)
+            elif not any(s.kind == "tool" for s in steps):
+                reason = ("the knowledge base is empty and no table or text was uploaded; build it with "
+                          "`evidentia kb build --default` or upload a file")
+            else:
+                reason = "no tool returned evidence"
             text = f"{NO_EVIDENCE_TEXT} I found no evidence for “{frame.rewrite}” ({reason})."
             await hooks.answer_start()
             await hooks.answer_token(text)

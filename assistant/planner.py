@@ -48,7 +48,8 @@ def plan(frame, session: Session, available: set[str], settings: Settings) -> li
         if "kg_paths" in available:
             calls.append(PlannedCall("kg_paths", {"question": frame.rewrite, "entities": frame.entities,
                                                   "options": frame.options}))
-        return calls or None
+        # No evidence source at all: nothing for a model to choose either; the loop says why.
+        return calls
     return None
 
 

@@ -105,8 +105,15 @@ class Recorder(TurnHooks):
         self.events.append(("discard", reason))
 
 
+class FakeSourcesDeps(Deps):
+    """The doubles above stand in for the stores, so no store counts as empty."""
+
+    def empty_sources(self):
+        return set()
+
+
 def make_assistant(settings, server, conversation="c1"):
-    deps = Deps(settings, llm=LLMClient(settings, base_url=server.base_url, model="fake-model"))
+    deps = FakeSourcesDeps(settings, llm=LLMClient(settings, base_url=server.base_url, model="fake-model"))
     return Assistant(deps, Session(conversation)), deps
 
 
@@ -207,8 +214,18 @@ async def test_tool_rounds_are_bounded(tmp_settings, fake_llm_server, patched_to
     assert result.status == "verified"
 
 
+async def test_empty_knowledge_base_is_explained(tmp_settings, fake_llm_server, patched_tools):
+    router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="When did Wang Zhizhi join the NBA?")])
+    with fake_llm_server(router) as srv:
+        deps = Deps(tmp_settings, llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"))
+        result = await Assistant(deps, Session("empty")).run_turn("When did Wang Zhizhi join the NBA?")
+    assert result.status == "no_evidence"
+    assert "kb build --default" in result.answer
+    assert [s.name for s in result.steps] == ["intent"]
+
+
 async def test_server_down_gives_one_clear_message(tmp_settings, patched_tools):
-    deps = Deps(tmp_settings)  # points at a closed port
+    deps = FakeSourcesDeps(tmp_settings)  # points at a closed port
     bot = Assistant(deps, Session("down"))
     result = await bot.run_turn("When did Wang Zhizhi join the NBA?")
     assert result.status == "error"
