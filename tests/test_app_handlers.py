@@ -1,0 +1,79 @@
+"""Chainlit handlers and rendering, imported in a subprocess (Chainlit's config is process-global)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PROBE = r"""
+import json, asyncio
+import assistant.app as app
+from chainlit.config import config
+from assistant.evidence import EvidenceLedger
+from assistant.loop import TurnResult
+
+out = {"password": config.code.password_auth_callback is not None,
+       "header": config.code.header_auth_callback is not None,
+       "data_layer": type(config.code.data_layer()).__name__}
+if out["password"]:
+    ok = config.code.password_auth_callback("ann", "s3cret")
+    ok = asyncio.run(ok) if asyncio.iscoroutine(ok) else ok
+    bad = config.code.password_auth_callback("ann", "wrong")
+    bad = asyncio.run(bad) if asyncio.iscoroutine(bad) else bad
+    out["ann"] = getattr(ok, "identifier", None)
+    out["wrong"] = bad is None
+if out["header"]:
+    u = config.code.header_auth_callback({})
+    u = asyncio.run(u) if asyncio.iscoroutine(u) else u
+    out["header_user"] = u.identifier
+led = EvidenceLedger()
+led.add_table("cases", "cases table", source="cases.csv", columns=["Year", "Cases"],
+              rows=[["2010", "63"], ["2011", "220"]], row_numbers=[1, 2], col_numbers=[1, 2])
+led.add_cell("cases", 2, 2, "220", source="cases.csv", header="Cases", row_label="2011")
+led.add_path("levodopa —treats→ Parkinson's disease", triples=[("levodopa", "treats", "Parkinson's disease")],
+             source="hetionet")
+led.add_sentence("Metal conducts heat.", source="OpenBookQA", doc_id="d", license="unknown")
+res = TurnResult(answer="x [T1:R2C2] [P1] [S1]", status="verified", intent=None, evidence=led.items(),
+                 cited=["T1:R2C2", "P1", "S1"], invalid=[], steps=[], timings={})
+out["cell"] = app.evidence_markdown(led.get("T1:R2C2"), res)
+out["path"] = app.evidence_markdown(led.get("P1"), res)
+out["sentence"] = app.evidence_markdown(led.get("S1"), res)
+print("JSON" + json.dumps(out))
+"""
+
+
+def _probe(tmp_path, **env):
+    full = dict(os.environ, EVIDENTIA_DATA_DIR=str(tmp_path), EVIDENTIA_LLM_BASE_URL="http://127.0.0.1:9/v1",
+                CHAINLIT_AUTH_SECRET="test-secret", **env)
+    full.pop("EVIDENTIA_AUTH_PASSWORD", None) if "EVIDENTIA_AUTH_PASSWORD" not in env else None
+    proc = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=full, capture_output=True, text=True,
+                          timeout=240)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("JSON")][-1]
+    return json.loads(line[4:])
+
+
+def test_without_password_everyone_is_the_local_user_and_threads_persist(tmp_path):
+    out = _probe(tmp_path)
+    assert out["header"] and not out["password"] and out["data_layer"] == "SQLAlchemyDataLayer"
+    assert out["header_user"] == "local"
+    assert (tmp_path / "threads.db").exists() and (tmp_path / "memory.db").exists()
+
+
+def test_password_auth_separates_users(tmp_path):
+    out = _probe(tmp_path, EVIDENTIA_AUTH_PASSWORD="s3cret")
+    assert out["password"] and not out["header"]
+    assert out["ann"] == "ann" and out["wrong"] is True
+
+
+def test_evidence_rendering_for_each_kind(tmp_path):
+    out = _probe(tmp_path)
+    assert "**Cases** = **220**" in out["cell"] and "row: 2011" in out["cell"]
+    assert "| 2 | 2011 | **220** |" in out["cell"]  # the cited cell is highlighted in the table
+    assert "levodopa —treats→ Parkinson's disease" in out["path"]
+    assert out["sentence"].startswith("Metal conducts heat.") and "OpenBookQA" in out["sentence"]
