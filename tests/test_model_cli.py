@@ -1,0 +1,67 @@
+"""`evidentia model install | status` through click, on fake parts and a fake server."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+import assistant.provision as provision
+from assistant.model_cli import model_group
+
+
+def test_status_reports_nothing_installed_and_no_server(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVIDENTIA_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("EVIDENTIA_VLLM_PORT", "9")  # nothing listens on the discard port
+    monkeypatch.delenv("EVIDENTIA_LLM_BASE_URL", raising=False)
+    out = CliRunner().invoke(model_group, ["status", "--json"])
+    assert out.exit_code == 0, out.output
+    status = json.loads(out.output)
+    assert status["model_installed"] is False and status["server_up"] is False
+    assert status["log"] == str(tmp_path / "logs" / "vllm.log")
+
+
+def test_install_then_status_then_install_again(tmp_path, monkeypatch, fake_llm_server):
+    monkeypatch.setenv("EVIDENTIA_DATA_DIR", str(tmp_path))
+    payload = b"0123456789" * 100
+    part = tmp_path / "p1.bin"
+    part.write_bytes(payload)
+    import hashlib
+
+    fake_source = provision.PartSource(count=1, expected_size=len(payload),
+                                       expected_sha256=hashlib.sha256(payload).hexdigest(),
+                                       fetch=lambda i, into: part)
+
+    real_install = provision.install_default_model
+
+    def fake_install(settings, **kw):
+        return real_install(settings, source=fake_source,
+                            converter=lambda g, o, p: (o / "config.json").write_text("{}"),
+                            required_free_bytes=0, **kw)
+
+    monkeypatch.setattr(provision, "install_default_model", fake_install)
+    runner = CliRunner()
+    first = runner.invoke(model_group, ["install", "--quiet"])
+    assert first.exit_code == 0, first.output
+    assert "Installed Qwen/Qwen2.5-Coder-1.5B-Instruct" in first.output
+    second = runner.invoke(model_group, ["install", "--quiet"])
+    assert second.exit_code == 0 and "already installed" in second.output
+
+    with fake_llm_server(models=["m"]) as srv:
+        monkeypatch.setenv("EVIDENTIA_LLM_BASE_URL", srv.base_url)
+        status = json.loads(runner.invoke(model_group, ["status", "--json"]).output)
+    assert status["model_installed"] is True and status["license"] == "Apache-2.0"
+    assert status["server_up"] is True and status["served_models"] == ["m"] and status["external_server"]
+
+
+def test_install_failure_is_a_clean_error_message(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVIDENTIA_DATA_DIR", str(tmp_path))
+
+    def failing(settings, **kw):
+        raise provision.ProvisionError("The assembled model's sha256 is abc, expected def.")
+
+    monkeypatch.setattr(provision, "install_default_model", failing)
+    out = CliRunner().invoke(model_group, ["install"])
+    assert out.exit_code == 1
+    assert "Error: The assembled model's sha256 is abc" in out.output
+    assert "Traceback" not in out.output

