@@ -8,7 +8,7 @@ export EVIDENTIA_REQUIRE_REAL_MODEL=1
 URL=$($BIN/python -c "from assistant.settings import Settings; print(Settings().effective_base_url)")
 srv_pid=""
 cleanup() {
-  if [ -n "$srv_pid" ]; then kill -INT "$srv_pid" 2>/dev/null || true; wait "$srv_pid" 2>/dev/null || true; fi
+  if [ -n "$srv_pid" ]; then kill -TERM "$srv_pid" 2>/dev/null || true; wait "$srv_pid" 2>/dev/null || true; fi
 }
 trap cleanup EXIT
 if ! curl -sf "$URL/models" >/dev/null 2>&1; then

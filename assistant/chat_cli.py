@@ -171,16 +171,13 @@ def register(main: click.Group) -> None:
         from assistant.serving import ensure_server
 
         settings = Settings()
-        if not settings.llm_base_url and not settings.hf_model_id:
-            from assistant.provision import install_default_model
-
-            install_default_model(settings)
         if not no_kb:
             ensure_default_kb(settings)
-        with ensure_server(settings):
+        server = ensure_server(settings)  # installs the model first if needed; reuses a running server
+        try:
             env = dict(os.environ)
-            if not settings.llm_base_url:
-                env["EVIDENTIA_LLM_BASE_URL"] = settings.local_base_url
+            env["EVIDENTIA_LLM_BASE_URL"] = server.base_url
+            env["EVIDENTIA_LLM_MODEL"] = server.model
             cmd = [sys.executable, "-m", "chainlit", "run", str(ROOT / "assistant" / "app.py"), "--headless",
                    "--host", settings.chainlit_host, "--port", str(settings.chainlit_port)]
             proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
@@ -192,25 +189,19 @@ def register(main: click.Group) -> None:
             except KeyboardInterrupt:
                 proc.terminate()
                 proc.wait(timeout=15)
+        finally:
+            server.stop()  # stops only a server this command started
 
 
 def ensure_default_kb(settings: Settings) -> None:
     """Build the default text KB and KGs once, from the configured mirror (or upstream)."""
     from assistant.deps import Deps
 
-    deps = Deps(settings)
-    try:
-        empty = deps.text_kb.stats().get("sentences", 0) == 0
-    except Exception:  # noqa: BLE001 - a missing or old store is rebuilt
-        empty = True
-    if empty:
+    empty = Deps(settings).empty_sources()
+    if "text" in empty:
         click.echo("Building the default knowledge base (first run only)…", err=True)
         subprocess.run([sys.executable, "-m", "assistant.cli", "kb", "build", "--default"], check=False)
-    try:
-        no_kg = deps.kg.stats().get("edges", 0) == 0
-    except Exception:  # noqa: BLE001
-        no_kg = True
-    if no_kg:
+    if "kg" in empty:
         click.echo("Loading the default knowledge graphs (first run only)…", err=True)
         for name in ("hetionet", "conceptnet"):
             subprocess.run([sys.executable, "-m", "assistant.cli", "kb", "kg", "load", name], check=False)
