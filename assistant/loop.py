@@ -360,7 +360,15 @@ def _short_result(output: Any) -> Any:
 
 
 def _ready_answer(steps: list[Step]) -> str | None:
-    """A tool that already wrote a cited answer (claim verification, table QA, multiple choice)."""
-    answers = [getattr(s.output, "answer", None) for s in steps if s.kind == "tool" and s.output is not None]
-    answers = [a for a in answers if isinstance(a, str) and a.strip()]
-    return answers[0] if len(answers) == 1 else None
+    """A tool whose output already is the cited reply (claim verification, table QA, multiple choice).
+
+    Such an Output defines ``reply() -> str | None``; it is used when exactly one tool offers one, and
+    it still goes through the citation check like any generated answer.
+    """
+    replies = []
+    for s in steps:
+        compose = getattr(s.output, "reply", None) if s.kind == "tool" else None
+        text = compose() if callable(compose) else None
+        if isinstance(text, str) and text.strip():
+            replies.append(text.strip())
+    return replies[0] if len(replies) == 1 else None

@@ -37,7 +37,8 @@ def plan(frame, session: Session, available: set[str], settings: Settings) -> li
         if calls:
             return calls
     if task == "multiple_choice" and frame.options and "mc_answer" in available:
-        calls.append(PlannedCall("mc_answer", {"question": frame.rewrite, "options": frame.options}))
+        lettered = {chr(ord("A") + i): text for i, text in enumerate(frame.options)}
+        calls.append(PlannedCall("mc_answer", {"question": frame.rewrite, "options": lettered}))
         if "kg_paths" in available:
             calls.append(PlannedCall("kg_paths", {"question": frame.rewrite, "options": frame.options,
                                                   "entities": frame.entities}))

@@ -300,3 +300,38 @@ async def test_malformed_intent_falls_back_to_rules(tmp_settings, fake_llm_serve
     assert result.intent["source"] == "rules"
     assert "Wang Zhizhi" in result.intent["entities"]
     assert result.status == "verified"
+
+
+class VerdictOut(BaseModel):
+    verdict: str
+    cells: list[str]
+
+    def reply(self) -> str:
+        return f"**{self.verdict}** " + "".join(f"[{c}]" for c in self.cells)
+
+
+def fake_verify(ctx, args: SearchIn) -> VerdictOut:
+    cell = ctx.evidence.add_cell("cases.csv", 2, 2, "220", source="cases.csv", header="Cases")
+    return VerdictOut(verdict="SUPPORTS", cells=[cell.id])
+
+
+async def test_a_tool_reply_is_used_and_still_checked(tmp_settings, fake_llm_server, patched_tools, monkeypatch):
+    class ClaimIn(BaseModel):
+        claim: str
+        table: str | None = None
+
+    monkeypatch.setitem(REGISTRY, "verify_claim", Tool(
+        name="verify_claim", description="verify", fn=lambda ctx, a: fake_verify(ctx, a), input_model=ClaimIn,
+        output_model=VerdictOut))
+
+    class T:
+        name = "cases.csv"
+
+    router = Router(intents=[frame(task="claim_check", entities=["measles"], rewrite="Cases rose to 220 in 2011.")])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        bot.session.tables["cases.csv"] = T()
+        bot.session.active_table = "cases.csv"
+        result = await bot.run_turn("Is it true that cases rose to 220 in 2011?")
+    assert result.status == "verified" and result.answer == "**SUPPORTS** [T1:R2C2]"
+    assert not any(r.get("stream") for r in srv.requests)  # no generation needed
