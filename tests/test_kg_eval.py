@@ -1,0 +1,70 @@
+"""The MedQA evaluation pipeline on a tiny KG with a scripted fake LLM (no real model, no DDB)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+from assistant.settings import Settings  # noqa: E402
+from kb.kg_loaders import read_csv_triples  # noqa: E402
+from kb.kg_store import KGStore  # noqa: E402
+from tests.fake_openai import Reply  # noqa: E402
+
+TRIPLES = """head,relation,tail
+levodopa,may_treat,Parkinson's disease
+Parkinson's disease,may_cause,tremor
+metformin,may_treat,type 2 diabetes
+type 2 diabetes,may_cause,polyuria
+"""
+ITEMS = [
+    {"id": "q1", "question": "A man has a resting tremor from Parkinson's disease. Which drug treats it?",
+     "options": {"A": "levodopa", "B": "metformin"}, "answer": "A"},
+    {"id": "q2", "question": "A woman with type 2 diabetes has polyuria. Which drug treats her disease?",
+     "options": {"A": "levodopa", "B": "metformin"}, "answer": "B"},
+    {"id": "q3", "question": "Which volcano erupted in 1883?", "options": {"A": "Krakatoa", "B": "Etna"},
+     "answer": "A"},
+]
+
+
+def test_medqa_eval_end_to_end_with_fake_llm(tmp_path, fake_llm_server):
+    from assistant.evals.kg_eval import THESIS, run_medical
+
+    eval_dir = tmp_path / "eval-data"
+    (eval_dir / "medqa").mkdir(parents=True)
+    (eval_dir / "medqa" / "medqa_us_4opt_test.mirage.jsonl").write_text(
+        "\n".join(json.dumps(i) for i in ITEMS) + "\n")
+
+    def judge(request):  # always answers A and cites the first path it was shown, if any
+        prompt = request["messages"][-1]["content"]
+        cite = ["P1"] if "P1" in prompt else []
+        return Reply(content=json.dumps({"answer": "A", "evidence": cite, "confidence": "high"}))
+
+    with fake_llm_server(judge) as srv:  # the server only serves inside the with block
+        settings = Settings(_env_file=None, data_dir=tmp_path / "data", llm_base_url=srv.base_url,
+                            llm_model="fake-model", llm_max_retries=0, llm_timeout_s=60, eval_data_dir=eval_dir)
+        csv_path = tmp_path / "ddb.csv"
+        csv_path.write_text(TRIPLES)
+        KGStore(settings.kb_dir / "kg.db").replace_graph(read_csv_triples(csv_path, name="medqa-ddb"))
+
+        path = run_medical("medqa", limit=3, variants=["full", "no-filter", "gcn", "no-retrieval"], subset=400,
+                           chains=False, rates=True, settings=settings, docs_dir=tmp_path / "docs")
+        report = json.loads(path.read_text())
+        assert report["items"] == 3
+        variants = report["variants"]
+        assert set(variants) == {"full", "no-filter", "gcn", "no-retrieval"}
+        for name, row in variants.items():
+            assert row["accuracy"] == 2 / 3  # the fake always says A: right on q1 and q3
+            assert row["llm_items"] == 3
+            assert row["thesis_accuracy_qwen2.5_72b"] == THESIS["medqa"][name] / 100
+        # q1 and q2 link (levodopa/metformin/diseases), the volcano question links nothing
+        assert variants["full"]["linked_rate"] == 2 / 3
+        assert variants["full"]["path_rate"] == 2 / 3
+        assert variants["no-retrieval"]["path_rate"] == 0.0
+        assert variants["full"]["mean_path_length"] >= 1
+        assert (tmp_path / "docs" / "eval" / "medqa.png").exists()
+        # the judge saw the paths as numbered evidence in the retrieval variants only
+        prompts = [r["messages"][-1]["content"] for r in srv.requests]
+        assert sum("P1" in p for p in prompts) >= 2

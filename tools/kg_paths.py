@@ -1,0 +1,320 @@
+"""Tool ``kg_paths``: knowledge-graph paths relevant to a question (UGAT-MedQA retrieval).
+
+Steps (../shared/docs/methods.md §4):
+
+1. link KeyBERT keyphrases of the question, the answer options and the intent's entities to KG
+   nodes (exact, fuzzy, embedding; :mod:`kb.linking`);
+2. expand ``max_hops`` around the linked nodes within ``node_budget`` (:func:`tools._paths.expand`);
+3. score the subgraph's nodes with a GAT trained for this question without labels
+   (:mod:`tools._gat`) and keep the nodes above theta_0;
+4. shortest paths from the kept nodes to each option's nodes (or, for an open question, from the
+   question's concepts to the best-scored nodes);
+5. verbalize each path with the relation templates and register it as evidence ``P<n>``.
+
+``variant``: ``full`` (GAT + filtering), ``gcn`` (GCN instead of GAT), ``no-filter`` (no node
+scoring: every subgraph node is a path source, nearest paths first) — the thesis's ablations.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from kb.kg_store import normalize_name
+from tools._gat import keep_threshold, train_scorer
+from tools._paths import (Subgraph, bfs_parents, chain_text, expand, local_adjacency, path_steps,
+                          path_to_root, sentence_text)
+from tools._registry import ToolContext, ToolError, tool
+
+Variant = Literal["full", "no-filter", "gcn"]
+OPTION_LABELS = "ABCDEFGHIJ"
+
+
+class Input(BaseModel):
+    question: str = Field(description="The user's question, as asked.")
+    options: list[str] = Field(default_factory=list, description="Answer options of a multiple-choice question.")
+    entities: list[str] = Field(default_factory=list, description="Entities named in the question (drugs, diseases…).")
+    kg: str | None = Field(default=None, description="Knowledge graph to search; empty: the best-linked loaded one.")
+    max_hops: int = Field(default=3, ge=1, le=4, description="Hops to expand around the linked concepts (D_max).")
+    node_budget: int = Field(default=2000, ge=10, le=50000, description="Most nodes in the subgraph.")
+    variant: Variant = Field(default="full", description="full, no-filter or gcn (ablations).")
+    max_paths: int = Field(default=8, ge=1, le=50, description="Most paths returned.")
+
+
+class Linked(BaseModel):
+    mention: str
+    name: str
+    rule: str = Field(description="How it was linked: exact, fuzzy or embedding.")
+    score: float
+    role: str = Field(description="question, entity, option A, …, or previous turn.")
+
+
+class KGPath(BaseModel):
+    id: str
+    chain: str
+    sentence: str
+    triples: list[tuple[str, str, str]]
+    score: float | None
+    option: str | None = None
+    length: int
+
+
+class Output(BaseModel):
+    kg: str
+    paths: list[KGPath]
+    linked: list[Linked]
+    subgraph_nodes: int
+    subgraph_edges: int
+    kept_nodes: int
+    timings_s: dict[str, float] = Field(default_factory=dict)
+    message: str = ""
+
+
+@dataclass
+class RetrievalConfig:
+    max_hops: int = 3
+    node_budget: int = 2000
+    variant: str = "full"
+    theta: float | None = None  # None: mean + 1 std of this question's scores
+    max_sources: int = 40
+    max_path_len: int = 4
+    per_option: int = 3
+    max_paths: int = 8
+    epochs: int | None = None
+    seed: int = 0
+
+
+@dataclass
+class FoundPath:
+    nodes: list[int]  # global node indices, source first
+    steps: list
+    score: float | None
+    option: str | None
+
+    @property
+    def length(self) -> int:
+        return len(self.steps)
+
+
+@dataclass
+class RetrievalResult:
+    paths: list[FoundPath]
+    sub: Subgraph
+    scores: np.ndarray | None
+    kept: list[int]
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def find_paths(graph, node_emb: np.ndarray, q_vec: np.ndarray, question_nodes: list[int],
+               option_nodes: dict[str, list[int]], cfg: RetrievalConfig) -> RetrievalResult:
+    """Subgraph build, node scoring and path extraction for one question (the timed core).
+
+    Parameters
+    ----------
+    graph : kb.kg_store.KGGraph
+    node_emb : ndarray (n_total, d), name embeddings of all nodes of ``graph``
+    q_vec : ndarray (d,), question embedding
+    question_nodes : global indices linked from the question (and entities)
+    option_nodes : option label -> global indices linked from that option (empty: open question)
+    """
+    t0 = time.perf_counter()
+    seeds = list(dict.fromkeys(question_nodes + [i for ids in option_nodes.values() for i in ids]))
+    priority = node_emb @ q_vec
+    sub = expand(graph, seeds, max_hops=cfg.max_hops, node_budget=cfg.node_budget, priority=priority)
+    adj = local_adjacency(sub)
+    t1 = time.perf_counter()
+    scores = None
+    if cfg.variant in ("full", "gcn"):
+        kw = {"epochs": cfg.epochs} if cfg.epochs else {}
+        _, scores = train_scorer(node_emb[sub.nodes], sub.edge_index, q_vec,
+                                 conv="gcn" if cfg.variant == "gcn" else "gat", seed=cfg.seed, **kw)
+    t2 = time.perf_counter()
+    q_local = [sub.local[i] for i in question_nodes if i in sub.local]
+    if scores is not None:
+        theta = keep_threshold(scores, cfg.theta)
+        order = np.lexsort((np.arange(sub.size), -scores))
+        kept = [int(i) for i in order if scores[i] >= theta][:cfg.max_sources]
+        sources = list(dict.fromkeys(kept + q_local))
+    else:
+        kept = list(range(sub.size))
+        sources = kept
+    found: list[FoundPath] = []
+
+    def make(nodes_local: list[int], edge_pos: list[int], option: str | None) -> FoundPath:
+        score = float(np.mean(scores[nodes_local])) if scores is not None else None
+        return FoundPath([int(sub.nodes[i]) for i in nodes_local], path_steps(graph, sub, nodes_local, edge_pos),
+                         score, option)
+
+    def rank(cands: list[FoundPath]) -> list[FoundPath]:
+        if scores is None:  # no filtering: nearest paths first, in BFS (index) order
+            return sorted(cands, key=lambda p: p.length)
+        return sorted(cands, key=lambda p: (-(p.score or 0.0), p.length))
+
+    targets_by_option = {lab: [sub.local[i] for i in ids if i in sub.local] for lab, ids in option_nodes.items()}
+    targets_by_option = {lab: t for lab, t in targets_by_option.items() if t}
+    if targets_by_option:
+        for lab, targets in targets_by_option.items():
+            parent = bfs_parents(adj, targets, cfg.max_path_len)
+            tset = set(targets)
+            cands = []
+            for s in sources:
+                if s in tset:
+                    continue
+                hit = path_to_root(parent, s)
+                if hit and len(hit[1]) >= 1:
+                    cands.append(make(hit[0], hit[1], lab))
+            found.extend(_dedupe(rank(cands))[:cfg.per_option])
+    elif q_local:
+        parent = bfs_parents(adj, q_local, cfg.max_path_len)
+        qset = set(q_local)
+        if scores is not None:  # the top-scored nodes: kept ones first, then the next best
+            ranked = [int(i) for i in np.lexsort((np.arange(sub.size), -scores))]
+            targets = [s for s in dict.fromkeys(kept + ranked) if s not in qset][:max(cfg.max_paths * 2, 1)]
+        else:
+            targets = [i for i in range(sub.size) if i not in qset]
+        cands = []
+        for t in targets:
+            hit = path_to_root(parent, t)
+            if hit and len(hit[1]) >= 1:
+                nodes, edges = hit[0][::-1], hit[1][::-1]  # question concept first
+                cands.append(make(nodes, edges, None))
+        found.extend(_dedupe(rank(cands)))
+    found = found if targets_by_option else found[:cfg.max_paths]
+    if targets_by_option and len(found) > cfg.max_paths:
+        found = _round_robin(found, cfg.max_paths)
+    t3 = time.perf_counter()
+    return RetrievalResult(paths=found, sub=sub, scores=scores, kept=kept,
+                           timings={"subgraph": t1 - t0, "scoring": t2 - t1, "paths": t3 - t2, "total": t3 - t0})
+
+
+def _dedupe(paths: list[FoundPath]) -> list[FoundPath]:
+    seen: set[tuple[int, ...]] = set()
+    out = []
+    for p in paths:
+        key = tuple(sorted((p.nodes[0], p.nodes[-1]))) + tuple(sorted(p.nodes))
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
+
+
+def _round_robin(paths: list[FoundPath], limit: int) -> list[FoundPath]:
+    """Keep ``limit`` paths spread evenly over the options (best of each option first)."""
+    by_opt: dict[str | None, list[FoundPath]] = {}
+    for p in paths:
+        by_opt.setdefault(p.option, []).append(p)
+    out: list[FoundPath] = []
+    while len(out) < limit and any(by_opt.values()):
+        for lst in by_opt.values():
+            if lst and len(out) < limit:
+                out.append(lst.pop(0))
+    return out
+
+
+# -- linking for the tool and the evaluation -------------------------------------------------------
+def get_linker(store, source: str, embedder):
+    """One cached :class:`kb.linking.Linker` per (store, graph)."""
+    from kb.linking import Linker
+
+    cache = getattr(store, "_linkers", None)
+    if cache is None:
+        cache = store._linkers = {}
+    key = (source, store.loaded_at(source))
+    if key not in cache:
+        cache[key] = Linker(store, source, embedder)
+    return cache[key]
+
+
+def link_question(linker, question: str, options: list[str], entities: list[str]):
+    """(question concepts, option label -> concepts, [(concept, role)]) for one question."""
+    q_concepts = linker.link_text(question)
+    roles = [(c, "question") for c in q_concepts]
+    ent = linker.link_phrases(entities, rule_prefix="entity-") if entities else []
+    roles += [(c, "entity") for c in ent]
+    option_concepts = {}
+    for lab, text in zip(OPTION_LABELS, options):
+        cs = linker.link_phrases([text])
+        if not cs and len(text.split()) > 3:  # a long option: its keyphrases
+            cs = linker.link_text(text, top_n=4)
+        option_concepts[lab] = cs
+        roles += [(c, f"option {lab}") for c in cs]
+    return q_concepts + ent, option_concepts, roles
+
+
+def _choose_graph(store, requested: str | None, question: str, embedder) -> str:
+    names = store.graph_names()
+    if not names:
+        raise ToolError("No knowledge graph is loaded. Load one first, e.g. `evidentia kb kg load hetionet`.")
+    if requested:
+        if requested not in names:
+            raise ToolError(f"No knowledge graph named {requested!r}; loaded: {', '.join(names)}.")
+        return requested
+    if len(names) == 1:
+        return names[0]
+    # Cheap choice: the graph whose name index matches most n-grams of the question exactly (no
+    # embeddings, so a large graph without cached name embeddings is never encoded just to compare).
+    def exact_hits(name: str) -> int:
+        linker = get_linker(store, name, embedder)
+        return sum(1 for c in linker.candidates(question) if normalize_name(c) in linker.alias)
+
+    return max(names, key=lambda n: (exact_hits(n), n == "hetionet"))
+
+
+@tool("kg_paths", cpu_bound=True)
+def kg_paths(ctx: ToolContext, args: Input) -> Output:
+    """Find knowledge-graph paths (drug-treats-disease-presents-symptom chains…) relevant to the question."""
+    from kb.linking import node_embeddings
+
+    if not args.question.strip():
+        raise ToolError("The question is empty.")
+    if len(args.options) > len(OPTION_LABELS):
+        raise ToolError(f"At most {len(OPTION_LABELS)} options are supported.")
+    store, embedder = ctx.deps.kg, ctx.deps.embedder
+    source = _choose_graph(store, args.kg, args.question, embedder)
+    t0 = time.perf_counter()
+    linker = get_linker(store, source, embedder)
+    graph = linker.graph
+    node_emb = node_embeddings(store, source, embedder)
+    q_concepts, option_concepts, roles = link_question(linker, args.question, args.options, args.entities)
+    previous = getattr(ctx.session, "kg_linked", {}).get(source, []) if ctx.session is not None else []
+    if not q_concepts and previous:  # a follow-up ("which of those…") reuses the last turn's concepts
+        q_concepts = previous
+        roles += [(c, "previous turn") for c in previous]
+    linked = [Linked(mention=c.mention, name=c.name, rule=c.rule, score=c.score, role=r) for c, r in roles]
+    t_link = time.perf_counter() - t0
+    if not q_concepts and not any(option_concepts.values()):
+        return Output(kg=source, paths=[], linked=linked, subgraph_nodes=0, subgraph_edges=0, kept_nodes=0,
+                      timings_s={"linking": round(t_link, 3)},
+                      message=f"No concept of the question could be linked to {source}.")
+    if ctx.session is not None and q_concepts:
+        store_linked = getattr(ctx.session, "kg_linked", None)
+        if store_linked is None:
+            store_linked = {}
+            try:
+                ctx.session.kg_linked = store_linked
+            except AttributeError:
+                store_linked = {}
+        store_linked[source] = q_concepts
+    q_vec = embedder.encode([" ".join([args.question] + args.options)])[0]
+    cfg = RetrievalConfig(max_hops=args.max_hops, node_budget=args.node_budget, variant=args.variant,
+                          max_paths=args.max_paths)
+    res = find_paths(graph, node_emb, q_vec, [c.index for c in q_concepts],
+                     {lab: [c.index for c in cs] for lab, cs in option_concepts.items()}, cfg)
+    out_paths = []
+    for p in res.paths:
+        chain = chain_text(p.steps)
+        triples = [(s.head, s.template, s.tail) for s in p.steps]
+        ev = ctx.evidence.add_path(chain, triples=triples, source=source,
+                                   score=None if p.score is None else round(p.score, 4),
+                                   sentence=sentence_text(p.steps), option=p.option,
+                                   relations=[s.relation for s in p.steps])
+        out_paths.append(KGPath(id=ev.id, chain=chain, sentence=sentence_text(p.steps), triples=triples,
+                                score=ev.score, option=p.option, length=p.length))
+    timings = {"linking": round(t_link, 3), **{k: round(v, 3) for k, v in res.timings.items()}}
+    msg = "" if out_paths else "The linked concepts are not connected within the hop limit."
+    return Output(kg=source, paths=out_paths, linked=linked, subgraph_nodes=res.sub.size,
+                  subgraph_edges=int(res.sub.edges.size), kept_nodes=len(res.kept), timings_s=timings, message=msg)
