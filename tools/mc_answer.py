@@ -1,0 +1,70 @@
+"""``mc_answer``: answer a multiple-choice question from the knowledge base (USCRaKE stages 1–3).
+
+Stage 1 retrieves evidence for every (question, option) pair with the text search; stage 2 writes one
+reasoning chain per option; stage 3 a schema-constrained judge picks one letter, citing sentence ids.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from pydantic import BaseModel, Field
+
+from tools._mc import choose_option
+from tools._registry import ToolContext, ToolError, tool
+from tools.text_search import DEFAULT_METHOD, EMPTY_KB_MESSAGE, Method, rank_kb
+
+
+class Input(BaseModel):
+    question: str = Field(description="The question stem.")
+    options: dict[str, str] = Field(description='Option letter -> option text, e.g. {"A": "flowers", "B": "rocks"}.')
+    k_per_option: int = Field(default=3, ge=1, le=10, description="Evidence sentences per option.")
+    method: Method = Field(default=DEFAULT_METHOD, description="Retrieval method.")
+    chains: bool = Field(default=True, description="Write one reasoning chain per option before judging.")
+
+
+class Output(BaseModel):
+    choice: str
+    answer: str = Field(description="The chosen option's text.")
+    cited: list[str] = Field(default_factory=list, description="Sentence ids supporting the choice.")
+    evidence: list[str] = Field(default_factory=list, description="All sentence ids retrieved.")
+    chains: dict[str, str] = Field(default_factory=dict)
+    confidence: float = 0.0
+    tied: list[str] = Field(default_factory=list)
+
+
+def retrieve_for_options(ctx: ToolContext, question: str, options: dict[str, str], k: int, method: Method):
+    """Evidence for every (question, option) pair, registered in the ledger, deduplicated, in order."""
+    store = ctx.deps.text_kb
+    store.attach_embedder(ctx.deps.embedder)
+    if store.is_empty:
+        raise ToolError(EMPTY_KB_MESSAGE)
+    evidence, seen = [], set()
+    for label, option in options.items():
+        ranked = rank_kb(store, f"{question} {option}", k, method)
+        for h in store.hits(ranked.rows, ranked.scores):
+            ev = ctx.evidence.add_sentence(h.text, source=h.title or h.source, doc_id=h.doc_id, sent_key=h.sent_id,
+                                           score=h.score, offsets=[h.start, h.end], license=h.license, url=h.url,
+                                           option=label)
+            if ev.id not in seen:
+                seen.add(ev.id)
+                evidence.append(ev)
+    return evidence
+
+
+@tool("mc_answer", cpu_bound=False)
+async def mc_answer(ctx: ToolContext, args: Input) -> Output:
+    """Answer a multiple-choice question: retrieve evidence per option, reason per option, judge, cite."""
+    options = {k.strip(): v.strip() for k, v in args.options.items() if k.strip() and v.strip()}
+    if len(options) < 2:
+        raise ToolError("A multiple-choice question needs at least two non-empty options.")
+    if not args.question.strip():
+        raise ToolError("The question is empty.")
+    ctx.report(f"retrieving evidence for {len(options)} options")
+    evidence = await asyncio.to_thread(retrieve_for_options, ctx, args.question, options, args.k_per_option,
+                                       args.method)
+    ctx.report("reasoning per option and judging")
+    result = await choose_option(ctx.deps.llm, args.question, options, evidence, chains=args.chains)
+    return Output(choice=result.choice, answer=options[result.choice], cited=result.cited,
+                  evidence=[e.id for e in evidence], chains=result.chains, confidence=result.confidence,
+                  tied=result.tied)
