@@ -48,7 +48,7 @@ class Deps:
         """Which evidence stores hold nothing yet ("text", "kg"), so the plan can skip them."""
         empty = set()
         try:
-            if self.text_kb.is_empty():
+            if self.text_kb.is_empty:
                 empty.add("text")
         except Exception:  # noqa: BLE001 - an unreadable store counts as empty; its tool would say why
             empty.add("text")

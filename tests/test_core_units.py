@@ -195,3 +195,14 @@ def test_normalize_answer_fixes_small_model_habits():
     text = "The evidence I found does not settle this. Wang Zhizhi joined in 2001 (S1)."
     assert normalize_answer(text) == "Wang Zhizhi joined in 2001 [S1]."
     assert normalize_answer("The evidence I found does not settle this.") == "The evidence I found does not settle this."
+
+
+def test_empty_sources_sees_a_filled_text_store(tmp_settings):
+    from assistant.deps import Deps
+    from kb.ingest import Document
+
+    deps = Deps(tmp_settings)
+    assert deps.empty_sources() == {"text", "kg"}
+    deps.text_kb.add_documents([Document(doc_id="d", text="Copper conducts electricity well.", title="t")],
+                               collection="c", show_progress=False)
+    assert deps.empty_sources() == {"kg"}

@@ -32,6 +32,15 @@ class Output(BaseModel):
     confidence: float = 0.0
     tied: list[str] = Field(default_factory=list)
 
+    def reply(self) -> str:
+        """The cited reply shown to the user (the loop still checks its citations)."""
+        cites = "".join(f"[{c}]" for c in self.cited)
+        text = f"**{self.choice}) {self.answer}** {cites}".strip()
+        if self.tied:
+            text += (f"\n\nThe evidence supports options {', '.join(self.tied)} about equally well, so this "
+                     "choice is uncertain.")
+        return text
+
 
 def retrieve_for_options(ctx: ToolContext, question: str, options: dict[str, str], k: int, method: Method):
     """Evidence for every (question, option) pair, registered in the ledger, deduplicated, in order."""
