@@ -1,5 +1,260 @@
-"""Placeholder: its owner replaces this module. ``register(group)`` attaches click commands."""
+"""``evidentia eval scitab|pubhealthtab|tabfact``: table claim verification, four variants.
+
+Every benchmark table goes through the same normaliser as uploads (``kb.tables``), every claim
+through ``tools.verify_claim.check_claim``. Per-item results are appended to a JSONL log under
+``<data_dir>/eval`` keyed by (variant, item id), so an interrupted run resumes where it stopped;
+the report (accuracy, macro F1, per-label P/R/F1, confusion matrix, median latency) is written
+to ``docs/eval/<benchmark>.{json,md,png}`` from everything logged for the selected items.
+
+Item selection: SciTab uses a fixed 300-claim subset drawn with ``--seed`` (ids recorded in the
+JSON); PubHealthTab (test, 194) and TabFact (small test, 1,998) use all items in a seeded order,
+so ``--limit N`` is a fixed, label-mixed sample. Items are run variant-inside-item, so a short
+run gives every variant the same claims.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from kb.tables import Table, table_from_grid
+
+LABELS3 = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+LABELS2 = ("SUPPORTS", "REFUTES")
+DEFAULT_SEED = 0
+SCITAB_SUBSET = 300
+
+THESIS_NOTES = """\
+Published (thesis, UCRET with Llama-3.3-70B on one A6000/A100; methods.md §3): PubHealthTab 81.41, SciTab 60.88;
+without column filtering 74.25 / 54.66; without CCoE 77.32 / 56.12; Qwen2.5-14B (full) 58.27 / 40.85.
+Ours runs Qwen2.5-Coder-1.5B-Instruct (bf16, vLLM on 2 CPU cores, greedy): a model about 47x smaller than
+Llama-3.3-70B and 9x smaller than Qwen2.5-14B, so absolute accuracy is not comparable; compare the variants
+with each other (same model, same items). MiniLM-L6 embeddings replace the thesis's encoder in the filter.
+"""
+THESIS = {
+    "pubhealthtab": {"model": "Llama-3.3-70B", "full": 81.41, "no-filter": 74.25, "no-ccoe": 77.32,
+                     "qwen2.5-14b-full": 58.27},
+    "scitab": {"model": "Llama-3.3-70B", "full": 60.88, "no-filter": 54.66, "no-ccoe": 56.12,
+               "qwen2.5-14b-full": 40.85},
+    "tabfact": {"model": "none published in the thesis"},
+}
+
+
+@dataclass
+class ClaimItem:
+    id: str
+    claim: str
+    label: str
+    table: Table
+
+
+# -- loaders ------------------------------------------------------------------------------------
+def load_scitab(eval_dir: Path) -> list[ClaimItem]:
+    data = json.loads((eval_dir / "scitab" / "sci_tab.json").read_text(encoding="utf-8"))
+    tables: dict[str, Table] = {}
+    items = []
+    for rec in data:
+        tid = rec["table_id"]
+        if tid not in tables:
+            tables[tid] = table_from_grid(rec["table_content_values"], header=rec["table_column_names"],
+                                          name=tid, title=rec.get("table_caption") or rec.get("paper") or tid,
+                                          source=f"SciTab {rec.get('paper_id', '')}".strip())
+        items.append(ClaimItem(id=rec["id"], claim=rec["claim"], label=rec["label"].upper(), table=tables[tid]))
+    return items
+
+
+def pubhealthtab_table(rec: dict, name: str) -> Table:
+    """PubHealthTab keeps row headers apart (``header_vertical``): put them back as column 1."""
+    t = rec["table"]
+    header = list(t.get("header_horizontal") or [])
+    rows = [list(r) for r in t.get("rows") or []]
+    vertical = list(t.get("header_vertical") or [])
+    if vertical:
+        rows = [[vertical[i] if i < len(vertical) else ""] + r for i, r in enumerate(rows)]
+        width = max(len(r) for r in rows) if rows else 0
+        if header and len(header) < width:
+            header = [""] * (width - len(header)) + header  # the corner cell above the row headers
+    if not header:  # no horizontal header in the source: name the columns, never promote a data row
+        header = [""] * max((len(r) for r in rows), default=0)
+    title = t.get("caption") or t.get("website_title") or name
+    return table_from_grid(rows, header=header, name=name, title=title, source=t.get("website", ""))
+
+
+def load_pubhealthtab(eval_dir: Path, split: str = "test") -> list[ClaimItem]:
+    path = eval_dir / "pubhealthtab" / f"pubhealthtab_{split}set.jsonl"
+    items = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            items.append(ClaimItem(id=rec["_id"], claim=rec["claim"], label=rec["label"].upper(),
+                                   table=pubhealthtab_table(rec, name=f"pubhealthtab-{rec['_id']}")))
+    return items
+
+
+def load_tabfact(eval_dir: Path) -> list[ClaimItem]:
+    tables: dict[str, Table] = {}
+    items = []
+    for line in (eval_dir / "tabfact" / "tabfact_small_test.jsonl").read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        tid = rec["table_id"]
+        if tid not in tables:
+            tables[tid] = table_from_grid(rec["table_rows"], header=rec["table_header"], name=tid,
+                                          title=rec.get("table_caption") or tid, source="TabFact")
+        label = rec.get("label_text") or ("SUPPORTS" if rec["label"] == 1 else "REFUTES")
+        items.append(ClaimItem(id=rec["id"], claim=rec["statement"], label=label, table=tables[tid]))
+    return items
+
+
+BENCHMARKS = {
+    "scitab": (load_scitab, LABELS3, "SciTab (1,224 claims; fixed 300-claim subset by seed)"),
+    "pubhealthtab": (load_pubhealthtab, LABELS3, "PubHealthTab test set (194 claims)"),
+    "tabfact": (load_tabfact, LABELS2, "TabFact small test (1,998 statements, two labels)"),
+}
+
+
+def select_items(benchmark: str, items: list[ClaimItem], *, seed: int, limit: int | None) -> list[ClaimItem]:
+    """The fixed, seeded selection (see the module docstring); ``limit`` takes its first N."""
+    ordered = sorted(items, key=lambda it: it.id)
+    rng = random.Random(seed)
+    if benchmark == "scitab":
+        ordered = rng.sample(ordered, min(SCITAB_SUBSET, len(ordered)))
+    else:
+        rng.shuffle(ordered)
+    return ordered[:limit] if limit else ordered
+
+
+# -- running ------------------------------------------------------------------------------------
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
+
+
+def summarize(records: list[dict], labels: tuple[str, ...]) -> dict:
+    from assistant.evals.report import classification_metrics
+
+    golds = [r["gold"] for r in records]
+    preds = [r["pred"] for r in records]
+    m = classification_metrics(golds, preds, labels)
+    lat = [r["latency_s"] for r in records if r.get("latency_s") is not None]
+    return {"accuracy": m["accuracy"], "macro_f1": m["macro_f1"], "n": m["n"],
+            "median_latency_s": statistics.median(lat) if lat else None,
+            "errors": sum(1 for r in records if r.get("error")),
+            "invalid_citation_rate": (sum(1 for r in records if r.get("citations_valid") is False) / len(records)
+                                      if records else 0.0),
+            "per_label": m["per_label"], "confusion": m["confusion"]}
+
+
+async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit: int | None = None,
+                        seed: int = DEFAULT_SEED, filter_method: str = "cosine", llm=None, embedder=None,
+                        docs_dir: Path | None = None, echo=print, report_only: bool = False) -> Path:
+    """Run (or resume) ``benchmark`` for ``variants`` and write the report; returns the JSON path."""
+    from assistant.evals.report import ResultsLog, write_eval
+    from assistant.llm import LLMClient, LLMResponseError
+    from tools.verify_claim import check_claim
+
+    if settings.eval_data_dir is None or not Path(settings.eval_data_dir).exists():
+        raise click.ClickException("Benchmark data not found: set EVIDENTIA_EVAL_DATA_DIR (e.g. ../shared/eval-data).")
+    loader, labels, description = BENCHMARKS[benchmark]
+    selection = select_items(benchmark, loader(Path(settings.eval_data_dir)), seed=seed, limit=None)
+    items = selection[:limit] if limit else selection
+    own_llm = llm is None
+    llm = llm or LLMClient(settings)
+    if embedder is None and not report_only and any(v in ("full", "no-ccoe") for v in variants):
+        from assistant.embeddings import Embedder
+
+        embedder = Embedder(settings.embedding_model)
+    suffix = "" if filter_method == "cosine" else f"-{filter_method}"
+    try:
+        if report_only:
+            variants = []
+        else:
+            await llm.list_models()  # fail fast, with the client's clear message, if the server is down
+            await llm._ensure_model()
+        log = ResultsLog(settings.data_dir / "eval" / f"tables-{benchmark}-{_slug(llm.model)}{suffix}.jsonl")
+        todo = sum(1 for it in items for v in variants if log.get(v, it.id) is None)
+        echo(f"{benchmark}: {len(items)} items x {len(variants)} variants; {todo} checks to run "
+             f"(the rest resume from {log.path})")
+        done = 0
+        for item in items:
+            for variant in variants:
+                if log.get(variant, item.id) is not None:
+                    continue
+                t0 = time.perf_counter()
+                try:
+                    check = await check_claim(llm, item.table, item.claim, embedder=embedder, variant=variant,
+                                              labels=labels, filter_method=filter_method, seed=seed)
+                except LLMResponseError as exc:  # a bad answer counts as a wrong one, and is logged
+                    log.add(variant, item.id, gold=item.label, pred="ERROR", error=str(exc)[:300],
+                            latency_s=time.perf_counter() - t0)
+                    echo(f"  {variant:9s} {item.id}: ERROR {str(exc)[:100]}")
+                    continue
+                done += 1
+                log.add(variant, item.id, gold=item.label, pred=check.label, latency_s=check.timings["total_s"],
+                        timings=check.timings, cells=check.cell_refs, invalid_cells=check.invalid_cells,
+                        citations_valid=check.citations_valid, kept_cols=check.cols, n_cols=item.table.n_cols,
+                        n_rows=item.table.n_rows, reason=check.reason, explanations=check.explanations)
+                echo(f"  [{done}/{todo}] {variant:9s} {item.id}: {check.label} (gold {item.label}) "
+                     f"{check.timings['total_s']:.1f}s, {len(check.cols)}/{item.table.n_cols} cols")
+    finally:
+        if own_llm:
+            await llm.aclose()
+
+    ids = [it.id for it in items]
+    selected = set(ids)
+    results = {}
+    for variant in ("full", "no-filter", "no-ccoe", "direct"):
+        records = [r for r in log.records(variant) if r["id"] in selected]
+        if records:
+            results[variant] = summarize(records, labels)
+    # Complete means the whole fixed selection (300 SciTab claims, 194 PubHealthTab...) in all four variants.
+    complete = all(results.get(v, {}).get("n") == len(selection) for v in ("full", "no-filter", "no-ccoe", "direct"))
+    measured = ", ".join(f"{v}: n={r['n']}, median {r['median_latency_s']:.1f} s/claim"
+                         for v, r in results.items() if r.get("median_latency_s") is not None)
+    notes = (f"{description}. Selection seed {seed}; "
+             f"{'complete' if complete else f'PARTIAL run: {len(items)} of the {len(selection)} selected items'} "
+             f"({measured}). Column filter: {filter_method}.\n\n" + THESIS_NOTES)
+    extra = {"labels": list(labels), "complete": complete, "filter_method": filter_method,
+             "item_ids": ids, "selection_size": len(selection), "selection_ids": [it.id for it in selection],
+             "thesis": THESIS[benchmark], "log": str(log.path)}
+    return write_eval(benchmark, model=llm.model, items=len(items), seed=seed, variants=results, notes=notes,
+                      extra=extra, docs_dir=docs_dir,
+                      metric_keys=["accuracy", "macro_f1", "n", "median_latency_s", "invalid_citation_rate"])
 
 
 def register(group) -> None:
-    return None
+    from tools.verify_claim import VARIANTS
+
+    for name, (_, _, description) in BENCHMARKS.items():
+        group.add_command(_command(name, description, VARIANTS))
+
+
+def _command(benchmark: str, description: str, variants: tuple[str, ...]) -> click.Command:
+    @click.command(benchmark, help=f"Claim verification on {description}; writes docs/eval/{benchmark}.*")
+    @click.option("--limit", type=int, default=None, help="Only the first N items of the fixed selection.")
+    @click.option("--variant", "chosen", multiple=True, type=click.Choice(list(variants)),
+                  help="Variant(s) to run (default: all four).")
+    @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Item selection and k-means seed.")
+    @click.option("--filter-method", type=click.Choice(["cosine", "jsd"]), default="cosine", show_default=True,
+                  help="UCRET (cosine) or UCRET-JS (jsd) column filter.")
+    @click.option("--report-only", is_flag=True, help="Write the report from the results logged so far; run nothing.")
+    def command(limit, chosen, seed, filter_method, report_only):
+        from assistant.llm import LLMUnavailable
+        from assistant.settings import Settings
+
+        try:
+            asyncio.run(run_benchmark(benchmark, Settings(), variants=list(chosen or variants), limit=limit,
+                                      seed=seed, filter_method=filter_method, echo=click.echo,
+                                      report_only=report_only))
+        except LLMUnavailable as exc:
+            raise click.ClickException(str(exc)) from exc
+
+    return command

@@ -1,0 +1,70 @@
+"""The table benchmarks' loaders, item selection, and a resumable scripted run."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from assistant.evals.tables_eval import (
+    SCITAB_SUBSET, load_pubhealthtab, load_scitab, load_tabfact, run_benchmark, select_items)
+from assistant.llm import LLMClient
+from tests.conftest import EVAL_DATA
+from tests.fake_openai import Reply
+from tests.test_tables_filter import BagOfWordsEmbedder
+
+pytestmark = pytest.mark.skipif(not (EVAL_DATA / "scitab").exists(), reason="eval data not mirrored")
+
+
+def test_loaders_map_labels_and_tables():
+    sci = load_scitab(EVAL_DATA)
+    assert len(sci) == 1224 and Counter(i.label for i in sci) == {"SUPPORTS": 457, "REFUTES": 411,
+                                                                   "NOT ENOUGH INFO": 356}
+    assert len({id(i.table) for i in sci}) == 213
+    pht = load_pubhealthtab(EVAL_DATA)
+    assert len(pht) == 194 and Counter(i.label for i in pht) == {"SUPPORTS": 103, "REFUTES": 46,
+                                                                  "NOT ENOUGH INFO": 45}
+    measles = next(i.table for i in pht if "Measles Outbreaks" in i.table.title)
+    assert measles.columns[:3] == ["Province", "Year", "Number of cases"]
+    assert measles.cell(1, 1) == "Quebec" and measles.row_label_col == 1
+    tf = load_tabfact(EVAL_DATA)
+    assert len(tf) == 1998 and set(i.label for i in tf) == {"SUPPORTS", "REFUTES"}
+    for item in sci + pht + tf:
+        assert item.table.n_cols >= 1 and all(len(r) == item.table.n_cols for r in item.table.rows)
+
+
+def test_scitab_subset_is_fixed_by_seed():
+    sci = load_scitab(EVAL_DATA)
+    a = select_items("scitab", sci, seed=0, limit=None)
+    b = select_items("scitab", list(reversed(sci)), seed=0, limit=None)
+    assert len(a) == SCITAB_SUBSET and [i.id for i in a] == [i.id for i in b]
+    assert [i.id for i in select_items("scitab", sci, seed=1, limit=None)] != [i.id for i in a]
+    assert [i.id for i in select_items("scitab", sci, seed=0, limit=5)] == [i.id for i in a[:5]]
+
+
+async def test_scripted_run_writes_report_and_resumes(tmp_settings, tmp_path, fake_llm_server):
+    def handler(req):
+        if "response_format" in req:
+            return Reply(content=json.dumps({"label": "SUPPORTS", "cited_cells": ["R1C1"], "reason": "x"}))
+        return Reply(content="R1C1 says so.")
+
+    with fake_llm_server(handler) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        path = await run_benchmark("pubhealthtab", tmp_settings, variants=["full", "direct"], limit=3, llm=llm,
+                                   embedder=BagOfWordsEmbedder(), docs_dir=tmp_path, echo=lambda *_: None)
+        first_requests = len(srv.requests)
+        await run_benchmark("pubhealthtab", tmp_settings, variants=["full", "direct"], limit=3, llm=llm,
+                            embedder=BagOfWordsEmbedder(), docs_dir=tmp_path, echo=lambda *_: None)
+        assert len(srv.requests) == first_requests  # everything resumed from the log
+    again = await run_benchmark("pubhealthtab", tmp_settings, variants=["full"], limit=3, llm=llm,
+                                docs_dir=tmp_path, echo=lambda *_: None, report_only=True)
+    assert json.loads(again.read_text())["variants"]["direct"]["n"] == 3  # report from the log, server gone
+    report = json.loads(path.read_text())
+    assert set(report["variants"]) == {"full", "direct"} and report["items"] == 3 and len(report["item_ids"]) == 3
+    full = report["variants"]["full"]
+    golds = [json.loads(line)["gold"] for line in open(report["log"]) if '"full"' in line]
+    assert full["n"] == 3 and full["accuracy"] == pytest.approx(sum(g == "SUPPORTS" for g in golds) / 3)
+    assert set(full["confusion"]) >= {"SUPPORTS", "REFUTES", "NOT ENOUGH INFO"} and "macro_f1" in full
+    assert report["thesis"]["full"] == 81.41 and not report["complete"]
+    assert (tmp_path / "eval" / "pubhealthtab.png").exists() and (tmp_path / "eval" / "pubhealthtab.md").exists()

@@ -1,0 +1,222 @@
+"""Table ingestion: every format, every kind of bad input, the number parser."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from kb.tables import NOT_COMPUTED, Table, TableError, load_table, parse_number, table_from_grid
+from tools import ToolError
+
+
+def test_table_error_is_a_tool_error():
+    assert issubclass(TableError, ToolError)
+
+
+# -- numbers ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("text, value", [
+    ("0.215***(0.075)", 0.215), ("1,234", 1234.0), ("12%", 12.0), ("\u22123.2", -3.2), ("(1.5)", -1.5),
+    ("[BOLD] 0.93", 0.93), ("+22%", 22.0), ("$1,234.50", 1234.5), ("1.2e-3", 0.0012), ("12.3 ± 0.4", 12.3),
+    ("-7", -7.0), (".5", 0.5), ("2011", 2011.0), (" 42 ", 42.0), ("3.1*", 3.1),
+])
+def test_parse_number_reads_decorated_numbers(text, value):
+    assert parse_number(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text", ["D4", "", "n/a", "0 - 1", "2007-2011", "abc 12", "(1.5", "sept 20", None, "1.2.3"])
+def test_parse_number_rejects_non_numbers(text):
+    assert parse_number(text) is None
+
+
+# -- formats ---------------------------------------------------------------------------------
+def test_csv_basic_with_coordinates(tmp_path, tmp_settings):
+    p = tmp_path / "measles.csv"
+    p.write_text("Province,Year,Cases\nQuebec,2011,678\nOntario,2008,53\n")
+    t = load_table(p, settings=tmp_settings)
+    assert t.name == "measles" and t.title == "measles"
+    assert t.columns == ["Province", "Year", "Cases"]
+    assert t.cell(1, 3) == "678" and t.cell(2, 1) == "Ontario"
+    assert t.row_label_col == 1
+    md = t.to_markdown()
+    assert "| row | C1 Province | C2 Year | C3 Cases |" in md and "| R1 | Quebec | 2011 | 678 |" in md
+    with pytest.raises(IndexError):
+        t.cell(3, 1)
+
+
+def test_tsv_and_semicolon_delimiters_are_detected(tmp_settings):
+    tsv = load_table(b"a\tb\n1\t2\n3\t4\n", name="x.tsv", settings=tmp_settings)
+    assert tsv.columns == ["a", "b"] and tsv.rows == [["1", "2"], ["3", "4"]]
+    semi = load_table(b"name;score\nann;1,5\nbob;2,5\n", name="x.csv", settings=tmp_settings)
+    assert semi.columns == ["name", "score"] and semi.cell(2, 2) == "2,5"
+    assert any("delimiter" in n for n in semi.notes)
+
+
+def test_json_records_and_columns(tmp_settings):
+    records = json.dumps([{"Year": 2010, "Cases": 82}, {"Year": 2011, "Cases": 678, "Strain": "D4"}]).encode()
+    t = load_table(records, name="r.json", settings=tmp_settings)
+    assert t.columns == ["Year", "Cases", "Strain"] and t.rows[1] == ["2011", "678", "D4"] and t.rows[0][2] == ""
+    cols = json.dumps({"Year": [2010, 2011], "Cases": [82, 678]}).encode()
+    t2 = load_table(cols, name="c.json", settings=tmp_settings)
+    assert t2.columns == ["Year", "Cases"] and t2.rows == [["2010", "82"], ["2011", "678"]]
+    split = json.dumps({"title": "Outbreaks", "columns": ["A", "B"], "data": [[1, 2]]}).encode()
+    t3 = load_table(split, name="s.json", settings=tmp_settings)
+    assert t3.title == "Outbreaks" and t3.rows == [["1", "2"]]
+
+
+def test_markdown_table_with_caption(tmp_settings):
+    md = ("Table 1: Measles outbreaks\n\n| Province | Year | Cases |\n|---|:---:|--:|\n"
+          "| Quebec | 2011 | 678 |\n| Ontario | 2008 | 53 |\n\nSome text after.\n")
+    t = load_table(md.encode(), name="m.md", settings=tmp_settings)
+    assert t.title == "Table 1: Measles outbreaks"
+    assert t.columns == ["Province", "Year", "Cases"] and t.n_rows == 2 and t.cell(2, 3) == "53"
+
+
+def _xlsx_bytes(build) -> bytes:
+    import io
+
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    build(wb)
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
+
+
+def test_xlsx_first_sheet_sheet_names_and_choice(tmp_settings):
+    def build(wb):
+        ws = wb.active
+        ws.title = "Cases"
+        ws.append(["Province", "Year", "Cases"])
+        ws.append(["Quebec", 2011, 678])
+        other = wb.create_sheet("Deaths")
+        other.append(["Province", "Deaths"])
+        other.append(["Quebec", 0])
+
+    data = _xlsx_bytes(build)
+    t = load_table(data, name="book.xlsx", settings=tmp_settings)
+    assert t.sheet == "Cases" and t.sheet_names == ["Cases", "Deaths"]
+    assert t.rows == [["Quebec", "2011", "678"]]
+    t2 = load_table(data, name="book.xlsx", settings=tmp_settings, sheet="Deaths")
+    assert t2.columns == ["Province", "Deaths"] and t2.name != t.name
+    with pytest.raises(TableError, match="no sheet 'Nope'.*Cases, Deaths"):
+        load_table(data, name="book.xlsx", settings=tmp_settings, sheet="Nope")
+
+
+def test_xlsx_formula_is_never_executed(tmp_settings):
+    def build(wb):
+        ws = wb.active
+        ws.append(["Item", "Amount"])
+        ws.append(["a", 2])
+        ws.append(["b", 3])
+        ws.append(["total", "=SUM(B2:B3)"])  # openpyxl stores no cached value for it
+
+    t = load_table(_xlsx_bytes(build), name="f.xlsx", settings=tmp_settings)
+    assert t.cell(3, 2) == "=SUM(B2:B3)" + NOT_COMPUTED  # shown as text, not computed to 5
+    assert any("not computed" in n and "never run" in n for n in t.notes)
+
+
+# -- messy content -------------------------------------------------------------------------
+def test_missing_header_is_generated_and_reported(tmp_settings):
+    t = load_table(b"Quebec,2011,678\nOntario,2008,53\n", name="nohead.csv", settings=tmp_settings)
+    assert t.columns == ["Column 1", "Column 2", "Column 3"] and t.n_rows == 2
+    assert any("generated" in n for n in t.notes)
+
+
+def test_year_headers_are_kept_as_header(tmp_settings):
+    t = load_table(b"Country,2007,2008\nCanada,1.5,2.5\n", name="years.csv", settings=tmp_settings)
+    assert t.columns == ["Country", "2007", "2008"]
+
+
+def test_blank_rows_and_columns_are_dropped(tmp_settings):
+    data = b"A,,B\n1,,2\n,,\n3,,4\n\n"
+    t = load_table(data, name="blank.csv", settings=tmp_settings)
+    assert t.columns == ["A", "B"] and t.rows == [["1", "2"], ["3", "4"]]
+    assert any("blank row" in n for n in t.notes) and any("blank column" in n for n in t.notes)
+
+
+def test_duplicate_headers_are_renamed(tmp_settings):
+    t = load_table(b"Name,Score,Score\nann,1,2\n", name="dup.csv", settings=tmp_settings)
+    assert t.columns == ["Name", "Score", "Score (2)"]
+    assert any("duplicate" in n for n in t.notes)
+
+
+def test_multi_row_header_is_merged(tmp_settings):
+    data = b"Model,LR,,,SVM,,\n,P,R,F1,P,R,F1\nBoW,0.93,0.91,0.92,0.94,0.92,0.93\nBoC,0.94,0.92,0.93,0.94,0.92,0.93\n"
+    t = load_table(data, name="multi.csv", settings=tmp_settings)
+    assert t.columns == ["Model", "LR P", "LR R", "LR F1", "SVM P", "SVM R", "SVM F1"]
+    assert t.n_rows == 2 and t.cell(1, 4) == "0.92"
+    assert any("two-row header" in n for n in t.notes)
+
+
+def test_ragged_rows_are_padded(tmp_settings):
+    t = load_table(b"A,B,C\n1,2\n3,4,5,6\n", name="ragged.csv", settings=tmp_settings)
+    assert t.n_cols == 4 and t.rows[0] == ["1", "2", "", ""] and t.columns[3] == "Column 4"
+    assert any("padded" in n for n in t.notes)
+
+
+def test_non_utf8_csv_is_decoded(tmp_settings):
+    data = "Ville,Température\nMontréal,−3\nQuébec,-5\n".replace("−", "-").encode("cp1252")
+    t = load_table(data, name="latin.csv", settings=tmp_settings)
+    assert t.columns == ["Ville", "Température"] and t.cell(1, 1) == "Montréal"
+    assert any("decoded" in n for n in t.notes)
+
+
+def test_table_from_grid_pubhealthtab_style_row_headers():
+    t = table_from_grid([["Quebec", "2007", "94"], ["Ontario", "2008", "53"]],
+                        header=["Province", "Year", "Number of cases"], name="m", title="Measles outbreaks")
+    assert isinstance(t, Table) and t.title == "Measles outbreaks" and t.row_label(2) == "Ontario"
+
+
+# -- bad input -------------------------------------------------------------------------------
+def test_malformed_csv_gives_a_clear_message(tmp_settings):
+    with pytest.raises(TableError, match="malformed"):
+        load_table(b'a,b\n1,"unclosed\n2,3\n', name="bad.csv", settings=tmp_settings)
+
+
+def test_empty_file(tmp_settings):
+    with pytest.raises(TableError, match="empty"):
+        load_table(b"  \n\n", name="empty.csv", settings=tmp_settings)
+    with pytest.raises(TableError, match="empty|no rows"):
+        load_table(b",,\n,,\n", name="commas.csv", settings=tmp_settings)
+
+
+def test_binary_garbage_is_refused(tmp_settings):
+    with pytest.raises(TableError):
+        load_table(b"\x00\x01\x02" * 100, name="x.csv", settings=tmp_settings)
+    with pytest.raises(TableError, match="xlsx"):
+        load_table(b"PK\x03\x04 not really a zip", name="x.xlsx", settings=tmp_settings)
+
+
+def test_invalid_json(tmp_settings):
+    with pytest.raises(TableError, match="not valid JSON"):
+        load_table(b"[{'a': 1}]", name="x.json", settings=tmp_settings)
+
+
+def test_200_mb_file_is_refused_quickly_before_reading(tmp_path, tmp_settings):
+    big = tmp_path / "huge.csv"
+    with big.open("wb") as fh:  # a sparse 200 MB file: costs no disk, and reading it would be slow
+        fh.seek(200 * 1024 * 1024 - 1)
+        fh.write(b"\n")
+    start = time.perf_counter()
+    with pytest.raises(TableError, match=r"200\.0 MB.*limit is 50\.0 MB.*EVIDENTIA_TABLE_MAX_BYTES"):
+        load_table(big, settings=tmp_settings)
+    assert time.perf_counter() - start < 5  # generous: it must not read 200 MB
+
+
+def test_size_row_and_column_limits(tmp_settings):
+    small = tmp_settings.model_copy(update={"table_max_bytes": 10, "table_max_rows": 3, "table_max_cols": 2})
+    with pytest.raises(TableError, match="size limit"):
+        load_table(b"a,b\n1,2\n3,4\n", name="x.csv", settings=small)
+    roomy = small.model_copy(update={"table_max_bytes": 10_000})
+    with pytest.raises(TableError, match="limit is 3 .*ROWS"):
+        load_table(b"a,b\n" + b"1,2\n" * 5, name="x.csv", settings=roomy)
+    with pytest.raises(TableError, match="3 columns; the limit is 2"):
+        load_table(b"a,b,c\n1,2,3\n", name="x.csv", settings=roomy)
+
+
+def test_unique_names(tmp_settings):
+    t = load_table(b"a,b\n1,2\n", name="sales.csv", settings=tmp_settings, existing_names=["sales"])
+    assert t.name == "sales (2)"

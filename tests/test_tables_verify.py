@@ -1,0 +1,182 @@
+"""Claim verification and table QA against a scripted model (and one real-model check)."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from assistant.deps import Deps
+from assistant.evidence import EvidenceLedger
+from assistant.llm import LLMClient
+from assistant.session import Session
+from tests.fake_openai import Reply
+from tests.test_tables_filter import MEASLES, BagOfWordsEmbedder
+from tools import ToolContext, ToolError
+from tools.table_qa import Input as QAInput
+from tools.table_qa import answer_question, table_qa
+from tools.verify_claim import LABELS, Input, check_claim, judgement_schema, verify_claim
+
+CLAIM = "Quebec had 678 cases of measles in 2011."
+
+
+def _is_judge(req: dict) -> bool:
+    return "response_format" in req
+
+
+def _prompt(req: dict) -> str:
+    return req["messages"][-1]["content"]
+
+
+def scripted(judge: dict, explanations: int = 3):
+    """A handler: explanation requests must arrive together (a barrier), the judge gets ``judge``."""
+    barrier = threading.Barrier(explanations, timeout=10) if explanations else None
+
+    def handler(req):
+        if _is_judge(req):
+            return Reply(content=json.dumps(judge))
+        barrier.wait()  # breaks (-> HTTP 500) unless all explanation requests are in flight at once
+        return Reply(content="Assuming this label, R5C3 shows 678 and R5C2 shows 2011.")
+
+    return handler
+
+
+def _ctx(settings, srv, table=MEASLES):
+    deps = Deps(settings, llm=LLMClient(settings, base_url=srv.base_url, model="fake-model"))
+    deps.__dict__["embedder"] = BagOfWordsEmbedder()
+    session = Session("c1")
+    session.add_table(table)
+    return ToolContext(deps=deps, evidence=EvidenceLedger(), session=session)
+
+
+async def test_verdict_parsed_cells_checked_explanations_concurrent(tmp_settings, fake_llm_server):
+    judge = {"label": "SUPPORTS", "cited_cells": ["R5C3", "R5C2", "R9C9", "nonsense"], "reason": "Row 5 says 678."}
+    with fake_llm_server(scripted(judge)) as srv:
+        ctx = _ctx(tmp_settings, srv)
+        out = await verify_claim(ctx, Input(claim=CLAIM))
+    assert out.verdict == "SUPPORTS" and out.reason.startswith("Row 5 says 678")
+    assert out.cells == ["T1:R5C3", "T1:R5C2"]
+    assert out.invalid_citations == ["R9C9", "nonsense"] and out.citations_valid
+    cell = ctx.evidence.get("T1:R5C3")
+    assert cell.text == "678" and cell.meta["header"] == "Number of cases" and cell.meta["row_label"] == "Quebec"
+    table_ev = ctx.evidence.get("T1")
+    assert table_ev.kind == "table" and "R5C3" in table_ev.meta["highlighted"]
+    meta = table_ev.meta
+    assert meta["columns"] == [MEASLES.columns[c - 1] for c in meta["col_numbers"]]
+    assert len(meta["rows"]) == len(meta["row_numbers"]) and 5 in meta["row_numbers"]
+    r5 = meta["rows"][meta["row_numbers"].index(5)]
+    assert r5[meta["col_numbers"].index(3)] == "678"
+    assert set(out.explanations) == set(LABELS)
+    explain_reqs = [r for r in srv.requests if r.get("messages") and not _is_judge(r)]
+    judge_reqs = [r for r in srv.requests if _is_judge(r)]
+    assert len(explain_reqs) == 3 and len(judge_reqs) == 1
+    assert {lab for lab in LABELS if any(f"({lab})" in _prompt(r) for r in explain_reqs)} == set(LABELS)
+    schema = judge_reqs[0]["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["label"]["enum"] == list(LABELS)
+    # the judge saw the three explanations
+    assert _prompt(judge_reqs[0]).count("Assuming") >= 3
+
+
+async def test_cells_outside_the_collapsed_table_are_rejected(tmp_settings, fake_llm_server):
+    llm_judge = {"label": "REFUTES", "cited_cells": [], "reason": "x"}
+    with fake_llm_server(scripted(llm_judge)) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        first = await check_claim(llm, MEASLES, CLAIM, embedder=BagOfWordsEmbedder())
+        dropped = [c for c in range(1, MEASLES.n_cols + 1) if c not in first.cols]
+        assert dropped, "the filter should drop something in this table"
+        llm_judge["cited_cells"] = [f"R1C{dropped[0]}", "R0C1", "R6C1"]
+        second = await check_claim(llm, MEASLES, CLAIM, embedder=BagOfWordsEmbedder())
+    assert second.label == "REFUTES" and second.cells == []
+    assert second.invalid_cells == [f"R1C{dropped[0]}", "R0C1", "R6C1"]
+    assert second.citations_valid is False
+
+
+@pytest.mark.parametrize("variant, n_requests, sees_all_columns", [
+    ("no-ccoe", 1, False), ("direct", 1, True), ("no-filter", 4, True), ("full", 4, False)])
+async def test_variants(tmp_settings, fake_llm_server, variant, n_requests, sees_all_columns):
+    judge = {"label": "NOT ENOUGH INFO", "cited_cells": ["R1C1"], "reason": "x"}
+    with fake_llm_server(scripted(judge)) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        check = await check_claim(llm, MEASLES, CLAIM, embedder=BagOfWordsEmbedder(), variant=variant)
+    chat = [r for r in srv.requests if r.get("messages")]
+    assert len(chat) == n_requests and check.label == "NOT ENOUGH INFO" and check.cells == [(1, 1)]
+    judge_prompt = _prompt([r for r in chat if _is_judge(r)][0])
+    assert ("C5 Strain" in judge_prompt) == sees_all_columns
+    assert ("Assuming" in judge_prompt) == (variant in ("full", "no-filter"))
+
+
+async def test_two_label_benchmarks_restrict_the_schema(tmp_settings, fake_llm_server):
+    judge = {"label": "REFUTES", "cited_cells": ["R5C3"], "reason": "x"}
+    with fake_llm_server(scripted(judge, explanations=2)) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        check = await check_claim(llm, MEASLES, CLAIM, embedder=BagOfWordsEmbedder(),
+                                  labels=("SUPPORTS", "REFUTES"))
+    assert check.label == "REFUTES" and set(check.explanations) == {"SUPPORTS", "REFUTES"}
+    schema = [r for r in srv.requests if _is_judge(r)][0]["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["label"]["enum"] == ["SUPPORTS", "REFUTES"]
+    with pytest.raises(Exception):
+        judgement_schema(("SUPPORTS", "REFUTES")).model_validate({"label": "NOT ENOUGH INFO", "cited_cells": [],
+                                                                  "reason": ""})
+
+
+async def test_verify_without_table_is_a_clear_error(tmp_settings, fake_llm_server):
+    with fake_llm_server([]) as srv:
+        ctx = _ctx(tmp_settings, srv)
+        ctx.session = Session("empty")
+        with pytest.raises(ToolError, match="No table has been uploaded"):
+            await verify_claim(ctx, Input(claim=CLAIM))
+
+
+# -- table QA ------------------------------------------------------------------------------------
+async def test_multiple_choice_reports_ties_with_low_confidence(tmp_settings, fake_llm_server):
+    def handler(req):
+        if _is_judge(req):
+            return Reply(content=json.dumps({"answer": 1, "equally_supported": [3, 9], "cited_cells": ["R4C2", "R5C2"],
+                                             "reason": "Both rows say 2011."}))
+        return Reply(content="R4C2 and R5C2 show 2011.")
+
+    with fake_llm_server(handler) as srv:
+        ctx = _ctx(tmp_settings, srv)
+        out = await table_qa(ctx, QAInput(question="Which year had two outbreaks in Quebec?",
+                                          options=["2011", "2008", "2011 (twice)"]))
+    assert out.answer == "2011" and out.tied == ["2011", "2011 (twice)"] and out.confidence == "low"
+    assert "equally supported" in out.reason
+    assert len([r for r in srv.requests if r.get("messages") and not _is_judge(r)]) == 3  # one per option
+
+
+async def test_free_form_answer_with_cells(tmp_settings, fake_llm_server):
+    reply = {"answer": "678", "cited_cells": ["R5C2", "R77C1"], "reason": "Row 5."}
+    with fake_llm_server([Reply(content=json.dumps(reply))]) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        res = await answer_question(llm, MEASLES, "How many cases did Quebec have in 2011?",
+                                    embedder=BagOfWordsEmbedder())
+    assert res.answer == "678" and res.cells == [(5, 2)] and res.invalid_cells == ["R77C1"] and res.tied == []
+
+
+# -- the real model ------------------------------------------------------------------------------
+@pytest.mark.real_model
+async def test_real_model_claim_check(real_settings):
+    llm = LLMClient(real_settings)
+    try:
+        check = await check_claim(llm, MEASLES, CLAIM, embedder=BagOfWordsEmbedder())
+    finally:
+        await llm.aclose()
+    assert check.label in LABELS
+    assert set(check.explanations) == set(LABELS) and all(check.explanations.values())
+    assert all(1 <= r <= MEASLES.n_rows and c in check.cols for r, c in check.cells)
+
+
+async def test_long_table_prompt_is_bounded(tmp_settings, fake_llm_server):
+    from tests.test_tables_filter import _long_table
+    from tools._table_llm import TABLE_PROMPT_CHARS
+
+    judge = {"label": "SUPPORTS", "cited_cells": ["R7778C3"], "reason": "x"}
+    with fake_llm_server(scripted(judge)) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        check = await check_claim(llm, _long_table(), "Zedville had a population of 678 in 2011.",
+                                  embedder=BagOfWordsEmbedder())
+    assert 7778 in check.rows and len(check.rows) <= 50
+    assert len(check.collapsed) <= TABLE_PROMPT_CHARS + 200
+    assert check.cells == [(7778, 3)] or 3 not in check.cols
+    assert all(len(_prompt(r)) < TABLE_PROMPT_CHARS + 2000 for r in srv.requests if r.get("messages"))

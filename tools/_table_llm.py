@@ -1,0 +1,98 @@
+"""Pieces shared by ``verify_claim`` and ``table_qa``: the collapsed view, cell citations, evidence."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from kb.tables import Table
+
+# Prompt budget for the table: the served model has a 4,096-token window that must also hold
+# the instructions, three explanations (<= 360 tokens) and the answer (<= 120). Qwen's tokenizer
+# splits digits one by one, so numeric tables run at ~1.8 characters per token: 4,500 characters
+# stay under ~2,500 tokens.
+TABLE_PROMPT_CHARS = 4500
+MAX_CITED_CELLS = 6
+# The judge's reason is capped in the schema (the server's grammar enforces maxLength): at ~4
+# tokens/s every character is time, and the reason only has to be one sentence.
+REASON_MAX_CHARS = 200
+REASON_SCHEMA_EXTRA = {"maxLength": REASON_MAX_CHARS}
+CELL_PATTERN = r"^R[0-9]+C[0-9]+$"
+_CELL_RE = re.compile(r"(?:T\d+\s*:\s*)?\bR\s*(\d+)\s*[,;/ ]?\s*C\s*(\d+)\b", re.I)
+
+
+@dataclass
+class CollapsedView:
+    """Which rows and columns of ``table`` the model sees, in full-table coordinates."""
+
+    table: Table
+    cols: list[int]
+    rows: list[int]
+    markdown: str = ""
+    shown_rows: list[int] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, table: Table, cols: list[int], rows: list[int], max_chars: int = TABLE_PROMPT_CHARS):
+        markdown = table.to_markdown(cols=cols, rows=rows, max_rows=None, max_chars=max_chars)
+        shown = [int(m) for m in re.findall(r"^\| R(\d+) \|", markdown, re.M)]
+        return cls(table=table, cols=list(cols), rows=list(rows), markdown=markdown, shown_rows=shown)
+
+    def contains(self, r: int, c: int) -> bool:
+        return r in self.shown_rows and c in self.cols
+
+
+def cited_cells_schema_extra() -> dict[str, Any]:
+    """JSON-schema extras for a ``cited_cells`` list: the server's grammar writes only R<r>C<c>."""
+    return {"maxItems": MAX_CITED_CELLS, "items": {"type": "string", "pattern": CELL_PATTERN}}
+
+
+def parse_cell(text: str) -> tuple[int, int] | None:
+    m = _CELL_RE.search(text or "")
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def validate_cells(cited: list[str], view: CollapsedView) -> tuple[list[tuple[int, int]], list[str]]:
+    """Split cited cells into those inside the collapsed view (deduplicated) and the rest."""
+    valid: list[tuple[int, int]] = []
+    invalid: list[str] = []
+    for text in cited:
+        cell = parse_cell(text)
+        if cell is None or not view.contains(*cell):
+            invalid.append(text)
+        elif cell not in valid:
+            valid.append(cell)
+    return valid, invalid
+
+
+def cells_in_text(text: str, view: CollapsedView) -> list[tuple[int, int]]:
+    """Cells an explanation mentions that exist in the view (for the steps shown to the user)."""
+    out: list[tuple[int, int]] = []
+    for m in _CELL_RE.finditer(text or ""):
+        cell = (int(m.group(1)), int(m.group(2)))
+        if view.contains(*cell) and cell not in out:
+            out.append(cell)
+    return out
+
+
+def register_evidence(evidence, view: CollapsedView, cells: list[tuple[int, int]], **meta: Any) -> tuple[str, list[str]]:
+    """Add the collapsed table (with highlights, for the UI's dataframe) and its decisive cells.
+
+    Returns the table id (``T<n>``) and the cell ids (``T<n>:R<r>C<c>``).
+    """
+    table = view.table
+    label_col = table.row_label_col
+    # meta keys follow the UI's dataframe contract: names, cell values, and their full-table numbers.
+    ev = evidence.add_table(
+        table.name, view.markdown, source=table.title,
+        columns=[table.columns[c - 1] for c in view.cols], col_numbers=list(view.cols),
+        rows=[[table.rows[r - 1][c - 1] for c in view.cols] for r in view.shown_rows],
+        row_numbers=list(view.shown_rows), highlighted=[f"R{r}C{c}" for r, c in cells],
+        notes=list(table.notes), **meta)
+    ids = []
+    for r, c in cells:
+        cell = evidence.add_cell(table.name, r, c, table.cell(r, c), source=table.title,
+                                 header=table.columns[c - 1],
+                                 row_label=table.cell(r, label_col) if label_col else "")
+        ids.append(cell.id)
+    return ev.id, ids

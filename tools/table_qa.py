@@ -1,0 +1,150 @@
+"""Question answering over an uploaded table, multiple-choice (UCRET-JS style) or free-form.
+
+Multiple choice: the table is filtered for the question and its options, one explanation is
+written per option assuming it is right (concurrently), and a judge picks the option whose
+explanation rests on the smallest, clearest set of cells. When the judge finds other options
+equally supported, the answer says so — ``tied`` lists them and the confidence drops — rather
+than picking one at random (the thesis's own error analysis).
+
+Free form: one schema-constrained call returns the answer and the cells it comes from.
+Either way the cited cells are checked against the collapsed table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from assistant.prompts import render
+from kb.tables import Table
+from tools._registry import ToolContext, ToolError, tool
+from tools._table_llm import (
+    REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, register_evidence, validate_cells)
+from tools.table_filter import filter_table, resolve_table
+
+OPTION_MAX_TOKENS = 100
+ANSWER_MAX_TOKENS = 200  # upper bound; the schema caps the reason
+MAX_OPTIONS = 8
+
+
+class ChoiceJudgement(BaseModel):
+    answer: int = Field(description="The chosen option's number (1-based).")
+    equally_supported: list[int] = Field(description="Other options the cells support just as well.")
+    cited_cells: list[str] = Field(description="Decisive cells as R<row>C<col>.",
+                                   json_schema_extra=cited_cells_schema_extra())
+    reason: str = Field(json_schema_extra=REASON_SCHEMA_EXTRA)
+
+
+class FreeAnswer(BaseModel):
+    answer: str
+    cited_cells: list[str] = Field(description="Cells the answer comes from, as R<row>C<col>.",
+                                   json_schema_extra=cited_cells_schema_extra())
+    reason: str = Field(json_schema_extra=REASON_SCHEMA_EXTRA)
+
+
+class QAResult(BaseModel):
+    question: str
+    table: str
+    answer: str
+    option: int | None = Field(None, description="1-based chosen option (multiple choice).")
+    tied: list[int] = Field(default_factory=list, description="All options judged equally supported (incl. answer).")
+    confidence: Literal["high", "low"] = "high"
+    cells: list[tuple[int, int]]
+    invalid_cells: list[str] = Field(default_factory=list)
+    citations_valid: bool = True
+    reason: str
+    explanations: dict[str, str] = Field(default_factory=dict)
+    cols: list[int]
+    rows: list[int]
+    filter_summary: str = ""
+    timings: dict[str, float] = Field(default_factory=dict)
+
+
+async def answer_question(llm, table: Table, question: str, options: list[str] | None = None, *,
+                          embedder=None, use_filter: bool = True, seed: int = 0) -> QAResult:
+    """Answer ``question`` from ``table`` (choosing among ``options`` when given)."""
+    t0 = time.perf_counter()
+    options = [o.strip() for o in (options or []) if o and o.strip()]
+    if len(options) > MAX_OPTIONS:
+        raise ToolError(f"At most {MAX_OPTIONS} options, please (got {len(options)}).")
+    summary = ""
+    if use_filter and embedder is not None:
+        query = question + (" " + " ; ".join(options) if options else "")
+        result = await asyncio.to_thread(filter_table, table, query, embedder, method="jsd" if options else "cosine",
+                                         seed=seed)
+        cols, rows, summary = result.kept_cols, result.rows, result.summary()
+    else:
+        cols, rows = list(range(1, table.n_cols + 1)), list(range(1, table.n_rows + 1))
+    view = CollapsedView.build(table, cols, rows)
+    timings = {"filter_s": time.perf_counter() - t0}
+
+    if not options:
+        prompt = render("table_qa_free", question=question, table=view.markdown)
+        out = await llm.structured([{"role": "user", "content": prompt}], FreeAnswer, max_tokens=ANSWER_MAX_TOKENS)
+        valid, invalid = validate_cells(list(out.cited_cells), view)
+        timings["total_s"] = time.perf_counter() - t0
+        return QAResult(question=question, table=table.name, answer=out.answer.strip(), cells=valid,
+                        invalid_cells=invalid, citations_valid=bool(valid) or not invalid, reason=out.reason.strip(),
+                        cols=view.cols, rows=view.shown_rows, filter_summary=summary, timings=timings)
+
+    t1 = time.perf_counter()
+    texts = await asyncio.gather(*[
+        llm.complete([{"role": "user", "content": render("table_qa_option", question=question, table=view.markdown,
+                                                         option=opt)}], max_tokens=OPTION_MAX_TOKENS)
+        for opt in options])
+    explanations = {opt: " ".join(t.split()) for opt, t in zip(options, texts)}
+    timings["explain_s"] = time.perf_counter() - t1
+    prompt = render("table_qa_judge", question=question, table=view.markdown,
+                    options=[{"number": i + 1, "text": o, "explanation": explanations[o]} for i, o in enumerate(options)])
+    out = await llm.structured([{"role": "user", "content": prompt}], ChoiceJudgement, max_tokens=ANSWER_MAX_TOKENS)
+    if not 1 <= out.answer <= len(options):
+        raise ToolError(f"The model chose option {out.answer}, but there are only {len(options)} options.")
+    tied = sorted({out.answer} | {i for i in out.equally_supported if 1 <= i <= len(options)})
+    valid, invalid = validate_cells(list(out.cited_cells), view)
+    timings["total_s"] = time.perf_counter() - t0
+    return QAResult(question=question, table=table.name, answer=options[out.answer - 1], option=out.answer,
+                    tied=tied if len(tied) > 1 else [], confidence="low" if len(tied) > 1 else "high",
+                    cells=valid, invalid_cells=invalid, citations_valid=bool(valid) or not invalid,
+                    reason=out.reason.strip(), explanations=explanations, cols=view.cols, rows=view.shown_rows,
+                    filter_summary=summary, timings=timings)
+
+
+class Input(BaseModel):
+    question: str = Field(description="The question about the table.")
+    options: list[str] | None = Field(None, description="Answer options for a multiple-choice question.")
+    table: str | None = Field(None, description="Name of an uploaded table; default: the latest one.")
+
+
+class Output(BaseModel):
+    answer: str
+    table: str
+    table_id: str
+    cells: list[str] = Field(description="Evidence ids of the cells the answer rests on (cite these).")
+    tied: list[str] = Field(default_factory=list, description="Options the cells support equally well, if several.")
+    confidence: str = "high"
+    reason: str
+    explanations: dict[str, str] = Field(default_factory=dict)
+    invalid_citations: list[str] = Field(default_factory=list)
+
+
+@tool("table_qa")
+async def table_qa(ctx: ToolContext, args: Input) -> Output:
+    """Answer a question (free-form or multiple-choice) from an uploaded table, citing the cells used."""
+    if not args.question.strip():
+        raise ToolError("Give a question to answer from the table.")
+    table = resolve_table(ctx, args.table)
+    options = [o.strip() for o in args.options or [] if o and o.strip()]
+    result = await answer_question(ctx.deps.llm, table, args.question, options, embedder=ctx.deps.embedder)
+    table_id, cell_ids = register_evidence(ctx.evidence, CollapsedView.build(table, result.cols, result.rows),
+                                           result.cells, answer=result.answer, question=result.question)
+    reason = result.reason
+    if result.tied:
+        reason += " Several options are equally supported by the cells: " + \
+            ", ".join(options[i - 1] for i in result.tied) + "."
+    return Output(answer=result.answer, table=table.name, table_id=table_id, cells=cell_ids,
+                  tied=[options[i - 1] for i in result.tied] if result.tied else [],
+                  confidence=result.confidence, reason=reason, explanations=result.explanations,
+                  invalid_citations=result.invalid_cells)

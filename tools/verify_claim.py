@@ -1,0 +1,160 @@
+"""Claim verification against a table: UCRET's column filtering, CCoE explanations and a CCoV judge.
+
+1. Filter the table down to the relevant columns (and rows, for long tables).
+2. CCoE: three explanations, each written *assuming* one verdict, requested concurrently.
+3. CCoV: a judge sees the collapsed table and the explanations and returns, constrained by a
+   JSON schema, one label, the decisive cells (``R<r>C<c>``) and a short reason.
+4. Cited cells are checked against the collapsed table; invalid ones are dropped and reported.
+
+Variants for the ablations: ``no-filter`` (whole table), ``no-ccoe`` (the judge sees only the
+collapsed table) and ``direct`` (one prompt over the whole table).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import BaseModel, Field, create_model
+
+from assistant.prompts import render
+from kb.tables import Table
+from tools._registry import ToolContext, ToolError, tool
+from tools._table_llm import (
+    REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, register_evidence, validate_cells)
+from tools.table_filter import FilterResult, filter_table, resolve_table, whole_table
+
+LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+READINGS = {
+    "SUPPORTS": "the table supports the claim",
+    "REFUTES": "the table refutes the claim",
+    "NOT ENOUGH INFO": "the table does not give enough information to decide the claim",
+}
+Variant = Literal["full", "no-filter", "no-ccoe", "direct"]
+VARIANTS: tuple[str, ...] = ("full", "no-filter", "no-ccoe", "direct")
+EXPLANATION_MAX_TOKENS = 120  # ~30 s each at 4 tokens/s; the three run concurrently
+JUDGE_MAX_TOKENS = 200  # an upper bound: the schema caps the reason, so the JSON ends well before
+
+
+@lru_cache(maxsize=8)
+def judgement_schema(labels: tuple[str, ...] = LABELS) -> type[BaseModel]:
+    """The judge's output schema, its label restricted to ``labels`` (TabFact has two)."""
+    return create_model(
+        "TableJudgement",
+        label=(Literal[labels], Field(description="The verdict.")),  # type: ignore[valid-type]
+        cited_cells=(list[str], Field(description="Decisive cells as R<row>C<col>.",
+                                      json_schema_extra=cited_cells_schema_extra())),
+        reason=(str, Field(description="One short sentence.", json_schema_extra=REASON_SCHEMA_EXTRA)),
+    )
+
+
+class ClaimCheck(BaseModel):
+    """Everything one claim check produced, for the tool, the UI and the evaluation log."""
+
+    claim: str
+    table: str
+    variant: str
+    label: str
+    cells: list[tuple[int, int]] = Field(description="Valid decisive cells (row, col), full-table coordinates.")
+    invalid_cells: list[str] = Field(default_factory=list, description="Citations outside the collapsed table.")
+    citations_valid: bool = Field(description="False when the judge cited cells but none of them exist.")
+    reason: str
+    explanations: dict[str, str] = Field(default_factory=dict)
+    filter: FilterResult | None = None
+    cols: list[int]
+    rows: list[int]
+    collapsed: str
+    timings: dict[str, float] = Field(default_factory=dict)
+
+    @property
+    def cell_refs(self) -> list[str]:
+        return [f"R{r}C{c}" for r, c in self.cells]
+
+
+async def explain(llm, claim: str, view: CollapsedView, labels: tuple[str, ...] = LABELS) -> dict[str, str]:
+    """CCoE: one assumption-conditioned explanation per label, all requested at once."""
+    prompts = [render("table_explain", claim=claim, table=view.markdown, label=lab, reading=READINGS[lab])
+               for lab in labels]
+    texts = await asyncio.gather(*[
+        llm.complete([{"role": "user", "content": p}], max_tokens=EXPLANATION_MAX_TOKENS) for p in prompts])
+    return {lab: " ".join(t.split()) for lab, t in zip(labels, texts)}
+
+
+async def check_claim(llm, table: Table, claim: str, *, embedder=None, variant: str = "full",
+                      labels: tuple[str, ...] = LABELS, filter_method: Literal["cosine", "jsd"] = "cosine",
+                      seed: int = 0, filter_result: FilterResult | None = None) -> ClaimCheck:
+    """Verify ``claim`` against ``table``; usable without a ToolContext (the evaluation calls this)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")
+    t0 = time.perf_counter()
+    timings: dict[str, float] = {}
+    if variant in ("full", "no-ccoe"):
+        if filter_result is None:
+            if embedder is None:
+                raise ValueError("column filtering needs an embedder")
+            filter_result = await asyncio.to_thread(filter_table, table, claim, embedder, method=filter_method,
+                                                    seed=seed)
+    else:
+        filter_result = whole_table(table, claim)
+    timings["filter_s"] = time.perf_counter() - t0
+    view = CollapsedView.build(table, filter_result.kept_cols, filter_result.rows)
+
+    explanations: dict[str, str] = {}
+    if variant in ("full", "no-filter"):
+        t1 = time.perf_counter()
+        explanations = await explain(llm, claim, view, labels)
+        timings["explain_s"] = time.perf_counter() - t1
+    t2 = time.perf_counter()
+    prompt = render("table_judge", claim=claim, table=view.markdown, labels=list(labels),
+                    explanations=[{"label": k, "text": v} for k, v in explanations.items()])
+    verdict = await llm.structured([{"role": "user", "content": prompt}], judgement_schema(tuple(labels)),
+                                   max_tokens=JUDGE_MAX_TOKENS)
+    timings["judge_s"] = time.perf_counter() - t2
+    valid, invalid = validate_cells(list(verdict.cited_cells), view)
+    timings["total_s"] = time.perf_counter() - t0
+    return ClaimCheck(
+        claim=claim, table=table.name, variant=variant, label=verdict.label, cells=valid, invalid_cells=invalid,
+        citations_valid=bool(valid) or not invalid, reason=" ".join(verdict.reason.split()),
+        explanations=explanations, filter=filter_result if variant in ("full", "no-ccoe") else None,
+        cols=view.cols, rows=view.shown_rows, collapsed=view.markdown, timings=timings)
+
+
+# -- the tool -----------------------------------------------------------------------------------
+class Input(BaseModel):
+    claim: str = Field(description="The claim to check against the table, as a statement.")
+    table: str | None = Field(None, description="Name of an uploaded table; default: the latest one.")
+    variant: Variant = Field("full", description="full (default), no-filter, no-ccoe or direct.")
+
+
+class Output(BaseModel):
+    verdict: str = Field(description="SUPPORTS, REFUTES or NOT ENOUGH INFO.")
+    table: str
+    table_id: str = Field(description="Evidence id of the collapsed table.")
+    cells: list[str] = Field(description="Evidence ids of the decisive cells (cite these).")
+    reason: str
+    explanations: dict[str, str] = Field(description="The three assumption-conditioned explanations.")
+    invalid_citations: list[str] = Field(default_factory=list)
+    citations_valid: bool = True
+    columns_kept: list[str] = Field(default_factory=list)
+    filter: str = Field("", description="Why columns (and rows) were kept or dropped.")
+
+
+@tool("verify_claim")
+async def verify_claim(ctx: ToolContext, args: Input) -> Output:
+    """Check whether an uploaded table supports, refutes or cannot decide a claim, citing the decisive cells."""
+    if not args.claim.strip():
+        raise ToolError("Give the claim to check, as a statement.")
+    table = resolve_table(ctx, args.table)
+    ctx.report(f"Selecting the columns of {table.name} relevant to the claim…")
+    check = await check_claim(ctx.deps.llm, table, args.claim, embedder=ctx.deps.embedder, variant=args.variant)
+    table_id, cell_ids = register_evidence(
+        ctx.evidence, CollapsedView.build(table, check.cols, check.rows), check.cells,
+        verdict=check.label, reason=check.reason, explanations=check.explanations, claim=check.claim)
+    note = "" if check.citations_valid else " (none of the cells the judge cited exist in the table)"
+    return Output(
+        verdict=check.label, table=table.name, table_id=table_id, cells=cell_ids, reason=check.reason + note,
+        explanations=check.explanations, invalid_citations=check.invalid_cells,
+        citations_valid=check.citations_valid, columns_kept=[table.columns[c - 1] for c in check.cols],
+        filter=check.filter.summary() if check.filter else "no column filtering")
