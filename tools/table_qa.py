@@ -129,6 +129,17 @@ class Output(BaseModel):
     explanations: dict[str, str] = Field(default_factory=dict)
     invalid_citations: list[str] = Field(default_factory=list)
 
+    def reply(self) -> str | None:
+        if not self.cells:
+            return None
+        text = f"**{self.answer.strip()}** {''.join(f'[{c}]' for c in self.cells)}"
+        if self.reason.strip():
+            text += f" — {self.reason.strip()}"
+        if self.tied:
+            text += (f"\n\nThe cells support {', '.join(self.tied)} equally well (confidence: {self.confidence}); "
+                     "the table does not single one out.")
+        return text
+
 
 @tool("table_qa")
 async def table_qa(ctx: ToolContext, args: Input) -> Output:

@@ -140,6 +140,14 @@ class Output(BaseModel):
     columns_kept: list[str] = Field(default_factory=list)
     filter: str = Field("", description="Why columns (and rows) were kept or dropped.")
 
+    def reply(self) -> str | None:
+        """The verdict with its decisive cells; without a valid cell the loop writes the answer instead."""
+        if not self.cells:
+            return None
+        label = {"SUPPORTS": "Supported", "REFUTES": "Refuted", "NOT ENOUGH INFO": "Not enough information"}
+        cites = "".join(f"[{c}]" for c in self.cells)
+        return f"**{label.get(self.verdict, self.verdict)}** by table {self.table}: {self.reason.strip()} {cites}"
+
 
 @tool("verify_claim")
 async def verify_claim(ctx: ToolContext, args: Input) -> Output:
