@@ -173,9 +173,22 @@ class ChainlitHooks(TurnHooks):
                 s.output = reason
 
 
+def ui_id(evidence_id: str) -> str:
+    """The id as the UI shows it. Chainlit's Markdown reads ``T1:R2C2`` as a URL with scheme ``T1:``
+    and the chip never forms, so cells show as ``T1-R2C2``; stored ids keep the colon."""
+    return evidence_id.replace(":", "-")
+
+
+def ui_text(answer: str, cited: list[str]) -> str:
+    for cid in cited:
+        if ":" in cid:
+            answer = answer.replace(cid, ui_id(cid))
+    return answer
+
+
 def evidence_element(ev: Evidence, result: TurnResult) -> cl.Element:
     """A side element named by the evidence id, so the id in the answer becomes a link."""
-    return cl.Text(name=ev.id, content=evidence_markdown(ev, result), display="side")
+    return cl.Text(name=ui_id(ev.id), content=evidence_markdown(ev, result), display="side")
 
 
 def evidence_markdown(ev: Evidence, result: TurnResult) -> str:
@@ -282,5 +295,5 @@ async def on_message(message: cl.Message):
     if result.status == "error":
         msg.content = f"⚠ {result.answer}"
     else:
-        msg.content = result.answer
+        msg.content = ui_text(result.answer, result.cited)
     await msg.update()

@@ -77,3 +77,11 @@ def run_async():
         return asyncio.run(coro)
 
     return run
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Expose each phase's report on the test item (``item.rep_call``) for failure artefacts."""
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, f"rep_{rep.when}", rep)

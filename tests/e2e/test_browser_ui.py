@@ -111,14 +111,32 @@ def page(ui):
         pg = browser.new_page()
         pg.goto(url)
         pg.wait_for_selector("textarea#chat-input", timeout=60_000)
+        # Starters render once the session's socket is connected; typing before that is lost.
+        pg.wait_for_selector("text=A science question", timeout=60_000)
         yield pg
         browser.close()
+
+
+@pytest.fixture(autouse=True)
+def screenshot_on_failure(request, ui):
+    yield
+    rep = getattr(request.node, "rep_call", None)
+    if rep is not None and rep.failed and "page" in request.fixturenames:
+        pg = request.getfixturevalue("page")
+        pg.screenshot(path=str(ui[1] / f"failed-{request.node.name}.png"))
+        (ui[1] / f"failed-{request.node.name}.html").write_text(pg.content())
 
 
 def _send(page, text: str) -> None:
     page.click("textarea#chat-input")
     page.keyboard.type(text)
     page.keyboard.press("Enter")
+    box = page.locator("textarea#chat-input")
+    for _ in range(20):  # the box empties when the message was accepted
+        if not box.input_value():
+            return
+        time.sleep(0.5)
+    page.click("#chat-submit")
 
 
 def test_question_gets_streamed_answer_with_clickable_citation(page, ui):
@@ -143,3 +161,12 @@ def test_csv_upload_shows_preview_and_claim_is_checked(page, ui, tmp_path):
     page.wait_for_selector("text=Loaded", timeout=120_000)
     page.wait_for_selector("text=3 rows", timeout=30_000)
     page.screenshot(path=str(ui[1] / "upload.png"))
+    # A claim about the uploaded table: verdict with the decisive cell as a clickable citation.
+    _send(page, "Is it true that measles cases rose to 220 in 2011?")
+    page.wait_for_selector("text=Supported", timeout=180_000)
+    chip = page.locator("a.element-link", has_text="T1-R2C2").first
+    chip.wait_for(timeout=60_000)
+    chip.click()
+    page.wait_for_selector("text=Number of cases", timeout=30_000)
+    assert page.locator("td .font-bold", has_text="220").count() >= 1  # the cited cell is highlighted
+    page.screenshot(path=str(ui[1] / "claim.png"))
