@@ -206,3 +206,11 @@ def test_empty_sources_sees_a_filled_text_store(tmp_settings):
     deps.text_kb.add_documents([Document(doc_id="d", text="Copper conducts electricity well.", title="t")],
                                collection="c", show_progress=False)
     assert deps.empty_sources() == {"kg"}
+
+
+def test_rewrite_that_drops_what_the_turn_asks_is_replaced():
+    history = [{"user_text": "When did Wang Zhizhi join the NBA?", "rewrite": "",
+                "intent": {"entities": ["Wang Zhizhi"]}}]
+    f = IntentFrame(task="question", entities=["Wang Zhizhi"], rewrite="When did Wang Zhizhi join the NBA?")
+    out = contextualize(f, "And when did he leave?", history, has_table=False, source="model")
+    assert "leave" in out.rewrite and "Wang Zhizhi" in out.rewrite

@@ -129,6 +129,12 @@ def rule_task(message: str, options: list[str], has_table: bool) -> str:
     return "table_question" if has_table and "table" in low else "question"
 
 
+def keeps_content(message: str, rewrite: str) -> bool:
+    """Every content word of the message (or its 4-letter stem) survives in the rewrite."""
+    have = {w[:4] for w in content_words(rewrite)}
+    return all(w[:4] in have for w in content_words(message) if w not in _ANAPHORA)
+
+
 def ground_entities(entities: list[str], message: str, history_entities: list[str]) -> list[str]:
     """Keep an entity only if the message or an earlier frame contains it (no invented entities)."""
     low = message.lower()
@@ -181,6 +187,10 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
         entities = [e for e in entities if e.lower() in message.lower()] or own
 
     rewrite = (frame.rewrite or "").strip() or message.strip()
+    if not keeps_content(message, rewrite):
+        # Small models sometimes "rewrite" a follow-up into the previous question ("when did he leave?"
+        # became "when did he join?"): a rewrite must keep what this turn asks.
+        rewrite = message.strip()
     if carried and not all(e.lower() in rewrite.lower() for e in carried):
         rewrite = f"{message.strip()} (regarding {', '.join(entities)})"
     if not follow_up and history and rewrite != message.strip():

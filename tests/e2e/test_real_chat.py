@@ -55,4 +55,7 @@ async def test_three_turn_conversation_with_elliptical_follow_ups(small_kb_setti
     # The cited evidence of turn 2 is about teams, from the right document.
     cited_docs = {e.meta.get("doc_id") for e in results[1].cited_evidence}
     assert cited_docs & {"wang"}, cited_docs
+    # Turn 3 asks about leaving: its rewrite keeps that, and the answer cites the sentence that says when.
+    assert "leave" in results[2].intent["rewrite"].lower()
+    assert any("2005" in e.text for e in results[2].cited_evidence), results[2].answer
     await deps.aclose()
