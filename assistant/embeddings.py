@@ -38,7 +38,8 @@ class Embedder:
 
         self.name = name
         self.model = SentenceTransformer(resolve_model_path(name), device=device)
-        self.dim = int(self.model.get_sentence_embedding_dimension())
+        dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        self.dim = int(dim())
         self._lock = threading.Lock()
 
     def encode(self, texts: list[str], batch_size: int = 64, show_progress: bool = False) -> np.ndarray:
