@@ -35,15 +35,24 @@ CONVERSATIONS: list[list[str]] = [
     ["What is the function of the mitochondria?", "And of the ribosomes?"],
     ["What is an example of a renewable energy source?", "Why is it renewable?", "What about coal?",
      "Does smoking increase the risk of lung cancer?"],
+    ["At what temperature does water boil at sea level?"],
 ]
 
 
-async def main(limit: int | None) -> None:
+ROWS_PATH = Path(__file__).resolve().parents[2] / "docs" / "bench" / "chat_turns.json"
+
+
+async def main(limit: int | None, resume: bool) -> None:
     settings = Settings()
     deps = Deps(settings)
-    rows = []
-    n = 0
+    # --resume keeps measured conversations and runs only those not yet measured (whole conversations,
+    # so follow-ups always have their context).
+    rows = json.loads(ROWS_PATH.read_text()) if resume and ROWS_PATH.exists() else []
+    done = {r["question"] for r in rows}
+    n = len(rows)
     for convo in CONVERSATIONS:
+        if all(q in done for q in convo):
+            continue
         bot = Assistant(deps, Session(f"bench-{uuid.uuid4().hex[:8]}", user="bench"))
         for q in convo:
             if limit is not None and n >= limit:
@@ -75,9 +84,8 @@ async def main(limit: int | None) -> None:
         "final_verified_rate": (sum(1 for r in rows if r["status"] == "verified") / len(rows), "ratio"),
         "questions": (len(rows), "count"),
     }
-    out = Path(__file__).resolve().parents[2] / "docs" / "bench" / "chat_turns.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(rows, indent=2))
+    ROWS_PATH.parent.mkdir(parents=True, exist_ok=True)
+    ROWS_PATH.write_text(json.dumps(rows, indent=2))
     statuses = {s: sum(1 for r in rows if r["status"] == s) for s in sorted({r["status"] for r in rows})}
     write_bench("chat", results, notes=(
         f"Model: `{settings.llm_model}` at {settings.effective_base_url}. {len(rows)} questions in "
@@ -89,4 +97,6 @@ async def main(limit: int | None) -> None:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=int, default=None)
-    asyncio.run(main(ap.parse_args().limit))
+    ap.add_argument("--resume", action="store_true", help="keep docs/bench/chat_turns.json; run the rest")
+    args = ap.parse_args()
+    asyncio.run(main(args.limit, args.resume))
