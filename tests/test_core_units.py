@@ -135,6 +135,7 @@ def test_rule_task(msg, table, task):
     ("Which teams?", [], True), ("and in 2011?", [], True), ("Did he play for the Clippers?", ["Clippers"], True),
     ("What drugs treat Parkinson's disease?", ["Parkinson's disease"], False),
     ("How many measles cases were there in 2011?", ["measles"], False),
+    ("Who is at risk?", ["risk"], True), ("What about coal?", ["coal"], True),
 ])
 def test_elliptical_detection(msg, own, expected):
     assert looks_elliptical(msg, own) is expected

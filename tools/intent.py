@@ -111,8 +111,11 @@ def looks_elliptical(message: str, own_entities: list[str]) -> bool:
     opener = low.startswith(_FOLLOW_UP_OPENERS)
     short = len(content_words(message)) <= 3
     if own_entities and not anaphoric:
-        # It names things of its own: a follow-up only if it is tiny and opens like one ("and for Spain?").
-        return opener and short
+        if any(any(ch.isupper() for ch in e) for e in own_entities):
+            # It names things of its own: a follow-up only if it is tiny and opens like one ("and for Spain?").
+            return opener and short
+        # Only common nouns ("Who is at risk?" with entity "risk"): a bare question still leans on context.
+        return opener or len(content_words(message)) <= 2
     return anaphoric or opener or short or low.startswith(_QUESTION_OPENERS) and len(content_words(message)) <= 4
 
 
