@@ -283,10 +283,10 @@ async def on_message(message: cl.Message):
     if not message.content.strip():
         return
     ui = cl.user_session.get("ui_settings") or {}
-    settings = bot.deps.settings
     if "evidence_k" in ui:
-        settings.evidence_k = int(ui["evidence_k"])
-    hooks = ChainlitHooks(show_steps=bool(ui.get("show_steps", settings.show_steps)))
+        # Per conversation: the settings object is shared by every chat in this process.
+        bot.session.evidence_k = int(ui["evidence_k"])
+    hooks = ChainlitHooks(show_steps=bool(ui.get("show_steps", bot.deps.settings.show_steps)))
     result = await bot.run_turn(message.content, hooks)
     await hooks.answer_start()
     msg = hooks.message

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ValidationError
 from assistant.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid, normalize_answer
 from assistant.deps import Deps
 from assistant.evidence import Evidence, EvidenceLedger
-from assistant.llm import LLMResponseError, LLMUnavailable, ToolCall
+from assistant.llm import LLMUnavailable, ToolCall
 from assistant.planner import PlannedCall, plan
 from assistant.prompts import render
 from assistant.session import Session
@@ -180,7 +180,7 @@ class Assistant:
             steps.append(step)
             timings["intent_s"] = step.duration_s
             if frame is None:  # the intent tool itself failed: treat the message as a plain question
-                from tools.intent import Output as Frame, rules_frame, contextualize
+                from tools.intent import rules_frame, contextualize
 
                 frame = contextualize(rules_frame(message, bool(self.session.tables)), message, [],
                                       has_table=bool(self.session.tables), source="rules")

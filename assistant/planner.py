@@ -45,7 +45,7 @@ def plan(frame, session: Session, available: set[str], settings: Settings) -> li
         return calls
     if task in ("question", "claim_check", "multiple_choice", "table_question"):
         if "text_search" in available:
-            calls.append(PlannedCall("text_search", {"query": query, "k": settings.evidence_k}))
+            calls.append(PlannedCall("text_search", {"query": query, "k": session.evidence_k or settings.evidence_k}))
         if "kg_paths" in available:
             calls.append(PlannedCall("kg_paths", {"question": frame.rewrite, "entities": frame.entities,
                                                   "options": frame.options}))

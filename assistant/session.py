@@ -15,6 +15,8 @@ class Session:
     active_table: str | None = None
     # Text a user uploaded in the chat: (name, text) pairs, searched alongside the KB.
     texts: list[tuple[str, str]] = field(default_factory=list)
+    # This conversation's choice of evidence pieces per source (UI slider); None: the settings' default.
+    evidence_k: int | None = None
 
     def add_table(self, table: Any) -> None:
         self.tables[table.name] = table

@@ -335,3 +335,14 @@ async def test_a_tool_reply_is_used_and_still_checked(tmp_settings, fake_llm_ser
         result = await bot.run_turn("Is it true that cases rose to 220 in 2011?")
     assert result.status == "verified" and result.answer == "**SUPPORTS** [T1:R2C2]"
     assert not any(r.get("stream") for r in srv.requests)  # no generation needed
+
+
+async def test_evidence_k_is_per_conversation(tmp_settings, fake_llm_server, patched_tools):
+    router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="When did Wang Zhizhi join?")],
+                    answers=["In 2001 [S1]."])
+    with fake_llm_server(router) as srv:
+        bot, deps = make_assistant(tmp_settings, srv)
+        bot.session.evidence_k = 3
+        result = await bot.run_turn("When did Wang Zhizhi join?")
+    search = [s for s in result.steps if s.name == "text_search"][0]
+    assert search.input["k"] == 3 and deps.settings.evidence_k == tmp_settings.evidence_k != 3
