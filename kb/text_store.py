@@ -6,13 +6,17 @@ Layout of the store folder::
     dense.faiss      IndexIDMap2(IndexFlatIP) over L2-normalised sentence vectors, ids = rows
     tok_z.f16        contextual token vectors of the content tokens, float16, (n_tokens, d), append-only
     tok_ids.i32      their word-piece ids (BM25 terms), (n_tokens,)
+    tok_root.f16     sqrt of each token's OT distribution softmax(T z / |z|), float16, (n_tokens, d)
     meta.json        model name, dimension, counts
 
 Why this layout: OT-JSD needs every candidate's token vectors at query time. Recomputing them costs
 about 4 s for 1,000 sentences on 2 cores, so they are computed once at index time and read from a
-float16 memmap (only the candidates' pages are touched). Token distributions depend on the corpus's
-BM25 statistics, which change with every addition, so the softmax is taken at query time from the
-stored vectors (a cheap, batched step) and is therefore never stale.
+float16 memmap (only the candidates' pages are touched). The default OT distributions (unit-norm
+vectors at a fixed temperature) do not depend on the query or on corpus statistics, so their square
+roots are stored too (``tok_root.f16``): re-ranking 20,000 candidates then skips a softmax over ~100M
+numbers. Stores built before that file existed get it on first open (``_ensure_roots``). The thesis's
+BM25-scaled distributions depend on corpus statistics that change with every addition, so that variant
+is still computed at query time from ``tok_z``.
 
 Ids: a sentence id is a hash of its document id and text, a document id a hash of its source, so
 re-ingesting the same file keeps every id. Identical sentence text is stored once across the KB.
@@ -33,12 +37,14 @@ import numpy as np
 
 from kb.ingest import Document, document_sentences, stable_id
 from tools._bm25 import BM25Index
+from tools._ot import DEFAULT_TEMPERATURE, token_roots
 
 # Tokens that carry no content (punctuation, special tokens) are not stored: they would only add
 # transport mass and cost to every OT problem.
 _CONTENT_TOKEN = re.compile(r"[0-9A-Za-z\u00C0-\uFFFF]")
 EMBED_BATCH = 64
 WRITE_SLICE = 4096
+ROOT_CHUNK = 65_536  # tokens per step when back-filling tok_root.f16 (about 100 MB of float32)
 
 
 @dataclass
@@ -154,6 +160,7 @@ class TextStore:
             else:
                 self.tok_z = np.zeros((0, max(self.dim, 1)), np.float16)
                 self.tok_ids = np.zeros(0, np.int32)
+            self.tok_root = self._ensure_roots(meta)
             vocab = int(meta.get("vocab_size", 0)) or (int(self.tok_ids.max()) + 1 if len(self.tok_ids) else 1)
             self.vocab_size = vocab
             # Term lists in row order (rows deleted from SQLite leave gaps in the token arrays).
@@ -163,6 +170,36 @@ class TextStore:
 
     def _invalidate(self) -> None:
         self._loaded = False
+
+    def _root_path(self) -> Path:
+        return self.path / "tok_root.f16"
+
+    def _ensure_roots(self, meta: dict) -> np.ndarray | None:
+        """The memmap of stored distribution roots, back-filled from ``tok_z`` if missing or short.
+
+        Returns None (callers then compute distributions at query time) when the store has no tokens or
+        its folder cannot be written.
+        """
+        if not (self.n_tokens and self.dim):
+            return None
+        path, want = self._root_path(), self.n_tokens * self.dim * 2
+        fresh = meta.get("root_temperature") == DEFAULT_TEMPERATURE
+        have = path.stat().st_size if path.exists() and fresh else 0
+        if have < want:
+            try:
+                with open(path, "r+b" if have else "wb") as f:
+                    f.truncate(have - have % (self.dim * 2))
+                    f.seek(0, os.SEEK_END)
+                    done = f.tell() // (self.dim * 2)
+                    for a in range(done, self.n_tokens, ROOT_CHUNK):
+                        b = min(a + ROOT_CHUNK, self.n_tokens)
+                        f.write(token_roots(np.asarray(self.tok_z[a:b], np.float32),
+                                            DEFAULT_TEMPERATURE).astype(np.float16).tobytes())
+                if not fresh:
+                    self._write_meta({**meta, "root_temperature": DEFAULT_TEMPERATURE})
+            except OSError:
+                return None
+        return np.memmap(path, dtype=np.float16, mode="r", shape=(self.n_tokens, self.dim))
 
     # -- reading ---------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -239,6 +276,20 @@ class TextStore:
         z = np.asarray(self.tok_z[idx], dtype=np.float32)
         w = self.bm25.token_weights_flat(np.asarray(self.tok_ids[idx]), lengths)
         return z, w, np.concatenate([[0], np.cumsum(lengths)])
+
+    def token_roots_flat(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+        """Candidates' stored roots: (roots memmap (N, d), token rows (T,), BM25 weights (T,), offsets (n + 1,)).
+
+        None when the store has no roots file (then use ``token_data_flat``).
+        """
+        self._load()
+        if self.tok_root is None:
+            return None
+        rows = np.asarray(rows, dtype=np.int64)
+        lengths = self.tok_len[rows]
+        idx = _gather_ranges(self.tok_start[rows], lengths)
+        w = self.bm25.token_weights_flat(np.asarray(self.tok_ids[idx]), lengths)
+        return self.tok_root, idx, w, np.concatenate([[0], np.cumsum(lengths)])
 
     def dense_search(self, vector: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         self._load()
@@ -362,18 +413,27 @@ class TextStore:
                              f"{self.embedding_model} gives {dim}-d vectors. Rebuild it in a new folder.")
         n_tokens = int(meta.get("n_tokens", 0))
         first_row = int(meta.get("n_rows", 0))
-        with open(self.path / "tok_z.f16", "ab") as fz, open(self.path / "tok_ids.i32", "ab") as fi:
+        roots_ok = n_tokens == 0 or (meta.get("root_temperature") == DEFAULT_TEMPERATURE and self._root_path().exists()
+                                     and self._root_path().stat().st_size >= n_tokens * dim * 2)
+        with open(self.path / "tok_z.f16", "ab") as fz, open(self.path / "tok_ids.i32", "ab") as fi, \
+                open(self._root_path(), "ab") as fr:
             # Truncate anything past the recorded size (left by an interrupted slice) before appending.
             fz.truncate(n_tokens * dim * 2)
             fi.truncate(n_tokens * 4)
+            if roots_ok:
+                fr.truncate(n_tokens * dim * 2)
             for j, s in enumerate(new_sents):
                 z, ids = toks[j]
                 s["row"] = first_row + j
                 s["tok_start"] = n_tokens
                 s["tok_len"] = len(ids)
                 s["live"] = 1
-                fz.write(np.ascontiguousarray(z, dtype=np.float16).tobytes())
+                z16 = np.ascontiguousarray(z, dtype=np.float16)
+                fz.write(z16.tobytes())
                 fi.write(np.ascontiguousarray(ids, dtype=np.int32).tobytes())
+                if roots_ok and len(ids):
+                    # From the float16 vectors, so a back-filled file holds the very same numbers.
+                    fr.write(token_roots(z16.astype(np.float32), DEFAULT_TEMPERATURE).astype(np.float16).tobytes())
                 n_tokens += len(ids)
         if self.index is None:
             index_path = self.path / "dense.faiss"
@@ -385,7 +445,10 @@ class TextStore:
         # meta before SQLite: after a crash between the two, the arrays merely hold orphan rows that no
         # sentence points to (skipped everywhere), never sentences that point past the arrays.
         self._write_meta({"model": self.embedding_model, "dim": dim, "n_tokens": n_tokens,
-                          "n_rows": first_row + len(new_sents), "vocab_size": len(self.embedder.model.tokenizer)})
+                          "n_rows": first_row + len(new_sents), "vocab_size": len(self.embedder.model.tokenizer),
+                          # a store whose roots lag (built before the file existed) is back-filled on load
+                          **({"root_temperature": DEFAULT_TEMPERATURE} if roots_ok else
+                             {k: v for k, v in meta.items() if k == "root_temperature"})})
         db["sentences"].insert_all(new_sents, pk="sent_id", batch_size=1000)
         db.conn.commit()
 

@@ -133,3 +133,55 @@ def test_threaded_softmax_equals_serial(monkeypatch):
     monkeypatch.setattr(_ot, "_PARALLEL_ELEMENTS", 1000)
     monkeypatch.setattr(_ot, "_WORKERS", 2)
     np.testing.assert_array_equal(_ot.token_distributions(z, w, dtype=np.float32), serial)
+
+
+def _roots_bag(rng, n_texts, d=16, temperature=20.0):
+    zs = [rng.normal(size=(int(rng.integers(1, 7)), d)) for _ in range(n_texts)]
+    ws = [rng.uniform(0.1, 3.0, size=len(z)) for z in zs]
+    z = np.concatenate(zs)
+    offsets = np.concatenate([[0], np.cumsum([len(x) for x in zs])])
+    roots16 = _ot.token_roots(z, temperature).astype(np.float16)  # as stored on disk
+    # a shuffled source: the bag must follow roots_idx, not assume contiguous rows
+    perm = rng.permutation(len(z))
+    src = np.empty_like(roots16)
+    src[perm] = roots16
+    return zs, ws, _ot.TokenBag.from_roots(src, perm, np.concatenate(ws), offsets)
+
+
+def test_token_roots_are_sqrt_of_the_unit_scaled_softmax():
+    rng = np.random.default_rng(21)
+    z = rng.normal(size=(9, 32))
+    roots = _ot.token_roots(z, 20.0)
+    scales = 20.0 / np.linalg.norm(z, axis=1)
+    np.testing.assert_allclose(roots**2, _ot.token_distributions(z, scales), rtol=1e-4, atol=1e-9)
+    np.testing.assert_allclose((roots**2).sum(axis=1), 1.0, atol=1e-5)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_roots_bag_scores_equal_pot_on_its_own_costs(seed):
+    rng = np.random.default_rng(seed)
+    _, _, cands = _roots_bag(rng, 12)
+    zq = rng.normal(size=(4, 16))
+    query = _ot.TokenBag.from_texts([zq], [rng.uniform(0.5, 2, 4)], [20.0 / np.linalg.norm(zq, axis=1)])
+    scores = _ot.otjsd_scores(query, cands)
+    for i in range(len(cands)):
+        P = cands.dists(cands.text(i))
+        np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-5)  # marginals of each token distribution
+        C = _ot.jsd_cost(P, query.P).T
+        assert scores[i] == pytest.approx(ot.emd2(query.w, cands.w[cands.text(i)], C), abs=1e-6)
+    # the pruned top-k is the exhaustive top-k, with identical scores
+    idx, top, info = _ot.otjsd_top_k(query, cands, k=4, batch=2)
+    order = np.lexsort((np.arange(len(scores)), scores))[:4]
+    assert list(idx) == list(order)
+    np.testing.assert_array_equal(top, scores[order])
+    # the streamed bound never exceeds an exact score
+    assert np.all(_ot.jsd_lower_bounds(query, cands) <= scores + 1e-9)
+
+
+def test_roots_bag_streams_in_chunks_like_one_pass():
+    rng = np.random.default_rng(5)
+    _, _, cands = _roots_bag(rng, 30)
+    whole = np.concatenate([r for _, r in cands.root_chunks(chunk=10**6)])
+    parts = np.concatenate([r for _, r in cands.root_chunks(chunk=7)])
+    np.testing.assert_array_equal(parts, whole)
+    np.testing.assert_allclose(whole**2, cands.dists(slice(None)), rtol=1e-5, atol=1e-9)

@@ -129,3 +129,47 @@ def test_otjsd_scores_ascend_and_fused_ranking_precision(store, encoded):
     hits = [store.hits(rank_kb(store, q, k=1, encoded=encoded[q]).rows)[0].text == FACTS[g]
             for q, g in QUERIES.items()]
     assert sum(hits) / len(hits) >= 0.75
+
+
+def test_stored_roots_back_fill_and_rank_like_query_time_distributions(tmp_path, embedder, encoded, store):
+    """A store without tok_root.f16 (built before it existed) gets it on open; both paths rank alike."""
+    import json
+    import shutil
+
+    from tools._ot import otjsd_top_k, TokenBag
+    from tools.text_search import candidate_bag, ot_scales
+
+    copy = tmp_path / "old"
+    shutil.copytree(store.path, copy)
+    (copy / "tok_root.f16").unlink()
+    meta = json.loads((copy / "meta.json").read_text())
+    meta.pop("root_temperature")
+    (copy / "meta.json").write_text(json.dumps(meta))
+    old = TextStore(copy, embedder=embedder)
+    old._load()
+    assert old.tok_root is not None and (copy / "tok_root.f16").stat().st_size == (store.path / "tok_root.f16").stat().st_size
+    np.testing.assert_array_equal(np.asarray(old.tok_root), np.asarray(store.tok_root))
+    rows = np.flatnonzero(store.live)
+    for q in QUERIES:
+        _, z, ids = encoded[q]
+        w = store.bm25.token_weights(ids)
+        query = TokenBag.from_texts([z], [w], ot_scales([z], [w]))
+        stored = candidate_bag(store, rows)
+        assert stored.P is None  # the precomputed path is the one in use
+        zf, wf, offs = store.token_data_flat(rows)
+        live = TokenBag.from_flat(zf, wf, offs, ot_scales([zf], [wf])[0])
+        i1, s1, _ = otjsd_top_k(query, stored, 3)
+        i2, s2, _ = otjsd_top_k(query, live, 3)
+        assert list(i1) == list(i2)
+        np.testing.assert_allclose(s1, s2, atol=2e-3)  # float16 roots vs float16 vectors
+
+
+def test_adding_documents_extends_the_roots(tmp_path, embedder):
+    s = TextStore(tmp_path / "kb", embedder=embedder)
+    s.add_documents([Document(doc_id="a", text=FACTS[0], title="a", source="a", license="CC0")], show_progress=False)
+    s.add_documents([Document(doc_id="b", text=FACTS[1], title="b", source="b", license="CC0")], show_progress=False)
+    s._load()
+    assert s.tok_root.shape == s.tok_z.shape
+    from tools._ot import DEFAULT_TEMPERATURE, token_roots
+    expected = token_roots(np.asarray(s.tok_z, np.float32), DEFAULT_TEMPERATURE).astype(np.float16)
+    np.testing.assert_array_equal(np.asarray(s.tok_root), expected)

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from kb.ingest import split_sentences
 from tools._bm25 import BM25Index, Vocabulary, simple_terms
-from tools._ot import TokenBag, otjsd_scores, otjsd_top_k, wmd_scores
+from tools._ot import DEFAULT_TEMPERATURE, TokenBag, otjsd_scores, otjsd_top_k, wmd_scores
 from tools._registry import ToolContext, ToolError, tool
 
 Method = Literal["fused", "otjsd", "bm25", "cosine", "wmd"]
@@ -67,7 +67,11 @@ class Ranked:
 
 
 def candidate_bag(store, rows: np.ndarray, scaling: OTScaling = "unit") -> TokenBag:
-    """The candidates' token distributions and marginals, read and built in one vectorised pass."""
+    """The candidates' token distributions and marginals: the store's precomputed roots where it has them."""
+    if scaling == "unit" and OT_TEMPERATURE == DEFAULT_TEMPERATURE:
+        stored = store.token_roots_flat(rows)
+        if stored is not None:
+            return TokenBag.from_roots(*stored)
     z, w, offsets = store.token_data_flat(rows)
     scales = w if scaling == "bm25" else OT_TEMPERATURE / np.maximum(np.linalg.norm(z, axis=1), 1e-12)
     return TokenBag.from_flat(z, w, offsets, scales)
@@ -81,10 +85,9 @@ def _rank_desc(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
-# Token distributions: P = softmax(OT_TEMPERATURE * z / |z|). Measured on OpenBookQA (first 60 test
-# questions, recall@5 of the gold fact): the thesis's BM25-scaled softmax(w z) 0.52, softmax(z) 0.68,
-# unit-norm vectors at temperature 10-30 0.82-0.83. BM25 weights stay the OT marginals either way.
-OT_TEMPERATURE = 20.0
+# Token distributions: P = softmax(OT_TEMPERATURE * z / |z|); the measurements behind the value are at
+# tools._ot.DEFAULT_TEMPERATURE, which the store's precomputed roots use.
+OT_TEMPERATURE = DEFAULT_TEMPERATURE
 FUSION_WEIGHTS = {"cosine": 3.0, "otjsd": 2.0, "bm25": 0.25}
 OTScaling = Literal["unit", "bm25"]
 
