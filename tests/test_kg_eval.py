@@ -29,7 +29,11 @@ ITEMS = [
 ]
 
 
-def test_medqa_eval_end_to_end_with_fake_llm(tmp_path, fake_llm_server):
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_medqa_eval_end_to_end_with_fake_llm(tmp_path, fake_llm_server, concurrency):
     from assistant.evals.kg_eval import THESIS, run_medical
 
     eval_dir = tmp_path / "eval-data"
@@ -50,7 +54,8 @@ def test_medqa_eval_end_to_end_with_fake_llm(tmp_path, fake_llm_server):
         KGStore(settings.kb_dir / "kg.db").replace_graph(read_csv_triples(csv_path, name="medqa-ddb"))
 
         path = run_medical("medqa", limit=3, variants=["full", "no-filter", "gcn", "no-retrieval"], subset=400,
-                           chains=False, rates=True, settings=settings, docs_dir=tmp_path / "docs")
+                           chains=False, rates=True, settings=settings, docs_dir=tmp_path / "docs",
+                           concurrency=concurrency)
         report = json.loads(path.read_text())
         assert report["items"] == 3
         variants = report["variants"]

@@ -108,9 +108,9 @@ def ensure_ddb(deps) -> None:
 
 
 def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, chains: bool,
-                rates: bool, settings=None, docs_dir: Path | None = None) -> Path:
+                rates: bool, settings=None, docs_dir: Path | None = None, concurrency: int = 1) -> Path:
     from assistant.deps import Deps
-    from assistant.evals.report import ResultsLog, write_eval
+    from assistant.evals.report import ResultsLog, bounded_map, write_eval
     from assistant.settings import Settings
 
     settings = settings or Settings()
@@ -140,22 +140,26 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
     async def answer_all():
         from tools._mc import choose_option
 
-        # Item-major order, so an interrupted run leaves every variant with the same items answered.
-        for item in items[:limit]:
+        async def answer(item):
             linked = None
             for v in variants:
                 if log.get(v, item["id"]):
                     continue
                 if linked is None and v != "no-retrieval":
-                    linked = _link_once(deps, item)
-                _, evidence, st = retrieve(deps, item, v, linked=linked)
+                    linked = await asyncio.to_thread(_link_once, deps, item)
+                _, evidence, st = await asyncio.to_thread(retrieve, deps, item, v, linked)
                 t = time.perf_counter()
                 res = await choose_option(deps.llm, item["question"], item["options"], evidence, chains=chains)
                 log.add(v, item["id"], choice=res.choice, gold=item["answer"], correct=res.choice == item["answer"],
                         cited=res.cited, paths=st["paths"], judge_failed=res.judge_failed,
                         llm_seconds=round(time.perf_counter() - t, 2))
                 click.echo(f"  {v} {item['id']}: {res.choice} (gold {item['answer']}), {st['paths']} paths")
-        await deps.aclose()
+
+        # Item-major order, so an interrupted run leaves every variant with (nearly) the same items answered.
+        try:
+            await bounded_map(answer, items[:limit], concurrency)
+        finally:
+            await deps.aclose()
 
     if limit > 0:
         asyncio.run(answer_all())
@@ -258,9 +262,9 @@ def one_hop(deps, item: dict, s: int = 10):
     return ledger, ledger.citable(), {"linked": len(concepts), "triples": len(ledger.citable())}
 
 
-def run_one_hop(benchmark: str, limit: int, chains: bool, settings=None) -> Path:
+def run_one_hop(benchmark: str, limit: int, chains: bool, settings=None, concurrency: int = 1) -> Path:
     from assistant.deps import Deps
-    from assistant.evals.report import ResultsLog, write_eval
+    from assistant.evals.report import ResultsLog, bounded_map, write_eval
     from assistant.settings import Settings
 
     settings = settings or Settings()
@@ -275,19 +279,22 @@ def run_one_hop(benchmark: str, limit: int, chains: bool, settings=None) -> Path
     async def answer_all():
         from tools._mc import choose_option
 
-        for v in ("conceptnet-1hop", "no-retrieval"):
-            for item in items:
-                if log.get(v, item["id"]):
-                    continue
-                if v == "no-retrieval":
-                    evidence, st = [], {"linked": 0, "triples": 0}
-                else:
-                    _, evidence, st = one_hop(deps, item)
-                res = await choose_option(deps.llm, item["question"], item["options"], evidence, chains=chains)
-                log.add(v, item["id"], choice=res.choice, gold=item["answer"], correct=res.choice == item["answer"],
-                        cited=res.cited, **st)
-                click.echo(f"  {v} {item['id']}: {res.choice} (gold {item['answer']}), {st['triples']} triples")
-        await deps.aclose()
+        async def answer(job):
+            v, item = job
+            if v == "no-retrieval":
+                evidence, st = [], {"linked": 0, "triples": 0}
+            else:
+                _, evidence, st = await asyncio.to_thread(one_hop, deps, item)
+            res = await choose_option(deps.llm, item["question"], item["options"], evidence, chains=chains)
+            log.add(v, item["id"], choice=res.choice, gold=item["answer"], correct=res.choice == item["answer"],
+                    cited=res.cited, **st)
+            click.echo(f"  {v} {item['id']}: {res.choice} (gold {item['answer']}), {st['triples']} triples")
+
+        jobs = [(v, it) for it in items for v in ("conceptnet-1hop", "no-retrieval") if not log.get(v, it["id"])]
+        try:
+            await bounded_map(answer, jobs, concurrency)
+        finally:
+            await deps.aclose()
 
     asyncio.run(answer_all())
     ids = {it["id"] for it in items}
@@ -307,8 +314,7 @@ def run_one_hop(benchmark: str, limit: int, chains: bool, settings=None) -> Path
 def register(group) -> None:
     for bench in ("medqa", "medmcqa"):
         group.add_command(_medical_command(bench))
-    for bench in ("csqa", "obqa"):
-        group.add_command(_one_hop_command(bench))
+    # obqa/csqa --kg conceptnet are options of the retriever-ablation commands (retrieval_eval.register).
 
 
 def _medical_command(benchmark: str):
@@ -319,21 +325,11 @@ def _medical_command(benchmark: str):
     @click.option("--chains/--no-chains", default=False, show_default=True,
                   help="One reasoning chain per option before the judge (slow on CPU).")
     @click.option("--rates/--no-rates", default=True, show_default=True, help="Compute linking/path rates.")
-    def cmd(limit: int, variant: str, subset: int, chains: bool, rates: bool) -> None:
+    @click.option("--concurrency", type=int, default=4, show_default=True,
+                  help="Questions in flight at once (the server batches them).")
+    def cmd(limit: int, variant: str, subset: int, chains: bool, rates: bool, concurrency: int) -> None:
         variants = list(VARIANTS) if variant == "all" else [variant]
-        path = run_medical(benchmark, limit, variants, subset, chains, rates)
-        click.echo(f"Wrote {path}")
-
-    return cmd
-
-
-def _one_hop_command(benchmark: str):
-    @click.command(benchmark, help=f"{benchmark.upper()} with 1-hop ConceptNet triples as evidence.")
-    @click.option("--kg", type=click.Choice(["conceptnet"]), default="conceptnet", show_default=True)
-    @click.option("--limit", default=20, show_default=True)
-    @click.option("--chains/--no-chains", default=False, show_default=True)
-    def cmd(kg: str, limit: int, chains: bool) -> None:
-        path = run_one_hop(benchmark, limit, chains)
+        path = run_medical(benchmark, limit, variants, subset, chains, rates, concurrency=concurrency)
         click.echo(f"Wrote {path}")
 
     return cmd

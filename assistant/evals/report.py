@@ -15,7 +15,7 @@ import os
 import platform
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Awaitable, Callable, Iterable
 
 DOCS_DIR = Path(__file__).resolve().parents[2] / "docs"
 
@@ -199,3 +199,26 @@ def _line_chart(path: Path, title: str, plot: dict[str, Any]) -> None:
 
 def label_counts(labels: Iterable[str]) -> dict[str, int]:
     return dict(Counter(labels))
+
+
+async def bounded_map(fn: Callable[[Any], Awaitable[None]], items: Iterable[Any], concurrency: int) -> None:
+    """Await ``fn(item)`` for every item, at most ``concurrency`` at a time, in item order of start.
+
+    A served model batches concurrent requests (vLLM on these 2 cores: 3.6 tokens/s for one request,
+    19 tokens/s aggregate for four), so evaluations keep a few questions in flight. The first error
+    cancels the rest and is raised; everything finished before it stays in the results log.
+    """
+    import asyncio
+
+    sem = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(item):
+        async with sem:
+            await fn(item)
+
+    tasks = [asyncio.ensure_future(one(it)) for it in items]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for t in tasks:
+            t.cancel()

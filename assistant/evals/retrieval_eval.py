@@ -142,9 +142,9 @@ def run_obqa_retrieval(settings, *, limit: int | None = None, pool: int = 200, d
 
 # -- answer accuracy with the LLM -------------------------------------------------------------------
 async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: list[str], chains: bool,
-                      use_openbook: bool) -> dict[str, dict]:
+                      use_openbook: bool, concurrency: int = 1) -> dict[str, dict]:
     from assistant.deps import Deps
-    from assistant.evals.report import ResultsLog
+    from assistant.evals.report import ResultsLog, bounded_map
     from assistant.evidence import EvidenceLedger
     from assistant.llm import LLMUnavailable
     from assistant.session import Session
@@ -155,24 +155,26 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
     if use_openbook:
         deps.__dict__["text_kb"] = openbook_store(settings, embedder=deps.embedder)
     log = ResultsLog(_eval_dir(settings) / f"{benchmark}-answers.jsonl")
+    async def answer(job):
+        retriever, item = job
+        ctx = ToolContext(deps=deps, evidence=EvidenceLedger(), session=Session("eval"))
+        t = time.perf_counter()
+        try:
+            out = await mc_answer(ctx, Input(question=item["question"], options=item["options"],
+                                             method=retriever, chains=chains))
+        except LLMUnavailable as exc:
+            raise click.ClickException(str(exc)) from exc
+        except ToolError as exc:
+            raise click.ClickException(str(exc)) from exc
+        rec = log.add(retriever, item["id"], pred=out.choice, gold=item["answer"],
+                      correct=out.choice == item["answer"], cited=out.cited,
+                      seconds=time.perf_counter() - t)
+        click.echo(f"{retriever} {item['id']}: {rec['pred']} (gold {rec['gold']}) {rec['seconds']:.0f}s")
+
+    # Item-major order, so an interrupted run leaves every retriever with (nearly) the same items answered.
+    jobs = [(r, it) for it in items for r in retrievers if not log.get(r, it["id"])]
     try:
-        for retriever in retrievers:
-            for item in items:
-                if log.get(retriever, item["id"]):
-                    continue
-                ctx = ToolContext(deps=deps, evidence=EvidenceLedger(), session=Session("eval"))
-                t = time.perf_counter()
-                try:
-                    out = await mc_answer(ctx, Input(question=item["question"], options=item["options"],
-                                                     method=retriever, chains=chains))
-                except LLMUnavailable as exc:
-                    raise click.ClickException(str(exc)) from exc
-                except ToolError as exc:
-                    raise click.ClickException(str(exc)) from exc
-                rec = log.add(retriever, item["id"], pred=out.choice, gold=item["answer"],
-                              correct=out.choice == item["answer"], cited=out.cited,
-                              seconds=time.perf_counter() - t)
-                click.echo(f"{retriever} {item['id']}: {rec['pred']} (gold {rec['gold']}) {rec['seconds']:.0f}s")
+        await bounded_map(answer, jobs, concurrency)
     finally:
         await deps.aclose()
     ids = {it["id"] for it in items}
@@ -187,7 +189,7 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
 
 
 def run_answer_eval(settings, benchmark: str, *, retrievers: list[str], limit: int | None, chains: bool = True,
-                    docs_dir: Path | None = None) -> dict:
+                    docs_dir: Path | None = None, concurrency: int = 1) -> dict:
     from assistant.evals.report import write_eval
 
     data = settings.eval_data_dir
@@ -196,7 +198,8 @@ def run_answer_eval(settings, benchmark: str, *, retrievers: list[str], limit: i
     else:
         path = _require(data and data / "commonsenseqa" / "dev_rand_split.jsonl", "commonsenseqa/dev_rand_split.jsonl")
     items = load_mc(path, limit)
-    variants = asyncio.run(_answer_all(settings, benchmark, items, retrievers, chains, use_openbook=benchmark == "obqa"))
+    variants = asyncio.run(_answer_all(settings, benchmark, items, retrievers, chains, use_openbook=benchmark == "obqa",
+                                       concurrency=concurrency))
     from assistant.evals.report import DOCS_DIR
 
     previous = (docs_dir or DOCS_DIR) / "eval" / f"{benchmark}.json"
@@ -224,20 +227,30 @@ def register(group) -> None:
         """Recall@1/5/15 and MRR of the gold OpenBookQA fact for BM25, cosine, WMD, OT-JSD and fused."""
         run_obqa_retrieval(Settings(), limit=limit, pool=pool, methods=list(methods) or None)
 
-    # `obqa-text`/`csqa-text` are aliases: the KG evaluation registers `obqa`/`csqa` as well, and the
-    # last registration wins, so the text-retriever ablation stays reachable under these names.
-    for bench, name in (("obqa", "obqa"), ("csqa", "csqa"), ("obqa", "obqa-text"), ("csqa", "csqa-text")):
-        def make(bench=bench, name=name):
-            @group.command(name)
+    # One command per benchmark for both ablations: the text retrievers (#5) and, with --kg, 1-hop KG
+    # triples as evidence (#6).
+    for bench in ("obqa", "csqa"):
+        def make(bench=bench):
+            @group.command(bench)
             @click.option("--retriever", "retrievers", multiple=True, type=click.Choice(RETRIEVAL_METHODS),
                           help="Retriever(s) to compare (default: all five).")
+            @click.option("--kg", type=click.Choice(["conceptnet"]), default=None,
+                          help="Use 1-hop triples from this KG as evidence instead of the text retrievers.")
             @click.option("--limit", type=int, default=20, show_default=True, help="Questions per retriever.")
-            @click.option("--no-chains", is_flag=True, help="Judge directly, without per-option chains.")
-            def answer(retrievers, limit, no_chains):
+            @click.option("--chains/--no-chains", default=True, show_default=True,
+                          help="One reasoning chain per option before the judge (slow on CPU).")
+            @click.option("--concurrency", type=int, default=4, show_default=True,
+                          help="Questions in flight at once (the server batches them).")
+            def answer(retrievers, kg, limit, chains, concurrency):
+                if kg:
+                    from assistant.evals.kg_eval import run_one_hop
+
+                    click.echo(f"Wrote {run_one_hop(bench, limit, chains, concurrency=concurrency)}")
+                    return
                 run_answer_eval(Settings(), bench, retrievers=list(retrievers) or RETRIEVAL_METHODS, limit=limit,
-                                chains=not no_chains)
+                                chains=chains, concurrency=concurrency)
 
             answer.__doc__ = (f"{'OpenBookQA' if bench == 'obqa' else 'CommonsenseQA'} answer accuracy with the "
-                              "served model, per retriever (USCRaKE pipeline).")
+                              "served model, per text retriever (USCRaKE pipeline) or with --kg 1-hop KG evidence.")
             answer.help = answer.__doc__
         make()
