@@ -1,9 +1,10 @@
 """The default text corpus: five public sources, each with its license travelling with its sentences.
 
 Sources are read from ``settings.kb_mirror_dir`` (e.g. ../shared/kb-data, described in its SOURCES.md).
-Without a mirror, the sources that have a single upstream file are downloaded into
-``settings.data_dir / "kb-sources"`` (OpenBookQA, PubMedQA, SciFact); WorldTree and MedQuAD need the
-mirror (their upstreams are many files: a table folder and 11,000 XML files).
+The mirror is the first choice; a source whose mirror file is missing is downloaded once, as one file, into
+``settings.data_dir / "kb-sources"``: OpenBookQA (release zip), PubMedQA (JSON), SciFact (tar.gz), and
+WorldTree and MedQuAD as the GitHub archive zip of the pinned commit the mirror was made from (their
+``data/tables/*.tsv`` and 11,000 XML files are read straight from the zip, not extracted).
 Nothing is bundled in the repository.
 """
 
@@ -15,11 +16,11 @@ import io
 import itertools
 import json
 import tarfile
+import xml.etree.ElementTree as ET
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from kb.ingest import Document, split_sentences
 
@@ -31,12 +32,22 @@ LICENSES = {
     "scifact": "ODC-By 1.0 (SciFact abstracts via S2ORC)",
 }
 
+# The commits the mirror's WorldTree and MedQuAD were copied from (SOURCES.md sections 4 and 5).
+WORLDTREE_COMMIT = "1b20332af49948bcde148460c45b7764f76abbed"
+MEDQUAD_COMMIT = "577bd37b96c02d1833b2c9eed2de9f96964e96cb"
+
 UPSTREAM = {
     "openbookqa": "https://ai2-public-datasets.s3.amazonaws.com/open-book-qa/OpenBookQA-V1-Sep2018.zip",
     "pubmedqa": "https://raw.githubusercontent.com/pubmedqa/pubmedqa/master/data/ori_pqal.json",
     "scifact": "https://scifact.s3-us-west-2.amazonaws.com/release/latest/data.tar.gz",
-    "worldtree": "https://github.com/DeepBlueAI/TextGraphs-15/tree/main/data/tables (folder; needs the mirror)",
-    "medquad": "https://github.com/abachaa/MedQuAD (11,000 XML files; needs the mirror)",
+    "worldtree": f"https://github.com/DeepBlueAI/TextGraphs-15/archive/{WORLDTREE_COMMIT}.zip",
+    "medquad": f"https://github.com/abachaa/MedQuAD/archive/{MEDQUAD_COMMIT}.zip",
+}
+
+# File names of the downloads in the cache folder (as GitHub names its archives).
+ARCHIVE_NAMES = {
+    "worldtree": f"TextGraphs-15-{WORLDTREE_COMMIT}.zip",
+    "medquad": f"MedQuAD-{MEDQUAD_COMMIT}.zip",
 }
 
 # Sentences per source for `kb build --default` when no limit is given. Embedding runs at roughly
@@ -66,21 +77,94 @@ def _download(url: str, dest: Path) -> Path:
             r.raise_for_status()
             tmp = dest.with_suffix(dest.suffix + ".part")
             with open(tmp, "wb") as fh:
-                for chunk in r.iter_bytes():
-                    fh.write(chunk)
+                fh.writelines(r.iter_bytes())
             tmp.replace(dest)
-    except Exception as exc:  # noqa: BLE001 - network trouble becomes one clear sentence
+    except Exception as exc:  # network trouble becomes one clear sentence
         raise SourceUnavailable(f"Could not download {url} ({exc}); set EVIDENTIA_KB_MIRROR_DIR to a local copy.") \
             from exc
     return dest
 
 
+def _open_zip(path: Path) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(path)
+    except zipfile.BadZipFile as exc:
+        raise SourceUnavailable(f"{path} is not a zip archive ({exc}); delete it to download it again, "
+                                "or set EVIDENTIA_KB_MIRROR_DIR to a local copy.") from exc
+
+
+def _worldtree_documents(stem: str, data: bytes) -> Iterator[Document]:
+    """One WorldTree table (TSV bytes) as sentences: the non-``[SKIP]`` cells of a row, joined.
+
+    Shared by the mirror folder and the upstream zip, so both give identical documents. The bytes are
+    decoded like ``Path.read_text`` (UTF-8 with replacement, universal newlines).
+    """
+    text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace").read()
+    rows = list(csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE))
+    if not rows:
+        return
+    header = rows[0]
+    keep = [i for i, h in enumerate(header) if not h.startswith("[SKIP]")]
+    uid_col = next((i for i, h in enumerate(header) if h.strip() == "[SKIP] UID"), None)
+    for n, row in enumerate(rows[1:], 1):
+        words = " ".join(row[i].strip() for i in keep if i < len(row) and row[i].strip())
+        if not words:
+            continue
+        uid = row[uid_col].strip() if uid_col is not None and uid_col < len(row) else f"{stem}-{n}"
+        yield Document(doc_id=f"worldtree:{uid}", text=words[0].upper() + words[1:] + ".",
+                       title=f"WorldTree {stem} {uid}", source="worldtree",
+                       url="http://www.cognitiveai.org/explanationbank/", license=LICENSES["worldtree"])
+
+
+def _medquad_records(data: bytes, collection: str, file: str) -> list[dict]:
+    """The answered QA pairs of one MedQuAD XML file, as the mirror's JSONL records (ET.ParseError if malformed)."""
+    root = ET.fromstring(data)
+
+    def clean(value: str | None) -> str | None:
+        return value.strip() if isinstance(value, str) else value
+
+    doc_id = root.get("id", "")
+    base = {"collection": collection, "doc_id": doc_id, "source": root.get("source", ""),
+            "url": root.get("url", ""), "focus": (root.findtext("Focus") or "").strip(),
+            "umls_cuis": [c.text.strip() for c in root.iterfind("FocusAnnotations/UMLS/CUIs/CUI") if c.text],
+            "semantic_group": clean(root.findtext("FocusAnnotations/UMLS/SemanticGroup")),
+            "focus_category": clean(root.findtext("FocusAnnotations/Category"))}
+    out = []
+    for pair in root.iterfind("QAPairs/QAPair"):
+        q, a = pair.find("Question"), pair.find("Answer")
+        answer = "".join(a.itertext()).strip() if a is not None else ""
+        if not answer:  # collections 10-12 have their answers removed upstream
+            continue
+        qid = (q.get("qid") if q is not None else None) or f"{doc_id}-{pair.get('pid', len(out) + 1)}"
+        out.append({**base, "qid": qid, "qtype": q.get("qtype", "") if q is not None else "",
+                    "question": "".join(q.itertext()).strip() if q is not None else "",
+                    "answer": answer, "file": file})
+    return out
+
+
+def _medquad_documents(records: Iterable[dict]) -> Iterator[Document]:
+    """MedQuAD records as documents, round-robin over the NIH collections (so a size limit still covers all)."""
+    by_collection: dict[str, list[dict]] = {}
+    for rec in records:
+        by_collection.setdefault(rec.get("collection", ""), []).append(rec)
+    for rec in (r for group in itertools.zip_longest(*by_collection.values()) for r in group if r):
+        title = f"{rec.get('focus') or 'MedQuAD'} — {rec.get('source', '')}: {rec.get('question', '')}".strip()
+        # qids are not unique (0000001-1 occurs in 7 collections; CancerGov reuses a document id across its
+        # files 0000013_2.xml, 0000013_2_1.xml, ...): the XML file makes the id unique, so each answer keeps
+        # its own title and URL for citation.
+        where = (rec.get("file") or "").removesuffix(".xml") or rec.get("collection", "")
+        yield Document(doc_id=f"medquad:{where}#{rec['qid']}", text=rec["answer"], title=title[:200], source="medquad",
+                       url=rec.get("url") or "", license=LICENSES["medquad"])
+
+
 class DefaultCorpus:
-    """The five sources, read lazily from the mirror (or upstream where that is one file)."""
+    """The five sources, read lazily from the mirror, else from one downloaded upstream file each."""
 
     def __init__(self, mirror: Path | None, cache_dir: Path):
         self.mirror = Path(mirror) if mirror else None
         self.cache = Path(cache_dir)
+        # Per source, the upstream files that could not be read and were skipped (e.g. malformed XML).
+        self.skipped: dict[str, list[str]] = {}
 
     def _mirror_file(self, *parts: str) -> Path | None:
         if self.mirror is None:
@@ -105,41 +189,47 @@ class DefaultCorpus:
 
     def worldtree(self) -> Iterator[Document]:
         folder = self._mirror_file("worldtree-v2.1-tablestore", "tables")
-        if folder is None:
-            raise SourceUnavailable("WorldTree needs the mirror folder worldtree-v2.1-tablestore/tables "
-                                    f"(upstream: {UPSTREAM['worldtree']}).")
-        for table in sorted(folder.glob("*.tsv")):
-            rows = list(csv.reader(io.StringIO(table.read_text(encoding="utf-8", errors="replace")),
-                                   delimiter="\t", quoting=csv.QUOTE_NONE))
-            if not rows:
-                continue
-            header = rows[0]
-            keep = [i for i, h in enumerate(header) if not h.startswith("[SKIP]")]
-            uid_col = next((i for i, h in enumerate(header) if h.strip() == "[SKIP] UID"), None)
-            for n, row in enumerate(rows[1:], 1):
-                words = " ".join(row[i].strip() for i in keep if i < len(row) and row[i].strip())
-                if not words:
-                    continue
-                uid = row[uid_col].strip() if uid_col is not None and uid_col < len(row) else f"{table.stem}-{n}"
-                yield Document(doc_id=f"worldtree:{uid}", text=words[0].upper() + words[1:] + ".",
-                               title=f"WorldTree {table.stem} {uid}", source="worldtree",
-                               url="http://www.cognitiveai.org/explanationbank/", license=LICENSES["worldtree"])
+        if folder is not None:
+            for table in sorted(folder.glob("*.tsv")):
+                yield from _worldtree_documents(table.stem, table.read_bytes())
+            return
+        z = _open_zip(_download(UPSTREAM["worldtree"], self.cache / ARCHIVE_NAMES["worldtree"]))
+        with z:
+            # <repo>-<sha>/data/tables/NAME.tsv, in file-name order like the mirror folder
+            tables = sorted((name.split("/")[-1], name) for name in z.namelist()
+                            if name.split("/")[1:3] == ["data", "tables"] and name.count("/") == 3
+                            and name.endswith(".tsv"))
+            if not tables:
+                raise SourceUnavailable(f"No data/tables/*.tsv in {z.filename} (upstream: {UPSTREAM['worldtree']}).")
+            for base, name in tables:
+                yield from _worldtree_documents(base[:-len(".tsv")], z.read(name))
 
     def medquad(self) -> Iterator[Document]:
         path = self._mirror_file("medquad", "medquad_answered.jsonl.gz")
-        if path is None:
-            raise SourceUnavailable(f"MedQuAD needs the mirror file medquad/medquad_answered.jsonl.gz "
-                                    f"(upstream: {UPSTREAM['medquad']}).")
-        by_collection: dict[str, list[dict]] = {}
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            for line in fh:
-                rec = json.loads(line)
-                by_collection.setdefault(rec.get("collection", ""), []).append(rec)
-        # Round-robin over the NIH collections, so a size limit still covers all of them.
-        for rec in (r for group in itertools.zip_longest(*by_collection.values()) for r in group if r):
-            title = f"{rec.get('focus') or 'MedQuAD'} — {rec.get('source', '')}: {rec.get('question', '')}".strip()
-            yield Document(doc_id=f"medquad:{rec['qid']}", text=rec["answer"], title=title[:200], source="medquad",
-                           url=rec.get("url") or "", license=LICENSES["medquad"])
+        if path is not None:
+            with gzip.open(path, "rt", encoding="utf-8") as fh:
+                records = [json.loads(line) for line in fh]
+        else:
+            records = self._medquad_upstream_records()
+        yield from _medquad_documents(records)
+
+    def _medquad_upstream_records(self) -> list[dict]:
+        """Every answered QA pair in the upstream archive: <repo>-<sha>/<collection>/<file>.xml, in path order."""
+        z = _open_zip(_download(UPSTREAM["medquad"], self.cache / ARCHIVE_NAMES["medquad"]))
+        records: list[dict] = []
+        skipped = self.skipped.setdefault("medquad", [])
+        skipped.clear()
+        with z:
+            names = sorted(n for n in z.namelist() if n.count("/") == 2 and n.lower().endswith(".xml"))
+            if not names:
+                raise SourceUnavailable(f"No <collection>/*.xml in {z.filename} (upstream: {UPSTREAM['medquad']}).")
+            for name in names:
+                _, collection, _ = name.split("/")
+                try:
+                    records.extend(_medquad_records(z.read(name), collection, name.split("/", 1)[1]))
+                except ET.ParseError:
+                    skipped.append(name)
+        return records
 
     def pubmedqa(self) -> Iterator[Document]:
         path = self._mirror_file("pubmedqa", "ori_pqal.json") or _download(UPSTREAM["pubmedqa"],
@@ -156,9 +246,9 @@ class DefaultCorpus:
         if path is not None:
             lines = path.read_text(encoding="utf-8").splitlines()
         else:
-            tar = tarfile.open(_download(UPSTREAM["scifact"], self.cache / "scifact-data.tar.gz"))
-            member = next(m for m in tar.getmembers() if m.name.endswith("corpus.jsonl"))
-            lines = tar.extractfile(member).read().decode("utf-8").splitlines()
+            with tarfile.open(_download(UPSTREAM["scifact"], self.cache / "scifact-data.tar.gz")) as tar:
+                member = next(m for m in tar.getmembers() if m.name.endswith("corpus.jsonl"))
+                lines = tar.extractfile(member).read().decode("utf-8").splitlines()
         for line in lines:
             if not line.strip():
                 continue
@@ -201,6 +291,9 @@ def build_default(store, settings, *, limit_per_source: int | None = DEFAULT_LIM
             results[src.name] = {"error": str(exc)}
             continue
         echo(f"{src.name}: {len(docs):,} documents ({LICENSES[src.name].split(' (')[0]})")
+        if corpus.skipped.get(src.name):
+            echo(f"{src.name}: skipped {len(corpus.skipped[src.name]):,} unreadable upstream files "
+                 f"(first: {corpus.skipped[src.name][0]})")
         results[src.name] = store.add_documents(docs, collection=src.name, show_progress=show_progress,
                                                 desc=src.name)
     return results

@@ -52,7 +52,8 @@ async def test_scripted_run_writes_report_and_resumes(tmp_settings, tmp_path, fa
     with fake_llm_server(handler) as srv:
         llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
         path = await run_benchmark("pubhealthtab", tmp_settings, variants=["full", "direct"], limit=3, llm=llm,
-                                   embedder=BagOfWordsEmbedder(), docs_dir=tmp_path, echo=lambda *_: None)
+                                   embedder=BagOfWordsEmbedder(), docs_dir=tmp_path, echo=lambda *_: None,
+                                   concurrency=3)
         first_requests = len(srv.requests)
         await run_benchmark("pubhealthtab", tmp_settings, variants=["full", "direct"], limit=3, llm=llm,
                             embedder=BagOfWordsEmbedder(), docs_dir=tmp_path, echo=lambda *_: None)

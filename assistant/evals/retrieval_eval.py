@@ -154,7 +154,8 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
     deps = Deps(settings)
     if use_openbook:
         deps.__dict__["text_kb"] = openbook_store(settings, embedder=deps.embedder)
-    log = ResultsLog(_eval_dir(settings) / f"{benchmark}-answers.jsonl")
+    # Judge-only and chain runs are different systems: separate logs, so a resumed run never mixes them.
+    log = ResultsLog(_eval_dir(settings) / f"{benchmark}-answers{'' if chains else '-judge-only'}.jsonl")
     async def answer(job):
         retriever, item = job
         ctx = ToolContext(deps=deps, evidence=EvidenceLedger(), session=Session("eval"))

@@ -155,9 +155,14 @@ def summarize(records: list[dict], labels: tuple[str, ...]) -> dict:
 
 async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit: int | None = None,
                         seed: int = DEFAULT_SEED, filter_method: str = "cosine", llm=None, embedder=None,
-                        docs_dir: Path | None = None, echo=print, report_only: bool = False) -> Path:
-    """Run (or resume) ``benchmark`` for ``variants`` and write the report; returns the JSON path."""
-    from assistant.evals.report import ResultsLog, write_eval
+                        docs_dir: Path | None = None, echo=print, report_only: bool = False,
+                        concurrency: int = 1) -> Path:
+    """Run (or resume) ``benchmark`` for ``variants`` and write the report; returns the JSON path.
+
+    ``concurrency`` checks are in flight at once; each check's ``latency_s`` is then its wall time while
+    sharing the server, so the single-claim latency belongs in the benchmark (tests/bench/bench_tables.py).
+    """
+    from assistant.evals.report import ResultsLog, bounded_map, write_eval
     from assistant.llm import LLMClient, LLMResponseError
     from tools.verify_claim import check_claim
 
@@ -184,26 +189,31 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         echo(f"{benchmark}: {len(items)} items x {len(variants)} variants; {todo} checks to run "
              f"(the rest resume from {log.path})")
         done = 0
-        for item in items:
-            for variant in variants:
-                if log.get(variant, item.id) is not None:
-                    continue
-                t0 = time.perf_counter()
-                try:
-                    check = await check_claim(llm, item.table, item.claim, embedder=embedder, variant=variant,
-                                              labels=labels, filter_method=filter_method, seed=seed)
-                except LLMResponseError as exc:  # a bad answer counts as a wrong one, and is logged
-                    log.add(variant, item.id, gold=item.label, pred="ERROR", error=str(exc)[:300],
-                            latency_s=time.perf_counter() - t0)
-                    echo(f"  {variant:9s} {item.id}: ERROR {str(exc)[:100]}")
-                    continue
-                done += 1
-                log.add(variant, item.id, gold=item.label, pred=check.label, latency_s=check.timings["total_s"],
-                        timings=check.timings, cells=check.cell_refs, invalid_cells=check.invalid_cells,
-                        citations_valid=check.citations_valid, kept_cols=check.cols, n_cols=item.table.n_cols,
-                        n_rows=item.table.n_rows, reason=check.reason, explanations=check.explanations)
-                echo(f"  [{done}/{todo}] {variant:9s} {item.id}: {check.label} (gold {item.label}) "
-                     f"{check.timings['total_s']:.1f}s, {len(check.cols)}/{item.table.n_cols} cols")
+
+        async def run_one(job) -> None:
+            nonlocal done
+            item, variant = job
+            t0 = time.perf_counter()
+            try:
+                check = await check_claim(llm, item.table, item.claim, embedder=embedder, variant=variant,
+                                          labels=labels, filter_method=filter_method, seed=seed)
+            except LLMResponseError as exc:  # a bad answer counts as a wrong one, and is logged
+                log.add(variant, item.id, gold=item.label, pred="ERROR", error=str(exc)[:300],
+                        latency_s=time.perf_counter() - t0)
+                echo(f"  {variant:9s} {item.id}: ERROR {str(exc)[:100]}")
+                return
+            done += 1
+            log.add(variant, item.id, gold=item.label, pred=check.label, latency_s=check.timings["total_s"],
+                    timings=check.timings, cells=check.cell_refs, invalid_cells=check.invalid_cells,
+                    citations_valid=check.citations_valid, kept_cols=check.cols, n_cols=item.table.n_cols,
+                    n_rows=item.table.n_rows, reason=check.reason, explanations=check.explanations,
+                    concurrency=concurrency)
+            echo(f"  [{done}/{todo}] {variant:9s} {item.id}: {check.label} (gold {item.label}) "
+                 f"{check.timings['total_s']:.1f}s, {len(check.cols)}/{item.table.n_cols} cols")
+
+        # Item-major order: an interrupted run leaves every variant with (nearly) the same items checked.
+        jobs = [(item, v) for item in items for v in variants if log.get(v, item.id) is None]
+        await bounded_map(run_one, jobs, concurrency)
     finally:
         if own_llm:
             await llm.aclose()
@@ -246,14 +256,16 @@ def _command(benchmark: str, description: str, variants: tuple[str, ...]) -> cli
     @click.option("--filter-method", type=click.Choice(["cosine", "jsd"]), default="cosine", show_default=True,
                   help="UCRET (cosine) or UCRET-JS (jsd) column filter.")
     @click.option("--report-only", is_flag=True, help="Write the report from the results logged so far; run nothing.")
-    def command(limit, chosen, seed, filter_method, report_only):
+    @click.option("--concurrency", type=int, default=1, show_default=True,
+                  help="Claims checked at once (the server batches them; per-claim latency then rises).")
+    def command(limit, chosen, seed, filter_method, report_only, concurrency):
         from assistant.llm import LLMUnavailable
         from assistant.settings import Settings
 
         try:
             asyncio.run(run_benchmark(benchmark, Settings(), variants=list(chosen or variants), limit=limit,
                                       seed=seed, filter_method=filter_method, echo=click.echo,
-                                      report_only=report_only))
+                                      report_only=report_only, concurrency=concurrency))
         except LLMUnavailable as exc:
             raise click.ClickException(str(exc)) from exc
 
