@@ -294,6 +294,18 @@ def build_default(store, settings, *, limit_per_source: int | None = DEFAULT_LIM
         if corpus.skipped.get(src.name):
             echo(f"{src.name}: skipped {len(corpus.skipped[src.name]):,} unreadable upstream files "
                  f"(first: {corpus.skipped[src.name][0]})")
+        if src.name == "medquad":
+            _drop_legacy_medquad(store, echo)
         results[src.name] = store.add_documents(docs, collection=src.name, show_progress=show_progress,
                                                 desc=src.name)
     return results
+
+
+def _drop_legacy_medquad(store, echo) -> None:
+    """Stores built before 2026-11-22 keyed MedQuAD answers by qid alone, which collides across files, so
+    answers shared one title and URL. Those documents are removed here and re-added under unique ids."""
+    legacy = [r[0] for r in store.db.execute(
+        "SELECT doc_id FROM documents WHERE collection = 'medquad' AND doc_id NOT LIKE '%#%'").fetchall()]
+    if legacy:
+        echo(f"medquad: replacing {len(legacy):,} documents stored under old, colliding ids")
+        store.remove_documents(legacy)

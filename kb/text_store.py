@@ -477,16 +477,27 @@ class TextStore:
             docs = [r[0] for r in self.db.execute(
                 "SELECT doc_id FROM documents WHERE doc_id = ? OR source = ? OR collection = ? OR title = ? "
                 "OR url = ?", [doc_or_source] * 5).fetchall()]
-            if not docs:
+            return self.remove_documents(docs)
+
+    def remove_documents(self, doc_ids: list[str]) -> dict:
+        """Remove these documents and their sentences in one pass (one FAISS rewrite). Returns counts."""
+        with self._lock:
+            self._load()
+            if not doc_ids:
                 return {"documents": 0, "sentences": 0}
-            marks = ",".join("?" * len(docs))
-            rows = [r[0] for r in self.db.execute(
-                f"SELECT row FROM sentences WHERE doc_id IN ({marks}) AND live = 1", docs).fetchall()]
+            rows: list[int] = []
+            for i in range(0, len(doc_ids), 900):  # SQLite's bound-parameter limit
+                part = doc_ids[i:i + 900]
+                marks = ",".join("?" * len(part))
+                rows += [r[0] for r in self.db.execute(
+                    f"SELECT row FROM sentences WHERE doc_id IN ({marks}) AND live = 1", part).fetchall()]
             self._remove_rows(rows)
-            self.db.execute(f"DELETE FROM documents WHERE doc_id IN ({marks})", docs)
+            for i in range(0, len(doc_ids), 900):
+                part = doc_ids[i:i + 900]
+                self.db.execute(f"DELETE FROM documents WHERE doc_id IN ({','.join('?' * len(part))})", part)
             self.db.conn.commit()
             self._invalidate()
-            return {"documents": len(docs), "sentences": len(rows)}
+            return {"documents": len(doc_ids), "sentences": len(rows)}
 
     def close(self) -> None:
         if self._db is not None:

@@ -173,3 +173,30 @@ def test_adding_documents_extends_the_roots(tmp_path, embedder):
     from tools._ot import DEFAULT_TEMPERATURE, token_roots
     expected = token_roots(np.asarray(s.tok_z, np.float32), DEFAULT_TEMPERATURE).astype(np.float16)
     np.testing.assert_array_equal(np.asarray(s.tok_root), expected)
+
+
+def test_build_default_replaces_legacy_medquad_ids(tmp_path, embedder, monkeypatch):
+    """A KB built with the old colliding MedQuAD ids is repaired by the next `kb build --default`."""
+    import kb.default_corpus as dc
+    from assistant.settings import Settings
+
+    s = TextStore(tmp_path / "kb", embedder=embedder)
+    s.add_documents([Document(doc_id="medquad:0000001-1", text=FACTS[2], title="wrong shared title",
+                              source="medquad", license="CC BY 4.0")], collection="medquad", show_progress=False)
+    fresh = [Document(doc_id="medquad:3_GHR_QA/0000001#0000001-1", text=FACTS[2], title="right title",
+                      source="medquad", license="CC BY 4.0")]
+
+    class OneSource:
+        name = "medquad"
+
+        def documents(self):
+            return iter(fresh)
+
+    monkeypatch.setattr(dc.DefaultCorpus, "sources", lambda self: [OneSource()])
+    said = []
+    dc.build_default(s, Settings(_env_file=None, data_dir=tmp_path / "data"), echo=said.append, show_progress=False)
+    ids = {r[0]: r[1] for r in s.db.execute("SELECT doc_id, title FROM documents")}
+    assert ids == {"medquad:3_GHR_QA/0000001#0000001-1": "right title"}
+    assert len(s) == 1  # the sentence is searchable once, under the new document
+    assert s.hits(np.flatnonzero(s.live))[0].title == "right title"
+    assert any("old, colliding ids" in line for line in said)
