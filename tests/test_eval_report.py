@@ -37,3 +37,63 @@ def test_bounded_map_raises_the_first_error_and_cancels_the_rest():
     with pytest.raises(RuntimeError, match="server down"):
         asyncio.run(asyncio.wait_for(bounded_map(work, range(6), 2), timeout=5))
     assert 5 not in started  # the queue behind the failure never started
+
+
+def test_mcnemar_exact_on_hand_worked_cases():
+    from assistant.evals.report import mcnemar
+
+    same = {str(i): i % 2 == 0 for i in range(10)}
+    assert mcnemar(same, same) == {"n": 10, "a_only": 0, "b_only": 0, "p": 1.0}
+    # 6 discordant items, all won by a: p = 2 * (1/2)^6
+    a = {str(i): True for i in range(8)}
+    b = {str(i): i >= 6 for i in range(8)}
+    r = mcnemar(a, b)
+    assert (r["a_only"], r["b_only"]) == (6, 0) and r["p"] == pytest.approx(2 / 64)
+    # 5 vs 3 discordant: p = 2 * P(X <= 3), X ~ Bin(8, 1/2) = 2 * 93/256
+    a = {str(i): i < 5 for i in range(8)}
+    b = {str(i): i >= 5 for i in range(8)}
+    assert mcnemar(a, b)["p"] == pytest.approx(2 * 93 / 256)
+    # only shared items count
+    assert mcnemar({"x": True}, {"y": False})["n"] == 0
+
+
+def test_obqa_answer_eval_per_retriever_with_fake_llm(tmp_path, fake_llm_server):
+    """Every retriever answers the same questions; accuracy, paired tests and the report come from the log."""
+    import json
+
+    from assistant.evals.retrieval_eval import run_answer_eval
+    from assistant.settings import Settings
+    from tests.fake_openai import Reply
+
+    data = tmp_path / "eval-data" / "openbookqa"
+    data.mkdir(parents=True)
+    (data / "openbook.txt").write_text('"A bee is a pollinating animal."\n"Metals conduct electricity."\n'
+                                      '"A thermometer measures temperature."\n')
+    qs = [("q1", "Which animal pollinates flowers?", ["a bee", "a rock"], "A"),
+          ("q2", "What measures temperature?", ["a ruler", "a thermometer"], "B"),
+          ("q3", "What conducts electricity?", ["metal", "wood"], "A")]
+    (data / "test.jsonl").write_text("\n".join(json.dumps(
+        {"id": i, "question": {"stem": q, "choices": [{"label": "AB"[k], "text": t} for k, t in enumerate(opts)]},
+         "answerKey": a}) for i, q, opts, a in qs) + "\n")
+
+    def judge(request):  # always "A", citing the first evidence id shown
+        prompt = request["messages"][-1]["content"]
+        return Reply(content=json.dumps({"answer": "A", "evidence": ["S1"] if "[S1]" in prompt else [],
+                                         "confidence": "high"}))
+
+    with fake_llm_server(judge) as srv:
+        settings = Settings(_env_file=None, data_dir=tmp_path / "data", llm_base_url=srv.base_url,
+                            llm_model="fake-model", llm_max_retries=0, llm_timeout_s=60,
+                            eval_data_dir=tmp_path / "eval-data")
+        variants = run_answer_eval(settings, "obqa", retrievers=["bm25", "fused"], limit=3, chains=False,
+                                   docs_dir=tmp_path / "docs", concurrency=2)
+        n_requests = len(srv.requests)
+        # resumed from the log: nothing is asked again
+        run_answer_eval(settings, "obqa", retrievers=["bm25", "fused"], limit=3, chains=False,
+                        docs_dir=tmp_path / "docs", concurrency=2)
+        assert len(srv.requests) == n_requests == 6
+    assert variants["bm25"]["accuracy"] == variants["fused"]["accuracy"] == 2 / 3  # "A" is right on q1, q3
+    assert variants["fused"]["n"] == 3 and variants["fused"]["cited_rate"] == 1.0
+    report = json.loads((tmp_path / "docs" / "eval" / "obqa.json").read_text())
+    assert report["paired"]["fused vs bm25"] == {"n": 3, "a_only": 0, "b_only": 0, "p": 1.0}
+    assert "judge only" in (tmp_path / "docs" / "eval" / "obqa.md").read_text()

@@ -110,7 +110,7 @@ def ensure_ddb(deps) -> None:
 def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, chains: bool,
                 rates: bool, settings=None, docs_dir: Path | None = None, concurrency: int = 1) -> Path:
     from assistant.deps import Deps
-    from assistant.evals.report import ResultsLog, bounded_map, write_eval
+    from assistant.evals.report import ResultsLog, bounded_map, mcnemar, write_eval
     from assistant.settings import Settings
 
     settings = settings or Settings()
@@ -189,16 +189,19 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
             row.update(linked_rate=None, path_rate=None)
         row["thesis_accuracy_qwen2.5_72b"] = THESIS[benchmark][v] / 100.0
         results[v] = row
-    notes = _medical_notes(benchmark, items, limit, chains, results, settings)
+    correct = {v: {r["id"]: r["correct"] for r in log.records(v) if r["id"] in answered} for v in VARIANTS}
+    paired = {f"full vs {v}": mcnemar(correct["full"], correct[v]) for v in VARIANTS
+              if v != "full" and correct["full"] and correct[v]}
+    notes = _medical_notes(benchmark, items, limit, chains, results, settings, paired)
     return write_eval(benchmark, model=settings.llm_model, items=len(items), seed=SEED, variants=results, notes=notes,
                       extra={"subset": f"fixed seeded subset of {len(items)} items (random.Random({SEED}).sample)",
-                             "llm_items": limit, "chains": chains,
+                             "llm_items": limit, "chains": chains, "paired": paired,
                              "thesis": {"model": "Qwen2.5-72B", "accuracy_percent": THESIS[benchmark]}},
                       docs_dir=docs_dir, metric_keys=["accuracy", "llm_items", "linked_rate", "path_rate", "mean_path_length",
                                    "thesis_accuracy_qwen2.5_72b"])
 
 
-def _medical_notes(benchmark, items, limit, chains, results, settings) -> str:
+def _medical_notes(benchmark, items, limit, chains, results, settings, paired=None) -> str:
     acc = {v: results[v].get("accuracy") for v in VARIANTS}
     ran = [v for v in VARIANTS if acc[v] is not None]
     n_rates = max((results[v].get("rate_items") or 0) for v in VARIANTS if v != "no-retrieval")
@@ -211,13 +214,18 @@ def _medical_notes(benchmark, items, limit, chains, results, settings) -> str:
         "the same items for every variant), answered by",
         f"`{settings.llm_model}` (a 1.5B model on 2 CPU cores, about 4 tokens/s) with "
         f"{'one reasoning chain per option plus a judge' if chains else 'the judge prompt only (no per-option chains, for speed)'}.",
-        f"With {n_llm} items, one question moves accuracy by {100 / max(n_llm, 1):.1f} points: these accuracies are",
-        "indicative only and cannot show whether full beats no-retrieval / no-filter.",
+        f"With {n_llm} items, one question moves accuracy by {100 / max(n_llm, 1):.1f} points.",
         "The thesis column is UGAT-MedQA with Qwen2.5-72B (a model about 50 times larger, on a GPU); compare",
         "relative differences between variants, not absolute accuracy.",
     ]
     if ran:
         lines.append("Measured: " + ", ".join(f"{v} {acc[v]:.3f}" for v in ran) + ".")
+    if paired:
+        lines.append("")
+    for name, r in (paired or {}).items():
+        verdict = "a real difference at the 5% level" if r["p"] < 0.05 else "no difference this sample can show"
+        lines.append(f"- Paired, {name}: on {r['n']} shared items full alone was right on {r['a_only']}, the other alone "
+                     f"on {r['b_only']} (exact McNemar p = {r['p']:.3f}: {verdict}).")
     return "\n".join(lines)
 
 

@@ -222,3 +222,21 @@ async def bounded_map(fn: Callable[[Any], Awaitable[None]], items: Iterable[Any]
     finally:
         for t in tasks:
             t.cancel()
+
+
+def mcnemar(a: dict[str, bool], b: dict[str, bool]) -> dict[str, float]:
+    """Paired comparison of two systems on the items both answered (exact two-sided McNemar test).
+
+    ``a`` and ``b`` map item id -> correct. Returns ``n`` (shared items), ``a_only`` / ``b_only`` (items
+    only that system got right) and ``p`` (probability of a split at least this uneven if both were equally
+    good). With few discordant items no difference can be shown, which the notes then say.
+    """
+    from math import comb
+
+    shared = sorted(set(a) & set(b))
+    a_only = sum(1 for i in shared if a[i] and not b[i])
+    b_only = sum(1 for i in shared if b[i] and not a[i])
+    n = a_only + b_only
+    k = min(a_only, b_only)
+    p = min(1.0, 2 * sum(comb(n, j) for j in range(k + 1)) / 2**n) if n else 1.0
+    return {"n": len(shared), "a_only": a_only, "b_only": b_only, "p": p}

@@ -144,7 +144,7 @@ def run_obqa_retrieval(settings, *, limit: int | None = None, pool: int = 200, d
 async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: list[str], chains: bool,
                       use_openbook: bool, concurrency: int = 1) -> dict[str, dict]:
     from assistant.deps import Deps
-    from assistant.evals.report import ResultsLog, bounded_map
+    from assistant.evals.report import ResultsLog, bounded_map, mcnemar
     from assistant.evidence import EvidenceLedger
     from assistant.llm import LLMUnavailable
     from assistant.session import Session
@@ -180,13 +180,21 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
         await deps.aclose()
     ids = {it["id"] for it in items}
     variants = {}
+    # Same items for every retriever (an interrupted run may leave a few answered by only some).
+    ids = {i for i in ids if all(log.get(r, i) for r in retrievers)}
     for retriever in retrievers:
         recs = [r for r in log.records(retriever) if r["id"] in ids]
         if recs:
             variants[retriever] = {"accuracy": sum(r["correct"] for r in recs) / len(recs), "n": len(recs),
                                    "cited_rate": sum(1 for r in recs if r["cited"]) / len(recs),
                                    "s_per_question": sum(r["seconds"] for r in recs) / len(recs)}
-    return variants
+    correct = {r: {x["id"]: x["correct"] for x in log.records(r) if x["id"] in ids} for r in variants}
+    lead = "fused" if "fused" in variants else next(iter(variants), None)
+    paired = {f"{lead} vs {r}": mcnemar(correct[lead], correct[r]) for r in variants if r != lead}
+    if "otjsd" in variants:
+        paired.update({f"otjsd vs {r}": mcnemar(correct["otjsd"], correct[r])
+                       for r in ("cosine", "bm25") if r in variants})
+    return variants, paired
 
 
 def run_answer_eval(settings, benchmark: str, *, retrievers: list[str], limit: int | None, chains: bool = True,
@@ -199,7 +207,7 @@ def run_answer_eval(settings, benchmark: str, *, retrievers: list[str], limit: i
     else:
         path = _require(data and data / "commonsenseqa" / "dev_rand_split.jsonl", "commonsenseqa/dev_rand_split.jsonl")
     items = load_mc(path, limit)
-    variants = asyncio.run(_answer_all(settings, benchmark, items, retrievers, chains, use_openbook=benchmark == "obqa",
+    variants, paired = asyncio.run(_answer_all(settings, benchmark, items, retrievers, chains, use_openbook=benchmark == "obqa",
                                        concurrency=concurrency))
     from assistant.evals.report import DOCS_DIR
 
@@ -209,11 +217,19 @@ def run_answer_eval(settings, benchmark: str, *, retrievers: list[str], limit: i
         old = json.loads(previous.read_text())
         variants = {**{k: v for k, v in old.get("variants", {}).items() if k not in variants}, **variants}
     kb = "the 1,326-fact open book" if benchmark == "obqa" else "the default text KB"
-    notes = (f"First {len(items)} questions of {path.name}; evidence: 3 sentences per option from {kb}; "
-             f"{'one reasoning chain per option, then a judge' if chains else 'judge only'}; greedy decoding. "
-             f"A small --limit was used because the served model is a 1.5B model on 2 CPU cores.")
+    answered = max((v.get("n", 0) for v in variants.values()), default=0)
+    notes = (f"First {len(items)} questions of {path.name} ({answered} answered by every retriever); evidence: "
+             f"3 sentences per option from {kb}; "
+             f"{'one reasoning chain per option, then a judge' if chains else 'judge only (one schema-constrained prompt per question)'}; "
+             f"greedy decoding; {settings.llm_model} (1.5B) served by vLLM on 2 CPU cores.")
+    notes += "\n" if paired else ""
+    for name, r in paired.items():
+        first, second = name.split(" vs ")
+        verdict = "a real difference at the 5% level" if r["p"] < 0.05 else "no difference this sample can show"
+        notes += (f"\n- Paired, {name}: on {r['n']} shared questions only {first} was right on {r['a_only']}, only "
+                  f"{second} on {r['b_only']} (exact McNemar p = {r['p']:.3f}: {verdict}).")
     write_eval(benchmark, model=settings.llm_model, items=len(items), seed=SEED, variants=variants, notes=notes,
-               docs_dir=docs_dir)
+               docs_dir=docs_dir, extra={"paired": paired, "chains": chains})
     return variants
 
 
