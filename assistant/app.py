@@ -24,6 +24,7 @@ from assistant.evidence import Evidence  # noqa: E402
 from assistant.loop import Assistant, Step, TurnHooks, TurnResult  # noqa: E402
 from assistant.session import Session  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
+from assistant.uploads import add_table_file, other_sheets  # noqa: E402
 
 TABLE_SUFFIXES = {".csv", ".tsv", ".xlsx", ".xlsm", ".json", ".md", ".txt"}
 TEXT_SUFFIXES = {".txt", ".md"}
@@ -230,8 +231,6 @@ def highlight_table(table: Evidence, cited: list[str]) -> str:
 
 # --- uploads ---------------------------------------------------------------------------------------
 async def handle_uploads(bot: Assistant, files: list) -> None:
-    from kb.tables import load_table
-
     for f in files:
         path = Path(getattr(f, "path", "") or "")
         name = getattr(f, "name", path.name) or path.name
@@ -247,23 +246,45 @@ async def handle_uploads(bot: Assistant, files: list) -> None:
                                      "search.").send()
             continue
         try:
-            table = await asyncio.to_thread(load_table, path, name=name, settings=bot.deps.settings)
+            table = await asyncio.to_thread(add_table_file, bot.deps, bot.session, path, name=name)
         except Exception as exc:  # noqa: BLE001 - every load problem is shown, nothing is lost
             await cl.Message(content=f"I could not load **{name}**: {exc}").send()
             continue
-        bot.session.add_table(table)
-        bot.deps.memory.save_table(bot.session.conversation_id, table.name, table.model_dump_json())
-        import pandas as pd
+        await acknowledge_table(table, path, name)
 
-        preview = pd.DataFrame(table.rows[:8], columns=table.columns)
-        notes = "".join(f"\n- {n}" for n in table.notes)
-        sheets = (f"\nSheets: {', '.join(table.sheet_names)} (showing {table.sheet})"
-                  if len(getattr(table, "sheet_names", []) or []) > 1 else "")
-        await cl.Message(
-            content=(f"Loaded **{table.name}** — {table.title}: {len(table.rows):,} rows × {len(table.columns)} "
-                     f"columns.{sheets}{notes}\n\nAsk me to check a claim against it, e.g. “Is it true that …?”"),
-            elements=[cl.Dataframe(name=f"{table.name} preview", data=preview, display="inline")],
-        ).send()
+
+async def acknowledge_table(table, path: Path, file_name: str) -> None:
+    """The upload's reply: size, notes, a preview, and one button per other sheet of a workbook."""
+    import pandas as pd
+
+    preview = pd.DataFrame(table.rows[:8], columns=table.columns)
+    notes = "".join(f"\n- {n}" for n in table.notes)
+    sheets = other_sheets(table)
+    sheet_line = (f"\nSheet **{table.sheet}** is loaded; the workbook also has {', '.join(sheets)} "
+                  "(the buttons below switch)." if sheets else "")
+    actions = [cl.Action(name="choose_sheet", label=f"Use sheet “{s}”", tooltip=f"Load sheet {s} instead",
+                         payload={"path": str(path), "file": file_name, "table": table.name, "sheet": s})
+               for s in sheets]
+    await cl.Message(
+        content=(f"Loaded **{table.name}** — {table.title}: {len(table.rows):,} rows × {len(table.columns)} "
+                 f"columns.{sheet_line}{notes}\n\nAsk me to check a claim against it, e.g. “Is it true that …?”"),
+        elements=[cl.Dataframe(name=f"{table.name} preview", data=preview, display="inline")],
+        actions=actions,
+    ).send()
+
+
+@cl.action_callback("choose_sheet")
+async def on_choose_sheet(action) -> None:
+    bot = _assistant()
+    p = action.payload or {}
+    try:
+        table = await asyncio.to_thread(add_table_file, bot.deps, bot.session, Path(p["path"]), name=p["file"],
+                                        sheet=p["sheet"], replace=p["table"])
+    except Exception as exc:  # noqa: BLE001 - e.g. the upload was cleaned up; the old sheet stays loaded
+        await cl.Message(content=f"I could not load sheet **{p.get('sheet')}** of **{p.get('file')}**: {exc}. "
+                                 f"The table **{p.get('table')}** is unchanged.").send()
+        return
+    await acknowledge_table(table, Path(p["path"]), p["file"])
 
 
 def _looks_like_table(path: Path) -> bool:

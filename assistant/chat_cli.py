@@ -87,14 +87,28 @@ def restore_tables(deps, session: Session) -> None:
         session.add_table(Table.model_validate_json(table_json))
 
 
-def add_table_file(deps, session: Session, path: Path) -> str:
-    from kb.tables import load_table
+def add_table_file(deps, session: Session, path: Path, sheet: str | None = None) -> str:
+    from assistant.uploads import add_table_file as add, describe
 
-    table = load_table(path, name=path.name, settings=deps.settings)
-    session.add_table(table)
-    deps.memory.save_table(session.conversation_id, table.name, table.model_dump_json())
-    notes = ("\n  " + "\n  ".join(table.notes)) if table.notes else ""
-    return f"Loaded table {table.name}: {len(table.rows)} rows × {len(table.columns)} columns.{notes}"
+    replace = None
+    if sheet is not None:  # another sheet of a workbook already loaded replaces it under the same name
+        replace = next((n for n, t in session.tables.items() if getattr(t, "source", None) == str(path)
+                        or getattr(t, "source", None) == path.name), None)
+    table = add(deps, session, path, sheet=sheet, replace=replace)
+    return describe(table, how_to_switch=f'/table "{path}" SHEET loads another')
+
+
+def parse_table_command(line: str) -> tuple[Path, str | None]:
+    """``/table PATH [SHEET]`` (quote a path or sheet with spaces) -> (path, sheet)."""
+    import shlex
+
+    try:
+        parts = shlex.split(line.split(" ", 1)[1] if " " in line else "")
+    except ValueError as exc:
+        raise click.ClickException(f"Could not read the /table command: {exc}") from exc
+    if not parts or len(parts) > 2:
+        raise click.ClickException('Use /table PATH or /table PATH SHEET (quote names with spaces).')
+    return Path(parts[0]), (parts[1] if len(parts) == 2 else None)
 
 
 def server_answers(base_url: str) -> bool:
@@ -137,7 +151,7 @@ def register(main: click.Group) -> None:
     @main.command()
     @click.option("--conversation", "-c", help="Continue this conversation id.")
     def chat(conversation: str | None) -> None:
-        """Chat in the terminal. Commands: /table PATH, /tables, /quit."""
+        """Chat in the terminal. Commands: /table PATH [SHEET], /tables, /quit."""
         settings = Settings()
         ensure_llm(settings)
         deps, bot = build(settings, conversation)
@@ -154,7 +168,7 @@ def register(main: click.Group) -> None:
                 break
             if line.startswith("/table "):
                 try:
-                    click.echo(add_table_file(deps, bot.session, Path(line.split(" ", 1)[1].strip())))
+                    click.echo(add_table_file(deps, bot.session, *parse_table_command(line)))
                 except Exception as exc:  # noqa: BLE001 - show any load problem and keep chatting
                     click.secho(str(exc), fg="red")
                 continue

@@ -220,3 +220,45 @@ def test_size_row_and_column_limits(tmp_settings):
 def test_unique_names(tmp_settings):
     t = load_table(b"a,b\n1,2\n", name="sales.csv", settings=tmp_settings, existing_names=["sales"])
     assert t.name == "sales (2)"
+
+
+def test_switching_sheet_replaces_the_table_under_its_name_and_in_memory(tmp_settings, tmp_path):
+    """The upload path shared by the UI and the terminal: another sheet replaces the table, same name."""
+    from assistant.chat_cli import add_table_file as cli_add, parse_table_command
+    from assistant.deps import Deps
+    from assistant.session import Session
+    from assistant.uploads import add_table_file, other_sheets
+
+    def build(wb):
+        ws = wb.active
+        ws.title = "Cases"
+        ws.append(["Province", "Year", "Cases"])
+        ws.append(["Quebec", 2011, 678])
+        other = wb.create_sheet("Deaths 2011")
+        other.append(["Province", "Deaths"])
+        other.append(["Quebec", 0])
+
+    path = tmp_path / "book.xlsx"
+    path.write_bytes(_xlsx_bytes(build))
+    deps = Deps(tmp_settings)
+    session = Session("c1")
+    first = add_table_file(deps, session, path)
+    assert other_sheets(first) == ["Deaths 2011"] and first.columns == ["Province", "Year", "Cases"]
+    second = add_table_file(deps, session, path, sheet="Deaths 2011", replace=first.name)
+    assert list(session.tables) == [first.name] and second.name == first.name
+    assert session.tables[first.name].columns == ["Province", "Deaths"] and other_sheets(second) == ["Cases"]
+    saved = dict(deps.memory.tables("c1"))  # the stored copy (what a restart restores) is the new sheet
+    assert list(saved) == [first.name] and '"Deaths"' in saved[first.name]
+    # a sheet that does not exist leaves the loaded table as it was
+    with pytest.raises(TableError, match="no sheet"):
+        add_table_file(deps, session, path, sheet="Nope", replace=first.name)
+    assert session.tables[first.name].columns == ["Province", "Deaths"]
+    # the terminal command: quoted sheet names with spaces; the reply says how to switch
+    assert parse_table_command(f'/table "{path}" "Deaths 2011"') == (path, "Deaths 2011")
+    assert parse_table_command(f"/table {path}") == (path, None)
+    reply = cli_add(deps, session, path, "Cases")
+    assert list(session.tables) == [first.name] and "other sheets: Deaths 2011" in reply
+    import click
+
+    with pytest.raises(click.ClickException):
+        parse_table_command("/table")

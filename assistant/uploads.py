@@ -1,0 +1,49 @@
+"""Adding a table file to a conversation: shared by the Chainlit shell and the terminal chat.
+
+A workbook with several sheets loads its first sheet; ``sheet`` picks another, and ``replace`` keeps the
+table's name (so follow-ups that named it still find it) when the user switches sheets.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from assistant.session import Session
+
+
+def add_table_file(deps, session: Session, path: Path, *, name: str | None = None, sheet: str | None = None,
+                   replace: str | None = None) -> Any:
+    """Load ``path`` (display name ``name``, sheet ``sheet``) into ``session`` and memory; returns the Table.
+
+    ``replace`` is the name of a table this one replaces (another sheet of the same workbook).
+    Raises the loader's ``TableError`` with a message for the user; the session is unchanged then.
+    """
+    from kb.tables import load_table
+
+    existing = [n for n in session.tables if n != replace]
+    table = load_table(path, name=name or path.name, settings=deps.settings, sheet=sheet, existing_names=existing)
+    if replace:
+        table.name = replace
+    session.add_table(table)
+    deps.memory.save_table(session.conversation_id, table.name, table.model_dump_json())
+    return table
+
+
+def other_sheets(table: Any) -> list[str]:
+    """The workbook's sheets other than the one loaded (empty for single-sheet files and non-spreadsheets)."""
+    names = list(getattr(table, "sheet_names", None) or [])
+    return [s for s in names if s != getattr(table, "sheet", None)] if len(names) > 1 else []
+
+
+def describe(table: Any, *, how_to_switch: str = "") -> str:
+    """One plain-text line (plus notes) acknowledging a loaded table."""
+    sheets = other_sheets(table)
+    text = f"Loaded table {table.name}: {len(table.rows):,} rows × {len(table.columns)} columns"
+    if sheets:
+        text += f" from sheet {table.sheet!r}; other sheets: {', '.join(sheets)}"
+        text += f" ({how_to_switch})" if how_to_switch else ""
+    text += "."
+    if table.notes:
+        text += "\n  " + "\n  ".join(table.notes)
+    return text
