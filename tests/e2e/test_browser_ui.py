@@ -170,3 +170,29 @@ def test_csv_upload_shows_preview_and_claim_is_checked(page, ui, tmp_path):
     page.wait_for_selector("text=Number of cases", timeout=30_000)
     assert page.locator("td .font-bold", has_text="220").count() >= 1  # the cited cell is highlighted
     page.screenshot(path=str(ui[1] / "claim.png"))
+
+
+def test_workbook_upload_offers_the_other_sheets_and_switches(page, ui, tmp_path):
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Cases"
+    ws.append(["Province", "Year", "Cases"])
+    ws.append(["Quebec", 2011, 678])
+    deaths = wb.create_sheet("Deaths")
+    deaths.append(["Province", "Deaths total"])
+    deaths.append(["Quebec", 3])
+    deaths.append(["Ontario", 1])
+    path = tmp_path / "outbreaks.xlsx"
+    wb.save(path)
+    page.set_input_files("input[type=file]", str(path))
+    time.sleep(1.5)
+    _send(page, "Here is my workbook")
+    page.wait_for_selector("text=the workbook also has Deaths", timeout=120_000)
+    button = page.get_by_role("button", name="Use sheet “Deaths”")
+    button.wait_for(timeout=30_000)
+    button.click()
+    page.wait_for_selector("text=Deaths total", timeout=60_000)  # the new sheet's preview
+    page.wait_for_selector("text=the workbook also has Cases", timeout=30_000)
+    page.screenshot(path=str(ui[1] / "sheet-switch.png"))
