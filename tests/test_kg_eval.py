@@ -70,6 +70,14 @@ def test_medqa_eval_end_to_end_with_fake_llm(tmp_path, fake_llm_server, concurre
         assert variants["no-retrieval"]["path_rate"] == 0.0
         assert variants["full"]["mean_path_length"] >= 1
         assert (tmp_path / "docs" / "eval" / "medqa.png").exists()
+        # a later rates-only run (--limit 0) keeps the logged accuracy and asks the model nothing
+        n_requests = len(srv.requests)
+        again = json.loads(run_medical("medqa", limit=0, variants=["full", "no-filter", "gcn", "no-retrieval"],
+                                       subset=400, chains=False, rates=True, settings=settings,
+                                       docs_dir=tmp_path / "docs").read_text())
+        assert len(srv.requests) == n_requests and again["variants"]["full"]["accuracy"] == 2 / 3
+        assert again["llm_items"] == 3 and set(again["paired"]) == {"full vs no-filter", "full vs gcn",
+                                                                     "full vs no-retrieval"}
         # the judge saw the paths as numbered evidence in the retrieval variants only
         prompts = [r["messages"][-1]["content"] for r in srv.requests]
         assert sum("P1" in p for p in prompts) >= 2

@@ -167,10 +167,12 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
     results = {}
     ids = {it["id"] for it in items}
     # accuracy only over items answered under every requested variant (same items for all)
-    answered = {it["id"] for it in items[:limit] if all(log.get(v, it["id"]) for v in variants)}
+    # (from the log, so a rates-only run, --limit 0, keeps the accuracy answered earlier)
+    have = [v for v in VARIANTS if any(True for _ in log.records(v))]
+    answered = {it["id"] for it in items if have and all(log.get(v, it["id"]) for v in have)}
     for v in VARIANTS:
         row: dict = {}
-        recs = [r for r in log.records(v) if r["id"] in answered] if limit else []
+        recs = [r for r in log.records(v) if r["id"] in answered]
         if recs:  # left out (not null) when no item was answered, so the chart and JSON stay numeric
             row["accuracy"] = sum(r["correct"] for r in recs) / len(recs)
         row["llm_items"] = len(recs)
@@ -195,7 +197,7 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
     notes = _medical_notes(benchmark, items, limit, chains, results, settings, paired)
     return write_eval(benchmark, model=settings.llm_model, items=len(items), seed=SEED, variants=results, notes=notes,
                       extra={"subset": f"fixed seeded subset of {len(items)} items (random.Random({SEED}).sample)",
-                             "llm_items": limit, "chains": chains, "paired": paired,
+                             "llm_items": len(answered), "chains": chains, "paired": paired,
                              "thesis": {"model": "Qwen2.5-72B", "accuracy_percent": THESIS[benchmark]}},
                       docs_dir=docs_dir, metric_keys=["accuracy", "llm_items", "linked_rate", "path_rate", "mean_path_length",
                                    "thesis_accuracy_qwen2.5_72b"])
