@@ -85,17 +85,22 @@ def _xlsx_bytes(build) -> bytes:
     return buf.getvalue()
 
 
-def test_xlsx_first_sheet_sheet_names_and_choice(tmp_settings):
+def _two_sheets(second: str = "Deaths"):
+    """A workbook builder: sheet "Cases" (Province, Year, Cases) and sheet ``second`` (Province, Deaths)."""
     def build(wb):
         ws = wb.active
         ws.title = "Cases"
         ws.append(["Province", "Year", "Cases"])
         ws.append(["Quebec", 2011, 678])
-        other = wb.create_sheet("Deaths")
+        other = wb.create_sheet(second)
         other.append(["Province", "Deaths"])
         other.append(["Quebec", 0])
 
-    data = _xlsx_bytes(build)
+    return build
+
+
+def test_xlsx_first_sheet_sheet_names_and_choice(tmp_settings):
+    data = _xlsx_bytes(_two_sheets())
     t = load_table(data, name="book.xlsx", settings=tmp_settings)
     assert t.sheet == "Cases" and t.sheet_names == ["Cases", "Deaths"]
     assert t.rows == [["Quebec", "2011", "678"]]
@@ -229,17 +234,8 @@ def test_switching_sheet_replaces_the_table_under_its_name_and_in_memory(tmp_set
     from assistant.session import Session
     from assistant.uploads import add_table_file, other_sheets
 
-    def build(wb):
-        ws = wb.active
-        ws.title = "Cases"
-        ws.append(["Province", "Year", "Cases"])
-        ws.append(["Quebec", 2011, 678])
-        other = wb.create_sheet("Deaths 2011")
-        other.append(["Province", "Deaths"])
-        other.append(["Quebec", 0])
-
     path = tmp_path / "book.xlsx"
-    path.write_bytes(_xlsx_bytes(build))
+    path.write_bytes(_xlsx_bytes(_two_sheets("Deaths 2011")))
     deps = Deps(tmp_settings)
     session = Session("c1")
     first = add_table_file(deps, session, path)
