@@ -166,7 +166,8 @@ the semantic work; value matches (a cell equal to a number or name in the claim)
 
 claim_check_median_s: {'median of ' + str(len(latencies)) + ' full-variant checks' if latencies else 'not measured'}
 (three concurrent explanations of <= 120 tokens and a judge of <= 200 tokens whose reason the schema caps at 200 characters;
-Qwen2.5-Coder-1.5B on 2 CPU cores shared with other work).
+Qwen2.5-Coder-1.5B served by vLLM on the same 2 CPU cores; {'fresh PubHealthTab claims checked one at a time by this run'
+if args.claims else 'latencies logged by evaluation runs that had the server to themselves'}).
 
 column_filter_without_encoder_median_ms: the same filter with random unit vectors instead of MiniLM, i.e.
 tokenising, Jaccard, value matching, k-means and bookkeeping; the rest of column_filter_median_ms is the
