@@ -180,3 +180,15 @@ async def test_long_table_prompt_is_bounded(tmp_settings, fake_llm_server):
     assert len(check.collapsed) <= TABLE_PROMPT_CHARS + 200
     assert check.cells == [(7778, 3)] or 3 not in check.cols
     assert all(len(_prompt(r)) < TABLE_PROMPT_CHARS + 2000 for r in srv.requests if r.get("messages"))
+
+
+def test_judgement_budgets_fit_a_reason_at_its_cap_one_character_per_token():
+    """vLLM's guided decoding spends about one token per character inside a capped string: a judgement
+    whose reason reaches the cap must still close its JSON (a 200-token budget cut 2 of 48 in an eval)."""
+    from tools import table_qa, verify_claim
+    from tools._table_llm import REASON_MAX_CHARS
+
+    label_and_cells = len('{"label": "NOT ENOUGH INFO", "cited_cells": ["R10C10", "R10C11", "R10C12", "R10C13", '
+                          '"R10C14", "R10C15"], "reason": ""}')
+    assert verify_claim.JUDGE_MAX_TOKENS >= REASON_MAX_CHARS + label_and_cells
+    assert table_qa.ANSWER_MAX_TOKENS >= REASON_MAX_CHARS + label_and_cells

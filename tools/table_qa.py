@@ -22,11 +22,12 @@ from assistant.prompts import render
 from kb.tables import Table
 from tools._registry import ToolContext, ToolError, tool
 from tools._table_llm import (
-    REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, register_evidence, validate_cells)
+    JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, register_evidence,
+    validate_cells)
 from tools.table_filter import filter_table, resolve_table
 
 OPTION_MAX_TOKENS = 100
-ANSWER_MAX_TOKENS = 200  # upper bound; the schema caps the reason
+ANSWER_MAX_TOKENS = JUDGEMENT_MAX_TOKENS + 60  # upper bound: a capped reason plus a short free-form answer
 MAX_OPTIONS = 8
 
 

@@ -23,7 +23,8 @@ from assistant.prompts import render
 from kb.tables import Table
 from tools._registry import ToolContext, ToolError, tool
 from tools._table_llm import (
-    REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, register_evidence, validate_cells)
+    JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, register_evidence,
+    validate_cells)
 from tools.table_filter import FilterResult, filter_table, resolve_table, whole_table
 
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
@@ -35,7 +36,7 @@ READINGS = {
 Variant = Literal["full", "no-filter", "no-ccoe", "direct"]
 VARIANTS: tuple[str, ...] = ("full", "no-filter", "no-ccoe", "direct")
 EXPLANATION_MAX_TOKENS = 120  # ~30 s each at 4 tokens/s; the three run concurrently
-JUDGE_MAX_TOKENS = 200  # an upper bound: the schema caps the reason, so the JSON ends well before
+JUDGE_MAX_TOKENS = JUDGEMENT_MAX_TOKENS  # an upper bound: the JSON normally ends well before
 
 
 @lru_cache(maxsize=8)
