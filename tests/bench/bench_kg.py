@@ -135,7 +135,7 @@ What is timed: subgraph expansion (D_max 3, node budget), per-question GAT train
 question embedding are not included. Part 1: {len(full)} MedQA test questions (seed {SEED}) on the DDB KG,
 budget 2,000 nodes; target median <= 1 s: {"met" if med <= 1.0 else "NOT met"} ({med:.3f} s).
 Part 2 (plot): Hetionet around random disease/compound seeds, {args.reps} reps per budget, {feat_note}.
-Load average when finished: {load:.1f} on 2 cores (the machine is shared with vLLM and other jobs; the CPU
+Load average when finished: {load:.1f} on 2 cores (above 2 means other work shared the cores; the CPU
 time column shows the work itself).
 
 | budget | subgraph nodes | full (s) | full CPU (s) | gcn (s) | no-filter (s) |
