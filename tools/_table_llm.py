@@ -20,7 +20,7 @@ REASON_MAX_CHARS = 200
 REASON_SCHEMA_EXTRA = {"maxLength": REASON_MAX_CHARS}
 # Token budget for a judgement whose reason may reach the cap. Measured on vLLM's guided decoding: inside a
 # string with maxLength the grammar admits about one character per token, so a 200-character reason costs
-# ~200 tokens, and a 200-token budget cut 2 of 48 PubHealthTab judgements mid-string (invalid JSON).
+# ~200 tokens, and a 200-token budget cut 3 of ~100 PubHealthTab judgements mid-string (invalid JSON).
 # Label, cells and punctuation need well under 150 more.
 JUDGEMENT_MAX_TOKENS = REASON_MAX_CHARS + 150
 CELL_PATTERN = r"^R[0-9]+C[0-9]+$"
