@@ -25,7 +25,7 @@ class BagOfWordsEmbedder:
     def __init__(self):
         self.calls: list[list[str]] = []
 
-    def encode(self, texts):
+    def encode(self, texts, fast=False):  # fast: the real Embedder's bf16 path; nothing to speed up here
         self.calls.append(list(texts))
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, text in enumerate(texts):

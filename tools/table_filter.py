@@ -16,7 +16,6 @@ with its score and reason.
 from __future__ import annotations
 
 import math
-import inspect
 import re
 import time
 from typing import Literal
@@ -156,13 +155,6 @@ def column_text(table: Table, c: int, rows: list[int], max_chars: int = MAX_COLU
     return text[:max_chars]
 
 
-def encode_fast(embedder, texts: list[str]) -> np.ndarray:
-    """One batch through the embedder's low-latency path (bf16 where native), if it has one."""
-    if "fast" in inspect.signature(embedder.encode).parameters:
-        return embedder.encode(texts, fast=True)
-    return embedder.encode(texts)  # an embedder without the option (test doubles, other backends)
-
-
 def filter_table(table: Table, claim: str, embedder, *, method: Literal["cosine", "jsd"] = "cosine",
                  tau: float | None = None, theta: float = THETA, jsd_max: float = JSD_MAX, k: int = 2,
                  seed: int = 0, max_rows: int = LONG_TABLE_ROWS, value_match: bool = True,
@@ -181,7 +173,7 @@ def filter_table(table: Table, claim: str, embedder, *, method: Literal["cosine"
         cells = " ".join(table.rows[r - 1][c - 1] for r in rows)
         scores.append(jaccard(claim_tokens, tokens(table.columns[c - 1] + " " + cells)))
         texts.append(column_text(table, c, rows))
-    vecs = np.asarray(encode_fast(embedder, [claim] + texts), dtype=np.float64)  # one batch: the speed target
+    vecs = np.asarray(embedder.encode([claim] + texts, fast=True), dtype=np.float64)  # one batch: the speed target
     claim_vec, col_vecs = vecs[0], vecs[1:]
     sims = col_vecs @ claim_vec
     jsds = None
