@@ -174,6 +174,13 @@ class TextStore:
     def _root_path(self) -> Path:
         return self.path / "tok_root.f16"
 
+    def _root_rows(self, meta: dict, dim: int) -> int:
+        """How many rows of ``tok_root.f16`` are complete and current (0 for a stale or missing file)."""
+        path = self._root_path()
+        if meta.get("root_temperature") != DEFAULT_TEMPERATURE or not path.exists():
+            return 0
+        return path.stat().st_size // (dim * 2)
+
     def _ensure_roots(self, meta: dict) -> np.ndarray | None:
         """The memmap of stored distribution roots, back-filled from ``tok_z`` if missing or short.
 
@@ -182,24 +189,19 @@ class TextStore:
         """
         if not (self.n_tokens and self.dim):
             return None
-        path, want = self._root_path(), self.n_tokens * self.dim * 2
-        fresh = meta.get("root_temperature") == DEFAULT_TEMPERATURE
-        have = path.stat().st_size if path.exists() and fresh else 0
-        if have < want:
+        done = self._root_rows(meta, self.dim)
+        if done < self.n_tokens:
             try:
-                with open(path, "r+b" if have else "wb") as f:
-                    f.truncate(have - have % (self.dim * 2))
+                with open(self._root_path(), "r+b" if done else "wb") as f:
+                    f.truncate(done * self.dim * 2)  # drop a partly written row
                     f.seek(0, os.SEEK_END)
-                    done = f.tell() // (self.dim * 2)
                     for a in range(done, self.n_tokens, ROOT_CHUNK):
-                        b = min(a + ROOT_CHUNK, self.n_tokens)
-                        f.write(token_roots(np.asarray(self.tok_z[a:b], np.float32),
-                                            DEFAULT_TEMPERATURE).astype(np.float16).tobytes())
-                if not fresh:
+                        f.write(_root_bytes(self.tok_z[a:a + ROOT_CHUNK]))
+                if meta.get("root_temperature") != DEFAULT_TEMPERATURE:
                     self._write_meta({**meta, "root_temperature": DEFAULT_TEMPERATURE})
             except OSError:
                 return None
-        return np.memmap(path, dtype=np.float16, mode="r", shape=(self.n_tokens, self.dim))
+        return np.memmap(self._root_path(), dtype=np.float16, mode="r", shape=(self.n_tokens, self.dim))
 
     # -- reading ---------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -267,15 +269,19 @@ class TextStore:
             ws.append(self.bm25.token_weights(ids))
         return zs, ws
 
-    def token_data_flat(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Candidates' tokens in one read: (vectors (T, d) float32, BM25 weights (T,), offsets (n + 1,))."""
+    def _gather_tokens(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Candidates' token positions in the arrays (T,), their BM25 weights (T,) and offsets (n + 1,)."""
         self._load()
         rows = np.asarray(rows, dtype=np.int64)
         lengths = self.tok_len[rows]
         idx = _gather_ranges(self.tok_start[rows], lengths)
-        z = np.asarray(self.tok_z[idx], dtype=np.float32)
         w = self.bm25.token_weights_flat(np.asarray(self.tok_ids[idx]), lengths)
-        return z, w, np.concatenate([[0], np.cumsum(lengths)])
+        return idx, w, np.concatenate([[0], np.cumsum(lengths)])
+
+    def token_data_flat(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Candidates' tokens in one read: (vectors (T, d) float32, BM25 weights (T,), offsets (n + 1,))."""
+        idx, w, offsets = self._gather_tokens(rows)
+        return np.asarray(self.tok_z[idx], dtype=np.float32), w, offsets
 
     def token_roots_flat(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
         """Candidates' stored roots: (roots memmap (N, d), token rows (T,), BM25 weights (T,), offsets (n + 1,)).
@@ -285,11 +291,7 @@ class TextStore:
         self._load()
         if self.tok_root is None:
             return None
-        rows = np.asarray(rows, dtype=np.int64)
-        lengths = self.tok_len[rows]
-        idx = _gather_ranges(self.tok_start[rows], lengths)
-        w = self.bm25.token_weights_flat(np.asarray(self.tok_ids[idx]), lengths)
-        return self.tok_root, idx, w, np.concatenate([[0], np.cumsum(lengths)])
+        return (self.tok_root, *self._gather_tokens(rows))
 
     def dense_search(self, vector: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         self._load()
@@ -413,8 +415,7 @@ class TextStore:
                              f"{self.embedding_model} gives {dim}-d vectors. Rebuild it in a new folder.")
         n_tokens = int(meta.get("n_tokens", 0))
         first_row = int(meta.get("n_rows", 0))
-        roots_ok = n_tokens == 0 or (meta.get("root_temperature") == DEFAULT_TEMPERATURE and self._root_path().exists()
-                                     and self._root_path().stat().st_size >= n_tokens * dim * 2)
+        roots_ok = n_tokens == 0 or self._root_rows(meta, dim) >= n_tokens
         with open(self.path / "tok_z.f16", "ab") as fz, open(self.path / "tok_ids.i32", "ab") as fi, \
                 open(self._root_path(), "ab") as fr:
             # Truncate anything past the recorded size (left by an interrupted slice) before appending.
@@ -432,8 +433,7 @@ class TextStore:
                 fz.write(z16.tobytes())
                 fi.write(np.ascontiguousarray(ids, dtype=np.int32).tobytes())
                 if roots_ok and len(ids):
-                    # From the float16 vectors, so a back-filled file holds the very same numbers.
-                    fr.write(token_roots(z16.astype(np.float32), DEFAULT_TEMPERATURE).astype(np.float16).tobytes())
+                    fr.write(_root_bytes(z16))
                 n_tokens += len(ids)
         if self.index is None:
             index_path = self.path / "dense.faiss"
@@ -491,10 +491,8 @@ class TextStore:
                 marks = ",".join("?" * len(part))
                 rows += [r[0] for r in self.db.execute(
                     f"SELECT row FROM sentences WHERE doc_id IN ({marks}) AND live = 1", part).fetchall()]
-            self._remove_rows(rows)
-            for i in range(0, len(doc_ids), 900):
-                part = doc_ids[i:i + 900]
-                self.db.execute(f"DELETE FROM documents WHERE doc_id IN ({','.join('?' * len(part))})", part)
+                self.db.execute(f"DELETE FROM documents WHERE doc_id IN ({marks})", part)
+            self._remove_rows(rows)  # one FAISS rewrite; everything commits together below
             self.db.conn.commit()
             self._invalidate()
             return {"documents": len(doc_ids), "sentences": len(rows)}
@@ -504,6 +502,12 @@ class TextStore:
             self._db.conn.close()
             self._db = None
         self._invalidate()
+
+
+def _root_bytes(z16: np.ndarray) -> bytes:
+    """Stored roots for float16 token vectors (n, d). Always from the float16 numbers, so a file written at
+    ingestion and one back-filled later from ``tok_z`` hold the very same values."""
+    return token_roots(np.asarray(z16, np.float32), DEFAULT_TEMPERATURE).astype(np.float16).tobytes()
 
 
 def _gather_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
