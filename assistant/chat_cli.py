@@ -92,8 +92,7 @@ def add_table_file(deps, session: Session, path: Path, sheet: str | None = None)
 
     replace = None
     if sheet is not None:  # another sheet of a workbook already loaded replaces it under the same name
-        replace = next((n for n, t in session.tables.items() if getattr(t, "source", None) == str(path)
-                        or getattr(t, "source", None) == path.name), None)
+        replace = next((n for n, t in session.tables.items() if t.source == path.name), None)  # source: file name
     table = add(deps, session, path, sheet=sheet, replace=replace)
     return describe(table, how_to_switch=f'/table "{path}" SHEET loads another')
 

@@ -168,7 +168,7 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
     ids = {it["id"] for it in items}
     # accuracy only over items answered under every requested variant (same items for all)
     # (from the log, so a rates-only run, --limit 0, keeps the accuracy answered earlier)
-    have = [v for v in VARIANTS if any(True for _ in log.records(v))]
+    have = [v for v in VARIANTS if log.records(v)]
     answered = {it["id"] for it in items if have and all(log.get(v, it["id"]) for v in have)}
     for v in VARIANTS:
         row: dict = {}
@@ -204,6 +204,8 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
 
 
 def _medical_notes(benchmark, items, limit, chains, results, settings, paired=None) -> str:
+    from assistant.evals.report import paired_notes
+
     acc = {v: results[v].get("accuracy") for v in VARIANTS}
     ran = [v for v in VARIANTS if acc[v] is not None]
     n_rates = max((results[v].get("rate_items") or 0) for v in VARIANTS if v != "no-retrieval")
@@ -223,11 +225,7 @@ def _medical_notes(benchmark, items, limit, chains, results, settings, paired=No
     if ran:
         lines.append("Measured: " + ", ".join(f"{v} {acc[v]:.3f}" for v in ran) + ".")
     if paired:
-        lines.append("")
-    for name, r in (paired or {}).items():
-        verdict = "a real difference at the 5% level" if r["p"] < 0.05 else "no difference this sample can show"
-        lines.append(f"- Paired, {name}: on {r['n']} shared items full alone was right on {r['a_only']}, the other alone "
-                     f"on {r['b_only']} (exact McNemar p = {r['p']:.3f}: {verdict}).")
+        lines += ["", *paired_notes(paired, "questions")]
     return "\n".join(lines)
 
 

@@ -240,3 +240,14 @@ def mcnemar(a: dict[str, bool], b: dict[str, bool]) -> dict[str, float]:
     k = min(a_only, b_only)
     p = min(1.0, 2 * sum(comb(n, j) for j in range(k + 1)) / 2**n) if n else 1.0
     return {"n": len(shared), "a_only": a_only, "b_only": b_only, "p": p}
+
+
+def paired_notes(paired: dict[str, dict[str, float]], unit: str = "items") -> list[str]:
+    """Markdown bullets, one per ``"<a> vs <b>"`` comparison from :func:`mcnemar`."""
+    lines = []
+    for name, r in paired.items():
+        first, second = name.split(" vs ")
+        verdict = "a real difference at the 5% level" if r["p"] < 0.05 else "no difference this sample can show"
+        lines.append(f"- Paired, {name}: on {r['n']} shared {unit} only {first} was right on {r['a_only']}, only "
+                     f"{second} on {r['b_only']} (exact McNemar p = {r['p']:.3f}: {verdict}).")
+    return lines

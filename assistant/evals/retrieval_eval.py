@@ -178,10 +178,9 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
         await bounded_map(answer, jobs, concurrency)
     finally:
         await deps.aclose()
-    ids = {it["id"] for it in items}
     variants = {}
     # Same items for every retriever (an interrupted run may leave a few answered by only some).
-    ids = {i for i in ids if all(log.get(r, i) for r in retrievers)}
+    ids = {it["id"] for it in items if all(log.get(r, it["id"]) for r in retrievers)}
     for retriever in retrievers:
         recs = [r for r in log.records(retriever) if r["id"] in ids]
         if recs:
@@ -204,7 +203,7 @@ THESIS_OBQA_14B = {"otjsd": 0.906, "cosine": 0.862, "wmd": 0.840}
 
 def run_answer_eval(settings, benchmark: str, *, retrievers: list[str], limit: int | None, chains: bool = True,
                     docs_dir: Path | None = None, concurrency: int = 1) -> dict:
-    from assistant.evals.report import write_eval
+    from assistant.evals.report import paired_notes, write_eval
 
     data = settings.eval_data_dir
     if benchmark == "obqa":
@@ -234,12 +233,8 @@ def run_answer_eval(settings, benchmark: str, *, retrievers: list[str], limit: i
              + (" The thesis column is its retriever ablation with Qwen2.5-14B (about 10 times larger, with "
                 "per-option chains over Wikipedia chunks): compare the order of the retrievers, not the level."
                 if benchmark == "obqa" else ""))
-    notes += "\n" if paired else ""
-    for name, r in paired.items():
-        first, second = name.split(" vs ")
-        verdict = "a real difference at the 5% level" if r["p"] < 0.05 else "no difference this sample can show"
-        notes += (f"\n- Paired, {name}: on {r['n']} shared questions only {first} was right on {r['a_only']}, only "
-                  f"{second} on {r['b_only']} (exact McNemar p = {r['p']:.3f}: {verdict}).")
+    if paired:
+        notes += "\n\n" + "\n".join(paired_notes(paired, "questions"))
     write_eval(benchmark, model=settings.llm_model, items=len(items), seed=SEED, variants=variants, notes=notes,
                docs_dir=docs_dir, extra={"paired": paired, "chains": chains})
     return variants
