@@ -158,7 +158,7 @@ def main() -> None:
     elif previous and "claim_check_median_s" in previous:
         for key in ("claim_check_median_s", "claim_check_samples"):
             results[key] = (previous[key]["value"], previous[key]["unit"])
-        latencies = [previous["claim_check_median_s"]["value"]] * int(previous["claim_check_samples"]["value"])
+    n_claims = int(results["claim_check_samples"][0]) if "claim_check_samples" in results else 0
     load = os.getloadavg()[0]
     notes = f"""
 Column filtering over all {n_tables} SciTab tables (first claim of each; MiniLM-L6 loaded and warmed up;
@@ -177,7 +177,7 @@ the semantic work; value matches (a cell equal to a number or name in the claim)
 
 10,000-row table: {res.row_note}; kept columns {res.kept_cols}.
 
-claim_check_median_s: {'median of ' + str(len(latencies)) + ' full-variant checks' if latencies else 'not measured'}{' (kept from the previous run of this benchmark)' if previous else ''}
+claim_check_median_s: {f'median of {n_claims} full-variant checks' if n_claims else 'not measured'}{' (kept from the previous run of this benchmark)' if previous else ''}
 (three concurrent explanations of <= 120 tokens and a judge of <= 200 tokens whose reason the schema caps at 200 characters;
 Qwen2.5-Coder-1.5B served by vLLM on the same 2 CPU cores; {'fresh PubHealthTab claims checked one at a time'
 if args.claims or previous else 'latencies logged by evaluation runs that had the server to themselves'}).
