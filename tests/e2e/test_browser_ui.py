@@ -139,14 +139,26 @@ def _send(page, text: str) -> None:
     page.click("#chat-submit")
 
 
+def _upload(page, path, message: str) -> None:
+    """Attach a file, then send a message (the upload travels with it)."""
+    page.set_input_files("input[type=file]", str(path))
+    time.sleep(1.5)
+    _send(page, message)
+
+
+def _open_citation(page, cited_id: str, shows: str) -> None:
+    """Click the citation chip ``cited_id`` and wait for its side element to show ``shows``."""
+    chip = page.locator("a.element-link", has_text=cited_id).first
+    chip.wait_for(timeout=60_000)
+    chip.click()
+    page.wait_for_selector(f"text={shows}", timeout=30_000)
+
+
 def test_question_gets_streamed_answer_with_clickable_citation(page, ui):
     _send(page, "When did Wang Zhizhi join the NBA?")
     page.wait_for_selector("text=joined the NBA in 2001", timeout=120_000)
     # The citation id is a link to the side element; clicking opens the sentence with its source.
-    chip = page.locator("a.element-link", has_text="S1").first
-    chip.wait_for(timeout=60_000)
-    chip.click()
-    page.wait_for_selector("text=— Wang Zhizhi", timeout=30_000)
+    _open_citation(page, "S1", "— Wang Zhizhi")
     page.screenshot(path=str(ui[1] / "answer.png"))
     # The intent step is shown.
     assert page.locator("text=intent").count() >= 1
@@ -155,19 +167,14 @@ def test_question_gets_streamed_answer_with_clickable_citation(page, ui):
 def test_csv_upload_shows_preview_and_claim_is_checked(page, ui, tmp_path):
     csv_path = tmp_path / "measles.csv"
     csv_path.write_text("Year,Number of cases,Outbreaks\n2010,63,4\n2011,220,17\n2012,55,3\n")
-    page.set_input_files("input[type=file]", str(csv_path))
-    time.sleep(1.5)
-    _send(page, "Here is my table")
+    _upload(page, csv_path, "Here is my table")
     page.wait_for_selector("text=Loaded", timeout=120_000)
     page.wait_for_selector("text=3 rows", timeout=30_000)
     page.screenshot(path=str(ui[1] / "upload.png"))
     # A claim about the uploaded table: verdict with the decisive cell as a clickable citation.
     _send(page, "Is it true that measles cases rose to 220 in 2011?")
     page.wait_for_selector("text=Supported", timeout=180_000)
-    chip = page.locator("a.element-link", has_text="T1-R2C2").first
-    chip.wait_for(timeout=60_000)
-    chip.click()
-    page.wait_for_selector("text=Number of cases", timeout=30_000)
+    _open_citation(page, "T1-R2C2", "Number of cases")
     assert page.locator("td .font-bold", has_text="220").count() >= 1  # the cited cell is highlighted
     page.screenshot(path=str(ui[1] / "claim.png"))
 
@@ -186,9 +193,7 @@ def test_workbook_upload_offers_the_other_sheets_and_switches(page, ui, tmp_path
     deaths.append(["Ontario", 1])
     path = tmp_path / "outbreaks.xlsx"
     wb.save(path)
-    page.set_input_files("input[type=file]", str(path))
-    time.sleep(1.5)
-    _send(page, "Here is my workbook")
+    _upload(page, path, "Here is my workbook")
     page.wait_for_selector("text=the workbook also has Deaths", timeout=120_000)
     button = page.get_by_role("button", name="Use sheet “Deaths”")
     button.wait_for(timeout=30_000)
