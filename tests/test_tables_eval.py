@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from assistant.evals.tables_eval import (
-    SCITAB_SUBSET, load_pubhealthtab, load_scitab, load_tabfact, run_benchmark, select_items)
+    LABELS3, SCITAB_SUBSET, load_pubhealthtab, load_scitab, load_tabfact, run_benchmark, select_items, summarize)
 from assistant.llm import LLMClient
 from tests.conftest import EVAL_DATA
 from tests.fake_openai import Reply
@@ -69,3 +69,16 @@ async def test_scripted_run_writes_report_and_resumes(tmp_settings, tmp_path, fa
     assert set(full["confusion"]) >= {"SUPPORTS", "REFUTES", "NOT ENOUGH INFO"} and "macro_f1" in full
     assert report["thesis"]["full"] == 81.41 and not report["complete"]
     assert (tmp_path / "eval" / "pubhealthtab.png").exists() and (tmp_path / "eval" / "pubhealthtab.md").exists()
+
+
+def test_citation_rates_split_by_cell_grammar():
+    def rec(valid, constrained):
+        return {"gold": "SUPPORTS", "pred": "SUPPORTS", "latency_s": 1.0, "citations_valid": valid,
+                **({"cells_constrained": True} if constrained else {})}
+
+    records = [rec(False, False), rec(False, False), rec(True, False), rec(True, True), rec(False, True),
+               rec(True, True), rec(True, True)]
+    out = summarize(records, LABELS3)
+    assert out["invalid_citation_rate"] == pytest.approx(3 / 7)
+    assert out["invalid_citation_rate_constrained"] == pytest.approx(1 / 4)
+    assert summarize(records[:3], LABELS3)["invalid_citation_rate_constrained"] is None

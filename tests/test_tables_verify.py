@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import random
+import re
 import threading
 
 import pytest
@@ -14,6 +16,7 @@ from assistant.session import Session
 from tests.fake_openai import Reply
 from tests.test_tables_filter import MEASLES, BagOfWordsEmbedder
 from tools import ToolContext, ToolError
+from tools._table_llm import CELL_PATTERN, CollapsedView, cited_cells_schema_extra
 from tools.table_qa import Input as QAInput
 from tools.table_qa import answer_question, table_qa
 from tools.verify_claim import LABELS, Input, check_claim, judgement_schema, verify_claim
@@ -90,6 +93,26 @@ async def test_cells_outside_the_collapsed_table_are_rejected(tmp_settings, fake
     assert second.label == "REFUTES" and second.cells == []
     assert second.invalid_cells == [f"R1C{dropped[0]}", "R0C1", "R6C1"]
     assert second.citations_valid is False
+    # the server's grammar was told which cells exist: exactly the collapsed view's
+    pattern = [r for r in srv.requests if _is_judge(r)][-1]["response_format"]["json_schema"]["schema"][
+        "properties"]["cited_cells"]["items"]["pattern"]
+    assert re.fullmatch(pattern, "R5C3") and not re.fullmatch(pattern, f"R1C{dropped[0]}")
+
+
+def test_cell_pattern_matches_exactly_the_cells_shown():
+    rng = random.Random(7)
+    for _ in range(20):
+        cols = sorted(rng.sample(range(1, MEASLES.n_cols + 1), rng.randint(1, MEASLES.n_cols)))
+        rows = sorted(rng.sample(range(1, MEASLES.n_rows + 1), rng.randint(1, MEASLES.n_rows)))
+        view = CollapsedView.build(MEASLES, cols, rows)
+        pattern = re.compile(view.cell_pattern())
+        for r in range(0, MEASLES.n_rows + 12):  # R1 vs R10, R11: alternation must not accept prefixes
+            for c in range(0, MEASLES.n_cols + 12):
+                assert bool(pattern.fullmatch(f"R{r}C{c}")) == view.contains(r, c), (r, c, view.cell_pattern())
+        assert not pattern.fullmatch(f"R{rows[0]}C{cols[0]} ") and not pattern.fullmatch("")
+    empty = CollapsedView.build(MEASLES, [1], [])
+    extra = cited_cells_schema_extra(empty.cell_pattern())
+    assert extra["maxItems"] == 0 and not re.fullmatch(extra["items"]["pattern"], "R1C1")
 
 
 @pytest.mark.parametrize("variant, n_requests, sees_all_columns", [
@@ -143,6 +166,9 @@ async def test_multiple_choice_reports_ties_with_low_confidence(tmp_settings, fa
     assert out.answer == "2011" and out.tied == ["2011", "2011 (twice)"] and out.confidence == "low"
     assert "equally supported" in out.reason
     assert len([r for r in srv.requests if r.get("messages") and not _is_judge(r)]) == 3  # one per option
+    judge = [r for r in srv.requests if _is_judge(r)][0]["response_format"]["json_schema"]
+    assert judge["name"] == "ChoiceJudgement" and list(judge["schema"]["properties"])[0] == "answer"
+    assert judge["schema"]["properties"]["cited_cells"]["items"]["pattern"] != CELL_PATTERN
 
 
 async def test_free_form_answer_with_cells(tmp_settings, fake_llm_server):
@@ -152,6 +178,10 @@ async def test_free_form_answer_with_cells(tmp_settings, fake_llm_server):
         res = await answer_question(llm, MEASLES, "How many cases did Quebec have in 2011?",
                                     embedder=BagOfWordsEmbedder())
     assert res.answer == "678" and res.cells == [(5, 2)] and res.invalid_cells == ["R77C1"] and res.tied == []
+    schema = srv.requests[-1]["response_format"]["json_schema"]["schema"]
+    assert list(schema["properties"]) == ["answer", "cited_cells", "reason"]  # the answer is decoded first
+    pattern = schema["properties"]["cited_cells"]["items"]["pattern"]
+    assert re.fullmatch(pattern, "R5C2") and not re.fullmatch(pattern, "R77C1")
 
 
 # -- the real model ------------------------------------------------------------------------------

@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import time
+from functools import lru_cache
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from assistant.prompts import render
 from kb.tables import Table
 from tools._registry import ToolContext, ToolError, tool
 from tools._table_llm import (
-    JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, register_evidence,
-    validate_cells)
+    CELL_PATTERN, JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra,
+    register_evidence, validate_cells)
 from tools.table_filter import filter_table, resolve_table
 
 OPTION_MAX_TOKENS = 100
@@ -44,6 +45,18 @@ class FreeAnswer(BaseModel):
     cited_cells: list[str] = Field(description="Cells the answer comes from, as R<row>C<col>.",
                                    json_schema_extra=cited_cells_schema_extra())
     reason: str = Field(json_schema_extra=REASON_SCHEMA_EXTRA)
+
+
+@lru_cache(maxsize=64)
+def cited_for_view(schema: type[BaseModel], cell_pattern: str = CELL_PATTERN) -> type[BaseModel]:
+    """``schema`` with its ``cited_cells`` narrowed to ``cell_pattern`` (a view's own cells).
+
+    The answer fields precede ``cited_cells``, so the narrowing cannot change the answer decoded.
+    """
+    description = schema.model_fields["cited_cells"].description
+    return create_model(schema.__name__, __base__=schema,
+                        cited_cells=(list[str], Field(description=description,
+                                                      json_schema_extra=cited_cells_schema_extra(cell_pattern))))
 
 
 class QAResult(BaseModel):
@@ -84,7 +97,8 @@ async def answer_question(llm, table: Table, question: str, options: list[str] |
 
     if not options:
         prompt = render("table_qa_free", question=question, table=view.markdown)
-        out = await llm.structured([{"role": "user", "content": prompt}], FreeAnswer, max_tokens=ANSWER_MAX_TOKENS)
+        out = await llm.structured([{"role": "user", "content": prompt}], cited_for_view(FreeAnswer, view.cell_pattern()),
+                                   max_tokens=ANSWER_MAX_TOKENS)
         valid, invalid = validate_cells(list(out.cited_cells), view)
         timings["total_s"] = time.perf_counter() - t0
         return QAResult(question=question, table=table.name, answer=out.answer.strip(), cells=valid,
@@ -100,7 +114,8 @@ async def answer_question(llm, table: Table, question: str, options: list[str] |
     timings["explain_s"] = time.perf_counter() - t1
     prompt = render("table_qa_judge", question=question, table=view.markdown,
                     options=[{"number": i + 1, "text": o, "explanation": explanations[o]} for i, o in enumerate(options)])
-    out = await llm.structured([{"role": "user", "content": prompt}], ChoiceJudgement, max_tokens=ANSWER_MAX_TOKENS)
+    out = await llm.structured([{"role": "user", "content": prompt}],
+                               cited_for_view(ChoiceJudgement, view.cell_pattern()), max_tokens=ANSWER_MAX_TOKENS)
     if not 1 <= out.answer <= len(options):
         raise ToolError(f"The model chose option {out.answer}, but there are only {len(options)} options.")
     tied = sorted({out.answer} | {i for i in out.equally_supported if 1 <= i <= len(options)})

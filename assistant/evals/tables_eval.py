@@ -138,6 +138,11 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
 
 
+def _invalid_rate(records: list[dict]) -> float | None:
+    """Share of checks whose cited cells were all outside the collapsed table (None without records)."""
+    return sum(1 for r in records if r.get("citations_valid") is False) / len(records) if records else None
+
+
 def summarize(records: list[dict], labels: tuple[str, ...]) -> dict:
     from assistant.evals.report import classification_metrics
 
@@ -148,8 +153,10 @@ def summarize(records: list[dict], labels: tuple[str, ...]) -> dict:
     return {"accuracy": m["accuracy"], "macro_f1": m["macro_f1"], "n": m["n"],
             "median_latency_s": statistics.median(lat) if lat else None,
             "errors": sum(1 for r in records if r.get("error")),
-            "invalid_citation_rate": (sum(1 for r in records if r.get("citations_valid") is False) / len(records)
-                                      if records else 0.0),
+            "invalid_citation_rate": _invalid_rate(records),
+            # Since the judge's grammar admits only the view's own cells (logged as cells_constrained);
+            # earlier records were checked in code only.
+            "invalid_citation_rate_constrained": _invalid_rate([r for r in records if r.get("cells_constrained")]),
             "per_label": m["per_label"], "confusion": m["confusion"]}
 
 
@@ -207,7 +214,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
                     timings=check.timings, cells=check.cell_refs, invalid_cells=check.invalid_cells,
                     citations_valid=check.citations_valid, kept_cols=check.cols, n_cols=item.table.n_cols,
                     n_rows=item.table.n_rows, reason=check.reason, explanations=check.explanations,
-                    concurrency=concurrency)
+                    concurrency=concurrency, cells_constrained=True)
             echo(f"  [{done}/{todo}] {variant:9s} {item.id}: {check.label} (gold {item.label}) "
                  f"{check.timings['total_s']:.1f}s, {len(check.cols)}/{item.table.n_cols} cols")
 
@@ -237,7 +244,8 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
              "thesis": THESIS[benchmark], "log": str(log.path)}
     return write_eval(benchmark, model=llm.model, items=len(items), seed=seed, variants=results, notes=notes,
                       extra=extra, docs_dir=docs_dir,
-                      metric_keys=["accuracy", "macro_f1", "n", "median_latency_s", "invalid_citation_rate"])
+                      metric_keys=["accuracy", "macro_f1", "n", "median_latency_s", "invalid_citation_rate",
+                                   "invalid_citation_rate_constrained"])
 
 
 def register(group) -> None:
