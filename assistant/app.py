@@ -56,7 +56,12 @@ os.environ.setdefault("CHAINLIT_AUTH_SECRET", _auth_secret(app_deps().settings))
 def get_data_layer():
     from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 
-    return SQLAlchemyDataLayer(conninfo=f"sqlite+aiosqlite:///{app_deps().memory.ui_db_path}")
+    from assistant.ui_storage import LocalElementStorage
+
+    threads = app_deps().memory.ui_db_path
+    # Without a storage client Chainlit drops element contents: a reopened chat lost its evidence panels.
+    return SQLAlchemyDataLayer(conninfo=f"sqlite+aiosqlite:///{threads}",
+                               storage_provider=LocalElementStorage(threads.with_name("ui-elements")))
 
 
 if app_deps().settings.auth_password:

@@ -38,6 +38,10 @@ class LLMUnavailable(RuntimeError):
     """The LLM server cannot be reached or did not answer in time. The message is for users."""
 
 
+class LLMTimeout(LLMUnavailable):
+    """The server accepted the request but did not finish it in time (busy rather than gone)."""
+
+
 class LLMResponseError(RuntimeError):
     """The server answered, but not with something usable (HTTP error, bad structured output)."""
 
@@ -115,7 +119,7 @@ class LLMClient:
     # -- plumbing ---------------------------------------------------------------------
     def _unavailable(self, exc: Exception) -> LLMUnavailable:
         if isinstance(exc, openai.APITimeoutError):
-            return LLMUnavailable(
+            return LLMTimeout(
                 f"The language model at {self.base_url} did not answer within "
                 f"{self.settings.llm_timeout_s:.0f} s. It may be overloaded; try again, or raise "
                 "EVIDENTIA_LLM_TIMEOUT_S."

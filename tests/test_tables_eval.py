@@ -82,3 +82,26 @@ def test_citation_rates_split_by_cell_grammar():
     assert out["invalid_citation_rate"] == pytest.approx(3 / 7)
     assert out["invalid_citation_rate_constrained"] == pytest.approx(1 / 4)
     assert summarize(records[:3], LABELS3)["invalid_citation_rate_constrained"] is None
+
+
+async def test_a_timed_out_check_is_left_for_the_next_run_not_counted(tmp_settings, tmp_path, fake_llm_server):
+    slow_claims = {"first": True}
+
+    def handler(req):
+        if "response_format" in req and slow_claims["first"]:
+            slow_claims["first"] = False
+            return Reply(content="{}", delay_s=2.5)  # outlives the client's timeout
+        return Reply(content=json.dumps({"label": "SUPPORTS", "cited_cells": ["R1C1"], "reason": "x"}))
+
+    settings = tmp_settings.model_copy(update={"llm_timeout_s": 1.0})
+    said: list[str] = []
+    with fake_llm_server(handler) as srv:
+        llm = LLMClient(settings, base_url=srv.base_url, model="fake-model")
+        path = await run_benchmark("pubhealthtab", settings, variants=["direct"], limit=3, llm=llm,
+                                   docs_dir=tmp_path, echo=said.append)
+        report = json.loads(path.read_text())
+        assert report["variants"]["direct"]["n"] == 2 and report["variants"]["direct"]["errors"] == 0
+        assert any("timed out" in s and "run the same command again" in s for s in said)
+        path = await run_benchmark("pubhealthtab", settings, variants=["direct"], limit=3, llm=llm,
+                                   docs_dir=tmp_path, echo=said.append)
+    assert json.loads(path.read_text())["variants"]["direct"]["n"] == 3  # the second run did the skipped one

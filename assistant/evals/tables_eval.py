@@ -170,7 +170,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
     sharing the server, so the single-claim latency belongs in the benchmark (tests/bench/bench_tables.py).
     """
     from assistant.evals.report import ResultsLog, bounded_map, write_eval
-    from assistant.llm import LLMClient, LLMResponseError
+    from assistant.llm import LLMClient, LLMResponseError, LLMTimeout
     from tools.verify_claim import check_claim
 
     if settings.eval_data_dir is None or not Path(settings.eval_data_dir).exists():
@@ -196,6 +196,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         echo(f"{benchmark}: {len(items)} items x {len(variants)} variants; {todo} checks to run "
              f"(the rest resume from {log.path})")
         done = 0
+        skipped: list[tuple[str, str]] = []
 
         async def run_one(job) -> None:
             nonlocal done
@@ -204,6 +205,10 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
             try:
                 check = await check_claim(llm, item.table, item.claim, embedder=embedder, variant=variant,
                                           labels=labels, filter_method=filter_method, seed=seed)
+            except LLMTimeout as exc:  # a busy server is not a wrong answer: leave the item for the next run
+                skipped.append((variant, item.id))
+                echo(f"  {variant:9s} {item.id}: skipped, {exc} It is checked on the next run.")
+                return
             except LLMResponseError as exc:  # a bad answer counts as a wrong one, and is logged
                 log.add(variant, item.id, gold=item.label, pred="ERROR", error=str(exc)[:300],
                         latency_s=time.perf_counter() - t0)
@@ -221,6 +226,8 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         # Item-major order: an interrupted run leaves every variant with (nearly) the same items checked.
         jobs = [(item, v) for item in items for v in variants if log.get(v, item.id) is None]
         await bounded_map(run_one, jobs, concurrency)
+        if skipped:
+            echo(f"{len(skipped)} checks timed out and were not logged; run the same command again to do them.")
     finally:
         if own_llm:
             await llm.aclose()

@@ -164,6 +164,20 @@ def test_question_gets_streamed_answer_with_clickable_citation(page, ui):
     assert page.locator("text=intent").count() >= 1
 
 
+def test_reopened_chat_keeps_its_evidence_panels(page, ui):
+    """After a reload (a new session resuming the stored thread) the citation chip still opens its evidence."""
+    _send(page, "When did Wang Zhizhi join the NBA?")
+    page.wait_for_selector("text=joined the NBA in 2001", timeout=120_000)
+    page.wait_for_function("() => location.pathname.startsWith('/thread/')", timeout=60_000)
+    thread_url = page.url
+    page.goto(thread_url)  # a fresh page load: Chainlit resumes the thread from the data layer
+    page.wait_for_selector("text=joined the NBA in 2001", timeout=60_000)
+    assert page.url == thread_url
+    _open_citation(page, "S1", "— Wang Zhizhi")
+    page.goto(ui[0])  # back to a new chat for the tests that follow
+    page.wait_for_selector("text=A science question", timeout=60_000)
+
+
 def test_csv_upload_shows_preview_and_claim_is_checked(page, ui, tmp_path):
     csv_path = tmp_path / "measles.csv"
     csv_path.write_text("Year,Number of cases,Outbreaks\n2010,63,4\n2011,220,17\n2012,55,3\n")
