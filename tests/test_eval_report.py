@@ -97,3 +97,12 @@ def test_obqa_answer_eval_per_retriever_with_fake_llm(tmp_path, fake_llm_server)
     report = json.loads((tmp_path / "docs" / "eval" / "obqa.json").read_text())
     assert report["paired"]["fused vs bm25"] == {"n": 3, "a_only": 0, "b_only": 0, "p": 1.0}
     assert "judge only" in (tmp_path / "docs" / "eval" / "obqa.md").read_text()
+
+
+def test_judge_rates_count_only_records_that_logged_them():
+    from assistant.evals.retrieval_eval import _judge_rates
+
+    assert _judge_rates([{"correct": True}]) == {}  # logs from before the field existed
+    recs = [{"judge_failed": True, "rejected_citations": []}, {"judge_failed": False, "rejected_citations": ["S9"]},
+            {"judge_failed": False, "rejected_citations": []}, {"correct": False}]
+    assert _judge_rates(recs) == {"judge_failed_rate": 1 / 3, "rejected_citation_rate": 1 / 3}

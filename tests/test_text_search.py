@@ -94,8 +94,22 @@ async def test_mc_answer_with_scripted_model(tmp_settings, kb, embedder, fake_ll
     assert out.choice == "B" and out.answer == "a bee"
     assert out.cited == ["S1"] and ctx.evidence.get("S1").text == FACTS[0]
     assert set(out.cited) <= set(out.evidence)
+    assert out.rejected_citations == ["S99"] and not out.judge_failed
+    assert "unverified" not in out.reply()
     with pytest.raises(ToolError):
         await mc_answer(ctx, MCInput(question="q", options={"A": "only one"}))
+
+
+async def test_mc_answer_says_when_the_judge_failed(tmp_settings, kb, embedder, fake_llm_server):
+    srv = fake_llm_server(lambda req: Reply(content='{"answer": "Z"}' if "response_format" in req else "x"))
+    with srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        ctx = _ctx(tmp_settings, kb, embedder, llm=llm)
+        out = await mc_answer(ctx, MCInput(question="Which animal pollinates flowers?",
+                                           options={"A": "a rock", "B": "a bee"}, k_per_option=2, chains=False))
+        await llm.aclose()
+    assert out.judge_failed and out.choice == "B"  # evidence overlap decided
+    assert "treat this answer as unverified" in out.reply()
 
 
 @pytest.mark.real_model

@@ -31,6 +31,8 @@ class Output(BaseModel):
     chains: dict[str, str] = Field(default_factory=dict)
     confidence: float = 0.0
     tied: list[str] = Field(default_factory=list)
+    judge_failed: bool = Field(default=False, description="The judge's output was unusable; evidence overlap chose.")
+    rejected_citations: list[str] = Field(default_factory=list, description="Ids the judge cited that were not retrieved.")
 
     def reply(self) -> str:
         """The cited reply shown to the user (the loop still checks its citations)."""
@@ -39,6 +41,9 @@ class Output(BaseModel):
         if self.tied:
             text += (f"\n\nThe evidence supports options {', '.join(self.tied)} about equally well, so this "
                      "choice is uncertain.")
+        if self.judge_failed:
+            text += ("\n\nThe model's judgement could not be read, so the option whose evidence overlaps it most "
+                     "was chosen; treat this answer as unverified by the model.")
         return text
 
 
@@ -76,4 +81,4 @@ async def mc_answer(ctx: ToolContext, args: Input) -> Output:
     result = await choose_option(ctx.deps.llm, args.question, options, evidence, chains=args.chains)
     return Output(choice=result.choice, answer=options[result.choice], cited=result.cited,
                   evidence=[e.id for e in evidence], chains=result.chains, confidence=result.confidence,
-                  tied=result.tied)
+                  tied=result.tied, judge_failed=result.judge_failed, rejected_citations=result.rejected_citations)

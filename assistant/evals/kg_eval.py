@@ -295,7 +295,7 @@ def run_one_hop(benchmark: str, limit: int, chains: bool, settings=None, concurr
                 _, evidence, st = await asyncio.to_thread(one_hop, deps, item)
             res = await choose_option(deps.llm, item["question"], item["options"], evidence, chains=chains)
             log.add(v, item["id"], choice=res.choice, gold=item["answer"], correct=res.choice == item["answer"],
-                    cited=res.cited, **st)
+                    cited=res.cited, judge_failed=res.judge_failed, rejected_citations=res.rejected_citations, **st)
             click.echo(f"  {v} {item['id']}: {res.choice} (gold {item['answer']}), {st['triples']} triples")
 
         jobs = [(v, it) for it in items for v in ("conceptnet-1hop", "no-retrieval") if not log.get(v, it["id"])]

@@ -141,6 +141,15 @@ def run_obqa_retrieval(settings, *, limit: int | None = None, pool: int = 200, d
 
 
 # -- answer accuracy with the LLM -------------------------------------------------------------------
+def _judge_rates(recs: list[dict]) -> dict[str, float]:
+    """How often the judge failed or cited ids it was not given (only records that logged it)."""
+    logged = [r for r in recs if "judge_failed" in r]
+    if not logged:
+        return {}
+    return {"judge_failed_rate": sum(r["judge_failed"] for r in logged) / len(logged),
+            "rejected_citation_rate": sum(1 for r in logged if r.get("rejected_citations")) / len(logged)}
+
+
 async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: list[str], chains: bool,
                       use_openbook: bool, concurrency: int = 1) -> dict[str, dict]:
     from assistant.deps import Deps
@@ -168,8 +177,8 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
         except ToolError as exc:
             raise click.ClickException(str(exc)) from exc
         rec = log.add(retriever, item["id"], pred=out.choice, gold=item["answer"],
-                      correct=out.choice == item["answer"], cited=out.cited,
-                      seconds=time.perf_counter() - t)
+                      correct=out.choice == item["answer"], cited=out.cited, judge_failed=out.judge_failed,
+                      rejected_citations=out.rejected_citations, seconds=time.perf_counter() - t)
         click.echo(f"{retriever} {item['id']}: {rec['pred']} (gold {rec['gold']}) {rec['seconds']:.0f}s")
 
     # Item-major order, so an interrupted run leaves every retriever with (nearly) the same items answered.
@@ -186,6 +195,7 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
         if recs:
             variants[retriever] = {"accuracy": sum(r["correct"] for r in recs) / len(recs), "n": len(recs),
                                    "cited_rate": sum(1 for r in recs if r["cited"]) / len(recs),
+                                   **_judge_rates(recs),
                                    "s_per_question": sum(r["seconds"] for r in recs) / len(recs)}
     correct = {r: {x["id"]: x["correct"] for x in log.records(r) if x["id"] in ids} for r in variants}
     lead = "fused" if "fused" in variants else next(iter(variants), None)
