@@ -8,7 +8,7 @@ import socket
 import pytest
 from pydantic import BaseModel, Field
 
-from assistant.llm import LLMClient, LLMResponseError, LLMUnavailable
+from assistant.llm import LLMClient, LLMResponseError, LLMUnavailable, close_whitespace_run_out
 from assistant.settings import Settings
 from tests.fake_openai import Reply, tool_reply
 
@@ -135,6 +135,39 @@ async def test_invalid_structured_output_raises_response_error(fake_llm_server, 
     with fake_llm_server([Reply(content=content)]) as srv:
         with pytest.raises(LLMResponseError, match="did not match Verdict"):
             await client_for(srv, tmp_settings).structured(MESSAGES, Verdict)
+
+
+class Judged(BaseModel):
+    label: str
+    cells: list[str]
+
+
+async def test_json_that_ran_out_in_whitespace_is_closed(fake_llm_server, tmp_settings):
+    ran_out = '{\n  "label": "REFUTES",\n  "cells": ["R2C3", "R4C3"]' + " \n" * 40
+    with fake_llm_server([Reply(content=ran_out, finish_reason="length")]) as srv:
+        judged = await client_for(srv, tmp_settings).structured(MESSAGES, Judged)
+    assert judged == Judged(label="REFUTES", cells=["R2C3", "R4C3"])
+
+
+@pytest.mark.parametrize("content, finish", [
+    ('{"label": "REFUTES", "cells": ["R2C3"', "length"),          # cut mid-content, no whitespace run
+    ('{"label": "REFUTES", "cells": ["R2C3", ' + " " * 9, "length"),  # a value is still missing
+    ('{"label": "REFUTES", "cells": ["R2C3"]' + " " * 9, "stop"),     # not a budget run-out
+])
+async def test_truncated_json_that_lost_content_is_still_an_error(fake_llm_server, tmp_settings, content, finish):
+    with fake_llm_server([Reply(content=content, finish_reason=finish)]) as srv:
+        with pytest.raises(LLMResponseError, match="did not match Judged"):
+            await client_for(srv, tmp_settings).structured(MESSAGES, Judged)
+
+
+@pytest.mark.parametrize("text, closed", [
+    ('{"a": "x } ] \\" {"   ', '{"a": "x } ] \\" {"}'),   # brackets and an escaped quote inside a string
+    ('{"a": [1, {"b": 2}]  \n', '{"a": [1, {"b": 2}]}'),
+    ('{"a": "unfinished   ', None),                           # still inside the string
+    ('{"a": 1}]  ', None),                                    # a closer that does not match
+])
+def test_close_whitespace_run_out(text, closed):
+    assert close_whitespace_run_out(text) == closed
 
 
 # --- failures ---------------------------------------------------------------------------------------

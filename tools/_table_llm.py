@@ -18,10 +18,10 @@ MAX_CITED_CELLS = 6
 # tokens/s every character is time, and the reason only has to be one sentence.
 REASON_MAX_CHARS = 200
 REASON_SCHEMA_EXTRA = {"maxLength": REASON_MAX_CHARS}
-# Token budget for a judgement whose reason may reach the cap. Measured on vLLM's guided decoding: inside a
-# string with maxLength the grammar admits about one character per token, so a 200-character reason costs
-# ~200 tokens, and a 200-token budget cut 3 of ~100 PubHealthTab judgements mid-string (invalid JSON).
-# Label, cells and punctuation need well under 150 more.
+# Token budget for a judgement whose reason may reach the cap: a 200-character reason took ~100 tokens when
+# measured, and up to 200 where every character is a token (Qwen splits digits). The 200-token budget cut
+# judgements that had reached the cap; most of those, it turned out, were the model emitting whitespace after
+# the reason instead of the closing brace, which the LLM client now closes (``close_whitespace_run_out``).
 JUDGEMENT_MAX_TOKENS = REASON_MAX_CHARS + 150
 CELL_PATTERN = r"^R[0-9]+C[0-9]+$"  # any cell id; a view narrows it to its own cells (cell_pattern)
 NO_CELLS = r"^$"  # the pattern of a view with no cells
