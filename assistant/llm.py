@@ -75,6 +75,9 @@ def parse_tool_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | 
     return value, None
 
 
+# Whitespace runs this long appear only when a model loops between JSON tokens (see close_json_after_value);
+# stopping there saves up to ~250 wasted tokens, a minute at CPU speed.
+WHITESPACE_RUNS = [" " * 16, "\n" * 6]
 _FENCED_JSON = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
 
 
@@ -236,13 +239,18 @@ class LLMClient:
             messages=messages,
             response_format={"type": "json_schema",
                              "json_schema": {"name": name or schema.__name__, "schema": json_schema, "strict": True}},
+            stop=WHITESPACE_RUNS,
             **self._sampling(max_tokens, temperature),
         )
-        text = resp.choices[0].message.content or ""
+        choice = resp.choices[0]
+        text = choice.message.content or ""
         try:
             return schema.model_validate_json(_strip_fences(text))
         except ValidationError as exc:
-            closed = close_whitespace_run_out(text) if resp.choices[0].finish_reason == "length" else None
+            stop_reason = (getattr(choice, "model_extra", None) or {}).get("stop_reason")
+            in_whitespace = ((choice.finish_reason == "length" and text != text.rstrip())
+                             or (choice.finish_reason == "stop" and stop_reason in WHITESPACE_RUNS))
+            closed = close_json_after_value(text) if in_whitespace else None
             if closed is not None:
                 try:
                     return schema.model_validate_json(closed)
@@ -254,17 +262,18 @@ class LLMClient:
             ) from exc
 
 
-def close_whitespace_run_out(text: str) -> str | None:
-    """Close JSON whose generation ran out in whitespace after its last value, else None.
+def close_json_after_value(text: str) -> str | None:
+    """Close JSON that stopped in whitespace after a complete value, else None.
 
     Quirk of grammar-constrained decoding: the grammar admits whitespace between tokens, and a small
-    model sometimes emits it until ``max_tokens`` instead of the closing brace (4% of PubHealthTab
-    judgements). Everything it wrote is valid, so the missing closers are added. Text cut inside a
-    string or before a value is left alone: that content is really missing.
+    model sometimes emits it instead of the closing brace until ``max_tokens`` (4% of PubHealthTab
+    judgements; reproduced on 4 of 5 with vLLM 0.32 and xgrammar). ``structured`` stops such a run early
+    (``WHITESPACE_RUNS``) and, since everything written is valid, adds the missing closers here. Text cut
+    inside a string or before a value is left alone: that content is really missing.
     """
     body = text.rstrip()
-    if len(body) == len(text) or not body.startswith("{"):
-        return None  # no whitespace run: the budget ran out mid-content
+    if not body.startswith("{"):
+        return None
     stack: list[str] = []
     in_string = escaped = False
     for ch in body:

@@ -24,6 +24,7 @@ class Reply:
     delay_s: float = 0.0
     error_body: str = '{"error": {"message": "scripted failure"}}'
     finish_reason: str | None = None  # default: "tool_calls" with tool calls, else "stop"
+    stop_reason: str | None = None  # vLLM's extra field: the stop string that ended generation
 
 
 Handler = Callable[[dict], Reply]
@@ -133,5 +134,6 @@ def _completion(req: dict, reply: Reply) -> dict:
             for n, a in reply.tool_calls]
     return {"id": "cmpl", "object": "chat.completion", "created": 0, "model": req.get("model", "fake-model"),
             "choices": [{"index": 0, "message": message,
-                         "finish_reason": reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")}],
+                         "finish_reason": reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"),
+                         **({"stop_reason": reply.stop_reason} if reply.stop_reason else {})}],
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}

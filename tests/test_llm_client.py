@@ -8,7 +8,7 @@ import socket
 import pytest
 from pydantic import BaseModel, Field
 
-from assistant.llm import LLMClient, LLMResponseError, LLMUnavailable, close_whitespace_run_out
+from assistant.llm import WHITESPACE_RUNS, LLMClient, LLMResponseError, LLMUnavailable, close_json_after_value
 from assistant.settings import Settings
 from tests.fake_openai import Reply, tool_reply
 
@@ -143,16 +143,20 @@ class Judged(BaseModel):
 
 
 async def test_json_that_ran_out_in_whitespace_is_closed(fake_llm_server, tmp_settings):
-    ran_out = '{\n  "label": "REFUTES",\n  "cells": ["R2C3", "R4C3"]' + " \n" * 40
-    with fake_llm_server([Reply(content=ran_out, finish_reason="length")]) as srv:
-        judged = await client_for(srv, tmp_settings).structured(MESSAGES, Judged)
-    assert judged == Judged(label="REFUTES", cells=["R2C3", "R4C3"])
+    written = '{\n  "label": "REFUTES",\n  "cells": ["R2C3", "R4C3"]'
+    with fake_llm_server([Reply(content=written + " \n" * 40, finish_reason="length"),
+                          Reply(content=written, finish_reason="stop", stop_reason=" " * 16)]) as srv:
+        llm = client_for(srv, tmp_settings)
+        ran_out = await llm.structured(MESSAGES, Judged)
+        stopped = await llm.structured(MESSAGES, Judged)
+    assert ran_out == stopped == Judged(label="REFUTES", cells=["R2C3", "R4C3"])
+    assert srv.requests[0]["stop"] == WHITESPACE_RUNS  # the run is stopped early rather than paid for
 
 
 @pytest.mark.parametrize("content, finish", [
     ('{"label": "REFUTES", "cells": ["R2C3"', "length"),          # cut mid-content, no whitespace run
     ('{"label": "REFUTES", "cells": ["R2C3", ' + " " * 9, "length"),  # a value is still missing
-    ('{"label": "REFUTES", "cells": ["R2C3"]' + " " * 9, "stop"),     # not a budget run-out
+    ('{"label": "REFUTES", "cells": ["R2C3"]' + " " * 9, "stop"),     # stopped, but not by a whitespace run
 ])
 async def test_truncated_json_that_lost_content_is_still_an_error(fake_llm_server, tmp_settings, content, finish):
     with fake_llm_server([Reply(content=content, finish_reason=finish)]) as srv:
@@ -164,10 +168,11 @@ async def test_truncated_json_that_lost_content_is_still_an_error(fake_llm_serve
     ('{"a": "x } ] \\" {"   ', '{"a": "x } ] \\" {"}'),   # brackets and an escaped quote inside a string
     ('{"a": [1, {"b": 2}]  \n', '{"a": [1, {"b": 2}]}'),
     ('{"a": "unfinished   ', None),                           # still inside the string
+    ('[1, 2]  ', None),                                       # not an object
     ('{"a": 1}]  ', None),                                    # a closer that does not match
 ])
-def test_close_whitespace_run_out(text, closed):
-    assert close_whitespace_run_out(text) == closed
+def test_close_json_after_value(text, closed):
+    assert close_json_after_value(text) == closed
 
 
 # --- failures ---------------------------------------------------------------------------------------

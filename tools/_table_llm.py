@@ -21,7 +21,7 @@ REASON_SCHEMA_EXTRA = {"maxLength": REASON_MAX_CHARS}
 # Token budget for a judgement whose reason may reach the cap: a 200-character reason took ~100 tokens when
 # measured, and up to 200 where every character is a token (Qwen splits digits). The 200-token budget cut
 # judgements that had reached the cap; most of those, it turned out, were the model emitting whitespace after
-# the reason instead of the closing brace, which the LLM client now closes (``close_whitespace_run_out``).
+# the reason instead of the closing brace, which the LLM client now closes (``close_json_after_value``).
 JUDGEMENT_MAX_TOKENS = REASON_MAX_CHARS + 150
 CELL_PATTERN = r"^R[0-9]+C[0-9]+$"  # any cell id; a view narrows it to its own cells (cell_pattern)
 NO_CELLS = r"^$"  # the pattern of a view with no cells
