@@ -105,3 +105,23 @@ async def test_a_timed_out_check_is_left_for_the_next_run_not_counted(tmp_settin
         path = await run_benchmark("pubhealthtab", settings, variants=["direct"], limit=3, llm=llm,
                                    docs_dir=tmp_path, echo=said.append)
     assert json.loads(path.read_text())["variants"]["direct"]["n"] == 3  # the second run did the skipped one
+
+
+async def test_retry_errors_reruns_only_the_failed_checks(tmp_settings, tmp_path, fake_llm_server):
+    broken = {"left": 1}
+
+    def handler(req):
+        if broken["left"]:
+            broken["left"] -= 1
+            return Reply(content='{"label": "SUPP')  # unreadable, and not a whitespace run: logged as an error
+        return Reply(content=json.dumps({"label": "SUPPORTS", "cited_cells": ["R1C1"], "reason": "x"}))
+
+    with fake_llm_server(handler) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        run = dict(variants=["direct"], limit=3, llm=llm, docs_dir=tmp_path, echo=lambda *_: None)
+        first = json.loads((await run_benchmark("pubhealthtab", tmp_settings, **run)).read_text())
+        assert first["variants"]["direct"]["errors"] == 1
+        await run_benchmark("pubhealthtab", tmp_settings, **run)
+        assert len(srv.requests) == 3  # a plain resume keeps the logged error
+        again = json.loads((await run_benchmark("pubhealthtab", tmp_settings, retry_errors=True, **run)).read_text())
+    assert len(srv.requests) == 4 and again["variants"]["direct"]["errors"] == 0 and again["variants"]["direct"]["n"] == 3

@@ -163,7 +163,7 @@ def summarize(records: list[dict], labels: tuple[str, ...]) -> dict:
 async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit: int | None = None,
                         seed: int = DEFAULT_SEED, filter_method: str = "cosine", llm=None, embedder=None,
                         docs_dir: Path | None = None, echo=print, report_only: bool = False,
-                        concurrency: int = 1) -> Path:
+                        concurrency: int = 1, retry_errors: bool = False) -> Path:
     """Run (or resume) ``benchmark`` for ``variants`` and write the report; returns the JSON path.
 
     ``concurrency`` checks are in flight at once; each check's ``latency_s`` is then its wall time while
@@ -192,7 +192,11 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
             await llm.list_models()  # fail fast, with the client's clear message, if the server is down
             await llm._ensure_model()
         log = ResultsLog(settings.data_dir / "eval" / f"tables-{benchmark}-{_slug(llm.model)}{suffix}.jsonl")
-        todo = sum(1 for it in items for v in variants if log.get(v, it.id) is None)
+        def pending(variant: str, item_id: str) -> bool:
+            rec = log.get(variant, item_id)
+            return rec is None or (retry_errors and "error" in rec)
+
+        todo = sum(1 for it in items for v in variants if pending(v, it.id))
         echo(f"{benchmark}: {len(items)} items x {len(variants)} variants; {todo} checks to run "
              f"(the rest resume from {log.path})")
         done = 0
@@ -224,7 +228,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
                  f"{check.timings['total_s']:.1f}s, {len(check.cols)}/{item.table.n_cols} cols")
 
         # Item-major order: an interrupted run leaves every variant with (nearly) the same items checked.
-        jobs = [(item, v) for item in items for v in variants if log.get(v, item.id) is None]
+        jobs = [(item, v) for item in items for v in variants if pending(v, item.id)]
         await bounded_map(run_one, jobs, concurrency)
         if skipped:
             echo(f"{len(skipped)} checks timed out and were not logged; run the same command again to do them.")
@@ -273,14 +277,17 @@ def _command(benchmark: str, description: str, variants: tuple[str, ...]) -> cli
     @click.option("--report-only", is_flag=True, help="Write the report from the results logged so far; run nothing.")
     @click.option("--concurrency", type=int, default=1, show_default=True,
                   help="Claims checked at once (the server batches them; per-claim latency then rises).")
-    def command(limit, chosen, seed, filter_method, report_only, concurrency):
+    @click.option("--retry-errors", is_flag=True,
+                  help="Run again the checks logged as errors (an unreadable judgement); the new result replaces them.")
+    def command(limit, chosen, seed, filter_method, report_only, concurrency, retry_errors):
         from assistant.llm import LLMUnavailable
         from assistant.settings import Settings
 
         try:
             asyncio.run(run_benchmark(benchmark, Settings(), variants=list(chosen or variants), limit=limit,
                                       seed=seed, filter_method=filter_method, echo=click.echo,
-                                      report_only=report_only, concurrency=concurrency))
+                                      report_only=report_only, concurrency=concurrency,
+                                      retry_errors=retry_errors))
         except LLMUnavailable as exc:
             raise click.ClickException(str(exc)) from exc
 
