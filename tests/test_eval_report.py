@@ -94,6 +94,7 @@ def test_obqa_answer_eval_per_retriever_with_fake_llm(tmp_path, fake_llm_server)
         assert len(srv.requests) == n_requests == 6
     assert variants["bm25"]["accuracy"] == variants["fused"]["accuracy"] == 2 / 3  # "A" is right on q1, q3
     assert variants["fused"]["n"] == 3 and variants["fused"]["cited_rate"] == 1.0
+    assert variants["fused"]["judge_failed_rate"] == 0.0 and variants["fused"]["rejected_citation_rate"] == 0.0
     report = json.loads((tmp_path / "docs" / "eval" / "obqa.json").read_text())
     assert report["paired"]["fused vs bm25"] == {"n": 3, "a_only": 0, "b_only": 0, "p": 1.0}
     assert "judge only" in (tmp_path / "docs" / "eval" / "obqa.md").read_text()

@@ -32,14 +32,44 @@ ITEMS = [
 import pytest  # noqa: E402
 
 
+def _medqa_settings(tmp_path, base_url: str, timeout_s: float = 60) -> Settings:
+    """Settings over a three-question MedQA file and the small disease KG, both in ``tmp_path``."""
+    eval_dir = tmp_path / "eval-data"
+    (eval_dir / "medqa").mkdir(parents=True, exist_ok=True)
+    (eval_dir / "medqa" / "medqa_us_4opt_test.mirage.jsonl").write_text(
+        "\n".join(json.dumps(i) for i in ITEMS) + "\n")
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data", llm_base_url=base_url, llm_model="fake-model",
+                        llm_max_retries=0, llm_timeout_s=timeout_s, eval_data_dir=eval_dir)
+    csv_path = tmp_path / "ddb.csv"
+    csv_path.write_text(TRIPLES)
+    KGStore(settings.kb_dir / "kg.db").replace_graph(read_csv_triples(csv_path, name="medqa-ddb"))
+    return settings
+
+
+def test_medqa_timeout_is_left_for_the_next_run(tmp_path, fake_llm_server):
+    from assistant.evals.kg_eval import run_medical
+
+    slow = {"first": True}
+
+    def judge(request):
+        if slow["first"]:
+            slow["first"] = False
+            return Reply(content="{}", delay_s=2.5)  # outlives the 1 s timeout
+        return Reply(content=json.dumps({"answer": "A", "evidence": [], "confidence": "high"}))
+
+    with fake_llm_server(judge) as srv:
+        settings = _medqa_settings(tmp_path, srv.base_url, timeout_s=1)
+        run = dict(limit=3, variants=["no-retrieval"], subset=400, chains=False, rates=False, settings=settings,
+                   docs_dir=tmp_path / "docs")
+        first = json.loads(run_medical("medqa", **run).read_text())
+        assert first["variants"]["no-retrieval"]["llm_items"] == 2  # the timed-out one is not counted wrong
+        again = json.loads(run_medical("medqa", **run).read_text())
+    assert again["variants"]["no-retrieval"]["llm_items"] == 3 and again["variants"]["no-retrieval"]["accuracy"] == 2 / 3
+
+
 @pytest.mark.parametrize("concurrency", [1, 3])
 def test_medqa_eval_end_to_end_with_fake_llm(tmp_path, fake_llm_server, concurrency):
     from assistant.evals.kg_eval import THESIS, run_medical
-
-    eval_dir = tmp_path / "eval-data"
-    (eval_dir / "medqa").mkdir(parents=True)
-    (eval_dir / "medqa" / "medqa_us_4opt_test.mirage.jsonl").write_text(
-        "\n".join(json.dumps(i) for i in ITEMS) + "\n")
 
     def judge(request):  # always answers A and cites the first path it was shown, if any
         prompt = request["messages"][-1]["content"]
@@ -47,11 +77,7 @@ def test_medqa_eval_end_to_end_with_fake_llm(tmp_path, fake_llm_server, concurre
         return Reply(content=json.dumps({"answer": "A", "evidence": cite, "confidence": "high"}))
 
     with fake_llm_server(judge) as srv:  # the server only serves inside the with block
-        settings = Settings(_env_file=None, data_dir=tmp_path / "data", llm_base_url=srv.base_url,
-                            llm_model="fake-model", llm_max_retries=0, llm_timeout_s=60, eval_data_dir=eval_dir)
-        csv_path = tmp_path / "ddb.csv"
-        csv_path.write_text(TRIPLES)
-        KGStore(settings.kb_dir / "kg.db").replace_graph(read_csv_triples(csv_path, name="medqa-ddb"))
+        settings = _medqa_settings(tmp_path, srv.base_url)
 
         path = run_medical("medqa", limit=3, variants=["full", "no-filter", "gcn", "no-retrieval"], subset=400,
                            chains=False, rates=True, settings=settings, docs_dir=tmp_path / "docs",

@@ -111,6 +111,7 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
                 rates: bool, settings=None, docs_dir: Path | None = None, concurrency: int = 1) -> Path:
     from assistant.deps import Deps
     from assistant.evals.report import ResultsLog, bounded_map, mcnemar, write_eval
+    from assistant.llm import LLMTimeout
     from assistant.settings import Settings
 
     settings = settings or Settings()
@@ -149,7 +150,11 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
                     linked = await asyncio.to_thread(_link_once, deps, item)
                 _, evidence, st = await asyncio.to_thread(retrieve, deps, item, v, linked)
                 t = time.perf_counter()
-                res = await choose_option(deps.llm, item["question"], item["options"], evidence, chains=chains)
+                try:
+                    res = await choose_option(deps.llm, item["question"], item["options"], evidence, chains=chains)
+                except LLMTimeout as exc:  # a busy server is not a wrong answer: the next run does it
+                    click.echo(f"  {v} {item['id']}: skipped, {exc} It is answered on the next run.")
+                    continue
                 log.add(v, item["id"], choice=res.choice, gold=item["answer"], correct=res.choice == item["answer"],
                         cited=res.cited, paths=st["paths"], judge_failed=res.judge_failed,
                         llm_seconds=round(time.perf_counter() - t, 2))

@@ -155,7 +155,7 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
     from assistant.deps import Deps
     from assistant.evals.report import ResultsLog, bounded_map, mcnemar
     from assistant.evidence import EvidenceLedger
-    from assistant.llm import LLMUnavailable
+    from assistant.llm import LLMTimeout, LLMUnavailable
     from assistant.session import Session
     from tools._registry import ToolContext, ToolError
     from tools.mc_answer import Input, mc_answer
@@ -172,6 +172,9 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
         try:
             out = await mc_answer(ctx, Input(question=item["question"], options=item["options"],
                                              method=retriever, chains=chains))
+        except LLMTimeout as exc:  # a busy server is not a wrong answer: the next run does it
+            click.echo(f"{retriever} {item['id']}: skipped, {exc} It is answered on the next run.")
+            return
         except LLMUnavailable as exc:
             raise click.ClickException(str(exc)) from exc
         except ToolError as exc:
