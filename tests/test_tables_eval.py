@@ -68,6 +68,8 @@ async def test_scripted_run_writes_report_and_resumes(tmp_settings, tmp_path, fa
     assert full["n"] == 3 and full["accuracy"] == pytest.approx(sum(g == "SUPPORTS" for g in golds) / 3)
     assert set(full["confusion"]) >= {"SUPPORTS", "REFUTES", "NOT ENOUGH INFO"} and "macro_f1" in full
     assert report["thesis"]["full"] == 81.41 and not report["complete"]
+    assert report["paired"]["full vs direct"] == {"n": 3, "a_only": 0, "b_only": 0, "p": 1.0}  # same scripted answers
+    assert "Paired, full vs direct: on 3 shared claims" in (tmp_path / "eval" / "pubhealthtab.md").read_text()
     assert (tmp_path / "eval" / "pubhealthtab.png").exists() and (tmp_path / "eval" / "pubhealthtab.md").exists()
 
 

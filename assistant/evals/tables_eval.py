@@ -169,7 +169,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
     ``concurrency`` checks are in flight at once; each check's ``latency_s`` is then its wall time while
     sharing the server, so the single-claim latency belongs in the benchmark (tests/bench/bench_tables.py).
     """
-    from assistant.evals.report import ResultsLog, bounded_map, write_eval
+    from assistant.evals.report import ResultsLog, bounded_map, mcnemar, paired_notes, write_eval
     from assistant.llm import LLMClient, LLMResponseError, LLMTimeout
     from tools.verify_claim import check_claim
 
@@ -245,14 +245,19 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
             results[variant] = summarize(records, labels)
     # Complete means the whole fixed selection (300 SciTab claims, 194 PubHealthTab...) in all four variants.
     complete = all(results.get(v, {}).get("n") == len(selection) for v in ("full", "no-filter", "no-ccoe", "direct"))
+    # Paired exact McNemar, full against each ablation, on the claims both checked.
+    correct = {v: {r["id"]: r["pred"] == r["gold"] for r in log.records(v) if r["id"] in selected} for v in results}
+    paired = ({f"full vs {v}": mcnemar(correct["full"], correct[v]) for v in results if v != "full"}
+              if "full" in results else {})
     measured = ", ".join(f"{v}: n={r['n']}, median {r['median_latency_s']:.1f} s/claim"
                          for v, r in results.items() if r.get("median_latency_s") is not None)
     notes = (f"{description}. Selection seed {seed}; "
              f"{'complete' if complete else f'PARTIAL run: {len(items)} of the {len(selection)} selected items'} "
-             f"({measured}). Column filter: {filter_method}.\n\n" + THESIS_NOTES)
+             f"({measured}). Column filter: {filter_method}.\n\n"
+             + ("\n".join(paired_notes(paired, "claims")) + "\n\n" if paired else "") + THESIS_NOTES)
     extra = {"labels": list(labels), "complete": complete, "filter_method": filter_method,
              "item_ids": ids, "selection_size": len(selection), "selection_ids": [it.id for it in selection],
-             "thesis": THESIS[benchmark], "log": str(log.path)}
+             "thesis": THESIS[benchmark], "log": str(log.path), "paired": paired}
     return write_eval(benchmark, model=llm.model, items=len(items), seed=seed, variants=results, notes=notes,
                       extra=extra, docs_dir=docs_dir,
                       metric_keys=["accuracy", "macro_f1", "n", "median_latency_s", "invalid_citation_rate",
