@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
+
+from pydantic import BaseModel, Field, create_model
 
 from kb.tables import Table
 
@@ -65,6 +68,19 @@ class CollapsedView:
 def cited_cells_schema_extra(pattern: str = CELL_PATTERN) -> dict[str, Any]:
     """JSON-schema extras for a ``cited_cells`` list: the grammar writes only ids matching ``pattern``."""
     return {"maxItems": 0 if pattern == NO_CELLS else MAX_CITED_CELLS, "items": {"type": "string", "pattern": pattern}}
+
+
+@lru_cache(maxsize=64)
+def cited_for_view(schema: type[BaseModel], cell_pattern: str = CELL_PATTERN) -> type[BaseModel]:
+    """``schema`` with its ``cited_cells`` narrowed to ``cell_pattern`` (a view's own cells).
+
+    The verdict or answer fields precede ``cited_cells`` in every table schema, so the narrowing cannot
+    change what the model decodes for them.
+    """
+    description = schema.model_fields["cited_cells"].description
+    return create_model(schema.__name__, __base__=schema,
+                        cited_cells=(list[str], Field(description=description,
+                                                      json_schema_extra=cited_cells_schema_extra(cell_pattern))))
 
 
 def parse_cell(text: str) -> tuple[int, int] | None:

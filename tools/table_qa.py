@@ -14,16 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from functools import lru_cache
 from typing import Literal
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field
 
 from assistant.prompts import render
 from kb.tables import Table
 from tools._registry import ToolContext, ToolError, tool
 from tools._table_llm import (
-    CELL_PATTERN, JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra,
+    JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, cited_for_view,
     register_evidence, validate_cells)
 from tools.table_filter import filter_table, resolve_table
 
@@ -45,18 +44,6 @@ class FreeAnswer(BaseModel):
     cited_cells: list[str] = Field(description="Cells the answer comes from, as R<row>C<col>.",
                                    json_schema_extra=cited_cells_schema_extra())
     reason: str = Field(json_schema_extra=REASON_SCHEMA_EXTRA)
-
-
-@lru_cache(maxsize=64)
-def cited_for_view(schema: type[BaseModel], cell_pattern: str = CELL_PATTERN) -> type[BaseModel]:
-    """``schema`` with its ``cited_cells`` narrowed to ``cell_pattern`` (a view's own cells).
-
-    The answer fields precede ``cited_cells``, so the narrowing cannot change the answer decoded.
-    """
-    description = schema.model_fields["cited_cells"].description
-    return create_model(schema.__name__, __base__=schema,
-                        cited_cells=(list[str], Field(description=description,
-                                                      json_schema_extra=cited_cells_schema_extra(cell_pattern))))
 
 
 class QAResult(BaseModel):

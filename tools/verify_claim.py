@@ -23,7 +23,7 @@ from assistant.prompts import render
 from kb.tables import Table
 from tools._registry import ToolContext, ToolError, tool
 from tools._table_llm import (
-    CELL_PATTERN, JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra,
+    JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, cited_for_view,
     register_evidence, validate_cells)
 from tools.table_filter import FilterResult, filter_table, resolve_table, whole_table
 
@@ -39,18 +39,18 @@ EXPLANATION_MAX_TOKENS = 120  # ~30 s each at 4 tokens/s; the three run concurre
 JUDGE_MAX_TOKENS = JUDGEMENT_MAX_TOKENS  # an upper bound: the JSON normally ends well before
 
 
-@lru_cache(maxsize=64)
-def judgement_schema(labels: tuple[str, ...] = LABELS, cell_pattern: str = CELL_PATTERN) -> type[BaseModel]:
-    """The judge's output schema: the label one of ``labels`` (TabFact has two), cells matching ``cell_pattern``.
+@lru_cache(maxsize=8)
+def judgement_schema(labels: tuple[str, ...] = LABELS) -> type[BaseModel]:
+    """The judge's output schema, its label restricted to ``labels`` (TabFact has two).
 
-    The label comes first, so narrowing the cells to the view's own (``CollapsedView.cell_pattern``)
-    cannot change the verdict the model decodes.
+    The label comes first, so narrowing the cells to a view's own (``cited_for_view``) cannot change
+    the verdict the model decodes.
     """
     return create_model(
         "TableJudgement",
         label=(Literal[labels], Field(description="The verdict.")),  # type: ignore[valid-type]
         cited_cells=(list[str], Field(description="Decisive cells as R<row>C<col>.",
-                                      json_schema_extra=cited_cells_schema_extra(cell_pattern))),
+                                      json_schema_extra=cited_cells_schema_extra())),
         reason=(str, Field(description="One short sentence.", json_schema_extra=REASON_SCHEMA_EXTRA)),
     )
 
@@ -115,7 +115,8 @@ async def check_claim(llm, table: Table, claim: str, *, embedder=None, variant: 
     prompt = render("table_judge", claim=claim, table=view.markdown, labels=list(labels),
                     explanations=[{"label": k, "text": v} for k, v in explanations.items()])
     verdict = await llm.structured([{"role": "user", "content": prompt}],
-                                   judgement_schema(tuple(labels), view.cell_pattern()), max_tokens=JUDGE_MAX_TOKENS)
+                                   cited_for_view(judgement_schema(tuple(labels)), view.cell_pattern()),
+                                   max_tokens=JUDGE_MAX_TOKENS)
     timings["judge_s"] = time.perf_counter() - t2
     valid, invalid = validate_cells(list(verdict.cited_cells), view)
     timings["total_s"] = time.perf_counter() - t0
