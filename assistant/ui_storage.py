@@ -30,6 +30,13 @@ def not_kept_url(size: int) -> str:
     return "data:text/plain;charset=utf-8," + urllib.parse.quote(note)
 
 
+def data_url(mime: str, raw: bytes) -> str:
+    kind = mime or "application/octet-stream"
+    if kind.startswith("text/") and "charset" not in kind:
+        kind += ";charset=utf-8"
+    return f"data:{kind};base64,{base64.b64encode(raw).decode('ascii')}"
+
+
 class LocalElementStorage(BaseStorageClient):
     """Element contents as files in ``root``, read back as ``data:`` URLs."""
 
@@ -44,13 +51,13 @@ class LocalElementStorage(BaseStorageClient):
     async def upload_file(self, object_key: str, data: bytes | str, mime: str = "application/octet-stream",
                           overwrite: bool = True, content_disposition: str | None = None) -> dict[str, Any]:
         raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-        path = self._path(object_key)
         if len(raw) > self.max_inline_bytes:
             return {"object_key": object_key, "url": not_kept_url(len(raw))}
-        if path.exists() and not overwrite:
-            return {"object_key": object_key, "url": self._data_url(path)}
+        path = self._path(object_key)
+        if not overwrite and path.exists():
+            return {"object_key": object_key, "url": data_url(*await asyncio.to_thread(self._read, path))}
         await asyncio.to_thread(self._write, path, mime, raw)
-        return {"object_key": object_key, "url": self._data_url(path)}
+        return {"object_key": object_key, "url": data_url(mime, raw)}
 
     def _write(self, path: Path, mime: str, raw: bytes) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -59,18 +66,15 @@ class LocalElementStorage(BaseStorageClient):
         tmp.replace(path)  # a crash mid-write never leaves half an element behind
 
     @staticmethod
-    def _data_url(path: Path) -> str:
+    def _read(path: Path) -> tuple[str, bytes]:
         mime, _, raw = path.read_bytes().partition(b"\n")
-        kind = mime.decode("utf-8") or "application/octet-stream"
-        if kind.startswith("text/") and "charset" not in kind:
-            kind += ";charset=utf-8"
-        return f"data:{kind};base64,{base64.b64encode(raw).decode('ascii')}"
+        return mime.decode("utf-8"), raw
 
     async def get_read_url(self, object_key: str) -> str:
         path = self._path(object_key)
         if not path.exists():
             raise FileNotFoundError(f"element {object_key!r} is not stored")
-        return await asyncio.to_thread(self._data_url, path)
+        return data_url(*await asyncio.to_thread(self._read, path))
 
     async def delete_file(self, object_key: str) -> bool:
         path = self._path(object_key)
