@@ -199,18 +199,17 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         todo = sum(1 for it in items for v in variants if pending(v, it.id))
         echo(f"{benchmark}: {len(items)} items x {len(variants)} variants; {todo} checks to run "
              f"(the rest resume from {log.path})")
-        done = 0
-        skipped: list[tuple[str, str]] = []
+        done = skipped = 0
 
         async def run_one(job) -> None:
-            nonlocal done
+            nonlocal done, skipped
             item, variant = job
             t0 = time.perf_counter()
             try:
                 check = await check_claim(llm, item.table, item.claim, embedder=embedder, variant=variant,
                                           labels=labels, filter_method=filter_method, seed=seed)
             except LLMTimeout as exc:  # a busy server is not a wrong answer: leave the item for the next run
-                skipped.append((variant, item.id))
+                skipped += 1
                 echo(f"  {variant:9s} {item.id}: skipped, {exc} It is checked on the next run.")
                 return
             except LLMResponseError as exc:  # a bad answer counts as a wrong one, and is logged
@@ -231,7 +230,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         jobs = [(item, v) for item in items for v in variants if pending(v, item.id)]
         await bounded_map(run_one, jobs, concurrency)
         if skipped:
-            echo(f"{len(skipped)} checks timed out and were not logged; run the same command again to do them.")
+            echo(f"{skipped} checks timed out and were not logged; run the same command again to do them.")
     finally:
         if own_llm:
             await llm.aclose()
