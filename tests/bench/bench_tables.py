@@ -139,7 +139,7 @@ def main() -> None:
     cos_times, reasons, kept = bench_filter(embedder, items, "cosine")
     jsd_times, jsd_reasons, _ = bench_filter(embedder, items, "jsd")
     n_tables = len(cos_times)
-    # The product's default is 1 thread (vLLM shares the cores); with the LLM served elsewhere both are free.
+    # 1 thread is the product's choice beside a local CPU vLLM; with the LLM served elsewhere it uses all cores.
     other_threads = 2 if args.threads == 1 else 1
     torch.set_num_threads(other_threads)
     other_times, _, _ = bench_filter(embedder, items, "cosine")
@@ -191,8 +191,9 @@ Fast path in use: {'packed bfloat16 (no padding; self-checked against float32)' 
 (`Embedder.encode(fast=True)`: a bfloat16 copy of MiniLM runs all texts of a table as one sequence with a
 block-diagonal attention mask, so the 54% of tokens that were padding are no longer computed; cosine to float32
 >= 0.9999; kept columns identical to float32 encodes on {same_kept} of the {n_tables} tables in this run).
-torch threads: {args.threads} for the headline metric, the product default (with a vLLM server on the same
-2 cores, 2 encoder threads spin against its pinned threads: ~7x slower encodes measured while it was busy);
+torch threads: {args.threads} for the headline metric. The product picks 1 thread while the LLM is the local vLLM on
+this CPU (2 encoder threads spin against its pinned threads: ~7x slower encodes measured while it was busy) and all
+cores when the LLM runs on a GPU or elsewhere (`assistant.deps.embedding_threads`);
 column_filter_median_ms_{other_threads}_threads is the same run with {other_threads}. Load average at the start / end of the run:
 {load_start:.1f} / {load:.1f} on {os.cpu_count()} cores.
 
