@@ -127,3 +127,67 @@ async def test_retry_errors_reruns_only_the_failed_checks(tmp_settings, tmp_path
         assert len(srv.requests) == 3  # a plain resume keeps the logged error
         again = json.loads((await run_benchmark("pubhealthtab", tmp_settings, retry_errors=True, **run)).read_text())
     assert len(srv.requests) == 4 and again["variants"]["direct"]["errors"] == 0 and again["variants"]["direct"]["n"] == 3
+
+
+async def test_a_check_logged_against_an_earlier_reading_of_its_table_is_run_again(
+        tmp_settings, tmp_path, fake_llm_server, monkeypatch):
+    from assistant.evals import tables_eval
+
+    def handler(req):
+        return Reply(content=json.dumps({"label": "SUPPORTS", "cited_cells": ["R1C1"], "reason": "x"}))
+
+    said: list[str] = []
+    with fake_llm_server(handler) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        await run_benchmark("pubhealthtab", tmp_settings, variants=["direct"], limit=3, llm=llm,
+                            docs_dir=tmp_path, echo=said.append)
+        first = len(srv.requests)
+        chosen = [it.id for it in select_items("pubhealthtab", load_pubhealthtab(EVAL_DATA), seed=0, limit=3)]
+        real_loader = tables_eval.BENCHMARKS["pubhealthtab"]
+
+        def reread(eval_dir):  # the loader now reads the second chosen claim's table differently
+            items = real_loader[0](eval_dir)
+            for it in items:
+                if it.id == chosen[1]:
+                    it.table.rows[0][0] = it.table.rows[0][0] + " (corrected)"
+            return items
+
+        monkeypatch.setitem(tables_eval.BENCHMARKS, "pubhealthtab", (reread, *real_loader[1:]))
+        path = await run_benchmark("pubhealthtab", tmp_settings, variants=["direct"], limit=3, llm=llm,
+                                   docs_dir=tmp_path, echo=said.append)
+        assert len(srv.requests) == first + 1  # only the changed table's check ran again
+    assert any("1 checks were logged against an earlier reading" in s for s in said)
+    report = json.loads(path.read_text())
+    assert report["variants"]["direct"]["n"] == 3  # the new record replaces the stale one, not added to it
+    records = [json.loads(line) for line in open(report["log"])]
+    assert len(records) == 4 and all("table_sha" in r for r in records)
+    assert len({r["table_sha"] for r in records if r["id"] == chosen[1]}) == 2
+
+
+def test_pubhealthtab_broken_flattened_grids_are_read_from_the_html():
+    from assistant.evals.tables_eval import flattened_grid_is_broken, pubhealthtab_table
+
+    pht = {it.id: it for it in load_pubhealthtab(EVAL_DATA)}
+    raw = {json.loads(line)["_id"]: json.loads(line)
+           for line in (EVAL_DATA / "pubhealthtab" / "pubhealthtab_testset.jsonl").read_text().splitlines()
+           if line.strip()}
+    broken = [i for i, r in raw.items() if flattened_grid_is_broken(r["table"].get("header_horizontal") or [],
+                                                                      r["table"].get("rows") or [],
+                                                                      r["table"].get("header_vertical") or [])]
+    assert len(broken) == 61
+    # A rowspan in the page: the flattened rows slid "Dava" under the wrong header; the HTML keeps it under
+    # "Manufacturer", beside the brand it belongs to.
+    methotrexate = next(pht[i].table for i in broken if "Dava" in json.dumps(raw[i]["table"]["rows"])
+                        and "Routes" in raw[i]["table"].get("header_horizontal", []))
+    man = methotrexate.columns.index("Manufacturer") + 1
+    brand = methotrexate.columns.index("Brand Names") + 1
+    row = next(r for r in range(1, methotrexate.n_rows + 1) if methotrexate.cell(r, man) == "Dava")
+    assert methotrexate.cell(row, brand) == "Rheumatrex Dose Pack (scored)"
+    # A two-row header with colspans: one merged name per column, no "Column N" padding.
+    polls = next(pht[i].table for i in broken if "POLLING AVERAGE" in raw[i]["table"].get("header_horizontal", []))
+    assert polls.columns == ["YEAR", "POLLING AVERAGE HEADING INTO CONVENTIONS",
+                             "POLLING AVERAGE 30 DAYS AFTER CONVENTIONS", "ACTUAL RESULT"]
+    assert polls.rows[0] == ["1972", "Nixon +16.0", "Nixon +29.7", "Nixon +23.2"]
+    # Tables whose flattened grid is sound are read from it, as before.
+    sound = next(i for i in raw if i not in broken and raw[i]["table"].get("header_vertical"))
+    assert pubhealthtab_table(raw[sound], name="x").rows[0][0] == raw[sound]["table"]["header_vertical"][0]

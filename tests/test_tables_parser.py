@@ -258,3 +258,33 @@ def test_switching_sheet_replaces_the_table_under_its_name_and_in_memory(tmp_set
 
     with pytest.raises(click.ClickException):
         parse_table_command("/table")
+
+
+def test_html_grid_expands_spans_and_finds_header_rows():
+    from kb.tables import grid_from_html, merge_header_rows
+
+    html = """<table><thead><tr><th rowspan="2">Study</th><th colspan="2">LCINS</th></tr>
+      <tr><th>n</th><th>%</th></tr></thead>
+      <tbody><tr><td>A<br/>trial</td><td rowspan="2">12</td><td>3.5</td></tr>
+      <tr><td>B</td><td>4.0</td></tr>
+      </tr><td>C</td><td>7</td><td>1.0</td>
+      <tr><td><table><tr><td>nested</td></tr></table></td><td>8</td><td>x</td></tr></tbody></table>
+      <table><tr><td>a second table is ignored</td></tr></table>"""
+    grid, head_rows = grid_from_html(html)
+    assert head_rows == 2
+    assert grid[:2] == [["Study", "LCINS", "LCINS"], ["Study", "n", "%"]]
+    assert grid[2] == ["A trial", "12", "3.5"]
+    assert grid[3] == ["B", "12", "4.0"]  # the rowspan carries 12 down, and 4.0 lands in its own column
+    assert grid[4] == ["C", "7", "1.0"]  # a row of cells outside any <tr>, as a browser shows it
+    assert grid[5] == ["nested", "8", "x"] and len(grid) == 6
+    wide, _ = grid_from_html('<table><tr><td colspan="99999">x</td><td rowspan="-3">y</td></tr></table>')
+    assert len(wide[0]) == 1001 and wide[0][-1] == "y"  # a bogus span is capped, not obeyed
+    assert merge_header_rows(grid[:head_rows]) == ["Study", "LCINS n", "LCINS %"]
+
+
+def test_html_grid_counts_th_only_rows_as_header():
+    from kb.tables import grid_from_html
+
+    grid, head_rows = grid_from_html("<table><tr><th>Drug</th><th>Dose</th></tr><tr><th>A</th><td>5</td></tr></table>")
+    assert head_rows == 1 and grid == [["Drug", "Dose"], ["A", "5"]]
+    assert grid_from_html("<p>no table</p>") == ([], 0)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import click
 
-from kb.tables import Table, table_from_grid
+from kb.tables import Table, _looks_like_data, grid_from_html, merge_header_rows, table_from_grid
 
 LABELS3 = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 LABELS2 = ("SUPPORTS", "REFUTES")
@@ -72,11 +72,20 @@ def load_scitab(eval_dir: Path) -> list[ClaimItem]:
 
 
 def pubhealthtab_table(rec: dict, name: str) -> Table:
-    """PubHealthTab keeps row headers apart (``header_vertical``): put them back as column 1."""
+    """A PubHealthTab record's table, from its flattened grid or, where that grid is broken, its HTML.
+
+    The flattened form keeps row headers apart (``header_vertical``: put back as column 1). For 61 of the
+    194 test tables it is broken: cells under a rowspan are dropped, so later cells slide left into the
+    wrong column, and multi-row headers are flattened into one long list. Those tables are read from the
+    page's ``html_code`` instead, with the spans expanded (``grid_from_html``).
+    """
     t = rec["table"]
     header = list(t.get("header_horizontal") or [])
     rows = [list(r) for r in t.get("rows") or []]
     vertical = list(t.get("header_vertical") or [])
+    title = t.get("caption") or t.get("website_title") or name
+    if t.get("html_code") and flattened_grid_is_broken(header, rows, vertical):
+        return pubhealthtab_html_table(t["html_code"], name=name, title=title, source=t.get("website", ""))
     if vertical:
         rows = [[vertical[i] if i < len(vertical) else ""] + r for i, r in enumerate(rows)]
         width = max(len(r) for r in rows) if rows else 0
@@ -84,8 +93,37 @@ def pubhealthtab_table(rec: dict, name: str) -> Table:
             header = [""] * (width - len(header)) + header  # the corner cell above the row headers
     if not header:  # no horizontal header in the source: name the columns, never promote a data row
         header = [""] * max((len(r) for r in rows), default=0)
-    title = t.get("caption") or t.get("website_title") or name
     return table_from_grid(rows, header=header, name=name, title=title, source=t.get("website", ""))
+
+
+def table_fingerprint(table: Table) -> str:
+    """A short hash of what the checker sees (names and cells), logged with each check so that a change
+    in how a benchmark's tables are read makes the affected checks run again instead of mixing readings."""
+    import hashlib
+
+    return hashlib.sha1(json.dumps([table.columns, table.rows], ensure_ascii=False).encode()).hexdigest()[:16]
+
+
+def flattened_grid_is_broken(header: list, rows: list[list], vertical: list) -> bool:
+    """Ragged rows (cells dropped under spans) or more header names than columns (stacked header rows)."""
+    widths = {len(r) for r in rows}
+    width = max(widths, default=0) + (1 if vertical else 0)
+    return len(widths) > 1 or len(header) > width
+
+
+_MOJIBAKE_SPACE = re.compile(r"^(?:[\u00c2\u00a0]\s*)+|(?:\s*[\u00c2\u00a0])+$")
+
+
+def pubhealthtab_html_table(html: str, *, name: str, title: str, source: str) -> Table:
+    grid, head_rows = grid_from_html(html)
+    # "Â" is a non-breaking space mis-decoded by the crawl: blank at either end of a cell.
+    grid = [[_MOJIBAKE_SPACE.sub("", v) for v in row] for row in grid]
+    k = 0
+    while k < head_rows and not _looks_like_data(grid[k]):  # some pages put figures in <thead>
+        k += 1
+    width = max((len(r) for r in grid), default=0)
+    header = merge_header_rows(grid[:k]) if k else [""] * width
+    return table_from_grid(grid[k:], header=header, name=name, title=title, source=source)
 
 
 def load_pubhealthtab(eval_dir: Path, split: str = "test") -> list[ClaimItem]:
@@ -185,6 +223,12 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
 
         embedder = Embedder(settings.embedding_model)
     suffix = "" if filter_method == "cosine" else f"-{filter_method}"
+    fingerprints = {it.id: table_fingerprint(it.table) for it in selection}
+
+    def current(rec: dict) -> bool:
+        """Whether a logged check saw the table as it is read now (records from before fingerprints count)."""
+        return rec.get("table_sha") in (None, fingerprints.get(str(rec["id"])))
+
     try:
         if report_only:
             variants = []
@@ -194,9 +238,12 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         log = ResultsLog(settings.data_dir / "eval" / f"tables-{benchmark}-{_slug(llm.model)}{suffix}.jsonl")
         def pending(variant: str, item_id: str) -> bool:
             rec = log.get(variant, item_id)
-            return rec is None or (retry_errors and "error" in rec)
+            return rec is None or not current(rec) or (retry_errors and "error" in rec)
 
         todo = sum(1 for it in items for v in variants if pending(v, it.id))
+        stale = sum(1 for it in items for v in variants if log.get(v, it.id) and not current(log.get(v, it.id)))
+        if stale:
+            echo(f"{stale} checks were logged against an earlier reading of their table; they are run again.")
         echo(f"{benchmark}: {len(items)} items x {len(variants)} variants; {todo} checks to run "
              f"(the rest resume from {log.path})")
         done = skipped = 0
@@ -214,7 +261,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
                 return
             except LLMResponseError as exc:  # a bad answer counts as a wrong one, and is logged
                 log.add(variant, item.id, gold=item.label, pred="ERROR", error=str(exc)[:300],
-                        latency_s=time.perf_counter() - t0)
+                        latency_s=time.perf_counter() - t0, table_sha=fingerprints[item.id])
                 echo(f"  {variant:9s} {item.id}: ERROR {str(exc)[:100]}")
                 return
             done += 1
@@ -222,7 +269,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
                     timings=check.timings, cells=check.cell_refs, invalid_cells=check.invalid_cells,
                     citations_valid=check.citations_valid, kept_cols=check.cols, n_cols=item.table.n_cols,
                     n_rows=item.table.n_rows, reason=check.reason, explanations=check.explanations,
-                    concurrency=concurrency, cells_constrained=True)
+                    concurrency=concurrency, cells_constrained=True, table_sha=fingerprints[item.id])
             echo(f"  [{done}/{todo}] {variant:9s} {item.id}: {check.label} (gold {item.label}) "
                  f"{check.timings['total_s']:.1f}s, {len(check.cols)}/{item.table.n_cols} cols")
 
@@ -239,13 +286,14 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
     selected = set(ids)
     results = {}
     for variant in ("full", "no-filter", "no-ccoe", "direct"):
-        records = [r for r in log.records(variant) if r["id"] in selected]
+        records = [r for r in log.records(variant) if r["id"] in selected and current(r)]
         if records:
             results[variant] = summarize(records, labels)
     # Complete means the whole fixed selection (300 SciTab claims, 194 PubHealthTab...) in all four variants.
     complete = all(results.get(v, {}).get("n") == len(selection) for v in ("full", "no-filter", "no-ccoe", "direct"))
     # Paired exact McNemar, full against each ablation, on the claims both checked.
-    correct = {v: {r["id"]: r["pred"] == r["gold"] for r in log.records(v) if r["id"] in selected} for v in results}
+    correct = {v: {r["id"]: r["pred"] == r["gold"] for r in log.records(v) if r["id"] in selected and current(r)}
+               for v in results}
     paired = ({f"full vs {v}": mcnemar(correct["full"], correct[v]) for v in results if v != "full"}
               if "full" in results else {})
     measured = ", ".join(f"{v}: n={r['n']}, median {r['median_latency_s']:.1f} s/claim"
