@@ -26,7 +26,7 @@ from assistant.session import Session  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 from assistant.uploads import add_table_file, other_sheets  # noqa: E402
 
-TABLE_SUFFIXES = {".csv", ".tsv", ".xlsx", ".xlsm", ".json", ".md", ".txt"}
+TABLE_SUFFIXES = {".csv", ".tsv", ".xlsx", ".xlsm", ".json", ".md", ".txt", ".html", ".htm"}
 TEXT_SUFFIXES = {".txt", ".md"}
 
 
@@ -241,8 +241,8 @@ async def handle_uploads(bot: Assistant, files: list) -> None:
         name = getattr(f, "name", path.name) or path.name
         suffix = Path(name).suffix.lower()
         if suffix not in TABLE_SUFFIXES:
-            await cl.Message(content=f"I can't read **{name}**: upload a table as CSV, TSV, XLSX, JSON or "
-                                     "Markdown, or a .txt/.md text.").send()
+            await cl.Message(content=f"I can't read **{name}**: upload a table as CSV, TSV, XLSX, JSON, "
+                                     "Markdown or an HTML page (its first table), or a .txt/.md text.").send()
             continue
         if suffix in TEXT_SUFFIXES and not _looks_like_table(path):
             text = await asyncio.to_thread(path.read_text, "utf-8", "replace")

@@ -132,7 +132,7 @@ def register(main: click.Group) -> None:
     @click.argument("question")
     @click.option("--conversation", "-c", help="Continue this conversation id.")
     @click.option("--table", "tables", multiple=True, type=click.Path(exists=True, path_type=Path),
-                  help="A table file to check claims against (CSV, TSV, XLSX, JSON, Markdown).")
+                  help="A table file to check claims against (CSV, TSV, XLSX, JSON, Markdown, HTML).")
     @click.option("--quiet", is_flag=True, help="Do not show the steps.")
     def ask(question: str, conversation: str | None, tables: tuple[Path, ...], quiet: bool) -> None:
         """Ask one question; print the cited answer and its evidence."""

@@ -1,6 +1,6 @@
 """Table ingestion shared by chat uploads and the table benchmarks.
 
-Every format (CSV, TSV, XLSX, JSON, Markdown) is first read into a raw grid of strings and
+Every format (CSV, TSV, XLSX, JSON, Markdown, an HTML page's first table) is first read into a raw grid of strings and
 then goes through ONE normaliser (:func:`table_from_grid`) that fixes what real files get
 wrong — a missing header, blank rows and columns, duplicate or multi-row headers, ragged
 rows — and writes down in ``Table.notes`` what it fixed, so the user sees it.
@@ -29,9 +29,9 @@ from pydantic import BaseModel, Field
 
 from tools._registry import ToolError
 
-FORMATS = ("csv", "tsv", "xlsx", "json", "markdown")
+FORMATS = ("csv", "tsv", "xlsx", "json", "markdown", "html")
 _SUFFIX_FORMAT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "csv", ".xlsx": "xlsx", ".xlsm": "xlsx",
-                  ".json": "json", ".md": "markdown", ".markdown": "markdown"}
+                  ".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
 NOT_COMPUTED = " (formula, not computed)"
 
 
@@ -254,6 +254,8 @@ class _HTMLTableReader(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.rows: list[tuple[bool, list[tuple[str, int, int]]]] = []
         self.data_rows: set[int] = set()  # rows with at least one <td>
+        self.caption: list[str] | None = None
+        self.tables = 0  # top-level tables in the document
         self._depth = 0  # nested tables are read as the text of their cell
         self._in_thead = False
         self._row_open = False
@@ -269,10 +271,14 @@ class _HTMLTableReader(HTMLParser):
             return 1
 
     def handle_starttag(self, tag, attrs):
+        if tag == "table" and self._depth == 0:
+            self.tables += 1
         if self.done:
             return
         if tag == "table":
             self._depth += 1
+        elif self._depth == 1 and tag == "caption" and self.caption is None:
+            self.caption = []
         elif self._depth == 1 and tag == "thead":
             self._in_thead = True
         elif self._depth == 1 and tag == "tr":
@@ -306,6 +312,8 @@ class _HTMLTableReader(HTMLParser):
     def handle_data(self, data):
         if self._cell is not None:
             self._cell.append(data)
+        elif self.caption is not None and self._depth == 1 and not self.rows:
+            self.caption.append(data)
 
 
 def grid_from_html(html: str) -> tuple[list[list[str]], int]:
@@ -315,8 +323,37 @@ def grid_from_html(html: str) -> tuple[list[list[str]], int]:
     colspan and rowspan are expanded by repeating the spanning cell's text in every grid position
     it covers, so each cell keeps the coordinates a reader would give it.
     """
+    grid, head_rows, _ = _read_html_table(html)
+    return grid, head_rows
+
+
+def split_html_header(grid: list[list[str]], head_rows: int) -> tuple[list[str] | None, list[list[str]], int]:
+    """(column names or None, body rows, header rows merged). Header rows that read as data (some
+    pages put figures in <thead>) stay in the body; None means the page marks no header."""
+    k = 0
+    while k < head_rows and not _looks_like_data(grid[k]):
+        k += 1
+    return (merge_header_rows(grid[:k]) if k else None), grid[k:], k
+
+
+def _read_html(text: str) -> tuple[list[list[str]], list[str] | None, str | None, list[str]]:
+    grid, head_rows, reader = _read_html_table(text)
+    if not reader.tables:
+        raise TableError("The HTML file has no <table>.")
+    header, body, merged = split_html_header(grid, head_rows)
+    notes = []
+    if merged > 1:
+        notes.append(f"merged {merged} header rows into one row of column names")
+    if reader.tables > 1:
+        notes.append(f"read the first of the page's {reader.tables} tables")
+    caption = " ".join("".join(reader.caption).split()) if reader.caption else None
+    return body, header, caption or None, notes
+
+
+def _read_html_table(html: str) -> tuple[list[list[str]], int, _HTMLTableReader]:
     reader = _HTMLTableReader()
     reader.feed(html)
+    reader.close()
     grid: list[list[str]] = []
     pending: dict[tuple[int, int], str] = {}  # (row, col) -> text carried down by a rowspan
     for r, (_, cells) in enumerate(reader.rows):
@@ -343,7 +380,7 @@ def grid_from_html(html: str) -> tuple[list[list[str]], int]:
         if not (in_thead or (cells and i not in reader.data_rows)):
             break
         head_rows += 1
-    return grid, head_rows
+    return grid, head_rows, reader
 
 
 def merge_header_rows(rows: list[list[str]]) -> list[str]:
@@ -679,6 +716,8 @@ def _detect_format(name: str, fmt: str | None, head: bytes) -> str:
         return "json"
     if stripped[:1] == b"|":
         return "markdown"
+    if stripped[:1] == b"<" and re.search(rb"<(?:table|html|!doctype)", stripped[:512], re.IGNORECASE):
+        return "html"
     return "csv"
 
 
@@ -696,7 +735,7 @@ def safe_table_name(name: str, existing: Iterable[str] = ()) -> str:
 def load_table(path_or_bytes: str | Path | bytes, *, name: str | None = None, settings: Any = None,
                sheet: str | int | None = None, fmt: str | None = None, title: str | None = None,
                existing_names: Iterable[str] = ()) -> Table:
-    """Read a CSV, TSV, XLSX, JSON or Markdown table into a normalised :class:`Table`.
+    """Read a CSV, TSV, XLSX, JSON or Markdown table, or an HTML page's first table, into a :class:`Table`.
 
     ``name`` is the original file name (it picks the format by suffix and names the table);
     ``settings`` supplies ``table_max_bytes/rows/cols``. The size limit is checked before the
@@ -748,6 +787,9 @@ def load_table(path_or_bytes: str | Path | bytes, *, name: str | None = None, se
         grid, header, caption = _read_json(text)
     elif kind == "markdown":
         grid, header, caption = _read_markdown(text)
+    elif kind == "html":
+        grid, header, caption, more = _read_html(text)
+        notes += more
     else:
         grid, more = _read_csv(text, "\t" if kind == "tsv" else None, max_rows)
         notes += more

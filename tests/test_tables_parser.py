@@ -288,3 +288,28 @@ def test_html_grid_counts_th_only_rows_as_header():
     grid, head_rows = grid_from_html("<table><tr><th>Drug</th><th>Dose</th></tr><tr><th>A</th><td>5</td></tr></table>")
     assert head_rows == 1 and grid == [["Drug", "Dose"], ["A", "5"]]
     assert grid_from_html("<p>no table</p>") == ([], 0)
+
+
+def test_html_page_upload_reads_its_first_table_with_spans_and_caption(tmp_settings):
+    from kb.tables import TableError
+
+    page = """<!DOCTYPE html><html><body><p>Measles in Canada</p>
+    <table><caption>Measles outbreaks, 2011 &amp; 2014</caption>
+      <thead><tr><th rowspan="2">Province</th><th colspan="2">Outbreak</th></tr>
+             <tr><th>Year</th><th>Number of cases</th></tr></thead>
+      <tbody><tr><td>Quebec</td><td>2011</td><td>776</td></tr>
+             <tr><td>British Columbia</td><td>2014</td><td>470</td></tr></tbody></table>
+    <table><tr><td>footer</td></tr></table></body></html>"""
+    t = load_table(page.encode(), name="outbreaks.html", settings=tmp_settings)
+    assert t.columns == ["Province", "Outbreak Year", "Outbreak Number of cases"]
+    assert t.cell(1, 1) == "Quebec" and t.cell(2, 3) == "470" and t.n_rows == 2
+    assert t.title == "Measles outbreaks, 2011 & 2014"
+    assert any("merged 2 header rows" in n for n in t.notes) and any("first of the page's 2 tables" in n for n in t.notes)
+    # Found by content as well as by suffix; a page without a table says so.
+    assert load_table(page.encode(), name="upload", settings=tmp_settings).columns == t.columns
+    with pytest.raises(TableError, match="no <table>"):
+        load_table(b"<html><body><p>just text</p></body></html>", name="page.html", settings=tmp_settings)
+    # No header markup: the usual detection applies (a numeric first row is data, names are generated).
+    bare = load_table(b"<table><tr><td>1</td><td>2</td></tr><tr><td>3</td><td>4</td></tr></table>",
+                      name="b.htm", settings=tmp_settings)
+    assert bare.columns == ["Column 1", "Column 2"] and bare.n_rows == 2

@@ -240,8 +240,8 @@ def resolve_table(ctx: ToolContext, name: str | None) -> Table:
     if table is not None:
         return table
     if not ctx.session.tables:
-        raise ToolError("No table has been uploaded in this conversation; upload a CSV, TSV, XLSX, JSON or "
-                        "Markdown table first.")
+        raise ToolError("No table has been uploaded in this conversation; upload a CSV, TSV, XLSX, JSON, "
+                        "Markdown or HTML table first.")
     names = ", ".join(ctx.session.tables)
     raise ToolError(f"No uploaded table matches {name!r}; the tables here are: {names}.")
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import click
 
-from kb.tables import Table, _looks_like_data, grid_from_html, merge_header_rows, table_from_grid
+from kb.tables import Table, grid_from_html, split_html_header, table_from_grid
 
 LABELS3 = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 LABELS2 = ("SUPPORTS", "REFUTES")
@@ -118,12 +118,10 @@ def pubhealthtab_html_table(html: str, *, name: str, title: str, source: str) ->
     grid, head_rows = grid_from_html(html)
     # "Â" is a non-breaking space mis-decoded by the crawl: blank at either end of a cell.
     grid = [[_MOJIBAKE_SPACE.sub("", v) for v in row] for row in grid]
-    k = 0
-    while k < head_rows and not _looks_like_data(grid[k]):  # some pages put figures in <thead>
-        k += 1
-    width = max((len(r) for r in grid), default=0)
-    header = merge_header_rows(grid[:k]) if k else [""] * width
-    return table_from_grid(grid[k:], header=header, name=name, title=title, source=source)
+    header, body, _ = split_html_header(grid, head_rows)
+    if header is None:  # as for the flattened grids: name the columns, never promote a data row
+        header = [""] * max((len(r) for r in grid), default=0)
+    return table_from_grid(body, header=header, name=name, title=title, source=source)
 
 
 def load_pubhealthtab(eval_dir: Path, split: str = "test") -> list[ClaimItem]:
