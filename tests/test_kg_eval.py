@@ -95,6 +95,9 @@ def test_medqa_eval_end_to_end_with_fake_llm(tmp_path, fake_llm_server, concurre
         assert variants["full"]["path_rate"] == 2 / 3
         assert variants["no-retrieval"]["path_rate"] == 0.0
         assert variants["full"]["mean_path_length"] >= 1
+        # the paths alone: q1's and q2's options are both drug nodes the question's disease connects to
+        assert variants["full"]["kg_only_items"] == 3 and 0 <= variants["full"]["kg_only_accuracy"] <= 1
+        assert variants["no-filter"]["gold_reached_rate"] == 2 / 3  # both linked questions reach their gold drug
         assert (tmp_path / "docs" / "eval" / "medqa.png").exists()
         # a later rates-only run (--limit 0) keeps the logged accuracy and asks the model nothing
         n_requests = len(srv.requests)
@@ -107,3 +110,38 @@ def test_medqa_eval_end_to_end_with_fake_llm(tmp_path, fake_llm_server, concurre
         # the judge saw the paths as numbered evidence in the retrieval variants only
         prompts = [r["messages"][-1]["content"] for r in srv.requests]
         assert sum("P1" in p for p in prompts) >= 2
+
+
+def test_kg_only_choice_prefers_the_best_scored_path_then_the_shortest():
+    from assistant.evals.kg_eval import kg_only_choice
+
+    labels = ["A", "B", "C", "D"]
+    scored = {"A": {"paths": 2, "best": 0.4, "shortest": 1}, "C": {"paths": 1, "best": 0.7, "shortest": 3}}
+    assert kg_only_choice(scored, labels) == ["C"]
+    unscored = {"A": {"paths": 2, "best": None, "shortest": 2}, "B": {"paths": 1, "best": None, "shortest": 1},
+                "D": {"paths": 1, "best": None, "shortest": 1}}
+    assert kg_only_choice(unscored, labels) == ["B", "D"]  # a tie stays a tie
+    assert kg_only_choice({}, labels) == labels  # no path: nothing is favoured
+    assert kg_only_choice({"A": {"paths": 0, "best": None, "shortest": None}}, labels) == labels
+
+
+def test_kg_only_summary_counts_reached_options_and_expected_accuracy():
+    from assistant.evals.kg_eval import kg_only_summary
+
+    items = {"q1": {"options": {"A": "a", "B": "b"}, "answer": "A"},
+             "q2": {"options": {"A": "a", "B": "b"}, "answer": "B"},
+             "q3": {"options": {"A": "a", "B": "b"}, "answer": "A"}}
+    records = [
+        {"id": "q1", "options": {"A": {"paths": 1, "best": 0.9, "shortest": 1}}},  # right
+        {"id": "q2", "options": {"A": {"paths": 1, "best": 0.9, "shortest": 1},
+                                 "B": {"paths": 1, "best": 0.2, "shortest": 1}}},  # wrong
+        {"id": "q3", "options": {}},  # no path: a coin toss, 0.5 expected
+        {"id": "q9", "options": {}},  # not in the subset
+        {"id": "q1", "paths": 3},  # an old record without per-option fields is left out
+    ]
+    out = kg_only_summary(records, items)
+    assert out["kg_only_items"] == 3
+    assert out["kg_only_accuracy"] == pytest.approx((1 + 0 + 0.5) / 3)
+    assert out["gold_reached_rate"] == pytest.approx(2 / 3)
+    assert out["distractor_reached_rate"] == pytest.approx(1 / 3)  # q2's A, of three distractors
+    assert kg_only_summary([], items) == {}

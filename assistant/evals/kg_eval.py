@@ -88,8 +88,51 @@ def retrieve(deps, item: dict, variant: str, linked=None):
         ledger.add_path(chain_text(p.steps), triples=[(s.head, s.template, s.tail) for s in p.steps],
                         source="medqa-ddb", score=p.score, sentence=sentence_text(p.steps), option=p.option)
     lengths = [p.length for p in res.paths]
+    options: dict[str, dict] = {}
+    for p in res.paths:  # what the paths alone say about each option (the model-free KG-only diagnostic)
+        o = options.setdefault(p.option, {"paths": 0, "best": None, "shortest": None})
+        o["paths"] += 1
+        if p.score is not None:
+            o["best"] = round(max(o["best"] if o["best"] is not None else p.score, p.score), 5)
+        o["shortest"] = min(o["shortest"] or p.length, p.length)
     return ledger, ledger.citable(), {"linked": n_linked, "paths": len(res.paths), "lengths": lengths,
-                                      "subgraph": res.sub.size, "seconds": res.timings["total"]}
+                                      "subgraph": res.sub.size, "seconds": res.timings["total"],
+                                      "options": {k: v for k, v in options.items() if k is not None}}
+
+
+def kg_only_choice(options: dict[str, dict], labels: list[str]) -> list[str]:
+    """The options the paths alone favour (several on a tie): the best path score where the nodes were
+    scored (full, gcn), else the shortest path (no-filter); an option without a path is never favoured,
+    and with no path at all every option ties."""
+    def key(lab: str) -> tuple:
+        o = options.get(lab)
+        if not o or not o["paths"]:
+            return (0, 0.0)
+        return (1, o["best"] if o.get("best") is not None else -float(o["shortest"] or 0))
+
+    best = max(key(lab) for lab in labels)
+    return [lab for lab in labels if key(lab) == best]
+
+
+def kg_only_summary(records: list[dict], items: dict[str, dict]) -> dict:
+    """Model-free: how often the gold option is reached by a path, how often a distractor is, and the
+    expected accuracy of answering from the paths alone (ties broken at random)."""
+    recs = [r for r in records if "options" in r and r["id"] in items]
+    if not recs:
+        return {}
+    gold_hit = distractor_hit = distractors = 0
+    expected = 0.0
+    for r in recs:
+        item = items[r["id"]]
+        labels = list(item["options"])
+        reached = {lab for lab, o in r["options"].items() if o["paths"]}
+        gold_hit += item["answer"] in reached
+        distractor_hit += len(reached - {item["answer"]})
+        distractors += len(labels) - 1
+        chosen = kg_only_choice(r["options"], labels)
+        expected += (item["answer"] in chosen) / len(chosen)
+    return {"kg_only_accuracy": expected / len(recs), "gold_reached_rate": gold_hit / len(recs),
+            "distractor_reached_rate": distractor_hit / max(distractors, 1), "kg_only_items": len(recs)}
 
 
 def _link_once(deps, item: dict):
@@ -124,16 +167,21 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
     # 1. model-free rates for every variant on the whole subset (linking done once per item)
     if rates:
         t0 = time.perf_counter()
+        def rated(v: str, item_id: str) -> bool:  # records from before the per-option fields are redone
+            rec = log.get(f"rates:{v}", item_id)
+            return bool(rec) and "options" in rec
+
         for n, item in enumerate(items, 1):
-            if all(log.get(f"rates:{v}", item["id"]) for v in retrieval_variants):
+            if all(rated(v, item["id"]) for v in retrieval_variants):
                 continue
             linked = _link_once(deps, item)
             for v in retrieval_variants:
-                if log.get(f"rates:{v}", item["id"]):
+                if rated(v, item["id"]):
                     continue
                 _, _, st = retrieve(deps, item, v, linked=linked)
                 log.add(f"rates:{v}", item["id"], linked=st["linked"], paths=st["paths"], lengths=st["lengths"],
-                        subgraph=st.get("subgraph", 0), seconds=st.get("seconds", 0.0))
+                        subgraph=st.get("subgraph", 0), seconds=st.get("seconds", 0.0),
+                        options=st.get("options", {}))
             if n % 20 == 0:
                 click.echo(f"  rates: {n}/{len(items)} items, {time.perf_counter() - t0:.0f}s")
 
@@ -171,6 +219,7 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
 
     results = {}
     ids = {it["id"] for it in items}
+    by_id = {it["id"]: it for it in items}
     # accuracy only over items answered under every requested variant (same items for all)
     # (from the log, so a rates-only run, --limit 0, keeps the accuracy answered earlier)
     have = [v for v in VARIANTS if log.records(v)]
@@ -192,6 +241,7 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
                        mean_paths=statistics.mean(r["paths"] for r in rate_recs),
                        median_retrieval_s=statistics.median(r["seconds"] for r in rate_recs),
                        rate_items=len(rate_recs))
+            row.update(kg_only_summary(rate_recs, by_id))
         else:
             row.update(linked_rate=None, path_rate=None)
         row["thesis_accuracy_qwen2.5_72b"] = THESIS[benchmark][v] / 100.0
@@ -205,6 +255,7 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
                              "llm_items": len(answered), "chains": chains, "paired": paired,
                              "thesis": {"model": "Qwen2.5-72B", "accuracy_percent": THESIS[benchmark]}},
                       docs_dir=docs_dir, metric_keys=["accuracy", "llm_items", "linked_rate", "path_rate", "mean_path_length",
+                                   "kg_only_accuracy", "gold_reached_rate", "distractor_reached_rate",
                                    "thesis_accuracy_qwen2.5_72b"])
 
 
@@ -229,6 +280,13 @@ def _medical_notes(benchmark, items, limit, chains, results, settings, paired=No
     ]
     if ran:
         lines.append("Measured: " + ", ".join(f"{v} {acc[v]:.3f}" for v in ran) + ".")
+    kg_only = {v: results[v] for v in VARIANTS if results[v].get("kg_only_items")}
+    if kg_only:
+        lines += ["", "Paths alone, no LLM (kg_only_accuracy: the option with the best-scored path, or the shortest "
+                  "path without node scores; ties at random; chance is 0.25): "
+                  + ", ".join(f"{v} {r['kg_only_accuracy']:.3f} (gold option reached by a path in "
+                              f"{r['gold_reached_rate']:.0%} of {r['kg_only_items']} questions, each distractor in "
+                              f"{r['distractor_reached_rate']:.0%})" for v, r in kg_only.items()) + "."]
     if paired:
         lines += ["", *paired_notes(paired, "questions")]
     return "\n".join(lines)
