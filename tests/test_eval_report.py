@@ -107,3 +107,12 @@ def test_judge_rates_count_only_records_that_logged_them():
     recs = [{"judge_failed": True, "rejected_citations": []}, {"judge_failed": False, "rejected_citations": ["S9"]},
             {"judge_failed": False, "rejected_citations": []}, {"correct": False}]
     assert _judge_rates(recs) == {"judge_failed_rate": 1 / 3, "rejected_citation_rate": 1 / 3}
+
+
+def test_paired_notes_show_tiny_p_values_instead_of_zero():
+    from assistant.evals.report import paired_notes
+
+    tiny, large = paired_notes({"full vs a": {"n": 194, "a_only": 48, "b_only": 10, "p": 4.5e-7},
+                                "full vs b": {"n": 194, "a_only": 18, "b_only": 14, "p": 0.5966}}, "claims")
+    assert "p = 4.5e-07" in tiny and "p = 0.000" not in tiny and "real difference" in tiny
+    assert "p = 0.597" in large and "no difference" in large

@@ -242,6 +242,11 @@ def mcnemar(a: dict[str, bool], b: dict[str, bool]) -> dict[str, float]:
     return {"n": len(shared), "a_only": a_only, "b_only": b_only, "p": p}
 
 
+def _p_value(p: float) -> str:
+    """0.597, 0.012, 1.2e-06: three decimals hide how small a tiny p is."""
+    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
+
+
 def paired_notes(paired: dict[str, dict[str, float]], unit: str = "items") -> list[str]:
     """Markdown bullets, one per ``"<a> vs <b>"`` comparison from :func:`mcnemar`."""
     lines = []
@@ -249,5 +254,5 @@ def paired_notes(paired: dict[str, dict[str, float]], unit: str = "items") -> li
         first, second = name.split(" vs ")
         verdict = "a real difference at the 5% level" if r["p"] < 0.05 else "no difference this sample can show"
         lines.append(f"- Paired, {name}: on {r['n']} shared {unit} only {first} was right on {r['a_only']}, only "
-                     f"{second} on {r['b_only']} (exact McNemar p = {r['p']:.3f}: {verdict}).")
+                     f"{second} on {r['b_only']} (exact McNemar p = {_p_value(r['p'])}: {verdict}).")
     return lines
