@@ -239,7 +239,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
             return rec is None or not current(rec) or (retry_errors and "error" in rec)
 
         todo = sum(1 for it in items for v in variants if pending(v, it.id))
-        stale = sum(1 for it in items for v in variants if log.get(v, it.id) and not current(log.get(v, it.id)))
+        stale = sum(1 for it in items for v in variants if (rec := log.get(v, it.id)) and not current(rec))
         if stale:
             echo(f"{stale} checks were logged against an earlier reading of their table; they are run again.")
         echo(f"{benchmark}: {len(items)} items x {len(variants)} variants; {todo} checks to run "

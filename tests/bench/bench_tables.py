@@ -41,13 +41,18 @@ def eval_dir(settings: Settings) -> Path:
     return Path(settings.eval_data_dir or ROOT.parent / "shared" / "eval-data")
 
 
-def bench_filter(embedder, items, method: str) -> tuple[list[float], Counter, list[int]]:
+def first_claim_per_table(items) -> list:
+    """One item per table (its first claim): the unit both the timing and the float32 comparison use."""
     first = {}
     for it in items:
         first.setdefault(it.table.name, it)
+    return list(first.values())
+
+
+def bench_filter(embedder, items, method: str) -> tuple[list[float], Counter, list[int]]:
     times, reasons, kept = [], Counter(), []
     filter_table(items[0].table, items[0].claim, embedder, method=method)  # warm-up
-    for it in first.values():
+    for it in first_claim_per_table(items):
         t0 = time.perf_counter()
         res = filter_table(it.table, it.claim, embedder, method=method)
         times.append((time.perf_counter() - t0) * 1000)
@@ -68,12 +73,9 @@ class Float32Embedder:
 
 def kept_like_float32(embedder, items) -> int:
     """Tables (first claim of each) whose kept columns are the same with the fast and float32 encodes."""
-    first = {}
-    for it in items:
-        first.setdefault(it.table.name, it)
     ref = Float32Embedder(embedder)
     return sum(filter_table(it.table, it.claim, embedder).kept_cols == filter_table(it.table, it.claim, ref).kept_cols
-               for it in first.values())
+               for it in first_claim_per_table(items))
 
 
 class RandomEmbedder:
