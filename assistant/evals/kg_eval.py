@@ -88,16 +88,16 @@ def retrieve(deps, item: dict, variant: str, linked=None):
         ledger.add_path(chain_text(p.steps), triples=[(s.head, s.template, s.tail) for s in p.steps],
                         source="medqa-ddb", score=p.score, sentence=sentence_text(p.steps), option=p.option)
     lengths = [p.length for p in res.paths]
-    options: dict[str, dict] = {}
+    by_option: dict[str, list] = {}
     for p in res.paths:  # what the paths alone say about each option (the model-free KG-only diagnostic)
-        o = options.setdefault(p.option, {"paths": 0, "best": None, "shortest": None})
-        o["paths"] += 1
-        if p.score is not None:
-            o["best"] = round(max(o["best"] if o["best"] is not None else p.score, p.score), 5)
-        o["shortest"] = min(o["shortest"] or p.length, p.length)
+        if p.option is not None:
+            by_option.setdefault(p.option, []).append(p)
+    options = {lab: {"paths": len(ps), "shortest": min(p.length for p in ps),
+                     "best": max((round(p.score, 5) for p in ps if p.score is not None), default=None)}
+               for lab, ps in by_option.items()}
     return ledger, ledger.citable(), {"linked": n_linked, "paths": len(res.paths), "lengths": lengths,
                                       "subgraph": res.sub.size, "seconds": res.timings["total"],
-                                      "options": {k: v for k, v in options.items() if k is not None}}
+                                      "options": options}
 
 
 def kg_only_choice(options: dict[str, dict], labels: list[str]) -> list[str]:
