@@ -441,7 +441,7 @@ def table_from_grid(grid: list[list[Any]], *, name: str, header: list[Any] | Non
                 for v in head:  # a spanning top cell names every column under it
                     last = v or last
                     spanned.append(last)
-                head = [" ".join(x for x in (top, sub) if x).strip() for top, sub in zip(spanned, rows[0])]
+                head = merge_header_rows([spanned, rows[0]])  # "Year" over "Year" stays "Year"
                 rows = rows[1:]
                 notes.append("merged a two-row header into one row of column names")
 

@@ -156,6 +156,14 @@ def test_multi_row_header_is_merged(tmp_settings):
     assert any("two-row header" in n for n in t.notes)
 
 
+def test_two_row_header_says_a_repeated_name_once(tmp_settings):
+    # Spreadsheets export a rowspan ("Year" over two header rows) as the same text twice.
+    data = b"Year,Cases,\nYear,Measles,Mumps\n2010,63,10\n2011,220,12\n"
+    t = load_table(data, name="repeat.csv", settings=tmp_settings)
+    assert t.columns == ["Year", "Cases Measles", "Cases Mumps"]
+    assert t.cell(2, 2) == "220"
+
+
 def test_ragged_rows_are_padded(tmp_settings):
     t = load_table(b"A,B,C\n1,2\n3,4,5,6\n", name="ragged.csv", settings=tmp_settings)
     assert t.n_cols == 4 and t.rows[0] == ["1", "2", "", ""] and t.columns[3] == "Column 4"
