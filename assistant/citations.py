@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from assistant.evidence import CITATION_RE, EvidenceLedger, cited_ids
+from assistant.evidence import CITATION_GROUP_RE, CITATION_RE, TABLE_ID_RE, EvidenceLedger, cited_ids
 
 NO_EVIDENCE_TEXT = "The evidence I found does not settle this."
 _NO_EVIDENCE_PATTERNS = re.compile(
@@ -26,8 +26,21 @@ class CitationCheck:
         return not self.problems
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?…;])\s+|\n+|,\s+but\s+")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
 def is_no_evidence_answer(text: str) -> bool:
-    return bool(_NO_EVIDENCE_PATTERNS.search(text))
+    """True when the answer only says that the evidence does not settle the question.
+
+    A hedge somewhere does not make a claim honest: "Take 500 mg of levodopa twice a day. If symptoms persist,
+    there is not enough information…" still advises a dose, so it must cite. Every sentence other than the
+    hedging ones is counted; more than a few words of them make the answer substantive.
+    """
+    if not _NO_EVIDENCE_PATTERNS.search(text):
+        return False
+    other = [s for s in _SENTENCE_END.split(text.strip()) if s and not _NO_EVIDENCE_PATTERNS.search(s)]
+    return sum(len(_WORD.findall(s)) for s in other) <= 3
 
 
 _PAREN_IDS = re.compile(r"\((\s*(?:T\d+:R\d+C\d+|S\d+|P\d+)(?:\s*[,;]\s*(?:T\d+:R\d+C\d+|S\d+|P\d+))*\s*)\)")
@@ -50,12 +63,18 @@ def normalize_answer(text: str) -> str:
 def check_citations(answer: str, ledger: EvidenceLedger, *, require_citation: bool = True) -> CitationCheck:
     """Every cited id must exist in ``ledger``; a substantive answer must cite at least one."""
     cited = cited_ids(answer)
-    valid = [c for c in cited if c in ledger]
-    invalid = [c for c in cited if c not in ledger]
+    whole_tables = [c for c in cited if TABLE_ID_RE.fullmatch(c)]
+    valid = [c for c in cited if c in ledger and c not in whole_tables]
+    invalid = [c for c in cited if c not in ledger and c not in whole_tables]
     substantive = bool(answer.strip()) and not is_no_evidence_answer(answer)
     problems = []
     if invalid:
         problems.append(f"these ids are not in the evidence: {', '.join(invalid)}")
+    if whole_tables:
+        # A table is a container: a reader can only check the cells a statement rests on.
+        problems.append(f"a whole table is not citable ({', '.join(whole_tables)}); cite its cells, "
+                        "like [T1:R2C3]")
+        invalid += whole_tables
     if require_citation and substantive and not valid:
         problems.append("the answer cites no evidence id; cite the ids of the evidence it rests on, "
                         "like [S1], or say that the evidence does not settle the question")
@@ -67,4 +86,8 @@ def mark_invalid(answer: str, invalid: list[str]) -> str:
     if not invalid:
         return answer
     bad = set(invalid)
-    return CITATION_RE.sub(lambda m: f"{m.group(1)}⚠" if m.group(1) in bad else m.group(1), answer)
+
+    def mark_group(group: re.Match) -> str:
+        return CITATION_RE.sub(lambda m: f"{m.group(1)}⚠" if m.group(1) in bad else m.group(1), group.group(0))
+
+    return CITATION_GROUP_RE.sub(mark_group, answer)

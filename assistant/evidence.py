@@ -19,8 +19,13 @@ from pydantic import BaseModel, Field
 
 EvidenceKind = Literal["sentence", "cell", "table", "path"]
 
-# One pattern finds every citable id in free text; the order matters (cells before tables).
-CITATION_RE = re.compile(r"\b(T\d+:R\d+C\d+|S\d+|P\d+|T\d+)\b")
+# An id is a citation only inside brackets: "[S1]", "[S1, S2]" or "(S1; T1:R2C3)". Bare ids in prose are
+# words ("the spike S1 subunit", "P53"), not citations. Whole-table ids (T1) are matched so that the check can
+# refuse them by name; cells are what an answer cites. The order matters (cells before tables).
+_ID = r"(?:T\d+:R\d+C\d+|S\d+|P\d+|T\d+)"
+CITATION_RE = re.compile(rf"\b({_ID})\b")
+CITATION_GROUP_RE = re.compile(rf"[\[(]\s*({_ID}(?:\s*[,;]\s*{_ID})*)\s*[\])]")
+TABLE_ID_RE = re.compile(r"T\d+")
 
 
 class Evidence(BaseModel):
@@ -109,8 +114,9 @@ class EvidenceLedger:
 
 
 def cited_ids(text: str) -> list[str]:
-    """Ids cited in ``text``, in order of first appearance, without duplicates."""
+    """Ids cited in brackets in ``text``, in order of first appearance, without duplicates."""
     seen: dict[str, None] = {}
-    for m in CITATION_RE.finditer(text):
-        seen.setdefault(m.group(1), None)
+    for group in CITATION_GROUP_RE.finditer(text):
+        for m in CITATION_RE.finditer(group.group(1)):
+            seen.setdefault(m.group(1), None)
     return list(seen)

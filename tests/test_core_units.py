@@ -98,8 +98,43 @@ def test_ledger_ids_are_stable_and_typed():
 
 
 def test_cited_ids_parses_all_kinds_in_order():
-    assert cited_ids("x [S2] y [T1:R3C2], [P1] and S2 again; T3") == ["S2", "T1:R3C2", "P1", "T3"]
-    assert cited_ids("no ids, S 1, XS1") == []
+    assert cited_ids("x [S2] y [T1:R3C2], [P1] and (S2; S7) again [T3]") == ["S2", "T1:R3C2", "P1", "S7", "T3"]
+    assert cited_ids("no ids, S 1, XS1, [XS1]") == []
+
+
+@pytest.mark.parametrize("prose", ["The spike S1 subunit binds ACE2.", "P53 is a tumour suppressor.",
+                                   "Table T1 lists it.", "Stage S2 and phase P3 follow."])
+def test_ids_in_prose_are_not_citations(prose):
+    # Only bracketed ids cite: a bare "S1" or "P53" is a word, and must neither count as support nor be
+    # flagged as a missing id.
+    assert cited_ids(prose) == []
+    led = EvidenceLedger()
+    led.add_sentence("A.", source="d")
+    check = check_citations(prose, led)
+    assert check.invalid == [] and not check.ok and "cites no evidence" in check.problems[0]
+
+
+def test_a_whole_table_id_is_not_a_citation():
+    led = EvidenceLedger()
+    tid = led.add_table("t.csv", "a\n1", source="t.csv").id
+    check = check_citations(f"The table shows it [{tid}].", led)
+    assert not check.ok and tid in check.invalid and "whole table" in " ".join(check.problems)
+    assert mark_invalid(f"shows it [{tid}].", check.invalid) == f"shows it [{tid}⚠]."
+
+
+@pytest.mark.parametrize("answer,substantive", [
+    ("The evidence I found does not settle this.", False),
+    ("There is not enough information in the evidence to say whether levodopa helps.", False),
+    ("No relevant evidence was found.", False),
+    ("Take 500 mg of levodopa twice a day. If symptoms persist, there is not enough information to say more.", True),
+    ("Warfarin is dosed at 5 mg daily; the evidence does not say more.", True),
+])
+def test_a_hedge_does_not_excuse_an_uncited_claim(answer, substantive):
+    led = EvidenceLedger()
+    led.add_sentence("A.", source="d")
+    check = check_citations(answer, led)
+    assert check.substantive is substantive
+    assert check.ok is (not substantive)
 
 
 def test_citation_check_cases():
