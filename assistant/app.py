@@ -24,7 +24,9 @@ from assistant.evidence import Evidence  # noqa: E402
 from assistant.loop import Assistant, Step, TurnHooks, TurnResult  # noqa: E402
 from assistant.session import Session  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
+from assistant.upload_registry import UploadRegistry  # noqa: E402
 from assistant.uploads import add_table_file, other_sheets  # noqa: E402
+from kb.tables import TableError  # noqa: E402
 
 TABLE_SUFFIXES = {".csv", ".tsv", ".xlsx", ".xlsm", ".json", ".md", ".txt", ".html", ".htm"}
 TEXT_SUFFIXES = {".txt", ".md"}
@@ -258,6 +260,14 @@ async def handle_uploads(bot: Assistant, files: list) -> None:
         await acknowledge_table(table, path, name)
 
 
+def _uploads() -> UploadRegistry:
+    registry = cl.user_session.get("uploads")
+    if registry is None:
+        registry = UploadRegistry()
+        cl.user_session.set("uploads", registry)
+    return registry
+
+
 async def acknowledge_table(table, path: Path, file_name: str) -> None:
     """The upload's reply: size, notes, a preview, and one button per other sheet of a workbook."""
     import pandas as pd
@@ -267,8 +277,10 @@ async def acknowledge_table(table, path: Path, file_name: str) -> None:
     sheets = other_sheets(table)
     sheet_line = (f"\nSheet **{table.sheet}** is loaded; the workbook also has {', '.join(sheets)} "
                   "(the buttons below switch)." if sheets else "")
+    # The browser gets an opaque id, never the server path: see assistant/upload_registry.py.
+    upload_id = _uploads().register(path, file_name, table.name, sheets) if sheets else ""
     actions = [cl.Action(name="choose_sheet", label=f"Use sheet “{s}”", tooltip=f"Load sheet {s} instead",
-                         payload={"path": str(path), "file": file_name, "table": table.name, "sheet": s})
+                         payload={"upload": upload_id, "sheet": s})
                for s in sheets]
     await cl.Message(
         content=(f"Loaded **{table.name}** — {table.title}: {len(table.rows):,} rows × {len(table.columns)} "
@@ -281,15 +293,20 @@ async def acknowledge_table(table, path: Path, file_name: str) -> None:
 @cl.action_callback("choose_sheet")
 async def on_choose_sheet(action) -> None:
     bot = _assistant()
-    p = action.payload or {}
+    p = action.payload if isinstance(action.payload, dict) else {}
     try:
-        table = await asyncio.to_thread(add_table_file, bot.deps, bot.session, Path(p["path"]), name=p["file"],
-                                        sheet=p["sheet"], replace=p["table"])
-    except Exception as exc:  # noqa: BLE001 - e.g. the upload was cleaned up; the old sheet stays loaded
-        await cl.Message(content=f"I could not load sheet **{p.get('sheet')}** of **{p.get('file')}**: {exc}. "
-                                 f"The table **{p.get('table')}** is unchanged.").send()
+        upload, sheet = _uploads().resolve(p.get("upload"), p.get("sheet"))
+    except TableError as exc:  # a forged or stale button: nothing is read
+        await cl.Message(content=f"I could not switch sheets: {exc}").send()
         return
-    await acknowledge_table(table, Path(p["path"]), p["file"])
+    try:
+        table = await asyncio.to_thread(add_table_file, bot.deps, bot.session, upload.path, name=upload.file_name,
+                                        sheet=sheet, replace=upload.table)
+    except Exception as exc:  # noqa: BLE001 - e.g. the upload was cleaned up; the old sheet stays loaded
+        await cl.Message(content=f"I could not load sheet **{sheet}** of **{upload.file_name}**: {exc}. "
+                                 f"The table **{upload.table}** is unchanged.").send()
+        return
+    await acknowledge_table(table, upload.path, upload.file_name)
 
 
 def _looks_like_table(path: Path) -> bool:

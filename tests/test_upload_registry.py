@@ -1,0 +1,125 @@
+"""The sheet-choice button: the browser names an upload by an opaque id, never by a server path (#17).
+
+The handler test runs in a subprocess because Chainlit's config is process-global (see test_app_handlers.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assistant.upload_registry import UploadRegistry
+from kb.tables import TableError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_registry_resolves_only_its_own_ids_and_sheets(tmp_path):
+    reg = UploadRegistry()
+    book = tmp_path / "book.xlsx"
+    uid = reg.register(book, "book.xlsx", "table1", ["Q1", "Q2"])
+    upload, sheet = reg.resolve(uid, "Q2")
+    assert (upload.path, upload.file_name, upload.table, sheet) == (book, "book.xlsx", "table1", "Q2")
+    assert len(uid) >= 16 and str(book) not in uid
+    for forged_id, forged_sheet in [("/etc/os-release", "Q2"), ("nope", "Q2"), (None, "Q2"), ({"path": "/x"}, "Q2"),
+                                    (uid, "/etc/os-release"), (uid, "Q3"), (uid, None)]:
+        with pytest.raises(TableError):
+            reg.resolve(forged_id, forged_sheet)
+    # Another chat's registry does not know this id.
+    with pytest.raises(TableError, match="upload the file again"):
+        UploadRegistry().resolve(uid, "Q2")
+
+
+PROBE = r"""
+import asyncio, json, sys
+from pathlib import Path
+import openpyxl
+import assistant.app as app
+from assistant.upload_registry import UploadRegistry
+from assistant.session import Session
+from kb.tables import load_table
+
+book = Path(sys.argv[1])
+wb = openpyxl.Workbook()
+wb.active.title = "Q1"
+wb.active.append(["Year", "Cases"]); wb.active.append(["2010", "63"])
+q2 = wb.create_sheet("Q2"); q2.append(["Year", "Deaths"]); q2.append(["2010", "7"])
+wb.save(book)
+
+sent, loads = [], []
+class FakeMessage:
+    def __init__(self, content="", elements=None, actions=None, **kw):
+        self.content, self.actions = content, actions or []
+    async def send(self):
+        sent.append({"content": self.content,
+                     "payloads": [a.payload for a in self.actions]})
+        return self
+
+class FakeBot:
+    deps = None
+    session = Session("c1", user="ann")
+
+def fake_add_table_file(deps, session, path, *, name, sheet=None, replace=None):
+    loads.append({"path": str(path), "sheet": sheet, "replace": replace})
+    return load_table(path, name=name, sheet=sheet)
+
+registry = UploadRegistry()
+app._uploads = lambda: registry
+app._assistant = lambda: FakeBot()
+app.add_table_file = fake_add_table_file
+app.cl.Message = FakeMessage
+class FakeAction:  # the real ones need a live Chainlit context
+    def __init__(self, name, label="", tooltip="", payload=None):
+        self.payload = payload
+app.cl.Action = FakeAction
+app.cl.Dataframe = lambda **kw: None
+
+class Action:
+    def __init__(self, payload): self.payload = payload
+
+async def main():
+    table = load_table(book, name="book.xlsx")
+    await app.acknowledge_table(table, book, "book.xlsx")
+    payload = sent[-1]["payloads"][0]
+    forged = [{"path": "/etc/os-release", "file": "x", "table": "table1", "sheet": "Q2"},
+              {"upload": "/etc/os-release", "sheet": "Q2"},
+              {"upload": payload["upload"], "sheet": "../../etc/os-release"},
+              "not a dict"]
+    for p in forged:
+        await app.on_choose_sheet(Action(p))
+    refusals = [m["content"] for m in sent[1:]]
+    loads_after_forgery = list(loads)
+    await app.on_choose_sheet(Action(payload))
+    print("JSON" + json.dumps({"first_payloads": sent[0]["payloads"], "refusals": refusals,
+                               "loads_after_forgery": loads_after_forgery, "loads": loads,
+                               "last": sent[-1]["content"]}))
+
+asyncio.run(main())
+"""
+
+
+def test_a_forged_sheet_payload_reads_nothing(tmp_path):
+    env = dict(os.environ, EVIDENTIA_DATA_DIR=str(tmp_path / "data"), EVIDENTIA_LLM_BASE_URL="http://127.0.0.1:9/v1",
+               CHAINLIT_AUTH_SECRET="test-secret")
+    env.pop("EVIDENTIA_AUTH_PASSWORD", None)
+    book = tmp_path / "book.xlsx"
+    proc = subprocess.run([sys.executable, "-c", PROBE, str(book)], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("JSON")][-1][4:])
+
+    # The button carries an opaque id and a sheet name, nothing that names a file on the server.
+    assert out["first_payloads"] and all(set(p) == {"upload", "sheet"} for p in out["first_payloads"])
+    assert not any(str(book) in json.dumps(p) or "/" in p["upload"] for p in out["first_payloads"])
+    # Every forged click is refused with one message and loads nothing.
+    assert out["loads_after_forgery"] == []
+    assert len(out["refusals"]) == 4 and all(r.startswith("I could not switch sheets:") for r in out["refusals"])
+    assert not any("os-release" in r and "ID=" in r for r in out["refusals"])
+    # The genuine click still switches to the other sheet of the uploaded workbook.
+    assert [(ld["path"], ld["sheet"]) for ld in out["loads"]] == [(str(book), "Q2")]
+    assert out["last"].startswith("Loaded ")
