@@ -27,6 +27,7 @@ from assistant.settings import Settings  # noqa: E402
 from assistant.upload_registry import UploadRegistry  # noqa: E402
 from assistant.uploads import add_table_file, other_sheets  # noqa: E402
 from kb.tables import TableError  # noqa: E402
+from memory.errors import ConversationAccessError  # noqa: E402
 
 TABLE_SUFFIXES = {".csv", ".tsv", ".xlsx", ".xlsm", ".json", ".md", ".txt", ".html", ".htm"}
 TEXT_SUFFIXES = {".txt", ".md"}
@@ -52,6 +53,20 @@ def _auth_secret(settings: Settings) -> str:
 import os  # noqa: E402
 
 os.environ.setdefault("CHAINLIT_AUTH_SECRET", _auth_secret(app_deps().settings))
+
+
+def _restrict_cors() -> None:
+    """Never "*": Chainlit's API allows credentials, so any site could act as the logged-in user.
+
+    Applied in place, because Chainlit's CORS middleware holds this very list (it is built on the first
+    request, after this module is loaded), and whatever config.toml the working directory has is replaced.
+    """
+    from chainlit.config import config
+
+    config.project.allow_origins[:] = app_deps().settings.cors_origins
+
+
+_restrict_cors()
 
 
 @cl.data_layer
@@ -115,16 +130,29 @@ async def _send_settings() -> None:
     ]).send()
 
 
+async def _refuse_foreign_conversation(exc: ConversationAccessError) -> None:
+    # A thread id is chosen by the browser; one that names another user's conversation opens nothing.
+    await cl.Message(content=f"⚠ {exc}").send()
+
+
 @cl.on_chat_start
 async def on_chat_start():
-    _assistant()
+    try:
+        _assistant()
+    except ConversationAccessError as exc:
+        await _refuse_foreign_conversation(exc)
+        return
     await _send_settings()
 
 
 @cl.on_chat_resume
 async def on_chat_resume(thread):
     cl.user_session.set("assistant", None)
-    bot = _assistant()
+    try:
+        bot = _assistant()
+    except ConversationAccessError as exc:
+        await _refuse_foreign_conversation(exc)
+        return
     await _send_settings()
     if bot.session.tables:
         await cl.Message(content="Tables in this conversation: " + ", ".join(bot.session.tables)).send()
@@ -319,7 +347,11 @@ def _looks_like_table(path: Path) -> bool:
 
 @cl.on_message
 async def on_message(message: cl.Message):
-    bot = _assistant()
+    try:
+        bot = _assistant()
+    except ConversationAccessError as exc:
+        await _refuse_foreign_conversation(exc)
+        return
     files = [e for e in (message.elements or []) if getattr(e, "path", None)]
     if files:
         await handle_uploads(bot, files)

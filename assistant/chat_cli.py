@@ -70,14 +70,20 @@ def print_evidence(result: TurnResult) -> None:
 def build(settings: Settings, conversation: str | None):
     from assistant.deps import Deps
 
+    from memory.errors import ConversationAccessError
+
     deps = Deps(settings)
     session = Session(conversation or uuid.uuid4().hex, user=os.environ.get("USER", "local"))
-    restore_tables(deps, session)
-    return deps, Assistant(deps, session)
+    try:
+        restore_tables(deps, session)
+        return deps, Assistant(deps, session)
+    except ConversationAccessError as exc:
+        raise click.ClickException(f"Conversation {session.conversation_id}: {exc}") from None
 
 
 def restore_tables(deps, session: Session) -> None:
-    """Uploaded tables are part of the conversation: bring them back after a restart."""
+    """Uploaded tables are part of the conversation: bring them back after a restart (its owner's only)."""
+    deps.memory.check_owner(session.conversation_id, session.user)
     stored = deps.memory.tables(session.conversation_id)
     if not stored:
         return

@@ -65,6 +65,15 @@ class Settings(BaseSettings):
     auth_password: str | None = Field(
         default=None, description="If set, the UI asks for a login; any user name, this password."
     )
+    allowed_origins: str = Field(
+        default="", description="Comma-separated origins allowed to call the UI's API cross-site (CORS). "
+        "Empty: only the UI's own address; '*' is refused, since the API accepts the user's cookies.")
+
+    @property
+    def cors_origins(self) -> list[str]:
+        given = [o.strip().rstrip("/") for o in self.allowed_origins.split(",") if o.strip() and o.strip() != "*"]
+        own = [f"http://{self.chainlit_host}:{self.chainlit_port}", f"http://localhost:{self.chainlit_port}"]
+        return given or own
 
     # --- retrieval and reasoning -----------------------------------------------------------
     embedding_model: str = Field(

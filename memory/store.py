@@ -16,6 +16,7 @@ from typing import Any
 
 import sqlite_utils
 
+from memory.errors import ConversationAccessError
 from memory.migrations import UI_MIGRATIONS, migrate
 
 
@@ -55,12 +56,26 @@ class Memory:
     # -- conversations ----------------------------------------------------------------
     def ensure_conversation(self, conversation_id: str | None = None, *, user: str = "local",
                             title: str = "") -> str:
+        """Create the conversation for ``user``, or check that ``user`` owns the existing one.
+
+        Conversation ids come from the browser (Chainlit's thread id), so knowing another user's id
+        must not be enough to read or continue their conversation.
+        """
         cid = conversation_id or uuid.uuid4().hex
         with self._lock:
-            if not self.db["conversations"].count_where("id = ?", [cid]):
+            owner = self.conversation_user(cid)
+            if owner is None:
                 self.db["conversations"].insert({"id": cid, "user": user, "title": title[:120],
                                                  "created_at": _now(), "updated_at": _now()})
+            elif owner != user:
+                raise ConversationAccessError("This conversation belongs to another user; start a new chat.")
         return cid
+
+    def check_owner(self, conversation_id: str, user: str) -> None:
+        """Raise :class:`ConversationAccessError` unless the conversation is new or ``user``'s."""
+        owner = self.conversation_user(conversation_id)
+        if owner is not None and owner != user:
+            raise ConversationAccessError("This conversation belongs to another user; start a new chat.")
 
     def conversations(self, user: str | None = None) -> list[dict]:
         with self._lock:

@@ -1,0 +1,55 @@
+"""The web app's own security: CORS never grants a foreign site the user's credentials (#17).
+
+Runs in a subprocess because Chainlit's config is process-global (see test_app_handlers.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CORS_PROBE = r"""
+import json
+from starlette.testclient import TestClient
+import assistant.app  # noqa: F401  (applies the origin policy)
+from chainlit.config import config
+from chainlit.server import app
+
+client = TestClient(app)
+out = {"origins": list(config.project.allow_origins)}
+for origin in ["https://evil.example", "http://127.0.0.1:8000", "https://notes.example.org"]:
+    r = client.options("/project/threads", headers={"Origin": origin, "Access-Control-Request-Method": "POST"})
+    out[origin] = r.headers.get("access-control-allow-origin")
+print("JSON" + json.dumps(out))
+"""
+
+
+def _cors(tmp_path, **env):
+    full = dict(os.environ, EVIDENTIA_DATA_DIR=str(tmp_path / "data"), EVIDENTIA_LLM_BASE_URL="http://127.0.0.1:9/v1",
+                CHAINLIT_AUTH_SECRET="test-secret", **env)
+    full.pop("EVIDENTIA_AUTH_PASSWORD", None)
+    if "EVIDENTIA_ALLOWED_ORIGINS" not in env:
+        full.pop("EVIDENTIA_ALLOWED_ORIGINS", None)
+    proc = subprocess.run([sys.executable, "-c", CORS_PROBE], cwd=ROOT, env=full, capture_output=True, text=True,
+                          timeout=240)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("JSON")][-1][4:])
+
+
+def test_cors_grants_only_the_apps_own_origin(tmp_path):
+    out = _cors(tmp_path)
+    assert "*" not in out["origins"]
+    assert out["https://evil.example"] is None
+    assert out["http://127.0.0.1:8000"] == "http://127.0.0.1:8000"
+
+
+def test_cors_origins_are_configurable_and_star_is_refused(tmp_path):
+    out = _cors(tmp_path, EVIDENTIA_ALLOWED_ORIGINS="https://notes.example.org, *")
+    assert out["origins"] == ["https://notes.example.org"]
+    assert out["https://notes.example.org"] == "https://notes.example.org"
+    assert out["https://evil.example"] is None
