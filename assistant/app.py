@@ -8,6 +8,7 @@ each tool call; cited evidence is attached as side elements whose names are the 
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import sys
 from functools import lru_cache
@@ -19,6 +20,7 @@ from chainlit.input_widget import Slider, Switch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # chainlit runs this file as a script
 
+from assistant.auth import LoginLimiter, check_login, login_mode  # noqa: E402
 from assistant.deps import Deps  # noqa: E402
 from assistant.evidence import Evidence  # noqa: E402
 from assistant.loop import Assistant, Step, TurnHooks, TurnResult  # noqa: E402
@@ -27,6 +29,7 @@ from assistant.settings import Settings  # noqa: E402
 from assistant.upload_registry import UploadRegistry  # noqa: E402
 from assistant.uploads import add_table_file, other_sheets  # noqa: E402
 from kb.tables import TableError  # noqa: E402
+from memory.accounts import Accounts  # noqa: E402
 from memory.errors import ConversationAccessError  # noqa: E402
 
 TABLE_SUFFIXES = {".csv", ".tsv", ".xlsx", ".xlsm", ".json", ".md", ".txt", ".html", ".htm"}
@@ -42,15 +45,19 @@ def app_deps() -> Deps:
 
 
 def _auth_secret(settings: Settings) -> str:
+    """This install's secret for signing logins: made once, readable by its owner only from the start."""
     path = settings.data_dir / "chainlit_auth_secret"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(secrets.token_urlsafe(48))
-        path.chmod(0o600)
+        try:  # O_EXCL: created with mode 0600, never world-readable between a write and a chmod
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:  # another process made it first
+            pass
+        else:
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_urlsafe(48))
     return path.read_text().strip()
 
-
-import os  # noqa: E402
 
 os.environ.setdefault("CHAINLIT_AUTH_SECRET", _auth_secret(app_deps().settings))
 
@@ -81,12 +88,17 @@ def get_data_layer():
                                storage_provider=LocalElementStorage(threads.with_name("ui-elements")))
 
 
-if app_deps().settings.auth_password:
+_accounts = Accounts(app_deps().memory.ui_db_path)
+_login_limiter = LoginLimiter()
+LOGIN_MODE = login_mode(app_deps().settings, _accounts)
+
+if LOGIN_MODE != "local":
     @cl.password_auth_callback
-    def password_login(username: str, password: str):
-        if secrets.compare_digest(password, app_deps().settings.auth_password or ""):
-            return cl.User(identifier=username, metadata={"provider": "password"})
-        return None
+    async def password_login(username: str, password: str):
+        # argon2 takes tens of milliseconds on purpose: off the event loop.
+        name = await asyncio.to_thread(check_login, app_deps().settings, _accounts, _login_limiter, LOGIN_MODE,
+                                       username, password)
+        return cl.User(identifier=name, metadata={"provider": LOGIN_MODE}) if name else None
 else:
     # Without a password everyone is the local user; Chainlit needs a user to list and resume threads.
     @cl.header_auth_callback

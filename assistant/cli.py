@@ -1,7 +1,8 @@
 """The ``evidentia`` command line.
 
 Sub-command groups live beside the code they drive and attach themselves here:
-``model`` (assistant.model_cli), ``kb`` (kb.cli), ``eval`` (assistant.evals.cli); the chat
+``model`` (assistant.model_cli), ``kb`` (kb.cli), ``eval`` (assistant.evals.cli), ``user``
+(assistant.user_cli); the chat
 commands (``ask``, ``chat``, ``run``) are in assistant.chat_cli.
 """
 
@@ -24,11 +25,13 @@ def _attach() -> None:
     from assistant.chat_cli import register as register_chat
     from assistant.evals.cli import eval_group
     from assistant.model_cli import model_group
+    from assistant.user_cli import user_group
     from kb.cli import kb_group
 
     main.add_command(model_group)
     main.add_command(kb_group)
     main.add_command(eval_group)
+    main.add_command(user_group)
     register_chat(main)
 
 

@@ -63,8 +63,9 @@ class Settings(BaseSettings):
     chainlit_host: str = "127.0.0.1"
     chainlit_port: int = Field(default=8000, ge=1, le=65535)
     auth_password: str | None = Field(
-        default=None, description="If set, the UI asks for a login; any user name, this password."
-    )
+        default=None, description="Single-user mode (no accounts added): the UI asks for a login as "
+        "single_user_name with this password. Accounts added with `evidentia user add` take precedence.")
+    single_user_name: str = Field(default="owner", description="The one user name of single-user mode.")
     allowed_origins: str = Field(
         default="", description="Comma-separated origins allowed to call the UI's API cross-site (CORS). "
         "Empty: only the UI's own address; '*' is refused, since the API accepts the user's cookies.")

@@ -121,3 +121,10 @@ def ui001_chainlit_data_layer(db):
         "comment" TEXT,
         FOREIGN KEY ("threadId") REFERENCES threads("id") ON DELETE CASCADE);
     """)
+
+
+@ui_migration
+def ui002_accounts(db):
+    """Login accounts of the web UI: one argon2 hash per user name (see memory/accounts.py)."""
+    db["evidentia_accounts"].create({"name": str, "password_hash": str, "created_at": str, "updated_at": str},
+                                    pk="name")

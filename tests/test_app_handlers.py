@@ -21,12 +21,12 @@ out = {"password": config.code.password_auth_callback is not None,
        "header": config.code.header_auth_callback is not None,
        "data_layer": type(config.code.data_layer()).__name__}
 if out["password"]:
-    ok = config.code.password_auth_callback("ann", "s3cret")
-    ok = asyncio.run(ok) if asyncio.iscoroutine(ok) else ok
-    bad = config.code.password_auth_callback("ann", "wrong")
-    bad = asyncio.run(bad) if asyncio.iscoroutine(bad) else bad
-    out["ann"] = getattr(ok, "identifier", None)
-    out["wrong"] = bad is None
+    import os
+    out["logins"] = []
+    for name, password in json.loads(os.environ.get("PROBE_LOGINS", "[]")):
+        user = config.code.password_auth_callback(name, password)
+        user = asyncio.run(user) if asyncio.iscoroutine(user) else user
+        out["logins"].append(getattr(user, "identifier", None))
 if out["header"]:
     u = config.code.header_auth_callback({})
     u = asyncio.run(u) if asyncio.iscoroutine(u) else u
@@ -65,10 +65,26 @@ def test_without_password_everyone_is_the_local_user_and_threads_persist(tmp_pat
     assert (tmp_path / "threads.db").exists() and (tmp_path / "memory.db").exists()
 
 
-def test_password_auth_separates_users(tmp_path):
-    out = _probe(tmp_path, EVIDENTIA_AUTH_PASSWORD="s3cret")
+def test_single_user_mode_does_not_let_the_shared_password_open_other_names(tmp_path):
+    attempts = [("owner", "s3cret"), ("ann", "s3cret"), ("owner", "wrong")]
+    out = _probe(tmp_path, EVIDENTIA_AUTH_PASSWORD="s3cret", PROBE_LOGINS=json.dumps(attempts))
     assert out["password"] and not out["header"]
-    assert out["ann"] == "ann" and out["wrong"] is True
+    # Only the fixed name logs in: typing another user's name with the shared password is refused.
+    assert out["logins"] == ["owner", None, None]
+
+
+def test_accounts_separate_users(tmp_path):
+    from memory.accounts import Accounts
+
+    accounts = Accounts(tmp_path / "threads.db")
+    accounts.add("ann", "ann's password")
+    accounts.add("bob", "bob's password")
+    attempts = [("ann", "ann's password"), ("bob", "bob's password"), ("ann", "bob's password"),
+                ("bob", "ann's password"), ("owner", "s3cret")]
+    out = _probe(tmp_path, EVIDENTIA_AUTH_PASSWORD="s3cret", PROBE_LOGINS=json.dumps(attempts))
+    assert out["password"] and not out["header"]
+    # Each logs in as themselves only; neither password opens the other account, nor does the shared one.
+    assert out["logins"] == ["ann", "bob", None, None, None]
 
 
 def test_evidence_rendering_for_each_kind(tmp_path):

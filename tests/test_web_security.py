@@ -43,6 +43,9 @@ def _cors(tmp_path, **env):
 
 def test_cors_grants_only_the_apps_own_origin(tmp_path):
     out = _cors(tmp_path)
+    # The install's login-signing secret was made on first start, readable by its owner only.
+    secret = tmp_path / "data" / "chainlit_auth_secret"
+    assert secret.stat().st_mode & 0o777 == 0o600 and len(secret.read_text().strip()) >= 40
     assert "*" not in out["origins"]
     assert out["https://evil.example"] is None
     assert out["http://127.0.0.1:8000"] == "http://127.0.0.1:8000"

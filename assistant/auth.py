@@ -1,0 +1,81 @@
+"""Who may log in to the web UI, as plain functions the Chainlit callbacks call.
+
+Three modes, chosen at start-up:
+
+- **accounts**: users added with ``evidentia user add`` log in with their own password;
+- **single-user**: no accounts, ``EVIDENTIA_AUTH_PASSWORD`` set: one fixed user name
+  (``EVIDENTIA_SINGLE_USER_NAME``, default ``owner``) with that password. Any other name is refused, so
+  the shared password cannot open someone else's chats by typing their name;
+- **local**: neither: everyone is the local user (a UI on 127.0.0.1 for one person).
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from typing import Callable, Literal
+
+from assistant.settings import Settings
+from memory.accounts import Accounts
+
+LoginMode = Literal["accounts", "single_user", "local"]
+
+
+def login_mode(settings: Settings, accounts: Accounts) -> LoginMode:
+    if accounts.names():
+        return "accounts"
+    return "single_user" if settings.auth_password else "local"
+
+
+@dataclass
+class LoginLimiter:
+    """Failed logins per user name and in total, over a sliding window; too many and logins wait.
+
+    A locked name is refused even with the right password until the window has passed, so guessing
+    gets at most ``per_name`` tries a minute per name and ``overall`` tries a minute in all.
+    """
+
+    per_name: int = 5
+    overall: int = 50
+    window_s: float = 60.0
+    clock: Callable[[], float] = time.monotonic
+    _by_name: dict[str, deque] = field(default_factory=lambda: defaultdict(deque))
+    _all: deque = field(default_factory=deque)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def _trim(self, q: deque, now: float) -> None:
+        while q and now - q[0] > self.window_s:
+            q.popleft()
+
+    def allowed(self, name: str) -> bool:
+        now = self.clock()
+        with self._lock:
+            q = self._by_name[name.casefold()]
+            self._trim(q, now)
+            self._trim(self._all, now)
+            return len(q) < self.per_name and len(self._all) < self.overall
+
+    def failed(self, name: str) -> None:
+        now = self.clock()
+        with self._lock:
+            self._by_name[name.casefold()].append(now)
+            self._all.append(now)
+
+
+def check_login(settings: Settings, accounts: Accounts, limiter: LoginLimiter, mode: LoginMode,
+                username: str, password: str) -> str | None:
+    """The user name to log in as, or None (wrong name or password, or too many recent failures)."""
+    if mode == "local" or not limiter.allowed(username):
+        return None
+    if mode == "accounts":
+        ok = accounts.verify(username, password)
+    else:  # single user: the name is fixed, and compared like the password, in constant time
+        ok = secrets.compare_digest(username.encode(), settings.single_user_name.encode()) & \
+            secrets.compare_digest(password.encode(), (settings.auth_password or "").encode())
+    if not ok:
+        limiter.failed(username)
+        return None
+    return username

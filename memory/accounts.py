@@ -1,0 +1,115 @@
+"""Login accounts for the web UI, kept in the threads database beside Chainlit's own tables.
+
+Passwords are stored only as argon2id hashes (argon2-cffi's defaults, which follow RFC 9106); a hash is
+re-computed when the library's parameters have grown since it was made.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+
+import sqlite_utils
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+from memory.migrations import UI_MIGRATIONS, migrate
+
+USER_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+MIN_PASSWORD_CHARS = 8
+_hasher = PasswordHasher()
+# Verifying an unknown name costs as much as a known one, so timing does not reveal which names exist.
+_DUMMY_HASH = _hasher.hash("not a password of anyone")
+
+
+class AccountError(ValueError):
+    """A request about accounts that cannot be done; the message is for the user."""
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat()
+
+
+class Accounts:
+    def __init__(self, threads_db: Path | str):
+        self.path = Path(threads_db)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def _db(self) -> sqlite_utils.Database:
+        db = sqlite_utils.Database(self.path)
+        migrate(db, UI_MIGRATIONS)
+        return db
+
+    def names(self) -> list[str]:
+        db = self._db()
+        try:
+            return [r["name"] for r in db["evidentia_accounts"].rows_where(order_by="name")]
+        finally:
+            db.conn.close()
+
+    def exists(self, name: str) -> bool:
+        return name in self.names()
+
+    def add(self, name: str, password: str) -> None:
+        if not USER_NAME_RE.fullmatch(name or ""):
+            raise AccountError("A user name is 1-64 letters, digits, '.', '_', '@' or '-', starting with a "
+                               "letter or digit.")
+        _check_password(password)
+        db = self._db()
+        try:
+            with db.conn:
+                if db["evidentia_accounts"].count_where("name = ?", [name]):
+                    raise AccountError(f"The user {name} already exists; use `evidentia user passwd {name}`.")
+                db["evidentia_accounts"].insert({"name": name, "password_hash": _hasher.hash(password),
+                                                 "created_at": _now(), "updated_at": _now()})
+        finally:
+            db.conn.close()
+
+    def set_password(self, name: str, password: str) -> None:
+        _check_password(password)
+        self._update_hash(name, _hasher.hash(password), missing_ok=False)
+
+    def remove(self, name: str) -> None:
+        db = self._db()
+        try:
+            with db.conn:
+                if not db["evidentia_accounts"].count_where("name = ?", [name]):
+                    raise AccountError(f"There is no user {name}.")
+                db["evidentia_accounts"].delete(name)
+        finally:
+            db.conn.close()
+
+    def verify(self, name: str, password: str) -> bool:
+        db = self._db()
+        try:
+            rows = list(db["evidentia_accounts"].rows_where("name = ?", [name]))
+        finally:
+            db.conn.close()
+        stored = rows[0]["password_hash"] if rows else _DUMMY_HASH
+        try:
+            _hasher.verify(stored, password)
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            return False
+        if not rows:
+            return False
+        if _hasher.check_needs_rehash(stored):
+            self._update_hash(name, _hasher.hash(password), missing_ok=True)
+        return True
+
+    def _update_hash(self, name: str, password_hash: str, *, missing_ok: bool) -> None:
+        db = self._db()
+        try:
+            with db.conn:
+                if not db["evidentia_accounts"].count_where("name = ?", [name]):
+                    if missing_ok:
+                        return
+                    raise AccountError(f"There is no user {name}; add it with `evidentia user add {name}`.")
+                db["evidentia_accounts"].update(name, {"password_hash": password_hash, "updated_at": _now()})
+        finally:
+            db.conn.close()
+
+
+def _check_password(password: str) -> None:
+    if len(password or "") < MIN_PASSWORD_CHARS:
+        raise AccountError(f"A password needs at least {MIN_PASSWORD_CHARS} characters.")
