@@ -10,7 +10,8 @@ pass. Per turn:
 3. independent tool calls run concurrently, CPU-bound ones in worker threads;
 4. the answer is generated from this turn's evidence, its citations are checked in code,
    regenerated once on failure, and otherwise marked unverified;
-5. everything is recorded in memory with the turn.
+5. everything is recorded in memory with the turn: the message when the turn starts, its outcome
+   (answered, error with the reason, or interrupted) and its evidence when it ends.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ log = logging.getLogger(__name__)
 
 ANSWER_TOOL = "answer"
 MAX_TOOL_MESSAGE_CHARS = 4000
+RETRY_HINT = "Your question is saved: retry it with the Retry button, or /retry in `evidentia chat`."
 
 
 @dataclass
@@ -52,6 +54,14 @@ class Step:
     error: str | None = None
     duration_s: float = 0.0
     origin: str = "plan"  # plan | model
+
+
+class StepLLMUnavailable(LLMUnavailable):
+    """The model server failed while a step ran; carries that step so the turn can say where."""
+
+    def __init__(self, message: str, step: Step):
+        super().__init__(message)
+        self.step = step
 
 
 class TurnHooks:
@@ -80,6 +90,7 @@ class TurnResult:
     timings: dict[str, float]
     first_try_valid: bool | None = None
     turn_id: str | None = None
+    error_kind: str | None = None  # llm_unavailable | internal, when status is "error"
 
     @property
     def cited_evidence(self) -> list[Evidence]:
@@ -175,6 +186,9 @@ class Assistant:
         t_start = time.perf_counter()
         ctx = ToolContext(deps=self.deps, evidence=ledger, session=self.session)
         frame_dict: dict | None = None
+        # Stored before any work: if the model server (or this process) dies mid-turn, the question stays.
+        turn_id = await asyncio.to_thread(self.deps.memory.begin_turn, self.session.conversation_id, message)
+        where = "intent"
         try:
             frame, step = await self._run_step(ctx, hooks, "intent", {"message": message}, kind="intent")
             steps.append(step)
@@ -186,6 +200,7 @@ class Assistant:
                                       has_table=bool(self.session.tables), source="rules")
             frame_dict = frame.model_dump()
 
+            where = "tools"
             t_tools = time.perf_counter()
             planned = plan(frame, self.session, await self._available_tools(), self.deps.settings)
             final_text: str | None = None
@@ -196,26 +211,57 @@ class Assistant:
                 steps += model_steps
             timings["retrieval_s"] = time.perf_counter() - t_tools
 
+            where = "answer"
             t_gen = time.perf_counter()
             answer, status, check, first_ok = await self._answer(ctx, hooks, frame, steps, final_text)
             timings["generation_s"] = time.perf_counter() - t_gen
         except LLMUnavailable as exc:
+            failed_step = getattr(exc, "step", None)
+            if isinstance(failed_step, Step) and failed_step not in steps:
+                steps.append(failed_step)
+            stage = failed_step.name if isinstance(failed_step, Step) else where
+            error = f"{exc} (It happened during the {stage} step.) {RETRY_HINT}"
+            return await self._end_with_error(turn_id, error, "llm_unavailable", frame_dict, ledger, steps,
+                                              timings, t_start)
+        except asyncio.CancelledError:
+            # The front end went away (tab closed, Ctrl-C): keep the question and what ran, marked as cut off.
             timings["total_s"] = time.perf_counter() - t_start
-            return TurnResult(answer=str(exc), status="error", intent=frame_dict, evidence=ledger.items(),
-                              cited=[], invalid=[], steps=steps, timings=timings)
+            self._store(turn_id, answer="", status="interrupted", frame_dict=frame_dict, ledger=ledger, steps=steps,
+                        cited=[], timings=timings, error=f"The turn was interrupted during the {where} step.")
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug must not lose the question or crash the chat
+            log.exception("turn failed")
+            error = (f"Something went wrong during the {where} step ({type(exc).__name__}: {exc}). "
+                     f"{RETRY_HINT}")
+            return await self._end_with_error(turn_id, error, "internal", frame_dict, ledger, steps, timings,
+                                              t_start)
         timings["total_s"] = time.perf_counter() - t_start
         result = TurnResult(answer=answer, status=status, intent=frame_dict, evidence=ledger.items(),
                             cited=check.cited if check else [], invalid=check.invalid if check else [],
-                            steps=steps, timings=timings, first_try_valid=first_ok)
+                            steps=steps, timings=timings, first_try_valid=first_ok, turn_id=turn_id)
         # SQLite writes are blocking: keep them off the event loop.
-        result.turn_id = await asyncio.to_thread(
-            self.deps.memory.record_turn, self.session.conversation_id, user_text=message, answer=answer, status=status, intent=frame_dict,
-            evidence=[e.model_dump() for e in ledger.items()], cited=result.cited,
-            valid_ids={e.id for e in ledger.items()},
+        await asyncio.to_thread(self._store, turn_id, answer=answer, status=status, frame_dict=frame_dict,
+                                ledger=ledger, steps=steps, cited=result.cited, timings=timings)
+        return result
+
+    async def _end_with_error(self, turn_id: str, error: str, kind: str, frame_dict: dict | None,
+                              ledger: EvidenceLedger, steps: list[Step], timings: dict[str, float],
+                              t_start: float) -> TurnResult:
+        """Store the failed turn with its error and the evidence of the tools that did run."""
+        timings["total_s"] = time.perf_counter() - t_start
+        await asyncio.to_thread(self._store, turn_id, answer=error, status="error", frame_dict=frame_dict,
+                                ledger=ledger, steps=steps, cited=[], timings=timings, error=error)
+        return TurnResult(answer=error, status="error", intent=frame_dict, evidence=ledger.items(), cited=[],
+                          invalid=[], steps=steps, timings=timings, turn_id=turn_id, error_kind=kind)
+
+    def _store(self, turn_id: str, *, answer: str, status: str, frame_dict: dict | None, ledger: EvidenceLedger,
+               steps: list[Step], cited: list[str], timings: dict[str, float], error: str = "") -> None:
+        self.deps.memory.finish_turn(
+            turn_id, answer=answer, status=status, intent=frame_dict,
+            evidence=[e.model_dump() for e in ledger.items()], cited=cited, valid_ids={e.id for e in ledger.items()},
             tool_calls=[{"name": s.name, "arguments": s.input, "result": _dump(s.output), "error": s.error,
                          "duration_s": s.duration_s, "origin": s.origin} for s in steps if s.kind != "check"],
-            timings=timings)
-        return result
+            timings=timings, error=error)
 
     async def _available_tools(self) -> set[str]:
         """Registered tools minus those whose store is empty (an empty KG is not an error)."""
@@ -235,6 +281,10 @@ class Assistant:
         t0 = time.perf_counter()
         try:
             step.output, step.error = await execute_tool(ctx, name, arguments, parse_error=parse_error)
+        except LLMUnavailable as exc:
+            # Shown as failed (never "✓ … nothing"), and the turn's error names this step.
+            step.error = str(exc)
+            raise StepLLMUnavailable(str(exc), step) from exc
         finally:
             step.duration_s = time.perf_counter() - t0
             await hooks.step_end(step)

@@ -94,6 +94,16 @@ def m005_session_tables(db):
                                 pk=("conversation_id", "name"))
 
 
+@migration
+def m006_turn_outcomes(db):
+    # A turn is stored when it starts (status "running") and completed when it ends, so a question is
+    # never lost when the model server dies mid-turn; "error" keeps why, "interrupted" a turn whose
+    # process died. ``pid`` tells a turn running elsewhere from one whose process is gone.
+    db["turns"].add_column("error", str)
+    db["turns"].add_column("finished_at", str)
+    db["turns"].add_column("pid", int)
+
+
 @ui_migration
 def ui001_chainlit_data_layer(db):
     """Tables of Chainlit's SQLAlchemy data layer, so UI threads persist and can be reopened."""

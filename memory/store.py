@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import sqlite3
 import threading
 import uuid
@@ -22,6 +23,18 @@ from memory.migrations import UI_MIGRATIONS, migrate
 
 def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat()
+
+
+def _process_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, someone else's
+        return True
+    return True
 
 
 def _dumps(value: Any) -> str:
@@ -88,18 +101,29 @@ class Memory:
         return rows[0]["user"] if rows else None
 
     # -- turns ------------------------------------------------------------------------
-    def record_turn(self, conversation_id: str, *, user_text: str, answer: str, status: str,
-                    intent: dict | None, evidence: list[dict], cited: list[str], valid_ids: set[str],
-                    tool_calls: list[dict], timings: dict[str, float]) -> str:
-        """Store one finished turn with everything it gathered, atomically."""
+    def begin_turn(self, conversation_id: str, user_text: str) -> str:
+        """Store the user's message as a running turn before any work, so a crash cannot lose it."""
         turn_id = uuid.uuid4().hex
         with self._lock, self.db.conn:
             idx = self.db.execute("SELECT COALESCE(MAX(idx), -1) + 1 FROM turns WHERE conversation_id = ?",
                                   [conversation_id]).fetchone()[0]
             self.db["turns"].insert({
                 "id": turn_id, "conversation_id": conversation_id, "idx": idx, "user_text": user_text,
+                "rewrite": "", "answer": "", "status": "running", "created_at": _now(), "timings": "{}",
+                "error": "", "pid": os.getpid()})
+            self.db["conversations"].update(conversation_id, {"updated_at": _now()})
+            if idx == 0:
+                self.db["conversations"].update(conversation_id, {"title": user_text[:120]})
+        return turn_id
+
+    def finish_turn(self, turn_id: str, *, answer: str, status: str, intent: dict | None, evidence: list[dict],
+                    cited: list[str], valid_ids: set[str], tool_calls: list[dict], timings: dict[str, float],
+                    error: str = "") -> None:
+        """Complete a turn with its outcome and everything it gathered, atomically."""
+        with self._lock, self.db.conn:
+            self.db["turns"].update(turn_id, {
                 "rewrite": (intent or {}).get("rewrite", ""), "answer": answer, "status": status,
-                "created_at": _now(), "timings": _dumps(timings)})
+                "timings": _dumps(timings), "error": error, "finished_at": _now()})
             if intent:
                 self.db["intents"].insert({
                     "turn_id": turn_id, "task": intent.get("task", ""),
@@ -121,21 +145,36 @@ class Memory:
             self.db["citations"].insert_all(
                 [{"turn_id": turn_id, "evidence_id": c, "valid": int(c in valid_ids)} for c in cited],
                 pk=("turn_id", "evidence_id"))
-            self.db["conversations"].update(conversation_id, {"updated_at": _now()})
-            if idx == 0:
-                self.db["conversations"].update(conversation_id, {"title": user_text[:120]})
+
+    def record_turn(self, conversation_id: str, *, user_text: str, answer: str, status: str,
+                    intent: dict | None, evidence: list[dict], cited: list[str], valid_ids: set[str],
+                    tool_calls: list[dict], timings: dict[str, float], error: str = "") -> str:
+        """Store one finished turn (begin and finish at once)."""
+        turn_id = self.begin_turn(conversation_id, user_text)
+        self.finish_turn(turn_id, answer=answer, status=status, intent=intent, evidence=evidence, cited=cited,
+                         valid_ids=valid_ids, tool_calls=tool_calls, timings=timings, error=error)
         return turn_id
 
-    def turns(self, conversation_id: str, limit: int | None = None) -> list[dict]:
-        """The conversation's turns, oldest first (the last ``limit`` if given)."""
+    def last_failed_turn(self, conversation_id: str) -> dict | None:
+        """The most recent turn if it ended in an error or was interrupted (what a retry re-asks)."""
+        last = self.turns(conversation_id, limit=1)
+        return last[0] if last and last[0]["status"] in ("error", "interrupted") else None
+
+    def turns(self, conversation_id: str, limit: int | None = None, *, finished: bool = False) -> list[dict]:
+        """The conversation's turns, oldest first (the last ``limit`` if given; only ended ones if ``finished``)."""
         with self._lock:
             rows = list(self.db.query(
                 "SELECT t.*, i.raw AS intent_raw FROM turns t LEFT JOIN intents i ON i.turn_id = t.id "
-                "WHERE t.conversation_id = ? ORDER BY t.idx DESC" + (f" LIMIT {int(limit)}" if limit else ""),
+                "WHERE t.conversation_id = ?" + (" AND t.status != 'running'" if finished else "") +
+                " ORDER BY t.idx DESC" + (f" LIMIT {int(limit)}" if limit else ""),
                 [conversation_id]))
         for r in rows:
             r["intent"] = json.loads(r.pop("intent_raw")) if r.get("intent_raw") else None
             r["timings"] = json.loads(r["timings"]) if r.get("timings") else {}
+            if r["status"] == "running" and not _process_alive(r.get("pid")):
+                # Its process died mid-turn (a crash, a kill): the question stays, marked as cut off.
+                r["status"] = "interrupted"
+                r["error"] = r.get("error") or "The turn was cut off before it finished (the app stopped)."
         return list(reversed(rows))
 
     def turn_evidence(self, turn_id: str) -> list[dict]:

@@ -203,8 +203,9 @@ def test_migrations_apply_once_and_are_recorded(tmp_path):
     for table in ("conversations", "turns", "intents", "tool_calls", "evidence", "citations", "session_tables"):
         assert db[table].exists(), table
     ui = sqlite_utils.Database(tmp_path / "ui.db")
-    assert migrate(ui, UI_MIGRATIONS) == ["ui001_chainlit_data_layer"] and migrate(ui, UI_MIGRATIONS) == []
-    for table in ("users", "threads", "steps", "elements", "feedbacks"):
+    assert migrate(ui, UI_MIGRATIONS) == ["ui001_chainlit_data_layer", "ui002_accounts"]
+    assert migrate(ui, UI_MIGRATIONS) == []
+    for table in ("users", "threads", "steps", "elements", "feedbacks", "evidentia_accounts"):
         assert ui[table].exists(), table
 
 

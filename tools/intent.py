@@ -224,7 +224,8 @@ def history_for_prompt(history: list[dict]) -> list[dict]:
 @tool("intent", offer_to_model=False)
 async def intent(ctx: ToolContext, args: Input) -> Output:
     """Parse the user's turn into a structured intent frame, using the conversation so far."""
-    history = ctx.deps.memory.turns(ctx.session.conversation_id, limit=3)
+    # Ended turns only: the turn being answered is already stored as running.
+    history = ctx.deps.memory.turns(ctx.session.conversation_id, limit=3, finished=True)
     has_table = bool(ctx.session.tables)
     messages = [
         {"role": "system", "content": render("intent_system")},

@@ -1,0 +1,146 @@
+"""No lost turns (#17): the question is stored when a turn starts and its outcome when it ends.
+
+The model server is killed mid-turn (the scripted fake server shuts itself down while answering), the
+turn is cancelled, or the app process itself is killed; after a "restart" (a new Memory on the same file)
+the conversation still holds the question, the failure and the evidence of the tools that ran.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from assistant.loop import Assistant, Step, TurnHooks
+from assistant.session import Session
+from memory.store import Memory
+from tests.fake_openai import FakeOpenAI, Reply
+from tests.test_loop import FakeSourcesDeps, Router, frame, make_assistant, patched_tools  # noqa: F401
+
+ROOT = Path(__file__).resolve().parents[1]
+QUESTION = "When did Wang Zhizhi join the NBA?"
+
+
+class DiesWhileAnswering:
+    """Answers the intent, then the server is killed while the answer is being generated."""
+
+    def __init__(self, server_box: list, die_on: str = "answer"):
+        self.router = Router(intents=[frame(entities=["Wang Zhizhi", "NBA"], rewrite=QUESTION)],
+                             answers=["In 2001 [S1]."])
+        self.box, self.die_on = server_box, die_on
+
+    def __call__(self, req):
+        kind = "intent" if req.get("response_format") else "answer"
+        if kind == self.die_on:
+            srv = self.box[0]
+            threading.Thread(target=srv.__exit__, args=(None, None, None), daemon=True).start()
+            raise ConnectionAbortedError("the model server was killed")  # the connection drops mid-request
+        return self.router(req)
+
+
+class StepLog(TurnHooks):
+    def __init__(self):
+        self.ended: list[Step] = []
+
+    async def step_end(self, step):
+        self.ended.append(step)
+
+
+@pytest.mark.parametrize("die_on,stage", [("answer", "answer"), ("intent", "intent")])
+async def test_a_server_killed_mid_turn_loses_nothing(tmp_settings, patched_tools, die_on, stage):
+    box: list = []
+    srv = FakeOpenAI(DiesWhileAnswering(box, die_on=die_on))
+    box.append(srv)
+    srv.__enter__()
+    bot, deps = make_assistant(tmp_settings, srv, conversation="killed")
+    hooks = StepLog()
+    result = await bot.run_turn(QUESTION, hooks)
+
+    assert result.status == "error" and result.error_kind == "llm_unavailable"
+    assert "cannot be reached" in result.answer and f"during the {stage} step" in result.answer
+    assert "/retry" in result.answer
+    if die_on == "intent":  # the step that did not finish is shown as failed, never as "✓ … nothing"
+        assert hooks.ended[0].name == "intent" and hooks.ended[0].error
+
+    # "Restart": a new store on the same file still has the question, the failure and the evidence gathered.
+    deps.memory.close()
+    again = Memory(tmp_settings.memory_path)
+    turns = again.turns("killed")
+    assert [t["user_text"] for t in turns] == [QUESTION]
+    assert turns[0]["status"] == "error" and "cannot be reached" in turns[0]["error"]
+    assert again.last_failed_turn("killed")["id"] == result.turn_id
+    if die_on == "answer":
+        assert {e["evidence_id"] for e in again.turn_evidence(result.turn_id)} == {"S1", "S2"}
+        assert [c["name"] for c in again.turn_tool_calls(result.turn_id)] == ["intent", "text_search"]
+
+
+async def test_a_cancelled_turn_is_kept_as_interrupted(tmp_settings, patched_tools):
+    router = Router(intents=[frame(entities=["Wang Zhizhi", "NBA"], rewrite=QUESTION)])
+
+    def slow(req):
+        if req.get("response_format"):
+            return router(req)
+        return Reply(content="In 2001 [S1].", delay_s=30)
+
+    with FakeOpenAI(slow) as srv:
+        bot, deps = make_assistant(tmp_settings, srv, conversation="cancelled")
+        task = asyncio.create_task(bot.run_turn(QUESTION))
+        for _ in range(200):
+            await asyncio.sleep(0.05)
+            if len(srv.requests) >= 2:  # the answer request is in flight
+                break
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    turns = Memory(tmp_settings.memory_path).turns("cancelled")
+    assert [(t["user_text"], t["status"]) for t in turns] == [(QUESTION, "interrupted")]
+    assert "answer step" in turns[0]["error"]
+
+
+APP_KILLED = r"""
+import asyncio, sys
+from assistant.deps import Deps
+from assistant.llm import LLMClient
+from assistant.loop import Assistant
+from assistant.session import Session
+from assistant.settings import Settings
+
+settings = Settings(_env_file=None, data_dir=sys.argv[1], llm_base_url=sys.argv[2], llm_timeout_s=120,
+                    llm_max_retries=0)
+deps = Deps(settings, llm=LLMClient(settings, base_url=sys.argv[2], model="fake-model"))
+bot = Assistant(deps, Session("app-killed"))
+print("STARTED", flush=True)
+asyncio.run(bot.run_turn("When did Wang Zhizhi join the NBA?"))
+"""
+
+
+def test_a_killed_app_process_leaves_the_question_marked_interrupted(tmp_path):
+    # The fake model never answers the intent request; the app process is killed -9 while it waits.
+    with FakeOpenAI(lambda req: Reply(content="{}", delay_s=60)) as srv:
+        proc = subprocess.Popen([sys.executable, "-c", APP_KILLED, str(tmp_path / "data"), srv.base_url], cwd=ROOT,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert proc.stdout.readline().strip() == "STARTED"
+        deadline = time.time() + 120
+        while not srv.requests and time.time() < deadline:
+            time.sleep(0.2)
+        assert srv.requests, proc.stderr.read()[-2000:]
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    turns = Memory(tmp_path / "data" / "memory.db").turns("app-killed")
+    assert [(t["user_text"], t["status"]) for t in turns] == [(QUESTION, "interrupted")]
+    assert "cut off" in turns[0]["error"]
+
+
+def test_a_running_turn_of_a_live_process_is_not_called_interrupted(tmp_path):
+    mem = Memory(tmp_path / "m.db")
+    cid = mem.ensure_conversation("live")
+    mem.begin_turn(cid, "still thinking")
+    assert [t["status"] for t in mem.turns(cid)] == ["running"]
+    assert mem.turns(cid, finished=True) == [] and mem.last_failed_turn(cid) is None
