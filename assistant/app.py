@@ -168,6 +168,10 @@ async def on_chat_resume(thread):
     await _send_settings()
     if bot.session.tables:
         await cl.Message(content="Tables in this conversation: " + ", ".join(bot.session.tables)).send()
+    failed = await asyncio.to_thread(bot.deps.memory.last_failed_turn, bot.session.conversation_id)
+    if failed:  # e.g. the app or the model server stopped mid-turn: the question was kept
+        await cl.Message(content=f"⚠ Your last question did not finish: “{failed['user_text']}”. "
+                                 f"{failed['error']}", actions=[retry_action(failed["id"])]).send()
 
 
 @cl.on_settings_update
@@ -369,18 +373,46 @@ async def on_message(message: cl.Message):
         await handle_uploads(bot, files)
     if not message.content.strip():
         return
+    await answer(bot, message.content)
+
+
+async def answer(bot: Assistant, text: str) -> None:
+    """Run one turn and show it; a failed turn gets a Retry button (the question is already stored)."""
     ui = cl.user_session.get("ui_settings") or {}
     if "evidence_k" in ui:
         # Per conversation: the settings object is shared by every chat in this process.
         bot.session.evidence_k = int(ui["evidence_k"])
     hooks = ChainlitHooks(show_steps=bool(ui.get("show_steps", bot.deps.settings.show_steps)))
-    result = await bot.run_turn(message.content, hooks)
+    result = await bot.run_turn(text, hooks)
     await hooks.answer_start()
     msg = hooks.message
     cited = result.cited_evidence
     msg.elements = [evidence_element(ev, result) for ev in cited]
     if result.status == "error":
         msg.content = f"⚠ {result.answer}"
+        msg.actions = [retry_action(result.turn_id)]
     else:
         msg.content = ui_text(result.answer, result.cited)
     await msg.update()
+
+
+def retry_action(turn_id: str | None) -> cl.Action:
+    return cl.Action(name="retry", label="Retry", tooltip="Ask this question again", payload={"turn": turn_id or ""})
+
+
+@cl.action_callback("retry")
+async def on_retry(action) -> None:
+    try:
+        bot = _assistant()
+    except ConversationAccessError as exc:
+        await _refuse_foreign_conversation(exc)
+        return
+    turn_id = (action.payload or {}).get("turn") if isinstance(action.payload, dict) else None
+    # Looked up in this conversation only: a forged id from another chat finds nothing.
+    turns = await asyncio.to_thread(bot.deps.memory.turns, bot.session.conversation_id)
+    turn = next((t for t in turns if t["id"] == turn_id), None)
+    if turn is None:
+        await cl.Message(content="That question is not in this conversation any more; ask it again.").send()
+        return
+    await cl.Message(content=turn["user_text"], author="You", type="user_message").send()
+    await answer(bot, turn["user_text"])

@@ -60,6 +60,8 @@ def print_evidence(result: TurnResult) -> None:
     click.echo("")
     status_colour = {"verified": "green", "unverified": "yellow", "error": "red"}.get(result.status, "white")
     click.secho(f"[{result.status}] {result.timings.get('total_s', 0):.1f} s", fg=status_colour, err=True)
+    if result.status == "error":  # the same sentence the UI shows: what failed, where, what to do
+        click.secho(result.answer, fg="red", err=True)
     cited = result.cited_evidence
     if cited:
         click.echo("\nEvidence cited:")
@@ -125,12 +127,37 @@ def server_answers(base_url: str) -> bool:
         return False
 
 
+EXIT_MODEL_UNREACHABLE = 2
+
+
 def ensure_llm(settings: Settings) -> None:
-    """Reuse a running server; start nothing here (``evidentia run`` / ``model serve`` start it)."""
+    """Reuse a running server; start nothing here (``evidentia run`` / ``model serve`` start it).
+
+    No model: the UI's sentence, and exit code 2, so scripts can tell it from a bad question or file.
+    """
+    from assistant.llm import unreachable_message
+
     if not server_answers(settings.effective_base_url):
-        raise click.ClickException(
-            f"No language model answers at {settings.effective_base_url}. Start one with "
-            "`evidentia model serve` (or `make run`), or set EVIDENTIA_LLM_BASE_URL.")
+        click.secho(unreachable_message(settings.effective_base_url), fg="red", err=True)
+        sys.exit(EXIT_MODEL_UNREACHABLE)
+
+
+def exit_code(result: TurnResult) -> int:
+    if result.status != "error":
+        return 0
+    return EXIT_MODEL_UNREACHABLE if result.error_kind == "llm_unavailable" else 1
+
+
+def print_history(deps, session: Session, last: int = 3) -> None:
+    """On continuing a conversation: its last turns, and what to do about one that did not finish."""
+    turns = deps.memory.turns(session.conversation_id, limit=last)
+    for t in turns:
+        click.secho(f"you> {t['user_text']}", dim=True)
+        shown = t["error"] if t["status"] in ("error", "interrupted") else t["answer"]
+        click.secho(f"[{t['status']}] {shown}", dim=True, fg="red" if t["status"] in ("error", "interrupted")
+                    else None)
+    if turns and turns[-1]["status"] in ("error", "interrupted"):
+        click.secho("The last question did not finish. Type /retry to ask it again.", fg="yellow")
 
 
 def register(main: click.Group) -> None:
@@ -139,27 +166,39 @@ def register(main: click.Group) -> None:
     @click.option("--conversation", "-c", help="Continue this conversation id.")
     @click.option("--table", "tables", multiple=True, type=click.Path(exists=True, path_type=Path),
                   help="A table file to check claims against (CSV, TSV, XLSX, JSON, Markdown, HTML).")
+    @click.option("--sheet", help="The workbook sheet to load from --table (name or 0-based number).")
     @click.option("--quiet", is_flag=True, help="Do not show the steps.")
-    def ask(question: str, conversation: str | None, tables: tuple[Path, ...], quiet: bool) -> None:
-        """Ask one question; print the cited answer and its evidence."""
+    def ask(question: str, conversation: str | None, tables: tuple[Path, ...], sheet: str | None,
+            quiet: bool) -> None:
+        """Ask one question; print the cited answer and its evidence.
+
+        Exit codes: 0 answered, 1 a bad table or a failed turn, 2 no language model answers.
+        """
+        from kb.tables import TableError
+
         settings = Settings()
-        ensure_llm(settings)
         deps, bot = build(settings, conversation)
+        # The tables first: a broken file is reported at once, whether or not a model is running.
         for path in tables:
-            click.echo(add_table_file(deps, bot.session, path), err=True)
+            try:
+                click.echo(add_table_file(deps, bot.session, path, sheet=sheet), err=True)
+            except TableError as exc:
+                raise click.ClickException(f"{path.name}: {exc}") from None
+        ensure_llm(settings)
         result = asyncio.run(bot.run_turn(question, TerminalHooks(show_steps=not quiet)))
         print_evidence(result)
         click.echo(f"\n(conversation {bot.session.conversation_id})", err=True)
-        if result.status == "error":
-            sys.exit(1)
+        sys.exit(exit_code(result))
 
     @main.command()
     @click.option("--conversation", "-c", help="Continue this conversation id.")
     def chat(conversation: str | None) -> None:
-        """Chat in the terminal. Commands: /table PATH [SHEET], /tables, /quit."""
+        """Chat in the terminal. Commands: /table PATH [SHEET], /tables, /retry, /quit."""
         settings = Settings()
         ensure_llm(settings)
         deps, bot = build(settings, conversation)
+        if conversation:
+            print_history(deps, bot.session)
         click.echo(f"Evidentia — conversation {bot.session.conversation_id}. /quit to leave.")
         while True:
             try:
@@ -180,6 +219,13 @@ def register(main: click.Group) -> None:
             if line == "/tables":
                 click.echo(", ".join(bot.session.tables) or "no tables")
                 continue
+            if line == "/retry":
+                failed = deps.memory.last_failed_turn(bot.session.conversation_id)
+                if failed is None:
+                    click.echo("Nothing to retry: the last turn finished.")
+                    continue
+                line = failed["user_text"]
+                click.secho(f"retrying: {line}", fg="cyan", err=True)
             result = asyncio.run(bot.run_turn(line, TerminalHooks()))
             print_evidence(result)
 

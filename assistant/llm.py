@@ -34,6 +34,13 @@ T = TypeVar("T", bound=BaseModel)
 ToolChoice = Literal["auto", "required", "none"] | str  # a str other than those names a function
 
 
+def unreachable_message(base_url: str) -> str:
+    """The one sentence every front end shows when no model answers at ``base_url``."""
+    return (f"The language model server at {base_url} cannot be reached. Start it with "
+            "`evidentia model serve` (or `make run`), or point EVIDENTIA_LLM_BASE_URL at a running "
+            "OpenAI-compatible server.")
+
+
 class LLMUnavailable(RuntimeError):
     """The LLM server cannot be reached or did not answer in time. The message is for users."""
 
@@ -127,11 +134,7 @@ class LLMClient:
                 f"{self.settings.llm_timeout_s:.0f} s. It may be overloaded; try again, or raise "
                 "EVIDENTIA_LLM_TIMEOUT_S."
             )
-        return LLMUnavailable(
-            f"The language model server at {self.base_url} cannot be reached. Start it with "
-            "`evidentia model serve` (or `make run`), or point EVIDENTIA_LLM_BASE_URL at a running "
-            "OpenAI-compatible server."
-        )
+        return LLMUnavailable(unreachable_message(self.base_url))
 
     async def _create(self, **kwargs) -> Any:
         """Call chat.completions.create with bounded retries on connection errors."""

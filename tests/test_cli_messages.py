@@ -1,0 +1,98 @@
+"""The terminal says what failed, where and what to do, with exit code 2 for no model, and can retry (#17)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from click.testing import CliRunner
+
+from assistant.cli import main
+from assistant.deps import Deps
+from memory.store import Memory
+from tests.fake_openai import FakeOpenAI
+from tests.test_loop import Router, frame, patched_tools  # noqa: F401
+
+QUESTION = "When did Wang Zhizhi join the NBA?"
+
+
+@pytest.fixture
+def cli_env(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVIDENTIA_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("EVIDENTIA_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("EVIDENTIA_LLM_MAX_RETRIES", "0")
+    monkeypatch.setenv("USER", "tester")
+    monkeypatch.setattr(Deps, "empty_sources", lambda self: set())  # the test doubles stand in for the stores
+    return tmp_path
+
+
+def _invoke(args, **kw):
+    return CliRunner().invoke(main, args, catch_exceptions=False, **kw)
+
+
+def test_ask_without_a_model_says_so_and_exits_2(cli_env):
+    r = _invoke(["ask", QUESTION])
+    assert r.exit_code == 2
+    assert "cannot be reached" in r.output and "evidentia model serve" in r.output
+    assert "Traceback" not in r.output
+
+
+def test_a_bad_table_is_reported_before_the_model_in_one_line(cli_env):
+    empty = cli_env / "empty.csv"
+    empty.write_text("")
+    r = _invoke(["ask", "Is it true that cases rose?", "--table", str(empty)])
+    assert r.exit_code == 1
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error: empty.csv:") and "empty" in lines[0]
+    assert "cannot be reached" not in r.output and "Traceback" not in r.output
+
+
+def test_ask_sheet_option_loads_that_sheet(cli_env):
+    openpyxl = pytest.importorskip("openpyxl")
+    book = cli_env / "book.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active.title = "Q1"
+    wb.active.append(["Year", "Cases"])
+    wb.active.append(["2010", "63"])
+    q2 = wb.create_sheet("Q2")
+    q2.append(["Year", "Deaths"])
+    q2.append(["2010", "7"])
+    wb.save(book)
+    r = _invoke(["ask", "Is it true that deaths rose?", "--table", str(book), "--sheet", "Q2"])
+    assert "sheet 'Q2'" in r.output and r.exit_code == 2  # loaded, then no model
+
+
+def test_a_server_dying_mid_turn_shows_the_failed_step_and_exits_2(cli_env, patched_tools):
+    box: list = []
+
+    def dies(req):
+        threading.Thread(target=box[0].__exit__, args=(None, None, None), daemon=True).start()
+        raise ConnectionAbortedError("killed")
+
+    srv = FakeOpenAI(dies)
+    box.append(srv)
+    srv.__enter__()
+    r = _invoke(["ask", QUESTION], env={"EVIDENTIA_LLM_BASE_URL": srv.base_url, "EVIDENTIA_LLM_MODEL": "fake-model"})
+    assert r.exit_code == 2, r.output
+    assert "✗ intent" in r.output and "✓ intent" not in r.output
+    assert "during the intent step" in r.output and "cannot be reached" in r.output
+    cid = r.output.rsplit("(conversation ", 1)[1].split(")")[0]
+    turns = Memory(cli_env / "data" / "memory.db").turns(cid)
+    assert [(t["user_text"], t["status"]) for t in turns] == [(QUESTION, "error")]
+
+
+def test_chat_shows_the_failed_turn_and_retry_asks_it_again(cli_env, patched_tools):
+    mem = Memory(cli_env / "data" / "memory.db")
+    cid = mem.ensure_conversation("conv-1", user="tester")
+    mem.record_turn(cid, user_text=QUESTION, answer="", status="error", intent=None, evidence=[], cited=[],
+                    valid_ids=set(), tool_calls=[], timings={}, error="The language model server … cannot be reached.")
+    mem.close()
+    router = Router(intents=[frame(entities=["Wang Zhizhi", "NBA"], rewrite=QUESTION)], answers=["In 2001 [S1]."])
+    with FakeOpenAI(router) as srv:
+        r = _invoke(["chat", "-c", "conv-1"], input="/retry\n/retry\n/quit\n",
+                    env={"EVIDENTIA_LLM_BASE_URL": srv.base_url, "EVIDENTIA_LLM_MODEL": "fake-model"})
+    assert r.exit_code == 0, r.output
+    assert "did not finish" in r.output and f"retrying: {QUESTION}" in r.output
+    assert "In 2001 [S1]." in r.output and "Nothing to retry" in r.output
+    turns = Memory(cli_env / "data" / "memory.db").turns("conv-1")
+    assert [(t["user_text"], t["status"]) for t in turns] == [(QUESTION, "error"), (QUESTION, "verified")]
