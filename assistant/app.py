@@ -11,6 +11,7 @@ import asyncio
 import os
 import secrets
 import sys
+import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from assistant.evidence import Evidence  # noqa: E402
 from assistant.loop import Assistant, Step, TurnHooks, TurnResult  # noqa: E402
 from assistant.session import Session  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
+from assistant.supervisor import read_status, status_path  # noqa: E402
 from assistant.upload_registry import UploadRegistry  # noqa: E402
 from assistant.uploads import add_table_file, other_sheets  # noqa: E402
 from kb.tables import TableError  # noqa: E402
@@ -382,6 +384,7 @@ async def answer(bot: Assistant, text: str) -> None:
     if "evidence_k" in ui:
         # Per conversation: the settings object is shared by every chat in this process.
         bot.session.evidence_k = int(ui["evidence_k"])
+    await wait_for_model_server(bot.deps.settings)
     hooks = ChainlitHooks(show_steps=bool(ui.get("show_steps", bot.deps.settings.show_steps)))
     result = await bot.run_turn(text, hooks)
     await hooks.answer_start()
@@ -394,6 +397,25 @@ async def answer(bot: Assistant, text: str) -> None:
     else:
         msg.content = ui_text(result.answer, result.cited)
     await msg.update()
+
+
+async def wait_for_model_server(settings: Settings, poll_s: float = 2.0) -> None:
+    """While `evidentia run` restarts a crashed model server: say so, and hold the question until it is back."""
+    path = status_path(settings.data_dir)
+    status = await asyncio.to_thread(read_status, path)
+    if status is None or status.state not in ("restarting", "failed"):
+        return
+    banner = cl.Message(content=f"⏳ {status.banner()}")
+    await banner.send()
+    deadline = time.monotonic() + settings.vllm_startup_timeout_s
+    while status is not None and status.state == "restarting" and time.monotonic() < deadline:
+        await asyncio.sleep(poll_s)
+        status = await asyncio.to_thread(read_status, path)
+    if status is not None and status.state == "failed":
+        banner.content = f"⚠ {status.banner()}"
+    else:
+        banner.content = "✓ The model server is back; answering now."
+    await banner.update()
 
 
 def retry_action(turn_id: str | None) -> cl.Action:

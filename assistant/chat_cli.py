@@ -234,11 +234,17 @@ def register(main: click.Group) -> None:
     def run(no_kb: bool) -> None:
         """Install what is missing, start the model server and the UI, and print the URL."""
         from assistant.serving import ensure_server
+        from assistant.supervisor import Supervisor, status_path
 
         settings = Settings()
         if not no_kb:
             ensure_default_kb(settings)
         server = ensure_server(settings)  # installs the model first if needed; reuses a running server
+        # Only a server this command started is ours to watch and restart.
+        supervisor = (Supervisor(server.server, status_path(settings.data_dir),
+                                 say=lambda m: click.secho(m, fg="yellow", err=True)).start()
+                      if server.server else None)
+        proc = None
         try:
             env = dict(os.environ)
             env["EVIDENTIA_LLM_BASE_URL"] = server.base_url
@@ -249,12 +255,18 @@ def register(main: click.Group) -> None:
             url = f"http://{settings.chainlit_host}:{settings.chainlit_port}"
             click.secho(f"\nEvidentia is starting at {url}  (Ctrl-C stops the UI and the model server)\n",
                         fg="green", bold=True)
-            try:
-                proc.wait()
-            except KeyboardInterrupt:
-                proc.terminate()
-                proc.wait(timeout=15)
+            proc.wait()
+        except KeyboardInterrupt:
+            pass
         finally:
+            if supervisor:
+                supervisor.stop()
+            if proc is not None and proc.poll() is None:  # also on SIGTERM, which arrives as SystemExit
+                proc.terminate()
+                try:
+                    proc.wait(timeout=8)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
             server.stop()  # stops only a server this command started
 
 

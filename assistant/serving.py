@@ -35,6 +35,10 @@ CPU_UNWANTED = ("torchvision", "torchaudio", "torchcodec")
 VENV_MARKER = "EVIDENTIA_VLLM_READY"
 
 
+# A stop (Ctrl-C, SIGTERM) ends the server within 10 s: SIGTERM, this long to exit, then SIGKILL.
+STOP_GRACE_S = 8.0
+
+
 class ServingError(RuntimeError):
     """The LLM server could not be set up, started or reached. The message is for users."""
 
@@ -274,8 +278,17 @@ class LocalServer:
             return ""
         return "\n".join(lines[-n:])
 
-    def stop(self, grace_s: float = 20.0) -> None:
-        """SIGTERM the process group, wait, then SIGKILL what is left."""
+    def restart(self) -> "LocalServer":
+        """Start again after the process died (the supervisor's call); a live process is stopped first."""
+        if self.proc is not None:
+            self.stop()
+        return self.start()
+
+    def stop(self, grace_s: float = STOP_GRACE_S) -> None:
+        """SIGTERM the process group, wait up to ``grace_s``, then SIGKILL what is left.
+
+        vLLM can sit on SIGTERM for over a minute while a request is open; a clean stop must not.
+        """
         proc, self.proc = self.proc, None
         if proc is not None and proc.poll() is None:
             self.say(f"Stopping the LLM server (pid {proc.pid}) …")
@@ -284,7 +297,7 @@ class LocalServer:
                 proc.wait(timeout=grace_s)
             except subprocess.TimeoutExpired:
                 _signal_group(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+                proc.wait(timeout=5)
         if proc is not None:
             # vLLM's engine core runs in a child; make sure nothing in the group outlives us.
             _signal_group(proc.pid, signal.SIGKILL)
