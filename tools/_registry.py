@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from pydantic import BaseModel
 
+from kb.errors import ToolError  # noqa: F401  (re-exported: tools raise it)
+
 if TYPE_CHECKING:  # pragma: no cover
     from assistant.deps import Deps
     from assistant.evidence import EvidenceLedger
@@ -32,8 +34,6 @@ class DuplicateToolError(RuntimeError):
     pass
 
 
-class ToolError(Exception):
-    """A tool's own, user-presentable failure (bad argument, missing table…)."""
 
 
 @dataclass

@@ -1,0 +1,166 @@
+"""One normaliser for every format: a raw grid of cells in, a :class:`Table` out.
+
+It fixes what real files get wrong (a missing header, blank rows and columns, duplicate or multi-row
+headers, ragged rows) and writes down in ``Table.notes`` what it fixed, so the user sees it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from kb.errors import TableError
+from kb.table_model import Table, _is_year, parse_number
+
+
+def _limits(settings: Any) -> tuple[int, int]:
+    if settings is None:
+        return 200_000, 200
+    return int(settings.table_max_rows), int(settings.table_max_cols)
+
+
+def _cell_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return " ".join(str(value).split())
+
+
+def _looks_like_data(row: list[str]) -> bool:
+    """A first row that reads as data (numbers) rather than column names."""
+    values = [v for v in row if v.strip()]
+    if not values:
+        return False
+    numbers = [parse_number(v) for v in values]
+    numeric = [x for x in numbers if x is not None]
+    # Years as headers ("Country, 2007, 2008") are names, not data.
+    return len(numeric) >= len(values) / 2 and not all(_is_year(x) for x in numeric)
+
+
+def _numeric_columns(body: list[list[str]], width: int) -> set[int]:
+    out = set()
+    for c in range(width):
+        values = [row[c] for row in body if row[c].strip()]
+        if values and sum(parse_number(v) is not None for v in values) >= 0.6 * len(values):
+            out.add(c)
+    return out
+
+
+def _second_header_row(grid: list[list[str]]) -> bool:
+    """Whether row 1 continues the header in row 0 (e.g. "LR" spanning "P R F1")."""
+    if len(grid) < 3:
+        return False
+    top, second, body = grid[0], grid[1], grid[2:]
+    numeric_cols = _numeric_columns(body, len(top))
+    if not numeric_cols:
+        return False
+    if any(parse_number(second[c]) is not None for c in numeric_cols):
+        return False
+    if not any(second[c].strip() for c in numeric_cols):
+        return False
+    filled = [v for v in top if v.strip()]
+    spans = len(filled) < len(top) or len(set(filled)) < len(filled)
+    return spans
+
+
+def merge_header_rows(rows: list[list[str]]) -> list[str]:
+    """Several header rows -> one name per column: the distinct texts from top to bottom, joined
+    ("Location …" spanning "SNF" -> "Location … SNF"); a rowspan's repeated text is said once."""
+    width = max((len(r) for r in rows), default=0)
+    names = []
+    for c in range(width):
+        parts: list[str] = []
+        for r in rows:
+            v = r[c].strip() if c < len(r) else ""
+            if v and v not in parts:
+                parts.append(v)
+        names.append(" ".join(parts))
+    return names
+
+
+def table_from_grid(grid: list[list[Any]], *, name: str, header: list[Any] | None = None,
+                    title: str | None = None, source: str = "", settings: Any = None,
+                    notes: list[str] | None = None, sheet: str | None = None,
+                    sheet_names: list[str] | None = None, detect_header: bool = True) -> Table:
+    """Normalise a raw grid (and an optional explicit header) into a :class:`Table`.
+
+    With ``header=None`` the first row is the header unless it looks like data (then names
+    ``Column 1``… are generated); a second header row spanning the first is merged.
+    """
+    notes = list(notes or [])
+    max_rows, max_cols = _limits(settings)
+    rows = [[_cell_text(v) for v in row] for row in grid]
+    head = [_cell_text(v) for v in header] if header is not None else None
+
+    # Ragged rows: pad to the widest row (and header) so every cell has a column.
+    width = max([len(r) for r in rows] + [len(head) if head else 0] + [0])
+    ragged = sum(1 for r in rows if len(r) != width)
+    if ragged and rows:
+        notes.append(f"padded {ragged} short row{'s' * (ragged != 1)} with empty cells")
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    if head is not None:
+        head = head + [""] * (width - len(head))
+
+    # Blank rows and columns carry nothing and only confuse coordinates.
+    kept = [r for r in rows if any(v.strip() for v in r)]
+    if len(kept) < len(rows):
+        dropped = len(rows) - len(kept)
+        notes.append(f"dropped {dropped} blank row{'s' * (dropped != 1)}")
+    rows = kept
+    if head is None and not rows:
+        raise TableError("The table is empty: no cells with content were found.")
+
+    if head is None:
+        if detect_header and _looks_like_data(rows[0]):
+            head = [""] * width
+            notes.append("the first row looks like data, so column names were generated (Column 1, Column 2, …)")
+        else:
+            head, rows = rows[0], rows[1:]
+            if detect_header and _second_header_row([head] + rows):
+                spanned, last = [], ""
+                for v in head:  # a spanning top cell names every column under it
+                    last = v or last
+                    spanned.append(last)
+                head = merge_header_rows([spanned, rows[0]])  # "Year" over "Year" stays "Year"
+                rows = rows[1:]
+                notes.append("merged a two-row header into one row of column names")
+
+    keep_cols = [c for c in range(width) if head[c].strip() or any(r[c].strip() for r in rows)]
+    if len(keep_cols) < width:
+        dropped = width - len(keep_cols)
+        notes.append(f"dropped {dropped} blank column{'s' * (dropped != 1)}")
+        head = [head[c] for c in keep_cols]
+        rows = [[r[c] for c in keep_cols] for r in rows]
+    if not head:
+        raise TableError("The table is empty: no cells with content were found.")
+    if len(head) > max_cols:
+        raise TableError(f"The table has {len(head)} columns; the limit is {max_cols} "
+                         "(EVIDENTIA_TABLE_MAX_COLS).")
+    if len(rows) > max_rows:
+        raise TableError(f"The table has {len(rows):,} rows; the limit is {max_rows:,} "
+                         "(EVIDENTIA_TABLE_MAX_ROWS).")
+
+    generated = [i for i, h in enumerate(head) if not h.strip()]
+    for i in generated:
+        head[i] = f"Column {i + 1}"
+    if generated and not any("generated" in n for n in notes):
+        notes.append(f"generated names for {len(generated)} unnamed column{'s' * (len(generated) != 1)}")
+    seen: Counter = Counter(h.lower() for h in head)
+    if any(n > 1 for n in seen.values()):
+        counts: Counter = Counter()
+        renamed = []
+        for i, h in enumerate(head):
+            if seen[h.lower()] > 1:
+                counts[h.lower()] += 1
+                if counts[h.lower()] > 1:
+                    head[i] = f"{h} ({counts[h.lower()]})"
+                    renamed.append(head[i])
+        notes.append("renamed duplicate column names: " + ", ".join(renamed))
+
+    return Table(name=name, title=(title or "").strip() or name, columns=head, rows=rows, notes=notes,
+                 source=source, sheet=sheet, sheet_names=sheet_names or [])
+
