@@ -57,7 +57,12 @@ def parse_number(text: Any) -> float | None:
         return None
     value = float(m.group("num").replace(",", ""))
     if m.group("exp"):
-        value *= 10.0 ** int(m.group("exp"))
+        try:
+            value *= 10.0 ** int(m.group("exp"))
+        except OverflowError:  # "1e309": beyond a float, so not a number we can compare
+            return None
+    if not math.isfinite(value):
+        return None
     if m.group("sign") == "-":
         value = -value
     if m.group("open"):

@@ -7,6 +7,7 @@ headers, ragged rows) and writes down in ``Table.notes`` what it fixed, so the u
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Any
 
@@ -20,6 +21,14 @@ def _limits(settings: Any) -> tuple[int, int]:
     return int(settings.table_max_rows), int(settings.table_max_cols)
 
 
+# Terminal escape sequences and other control characters: in a cell they could recolour or rewrite a
+# terminal that prints it, and they mean nothing in a table.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_TAG = re.compile(r"<[^>]{0,200}>")
+MAX_TITLE_CHARS = 200
+
+
 def _cell_text(value: Any) -> str:
     if value is None:
         return ""
@@ -27,7 +36,15 @@ def _cell_text(value: Any) -> str:
         return str(int(value))
     if isinstance(value, (dict, list)):
         return json.dumps(value, ensure_ascii=False)
-    return " ".join(str(value).split())
+    return " ".join(_CONTROL.sub("", _ANSI.sub("", str(value))).split())
+
+
+def clean_title(title: str | None, fallback: str) -> str:
+    """One line of plain text: a title goes into prompts, so no newlines, markup or control characters."""
+    text = " ".join(_CONTROL.sub(" ", _TAG.sub(" ", _ANSI.sub("", title or ""))).split())
+    if len(text) > MAX_TITLE_CHARS:
+        text = text[:MAX_TITLE_CHARS - 1].rstrip() + "…"
+    return text or fallback
 
 
 def _looks_like_data(row: list[str]) -> bool:
@@ -161,6 +178,6 @@ def table_from_grid(grid: list[list[Any]], *, name: str, header: list[Any] | Non
                     renamed.append(head[i])
         notes.append("renamed duplicate column names: " + ", ".join(renamed))
 
-    return Table(name=name, title=(title or "").strip() or name, columns=head, rows=rows, notes=notes,
+    return Table(name=name, title=clean_title(title, name), columns=head, rows=rows, notes=notes,
                  source=source, sheet=sheet, sheet_names=sheet_names or [])
 

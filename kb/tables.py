@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from kb.errors import TableError
-from kb.table_html import _read_html, grid_from_html, split_html_header
+from kb.table_html import DEFAULT_MAX_CELLS, _read_html, grid_from_html, split_html_header
 from kb.table_model import _MARKUP, NOT_COMPUTED, Table, parse_number
 from kb.table_normalise import _limits, merge_header_rows, table_from_grid
 from kb.table_readers import FORMATS, _decode, _detect_format, _read_csv, _read_json, _read_markdown, _read_xlsx
@@ -69,8 +69,8 @@ def load_table(path_or_bytes: str | Path | bytes, *, name: str | None = None, se
     source = Path(str(file_name)).name
     notes: list[str] = []
     if kind == "xlsx":
-        grid, notes, chosen, names = _read_xlsx(data, sheet, max_rows, max_cols)
-        if sheet is not None and chosen != names[0]:
+        grid, notes, chosen, names = _read_xlsx(data, sheet, max_rows, max_cols, max_expanded=10 * max_bytes)
+        if chosen != names[0]:
             table_name = safe_table_name(f"{Path(file_name).stem} - {chosen}", existing_names)
         if len(names) > 1:
             notes.append(f"read sheet {chosen!r}; the workbook also has: "
@@ -89,7 +89,7 @@ def load_table(path_or_bytes: str | Path | bytes, *, name: str | None = None, se
     elif kind == "markdown":
         grid, header, caption = _read_markdown(text)
     elif kind == "html":
-        grid, header, caption, more = _read_html(text)
+        grid, header, caption, more = _read_html(text, max_cells=min(DEFAULT_MAX_CELLS, max_rows * max_cols))
         notes += more
     else:
         grid, more = _read_csv(text, "\t" if kind == "tsv" else None, max_rows)

@@ -1,0 +1,44 @@
+"""60 malformed and hostile uploads: each loads right or gets one clear message, within 10 s and 500 MB (#17).
+
+The corpus and the harness are in tests/hostile_uploads.py; each case runs in its own process.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.hostile_uploads import RSS_LIMIT_MB, TIME_LIMIT_S, build_cases, message_problem, run_corpus
+
+CASES = build_cases()
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return run_corpus(tmp_path_factory.mktemp("hostile"), CASES)
+
+
+def test_the_corpus_is_big_enough_and_named_once():
+    assert len(CASES) >= 50
+    assert len({c.name for c in CASES}) == len(CASES)
+
+
+def test_no_crash_no_hang_no_formula_run(corpus):
+    bad = [(o.case, o.kind, o.problem) for o in corpus["outcomes"] if o.kind not in ("loaded", "refused")]
+    assert corpus["hostile_upload_crashes_or_hangs"] == 0, bad
+    assert corpus["formulas_executed"] == 0
+    assert corpus["max_seconds"] < TIME_LIMIT_S and corpus["max_rss_mb"] < RSS_LIMIT_MB
+
+
+@pytest.mark.parametrize("case", [c.name for c in CASES])
+def test_each_upload_loads_right_or_is_refused_clearly(corpus, case):
+    outcome = next(o for o in corpus["outcomes"] if o.case == case)
+    assert outcome.kind in ("loaded", "refused"), outcome.problem
+    assert outcome.problem is None, f"{outcome.kind}: {outcome.problem}"
+
+
+def test_message_check_rejects_raw_exception_text():
+    # The harness's own judge must be able to fail.
+    assert message_problem("ParseError: unclosed token: line 1, column 18")
+    assert message_problem("Traceback (most recent call last): …")
+    assert message_problem("")
+    assert message_problem("The file empty.csv is empty.") is None
