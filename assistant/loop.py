@@ -359,8 +359,7 @@ class Assistant:
         messages = [
             {"role": "system", "content": render("answer_system")},
             {"role": "user", "content": render("answer_user", question=frame.rewrite, findings=findings,
-                                               evidence=[{"id": e.id, "text": e.text, "source": e.source}
-                                                         for e in citable[:40]])},
+                                               evidence=evidence_for_prompt(citable))},
         ]
         ready = _ready_answer(steps)
         text = model_text or ready or await self._generate(hooks, messages)
@@ -393,6 +392,30 @@ class Assistant:
             parts.append(token)
             await hooks.answer_token(token)
         return "".join(parts).strip()
+
+
+# The answer prompt must fit the model's window (4,096 tokens by default) with room to answer: a 100 KB
+# uploaded cell once made a 102,540-character prompt.
+EVIDENCE_ITEM_CHARS = 400
+EVIDENCE_TOTAL_CHARS = 8000
+EVIDENCE_MAX_ITEMS = 40
+
+
+def clip(text: str, limit: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def evidence_for_prompt(citable: list[Evidence]) -> list[dict]:
+    """The evidence the answer prompt shows: each item clipped, in order, within a total budget."""
+    shown, size = [], 0
+    for e in citable[:EVIDENCE_MAX_ITEMS]:
+        item = {"id": e.id, "text": clip(e.text, EVIDENCE_ITEM_CHARS), "source": clip(e.source, 80)}
+        size += len(item["text"]) + len(item["source"]) + 12
+        if shown and size > EVIDENCE_TOTAL_CHARS:
+            break
+        shown.append(item)
+    return shown
 
 
 def _short_result(output: Any) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -10,9 +11,22 @@ import jinja2
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 
 
+_DATA_TAG = re.compile(r"<\s*/?\s*data\s*>", re.I)
+
+
+def data_text(value: object) -> str:
+    """Text from uploads or documents, safe to place inside a prompt's ``<data>…</data>`` block.
+
+    Templates put such text only inside that block, and say that it is data, never instructions. A value
+    that writes ``</data>`` itself could close the block early and smuggle instructions after it, so the
+    tags are defused here.
+    """
+    return _DATA_TAG.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), str(value))
+
+
 @lru_cache(maxsize=1)
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(PROMPTS_DIR)),
         undefined=jinja2.StrictUndefined,  # a missing variable is a bug, not an empty string
         keep_trailing_newline=False,
@@ -20,6 +34,8 @@ def _env() -> jinja2.Environment:
         lstrip_blocks=True,
         autoescape=False,
     )
+    env.filters["data"] = data_text
+    return env
 
 
 def names() -> list[str]:
