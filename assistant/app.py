@@ -29,7 +29,7 @@ from assistant.session import Session  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 from assistant.supervisor import read_status, status_path  # noqa: E402
 from assistant.upload_registry import UploadRegistry  # noqa: E402
-from assistant.uploads import add_table_file, other_sheets  # noqa: E402
+from assistant.uploads import add_table_file, add_text_file, other_sheets  # noqa: E402
 from kb.tables import TableError  # noqa: E402
 from memory.accounts import Accounts  # noqa: E402
 from memory.errors import ConversationAccessError  # noqa: E402
@@ -293,8 +293,11 @@ async def handle_uploads(bot: Assistant, files: list) -> None:
                                      "Markdown or an HTML page (its first table), or a .txt/.md text.").send()
             continue
         if suffix in TEXT_SUFFIXES and not _looks_like_table(path):
-            text = await asyncio.to_thread(path.read_text, "utf-8", "replace")
-            bot.session.texts.append((name, text))
+            try:
+                text = await asyncio.to_thread(add_text_file, bot.deps, bot.session, path, name=name)
+            except TableError as exc:
+                await cl.Message(content=f"I could not add **{name}**: {exc}").send()
+                continue
             await cl.Message(content=f"Added the text **{name}** ({len(text):,} characters) to this chat's "
                                      "search.").send()
             continue
@@ -357,7 +360,8 @@ async def on_choose_sheet(action) -> None:
 
 def _looks_like_table(path: Path) -> bool:
     try:
-        head = path.read_text("utf-8", "replace")[:2000]
+        with path.open("rb") as fh:  # the head only: an upload may be hundreds of megabytes
+            head = fh.read(4096).decode("utf-8", "replace")
     except OSError:
         return False
     return head.lstrip().startswith("|") or ("," in head and head.count("\n") > 1 and head.split("\n")[0].count(",") >= 1)

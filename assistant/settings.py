@@ -91,6 +91,8 @@ class Settings(BaseSettings):
 
     # --- table limits ---------------------------------------------------------------------
     table_max_bytes: int = Field(default=50 * 1024 * 1024, gt=0)
+    text_max_bytes: int = Field(default=5 * 1024 * 1024, gt=0,
+                                description="Largest uploaded .txt/.md text added to a chat's search.")
     table_max_rows: int = Field(default=200_000, gt=0)
     table_max_cols: int = Field(default=200, gt=0)
 

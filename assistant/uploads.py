@@ -47,3 +47,30 @@ def describe(table: Any, *, how_to_switch: str = "") -> str:
     if table.notes:
         text += "\n  " + "\n  ".join(table.notes)
     return text
+
+
+def add_text_file(deps, session: Session, path: Path, *, name: str | None = None) -> str:
+    """Add an uploaded text to ``session``'s search; returns the text. Refuses what is too big or not text.
+
+    Raises ``TableError`` (the upload error users see) with one sentence; the session is unchanged then.
+    """
+    from kb.errors import TableError
+    from kb.table_readers import _decode
+
+    label = name or path.name
+    limit = int(deps.settings.text_max_bytes)
+    size = path.stat().st_size
+    if size > limit:
+        raise TableError(f"The text {label} is {size / 1024**2:,.1f} MB; the limit for a text upload is "
+                         f"{limit / 1024**2:,.1f} MB (EVIDENTIA_TEXT_MAX_BYTES).")
+    data = path.read_bytes()[: limit + 1]
+    if not data.strip():
+        raise TableError(f"The file {label} is empty.")
+    if b"\x00" in data[:10_000] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        from kb.table_readers import _utf16_without_bom
+
+        if not _utf16_without_bom(data):
+            raise TableError(f"The file {label} is binary, not text.")
+    text, _encoding = _decode(data)
+    session.texts.append((label, text))
+    return text
