@@ -8,6 +8,7 @@ counts as one.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import socket
 import sqlite3
@@ -128,3 +129,152 @@ def cross_user_reads(data_dir: Path) -> dict:
         leaks += anonymous.status_code == 200
     return {"attempts": attempts, "cross_user_reads": leaks + changed, "own_reads_ok": own_ok,
             "own_threads_listed": own_listed}
+
+
+# --- lost turns across a model-server kill ----------------------------------------------------------
+QUESTIONS = ["When did Wang Zhizhi join the NBA?", "Which team did Wang Zhizhi join first?",
+             "How tall is Wang Zhizhi?", "Where was Wang Zhizhi born?", "Which position did Wang Zhizhi play?",
+             "Who coached Wang Zhizhi in Dallas?", "When did Wang Zhizhi retire?", "Did Wang Zhizhi play in 2008?",
+             "Which league did Wang Zhizhi play in before the NBA?", "What number did Wang Zhizhi wear?"]
+TEXT = ("Wang Zhizhi joined the NBA in 2001 with the Dallas Mavericks. He was born in Beijing. "
+        "He played centre and later joined the Los Angeles Clippers.")
+
+
+def lost_turns_after_server_kill(work: Path) -> dict:
+    """Each question is asked while the model server is killed mid-turn (alternately in the intent and
+    the answer step); then the app "restarts" (a new store on the same file) and counts the questions it
+    no longer has. A last question is asked by an app process that is itself killed -9 mid-turn."""
+    import asyncio
+    import threading
+
+    from assistant.deps import Deps
+    from assistant.llm import LLMClient
+    from assistant.loop import Assistant
+    from assistant.session import Session
+    from assistant.settings import Settings
+    from memory.store import Memory
+    from tests.fake_openai import FakeOpenAI, Reply
+
+    work.mkdir(parents=True, exist_ok=True)
+    settings = Settings(_env_file=None, data_dir=work / "data", llm_max_retries=0, llm_timeout_s=30)
+    asked: dict[str, str] = {}
+
+    async def one(i: int, question: str) -> str:
+        box: list = []
+        die_on = "intent" if i % 2 else "answer"
+
+        def handler(req):
+            kind = "intent" if req.get("response_format") else ("tools" if req.get("tools") else "answer")
+            if kind == die_on or (die_on == "answer" and kind == "tools"):
+                threading.Thread(target=box[0].__exit__, args=(None, None, None), daemon=True).start()
+                raise ConnectionAbortedError("model server killed")
+            return Reply(content=json.dumps({"task": "question", "answer_type": [], "entities": ["Wang Zhizhi"],
+                                             "relation": "", "time": "", "location": "", "options": [],
+                                             "rewrite": question}))
+
+        srv = FakeOpenAI(handler)
+        box.append(srv)
+        srv.__enter__()
+        deps = Deps(settings, llm=LLMClient(settings, base_url=srv.base_url, model="fake-model"))
+        session = Session(f"kill-{i}")
+        session.texts.append(("wang.txt", TEXT))
+        result = await Assistant(deps, session).run_turn(question)
+        deps.memory.close()
+        return result.status
+
+    statuses = [asyncio.run(one(i, q)) for i, q in enumerate(QUESTIONS)]
+    for i, q in enumerate(QUESTIONS):
+        asked[f"kill-{i}"] = q
+    killed_app = _killed_app_turn(work)
+    asked["app-killed"] = killed_app
+    memory = Memory(settings.memory_path)
+    lost, outcomes = 0, {}
+    for conversation, question in asked.items():
+        turns = memory.turns(conversation)
+        kept = [t for t in turns if t["user_text"] == question]
+        lost += not kept
+        outcomes[conversation] = kept[0]["status"] if kept else "lost"
+    return {"turns_tried": len(asked), "lost_turns_after_server_kill": lost, "statuses_at_kill": statuses,
+            "stored_outcomes": outcomes}
+
+
+_APP_KILLED = r"""
+import asyncio, sys
+from assistant.deps import Deps
+from assistant.llm import LLMClient
+from assistant.loop import Assistant
+from assistant.session import Session
+from assistant.settings import Settings
+
+settings = Settings(_env_file=None, data_dir=sys.argv[1], llm_base_url=sys.argv[2], llm_timeout_s=120,
+                    llm_max_retries=0)
+deps = Deps(settings, llm=LLMClient(settings, base_url=sys.argv[2], model="fake-model"))
+bot = Assistant(deps, Session("app-killed"))
+print("STARTED", flush=True)
+asyncio.run(bot.run_turn(sys.argv[3]))
+"""
+
+
+def _killed_app_turn(work: Path) -> str:
+    """A turn whose app process is killed -9 while the model is thinking; returns the question asked."""
+    import signal
+
+    from tests.fake_openai import FakeOpenAI, Reply
+
+    question = "Which team did Wang Zhizhi join in 2001?"
+    with FakeOpenAI(lambda req: Reply(content="{}", delay_s=60)) as srv:
+        proc = subprocess.Popen([sys.executable, "-c", _APP_KILLED, str(work / "data"), srv.base_url, question],
+                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc.stdout.readline()
+        deadline = time.time() + 120
+        while not srv.requests and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    return question
+
+
+# --- supervised restarts ------------------------------------------------------------------------------
+_DYING_SERVER = r"""
+import json, os, sys, threading, time
+from http.server import BaseHTTPRequestHandler, HTTPServer
+port, runs_file, die_runs = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+runs = int(open(runs_file).read()) + 1 if os.path.exists(runs_file) else 1
+open(runs_file, "w").write(str(runs))
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self):
+        body = json.dumps({"data": [{"id": "m"}]}).encode()
+        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
+        self.wfile.write(body)
+srv = HTTPServer(("127.0.0.1", port), H)
+print(f"start {runs}", flush=True)
+if runs <= die_runs:
+    threading.Thread(target=lambda: (time.sleep(2.5), os._exit(9)), daemon=True).start()
+srv.serve_forever()
+"""
+
+
+def server_restarts_recovered(work: Path, crashes: int = 3) -> dict:
+    """A stand-in model server that crashes ``crashes`` times; how many restarts brought it back."""
+    from assistant.serving import LocalServer, served_models
+    from assistant.settings import Settings
+    from assistant.supervisor import Supervisor, read_status, status_path
+
+    work.mkdir(parents=True, exist_ok=True)
+    settings = Settings(_env_file=None, data_dir=work / "data", vllm_port=free_port(), vllm_startup_timeout_s=30)
+    cmd = [sys.executable, "-c", _DYING_SERVER, str(settings.vllm_port), str(work / "runs"), str(crashes)]
+    srv = LocalServer(settings, cuda=False, command=cmd, env=dict(os.environ), echo=lambda m: None, progress=False)
+    with srv:
+        sup = Supervisor(srv, status_path(settings.data_dir), backoff_s=(0.5,), poll_s=0.2, say=lambda m: None).start()
+        try:
+            deadline = time.monotonic() + 120
+            while sup.restarts_recovered < crashes and time.monotonic() < deadline:
+                time.sleep(0.2)
+            time.sleep(1.0)
+            answers = served_models(srv.base_url) is not None
+            state = read_status(status_path(settings.data_dir)).state
+        finally:
+            sup.stop()
+    return {"crashes": sup.crashes, "server_restarts_recovered": sup.restarts_recovered,
+            "answers_after": answers, "state_after": state}
