@@ -185,8 +185,7 @@ def lost_turns_after_server_kill(work: Path) -> dict:
     statuses = [asyncio.run(one(i, q)) for i, q in enumerate(QUESTIONS)]
     for i, q in enumerate(QUESTIONS):
         asked[f"kill-{i}"] = q
-    killed_app = _killed_app_turn(work)
-    asked["app-killed"] = killed_app
+    asked["app-killed"] = killed_app_turn(work / "data")["question"]
     memory = Memory(settings.memory_path)
     lost, outcomes = 0, {}
     for conversation, question in asked.items():
@@ -209,36 +208,42 @@ from assistant.settings import Settings
 settings = Settings(_env_file=None, data_dir=sys.argv[1], llm_base_url=sys.argv[2], llm_timeout_s=120,
                     llm_max_retries=0)
 deps = Deps(settings, llm=LLMClient(settings, base_url=sys.argv[2], model="fake-model"))
-bot = Assistant(deps, Session("app-killed"))
+bot = Assistant(deps, Session(sys.argv[4] if len(sys.argv) > 4 else "app-killed"))
 print("STARTED", flush=True)
 asyncio.run(bot.run_turn(sys.argv[3]))
 """
 
 
-def _killed_app_turn(work: Path) -> str:
-    """A turn whose app process is killed -9 while the model is thinking; returns the question asked."""
+def killed_app_turn(data_dir: Path, question: str = "Which team did Wang Zhizhi join in 2001?",
+                    conversation: str = "app-killed") -> dict:
+    """A turn whose app process is killed -9 while the model is thinking (the fake model never answers)."""
     import signal
 
     from tests.fake_openai import FakeOpenAI, Reply
 
-    question = "Which team did Wang Zhizhi join in 2001?"
     with FakeOpenAI(lambda req: Reply(content="{}", delay_s=60)) as srv:
-        proc = subprocess.Popen([sys.executable, "-c", _APP_KILLED, str(work / "data"), srv.base_url, question],
-                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        proc.stdout.readline()
+        proc = subprocess.Popen([sys.executable, "-c", _APP_KILLED, str(data_dir), srv.base_url, question,
+                                 conversation], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        started = proc.stdout.readline().strip() == "STARTED"
         deadline = time.time() + 120
         while not srv.requests and time.time() < deadline and proc.poll() is None:
             time.sleep(0.2)
+        in_flight = bool(srv.requests)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-    return question
+    return {"question": question, "started": started, "killed_in_flight": in_flight,
+            "stderr": proc.stderr.read()[-2000:]}
 
 
 # --- supervised restarts ------------------------------------------------------------------------------
-_DYING_SERVER = r"""
-import json, os, sys, threading, time
+# A stand-in for vLLM: answers GET /v1/models, counts its starts in runs_file, and the first die_runs
+# starts crash die_after_s seconds after coming up. argv: port die_after_s runs_file die_runs [ignore-term]
+FAKE_MODEL_SERVER = r"""
+import json, os, signal, sys, threading, time
 from http.server import BaseHTTPRequestHandler, HTTPServer
-port, runs_file, die_runs = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+port, die_after, runs_file, die_runs = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+if len(sys.argv) > 5 and sys.argv[5] == "ignore-term":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 runs = int(open(runs_file).read()) + 1 if os.path.exists(runs_file) else 1
 open(runs_file, "w").write(str(runs))
 class H(BaseHTTPRequestHandler):
@@ -248,23 +253,37 @@ class H(BaseHTTPRequestHandler):
         self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
         self.wfile.write(body)
 srv = HTTPServer(("127.0.0.1", port), H)
-print(f"start {runs}", flush=True)
-if runs <= die_runs:
-    threading.Thread(target=lambda: (time.sleep(2.5), os._exit(9)), daemon=True).start()
+print(f"INFO start {runs} Application startup complete.", flush=True)
+if die_after >= 0 and runs <= die_runs:
+    def die():
+        time.sleep(die_after)
+        print("ERROR engine core died: simulated crash", flush=True)
+        os._exit(17)
+    threading.Thread(target=die, daemon=True).start()
 srv.serve_forever()
 """
 
 
+def fake_model_server(data_dir: Path, runs_file: Path, *, die_after: float, die_runs: int,
+                      ignore_term: bool = False):
+    """A LocalServer running FAKE_MODEL_SERVER on a free port (what the supervisor tests watch)."""
+    from assistant.serving import LocalServer
+    from assistant.settings import Settings
+
+    settings = Settings(_env_file=None, data_dir=data_dir, vllm_port=free_port(), vllm_startup_timeout_s=30)
+    cmd = [sys.executable, "-c", FAKE_MODEL_SERVER, str(settings.vllm_port), str(die_after), str(runs_file),
+           str(die_runs)] + (["ignore-term"] if ignore_term else [])
+    return LocalServer(settings, cuda=False, command=cmd, env=dict(os.environ), echo=lambda m: None, progress=False)
+
+
 def server_restarts_recovered(work: Path, crashes: int = 3) -> dict:
     """A stand-in model server that crashes ``crashes`` times; how many restarts brought it back."""
-    from assistant.serving import LocalServer, served_models
-    from assistant.settings import Settings
+    from assistant.serving import served_models
     from assistant.supervisor import Supervisor, read_status, status_path
 
     work.mkdir(parents=True, exist_ok=True)
-    settings = Settings(_env_file=None, data_dir=work / "data", vllm_port=free_port(), vllm_startup_timeout_s=30)
-    cmd = [sys.executable, "-c", _DYING_SERVER, str(settings.vllm_port), str(work / "runs"), str(crashes)]
-    srv = LocalServer(settings, cuda=False, command=cmd, env=dict(os.environ), echo=lambda m: None, progress=False)
+    srv = fake_model_server(work / "data", work / "runs", die_after=2.5, die_runs=crashes)
+    settings = srv.settings
     with srv:
         sup = Supervisor(srv, status_path(settings.data_dir), backoff_s=(0.5,), poll_s=0.2, say=lambda m: None).start()
         try:

@@ -8,23 +8,16 @@ the conversation still holds the question, the failure and the evidence of the t
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
-import sys
 import threading
-import time
-from pathlib import Path
 
 import pytest
 
-from assistant.loop import Assistant, Step, TurnHooks
-from assistant.session import Session
+from assistant.loop import Step, TurnHooks
 from memory.store import Memory
 from tests.fake_openai import FakeOpenAI, Reply
-from tests.test_loop import FakeSourcesDeps, Router, frame, make_assistant, patched_tools  # noqa: F401
+from tests.reliability_probes import killed_app_turn
+from tests.test_loop import Router, frame, make_assistant, patched_tools  # noqa: F401
 
-ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "When did Wang Zhizhi join the NBA?"
 
 
@@ -104,35 +97,10 @@ async def test_a_cancelled_turn_is_kept_as_interrupted(tmp_settings, patched_too
     assert "answer step" in turns[0]["error"]
 
 
-APP_KILLED = r"""
-import asyncio, sys
-from assistant.deps import Deps
-from assistant.llm import LLMClient
-from assistant.loop import Assistant
-from assistant.session import Session
-from assistant.settings import Settings
-
-settings = Settings(_env_file=None, data_dir=sys.argv[1], llm_base_url=sys.argv[2], llm_timeout_s=120,
-                    llm_max_retries=0)
-deps = Deps(settings, llm=LLMClient(settings, base_url=sys.argv[2], model="fake-model"))
-bot = Assistant(deps, Session("app-killed"))
-print("STARTED", flush=True)
-asyncio.run(bot.run_turn("When did Wang Zhizhi join the NBA?"))
-"""
-
-
 def test_a_killed_app_process_leaves_the_question_marked_interrupted(tmp_path):
     # The fake model never answers the intent request; the app process is killed -9 while it waits.
-    with FakeOpenAI(lambda req: Reply(content="{}", delay_s=60)) as srv:
-        proc = subprocess.Popen([sys.executable, "-c", APP_KILLED, str(tmp_path / "data"), srv.base_url], cwd=ROOT,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        assert proc.stdout.readline().strip() == "STARTED"
-        deadline = time.time() + 120
-        while not srv.requests and time.time() < deadline:
-            time.sleep(0.2)
-        assert srv.requests, proc.stderr.read()[-2000:]
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
+    run = killed_app_turn(tmp_path / "data", question=QUESTION)
+    assert run["started"] and run["killed_in_flight"], run["stderr"]
     turns = Memory(tmp_path / "data" / "memory.db").turns("app-killed")
     assert [(t["user_text"], t["status"]) for t in turns] == [(QUESTION, "interrupted")]
     assert "cut off" in turns[0]["error"]

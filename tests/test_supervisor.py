@@ -10,50 +10,20 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
 from assistant.serving import LocalServer, served_models
-from assistant.settings import Settings
 from assistant.supervisor import ServerStatus, Supervisor, read_status, status_path, write_status
-from tests.test_serving import alive, free_port
+from tests.reliability_probes import fake_model_server
+from tests.test_serving import alive
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# argv: port, die_after_s (negative: never), runs_file (counts starts), die_runs (how many starts die)
-FAKE = textwrap.dedent("""
-    import json, os, signal, sys, threading, time
-    from http.server import BaseHTTPRequestHandler, HTTPServer
-    port, die_after, runs_file, die_runs = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-    if len(sys.argv) > 5 and sys.argv[5] == "ignore-term":
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    runs = int(open(runs_file).read()) + 1 if os.path.exists(runs_file) else 1
-    open(runs_file, "w").write(str(runs))
-    class H(BaseHTTPRequestHandler):
-        def log_message(self, *a): pass
-        def do_GET(self):
-            body = json.dumps({"data": [{"id": "m"}]}).encode()
-            self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
-            self.wfile.write(body)
-    srv = HTTPServer(("127.0.0.1", port), H)
-    print(f"INFO start {runs} Application startup complete.", flush=True)
-    if die_after >= 0 and runs <= die_runs:
-        def die():
-            time.sleep(die_after)
-            print("ERROR engine core died: simulated crash", flush=True)
-            os._exit(17)
-        threading.Thread(target=die, daemon=True).start()
-    srv.serve_forever()
-""")
-
 
 def fake(tmp_path, *, die_after: float, die_runs: int, ignore_term: bool = False) -> LocalServer:
-    settings = Settings(_env_file=None, data_dir=tmp_path / "data", vllm_port=free_port(), vllm_startup_timeout_s=30)
-    cmd = [sys.executable, "-c", FAKE, str(settings.vllm_port), str(die_after), str(tmp_path / "runs"),
-           str(die_runs)] + (["ignore-term"] if ignore_term else [])
-    return LocalServer(settings, cuda=False, command=cmd, env=dict(os.environ), echo=lambda m: None,
-                       progress=False)
+    return fake_model_server(tmp_path / "data", tmp_path / "runs", die_after=die_after, die_runs=die_runs,
+                             ignore_term=ignore_term)
 
 
 def wait_for(cond, timeout=30.0):
