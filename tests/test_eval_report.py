@@ -116,3 +116,71 @@ def test_paired_notes_show_tiny_p_values_instead_of_zero():
                                 "full vs b": {"n": 194, "a_only": 18, "b_only": 14, "p": 0.5966}}, "claims")
     assert "p = 4.5e-07" in tiny and "p = 0.000" not in tiny and "real difference" in tiny
     assert "p = 0.597" in large and "no difference" in large
+
+
+def test_fallback_scores_keep_the_judges_fallbacks_apart():
+    from assistant.evals.report import fallback_scores
+
+    recs = [{"correct": True, "judge_failed": False}, {"correct": True, "judge_failed": True},  # lucky fallback
+            {"correct": False, "judge_failed": True}, {"correct": False, "judge_failed": False}]
+    scores = fallback_scores(recs)
+    assert scores["accuracy"] == 1 / 4  # only the model's own right answer counts
+    assert scores["accuracy_with_fallback"] == 2 / 4
+    assert scores["judge_failed_rate"] == 2 / 4
+    # Records logged before the flag existed: the split is unknown, so no "accuracy" is claimed.
+    old = fallback_scores([{"correct": True}, {"correct": False, "judge_failed": False}])
+    assert "accuracy" not in old and "judge_failed_rate" not in old
+    assert old == {"accuracy_with_fallback": 0.5, "judge_flag_missing": 1}
+    assert fallback_scores([]) == {}
+
+
+def test_label_baselines_from_gold_labels():
+    from assistant.evals.report import baseline_notes, label_baselines
+
+    base = label_baselines(["B", "A", "B", "C", "B"], ["A", "A", "A", "A", "A"])
+    assert base["majority_label"] == "B" and base["majority_baseline"] == 3 / 5
+    assert base["first_option_baseline"] == 1 / 5 and base["baseline_items"] == 5
+    tie = label_baselines(["REFUTES", "SUPPORTS"])
+    assert tie["majority_label"] == "REFUTES" and tie["majority_baseline"] == 0.5
+    assert "first_option_baseline" not in tie
+    assert "'B'" in baseline_notes(base) and "0.600" in baseline_notes(base) and "0.200" in baseline_notes(base)
+    with pytest.raises(ValueError):
+        label_baselines(["A", "B"], ["A"])
+
+
+def test_obqa_report_scores_a_failed_judge_as_its_own_outcome(tmp_path, fake_llm_server):
+    """Synthetic log records: a fallback that happens to be right is not counted as the model's answer."""
+    import json
+
+    from assistant.evals.report import ResultsLog
+    from assistant.evals.retrieval_eval import run_answer_eval
+    from assistant.settings import Settings
+
+    data = tmp_path / "eval-data" / "openbookqa"
+    data.mkdir(parents=True)
+    (data / "openbook.txt").write_text('"A bee is a pollinating animal."\n')
+    qs = [("q1", "A"), ("q2", "B"), ("q3", "A"), ("q4", "A")]
+    (data / "test.jsonl").write_text("\n".join(json.dumps(
+        {"id": i, "question": {"stem": f"question {i}?", "choices": [{"label": "A", "text": "x"},
+                                                                     {"label": "B", "text": "y"}]},
+         "answerKey": a}) for i, a in qs) + "\n")
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data", llm_base_url="http://127.0.0.1:9/v1",
+                        llm_model="fake-model", llm_max_retries=0, eval_data_dir=tmp_path / "eval-data")
+    log = ResultsLog(settings.data_dir / "eval" / "obqa-answers-judge-only.jsonl")
+    outcomes = {"q1": (True, False), "q2": (True, True), "q3": (False, True), "q4": (False, False)}
+    for item_id, (correct, failed) in outcomes.items():
+        log.add("bm25", item_id, pred="A", gold="A", correct=correct, cited=["S1"], judge_failed=failed,
+                rejected_citations=[], decided_by="fallback" if failed else "model",
+                citation_by="code" if failed else "model", seconds=1.0)
+    with fake_llm_server(lambda req: pytest.fail("every item is in the log: nothing may be asked")) as srv:
+        settings = settings.model_copy(update={"llm_base_url": srv.base_url})
+        variants = run_answer_eval(settings, "obqa", retrievers=["bm25"], limit=4, chains=False,
+                                   docs_dir=tmp_path / "docs")
+    assert variants["bm25"]["accuracy"] == 1 / 4
+    assert variants["bm25"]["accuracy_with_fallback"] == 2 / 4
+    assert variants["bm25"]["judge_failed_rate"] == 2 / 4 and variants["bm25"]["code_cited_rate"] == 2 / 4
+    report = json.loads((tmp_path / "docs" / "eval" / "obqa.json").read_text())
+    assert report["majority_baseline"] == 3 / 4 and report["majority_label"] == "A"
+    assert report["first_option_baseline"] == 3 / 4
+    md = (tmp_path / "docs" / "eval" / "obqa.md").read_text()
+    assert "judge_failed_rate" in md and "accuracy_with_fallback" in md and "always 'A'" in md

@@ -99,6 +99,10 @@ def test_medqa_eval_end_to_end_with_fake_llm(tmp_path, fake_llm_server, concurre
         assert variants["full"]["kg_only_items"] == 3 and 0 <= variants["full"]["kg_only_accuracy"] <= 1
         assert variants["no-filter"]["gold_reached_rate"] == 2 / 3  # both linked questions reach their gold drug
         assert (tmp_path / "docs" / "eval" / "medqa.png").exists()
+        # the judge always worked here: no fallback, so both accuracies agree; baselines from the gold labels
+        assert variants["full"]["judge_failed_rate"] == 0.0 and variants["full"]["accuracy_with_fallback"] == 2 / 3
+        assert report["majority_baseline"] == 2 / 3 and report["majority_label"] == "A"
+        assert report["first_option_baseline"] == 2 / 3 and report["baseline_items"] == 3
         # a later rates-only run (--limit 0) keeps the logged accuracy and asks the model nothing
         n_requests = len(srv.requests)
         again = json.loads(run_medical("medqa", limit=0, variants=["full", "no-filter", "gcn", "no-retrieval"],

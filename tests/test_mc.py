@@ -36,6 +36,7 @@ async def test_choose_option_parses_label_and_rejects_invented_citations(tmp_set
         await llm.aclose()
     assert result.choice == "A"
     assert result.cited == ["S1"] and not result.cited_by_support
+    assert (result.decided_by, result.citation_by) == ("model", "model")
     assert "S7" in result.rejected_citations and "S9" in result.rejected_citations
     assert set(result.chains) == {"A", "B"}
     assert result.confidence == pytest.approx(0.85)
@@ -53,9 +54,21 @@ async def test_choose_option_falls_back_to_support_when_judge_output_is_invalid(
         result = await choose_option(llm, "What are rocks made of?", {"A": "the moon", "B": "minerals"},
                                      _evidence(), chains=False)
         await llm.aclose()
-    assert result.judge_failed
+    assert result.judge_failed and result.decided_by == "fallback"
     assert result.choice == "B"  # only "minerals" appears in the evidence
     assert result.chains == {}
+    assert result.citation_by == "code"
+
+
+async def test_http_4xx_from_the_judge_is_a_marked_fallback(tmp_settings, fake_llm_server):
+    srv = fake_llm_server(lambda req: Reply(status=400) if "response_format" in req
+                          else Reply(content="x"))
+    with srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        result = await choose_option(llm, "What are rocks made of?", {"A": "the moon", "B": "minerals"},
+                                     _evidence(), chains=False)
+        await llm.aclose()
+    assert result.judge_failed and result.decided_by == "fallback" and result.choice == "B"
 
 
 def test_evidence_support_and_ties():
@@ -75,6 +88,7 @@ async def test_choose_option_reports_ties(tmp_settings, fake_llm_server):
     assert result.tied == ["A", "B"]
     # The judge cited nothing: the evidence sharing words with "minerals" is cited instead, and flagged.
     assert result.cited == ["S2"] and result.cited_by_support
+    assert (result.decided_by, result.citation_by) == ("model", "code")
 
 
 async def test_choose_option_needs_options(tmp_settings):

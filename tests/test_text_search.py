@@ -95,7 +95,8 @@ async def test_mc_answer_with_scripted_model(tmp_settings, kb, embedder, fake_ll
     assert out.cited == ["S1"] and ctx.evidence.get("S1").text == FACTS[0]
     assert set(out.cited) <= set(out.evidence)
     assert out.rejected_citations == ["S99"] and not out.judge_failed
-    assert "unverified" not in out.reply()
+    assert (out.decided_by, out.citation_by) == ("model", "model")
+    assert "unverified" not in out.reply() and "not by the model" not in out.reply()
     with pytest.raises(ToolError):
         await mc_answer(ctx, MCInput(question="q", options={"A": "only one"}))
 
@@ -109,7 +110,12 @@ async def test_mc_answer_says_when_the_judge_failed(tmp_settings, kb, embedder, 
                                            options={"A": "a rock", "B": "a bee"}, k_per_option=2, chains=False))
         await llm.aclose()
     assert out.judge_failed and out.choice == "B"  # evidence overlap decided
+    assert out.decided_by == "fallback"
+    assert "Answer chosen by word overlap, not by the model" in out.reply()
     assert "treat this answer as unverified" in out.reply()
+    # The judge cited nothing, so code picked the citation, and the reply says so.
+    assert out.citation_by == "code"
+    assert "Citation chosen by word overlap, not by the model" in out.reply()
 
 
 @pytest.mark.real_model
@@ -122,6 +128,9 @@ async def test_real_model_answers_from_tiny_kb_with_valid_citation(real_settings
                                            k_per_option=1, chains=False))
     finally:
         await llm.aclose()
+    # The model's own output must have decided: a fallback (word overlap) would also pick "a bee" here.
+    assert not out.judge_failed and out.decided_by == "model", "the judge's output was unusable"
     assert out.choice == "B"
-    assert all(c in ctx.evidence for c in out.cited)
-    assert any(ctx.evidence.get(c).text == FACTS[0] for c in out.cited) or out.evidence
+    assert out.citation_by == "model", "the model cited nothing retrieved; code chose the citation"
+    assert out.cited and all(c in ctx.evidence for c in out.cited)
+    assert any(ctx.evidence.get(c).text == FACTS[0] for c in out.cited)

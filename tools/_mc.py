@@ -35,6 +35,11 @@ _STOP = frozenset(
     "has have had they them their there than then so if but into about".split())
 
 
+# Who made a decision: a fallback choice must never be scored or shown as the model's own.
+DecidedBy = Literal["model", "fallback"]
+CitationBy = Literal["model", "code", "none"]
+
+
 class MCResult(BaseModel):
     """The outcome of one multiple-choice question."""
 
@@ -50,6 +55,11 @@ class MCResult(BaseModel):
     judge_failed: bool = Field(default=False, description="The judge's output was unusable; support decided.")
     cited_by_support: bool = Field(default=False,
                                    description="The model cited nothing valid; the best-overlapping evidence is cited.")
+    decided_by: DecidedBy = Field(default="model",
+                                  description="'fallback' when word overlap, not the model, chose the option.")
+    citation_by: CitationBy = Field(default="model",
+                                    description="'code' when word overlap, not the model, chose the citation; "
+                                                "'none' when nothing is cited.")
 
 
 def _content_words(text: str) -> set[str]:
@@ -159,7 +169,8 @@ async def choose_option(llm, question: str, options: dict[str, str], evidence: l
         judged_ids = list(verdict.evidence)
         confidence = CONFIDENCE_VALUE[verdict.confidence]
     except LLMResponseError:
-        # Unusable output: fall back to the model-free support score (first best option wins).
+        # Unusable output (also any HTTP 4xx from the server): fall back to the model-free support score
+        # (first best option wins), marked decided_by="fallback" so nobody counts it as the model's answer.
         judge_failed = True
         choice = max(labels, key=lambda lab: support[lab])
         confidence = 0.25
@@ -183,6 +194,8 @@ async def choose_option(llm, question: str, options: dict[str, str], evidence: l
     tied = [lab for lab in labels if support[lab] == best] if best > 0 else []
     if len(tied) < 2:
         tied = []
+    citation_by: CitationBy = "code" if cited_by_support else ("model" if cited else "none")
     return MCResult(choice=choice, chains=chain_texts, cited=cited, confidence=confidence, tied=tied,
                     support=support, rejected_citations=rejected, judge_failed=judge_failed,
-                    cited_by_support=cited_by_support)
+                    cited_by_support=cited_by_support, decided_by="fallback" if judge_failed else "model",
+                    citation_by=citation_by)

@@ -10,7 +10,7 @@ import asyncio
 
 from pydantic import BaseModel, Field
 
-from tools._mc import choose_option
+from tools._mc import CitationBy, DecidedBy, choose_option
 from tools._registry import ToolContext, ToolError, tool
 from tools.text_search import DEFAULT_METHOD, EMPTY_KB_MESSAGE, Method, rank_kb
 
@@ -33,6 +33,9 @@ class Output(BaseModel):
     tied: list[str] = Field(default_factory=list)
     judge_failed: bool = Field(default=False, description="The judge's output was unusable; evidence overlap chose.")
     rejected_citations: list[str] = Field(default_factory=list, description="Ids the judge cited that were not retrieved.")
+    decided_by: DecidedBy = Field(default="model", description="'fallback': word overlap, not the model, chose.")
+    citation_by: CitationBy = Field(default="model", description="'code': word overlap, not the model, chose the "
+                                                                 "citation; 'none': nothing cited.")
 
     def reply(self) -> str:
         """The cited reply shown to the user (the loop still checks its citations)."""
@@ -41,9 +44,13 @@ class Output(BaseModel):
         if self.tied:
             text += (f"\n\nThe evidence supports options {', '.join(self.tied)} about equally well, so this "
                      "choice is uncertain.")
-        if self.judge_failed:
-            text += ("\n\nThe model's judgement could not be read, so the option whose evidence overlaps it most "
-                     "was chosen; treat this answer as unverified by the model.")
+        if self.decided_by == "fallback":
+            text += ("\n\n(Answer chosen by word overlap, not by the model: the model's judgement could not be "
+                     "read, so the option whose evidence overlaps it most was chosen; treat this answer as "
+                     "unverified by the model.)")
+        if self.citation_by == "code":
+            text += ("\n\n(Citation chosen by word overlap, not by the model: the model cited no retrieved "
+                     "sentence, so the one sharing the most words with the answer is shown.)")
         return text
 
 
@@ -81,4 +88,5 @@ async def mc_answer(ctx: ToolContext, args: Input) -> Output:
     result = await choose_option(ctx.deps.llm, args.question, options, evidence, chains=args.chains)
     return Output(choice=result.choice, answer=options[result.choice], cited=result.cited,
                   evidence=[e.id for e in evidence], chains=result.chains, confidence=result.confidence,
-                  tied=result.tied, judge_failed=result.judge_failed, rejected_citations=result.rejected_citations)
+                  tied=result.tied, judge_failed=result.judge_failed, rejected_citations=result.rejected_citations,
+                  decided_by=result.decided_by, citation_by=result.citation_by)

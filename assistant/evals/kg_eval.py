@@ -31,6 +31,9 @@ THESIS = {  # UGAT-MedQA, Qwen2.5-72B (methods.md §4)
     "medmcqa": {"full": 77.50, "no-filter": 70.18, "gcn": 75.30, "no-retrieval": 67.75},
 }
 THESIS_1HOP = {"csqa": 92.79, "obqa": 95.4}  # USCRaKE, Qwen2.5-72B (methods.md §2)
+FALLBACK_NOTE = ("`accuracy` counts an answer as right only when the model's judge chose it; when the judge's "
+                 "output was unusable (`judge_failed_rate`), word overlap with the evidence picked an option, and "
+                 "that fallback is scored wrong. `accuracy_with_fallback` scores the fallback's pick as an answer.")
 FILES = {"medqa": "medqa/medqa_us_4opt_test.mirage.jsonl", "medmcqa": "medmcqa/medmcqa_dev.mirage.jsonl"}
 
 
@@ -153,7 +156,7 @@ def ensure_ddb(deps) -> None:
 def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, chains: bool,
                 rates: bool, settings=None, docs_dir: Path | None = None, concurrency: int = 1) -> Path:
     from assistant.deps import Deps
-    from assistant.evals.report import ResultsLog, bounded_map, mcnemar, write_eval
+    from assistant.evals.report import ResultsLog, bounded_map, fallback_scores, label_baselines, mcnemar, write_eval
     from assistant.llm import LLMTimeout
     from assistant.settings import Settings
 
@@ -205,6 +208,7 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
                     continue
                 log.add(v, item["id"], choice=res.choice, gold=item["answer"], correct=res.choice == item["answer"],
                         cited=res.cited, paths=st["paths"], judge_failed=res.judge_failed,
+                        decided_by=res.decided_by, citation_by=res.citation_by,
                         llm_seconds=round(time.perf_counter() - t, 2))
                 click.echo(f"  {v} {item['id']}: {res.choice} (gold {item['answer']}), {st['paths']} paths")
 
@@ -228,7 +232,7 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
         row: dict = {}
         recs = [r for r in log.records(v) if r["id"] in answered]
         if recs:  # left out (not null) when no item was answered, so the chart and JSON stay numeric
-            row["accuracy"] = sum(r["correct"] for r in recs) / len(recs)
+            row.update(fallback_scores(recs))  # accuracy counts fallbacks wrong; accuracy_with_fallback not
         row["llm_items"] = len(recs)
         rate_recs = [r for r in log.records(f"rates:{v}") if r["id"] in ids]
         if v == "no-retrieval":
@@ -244,17 +248,24 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
             row.update(kg_only_summary(rate_recs, by_id))
         else:
             row.update(linked_rate=None, path_rate=None)
-        row["thesis_accuracy_qwen2.5_72b"] = THESIS[benchmark][v] / 100.0
+        if v in THESIS[benchmark]:
+            row["thesis_accuracy_qwen2.5_72b"] = THESIS[benchmark][v] / 100.0
         results[v] = row
-    correct = {v: {r["id"]: r["correct"] for r in log.records(v) if r["id"] in answered} for v in VARIANTS}
+    # Paired tests score a fallback (judge output unusable) as wrong, like ``accuracy``.
+    correct = {v: {r["id"]: r["correct"] and not r.get("judge_failed", False) for r in log.records(v)
+                   if r["id"] in answered} for v in VARIANTS}
     paired = {f"full vs {v}": mcnemar(correct["full"], correct[v]) for v in VARIANTS
               if v != "full" and correct["full"] and correct[v]}
     notes = _medical_notes(benchmark, items, limit, chains, results, settings, paired)
+    # Baselines from the gold answers of the items the accuracy covers (all subset items when none was answered).
+    scored = [it for it in items if it["id"] in answered] or items
+    baselines = label_baselines([it["answer"] for it in scored], [next(iter(it["options"])) for it in scored])
     return write_eval(benchmark, model=settings.llm_model, items=len(items), seed=SEED, variants=results, notes=notes,
                       extra={"subset": f"fixed seeded subset of {len(items)} items (random.Random({SEED}).sample)",
-                             "llm_items": len(answered), "chains": chains, "paired": paired,
+                             "llm_items": len(answered), "chains": chains, "paired": paired, **baselines,
                              "thesis": {"model": "Qwen2.5-72B", "accuracy_percent": THESIS[benchmark]}},
-                      docs_dir=docs_dir, metric_keys=["accuracy", "llm_items", "linked_rate", "path_rate", "mean_path_length",
+                      docs_dir=docs_dir, metric_keys=["accuracy", "accuracy_with_fallback", "judge_failed_rate",
+                                   "llm_items", "linked_rate", "path_rate", "mean_path_length",
                                    "kg_only_accuracy", "gold_reached_rate", "distractor_reached_rate",
                                    "thesis_accuracy_qwen2.5_72b"])
 
@@ -280,6 +291,7 @@ def _medical_notes(benchmark, items, limit, chains, results, settings, paired=No
     ]
     if ran:
         lines.append("Measured: " + ", ".join(f"{v} {acc[v]:.3f}" for v in ran) + ".")
+    lines.append(FALLBACK_NOTE)
     kg_only = {v: results[v] for v in VARIANTS if results[v].get("kg_only_items")}
     if kg_only:
         lines += ["", "Paths alone, no LLM (kg_only_accuracy: the option with the best-scored path, or the shortest "
@@ -335,7 +347,7 @@ def one_hop(deps, item: dict, s: int = 10):
 
 def run_one_hop(benchmark: str, limit: int, chains: bool, settings=None, concurrency: int = 1) -> Path:
     from assistant.deps import Deps
-    from assistant.evals.report import ResultsLog, bounded_map, write_eval
+    from assistant.evals.report import ResultsLog, bounded_map, fallback_scores, label_baselines, write_eval
     from assistant.settings import Settings
 
     settings = settings or Settings()
@@ -358,7 +370,8 @@ def run_one_hop(benchmark: str, limit: int, chains: bool, settings=None, concurr
                 _, evidence, st = await asyncio.to_thread(one_hop, deps, item)
             res = await choose_option(deps.llm, item["question"], item["options"], evidence, chains=chains)
             log.add(v, item["id"], choice=res.choice, gold=item["answer"], correct=res.choice == item["answer"],
-                    cited=res.cited, judge_failed=res.judge_failed, rejected_citations=res.rejected_citations, **st)
+                    cited=res.cited, judge_failed=res.judge_failed, rejected_citations=res.rejected_citations,
+                    decided_by=res.decided_by, citation_by=res.citation_by, **st)
             click.echo(f"  {v} {item['id']}: {res.choice} (gold {item['answer']}), {st['triples']} triples")
 
         jobs = [(v, it) for it in items for v in ("conceptnet-1hop", "no-retrieval") if not log.get(v, it["id"])]
@@ -372,14 +385,16 @@ def run_one_hop(benchmark: str, limit: int, chains: bool, settings=None, concurr
     variants = {}
     for v in ("conceptnet-1hop", "no-retrieval"):
         recs = [r for r in log.records(v) if r["id"] in ids]
-        variants[v] = {"accuracy": sum(r["correct"] for r in recs) / len(recs) if recs else None,
+        variants[v] = {**fallback_scores(recs),  # accuracy counts fallbacks wrong; accuracy_with_fallback not
                        "linked_rate": sum(r["linked"] > 0 for r in recs) / len(recs) if recs else None,
                        "path_rate": sum(r["triples"] > 0 for r in recs) / len(recs) if recs else None}
-    notes = (f"{len(items)} items (seeded subset, seed {SEED}), model `{settings.llm_model}` (1.5B on CPU), "
+    notes = (FALLBACK_NOTE + "\n\n" + f"{len(items)} items (seeded subset, seed {SEED}), model `{settings.llm_model}` (1.5B on CPU), "
              f"{'chains + judge' if chains else 'judge only'}. ConceptNet CN-100K, exact then fuzzy linking, all 1-hop "
              f"triples, top 10 by embedding similarity to question+options. Thesis (USCRaKE, Qwen2.5-72B): "
              f"{THESIS_1HOP[benchmark]}% — a far larger model; compare the two variants here, not the absolute value.")
-    return write_eval(benchmark, model=settings.llm_model, items=len(items), seed=SEED, variants=variants, notes=notes)
+    baselines = label_baselines([it["answer"] for it in items], [next(iter(it["options"])) for it in items])
+    return write_eval(benchmark, model=settings.llm_model, items=len(items), seed=SEED, variants=variants, notes=notes,
+                      extra=baselines)
 
 
 def register(group) -> None:

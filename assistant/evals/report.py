@@ -64,6 +64,62 @@ def classification_metrics(golds: list[str], preds: list[str], labels: Iterable[
             "confusion": confusion, "n": n}
 
 
+# -- fallbacks apart, and what a model-free answer would score ---------------------------------
+def fallback_scores(records: list[dict]) -> dict[str, Any]:
+    """Accuracy with the judge's fallbacks scored as their own outcome.
+
+    ``records`` carry ``correct`` and ``judge_failed`` (the judge's output was unusable and word overlap,
+    not the model, chose). Returns ``accuracy`` (a fallback counts as wrong: only the model's own answers
+    score), ``accuracy_with_fallback`` (the fallback's choice scored as an answer; labelled as such) and
+    ``judge_failed_rate``. When some records lack the flag (logged before it existed), the split is
+    unknown: only ``accuracy_with_fallback`` and ``judge_flag_missing`` (their count) are given.
+    """
+    if not records:
+        return {}
+    n = len(records)
+    out: dict[str, Any] = {"accuracy_with_fallback": sum(bool(r["correct"]) for r in records) / n}
+    missing = sum(1 for r in records if "judge_failed" not in r)
+    if missing:
+        out["judge_flag_missing"] = missing
+        return out
+    failed = sum(bool(r["judge_failed"]) for r in records)
+    out["accuracy"] = sum(bool(r["correct"]) and not r["judge_failed"] for r in records) / n
+    out["judge_failed_rate"] = failed / n
+    return out
+
+
+def label_baselines(golds: list[str], first_labels: list[str] | None = None) -> dict[str, Any]:
+    """Model-free baselines from the gold labels of the evaluated items only.
+
+    ``majority_baseline``: accuracy of always answering the most frequent gold label (for multiple
+    choice, the most frequent gold option letter). With ``first_labels`` (each item's first option
+    letter), ``first_option_baseline``: accuracy of always answering the first option.
+    """
+    if not golds:
+        return {}
+    counts = Counter(golds)
+    label, top = max(sorted(counts.items()), key=lambda kv: kv[1])  # ties: alphabetically first label
+    out: dict[str, Any] = {"majority_baseline": top / len(golds), "majority_label": label,
+                           "baseline_items": len(golds)}
+    if first_labels is not None:
+        if len(first_labels) != len(golds):
+            raise ValueError("first_labels must give one first option per gold label")
+        out["first_option_baseline"] = sum(g == f for g, f in zip(golds, first_labels)) / len(golds)
+    return out
+
+
+def baseline_notes(payload: dict[str, Any]) -> str:
+    """One Markdown line on the model-free baselines of a report, or '' when it has none."""
+    if "majority_baseline" not in payload:
+        return ""
+    text = (f"Baselines without any model, on the same {payload.get('baseline_items', '?')} items: always "
+            f"'{payload.get('majority_label', '?')}' (the most frequent gold label) scores "
+            f"{payload['majority_baseline']:.3f}")
+    if "first_option_baseline" in payload:
+        text += f"; always the first option scores {payload['first_option_baseline']:.3f}"
+    return text + "."
+
+
 # -- resumable per-item results ------------------------------------------------------------
 class ResultsLog:
     """Append-only JSONL of per-item results, keyed by (variant, item id), so a run resumes."""
@@ -108,8 +164,11 @@ def _table(headers: list[str], rows: list[list[Any]]) -> str:
 
 def write_eval(benchmark: str, *, model: str, items: int, seed: int, variants: dict[str, dict[str, Any]],
                notes: str = "", extra: dict[str, Any] | None = None, docs_dir: Path | None = None,
-               metric_keys: list[str] | None = None) -> Path:
-    """Write docs/eval/<benchmark>.{json,md,png}; print the table; return the JSON path."""
+               metric_keys: list[str] | None = None, chart_metric: str = "accuracy") -> Path:
+    """Write docs/eval/<benchmark>.{json,md,png}; print the table; return the JSON path.
+
+    ``extra`` should carry the model-free baselines (:func:`label_baselines`); they are stated in the .md.
+    """
     out_dir = (docs_dir or DOCS_DIR) / "eval"
     out_dir.mkdir(parents=True, exist_ok=True)
     payload = {"benchmark": benchmark, "model": model, "items": items, "seed": seed, "variants": variants}
@@ -122,11 +181,13 @@ def write_eval(benchmark: str, *, model: str, items: int, seed: int, variants: d
     table = _table(["variant"] + keys, [[name] + [v.get(k, "") for k in keys] for name, v in variants.items()])
     print(f"\n{benchmark} — model {model}, {items} items, seed {seed}\n{table}\n")
     md = f"# {benchmark}\n\nModel: `{model}`. Items: {items}. Seed: {seed}.\n\n{table}\n"
+    if baselines := baseline_notes(payload):
+        md += f"\n{baselines}\n"
     if notes:
         md += f"\n{notes.strip()}\n"
     (out_dir / f"{benchmark}.md").write_text(md)
-    _bar_chart(out_dir / f"{benchmark}.png", benchmark, {n: v.get("accuracy", 0.0) for n, v in variants.items()},
-               ylabel="accuracy")
+    _bar_chart(out_dir / f"{benchmark}.png", benchmark,
+               {n: v.get(chart_metric) or 0.0 for n, v in variants.items()}, ylabel=chart_metric)
     return json_path
 
 
