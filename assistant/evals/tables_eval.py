@@ -205,7 +205,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
     ``concurrency`` checks are in flight at once; each check's ``latency_s`` is then its wall time while
     sharing the server, so the single-claim latency belongs in the benchmark (tests/bench/bench_tables.py).
     """
-    from assistant.evals.report import ResultsLog, bounded_map, mcnemar, paired_notes, write_eval
+    from assistant.evals.report import ResultsLog, bounded_map, label_baselines, mcnemar, paired_notes, write_eval
     from assistant.llm import LLMClient, LLMResponseError, LLMTimeout
     from tools.verify_claim import check_claim
 
@@ -302,7 +302,8 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
              + ("\n".join(paired_notes(paired, "claims")) + "\n\n" if paired else "") + THESIS_NOTES)
     extra = {"labels": list(labels), "complete": complete, "filter_method": filter_method,
              "item_ids": ids, "selection_size": len(selection), "selection_ids": [it.id for it in selection],
-             "thesis": THESIS[benchmark], "log": str(log.path), "paired": paired}
+             "thesis": THESIS[benchmark], "log": str(log.path), "paired": paired,
+             **label_baselines([it.label for it in items])}  # always-one-label accuracy on these claims (#18)
     return write_eval(benchmark, model=llm.model, items=len(items), seed=seed, variants=results, notes=notes,
                       extra=extra, docs_dir=docs_dir,
                       metric_keys=["accuracy", "macro_f1", "n", "median_latency_s", "invalid_citation_rate",
