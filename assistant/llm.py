@@ -264,6 +264,41 @@ class LLMClient:
                 f"{exc.errors()[0].get('msg', exc)} (output began {text[:120]!r})"
             ) from exc
 
+    async def structured_samples(self, messages: list[dict], schema: type[T], *, n: int, max_tokens: int | None = None,
+                                 temperature: float | None = None,
+                                 name: str | None = None) -> list[T | LLMResponseError]:
+        """``n`` schema-constrained samples in ONE request (``n`` choices): the server batches them.
+
+        Each choice is validated on its own; one that does not match comes back as an
+        :class:`LLMResponseError` in its place instead of failing the others.
+        """
+        json_schema = schema.model_json_schema()
+        resp = await self._create(
+            messages=messages, n=n,
+            response_format={"type": "json_schema",
+                             "json_schema": {"name": name or schema.__name__, "schema": json_schema, "strict": True}},
+            stop=WHITESPACE_RUNS,
+            **self._sampling(max_tokens, temperature),
+        )
+        out: list[T | LLMResponseError] = []
+        for choice in resp.choices:
+            text = choice.message.content or ""
+            try:
+                out.append(schema.model_validate_json(_strip_fences(text)))
+                continue
+            except ValidationError as exc:
+                error = exc
+            closed = close_json_after_value(text)
+            if closed is not None:
+                try:
+                    out.append(schema.model_validate_json(closed))
+                    continue
+                except ValidationError:
+                    pass
+            out.append(LLMResponseError(f"The model's structured output did not match {schema.__name__}: "
+                                        f"{error.errors()[0].get('msg', error)} (output began {text[:120]!r})"))
+        return out
+
 
 def close_json_after_value(text: str) -> str | None:
     """Close JSON that stopped in whitespace after a complete value, else None.

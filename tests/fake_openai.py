@@ -25,6 +25,7 @@ class Reply:
     error_body: str = '{"error": {"message": "scripted failure"}}'
     finish_reason: str | None = None  # default: "tool_calls" with tool calls, else "stop"
     stop_reason: str | None = None  # vLLM's extra field: the stop string that ended generation
+    more_choices: list[str] = field(default_factory=list)  # contents of choices 2.. (requests with n > 1)
 
 
 Handler = Callable[[dict], Reply]
@@ -135,5 +136,7 @@ def _completion(req: dict, reply: Reply) -> dict:
     return {"id": "cmpl", "object": "chat.completion", "created": 0, "model": req.get("model", "fake-model"),
             "choices": [{"index": 0, "message": message,
                          "finish_reason": reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"),
-                         **({"stop_reason": reply.stop_reason} if reply.stop_reason else {})}],
+                         **({"stop_reason": reply.stop_reason} if reply.stop_reason else {})}]
+            + [{"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+               for i, text in enumerate(reply.more_choices, start=1)],
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}

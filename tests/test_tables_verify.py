@@ -57,7 +57,8 @@ async def test_verdict_parsed_cells_checked_explanations_concurrent(tmp_settings
     judge = {"label": "SUPPORTS", "cited_cells": ["R5C3", "R5C2", "R9C9", "nonsense"], "reason": "Row 5 says 678."}
     with fake_llm_server(scripted(judge)) as srv:
         ctx = _ctx(tmp_settings, srv)
-        out = await verify_claim(ctx, Input(claim=CLAIM))
+        # The CCoE path, chosen explicitly: the default variant is now "program" (tests/test_table_program.py).
+        out = await verify_claim(ctx, Input(claim=CLAIM, variant="full"))
     assert out.verdict == "SUPPORTS" and out.reason.startswith("Row 5 says 678")
     assert out.cells == ["T1:R5C3", "T1:R5C2"]
     assert out.invalid_citations == ["R9C9", "nonsense"] and out.citations_valid
@@ -85,11 +86,11 @@ async def test_cells_outside_the_collapsed_table_are_rejected(tmp_settings, fake
     llm_judge = {"label": "REFUTES", "cited_cells": [], "reason": "x"}
     with fake_llm_server(scripted(llm_judge)) as srv:
         llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
-        first = await check_claim(llm, MEASLES, CLAIM, embedder=BagOfWordsEmbedder())
+        first = await check_claim(llm, MEASLES, CLAIM, embedder=BagOfWordsEmbedder(), variant="full")
         dropped = [c for c in range(1, MEASLES.n_cols + 1) if c not in first.cols]
         assert dropped, "the filter should drop something in this table"
         llm_judge["cited_cells"] = [f"R1C{dropped[0]}", "R0C1", "R6C1"]
-        second = await check_claim(llm, MEASLES, CLAIM, embedder=BagOfWordsEmbedder())
+        second = await check_claim(llm, MEASLES, CLAIM, embedder=BagOfWordsEmbedder(), variant="full")
     assert second.label == "REFUTES" and second.cells == []
     assert second.invalid_cells == [f"R1C{dropped[0]}", "R0C1", "R6C1"]
     assert second.citations_valid is False
@@ -134,7 +135,7 @@ async def test_two_label_benchmarks_restrict_the_schema(tmp_settings, fake_llm_s
     with fake_llm_server(scripted(judge, explanations=2)) as srv:
         llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
         check = await check_claim(llm, MEASLES, CLAIM, embedder=BagOfWordsEmbedder(),
-                                  labels=("SUPPORTS", "REFUTES"))
+                                  labels=("SUPPORTS", "REFUTES"), variant="full")
     assert check.label == "REFUTES" and set(check.explanations) == {"SUPPORTS", "REFUTES"}
     schema = [r for r in srv.requests if _is_judge(r)][0]["response_format"]["json_schema"]["schema"]
     assert schema["properties"]["label"]["enum"] == ["SUPPORTS", "REFUTES"]
@@ -189,7 +190,7 @@ async def test_free_form_answer_with_cells(tmp_settings, fake_llm_server):
 async def test_real_model_claim_check(real_settings):
     llm = LLMClient(real_settings)
     try:
-        check = await check_claim(llm, MEASLES, CLAIM, embedder=BagOfWordsEmbedder())
+        check = await check_claim(llm, MEASLES, CLAIM, embedder=BagOfWordsEmbedder(), variant="full")
     finally:
         await llm.aclose()
     assert check.label in LABELS
@@ -205,7 +206,7 @@ async def test_long_table_prompt_is_bounded(tmp_settings, fake_llm_server):
     with fake_llm_server(scripted(judge)) as srv:
         llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
         check = await check_claim(llm, _long_table(), "Zedville had a population of 678 in 2011.",
-                                  embedder=BagOfWordsEmbedder())
+                                  embedder=BagOfWordsEmbedder(), variant="full")
     assert 7778 in check.rows and len(check.rows) <= 50
     assert len(check.collapsed) <= TABLE_PROMPT_CHARS + 200
     assert check.cells == [(7778, 3)] or 3 not in check.cols

@@ -8,6 +8,12 @@
 
 Variants for the ablations: ``no-filter`` (whole table), ``no-ccoe`` (the judge sees only the
 collapsed table) and ``direct`` (one prompt over the whole table).
+
+The default, ``program`` (issue 13), lets code decide: the model names the columns the claim needs
+(``not_in_table`` -> NOT ENOUGH INFO), writes five grammar-bound table programs in one request, code
+runs them and the verdicts are voted on (``tools._table_program``). When no program runs or the vote
+is split, the path above (``full``) decides, and ``decided_by`` says which did. ``program+ccoe`` runs
+both and counts the CCoE verdict as one more vote, which also breaks ties.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from pydantic import BaseModel, Field, create_model
 from assistant.prompts import render
 from kb.tables import Table
 from tools._registry import ToolContext, ToolError, tool
+from tools._table_program import DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, solve
 from tools._table_llm import (
     JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, cited_for_view,
     register_evidence, validate_cells)
@@ -33,8 +40,10 @@ READINGS = {
     "REFUTES": "the table refutes the claim",
     "NOT ENOUGH INFO": "the table does not give enough information to decide the claim",
 }
-Variant = Literal["full", "no-filter", "no-ccoe", "direct"]
-VARIANTS: tuple[str, ...] = ("full", "no-filter", "no-ccoe", "direct")
+Variant = Literal["program", "program+ccoe", "full", "no-filter", "no-ccoe", "direct"]
+VARIANTS: tuple[str, ...] = ("program", "program+ccoe", "full", "no-filter", "no-ccoe", "direct")
+DEFAULT_VARIANT = "program"
+PROGRAM_VARIANTS = ("program", "program+ccoe")
 EXPLANATION_MAX_TOKENS = 120  # ~30 s each at 4 tokens/s; the three run concurrently
 JUDGE_MAX_TOKENS = JUDGEMENT_MAX_TOKENS  # an upper bound: the JSON normally ends well before
 
@@ -72,6 +81,9 @@ class ClaimCheck(BaseModel):
     rows: list[int]
     collapsed: str
     timings: dict[str, float] = Field(default_factory=dict)
+    decided_by: Literal["program", "ccoe", "program+ccoe", "columns"] = "ccoe"
+    confidence: float | None = Field(None, description="Share of the sampled programs that agree.")
+    programs: ProgramOutcome | None = None
 
     @property
     def cell_refs(self) -> list[str]:
@@ -87,12 +99,17 @@ async def explain(llm, claim: str, view: CollapsedView, labels: tuple[str, ...] 
     return {lab: " ".join(t.split()) for lab, t in zip(labels, texts)}
 
 
-async def check_claim(llm, table: Table, claim: str, *, embedder=None, variant: str = "full",
+async def check_claim(llm, table: Table, claim: str, *, embedder=None, variant: str = DEFAULT_VARIANT,
                       labels: tuple[str, ...] = LABELS, filter_method: Literal["cosine", "jsd"] = "cosine",
-                      seed: int = 0, filter_result: FilterResult | None = None) -> ClaimCheck:
+                      seed: int = 0, filter_result: FilterResult | None = None, samples: int = DEFAULT_SAMPLES,
+                      temperature: float = DEFAULT_TEMPERATURE) -> ClaimCheck:
     """Verify ``claim`` against ``table``; usable without a ToolContext (the evaluation calls this)."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")
+    if variant in PROGRAM_VARIANTS:
+        return await _check_by_program(llm, table, claim, embedder=embedder, variant=variant, labels=labels,
+                                       filter_method=filter_method, seed=seed, filter_result=filter_result,
+                                       samples=samples, temperature=temperature)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     if variant in ("full", "no-ccoe"):
@@ -127,11 +144,68 @@ async def check_claim(llm, table: Table, claim: str, *, embedder=None, variant: 
         cols=view.cols, rows=view.shown_rows, collapsed=view.markdown, timings=timings)
 
 
+async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant: str, labels: tuple[str, ...],
+                            filter_method: Literal["cosine", "jsd"], seed: int, filter_result: FilterResult | None,
+                            samples: int, temperature: float) -> ClaimCheck:
+    """The ``program`` variants: programs vote; CCoE decides when they cannot (or votes too)."""
+    t0 = time.perf_counter()
+    ccoe_variant = "full" if embedder is not None or filter_result is not None else "no-filter"
+
+    def ccoe() -> asyncio.Task[ClaimCheck]:
+        return asyncio.ensure_future(check_claim(llm, table, claim, embedder=embedder, variant=ccoe_variant,
+                                                 labels=labels, filter_method=filter_method, seed=seed,
+                                                 filter_result=filter_result))
+
+    # The ensemble needs the judge anyway: start it now so it overlaps the programs.
+    judge = ccoe() if variant == "program+ccoe" else None
+    outcome = await solve(llm, table, "claim", claim, n=samples, temperature=temperature)
+    program_s = time.perf_counter() - t0
+    if outcome.not_in_table and "NOT ENOUGH INFO" in labels and judge is None:
+        view = CollapsedView.build(table, list(range(1, table.n_cols + 1)), list(range(1, min(table.n_rows, 10) + 1)))
+        return ClaimCheck(claim=claim, table=table.name, variant=variant, label="NOT ENOUGH INFO", cells=[],
+                          citations_valid=True, reason=outcome.reason, cols=view.cols, rows=view.shown_rows,
+                          collapsed=view.markdown,
+                          timings={"program_s": program_s, "total_s": program_s}, decided_by="columns",
+                          confidence=None, programs=outcome)
+    if judge is None and outcome.decided and outcome.winner in labels:
+        view = CollapsedView.build(table, outcome.cols, outcome.rows)
+        return ClaimCheck(claim=claim, table=table.name, variant=variant, label=outcome.winner, cells=outcome.cells,
+                          citations_valid=True, reason=outcome.reason, cols=view.cols, rows=view.shown_rows,
+                          collapsed=view.markdown, timings={"program_s": program_s, "total_s": program_s},
+                          decided_by="program", confidence=outcome.confidence, programs=outcome)
+    fallback = await (judge if judge is not None else ccoe())
+    timings = {**fallback.timings, "program_s": program_s, "total_s": time.perf_counter() - t0}
+    if judge is None:  # no program ran, the vote was split, or the table lacks a column the labels cannot say
+        return fallback.model_copy(update={"variant": variant, "decided_by": "ccoe", "programs": outcome,
+                                           "timings": timings})
+    votes = dict(outcome.votes)
+    if outcome.not_in_table and "NOT ENOUGH INFO" in labels:
+        votes["NOT ENOUGH INFO"] = votes.get("NOT ENOUGH INFO", 0) + 1
+    votes[fallback.label] = votes.get(fallback.label, 0) + 1
+    best = max(votes.values())
+    leaders = [lab for lab, v in votes.items() if v == best]
+    label = fallback.label if fallback.label in leaders else leaders[0]
+    confidence = round(best / sum(votes.values()), 2)
+    if label == fallback.label:
+        return fallback.model_copy(update={"variant": variant, "decided_by": "program+ccoe", "programs": outcome,
+                                           "timings": timings, "confidence": confidence})
+    programs_won = outcome.decided and label == outcome.winner
+    view = (CollapsedView.build(table, outcome.cols, outcome.rows) if programs_won
+            else CollapsedView.build(table, fallback.cols, fallback.rows))
+    return ClaimCheck(claim=claim, table=table.name, variant=variant, label=label,
+                      cells=outcome.cells if programs_won else [], citations_valid=True,
+                      reason=outcome.reason,
+                      explanations=fallback.explanations, cols=view.cols, rows=view.shown_rows,
+                      collapsed=view.markdown, timings=timings, decided_by="program+ccoe", confidence=confidence,
+                      programs=outcome)
+
+
 # -- the tool -----------------------------------------------------------------------------------
 class Input(BaseModel):
     claim: str = Field(description="The claim to check against the table, as a statement.")
     table: str | None = Field(None, description="Name of an uploaded table; default: the latest one.")
-    variant: Variant = Field("full", description="full (default), no-filter, no-ccoe or direct.")
+    variant: Variant = Field(DEFAULT_VARIANT, description="program (default), program+ccoe, full, no-filter, "
+                                                          "no-ccoe or direct.")
 
 
 class Output(BaseModel):
@@ -145,14 +219,24 @@ class Output(BaseModel):
     citations_valid: bool = True
     columns_kept: list[str] = Field(default_factory=list)
     filter: str = Field("", description="Why columns (and rows) were kept or dropped.")
+    decided_by: str = Field("ccoe", description="program (code computed it), ccoe (the judge), program+ccoe, or "
+                                                "columns (the table lacks a column the claim needs).")
+    confidence: float | None = Field(None, description="Share of the sampled programs that agree.")
+    programs: list[str] = Field(default_factory=list, description="Each sampled program, its result or its error.")
+    vote: str = ""
 
     def reply(self) -> str | None:
         """The verdict with its decisive cells; without a valid cell the loop writes the answer instead."""
+        label = {"SUPPORTS": "Supported", "REFUTES": "Refuted", "NOT ENOUGH INFO": "Not enough information"}
+        if self.decided_by == "columns":
+            return f"**{label['NOT ENOUGH INFO']}** in table {self.table}: {self.reason.strip()}"
         if not self.cells:
             return None
-        label = {"SUPPORTS": "Supported", "REFUTES": "Refuted", "NOT ENOUGH INFO": "Not enough information"}
         cites = "".join(f"[{c}]" for c in self.cells)
-        return f"**{label.get(self.verdict, self.verdict)}** by table {self.table}: {self.reason.strip()} {cites}"
+        text = f"**{label.get(self.verdict, self.verdict)}** by table {self.table}: {self.reason.strip()} {cites}"
+        if self.decided_by == "program" and self.confidence is not None:
+            text += f"\n\nComputed from the table; {self.vote} (confidence {self.confidence:.0%})."
+        return text
 
 
 @tool("verify_claim")
@@ -162,6 +246,8 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
         raise ToolError("Give the claim to check, as a statement.")
     table = resolve_table(ctx, args.table)
     ctx.report(f"Selecting the columns of {table.name} relevant to the claim…")
+    if args.variant in PROGRAM_VARIANTS:
+        ctx.report(f"Writing programs over {table.name} that check the claim…")
     check = await check_claim(ctx.deps.llm, table, args.claim, embedder=ctx.deps.embedder, variant=args.variant)
     table_id, cell_ids = register_evidence(
         ctx.evidence, CollapsedView.build(table, check.cols, check.rows), check.cells,
@@ -171,4 +257,22 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
         verdict=check.label, table=table.name, table_id=table_id, cells=cell_ids, reason=check.reason + note,
         explanations=check.explanations, invalid_citations=check.invalid_cells,
         citations_valid=check.citations_valid, columns_kept=[table.columns[c - 1] for c in check.cols],
-        filter=check.filter.summary() if check.filter else "no column filtering")
+        filter=check.filter.summary() if check.filter else "no column filtering", decided_by=check.decided_by,
+        confidence=check.confidence, programs=program_lines(check.programs),
+        vote=check.programs.vote_text() if check.programs else "")
+
+
+def program_lines(outcome: ProgramOutcome | None) -> list[str]:
+    """Each program in words with its result or error: the work a user can check."""
+    if outcome is None:
+        return []
+    lines = []
+    if outcome.columns_needed or outcome.not_in_table:
+        lines.append("columns needed: " + ", ".join(outcome.columns_needed + (["not in the table"]
+                                                                             if outcome.not_in_table else [])))
+    for i, run in enumerate(outcome.runs, start=1):
+        tail = f"= {run.result} → {run.verdict}" if run.ran and outcome.kind == "claim" else \
+            (f"= {run.result}" if run.ran else f"did not run: {run.error}")
+        rows = f" (rows {', '.join(f'R{r}' for r in run.rows[:6])})" if run.ran and run.rows else ""
+        lines.append(f"program {i}: {run.program} {tail}{rows}")
+    return lines

@@ -1,0 +1,134 @@
+"""Typed table columns: the numbers inside decorated cells, and short identifiers for column names.
+
+Table programs compare and aggregate numbers, so a column whose cells read "4,512", "12%",
+"0.215***", "$3.5m", "−2" or "(12.3)" must be read as numbers, not strings. The cell parser is
+``kb.tables.parse_number`` (markup, thousands separators, stars, accounting parentheses); this
+module adds magnitude suffixes ("3.5m", "2 bn") and decides per column whether it is numeric.
+
+Identifiers: the model writes programs over short ASCII names (``cases``, ``unit_price_eur_kg``)
+instead of raw headers with spaces, units and symbols, which the free-form SQL probe of issue 13
+mis-quoted; they map back to the real names for display.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from kb.tables import Table, parse_number
+
+_MAGNITUDE = re.compile(
+    r"^(?P<body>.*?\d)\s*(?P<unit>k|thousand|m|mn|mio|million|b|bn|billion|t|tn|trillion)\.?$", re.I)
+_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "mio": 1e6, "million": 1e6,
+          "b": 1e9, "bn": 1e9, "billion": 1e9, "t": 1e12, "tn": 1e12, "trillion": 1e12}
+# A column is numeric when most of its non-empty cells are numbers: tables put "–" or "n/a" in gaps.
+NUMERIC_SHARE = 0.6
+IDENT_MAX_CHARS = 24
+_EMPTY = {"", "-", "–", "—", "n/a", "na", "nan", "none", "null", "?", "..."}
+
+
+def cell_number(text: object) -> float | None:
+    """The number a cell shows, or None: ``"$3.5m"`` -> 3500000.0, ``"4,512"`` -> 4512.0."""
+    value = parse_number(text)
+    if value is not None:
+        return value
+    s = str(text or "").strip()
+    m = _MAGNITUDE.match(s)
+    if m:
+        base = parse_number(m.group("body"))
+        if base is not None:
+            return base * _SCALE[m.group("unit").lower()]
+    return None
+
+
+def is_empty(text: object) -> bool:
+    return str(text or "").strip().lower() in _EMPTY
+
+
+def identifier(name: str, index: int, taken: set[str]) -> str:
+    """A short, unique, lower-case ASCII identifier for column ``index`` (1-based) named ``name``."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "_", ascii_name.lower()).strip("_")[:IDENT_MAX_CHARS].strip("_")
+    if not slug or slug[0].isdigit() or slug in ("not_in_table", "row"):
+        slug = f"c{index}" if not slug else f"c{index}_{slug}"[:IDENT_MAX_CHARS].strip("_")
+    candidate, n = slug, 2
+    while candidate in taken:
+        candidate, n = f"{slug}_{n}", n + 1
+    taken.add(candidate)
+    return candidate
+
+
+@dataclass
+class TypedColumn:
+    index: int  # 1-based, as in R<r>C<c>
+    name: str  # the header as uploaded
+    ident: str  # what programs call it
+    numeric: bool
+    numbers: list[float | None] = field(default_factory=list)  # per data row; None: not a number
+
+    def examples(self, values: list[str], k: int = 3) -> list[str]:
+        """Up to ``k`` distinct non-empty values, for the prompt."""
+        out: list[str] = []
+        for v in values:
+            v = " ".join(str(v).split())[:30]
+            if v and not is_empty(v) and v not in out:
+                out.append(v)
+            if len(out) == k:
+                break
+        return out
+
+
+@dataclass
+class TypedTable:
+    """``table`` with each column typed and named by an identifier."""
+
+    table: Table
+    columns: list[TypedColumn]
+
+    @classmethod
+    def build(cls, table: Table) -> TypedTable:
+        taken: set[str] = set()
+        columns = []
+        for c, name in enumerate(table.columns, start=1):
+            values = table.column_values(c)
+            numbers = [cell_number(v) for v in values]
+            filled = [v for v in values if not is_empty(v)]
+            n_numbers = sum(1 for v, x in zip(values, numbers) if x is not None and not is_empty(v))
+            numeric = bool(filled) and n_numbers / len(filled) >= NUMERIC_SHARE
+            columns.append(TypedColumn(index=c, name=name, ident=identifier(name, c, taken), numeric=numeric,
+                                       numbers=numbers))
+        return cls(table=table, columns=columns)
+
+    @property
+    def idents(self) -> list[str]:
+        return [col.ident for col in self.columns]
+
+    def column(self, ident: str) -> TypedColumn:
+        for col in self.columns:
+            if col.ident == ident:
+                return col
+        raise KeyError(ident)
+
+    def text(self, r: int, c: int) -> str:
+        return self.table.cell(r, c)
+
+    def number(self, r: int, c: int) -> float | None:
+        return self.columns[c - 1].numbers[r - 1]
+
+    @property
+    def label_col(self) -> int | None:
+        return self.table.row_label_col
+
+    def row_name(self, r: int) -> str:
+        c = self.label_col
+        return " ".join(self.table.cell(r, c).split()) if c else f"row {r}"
+
+    def schema_lines(self) -> list[str]:
+        """One line per column for the prompt: identifier, type, real name and example values."""
+        lines = []
+        for col in self.columns:
+            examples = ", ".join(repr(v) for v in col.examples(self.table.column_values(col.index)))
+            kind = "number" if col.numeric else "text"
+            lines.append(f"{col.ident} ({kind}; header {col.name!r}; e.g. {examples})")
+        return lines

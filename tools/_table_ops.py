@@ -1,0 +1,359 @@
+"""Table programs: a short chain of fixed operations, validated and run in plain Python.
+
+A program (Chain-of-Table style, issue 13) selects rows with up to three filters, computes one
+thing over them, and, for a claim, checks the result against the value the claim states::
+
+    {"filters": [{"column": "province", "op": "=", "value": "Quebec"}],
+     "fn": "value", "column": "cases", "answer_column": "province",
+     "check": {"op": "=", "against": "value", "value": "678"}}
+
+The model writes it as JSON under a schema whose column names are an enum of the table's own
+identifiers (:func:`program_schema`), so it cannot name a column the table lacks or write prose
+around it. Nothing the model wrote is ever evaluated as code: the executor interprets the fixed
+operations over the typed table, within row and time limits, and records the cells it read in the
+rows that decided the result (the citations). Anything wrong with a program is a
+:class:`ProgramError` with one sentence saying what, never a crash.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, create_model
+
+from tools._cells import TypedTable, cell_number, is_empty
+
+CMP_OPS = ("=", "!=", "<", "<=", ">", ">=", "contains")
+FNS = ("value", "count", "sum", "avg", "min", "max", "argmax", "argmin", "every", "only")
+MAX_FILTERS = 3
+VALUE_MAX_CHARS = 60
+MAX_ROWS = 100_000  # uploads are limited far below this; a program never scans more
+TIME_LIMIT_S = 2.0
+MAX_CELLS = 12  # citations per program: the decisive cells, not the whole table
+NOT_IN_TABLE = "not_in_table"
+
+CmpOp = Literal["=", "!=", "<", "<=", ">", ">=", "contains"]
+Fn = Literal["value", "count", "sum", "avg", "min", "max", "argmax", "argmin", "every", "only"]
+
+
+class ProgramError(ValueError):
+    """A program that cannot run on this table; the message says why, for the retry and the user."""
+
+
+# -- the program, untyped (what the executor accepts) -----------------------------------------
+class RowFilter(BaseModel):
+    column: str
+    op: CmpOp
+    value: str = Field(max_length=VALUE_MAX_CHARS)
+
+
+class Check(BaseModel):
+    op: CmpOp
+    against: Literal["value", "row"] = Field(
+        "value", description="value: compare with the value written here; row: with the same column in the "
+                             "row named here.")
+    value: str = Field(max_length=VALUE_MAX_CHARS)
+
+
+class Program(BaseModel):
+    filters: list[RowFilter] = Field(default_factory=list, max_length=MAX_FILTERS)
+    fn: Fn
+    column: str
+    answer_column: str | None = None
+    check: Check | None = None
+
+
+class ColumnChoice(BaseModel):
+    """The columns a claim or question needs; ``not_in_table`` when it needs something absent."""
+
+    columns: list[str]
+
+
+# -- schemas bound to one table --------------------------------------------------------------
+@lru_cache(maxsize=32)
+def program_schema(idents: tuple[str, ...], with_check: bool) -> type[BaseModel]:
+    """The program schema with every column an enum of ``idents``; ``with_check`` for claims."""
+    Col = Literal[idents]  # type: ignore[valid-type]
+    value_field = (str, Field(json_schema_extra={"maxLength": VALUE_MAX_CHARS}))
+    filt = create_model("Filter", column=(Col, ...), op=(CmpOp, ...), value=value_field)
+    fields: dict[str, Any] = {
+        "filters": (list[filt], Field(json_schema_extra={"maxItems": MAX_FILTERS})),  # type: ignore[valid-type]
+        "fn": (Fn, ...),
+        "column": (Col, ...),
+        "answer_column": (Col, ...),
+    }
+    if with_check:
+        check = create_model("Check", op=(CmpOp, ...), against=(Literal["value", "row"], ...), value=value_field)
+        fields["check"] = (check, ...)
+    return create_model("TableProgram", **fields)
+
+
+@lru_cache(maxsize=32)
+def column_choice_schema(idents: tuple[str, ...]) -> type[BaseModel]:
+    """The column choice: one to four of ``idents`` or ``not_in_table``."""
+    Choice = Literal[idents + (NOT_IN_TABLE,)]  # type: ignore[valid-type]
+    return create_model("ColumnChoice", columns=(list[Choice], Field(  # type: ignore[valid-type]
+        json_schema_extra={"minItems": 1, "maxItems": 4})))
+
+
+# -- running ----------------------------------------------------------------------------------
+@dataclass
+class Execution:
+    """What a program computed and which cells decided it."""
+
+    selected: list[int]  # rows left after the filters
+    result: Any  # a number, a text, a bool or a list of texts
+    result_text: str
+    decisive_rows: list[int]
+    cells: list[tuple[int, int]]
+    truth: bool | None = None  # the check's outcome (claims only)
+    check_text: str = ""
+    steps: list[str] = field(default_factory=list)
+
+
+def _norm(text: object) -> str:
+    """Text as compared: markup, accents, case and spacing do not matter ("Québec" = "quebec")."""
+    plain = re.sub(r"\[(?:BOLD|ITALIC|EMPTY|UNDERLINE|SMALL)\]", "", str(text))
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", plain) if not unicodedata.combining(ch))
+    return " ".join(plain.split()).casefold()
+
+
+def _tolerance(text: str) -> float:
+    """Half a unit in the last digit the value was written with: "3.5" matches 3.46, "12" matches 12.4."""
+    m = re.search(r"\d+(?:\.(\d+))?", text.replace(",", ""))
+    decimals = len(m.group(1) or "") if m else 0
+    body = cell_number(m.group(0)) if m else None
+    whole = cell_number(text)
+    scale = abs(whole / body) if whole is not None and body not in (None, 0) else 1.0
+    return 0.5 * 10 ** -decimals * scale
+
+
+def compare(left_text: str, left_number: float | None, op: str, right_text: str,
+            right_number: float | None = None, tolerance: float | None = None) -> bool:
+    """``left op right``, as numbers when both sides are numbers, else as case-folded text."""
+    if op == "contains":
+        return _norm(right_text) in _norm(left_text)
+    if right_number is None:
+        right_number = cell_number(right_text)
+    if left_number is not None and right_number is not None:
+        tol = _tolerance(right_text) if tolerance is None else tolerance
+        diff = left_number - right_number
+        # Equality within the precision the value was written with; strict order stays strict.
+        return {"=": abs(diff) <= tol, "!=": abs(diff) > tol, "<": diff < 0, "<=": diff <= tol,
+                ">": diff > 0, ">=": diff >= -tol}[op]
+    a, b = _norm(left_text), _norm(right_text)
+    if op == "=":
+        return a == b
+    if op == "!=":
+        return a != b
+    return False  # ordering between texts is not something a claim over a table means
+
+
+def _fmt(x: Any) -> str:
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, float):
+        if math.isfinite(x) and x.is_integer() and abs(x) < 1e15:
+            return f"{int(x):,}" if abs(x) >= 10000 else str(int(x))
+        return f"{x:.4g}" if abs(x) < 1e6 else f"{x:,.0f}"
+    if isinstance(x, list):
+        return ", ".join(str(v) for v in x)
+    return str(x)
+
+
+class _Clock:
+    def __init__(self, limit_s: float):
+        self.deadline = time.perf_counter() + limit_s
+        self.limit_s = limit_s
+
+    def tick(self) -> None:
+        if time.perf_counter() > self.deadline:
+            raise ProgramError(f"the program ran longer than {self.limit_s:g} s and was stopped")
+
+
+def _col(typed: TypedTable, ident: str | None, role: str) -> int:
+    if not ident:
+        raise ProgramError(f"the program gives no {role}")
+    try:
+        return typed.column(ident).index
+    except KeyError:
+        raise ProgramError(f"the {role} {ident!r} is not a column of this table; columns: "
+                           + ", ".join(typed.idents)) from None
+
+
+def describe(program: Program, typed: TypedTable) -> str:
+    """The program in words with the real column names (shown to the user)."""
+    def name(ident: str | None) -> str:
+        try:
+            return typed.column(ident or "").name
+        except KeyError:
+            return str(ident)
+
+    where = " and ".join(f"{name(f.column)} {f.op} {f.value!r}" for f in program.filters)
+    rows = f"rows where {where}" if where else "all rows"
+    fn = program.fn
+    if fn in ("argmax", "argmin"):
+        what = f"{name(program.answer_column)} of the row with the {'largest' if fn == 'argmax' else 'smallest'} " \
+               f"{name(program.column)}"
+    elif fn == "value":
+        what = f"{name(program.column)}"
+    elif fn == "count":
+        what = "the number of rows"
+    elif fn in ("every", "only") and program.check is not None:
+        cond = f"{name(program.column)} {program.check.op} {program.check.value!r}"
+        what = (f"whether every one has {cond}" if fn == "every"
+                else f"whether they are the only rows with {cond}")
+    else:
+        what = f"{fn} of {name(program.column)}"
+    text = f"{rows} → {what}"
+    if program.check is not None and fn not in ("every", "only"):
+        rhs = (f"{name(program.column)} of {program.check.value!r}" if program.check.against == "row"
+               else repr(program.check.value))
+        text += f"; check: result {program.check.op} {rhs}"
+    return text
+
+
+def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_LIMIT_S,
+            max_rows: int = MAX_ROWS) -> Execution:
+    """Run ``program`` over ``typed``; raise :class:`ProgramError` if it cannot run."""
+    table = typed.table
+    if table.n_rows > max_rows:
+        raise ProgramError(f"the table has {table.n_rows:,} rows; programs run on at most {max_rows:,}")
+    if len(program.filters) > MAX_FILTERS:
+        raise ProgramError(f"at most {MAX_FILTERS} filters, got {len(program.filters)}")
+    clock = _Clock(time_limit_s)
+    steps: list[str] = []
+    rows = list(range(1, table.n_rows + 1))
+    filter_cols: list[int] = []
+    for f in program.filters:
+        c = _col(typed, f.column, "filter column")
+        filter_cols.append(c)
+        wanted = cell_number(f.value)
+        kept = []
+        for r in rows:
+            clock.tick()
+            if compare(typed.text(r, c), typed.number(r, c), f.op, f.value, wanted, tolerance=_tolerance(f.value)
+                       if wanted is not None else 0):
+                kept.append(r)
+        steps.append(f"{typed.column(f.column).name} {f.op} {f.value!r}: {len(kept)} of {len(rows)} rows")
+        rows = kept
+    c = _col(typed, program.column, "column")
+    fn = program.fn
+    label = typed.label_col
+    answer_c = _col(typed, program.answer_column, "answer column") if program.answer_column else (label or c)
+    decisive: list[int] = list(rows)
+    read_cols = [c]
+    truth: bool | None = None
+    check_text = ""
+
+    def numbers(rs: list[int]) -> list[tuple[int, float]]:
+        if not typed.columns[c - 1].numeric:
+            raise ProgramError(f"{fn} needs numbers, but column {program.column!r} holds text")
+        out = []
+        for r in rs:
+            clock.tick()
+            x = typed.number(r, c)
+            if x is not None and not is_empty(typed.text(r, c)):
+                out.append((r, x))
+        if not out:
+            raise ProgramError(f"no numbers in column {program.column!r} among the {len(rs)} selected rows")
+        return out
+
+    if fn not in ("count",) and not rows:
+        raise ProgramError("no row matches the filters: "
+                           + "; ".join(steps) + " (check the values against the example values)")
+    if fn == "value":
+        values = [typed.text(r, c) for r in rows]
+        result: Any = values[0] if len(values) == 1 else values
+        result_text = _fmt(result)
+    elif fn == "count":
+        result = float(len(rows))
+        result_text = str(len(rows))
+        read_cols = []
+    elif fn in ("sum", "avg", "min", "max"):
+        pairs = numbers(rows)
+        xs = [x for _, x in pairs]
+        if fn == "sum":
+            result = float(math.fsum(xs))
+        elif fn == "avg":
+            result = float(math.fsum(xs) / len(xs))
+        else:
+            result = min(xs) if fn == "min" else max(xs)
+            decisive = [r for r, x in pairs if x == result]
+        result_text = _fmt(result)
+    elif fn in ("argmax", "argmin"):
+        pairs = numbers(rows)
+        best = (max if fn == "argmax" else min)(x for _, x in pairs)
+        decisive = [r for r, x in pairs if x == best]
+        names = [" ".join(typed.text(r, answer_c).split()) for r in decisive]
+        result = names[0] if len(names) == 1 else names
+        result_text = f"{_fmt(result)} ({_fmt(best)})"
+        read_cols = [c, answer_c]
+    elif fn in ("every", "only"):
+        if program.check is None:
+            raise ProgramError(f"{fn} needs a check: the condition every selected row must meet")
+        chk = program.check
+        want = cell_number(chk.value)
+        meets = {r for r in range(1, table.n_rows + 1)
+                 if compare(typed.text(r, c), typed.number(r, c), chk.op, chk.value, want)}
+        selected = set(rows)
+        if fn == "every":
+            failing = [r for r in rows if r not in meets]
+            truth = not failing
+            decisive = failing or rows
+        else:
+            intruders = sorted((meets - selected) | (selected - meets))
+            truth = bool(selected) and not intruders
+            decisive = intruders or rows
+        result = truth
+        result_text = _fmt(truth)
+        check_text = f"{typed.column(program.column).name} {chk.op} {chk.value!r}"
+    else:  # pragma: no cover - the Literal rules it out
+        raise ProgramError(f"unknown operation {fn!r}")
+
+    extra_cells: list[tuple[int, int]] = []
+    if program.check is not None and fn not in ("every", "only"):
+        truth, check_text, extra_cells = _check(program, typed, result, c)
+    cols = list(dict.fromkeys(filter_cols + read_cols))
+    cells = [(r, cc) for r in decisive for cc in cols]
+    if fn in ("value", "min", "max", "sum", "avg", "count") and label and label not in cols and len(decisive) <= 3:
+        cells = [(r, label) for r in decisive] + cells  # name the row the number belongs to
+    cells = list(dict.fromkeys(cells + extra_cells))[:MAX_CELLS]
+    return Execution(selected=rows, result=result, result_text=result_text, decisive_rows=decisive, cells=cells,
+                     truth=truth, check_text=check_text, steps=steps)
+
+
+def _check(program: Program, typed: TypedTable, result: Any, c: int) -> tuple[bool, str, list[tuple[int, int]]]:
+    """Compare the computed result with the claim's value (or another row's value)."""
+    chk = program.check
+    assert chk is not None
+    extra: list[tuple[int, int]] = []
+    if chk.against == "row":
+        label = typed.label_col
+        if not label:
+            raise ProgramError("the check names a row, but this table has no column of row names")
+        matches = [r for r in range(1, typed.table.n_rows + 1) if _norm(typed.text(r, label)) == _norm(chk.value)]
+        if not matches:
+            raise ProgramError(f"no row is named {chk.value!r} in column {typed.columns[label - 1].ident!r}")
+        other = matches[0]
+        rhs_text, rhs_number = typed.text(other, c), typed.number(other, c)
+        extra = [(other, label), (other, c)]
+        shown = f"{typed.row_name(other)}'s {typed.columns[c - 1].name} {_fmt(rhs_text)}"
+        tolerance = 0.0
+    else:
+        rhs_text, rhs_number, shown, tolerance = chk.value, cell_number(chk.value), repr(chk.value), None
+    values = result if isinstance(result, list) else [result]
+    outcomes = []
+    for v in values:
+        if isinstance(v, float):
+            outcomes.append(compare(_fmt(v), v, chk.op, rhs_text, rhs_number, tolerance))
+        else:
+            outcomes.append(compare(str(v), cell_number(v), chk.op, rhs_text, rhs_number, tolerance))
+    truth = bool(outcomes) and all(outcomes)
+    return truth, f"{chk.op} {shown}", extra

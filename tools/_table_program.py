@@ -1,0 +1,205 @@
+"""Program-aided table reasoning (issue 13): the model writes programs, code computes the answer.
+
+1. Column choice (grammar-bound): the model names the columns the claim or question needs, from an
+   enum of the table's column identifiers plus ``not_in_table``. Needing something absent means NOT
+   ENOUGH INFO, with no program at all.
+2. ``n`` programs sampled in one request (``n`` choices, temperature ~0.7) under a JSON schema whose
+   column names are the table's own identifiers (``tools._table_ops.program_schema``).
+3. Each program runs in ``tools._table_ops.execute``; when none runs, the request is repeated once
+   with the first error message.
+4. Majority vote over the programs that ran; the share of all samples that agree is the confidence.
+   No strict majority (or none ran) leaves the decision to the caller's fallback (CCoE).
+
+The reason is written here from computed values, so it can only quote numbers the table holds
+(or sums and averages of them, or the value the claim itself states).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from assistant.prompts import render
+from kb.tables import Table
+from tools._cells import TypedTable
+from tools._table_llm import TABLE_PROMPT_CHARS
+from tools._table_ops import NOT_IN_TABLE, Execution, Program, ProgramError, column_choice_schema, describe, \
+    execute, program_schema
+
+Kind = Literal["claim", "question"]
+DEFAULT_SAMPLES = 5
+DEFAULT_TEMPERATURE = 0.7
+COLUMNS_MAX_TOKENS = 80
+# A program is ~60-110 tokens of JSON; the free-form SQL probe lost 21 of 50 samples at 160 tokens,
+# but the schema admits no prose, so 240 leaves room without inviting rambling.
+PROGRAM_MAX_TOKENS = 240
+MAX_CELL_CHARS = 40
+
+
+class ProgramRun(BaseModel):
+    """One sampled program: what it said, what it computed or why it could not run."""
+
+    program: str = Field(description="The program in words, with the real column names.")
+    raw: dict | None = None
+    ran: bool
+    error: str = ""
+    result: str = ""
+    verdict: str = ""  # SUPPORTS/REFUTES for claims, the answer for questions
+    rows: list[int] = Field(default_factory=list, description="Rows that decided the result.")
+    cells: list[tuple[int, int]] = Field(default_factory=list)
+
+
+class ProgramOutcome(BaseModel):
+    kind: Kind
+    columns_needed: list[str] = Field(default_factory=list)
+    not_in_table: bool = False
+    runs: list[ProgramRun] = Field(default_factory=list)
+    retried: bool = False
+    votes: dict[str, int] = Field(default_factory=dict)
+    samples: int = 0
+    winner: str | None = Field(None, description="The majority verdict or answer, None when split or none ran.")
+    confidence: float = 0.0
+    cells: list[tuple[int, int]] = Field(default_factory=list)
+    rows: list[int] = Field(default_factory=list)
+    cols: list[int] = Field(default_factory=list)
+    reason: str = ""
+
+    @property
+    def decided(self) -> bool:
+        return self.winner is not None
+
+    def vote_text(self) -> str:
+        ran = sum(1 for r in self.runs if r.ran)
+        if not self.runs:
+            return "no program was written"
+        tally = ", ".join(f"{k}: {v}" for k, v in sorted(self.votes.items(), key=lambda kv: -kv[1]))
+        return f"{ran} of {len(self.runs)} programs ran" + (f"; votes {tally}" if tally else "")
+
+
+@dataclass
+class _Sampled:
+    program: Program | None
+    error: str = ""
+    execution: Execution | None = None
+    raw: dict = field(default_factory=dict)
+
+
+def table_for_prompt(typed: TypedTable, max_chars: int = TABLE_PROMPT_CHARS) -> str:
+    """The table with identifier headers (what programs name) and ``R<r>`` row numbers, clipped."""
+    def clip(text: str) -> str:
+        text = " ".join(str(text).split()).replace("|", "/")
+        return text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
+
+    lines = ["| row | " + " | ".join(typed.idents) + " |", "|---|" + "---|" * len(typed.idents)]
+    size = sum(len(x) + 1 for x in lines)
+    table = typed.table
+    for r in range(1, table.n_rows + 1):
+        line = f"| R{r} | " + " | ".join(clip(v) for v in table.rows[r - 1]) + " |"
+        if size + len(line) + 1 > max_chars:
+            lines.append(f"({table.n_rows - r + 1} more rows not shown; programs still run over all rows)")
+            break
+        lines.append(line)
+        size += len(line) + 1
+    return "\n".join(lines)
+
+
+async def choose_columns(llm, typed: TypedTable, kind: Kind, text: str) -> list[str]:
+    prompt = render("table_program_columns", kind=kind, text=text, title=typed.table.title,
+                    columns=typed.schema_lines())
+    choice = await llm.structured([{"role": "user", "content": prompt}], column_choice_schema(tuple(typed.idents)),
+                                  max_tokens=COLUMNS_MAX_TOKENS, temperature=0.0)
+    return list(dict.fromkeys(choice.columns))
+
+
+async def _sample(llm, typed: TypedTable, kind: Kind, text: str, needed: list[str], n: int, temperature: float,
+                  error: str = "") -> list[_Sampled]:
+    prompt = render("table_program", kind=kind, text=text, title=typed.table.title, columns=typed.schema_lines(),
+                    table=table_for_prompt(typed), needed=needed, error=error)
+    schema = program_schema(tuple(typed.idents), kind == "claim")
+    samples = await llm.structured_samples([{"role": "user", "content": prompt}], schema, n=n,
+                                           temperature=temperature, max_tokens=PROGRAM_MAX_TOKENS)
+    out = []
+    for s in samples:
+        if not isinstance(s, BaseModel):  # the client's error for a choice that did not match the schema
+            out.append(_Sampled(None, error=f"the program was not valid JSON for the schema ({s})"))
+            continue
+        raw = s.model_dump()
+        try:
+            program = Program.model_validate(raw)
+            out.append(_Sampled(program, execution=execute(program, typed), raw=raw))
+        except ProgramError as exc:
+            out.append(_Sampled(program, error=str(exc), raw=raw))
+        except ValueError as exc:  # pydantic's ValidationError: a schema the server did not enforce
+            out.append(_Sampled(None, error=f"the program is malformed: {exc}", raw=raw))
+    return out
+
+
+def _verdict(kind: Kind, ex: Execution) -> str:
+    if kind == "claim":
+        return "SUPPORTS" if ex.truth else "REFUTES"
+    return ex.result_text
+
+
+async def solve(llm, table: Table, kind: Kind, text: str, *, n: int = DEFAULT_SAMPLES,
+                temperature: float = DEFAULT_TEMPERATURE, check_columns: bool = True) -> ProgramOutcome:
+    """Choose columns, sample ``n`` programs, run them and vote."""
+    typed = TypedTable.build(table)
+    outcome = ProgramOutcome(kind=kind)
+    if check_columns:
+        needed = await choose_columns(llm, typed, kind, text)
+        outcome.columns_needed = [c for c in needed if c != NOT_IN_TABLE]
+        if NOT_IN_TABLE in needed:
+            outcome.not_in_table = True
+            outcome.reason = ("The table has no column for part of this " + kind
+                              + (f" (it has: {', '.join(c.name for c in typed.columns)})" if typed.columns else "")
+                              + ", so no program was run.")
+            return outcome
+    sampled = await _sample(llm, typed, kind, text, outcome.columns_needed, n, temperature)
+    if not any(s.execution for s in sampled):
+        first_error = next((s.error for s in sampled if s.error), "no program came back")
+        sampled = await _sample(llm, typed, kind, text, outcome.columns_needed, n, temperature, error=first_error)
+        outcome.retried = True
+    outcome.samples = len(sampled)
+    for s in sampled:
+        shown = describe(s.program, typed) if s.program else "(unreadable program)"
+        if s.execution is None:
+            outcome.runs.append(ProgramRun(program=shown, raw=s.raw or None, ran=False, error=s.error))
+        else:
+            ex = s.execution
+            outcome.runs.append(ProgramRun(program=shown, raw=s.raw, ran=True, result=ex.result_text,
+                                           verdict=_verdict(kind, ex), rows=ex.decisive_rows, cells=ex.cells))
+    ran = [r for r in outcome.runs if r.ran]
+    outcome.votes = dict(Counter(r.verdict for r in ran))
+    if ran:
+        top, count = Counter(r.verdict for r in ran).most_common(1)[0]
+        if count * 2 > len(ran):
+            outcome.winner = top
+            outcome.confidence = round(count / max(1, outcome.samples), 2)
+            best = next(i for i, r in enumerate(outcome.runs) if r.ran and r.verdict == top)
+            run, ex = outcome.runs[best], sampled[best].execution  # runs and samples share indices
+            assert ex is not None
+            outcome.cells = list(run.cells)
+            outcome.rows = sorted(set(ex.decisive_rows) | set(ex.selected[:20]))
+            outcome.cols = sorted({c for _, c in ex.cells} | ({typed.label_col} if typed.label_col else set()))
+            outcome.reason = write_reason(kind, run, ex, typed, top)
+    return outcome
+
+
+def write_reason(kind: Kind, run: ProgramRun, ex: Execution, typed: TypedTable, verdict: str) -> str:
+    """The reason, from computed values only: what was computed, its value, where, and the verdict."""
+    names = [typed.row_name(r) for r in ex.decisive_rows[:3]]
+    more = len(ex.decisive_rows) - len(names)
+    where = ", ".join(names) + (f" and {more} more" if more > 0 else "")
+    computed = run.program.split(" → ", 1)[-1].split("; check:", 1)[0]
+    text = f"{computed} is {ex.result_text}" + (f" (rows: {where})" if where else "")
+    if kind == "claim":
+        if ex.check_text and run.raw and run.raw.get("fn") not in ("every", "only"):
+            text += f"; the claim needs it {ex.check_text}"
+        word = {"SUPPORTS": "supports", "REFUTES": "refutes"}[verdict]
+        text += f", so the table {word} the claim."
+    else:
+        text += "."
+    return text[0].upper() + text[1:]
