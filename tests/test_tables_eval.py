@@ -191,3 +191,23 @@ def test_pubhealthtab_broken_flattened_grids_are_read_from_the_html():
     # Tables whose flattened grid is sound are read from it, as before.
     sound = next(i for i in raw if i not in broken and raw[i]["table"].get("header_vertical"))
     assert pubhealthtab_table(raw[sound], name="x").rows[0][0] == raw[sound]["table"]["header_vertical"][0]
+
+
+async def test_program_variant_logs_who_decided(tmp_settings, tmp_path, fake_llm_server):
+    """The program variant runs through the same log and report, with decided_by counted per variant (#13)."""
+    def handler(req):
+        name = req.get("response_format", {}).get("json_schema", {}).get("name")
+        assert name == "ColumnChoice", "with not_in_table chosen, no program and no judge may be requested"
+        return Reply(content=json.dumps({"columns": ["not_in_table"]}))
+
+    with fake_llm_server(handler) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        path = await run_benchmark("pubhealthtab", tmp_settings, variants=["program"], limit=2, llm=llm,
+                                   embedder=BagOfWordsEmbedder(), docs_dir=tmp_path, echo=lambda *_: None)
+    report = json.loads(path.read_text())
+    program = report["variants"]["program"]
+    assert program["n"] == 2 and program["decided_by"] == {"columns": 2}
+    golds = [json.loads(line)["gold"] for line in open(report["log"])]
+    assert program["accuracy"] == pytest.approx(sum(g == "NOT ENOUGH INFO" for g in golds) / 2)
+    records = [json.loads(line) for line in open(report["log"])]
+    assert all(r["programs"]["not_in_table"] and r["pred"] == "NOT ENOUGH INFO" for r in records)

@@ -1,4 +1,4 @@
-"""``evidentia eval scitab|pubhealthtab|tabfact``: table claim verification, four variants.
+"""``evidentia eval scitab|pubhealthtab|tabfact``: table claim verification, the program variants (#13) and the four UCRET ablations.
 
 Every benchmark table goes through the same normaliser as uploads (``kb.tables``), every claim
 through ``tools.verify_claim.check_claim``. Per-item results are appended to a JSONL log under
@@ -20,6 +20,7 @@ import random
 import re
 import statistics
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -193,7 +194,10 @@ def summarize(records: list[dict], labels: tuple[str, ...]) -> dict:
             # Since the judge's grammar admits only the view's own cells (logged as cells_constrained);
             # earlier records were checked in code only.
             "invalid_citation_rate_constrained": _invalid_rate([r for r in records if r.get("cells_constrained")]),
-            "per_label": m["per_label"], "confusion": m["confusion"]}
+            "per_label": m["per_label"], "confusion": m["confusion"],
+            # The program variants: how often code decided rather than the CCoE fallback (#13).
+            **({"decided_by": dict(Counter(r["decided_by"] for r in records if r.get("decided_by")))}
+               if any(r.get("decided_by") for r in records) else {})}
 
 
 async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit: int | None = None,
@@ -216,7 +220,9 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
     items = selection[:limit] if limit else selection
     own_llm = llm is None
     llm = llm or LLMClient(settings)
-    if embedder is None and not report_only and any(v in ("full", "no-ccoe") for v in variants):
+    # The program variants' CCoE fallback filters columns like "full" does.
+    if embedder is None and not report_only and any(v in ("full", "no-ccoe", "program", "program+ccoe")
+                                                    for v in variants):
         from assistant.embeddings import Embedder
 
         embedder = Embedder(settings.embedding_model)
@@ -267,7 +273,10 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
                     timings=check.timings, cells=check.cell_refs, invalid_cells=check.invalid_cells,
                     citations_valid=check.citations_valid, kept_cols=check.cols, n_cols=item.table.n_cols,
                     n_rows=item.table.n_rows, reason=check.reason, explanations=check.explanations,
-                    concurrency=concurrency, cells_constrained=True, table_sha=fingerprints[item.id])
+                    concurrency=concurrency, cells_constrained=True, table_sha=fingerprints[item.id],
+                    decided_by=check.decided_by, confidence=check.confidence,
+                    programs=check.programs.model_dump(include={"columns_needed", "not_in_table", "runs", "votes",
+                                                                "retried"}) if check.programs else None)
             echo(f"  [{done}/{todo}] {variant:9s} {item.id}: {check.label} (gold {item.label}) "
                  f"{check.timings['total_s']:.1f}s, {len(check.cols)}/{item.table.n_cols} cols")
 
@@ -283,12 +292,14 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
     ids = [it.id for it in items]
     selected = set(ids)
     results = {}
-    for variant in ("full", "no-filter", "no-ccoe", "direct"):
+    from tools.verify_claim import VARIANTS
+
+    for variant in VARIANTS:
         records = [r for r in log.records(variant) if r["id"] in selected and current(r)]
         if records:
             results[variant] = summarize(records, labels)
-    # Complete means the whole fixed selection (300 SciTab claims, 194 PubHealthTab...) in all four variants.
-    complete = all(results.get(v, {}).get("n") == len(selection) for v in ("full", "no-filter", "no-ccoe", "direct"))
+    # Complete means the whole fixed selection (300 SciTab claims, 194 PubHealthTab...) in every variant.
+    complete = all(results.get(v, {}).get("n") == len(selection) for v in VARIANTS)
     # Paired exact McNemar, full against each ablation, on the claims both checked.
     correct = {v: {r["id"]: r["pred"] == r["gold"] for r in log.records(v) if r["id"] in selected and current(r)}
                for v in results}
@@ -321,7 +332,7 @@ def _command(benchmark: str, description: str, variants: tuple[str, ...]) -> cli
     @click.command(benchmark, help=f"Claim verification on {description}; writes docs/eval/{benchmark}.*")
     @click.option("--limit", type=int, default=None, help="Only the first N items of the fixed selection.")
     @click.option("--variant", "chosen", multiple=True, type=click.Choice(list(variants)),
-                  help="Variant(s) to run (default: all four).")
+                  help="Variant(s) to run (default: all).")
     @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Item selection and k-means seed.")
     @click.option("--filter-method", type=click.Choice(["cosine", "jsd"]), default="cosine", show_default=True,
                   help="UCRET (cosine) or UCRET-JS (jsd) column filter.")
