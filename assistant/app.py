@@ -11,6 +11,7 @@ import asyncio
 import os
 import secrets
 import sys
+import tempfile
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -51,13 +52,21 @@ def _auth_secret(settings: Settings) -> str:
     path = settings.data_dir / "chainlit_auth_secret"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        try:  # O_EXCL: created with mode 0600, never world-readable between a write and a chmod
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:  # another process made it first
-            pass
-        else:
+        # Written whole to a private temporary file (mode 0600 from its creation, never world-readable between
+        # a write and a chmod), then linked into place: a second process starting at the same moment either
+        # wins the link or reads the complete secret, never an empty file.
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".auth_secret.")
+        try:
             with os.fdopen(fd, "w") as f:
                 f.write(secrets.token_urlsafe(48))
+            try:
+                os.link(tmp, path)
+            except FileExistsError:  # another process made it first; theirs is used
+                pass
+        finally:
+            os.unlink(tmp)
+    elif path.stat().st_mode & 0o077:  # made by an older version or by hand: others must not read it
+        path.chmod(0o600)
     return path.read_text().strip()
 
 
@@ -341,7 +350,11 @@ async def acknowledge_table(table, path: Path, file_name: str) -> None:
 
 @cl.action_callback("choose_sheet")
 async def on_choose_sheet(action) -> None:
-    bot = _assistant()
+    try:
+        bot = _assistant()
+    except ConversationAccessError as exc:
+        await _refuse_foreign_conversation(exc)
+        return
     p = action.payload if isinstance(action.payload, dict) else {}
     try:
         upload, sheet = _uploads().resolve(p.get("upload"), p.get("sheet"))

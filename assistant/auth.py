@@ -53,7 +53,11 @@ class LoginLimiter:
     def allowed(self, name: str) -> bool:
         now = self.clock()
         with self._lock:
-            q = self._by_name[name.casefold()]
+            # Forget names whose failures have all expired, so guessed names cannot pile up in memory; at most
+            # ``overall`` failures are recorded per window, so this sweep stays short.
+            for stale in [k for k, q in self._by_name.items() if now - q[-1] > self.window_s]:
+                del self._by_name[stale]
+            q = self._by_name.get(name.casefold(), deque())
             self._trim(q, now)
             self._trim(self._all, now)
             return len(q) < self.per_name and len(self._all) < self.overall

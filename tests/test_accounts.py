@@ -96,6 +96,13 @@ def test_login_attempts_are_rate_limited(tmp_path, accounts):
     for i in range(8):
         check_login(settings, accounts, lim, "accounts", f"user{i}", "guess")
     assert check_login(settings, accounts, lim, "accounts", "ann", "correct horse") is None
+    # Once their failures expire, guessed names are forgotten (they must not pile up in memory).
+    now[0] += 61
+    for i in range(8):
+        assert check_login(settings, accounts, lim, "accounts", f"user{i}", "guess") is None
+    now[0] += 61
+    assert check_login(settings, accounts, lim, "accounts", "ann", "correct horse") == "ann"
+    assert set(lim._by_name) <= {"ann"}
 
 
 def test_user_cli(tmp_path, monkeypatch):

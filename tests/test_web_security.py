@@ -56,3 +56,14 @@ def test_cors_origins_are_configurable_and_star_is_refused(tmp_path):
     assert out["origins"] == ["https://notes.example.org"]
     assert out["https://notes.example.org"] == "https://notes.example.org"
     assert out["https://evil.example"] is None
+
+
+def test_an_existing_secret_readable_by_others_is_made_private(tmp_path):
+    secret = tmp_path / "data" / "chainlit_auth_secret"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("an older install's secret, long enough to sign logins with\n")
+    secret.chmod(0o644)
+    _cors(tmp_path)
+    assert secret.stat().st_mode & 0o777 == 0o600
+    assert secret.read_text().startswith("an older install's secret")  # kept: existing logins stay valid
+    assert [p.name for p in secret.parent.iterdir() if p.name.startswith(".auth_secret")] == []
