@@ -184,3 +184,30 @@ def test_obqa_report_scores_a_failed_judge_as_its_own_outcome(tmp_path, fake_llm
     assert report["first_option_baseline"] == 3 / 4
     md = (tmp_path / "docs" / "eval" / "obqa.md").read_text()
     assert "judge_failed_rate" in md and "accuracy_with_fallback" in md and "always 'A'" in md
+
+
+def test_patch_report_adds_baselines_to_a_published_report_and_keeps_its_numbers(tmp_path):
+    import json
+
+    from assistant.evals.baselines import FALLBACKS_UNKNOWN, patch_report
+
+    data = tmp_path / "eval-data" / "openbookqa"
+    data.mkdir(parents=True)
+    golds = ["B", "B", "A", "C", "B"]  # the report covers only the first 4 questions
+    (data / "test.jsonl").write_text("\n".join(json.dumps(
+        {"id": f"q{i}", "question": {"stem": "?", "choices": [{"label": lab, "text": lab} for lab in "ABCD"]},
+         "answerKey": g}) for i, g in enumerate(golds)) + "\n")
+    out = tmp_path / "obqa.json"
+    variants = {"bm25": {"accuracy": 0.5, "n": 4}}
+    out.write_text(json.dumps({"benchmark": "obqa", "model": "m", "items": 4, "seed": 0, "variants": variants}))
+    (tmp_path / "obqa.md").write_text("# obqa\n\n| variant | accuracy |\n|---|---|\n| bm25 | 0.5 |\n\nNotes.\n")
+    for _ in range(2):  # idempotent
+        patch_report(out, tmp_path / "eval-data", fallbacks_unknown=True)
+    report = json.loads(out.read_text())
+    assert report["variants"] == variants  # measured numbers untouched
+    assert report["majority_baseline"] == 2 / 4 and report["majority_label"] == "B"
+    assert report["first_option_baseline"] == 1 / 4 and report["baseline_items"] == 4
+    assert report["judge_failed_rate"] is None and report["fallbacks"] == FALLBACKS_UNKNOWN
+    md = (tmp_path / "obqa.md").read_text()
+    assert md.count("Baselines without any model") == 1 and md.count(FALLBACKS_UNKNOWN) == 1
+    assert md.index("| bm25 |") < md.index("Baselines") < md.index("Notes.")

@@ -100,7 +100,9 @@ def label_baselines(golds: list[str], first_labels: list[str] | None = None) -> 
     counts = Counter(golds)
     label, top = max(sorted(counts.items()), key=lambda kv: kv[1])  # ties: alphabetically first label
     out: dict[str, Any] = {"majority_baseline": top / len(golds), "majority_label": label,
-                           "baseline_items": len(golds)}
+                           "baseline_items": len(golds),
+                           # every constant answer, so a variant's accuracy can be matched to one (#18)
+                           "constant_label_baselines": {lab: c / len(golds) for lab, c in sorted(counts.items())}}
     if first_labels is not None:
         if len(first_labels) != len(golds):
             raise ValueError("first_labels must give one first option per gold label")
@@ -117,6 +119,10 @@ def baseline_notes(payload: dict[str, Any]) -> str:
             f"{payload['majority_baseline']:.3f}")
     if "first_option_baseline" in payload:
         text += f"; always the first option scores {payload['first_option_baseline']:.3f}"
+    others = {lab: acc for lab, acc in payload.get("constant_label_baselines", {}).items()
+              if lab != payload.get("majority_label")}
+    if others and len(others) <= 4:
+        text += "; always " + ", always ".join(f"'{lab}' {acc:.3f}" for lab, acc in others.items())
     return text + "."
 
 
