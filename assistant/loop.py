@@ -78,6 +78,34 @@ class TurnHooks:
     async def answer_discard(self, reason: str) -> None: ...
 
 
+class _EndedSteps(TurnHooks):
+    """Forwards to the front end's hooks and keeps every step that ended, in order.
+
+    A turn that fails part-way stores these, so the tool calls that did run (earlier model rounds,
+    siblings of the call that failed) are kept with their evidence.
+    """
+
+    def __init__(self, inner: TurnHooks):
+        self.inner = inner
+        self.ended: list[Step] = []
+
+    async def step_start(self, step: Step) -> None:
+        await self.inner.step_start(step)
+
+    async def step_end(self, step: Step) -> None:
+        self.ended.append(step)
+        await self.inner.step_end(step)
+
+    async def answer_start(self) -> None:
+        await self.inner.answer_start()
+
+    async def answer_token(self, token: str) -> None:
+        await self.inner.answer_token(token)
+
+    async def answer_discard(self, reason: str) -> None:
+        await self.inner.answer_discard(reason)
+
+
 @dataclass
 class TurnResult:
     answer: str
@@ -179,7 +207,7 @@ class Assistant:
         deps.memory.ensure_conversation(session.conversation_id, user=session.user)
 
     async def run_turn(self, message: str, hooks: TurnHooks | None = None) -> TurnResult:
-        hooks = hooks or TurnHooks()
+        hooks = _EndedSteps(hooks or TurnHooks())
         ledger = EvidenceLedger()
         steps: list[Step] = []
         timings = {"intent_s": 0.0, "retrieval_s": 0.0, "generation_s": 0.0}
@@ -217,23 +245,22 @@ class Assistant:
             timings["generation_s"] = time.perf_counter() - t_gen
         except LLMUnavailable as exc:
             failed_step = getattr(exc, "step", None)
-            if isinstance(failed_step, Step) and failed_step not in steps:
-                steps.append(failed_step)
             stage = failed_step.name if isinstance(failed_step, Step) else where
             error = f"{exc} (It happened during the {stage} step.) {RETRY_HINT}"
-            return await self._end_with_error(turn_id, error, "llm_unavailable", frame_dict, ledger, steps,
+            return await self._end_with_error(turn_id, error, "llm_unavailable", frame_dict, ledger, hooks.ended,
                                               timings, t_start)
         except asyncio.CancelledError:
             # The front end went away (tab closed, Ctrl-C): keep the question and what ran, marked as cut off.
             timings["total_s"] = time.perf_counter() - t_start
-            self._store(turn_id, answer="", status="interrupted", frame_dict=frame_dict, ledger=ledger, steps=steps,
-                        cited=[], timings=timings, error=f"The turn was interrupted during the {where} step.")
+            self._store(turn_id, answer="", status="interrupted", frame_dict=frame_dict, ledger=ledger,
+                        steps=hooks.ended, cited=[], timings=timings,
+                        error=f"The turn was interrupted during the {where} step.")
             raise
         except Exception as exc:  # noqa: BLE001 - a bug must not lose the question or crash the chat
             log.exception("turn failed")
             error = (f"Something went wrong during the {where} step ({type(exc).__name__}: {exc}). "
                      f"{RETRY_HINT}")
-            return await self._end_with_error(turn_id, error, "internal", frame_dict, ledger, steps, timings,
+            return await self._end_with_error(turn_id, error, "internal", frame_dict, ledger, hooks.ended, timings,
                                               t_start)
         timings["total_s"] = time.perf_counter() - t_start
         result = TurnResult(answer=answer, status=status, intent=frame_dict, evidence=ledger.items(),
@@ -285,13 +312,16 @@ class Assistant:
             # Shown as failed (never "✓ … nothing"), and the turn's error names this step.
             step.error = str(exc)
             raise StepLLMUnavailable(str(exc), step) from exc
+        except asyncio.CancelledError:
+            step.error = "interrupted before it finished"
+            raise
         finally:
             step.duration_s = time.perf_counter() - t0
             await hooks.step_end(step)
         return step.output, step
 
     async def _run_calls(self, ctx, hooks, calls: list[PlannedCall]) -> list[Step]:
-        results = await asyncio.gather(*[
+        results = await _gather_all([
             self._run_step(ctx, hooks, c.name, fit_arguments(c.name, c.arguments)) for c in calls])
         return [step for _, step in results]
 
@@ -313,7 +343,7 @@ class Assistant:
                 for c in turn.tool_calls]})
             finishing = [c for c in turn.tool_calls if c.name == ANSWER_TOOL]
             others = [c for c in turn.tool_calls if c.name != ANSWER_TOOL]
-            outcomes = await asyncio.gather(*[self._model_call(ctx, hooks, c) for c in others])
+            outcomes = await _gather_all([self._model_call(ctx, hooks, c) for c in others])
             for call, (output, step) in zip(others, outcomes):
                 steps.append(step)
                 messages.append({"role": "tool", "tool_call_id": call.id,
@@ -392,6 +422,19 @@ class Assistant:
             parts.append(token)
             await hooks.answer_token(token)
         return "".join(parts).strip()
+
+
+async def _gather_all(calls: list) -> list:
+    """Run calls concurrently and let every one finish before the first failure is raised.
+
+    Plain ``gather`` would raise at once and leave the others running unobserved, adding evidence to a
+    turn that was already stored as failed.
+    """
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    for outcome in results:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return results
 
 
 # The answer prompt must fit the model's window (4,096 tokens by default) with room to answer: a 100 KB

@@ -14,7 +14,7 @@ import pytest
 
 from assistant.loop import Step, TurnHooks
 from memory.store import Memory
-from tests.fake_openai import FakeOpenAI, Reply
+from tests.fake_openai import FakeOpenAI, Reply, tool_reply
 from tests.reliability_probes import killed_app_turn
 from tests.test_loop import Router, frame, make_assistant, patched_tools  # noqa: F401
 
@@ -95,6 +95,53 @@ async def test_a_cancelled_turn_is_kept_as_interrupted(tmp_settings, patched_too
     turns = Memory(tmp_settings.memory_path).turns("cancelled")
     assert [(t["user_text"], t["status"]) for t in turns] == [(QUESTION, "interrupted")]
     assert "answer step" in turns[0]["error"]
+
+
+async def test_tools_of_earlier_model_rounds_are_kept_when_the_server_dies(tmp_settings, patched_tools):
+    # Round 1: the model calls text_search (evidence S1, S2); round 2: the server is killed.
+    box: list = []
+    router = Router(intents=[frame(task="command", rewrite="/investigate wang")],
+                    tool_turns=[tool_reply("text_search", {"query": "wang"})])
+
+    def handler(req):
+        if req.get("tools") and not router.tool_turns:
+            threading.Thread(target=box[0].__exit__, args=(None, None, None), daemon=True).start()
+            raise ConnectionAbortedError("the model server was killed")
+        return router(req)
+
+    srv = FakeOpenAI(handler)
+    box.append(srv)
+    srv.__enter__()
+    tmp_settings.max_tool_rounds = 4
+    bot, deps = make_assistant(tmp_settings, srv, conversation="rounds")
+    result = await bot.run_turn("/investigate wang")
+    assert result.status == "error" and "during the tools step" in result.answer
+    assert [s.name for s in result.steps] == ["intent", "text_search"]
+    deps.memory.close()
+    again = Memory(tmp_settings.memory_path)
+    assert [(c["name"], c["origin"], c["error"]) for c in again.turn_tool_calls(result.turn_id)] == [
+        ("intent", "plan", ""), ("text_search", "model", "")]
+    assert {e["evidence_id"] for e in again.turn_evidence(result.turn_id)} == {"S1", "S2"}
+
+
+async def test_a_step_cut_off_by_cancellation_is_shown_and_kept_as_failed(tmp_settings, patched_tools):
+    with FakeOpenAI(lambda req: Reply(content="{}", delay_s=30)) as srv:
+        bot, deps = make_assistant(tmp_settings, srv, conversation="cut")
+        hooks = StepLog()
+        task = asyncio.create_task(bot.run_turn(QUESTION, hooks))
+        for _ in range(200):
+            await asyncio.sleep(0.05)
+            if srv.requests:  # the intent request is in flight
+                break
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    # Never "✓ intent: nothing": the front end is told the step did not finish.
+    assert [(s.name, s.error) for s in hooks.ended] == [("intent", "interrupted before it finished")]
+    turns = Memory(tmp_settings.memory_path).turns("cut")
+    assert [(t["user_text"], t["status"]) for t in turns] == [(QUESTION, "interrupted")]
+    calls = deps.memory.turn_tool_calls(turns[0]["id"])
+    assert [(c["name"], c["error"]) for c in calls] == [("intent", "interrupted before it finished")]
 
 
 def test_a_killed_app_process_leaves_the_question_marked_interrupted(tmp_path):
