@@ -131,6 +131,9 @@ def build_command(settings: Settings, python: Path, *, cuda: bool, port: int | N
     if cuda:
         cmd += ["--tensor-parallel-size", str(settings.vllm_tensor_parallel_size),
                 "--gpu-memory-utilization", str(settings.vllm_gpu_memory_utilization)]
+    else:  # bounded steps: see Settings.vllm_cpu_max_num_seqs
+        cmd += ["--max-num-seqs", str(settings.vllm_cpu_max_num_seqs),
+                "--max-num-batched-tokens", str(settings.vllm_cpu_max_batched_tokens)]
     cmd += shlex.split(settings.vllm_extra_args)
     return cmd
 
@@ -145,6 +148,8 @@ def build_env(settings: Settings, *, cuda: bool, ncpu: int | None = None,
             # Bind OpenMP threads to every core: the default binding leaves half the speed unused.
             "VLLM_CPU_OMP_THREADS_BIND": f"0-{n - 1}",
             "VLLM_CPU_NUM_OF_RESERVED_CPU": "0",
+            # A slow step on a busy CPU is not a dead worker; past this timeout vLLM kills its engine.
+            "VLLM_EXECUTE_MODEL_TIMEOUT_SECONDS": str(settings.vllm_cpu_step_timeout_s),
         })
     if not settings.hf_model_id:  # the local folder needs no network
         env.setdefault("HF_HUB_OFFLINE", "1")

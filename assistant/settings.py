@@ -47,6 +47,13 @@ class Settings(BaseSettings):
     vllm_tensor_parallel_size: int = Field(default=1, ge=1)
     vllm_gpu_memory_utilization: float = Field(default=0.9, gt=0.0, le=1.0)
     vllm_cpu_kvcache_gb: int = Field(default=3, ge=1)
+    # On CPU one engine step must stay short: 20 chat sessions at once batched ~14k prompt tokens into one
+    # step, which passed vLLM's 300 s step timeout and killed the engine. Excess requests queue instead.
+    vllm_cpu_max_num_seqs: int = Field(default=8, ge=1, description="Sequences per engine step on CPU.")
+    vllm_cpu_max_batched_tokens: int = Field(default=1024, ge=64,
+                                             description="Tokens per engine step on CPU (prefill is chunked).")
+    vllm_cpu_step_timeout_s: int = Field(default=1800, ge=60,
+                                         description="How long one CPU engine step may take before vLLM gives up.")
     vllm_startup_timeout_s: float = Field(default=900.0, gt=0)
     vllm_extra_args: str = Field(default="", description="Extra flags appended to the vLLM command line.")
 

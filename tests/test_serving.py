@@ -49,6 +49,9 @@ def test_cpu_command_uses_the_flags_that_work_on_cpu(settings):
     assert "--enforce-eager" in cmd and "--enable-auto-tool-choice" in cmd
     assert "--tensor-parallel-size" not in cmd and "--gpu-memory-utilization" not in cmd
     assert cmd[-4:] == ["--seed", "7", "--max-num-seqs", "8"]  # extra args last, shell-split
+    # CPU steps stay short, so a burst of sessions queues instead of timing out the engine.
+    assert flag(cmd, "--max-num-batched-tokens") == str(settings.vllm_cpu_max_batched_tokens)
+    assert build_env(settings, cuda=False, ncpu=2, base_env={})["VLLM_EXECUTE_MODEL_TIMEOUT_SECONDS"] == "1800"
 
 
 def test_gpu_command_exposes_parallelism_and_memory_fraction(settings):
@@ -56,6 +59,7 @@ def test_gpu_command_exposes_parallelism_and_memory_fraction(settings):
     assert flag(cmd, "--tensor-parallel-size") == "2"
     assert flag(cmd, "--gpu-memory-utilization") == "0.75"
     assert flag(cmd, "--port") == "9123"
+    assert "--max-num-batched-tokens" not in cmd  # a GPU keeps vLLM's own scheduling
 
 
 def test_hf_model_id_is_served_instead_of_the_local_folder(tmp_path):
