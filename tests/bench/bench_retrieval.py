@@ -39,7 +39,11 @@ import numpy as np  # noqa: E402
 SHARED = ROOT.parent / "shared"
 R_VALUES = [100, 300, 1000, 3000, 10000, 20000]
 K = 15
-THESIS_SECONDS_PER_QUESTION = (16 * 60, 20 * 60)
+THESIS_SECONDS_PER_QUESTION = (16 * 60, 20 * 60)  # end to end (methods.md §2)
+THESIS_RETRIEVAL_SHARE = 0.9  # "about 90% of it in retrieval": so the thesis's retrieval is an estimate
+# The thesis retrieves for every (question, option) pair, as mc_answer does: one re-rank per option
+# (OpenBookQA has 4), so a question costs this many re-ranks here too.
+RERANKS_PER_QUESTION = 4
 
 
 def base_sentences(n: int) -> list[str]:
@@ -224,6 +228,7 @@ def main() -> None:
     disk = sum(f.stat().st_size for f in kb_path.glob("*") if f.is_file())
     r1k, r20k = times["topk"][1000], times["topk"][20000]
     lo, hi = THESIS_SECONDS_PER_QUESTION
+    per_question = RERANKS_PER_QUESTION * (r20k + times["encode_ms"] / 1000)
     results = {
         "otjsd_rerank_r1000_median_s": (r1k, "s"),
         "otjsd_rerank_r20000_median_s": (r20k, "s"),
@@ -231,7 +236,10 @@ def main() -> None:
         "kb_100k_rss_gb": (rss["peak_gb"], "GB"),
         "kb_100k_disk_gb": (disk / 1e9, "GB"),
         "query_encode_ms": (times["encode_ms"], "ms"),
-        "speedup_vs_thesis_r20000_min": (lo / r20k, "x"),
+        # Like with like (#18): our retrieval for one question (one encode + R = 20,000 re-rank per option)
+        # against the thesis's per-question retrieval share, which is itself an estimate (90% of 16 min).
+        "retrieval_per_question_r20000_s_estimate": (per_question, "s"),
+        "speedup_vs_thesis_retrieval_per_question_min_estimate": (THESIS_RETRIEVAL_SHARE * lo / per_question, "x"),
     }
     notes = f"""
 Exact OT-JSD re-ranking (POT `ot.emd2` on the exact JSD cost; top {K} kept) of the FAISS top-R pool, median over
@@ -253,9 +261,16 @@ R = 1,000 0.263 s, R = 20,000 6.29 s.
                 for R in R_VALUES) + f"""
 
 Targets: R = 1,000 <= 0.5 s: {'met' if r1k <= 0.5 else 'NOT met'} ({r1k:.3f} s). R = 20,000 <= 5 s:
-{'met' if r20k <= 5 else 'NOT met'} ({r20k:.3f} s). The thesis reports 16-20 minutes per question end to end, about 90%
-of it retrieval (about 14-18 min); the R = 20,000 re-rank here is {0.9 * lo / r20k:,.0f}-{0.9 * hi / r20k:,.0f} times faster
-than that retrieval share.
+{'met' if r20k <= 5 else 'NOT met'} ({r20k:.3f} s).
+
+Compared with the thesis, like with like (an estimate): the thesis reports 16-20 minutes per question end to end,
+about {THESIS_RETRIEVAL_SHARE:.0%} of it retrieval, so its retrieval per question is estimated at
+{THESIS_RETRIEVAL_SHARE * lo / 60:.1f}-{THESIS_RETRIEVAL_SHARE * hi / 60:.1f} min. A question here needs one query
+encoding and one R = 20,000 re-rank per option ({RERANKS_PER_QUESTION} for OpenBookQA): about {per_question:.2f} s, i.e.
+{THESIS_RETRIEVAL_SHARE * lo / per_question:,.0f}-{THESIS_RETRIEVAL_SHARE * hi / per_question:,.0f} times less
+(`speedup_vs_thesis_retrieval_per_question_min_estimate` uses the 16-minute end). Not like for like in one respect:
+the thesis re-ranked Wikipedia chunks of up to 512 tokens, this KB holds sentences of about
+{times['tokens_per_candidate'] or 0:.0f} content tokens, and the OT cost grows with the candidates' token count.
 
 KB: {args.rows:,} sentences ({build.get('n_base', args.base)} real sentences from the five default sources embedded with
 MiniLM, repeated with noise on the vectors to reach the size; see the module docstring), about
