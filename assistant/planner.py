@@ -2,6 +2,10 @@
 
 The 1.5B default model never volunteers tool calls, so every clear intent has a route here.
 ``None`` means "unclear": the loop lets the model choose under ``tool_choice="required"``.
+
+Whether a message goes to an uploaded table is decided by matching it against the tables
+(``assistant.routing``), not by the intent's task label alone: claims, "Is it true that …?" and
+yes/no questions about a table go to ``verify_claim``, wh-questions to ``table_qa`` (issue 13).
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from assistant.routing import as_claim, route, scorable
 from assistant.session import Session
 from assistant.settings import Settings
 
@@ -19,23 +24,18 @@ class PlannedCall:
     arguments: dict[str, Any] = field(default_factory=dict)
 
 
-def plan(frame, session: Session, available: set[str], settings: Settings) -> list[PlannedCall] | None:
+def plan(frame, session: Session, available: set[str], settings: Settings, *,
+         embedder=None) -> list[PlannedCall] | None:
     task = frame.task
     query = frame.query()
-    table = session.find_table(None)
     if task == "chit_chat":
         return []
     if task == "command":
         return None
     calls: list[PlannedCall] = []
-    if table is not None and task in ("claim_check", "table_question") and not _names_other_source(frame):
-        if task == "claim_check" and "verify_claim" in available:
-            calls.append(PlannedCall("verify_claim", {"claim": frame.rewrite, "table": table.name}))
-        elif "table_qa" in available:
-            calls.append(PlannedCall("table_qa", {"question": frame.rewrite, "options": frame.options,
-                                                  "table": table.name}))
-        if calls:
-            return calls
+    table_call = plan_table_call(frame, session, available, embedder=embedder)
+    if table_call is not None:
+        return [table_call]
     if task == "multiple_choice" and frame.options and "mc_answer" in available:
         lettered = {chr(ord("A") + i): text for i, text in enumerate(frame.options)}
         calls.append(PlannedCall("mc_answer", {"question": frame.rewrite, "options": lettered}))
@@ -51,6 +51,34 @@ def plan(frame, session: Session, available: set[str], settings: Settings) -> li
                                                   "options": frame.options}))
         # No evidence source at all: nothing for a model to choose either; the loop says why.
         return calls
+    return None
+
+
+def plan_table_call(frame, session: Session, available: set[str], *, embedder=None) -> PlannedCall | None:
+    """The table tool call for this turn, or None when the message is not about an uploaded table."""
+    if not session.tables or _names_other_source(frame):
+        return None
+    if frame.task not in ("question", "claim_check", "table_question", "multiple_choice"):
+        return None
+    message = frame.rewrite
+    last = getattr(session, "last_table_answer", None)
+    match = route(message, session.tables, embedder=embedder, previous=last.table if last else None)
+    if match is not None:
+        table = session.tables[match.name]
+    else:
+        # No table matches. The intent's word still counts where the router cannot judge: the message says
+        # "the table" (table_question), or the table cannot be scored (no headers to match).
+        table = session.find_table(None)
+        if table is None or not (frame.task == "table_question"
+                                 or frame.task == "claim_check" and not scorable(table)):
+            return None
+    claim = None if frame.options else as_claim(message)
+    if frame.task == "claim_check" and claim is None and not frame.options:
+        claim = message  # the intent read a claim into it; check it as written
+    if claim is not None and "verify_claim" in available:
+        return PlannedCall("verify_claim", {"claim": claim, "table": table.name})
+    if "table_qa" in available:
+        return PlannedCall("table_qa", {"question": message, "options": frame.options, "table": table.name})
     return None
 
 

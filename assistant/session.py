@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tools.table_qa import TableAnswer
 
 
 @dataclass
@@ -17,6 +20,8 @@ class Session:
     texts: list[tuple[str, str]] = field(default_factory=list)
     # This conversation's choice of evidence pieces per source (UI slider); None: the settings' default.
     evidence_k: int | None = None
+    # The last answer computed from a table: a follow-up's "it" resolves to its row (tools.table_qa).
+    last_table_answer: TableAnswer | None = None
 
     def add_table(self, table: Any) -> None:
         self.tables[table.name] = table

@@ -31,6 +31,16 @@ ANSWER_MAX_TOKENS = JUDGEMENT_MAX_TOKENS + 60  # upper bound: a capped reason pl
 MAX_OPTIONS = 8
 
 
+class TableAnswer(BaseModel):
+    """The last answer computed from a table, kept on the session so a follow-up's "it" finds its row."""
+
+    table: str
+    question: str
+    answer: str
+    rows: list[int] = Field(default_factory=list, description="The rows the answer came from (1-based).")
+    row_names: list[str] = Field(default_factory=list)
+
+
 class ChoiceJudgement(BaseModel):
     answer: int = Field(description="The chosen option's number (1-based).")
     equally_supported: list[int] = Field(description="Other options the cells support just as well.")

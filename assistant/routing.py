@@ -1,0 +1,191 @@
+"""Which uploaded table (if any) a message talks about, decided in code (issue 13, item 1).
+
+The intent model's task label alone sent half the "Is it true that …?" claims about an uploaded table
+to the text knowledge base. Here a message is scored against each table of the session: its headers,
+its row labels and other cell values (lexical), the numbers it quotes (numeric), and, when an embedder
+is given, the embedding similarity to a short summary of the table. A table named in the message wins
+outright. A message that matches no table goes the text way.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tools._cells import cell_number, is_empty
+
+# A score at or above this sends the message to the table: one header plus one value, a row label, or a
+# header with a table-shaped question word ("which … most", "how many"). One header alone (a "year" in
+# an unrelated history question) is not enough.
+ROUTE_THRESHOLD = 1.5
+HEADER_SCORE = 1.0
+LABEL_SCORE = 1.5
+VALUE_SCORE = 1.0
+NUMBER_SCORE = 1.0
+NAME_SCORE = 3.0
+TABLE_WORDS_SCORE = 0.5
+EMBEDDING_FLOOR = 0.35  # cosine below this adds nothing; above it adds up to ~1.5
+MAX_VALUE_CELLS = 5000  # cells scanned per table: enough for uploads, bounded for huge ones
+_STOP = {"the", "a", "an", "of", "in", "on", "at", "to", "for", "and", "or", "is", "was", "were", "are", "be",
+         "it", "its", "did", "does", "do", "had", "has", "have", "than", "that", "this", "with", "by", "from",
+         "what", "which", "who", "whom", "how", "many", "much", "when", "where", "why", "true", "false", "not",
+         "there", "their", "they", "them", "as", "any", "all", "each", "per", "more", "less", "most", "least",
+         "row", "rows", "column", "columns", "table", "value", "values", "number", "total", "one", "two"}
+# Words that make a question table-shaped once it also names a column.
+_TABLE_QUESTION = re.compile(r"\b(which|how many|how much|total|average|mean|sum|most|least|highest|lowest|"
+                             r"largest|smallest|more than|less than|fewer|greater|maximum|minimum|every|only|rank)"
+                             r"\b", re.I)
+_WORD = re.compile(r"[^\W_][\w'\-]*", re.U)
+_NUMBER = re.compile(r"[-−+]?\$?\d[\d,]*(?:\.\d+)?%?")
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower().strip("'-") for w in _WORD.findall(text or "")]
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in _words(text) if len(w) > 2 and w not in _STOP and not w[0].isdigit()}
+
+
+def _stem(word: str) -> str:
+    return word[:5] if len(word) > 5 else word
+
+
+@dataclass
+class TableMatch:
+    name: str
+    score: float
+    by_name: bool = False
+    matched: list[str] = field(default_factory=list)  # what matched, for the step shown to the user
+
+    @property
+    def routes(self) -> bool:
+        return self.by_name or self.score >= ROUTE_THRESHOLD
+
+
+def scorable(table: Any) -> bool:
+    return isinstance(getattr(table, "columns", None), list) and isinstance(getattr(table, "rows", None), list)
+
+
+def score_table(message: str, table: Any, embedder=None) -> TableMatch:
+    """How strongly ``message`` talks about ``table``."""
+    low = " ".join((message or "").lower().split())
+    name = str(getattr(table, "name", ""))
+    match = TableMatch(name=name, score=0.0)
+    if not scorable(table):
+        return match
+    words = _content(message)
+    stems = {_stem(w) for w in words}
+    names = {n.lower() for n in (name, str(getattr(table, "title", "") or "")) if n and len(n) > 2}
+    for n in names:
+        stem = re.sub(r"\.(csv|tsv|xlsx?|json|md|html?)$", "", n)
+        if re.search(rf"(?<!\w){re.escape(stem)}(?!\w)", low):
+            match.by_name = True
+            match.score += NAME_SCORE
+            match.matched.append(f"name {stem!r}")
+            break
+    header_hit = False
+    for header in table.columns:
+        hw = {_stem(w) for w in _content(header)}
+        if hw and hw & stems:
+            match.score += HEADER_SCORE
+            match.matched.append(f"header {header!r}")
+            header_hit = True
+    label_col = table.row_label_col if hasattr(table, "row_label_col") else None
+    numbers = {cell_number(m.group(0).replace("−", "-")) for m in _NUMBER.finditer(message or "")} - {None}
+    seen_values: set[str] = set()
+    seen_numbers: set[float] = set()
+    scanned = 0
+    for row in table.rows:
+        for c, cell in enumerate(row, start=1):
+            scanned += 1
+            if scanned > MAX_VALUE_CELLS:
+                break
+            text = " ".join(str(cell).split())
+            if is_empty(text):
+                continue
+            x = cell_number(text)
+            if x is not None:
+                if x in numbers and x not in seen_numbers:
+                    seen_numbers.add(x)
+                    match.score += NUMBER_SCORE
+                    match.matched.append(f"number {text!r}")
+                continue
+            key = text.lower()
+            if key in seen_values or len(key) < 3 or key in _STOP:
+                continue
+            if re.search(rf"(?<!\w){re.escape(key)}(?!\w)", low):
+                seen_values.add(key)
+                is_label = c == label_col
+                match.score += LABEL_SCORE if is_label else VALUE_SCORE
+                match.matched.append(f"{'row' if is_label else 'value'} {text!r}")
+    if header_hit and _TABLE_QUESTION.search(message or ""):
+        match.score += TABLE_WORDS_SCORE
+        match.matched.append("a table-shaped question")
+    if embedder is not None:
+        summary = f"{getattr(table, 'title', '')}: " + ", ".join(table.columns)
+        if label_col:
+            summary += "; " + ", ".join(str(r[label_col - 1]) for r in table.rows[:20])
+        vecs = np.asarray(embedder.encode([message, summary]), dtype=float)
+        norms = np.linalg.norm(vecs, axis=1)
+        if norms.all():
+            cos = float(vecs[0] @ vecs[1] / (norms[0] * norms[1]))
+            if cos > EMBEDDING_FLOOR:
+                match.score += round((cos - EMBEDDING_FLOOR) * 2.5, 3)
+                match.matched.append(f"embedding {cos:.2f}")
+    match.score = round(match.score, 3)
+    return match
+
+
+_ANAPHORA = re.compile(r"\b(it|its|it's|they|their|them|that one|this one|that row|the same)\b", re.I)
+FOLLOW_UP_SCORE = 1.0
+
+
+def route(message: str, tables: dict[str, Any], *, embedder=None, previous: str | None = None) -> TableMatch | None:
+    """The table ``message`` talks about, or None (the text path). A named table wins, then the best score.
+
+    ``previous`` names the table the last answer came from: a follow-up that points back at it
+    ("how many participants did it have?") leans on that table.
+    """
+    if not tables:
+        return None
+    matches = [score_table(message, t, embedder) for t in tables.values()]
+    if previous and _ANAPHORA.search(message or ""):
+        for m in matches:
+            if m.name == previous:
+                m.score = round(m.score + FOLLOW_UP_SCORE, 3)
+                m.matched.append("a follow-up to the last table answer")
+    named = [m for m in matches if m.by_name]
+    pool = named or [m for m in matches if m.routes]
+    if not pool:
+        return None
+    return max(pool, key=lambda m: m.score)
+
+
+_IS_IT_TRUE = re.compile(r"^\s*(?:is it (?:true|correct|right|the case)|true or false|check (?:whether|if|that)|"
+                         r"verify(?: that| whether| if)?|fact[- ]check(?: that)?|does the table (?:support|show) "
+                         r"that|according to the table,?)\s*(?:that\b|:)?\s*", re.I)
+_IMPERATIVE = re.compile(r"^\s*(list|show|give|find|name|tell|count|compute|calculate|sum|rank|sort|which|what|"
+                         r"who|whom|whose|when|where|why|how)\b", re.I)
+_YES_NO = re.compile(r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could)\b", re.I)
+
+
+def as_claim(message: str) -> str | None:
+    """The statement a message asks to check, or None when it is not a claim or a yes/no question.
+
+    "Is it true that Quebec had 678 cases?" -> "Quebec had 678 cases."; a plain statement is itself;
+    "Did Quebec have 678 cases?" is checked as written; wh-questions are not claims.
+    """
+    text = " ".join((message or "").split())
+    if not text:
+        return None
+    m = _IS_IT_TRUE.match(text)
+    if m and text[m.end():].strip():
+        body = text[m.end():].strip().rstrip("?").strip()
+        return body[0].upper() + body[1:] + ("" if body.endswith(".") else ".")
+    if text.endswith("?"):
+        return text if _YES_NO.match(text) else None
+    return None if _IMPERATIVE.match(text) else text

@@ -1,0 +1,130 @@
+"""Routing decided in code (#13): which uploaded table a message is about, and which table tool it goes to."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.planner import plan
+from assistant.routing import as_claim, route, score_table
+from assistant.session import Session
+from kb.tables import Table
+from tools.intent import Output as Frame
+from tools.table_qa import TableAnswer
+
+TRIALS = Table(name="trials", title="Vaccine trials", columns=["Trial", "Participants", "Year", "Efficacy (%)"], rows=[
+    ["ALPHA-1", "1,200", "2019", "81%"], ["BETA-2", "4,512", "2020", "67%"], ["GAMMA-3", "730", "2021", "92%"],
+    ["DELTA-4", "2,050", "2021", "74%"], ["EPSILON", "610", "2022", "55%"], ["ZETA", "3,300", "2023", "88%"]])
+PRICES = Table(name="prices", title="Coffee prices", columns=["Country", "Unit price (€/kg)", "Harvest"], rows=[
+    ["Brazil", "3.10", "2023"], ["Colombia", "3.85", "2023"], ["Ethiopia", "4.20", "2023"], ["Vietnam", "2.40", "2023"]])
+TOOLS = {"verify_claim", "table_qa", "text_search", "kg_paths", "mc_answer"}
+
+
+class Settings:
+    evidence_k = 5
+
+
+def session(*tables: Table) -> Session:
+    s = Session("c")
+    for t in tables:
+        s.add_table(t)
+    return s
+
+
+def frame(message: str, task: str = "question", options: list[str] | None = None) -> Frame:
+    return Frame(task=task, rewrite=message, options=options or [])
+
+
+def planned(message: str, sess: Session, task: str = "question", options=None):
+    calls = plan(frame(message, task, options), sess, TOOLS, Settings())
+    return [(c.name, c.arguments) for c in calls or []]
+
+
+@pytest.mark.parametrize("message, task, claim", [
+    ("ALPHA-1 enrolled 1,200 participants.", "claim_check", "ALPHA-1 enrolled 1,200 participants."),
+    ("Is it true that GAMMA-3 had the highest efficacy?", "question", "GAMMA-3 had the highest efficacy."),
+    ("Is it true that BETA-2 had more participants than ZETA?", "claim_check",
+     "BETA-2 had more participants than ZETA."),
+    ("is it correct that the 2021 trials had over 700 participants each", "question",
+     "The 2021 trials had over 700 participants each."),
+    ("Did DELTA-4 report an efficacy of 74%?", "question", "Did DELTA-4 report an efficacy of 74%?"),
+    ("According to the table, EPSILON ran in 2022.", "claim_check", "EPSILON ran in 2022."),
+])
+def test_claims_and_yes_no_questions_go_to_verify_claim(message, task, claim):
+    calls = planned(message, session(TRIALS), task)
+    assert calls == [("verify_claim", {"claim": claim, "table": "trials"})], score_table(message, TRIALS)
+
+
+@pytest.mark.parametrize("message", [
+    "Which trial had the highest efficacy?",
+    "How many participants did BETA-2 have?",
+    "What is the total number of participants?",
+    "which trials ran in 2021",
+    "List the trials with more than 2,000 participants.",
+])
+def test_wh_questions_about_the_table_go_to_table_qa(message):
+    calls = planned(message, session(TRIALS), "question")
+    assert calls == [("table_qa", {"question": message, "options": [], "table": "trials"})], \
+        score_table(message, TRIALS)
+
+
+@pytest.mark.parametrize("message, task", [
+    ("Who founded the NBA?", "question"),
+    ("What year did the Second World War end?", "question"),  # one header word ("year") is not enough
+    ("Aspirin reduces the risk of stroke.", "claim_check"),
+    ("Is it true that measles is caused by a virus?", "claim_check"),
+])
+def test_unrelated_messages_take_the_text_path_while_a_table_is_loaded(message, task):
+    calls = planned(message, session(TRIALS), task)
+    assert [name for name, _ in calls] == ["text_search", "kg_paths"], score_table(message, TRIALS)
+
+
+def test_follow_up_resolves_to_the_table_of_the_last_answer():
+    sess = session(TRIALS, PRICES)  # PRICES is the active (latest) table, but the last answer came from TRIALS
+    sess.last_table_answer = TableAnswer(table="trials", question="Which trial had the highest efficacy?",
+                                         answer="GAMMA-3", rows=[3], row_names=["GAMMA-3"])
+    assert planned("and its year?", sess) == [("table_qa", {"question": "and its year?", "options": [],
+                                                            "table": "trials"})]
+    sess.last_table_answer = None
+    assert [n for n, _ in planned("and its year?", sess)] == ["text_search", "kg_paths"]
+
+
+def test_two_tables_pick_by_content_or_by_name():
+    sess = session(TRIALS, PRICES)
+    assert planned("Ethiopia's coffee costs 4.20 per kg.", sess, "claim_check")[0][1]["table"] == "prices"
+    assert planned("Which trial enrolled the most participants?", sess)[0][1]["table"] == "trials"
+    assert planned("Is it true that the highest value in the prices table is 2023?", sess)[0][1]["table"] == "prices"
+    named = route("In the trials table, which year comes first?", sess.tables)
+    assert named is not None and named.by_name and named.name == "trials"
+    assert route("Who wrote Hamlet?", sess.tables) is None
+
+
+def test_multiple_choice_about_the_table_keeps_its_options():
+    calls = planned("Which trial was largest? A) ALPHA-1 B) BETA-2", session(TRIALS), "table_question",
+                    options=["ALPHA-1", "BETA-2"])
+    assert calls == [("table_qa", {"question": "Which trial was largest? A) ALPHA-1 B) BETA-2",
+                                   "options": ["ALPHA-1", "BETA-2"], "table": "trials"})]
+
+
+def test_knowledge_base_wording_and_chit_chat_stay_off_the_table():
+    sess = session(TRIALS)
+    assert [n for n, _ in planned("In the knowledge base, how many participants did BETA-2 have?", sess)] == [
+        "text_search", "kg_paths"]
+    assert planned("hello", sess, "chit_chat") == []
+
+
+def test_embedding_similarity_adds_to_the_score():
+    class Embedder:
+        def encode(self, texts):
+            return [[1.0, 0.0], [1.0, 0.1]]
+
+    plain = score_table("Tell me about vaccines", TRIALS)
+    embedded = score_table("Tell me about vaccines", TRIALS, embedder=Embedder())
+    assert embedded.score > plain.score and any(m.startswith("embedding") for m in embedded.matched)
+
+
+@pytest.mark.parametrize("message, claim", [
+    ("Is it true that X rose?", "X rose."), ("True or false: prices fell.", "Prices fell."),
+    ("Which trial won?", None), ("Show the trials.", None), ("Was it larger?", "Was it larger?"),
+    ("ALPHA-1 ran in 2019.", "ALPHA-1 ran in 2019."), ("", None)])
+def test_as_claim(message, claim):
+    assert as_claim(message) == claim
