@@ -39,5 +39,15 @@ model: install
 unit: install
 	$(BIN)/python -m pytest -q -m "not real_model and not browser"
 
-bench: install
-	for b in tests/bench/bench_*.py; do $(BIN)/python $$b || exit 1; done
+# Every benchmark with its defaults (none needs an argument). bench_llm starts its own model server, so the
+# model is installed first; bench_chat needs a served model and the default text KB (`make run` sets both up):
+# without them it is skipped with a message instead of failing the whole run.
+CHAT_READY := import sys, httpx; from assistant.settings import Settings; s = Settings(); \
+	ok = (s.kb_dir / "text" / "text.db").exists() and httpx.get(s.effective_base_url + "/models", timeout=5).is_success; \
+	sys.exit(0 if ok else 1)
+bench: install model
+	@for b in tests/bench/bench_*.py; do \
+	  if [ "$$b" = tests/bench/bench_chat.py ] && ! $(BIN)/python -c '$(CHAT_READY)' 2>/dev/null; then \
+	    echo "== $$b skipped: needs a served model and the default text KB (start them with 'make run')"; continue; fi; \
+	  echo "== $$b"; $(BIN)/python $$b || exit 1; \
+	done
