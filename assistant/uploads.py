@@ -55,7 +55,7 @@ def add_text_file(deps, session: Session, path: Path, *, name: str | None = None
     Raises ``TableError`` (the upload error users see) with one sentence; the session is unchanged then.
     """
     from kb.errors import TableError
-    from kb.table_readers import _decode
+    from kb.text_decoding import decode_text, looks_binary
 
     label = name or path.name
     limit = int(deps.settings.text_max_bytes)
@@ -63,14 +63,15 @@ def add_text_file(deps, session: Session, path: Path, *, name: str | None = None
     if size > limit:
         raise TableError(f"The text {label} is {size / 1024**2:,.1f} MB; the limit for a text upload is "
                          f"{limit / 1024**2:,.1f} MB (EVIDENTIA_TEXT_MAX_BYTES).")
-    data = path.read_bytes()[: limit + 1]
+    with path.open("rb") as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:  # grew while we looked
+        raise TableError(f"The text {label} is over the {limit / 1024**2:,.1f} MB limit for a text upload "
+                         "(EVIDENTIA_TEXT_MAX_BYTES).")
     if not data.strip():
         raise TableError(f"The file {label} is empty.")
-    if b"\x00" in data[:10_000] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        from kb.table_readers import _utf16_without_bom
-
-        if not _utf16_without_bom(data):
-            raise TableError(f"The file {label} is binary, not text.")
-    text, _encoding = _decode(data)
+    if looks_binary(data):
+        raise TableError(f"The file {label} is binary, not text.")
+    text, _encoding = decode_text(data)
     session.texts.append((label, text))
     return text

@@ -1,8 +1,7 @@
-"""Format readers: bytes or text in, a raw grid (plus header, caption and notes) out.
+"""Text format readers (CSV/TSV, Markdown, JSON) and format detection: text in, a raw grid out.
 
-Spreadsheet formulas are never executed: openpyxl reads the value Excel cached when it last
-saved the file (``data_only=True``); a formula without a cached value is shown as its text,
-marked as not computed.
+Workbooks are read by ``kb.table_xlsx``, HTML by ``kb.table_html``, and bytes become text in
+``kb.text_decoding``.
 """
 
 from __future__ import annotations
@@ -12,101 +11,15 @@ import io
 import json
 import math
 import re
-import unicodedata
-import zipfile
-import zlib
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from kb.errors import TableError
-from kb.table_model import NOT_COMPUTED
 
 FORMATS = ("csv", "tsv", "xlsx", "json", "markdown", "html")
 _SUFFIX_FORMAT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "csv", ".xlsx": "xlsx", ".xlsm": "xlsx",
                   ".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
-
-
-# Single-byte encodings of Latin-script text are confused with each other by charset detection, more so
-# on small files: the same bytes read "São Paulo" in Latin-1 and "Săo Paulo" in cp1250, and a cp1252 "€3"
-# came back as cp775's "Ć3". So the Latin readings are compared by what real text does not contain.
-_LATIN_CANDIDATES = ("cp1252", "cp1250")
-
-
-def _utf16_without_bom(data: bytes) -> str | None:
-    """UTF-16 text without a byte-order mark: every other byte of ASCII text is NUL."""
-    sample = data[:4096]
-    if len(sample) < 4 or len(sample) % 2:
-        return None
-    even, odd = sample[0::2], sample[1::2]
-    for zeros, other, codec in ((odd, even, "utf-16-le"), (even, odd, "utf-16-be")):
-        if zeros.count(0) >= 0.9 * len(zeros) and other.count(0) <= 0.05 * len(other):
-            return codec
-    return None
-
-
-def _implausible(text: str) -> int:
-    """Signs that a Latin decoding is wrong: a symbol glued to a letter ("£ód"), a capital inside a
-    lowercase word ("odŸ"), control characters."""
-    events = 0
-    for i, ch in enumerate(text):
-        if ord(ch) <= 127:
-            continue
-        cat = unicodedata.category(ch)
-        prev = text[i - 1] if i else " "
-        nxt = text[i + 1] if i + 1 < len(text) else " "
-        if cat[0] == "S" and (prev.isalpha() or nxt.isalpha()):
-            events += 1
-        elif cat == "Lu" and prev.isalpha() and prev.islower():
-            events += 1
-        elif cat == "Cc":
-            events += 2
-    return events
-
-
-def _latin_reading(data: bytes, guess: str) -> str:
-    """Among the guess and the common Latin code pages, the reading with the fewest implausible signs."""
-    try:
-        guessed = data.decode(guess)
-    except (UnicodeDecodeError, LookupError):
-        guessed = None
-    if guessed is not None:
-        letters = [ch for ch in guessed if ord(ch) > 127 and ch.isalpha()]
-        latin = sum(unicodedata.name(ch, "").startswith("LATIN") for ch in letters)
-        if letters and latin < len(letters) / 2:
-            return guess  # a Cyrillic, Greek… reading: not a Latin code page question
-    scored = []
-    for rank, enc in enumerate(_LATIN_CANDIDATES + (guess,)):
-        try:
-            scored.append((_implausible(data[:200_000].decode(enc)), rank, enc))
-        except (UnicodeDecodeError, LookupError):
-            continue
-    return min(scored)[2] if scored else guess
-
-
-def _decode(data: bytes) -> tuple[str, str | None]:
-    """Text and the detected encoding (``None`` when it was plain UTF-8)."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        return data[3:].decode("utf-8", "replace"), None
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16", "replace"), "utf-16"
-    codec = _utf16_without_bom(data)
-    if codec:
-        return data.decode(codec, "replace"), codec
-    try:
-        return data.decode("utf-8"), None
-    except UnicodeDecodeError:
-        pass
-    from charset_normalizer import from_bytes
-
-    best = from_bytes(data[:1_000_000]).best()
-    if best is None or best.encoding is None:
-        raise TableError("The file is not text in any encoding I recognise; is it really a table?")
-    encoding = _latin_reading(data, best.encoding)
-    try:
-        return data.decode(encoding), encoding
-    except (UnicodeDecodeError, LookupError) as exc:
-        raise TableError(f"The file could not be decoded as {encoding}.") from exc
 
 
 def _sniff_delimiter(text: str) -> str:
@@ -283,147 +196,6 @@ def _records(records: list[dict]) -> tuple[list[list[Any]], list[str]]:
             cols.setdefault(str(k), None)
     names = list(cols)
     return [[rec.get(k, "") for k in names] for rec in records], names
-
-
-# A workbook is a zip of XML: its size on disk says little about what it expands to. These bound the
-# expansion before openpyxl reads a byte of it (a 63 KB file held a 60,000,000-character cell; a 4 MB
-# one expanded to 1.2 GB of sheet XML).
-XLSX_MAX_RATIO = 100  # real sheet XML compresses 5-20x; a member over this is a bomb
-XLSX_RATIO_MIN_BYTES = 1024 * 1024  # tiny members may compress absurdly well (runs of spaces)
-_XLSX_READ_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, KeyError, OSError, ValueError, SyntaxError,
-                     IndexError, TypeError, AttributeError, EOFError, zlib.error)
-
-
-def check_xlsx_expansion(data: bytes, max_expanded: int) -> None:
-    """Refuse a workbook whose members would expand past ``max_expanded`` bytes or by a bomb's ratio."""
-    try:
-        members = zipfile.ZipFile(io.BytesIO(data)).infolist()
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise TableError("The file is not a readable .xlsx workbook (old .xls files: save as .xlsx or CSV).") \
-            from exc
-    total = sum(m.file_size for m in members)
-    if total > max_expanded:
-        raise TableError(f"The workbook expands to {total / 1024**2:,.0f} MB of data; the limit is "
-                         f"{max_expanded / 1024**2:,.0f} MB (10 x EVIDENTIA_TABLE_MAX_BYTES). Save the sheet you "
-                         "need as its own file or as CSV.")
-    for m in members:
-        if m.file_size > XLSX_RATIO_MIN_BYTES and m.file_size > XLSX_MAX_RATIO * max(m.compress_size, 1):
-            raise TableError(f"The workbook part {m.filename} expands {m.file_size // max(m.compress_size, 1):,}-fold "
-                             "when unpacked, which real spreadsheets never do; it was not read.")
-
-
-def _xlsx_damaged(exc: Exception) -> TableError:
-    if isinstance(exc, ValueError) and "digits" in str(exc):
-        return TableError("The workbook has a number with more than 4,300 digits, which cannot be read as a "
-                          "number; store it as text.")
-    return TableError("The workbook is damaged and could not be read (a part of it is missing or not valid XML). "
-                      "Open and save it again in a spreadsheet program, or export the sheet as CSV.")
-
-
-def _open_workbooks(data: bytes):
-    from openpyxl import load_workbook
-
-    try:
-        values_wb = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-        # Formulas are not in the values workbook: a second, equally bounded read tells which cells had one.
-        formulas_wb = load_workbook(io.BytesIO(data), read_only=True, data_only=False)
-    except _XLSX_READ_ERRORS as exc:
-        if isinstance(exc, (zipfile.BadZipFile, OSError)):
-            raise TableError("The file is not a readable .xlsx workbook (old .xls files: save as .xlsx or CSV).") \
-                from exc
-        raise _xlsx_damaged(exc) from exc
-    return values_wb, formulas_wb
-
-
-def _pick_sheet(names: list[str], sheet: str | int | None) -> str:
-    if sheet is None:
-        return names[0]
-    if isinstance(sheet, int) or (isinstance(sheet, str) and sheet.isdigit() and sheet not in names):
-        idx = int(sheet)
-        if not 0 <= idx < len(names):
-            raise TableError(f"The workbook has {len(names)} sheets ({', '.join(names)}); there is no sheet {idx}.")
-        return names[idx]
-    if sheet in names:
-        return sheet
-    raise TableError(f"The workbook has no sheet {sheet!r}; its sheets are: {', '.join(names)}.")
-
-
-def _sheet_grid(values_ws, formulas_ws, name: str, max_rows: int, max_cols: int):
-    """The sheet's non-blank rows (formulas never run) and how many formula cells had cached values or not."""
-    # A declared <dimension> (even A1:XFD1048576) would make openpyxl pad every row to it; read only the
-    # cells that are there instead.
-    values_ws.reset_dimensions()
-    formulas_ws.reset_dimensions()
-    grid, cached, uncomputed = [], 0, 0
-    for vrow, frow in zip(values_ws.iter_rows(values_only=True), formulas_ws.iter_rows(values_only=True)):
-        row = []
-        for v, f in zip(vrow, frow):
-            if isinstance(f, str) and f.startswith("="):
-                if v is None:
-                    uncomputed += 1
-                    row.append(f"{f}{NOT_COMPUTED}")
-                    continue
-                cached += 1
-            elif f is not None and type(f).__name__ == "ArrayFormula":
-                if v is None:
-                    uncomputed += 1
-                    row.append(f"{getattr(f, 'text', '=?')}{NOT_COMPUTED}")
-                    continue
-                cached += 1
-            row.append(v)
-        while row and (row[-1] is None or row[-1] == ""):
-            row.pop()
-        if not row:
-            continue  # a blank row (the normaliser would drop it); it must not count against the row limit
-        if len(row) > max_cols:
-            raise TableError(f"Sheet {name!r} has more than {max_cols} columns; the limit is {max_cols} "
-                             "(EVIDENTIA_TABLE_MAX_COLS).")
-        grid.append(row)
-        if len(grid) > max_rows + 10:
-            raise TableError(f"Sheet {name!r} has more than {max_rows:,} rows; the limit is {max_rows:,} "
-                             "(EVIDENTIA_TABLE_MAX_ROWS).")
-    return grid, cached, uncomputed
-
-
-def _read_xlsx(data: bytes, sheet: str | int | None, max_rows: int, max_cols: int, max_expanded: int):
-    check_xlsx_expansion(data, max_expanded)
-    values_wb, formulas_wb = _open_workbooks(data)
-    try:
-        names = values_wb.sheetnames
-        if not names:
-            raise TableError("The workbook has no sheets.")
-        chosen = _pick_sheet(names, sheet)
-        notes = []
-        try:
-            grid, cached, uncomputed = _sheet_grid(values_wb[chosen], formulas_wb[chosen], chosen, max_rows, max_cols)
-            if sheet is None and not grid:
-                # An empty first sheet (a cover page left blank): read the first sheet that has cells.
-                for other in names[1:]:
-                    grid, cached, uncomputed = _sheet_grid(values_wb[other], formulas_wb[other], other, max_rows,
-                                                           max_cols)
-                    if grid:
-                        notes.append(f"sheet {chosen!r} is empty, so sheet {other!r} was read")
-                        chosen = other
-                        break
-        except TableError:
-            raise
-        except _XLSX_READ_ERRORS as exc:
-            raise _xlsx_damaged(exc) from exc
-    finally:
-        values_wb.close()
-        formulas_wb.close()
-    if not grid:
-        others = [n for n in names if n != chosen]
-        raise TableError(f"Sheet {chosen!r} is empty" + (f"; the workbook's other sheets ({', '.join(others)}) are "
-                                                          "empty too." if others and sheet is None else
-                                                          f"; its other sheets are: {', '.join(others)}." if others
-                                                          else "."))
-    if cached:
-        notes.append(f"read {cached} formula cell{'s' * (cached != 1)} as the values last saved (formulas are never run)")
-    if uncomputed:
-        notes.append(f"{uncomputed} formula cell{'s' * (uncomputed != 1)} had no saved value and are shown as "
-                     "formula text marked 'not computed' (formulas are never run)")
-    return grid, notes, chosen, names
 
 
 def _detect_format(name: str, fmt: str | None, head: bytes) -> str:

@@ -16,7 +16,9 @@ from kb.errors import TableError
 from kb.table_html import DEFAULT_MAX_CELLS, _read_html, grid_from_html, split_html_header
 from kb.table_model import _MARKUP, NOT_COMPUTED, Table, parse_number
 from kb.table_normalise import _limits, merge_header_rows, table_from_grid
-from kb.table_readers import FORMATS, _decode, _detect_format, _read_csv, _read_json, _read_markdown, _read_xlsx
+from kb.table_readers import FORMATS, _detect_format, _read_csv, _read_json, _read_markdown
+from kb.table_xlsx import _read_xlsx
+from kb.text_decoding import decode_text
 
 __all__ = ["FORMATS", "NOT_COMPUTED", "Table", "TableError", "_MARKUP", "grid_from_html", "load_table",
            "merge_header_rows", "parse_number", "safe_table_name", "split_html_header", "table_from_grid"]
@@ -77,7 +79,7 @@ def load_table(path_or_bytes: str | Path | bytes, *, name: str | None = None, se
                          + ", ".join(n for n in names if n != chosen))
         return table_from_grid(grid, name=table_name, title=title or Path(file_name).stem, source=source,
                                settings=settings, notes=notes, sheet=chosen, sheet_names=names)
-    text, encoding = _decode(data)
+    text, encoding = decode_text(data)
     if encoding:
         notes.append(f"decoded the file as {encoding}")
     if not text.strip():

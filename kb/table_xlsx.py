@@ -1,0 +1,156 @@
+"""XLSX workbooks to a raw grid, with their expansion bounded before openpyxl reads them.
+
+Spreadsheet formulas are never executed: openpyxl reads the value Excel cached when it last
+saved the file (``data_only=True``); a formula without a cached value is shown as its text,
+marked as not computed.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+import zlib
+
+from kb.errors import TableError
+from kb.table_model import NOT_COMPUTED
+
+
+# A workbook is a zip of XML: its size on disk says little about what it expands to. These bound the
+# expansion before openpyxl reads a byte of it (a 63 KB file held a 60,000,000-character cell; a 4 MB
+# one expanded to 1.2 GB of sheet XML).
+XLSX_MAX_RATIO = 100  # real sheet XML compresses 5-20x; a member over this is a bomb
+XLSX_RATIO_MIN_BYTES = 1024 * 1024  # tiny members may compress absurdly well (runs of spaces)
+_XLSX_READ_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, KeyError, OSError, ValueError, SyntaxError,
+                     IndexError, TypeError, AttributeError, EOFError, zlib.error)
+
+
+def check_xlsx_expansion(data: bytes, max_expanded: int) -> None:
+    """Refuse a workbook whose members would expand past ``max_expanded`` bytes or by a bomb's ratio."""
+    try:
+        members = zipfile.ZipFile(io.BytesIO(data)).infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise TableError("The file is not a readable .xlsx workbook (old .xls files: save as .xlsx or CSV).") \
+            from exc
+    total = sum(m.file_size for m in members)
+    if total > max_expanded:
+        raise TableError(f"The workbook expands to {total / 1024**2:,.0f} MB of data; the limit is "
+                         f"{max_expanded / 1024**2:,.0f} MB (10 x EVIDENTIA_TABLE_MAX_BYTES). Save the sheet you "
+                         "need as its own file or as CSV.")
+    for m in members:
+        if m.file_size > XLSX_RATIO_MIN_BYTES and m.file_size > XLSX_MAX_RATIO * max(m.compress_size, 1):
+            raise TableError(f"The workbook part {m.filename} expands {m.file_size // max(m.compress_size, 1):,}-fold "
+                             "when unpacked, which real spreadsheets never do; it was not read.")
+
+
+def _xlsx_damaged(exc: Exception) -> TableError:
+    if isinstance(exc, ValueError) and "digits" in str(exc):
+        return TableError("The workbook has a number with more than 4,300 digits, which cannot be read as a "
+                          "number; store it as text.")
+    return TableError("The workbook is damaged and could not be read (a part of it is missing or not valid XML). "
+                      "Open and save it again in a spreadsheet program, or export the sheet as CSV.")
+
+
+def _open_workbooks(data: bytes):
+    from openpyxl import load_workbook
+
+    try:
+        values_wb = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+        # Formulas are not in the values workbook: a second, equally bounded read tells which cells had one.
+        formulas_wb = load_workbook(io.BytesIO(data), read_only=True, data_only=False)
+    except _XLSX_READ_ERRORS as exc:
+        if isinstance(exc, (zipfile.BadZipFile, OSError)):
+            raise TableError("The file is not a readable .xlsx workbook (old .xls files: save as .xlsx or CSV).") \
+                from exc
+        raise _xlsx_damaged(exc) from exc
+    return values_wb, formulas_wb
+
+
+def _pick_sheet(names: list[str], sheet: str | int | None) -> str:
+    if sheet is None:
+        return names[0]
+    if isinstance(sheet, int) or (isinstance(sheet, str) and sheet.isdigit() and sheet not in names):
+        idx = int(sheet)
+        if not 0 <= idx < len(names):
+            raise TableError(f"The workbook has {len(names)} sheets ({', '.join(names)}); there is no sheet {idx}.")
+        return names[idx]
+    if sheet in names:
+        return sheet
+    raise TableError(f"The workbook has no sheet {sheet!r}; its sheets are: {', '.join(names)}.")
+
+
+def _sheet_grid(values_ws, formulas_ws, name: str, max_rows: int, max_cols: int):
+    """The sheet's non-blank rows (formulas never run) and how many formula cells had cached values or not."""
+    # A declared <dimension> (even A1:XFD1048576) would make openpyxl pad every row to it; read only the
+    # cells that are there instead.
+    values_ws.reset_dimensions()
+    formulas_ws.reset_dimensions()
+    grid, cached, uncomputed = [], 0, 0
+    for vrow, frow in zip(values_ws.iter_rows(values_only=True), formulas_ws.iter_rows(values_only=True)):
+        row = []
+        for v, f in zip(vrow, frow):
+            if isinstance(f, str) and f.startswith("="):
+                if v is None:
+                    uncomputed += 1
+                    row.append(f"{f}{NOT_COMPUTED}")
+                    continue
+                cached += 1
+            elif f is not None and type(f).__name__ == "ArrayFormula":
+                if v is None:
+                    uncomputed += 1
+                    row.append(f"{getattr(f, 'text', '=?')}{NOT_COMPUTED}")
+                    continue
+                cached += 1
+            row.append(v)
+        while row and (row[-1] is None or row[-1] == ""):
+            row.pop()
+        if not row:
+            continue  # a blank row (the normaliser would drop it); it must not count against the row limit
+        if len(row) > max_cols:
+            raise TableError(f"Sheet {name!r} has more than {max_cols} columns; the limit is {max_cols} "
+                             "(EVIDENTIA_TABLE_MAX_COLS).")
+        grid.append(row)
+        if len(grid) > max_rows + 10:
+            raise TableError(f"Sheet {name!r} has more than {max_rows:,} rows; the limit is {max_rows:,} "
+                             "(EVIDENTIA_TABLE_MAX_ROWS).")
+    return grid, cached, uncomputed
+
+
+def _read_xlsx(data: bytes, sheet: str | int | None, max_rows: int, max_cols: int, max_expanded: int):
+    check_xlsx_expansion(data, max_expanded)
+    values_wb, formulas_wb = _open_workbooks(data)
+    try:
+        names = values_wb.sheetnames
+        if not names:
+            raise TableError("The workbook has no sheets.")
+        chosen = _pick_sheet(names, sheet)
+        notes = []
+        try:
+            grid, cached, uncomputed = _sheet_grid(values_wb[chosen], formulas_wb[chosen], chosen, max_rows, max_cols)
+            if sheet is None and not grid:
+                # An empty first sheet (a cover page left blank): read the first sheet that has cells.
+                for other in names[1:]:
+                    grid, cached, uncomputed = _sheet_grid(values_wb[other], formulas_wb[other], other, max_rows,
+                                                           max_cols)
+                    if grid:
+                        notes.append(f"sheet {chosen!r} is empty, so sheet {other!r} was read")
+                        chosen = other
+                        break
+        except TableError:
+            raise
+        except _XLSX_READ_ERRORS as exc:
+            raise _xlsx_damaged(exc) from exc
+    finally:
+        values_wb.close()
+        formulas_wb.close()
+    if not grid:
+        others = [n for n in names if n != chosen]
+        raise TableError(f"Sheet {chosen!r} is empty" + (f"; the workbook's other sheets ({', '.join(others)}) are "
+                                                          "empty too." if others and sheet is None else
+                                                          f"; its other sheets are: {', '.join(others)}." if others
+                                                          else "."))
+    if cached:
+        notes.append(f"read {cached} formula cell{'s' * (cached != 1)} as the values last saved (formulas are never run)")
+    if uncomputed:
+        notes.append(f"{uncomputed} formula cell{'s' * (uncomputed != 1)} had no saved value and are shown as "
+                     "formula text marked 'not computed' (formulas are never run)")
+    return grid, notes, chosen, names
