@@ -104,6 +104,13 @@ def m006_turn_outcomes(db):
     db["turns"].add_column("pid", int)
 
 
+@migration
+def m007_turn_process_start(db):
+    # The start time of the process running a turn: with the pid it tells a live turn from one whose
+    # process died and whose pid a later process (e.g. the app after a container restart) now has.
+    db["turns"].add_column("pid_started", float)
+
+
 @ui_migration
 def ui001_chainlit_data_layer(db):
     """Tables of Chainlit's SQLAlchemy data layer, so UI threads persist and can be reopened."""

@@ -15,6 +15,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import psutil
 import sqlite_utils
 
 from memory.errors import ConversationAccessError
@@ -25,15 +26,29 @@ def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat()
 
 
-def _process_alive(pid: int | None) -> bool:
+def _process_started(pid: int) -> float | None:
+    """When process ``pid`` started (seconds since the epoch), or None if there is no such process."""
+    try:
+        return psutil.Process(pid).create_time()
+    except psutil.NoSuchProcess:
+        return None
+    except psutil.AccessDenied:  # alive, someone else's
+        return 0.0
+
+
+def _process_alive(pid: int | None, started: float | None = None) -> bool:
+    """Whether the process that began a turn still runs.
+
+    The pid alone is not enough: after a container restart the new app often gets the very pid the old
+    one had, and its dead turn would read as "running" for ever. The start time tells them apart.
+    """
     if not pid:
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    now_started = _process_started(pid)
+    if now_started is None:
         return False
-    except PermissionError:  # alive, someone else's
-        return True
+    if started and now_started and abs(now_started - started) > 1.0:
+        return False  # the pid was reused by a later process
     return True
 
 
@@ -110,7 +125,7 @@ class Memory:
             self.db["turns"].insert({
                 "id": turn_id, "conversation_id": conversation_id, "idx": idx, "user_text": user_text,
                 "rewrite": "", "answer": "", "status": "running", "created_at": _now(), "timings": "{}",
-                "error": "", "pid": os.getpid()})
+                "error": "", "pid": os.getpid(), "pid_started": _process_started(os.getpid())})
             self.db["conversations"].update(conversation_id, {"updated_at": _now()})
             if idx == 0:
                 self.db["conversations"].update(conversation_id, {"title": user_text[:120]})
@@ -171,7 +186,7 @@ class Memory:
         for r in rows:
             r["intent"] = json.loads(r.pop("intent_raw")) if r.get("intent_raw") else None
             r["timings"] = json.loads(r["timings"]) if r.get("timings") else {}
-            if r["status"] == "running" and not _process_alive(r.get("pid")):
+            if r["status"] == "running" and not _process_alive(r.get("pid"), r.get("pid_started")):
                 # Its process died mid-turn (a crash, a kill): the question stays, marked as cut off.
                 r["status"] = "interrupted"
                 r["error"] = r.get("error") or "The turn was cut off before it finished (the app stopped)."

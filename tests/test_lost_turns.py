@@ -159,3 +159,14 @@ def test_a_running_turn_of_a_live_process_is_not_called_interrupted(tmp_path):
     mem.begin_turn(cid, "still thinking")
     assert [t["status"] for t in mem.turns(cid)] == ["running"]
     assert mem.turns(cid, finished=True) == [] and mem.last_failed_turn(cid) is None
+
+
+def test_a_dead_turn_whose_pid_was_reused_reads_as_interrupted(tmp_path):
+    # After a container restart the new app often has the old app's pid: the start time tells them apart.
+    mem = Memory(tmp_path / "m.db")
+    cid = mem.ensure_conversation("reused")
+    turn_id = mem.begin_turn(cid, "asked before the restart")
+    mem.db["turns"].update(turn_id, {"pid_started": mem.db["turns"].get(turn_id)["pid_started"] - 3600})
+    turns = mem.turns(cid)
+    assert [(t["user_text"], t["status"]) for t in turns] == [("asked before the restart", "interrupted")]
+    assert mem.last_failed_turn(cid)["id"] == turn_id
