@@ -273,6 +273,69 @@ async def test_solve_answers_questions_without_a_check(tmp_settings, fake_llm_se
     with fake_llm_server(scripted(["province", "cases"], [question] * 3)) as srv:
         outcome = await solve(llm_for(tmp_settings, srv), CASES, "question", "Which province had the most cases?",
                               n=3)
-    assert outcome.winner == "Alberta (1012)" and outcome.cells and outcome.rows[0] >= 1
+    assert outcome.winner == "Alberta" and "Alberta (1012)" in outcome.reason and outcome.cells and outcome.rows[0] >= 1
     assert "check" not in [r for r in srv.requests if is_program(r)][0]["response_format"]["json_schema"][
         "schema"]["properties"]
+
+
+# -- table QA by program -----------------------------------------------------------------------
+ARGMAX = {"filters": [{"column": "year", "op": "=", "value": "2011"}], "fn": "argmax", "column": "cases",
+          "answer_column": "province"}
+LOOKUP_YEAR = {"filters": [{"column": "province", "op": "=", "value": "Alberta"}], "fn": "value", "column": "year",
+               "answer_column": "province"}
+
+
+def qa_ctx(settings, srv) -> ToolContext:
+    deps = Deps(settings, llm=llm_for(settings, srv))
+    deps.__dict__["embedder"] = BagOfWordsEmbedder()
+    session = Session("c1")
+    session.add_table(CASES)
+    return ToolContext(deps=deps, evidence=EvidenceLedger(), session=session)
+
+
+async def test_question_answered_by_program_and_follow_up_resolves_it(tmp_settings, fake_llm_server):
+    from tools.table_qa import Input as QAInput
+    from tools.table_qa import table_qa
+
+    with fake_llm_server(scripted(["province", "cases"], [ARGMAX] * 5, [LOOKUP_YEAR] * 4 + [BROKEN])) as srv:
+        ctx = qa_ctx(tmp_settings, srv)
+        first = await table_qa(ctx, QAInput(question="Which province had the most cases in 2011?"))
+        assert first.answer == "Alberta" and first.decided_by == "program" and first.vote_share == 1.0
+        assert first.cells == ["T1:R3C2", "T1:R3C3", "T1:R3C1"] and ctx.evidence.get("T1:R3C3").text == "1,012"
+        assert ctx.session.last_table_answer.rows == [3] and ctx.session.last_table_answer.row_names == ["Alberta"]
+        assert "1,012" not in first.reason and "1012" in first.reason  # computed values, written by code
+        second = await table_qa(ctx, QAInput(question="and what year was it?"))
+    program_prompts = [r["messages"][-1]["content"] for r in srv.requests if is_program(r)]
+    assert "'it' is Alberta" in program_prompts[1]  # the follow-up's "it" named for the model
+    assert second.answer == "2011" and second.vote == "4 of 5 programs ran; votes 2011: 4"
+    assert any("did not run" in line for line in second.programs)
+
+
+async def test_multiple_choice_picks_the_option_the_computed_answer_matches(tmp_settings, fake_llm_server):
+    from tools.table_qa import answer_question
+
+    with fake_llm_server(scripted(["province", "cases"], [ARGMAX] * 3, [ARGMAX] * 3)) as srv:
+        llm = llm_for(tmp_settings, srv)
+        res = await answer_question(llm, CASES, "Which province had the most cases in 2011?",
+                                    ["Ontario", "Alberta", "Quebec"], samples=3)
+        assert res.option == 2 and res.answer == "Alberta" and res.tied == [] and res.decided_by == "program"
+        tie = await answer_question(llm, CASES, "Which province had the most cases in 2011?",
+                                    ["Alberta", "Ontario", "alberta (AB)"], samples=3)
+    assert tie.option == 1 and tie.tied == [1, 3] and tie.confidence == "low" and "all match" in tie.reason
+
+
+async def test_question_falls_back_to_the_model_when_no_program_runs(tmp_settings, fake_llm_server):
+    from tools.table_qa import answer_question
+
+    def handler(req):
+        if is_columns(req):
+            return Reply(content=json.dumps({"columns": ["province"]}))
+        if is_program(req):
+            return Reply(content=json.dumps(BROKEN), more_choices=[json.dumps(BROKEN)])
+        return Reply(content=json.dumps({"answer": "Ontario", "cited_cells": ["R2C1"], "reason": "Row 2."}))
+
+    with fake_llm_server(handler) as srv:
+        res = await answer_question(llm_for(tmp_settings, srv), CASES, "Which province is second?", samples=2,
+                                    embedder=BagOfWordsEmbedder())
+    assert res.decided_by == "llm" and res.answer == "Ontario" and res.programs.retried
+    assert len([r for r in srv.requests if is_program(r)]) == 2

@@ -155,6 +155,9 @@ async def test_verify_without_table_is_a_clear_error(tmp_settings, fake_llm_serv
 # -- table QA ------------------------------------------------------------------------------------
 async def test_multiple_choice_reports_ties_with_low_confidence(tmp_settings, fake_llm_server):
     def handler(req):
+        if req.get("response_format", {}).get("json_schema", {}).get("name") == "ColumnChoice":
+            # Programs come first now (#13); a table lacking the column leaves the options to the judge.
+            return Reply(content=json.dumps({"columns": ["not_in_table"]}))
         if _is_judge(req):
             return Reply(content=json.dumps({"answer": 1, "equally_supported": [3, 9], "cited_cells": ["R4C2", "R5C2"],
                                              "reason": "Both rows say 2011."}))
@@ -167,7 +170,7 @@ async def test_multiple_choice_reports_ties_with_low_confidence(tmp_settings, fa
     assert out.answer == "2011" and out.tied == ["2011", "2011 (twice)"] and out.confidence == "low"
     assert "equally supported" in out.reason
     assert len([r for r in srv.requests if r.get("messages") and not _is_judge(r)]) == 3  # one per option
-    judge = [r for r in srv.requests if _is_judge(r)][0]["response_format"]["json_schema"]
+    judge = [r for r in srv.requests if _is_judge(r)][1]["response_format"]["json_schema"]
     assert judge["name"] == "ChoiceJudgement" and list(judge["schema"]["properties"])[0] == "answer"
     assert judge["schema"]["properties"]["cited_cells"]["items"]["pattern"] != CELL_PATTERN
 
@@ -177,7 +180,7 @@ async def test_free_form_answer_with_cells(tmp_settings, fake_llm_server):
     with fake_llm_server([Reply(content=json.dumps(reply))]) as srv:
         llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
         res = await answer_question(llm, MEASLES, "How many cases did Quebec have in 2011?",
-                                    embedder=BagOfWordsEmbedder())
+                                    embedder=BagOfWordsEmbedder(), use_program=False)  # the model's own path
     assert res.answer == "678" and res.cells == [(5, 2)] and res.invalid_cells == ["R77C1"] and res.tied == []
     schema = srv.requests[-1]["response_format"]["json_schema"]["schema"]
     assert list(schema["properties"]) == ["answer", "cited_cells", "reason"]  # the answer is decoded first

@@ -155,7 +155,8 @@ def compare(left_text: str, left_number: float | None, op: str, right_text: str,
     return False  # ordering between texts is not something a claim over a table means
 
 
-def _fmt(x: Any) -> str:
+def format_value(x: Any) -> str:
+    """A computed value as the user reads it (1012.0 -> '1012', 1910.0 -> '1910')."""
     if isinstance(x, bool):
         return "true" if x else "false"
     if isinstance(x, float):
@@ -271,7 +272,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     if fn == "value":
         values = [typed.text(r, c) for r in rows]
         result: Any = values[0] if len(values) == 1 else values
-        result_text = _fmt(result)
+        result_text = format_value(result)
     elif fn == "count":
         result = float(len(rows))
         result_text = str(len(rows))
@@ -286,14 +287,14 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         else:
             result = min(xs) if fn == "min" else max(xs)
             decisive = [r for r, x in pairs if x == result]
-        result_text = _fmt(result)
+        result_text = format_value(result)
     elif fn in ("argmax", "argmin"):
         pairs = numbers(rows)
         best = (max if fn == "argmax" else min)(x for _, x in pairs)
         decisive = [r for r, x in pairs if x == best]
         names = [" ".join(typed.text(r, answer_c).split()) for r in decisive]
         result = names[0] if len(names) == 1 else names
-        result_text = f"{_fmt(result)} ({_fmt(best)})"
+        result_text = f"{format_value(result)} ({format_value(best)})"
         read_cols = [c, answer_c]
     elif fn in ("every", "only"):
         if program.check is None:
@@ -312,7 +313,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             truth = bool(selected) and not intruders
             decisive = intruders or rows
         result = truth
-        result_text = _fmt(truth)
+        result_text = format_value(truth)
         check_text = f"{typed.column(program.column).name} {chk.op} {chk.value!r}"
     else:  # pragma: no cover - the Literal rules it out
         raise ProgramError(f"unknown operation {fn!r}")
@@ -344,7 +345,7 @@ def _check(program: Program, typed: TypedTable, result: Any, c: int) -> tuple[bo
         other = matches[0]
         rhs_text, rhs_number = typed.text(other, c), typed.number(other, c)
         extra = [(other, label), (other, c)]
-        shown = f"{typed.row_name(other)}'s {typed.columns[c - 1].name} {_fmt(rhs_text)}"
+        shown = f"{typed.row_name(other)}'s {typed.columns[c - 1].name} {format_value(rhs_text)}"
         tolerance = 0.0
     else:
         rhs_text, rhs_number, shown, tolerance = chk.value, cell_number(chk.value), repr(chk.value), None
@@ -352,7 +353,7 @@ def _check(program: Program, typed: TypedTable, result: Any, c: int) -> tuple[bo
     outcomes = []
     for v in values:
         if isinstance(v, float):
-            outcomes.append(compare(_fmt(v), v, chk.op, rhs_text, rhs_number, tolerance))
+            outcomes.append(compare(format_value(v), v, chk.op, rhs_text, rhs_number, tolerance))
         else:
             outcomes.append(compare(str(v), cell_number(v), chk.op, rhs_text, rhs_number, tolerance))
     truth = bool(outcomes) and all(outcomes)

@@ -27,7 +27,7 @@ from kb.tables import Table
 from tools._cells import TypedTable
 from tools._table_llm import TABLE_PROMPT_CHARS
 from tools._table_ops import NOT_IN_TABLE, Execution, Program, ProgramError, column_choice_schema, describe, \
-    execute, program_schema
+    execute, format_value, program_schema
 
 Kind = Literal["claim", "question"]
 DEFAULT_SAMPLES = 5
@@ -140,7 +140,7 @@ async def _sample(llm, typed: TypedTable, kind: Kind, text: str, needed: list[st
 def _verdict(kind: Kind, ex: Execution) -> str:
     if kind == "claim":
         return "SUPPORTS" if ex.truth else "REFUTES"
-    return ex.result_text
+    return format_value(ex.result)  # the answer itself; result_text adds the value an argmax compared
 
 
 async def solve(llm, table: Table, kind: Kind, text: str, *, n: int = DEFAULT_SAMPLES,
@@ -203,3 +203,19 @@ def write_reason(kind: Kind, run: ProgramRun, ex: Execution, typed: TypedTable, 
     else:
         text += "."
     return text[0].upper() + text[1:]
+
+
+def program_lines(outcome: ProgramOutcome | None) -> list[str]:
+    """Each program in words with its result or error: the work a user can check."""
+    if outcome is None:
+        return []
+    lines = []
+    if outcome.columns_needed or outcome.not_in_table:
+        lines.append("columns needed: " + ", ".join(outcome.columns_needed + (["not in the table"]
+                                                                             if outcome.not_in_table else [])))
+    for i, run in enumerate(outcome.runs, start=1):
+        tail = f"= {run.result} → {run.verdict}" if run.ran and outcome.kind == "claim" else \
+            (f"= {run.result}" if run.ran else f"did not run: {run.error}")
+        rows = f" (rows {', '.join(f'R{r}' for r in run.rows[:6])})" if run.ran and run.rows else ""
+        lines.append(f"program {i}: {run.program} {tail}{rows}")
+    return lines

@@ -8,11 +8,18 @@ than picking one at random (the thesis's own error analysis).
 
 Free form: one schema-constrained call returns the answer and the cells it comes from.
 Either way the cited cells are checked against the collapsed table.
+
+By default (issue 13) the answer is computed first: the model writes five table programs in one
+request, code runs them and the majority answer wins, its result cells being the citation
+(``tools._table_program``). A multiple-choice question then picks the option the computed answer
+matches, and says so when several match. Only when no program runs, the vote is split, or no option
+matches, do the explanation/judge paths above answer (``decided_by`` says which).
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Literal
 
@@ -21,6 +28,7 @@ from pydantic import BaseModel, Field
 from assistant.prompts import render
 from kb.tables import Table
 from tools._registry import ToolContext, ToolError, tool
+from tools._table_program import DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, solve
 from tools._table_llm import (
     JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, cited_for_view,
     register_evidence, validate_cells)
@@ -72,15 +80,76 @@ class QAResult(BaseModel):
     rows: list[int]
     filter_summary: str = ""
     timings: dict[str, float] = Field(default_factory=dict)
+    decided_by: Literal["program", "llm", "columns"] = "llm"
+    vote_share: float | None = Field(None, description="Share of the sampled programs that agree.")
+    programs: ProgramOutcome | None = None
+
+
+def matching_options(answer: str, options: list[str]) -> list[int]:
+    """1-based options the computed ``answer`` matches: same number, same text, or one contains the other."""
+    from tools._cells import cell_number
+    from tools._table_ops import compare
+
+    parts = [a.strip() for a in answer.split(", ")] if ", " in answer else [answer.strip()]
+    hits = []
+    for i, option in enumerate(options, start=1):
+        for part in parts:
+            number = cell_number(part)
+            if compare(option, cell_number(option), "=", part, number) or (
+                    number is None and len(part) > 2 and (compare(option, None, "contains", part)
+                                                         or compare(part, None, "contains", option))):
+                hits.append(i)
+                break
+    return hits
 
 
 async def answer_question(llm, table: Table, question: str, options: list[str] | None = None, *,
-                          embedder=None, use_filter: bool = True, seed: int = 0) -> QAResult:
+                          embedder=None, use_filter: bool = True, seed: int = 0, use_program: bool = True,
+                          samples: int = DEFAULT_SAMPLES, temperature: float = DEFAULT_TEMPERATURE) -> QAResult:
     """Answer ``question`` from ``table`` (choosing among ``options`` when given)."""
     t0 = time.perf_counter()
     options = [o.strip() for o in (options or []) if o and o.strip()]
     if len(options) > MAX_OPTIONS:
         raise ToolError(f"At most {MAX_OPTIONS} options, please (got {len(options)}).")
+    outcome: ProgramOutcome | None = None
+    if use_program:
+        task = question + (" Options: " + "; ".join(options) if options else "")
+        outcome = await solve(llm, table, "question", task, n=samples, temperature=temperature)
+        program_s = time.perf_counter() - t0
+        computed = _from_program(table, question, options, outcome, program_s)
+        if computed is not None:
+            return computed
+    result = await _answer_by_model(llm, table, question, options, embedder=embedder, use_filter=use_filter,
+                                    seed=seed, t0=t0)
+    return result.model_copy(update={"programs": outcome}) if outcome is not None else result
+
+
+def _from_program(table: Table, question: str, options: list[str], outcome: ProgramOutcome,
+                  program_s: float) -> QAResult | None:
+    """The computed answer as a QAResult, or None when the model's paths must answer."""
+    timings = {"program_s": program_s, "total_s": program_s}
+    if outcome.not_in_table and not options:
+        return QAResult(question=question, table=table.name, answer="not in the table", cells=[], reason=outcome.reason,
+                        cols=[], rows=[], timings=timings, decided_by="columns", programs=outcome)
+    if not outcome.decided or outcome.winner is None:
+        return None
+    view = CollapsedView.build(table, outcome.cols, outcome.rows)
+    common = dict(question=question, table=table.name, cells=outcome.cells, reason=outcome.reason, cols=view.cols,
+                  rows=view.shown_rows, timings=timings, decided_by="program", vote_share=outcome.confidence,
+                  programs=outcome)
+    if not options:
+        return QAResult(answer=outcome.winner, **common)
+    hits = matching_options(outcome.winner, options)
+    if not hits:
+        return None
+    reason = outcome.reason + (f" Options {', '.join(str(i) for i in hits)} all match it." if len(hits) > 1 else "")
+    return QAResult(**{**common, "reason": reason}, answer=options[hits[0] - 1], option=hits[0],
+                    tied=hits if len(hits) > 1 else [], confidence="low" if len(hits) > 1 else "high")
+
+
+async def _answer_by_model(llm, table: Table, question: str, options: list[str], *, embedder, use_filter: bool,
+                           seed: int, t0: float) -> QAResult:
+    """The model's own answer over the collapsed table (the path before programs, and their fallback)."""
     summary = ""
     if use_filter and embedder is not None:
         query = question + (" " + " ; ".join(options) if options else "")
@@ -134,15 +203,21 @@ class Input(BaseModel):
 class Output(BaseModel):
     answer: str
     table: str
-    table_id: str
+    table_id: str = ""
     cells: list[str] = Field(description="Evidence ids of the cells the answer rests on (cite these).")
     tied: list[str] = Field(default_factory=list, description="Options the cells support equally well, if several.")
     confidence: str = "high"
     reason: str
     explanations: dict[str, str] = Field(default_factory=dict)
     invalid_citations: list[str] = Field(default_factory=list)
+    decided_by: str = Field("llm", description="program (code computed it), llm, or columns (not in the table).")
+    vote_share: float | None = Field(None, description="Share of the sampled programs that agree.")
+    programs: list[str] = Field(default_factory=list, description="Each sampled program, its result or its error.")
+    vote: str = ""
 
     def reply(self) -> str | None:
+        if self.decided_by == "columns":
+            return f"**Not in the table** {self.table}: {self.reason.strip()}"
         if not self.cells:
             return None
         text = f"**{self.answer.strip()}** {''.join(f'[{c}]' for c in self.cells)}"
@@ -151,6 +226,8 @@ class Output(BaseModel):
         if self.tied:
             text += (f"\n\nThe cells support {', '.join(self.tied)} equally well (confidence: {self.confidence}); "
                      "the table does not single one out.")
+        if self.decided_by == "program" and self.vote_share is not None:
+            text += f"\n\nComputed from the table; {self.vote} (confidence {self.vote_share:.0%})."
         return text
 
 
@@ -161,9 +238,17 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
         raise ToolError("Give a question to answer from the table.")
     table = resolve_table(ctx, args.table)
     options = [o.strip() for o in args.options or [] if o and o.strip()]
-    result = await answer_question(ctx.deps.llm, table, args.question, options, embedder=ctx.deps.embedder)
-    table_id, cell_ids = register_evidence(ctx.evidence, CollapsedView.build(table, result.cols, result.rows),
-                                           result.cells, answer=result.answer, question=result.question)
+    ctx.report(f"Writing programs over {table.name} that answer the question…")
+    result = await answer_question(ctx.deps.llm, table, resolve_follow_up(args.question, table, ctx.session),
+                                   options, embedder=ctx.deps.embedder)
+    table_id, cell_ids = "", []
+    if result.cols and result.rows:
+        table_id, cell_ids = register_evidence(ctx.evidence, CollapsedView.build(table, result.cols, result.rows),
+                                               result.cells, answer=result.answer, question=result.question)
+    if result.decided_by != "columns":
+        rows = sorted({r for r, _ in result.cells})
+        ctx.session.last_table_answer = TableAnswer(table=table.name, question=args.question, answer=result.answer,
+                                                    rows=rows, row_names=[table.row_label(r) for r in rows])
     reason = result.reason
     if result.tied:
         reason += " Several options are equally supported by the cells: " + \
@@ -171,4 +256,18 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
     return Output(answer=result.answer, table=table.name, table_id=table_id, cells=cell_ids,
                   tied=[options[i - 1] for i in result.tied] if result.tied else [],
                   confidence=result.confidence, reason=reason, explanations=result.explanations,
-                  invalid_citations=result.invalid_cells)
+                  invalid_citations=result.invalid_cells, decided_by=result.decided_by, vote_share=result.vote_share,
+                  programs=program_lines(result.programs),
+                  vote=result.programs.vote_text() if result.programs else "")
+
+
+_POINTS_BACK = re.compile(r"\b(it|its|it's|they|their|them|that one|this one|that row|the same one)\b", re.I)
+
+
+def resolve_follow_up(question: str, table: Table, session) -> str:
+    """Name the row a follow-up's "it" points to: the previous table answer's row, on the same table."""
+    last = getattr(session, "last_table_answer", None)
+    if last is None or last.table != table.name or not last.row_names or not _POINTS_BACK.search(question):
+        return question
+    names = ", ".join(n for n in last.row_names[:3] if n)
+    return f"{question} ('it' is {names}, the answer to: {last.question})" if names else question

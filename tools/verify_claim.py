@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field, create_model
 from assistant.prompts import render
 from kb.tables import Table
 from tools._registry import ToolContext, ToolError, tool
-from tools._table_program import DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, solve
+from tools._table_program import DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, solve
 from tools._table_llm import (
     JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, cited_for_view,
     register_evidence, validate_cells)
@@ -261,18 +261,3 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
         confidence=check.confidence, programs=program_lines(check.programs),
         vote=check.programs.vote_text() if check.programs else "")
 
-
-def program_lines(outcome: ProgramOutcome | None) -> list[str]:
-    """Each program in words with its result or error: the work a user can check."""
-    if outcome is None:
-        return []
-    lines = []
-    if outcome.columns_needed or outcome.not_in_table:
-        lines.append("columns needed: " + ", ".join(outcome.columns_needed + (["not in the table"]
-                                                                             if outcome.not_in_table else [])))
-    for i, run in enumerate(outcome.runs, start=1):
-        tail = f"= {run.result} → {run.verdict}" if run.ran and outcome.kind == "claim" else \
-            (f"= {run.result}" if run.ran else f"did not run: {run.error}")
-        rows = f" (rows {', '.join(f'R{r}' for r in run.rows[:6])})" if run.ran and run.rows else ""
-        lines.append(f"program {i}: {run.program} {tail}{rows}")
-    return lines
