@@ -1,20 +1,27 @@
-"""60 malformed and hostile uploads: each loads right or gets one clear message, within 10 s and 500 MB (#17).
+"""66 malformed and hostile uploads (tables and texts): each loads right or gets one clear message,
+within 10 s and 500 MB (#17).
 
 The corpus and the harness are in tests/hostile_uploads.py; each case runs in its own process.
 """
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from tests.hostile_uploads import RSS_LIMIT_MB, TIME_LIMIT_S, build_cases, message_problem, run_corpus
+from tests.hostile_uploads import (RSS_LIMIT_MB, TIME_LIMIT_S, build_cases, counts, message_problem, run_corpus,
+                                   write_summary)
 
 CASES = build_cases()
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    return run_corpus(tmp_path_factory.mktemp("hostile"), CASES)
+    work = tmp_path_factory.mktemp("hostile")
+    result = run_corpus(work, CASES)
+    result["summary_path"] = write_summary(result, work / "hostile_uploads_summary.json")
+    return result
 
 
 def test_the_corpus_is_big_enough_and_named_once():
@@ -27,6 +34,14 @@ def test_no_crash_no_hang_no_formula_run(corpus):
     assert corpus["hostile_upload_crashes_or_hangs"] == 0, bad
     assert corpus["formulas_executed"] == 0
     assert corpus["max_seconds"] < TIME_LIMIT_S and corpus["max_rss_mb"] < RSS_LIMIT_MB
+
+
+def test_the_summary_records_the_counts(corpus):
+    summary = json.loads(corpus["summary_path"].read_text())
+    assert {k: summary[k] for k in counts(corpus)} == counts(corpus)
+    assert summary["tried"] == len(CASES) == len(summary["outcomes"])
+    assert counts(corpus) == {"tried": len(CASES), "crashes_or_hangs": 0, "formulas_executed": 0, "silently_wrong": 0}
+    assert any(c.upload == "text" for c in CASES)
 
 
 @pytest.mark.parametrize("case", [c.name for c in CASES])
