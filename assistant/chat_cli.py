@@ -75,7 +75,15 @@ def build(settings: Settings, conversation: str | None):
     from memory.errors import ConversationAccessError
 
     deps = Deps(settings)
-    session = Session(conversation or uuid.uuid4().hex, user=os.environ.get("USER", "local"))
+    user = os.environ.get("USER", "local")
+    if conversation and deps.memory.conversation_user(conversation) == "local":
+        # A chat from the UI's local mode (no accounts, no password) is the terminal user's too.
+        from assistant.auth import login_mode
+        from memory.accounts import Accounts
+
+        if login_mode(settings, Accounts(deps.memory.ui_db_path)) == "local":
+            user = "local"
+    session = Session(conversation or uuid.uuid4().hex, user=user)
     try:
         restore_tables(deps, session)
         return deps, Assistant(deps, session)

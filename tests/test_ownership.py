@@ -53,3 +53,16 @@ def test_cli_says_whose_conversation_it_is_not(tmp_settings, monkeypatch):
     monkeypatch.setenv("USER", "bob")
     with pytest.raises(click.ClickException, match="belongs to another user"):
         build(tmp_settings, "thread-x")
+
+
+def test_the_terminal_continues_a_local_mode_ui_chat_but_not_an_accounts_one(tmp_settings, monkeypatch):
+    from memory.accounts import Accounts
+
+    monkeypatch.setenv("USER", "root")
+    deps = Deps(tmp_settings)
+    deps.memory.ensure_conversation("ui-thread", user="local")  # made by the UI with no accounts
+    _, bot = build(tmp_settings, "ui-thread")
+    assert bot.session.user == "local"
+    Accounts(deps.memory.ui_db_path).add("ann", "correct horse")  # accounts now: "local" is nobody's login
+    with pytest.raises(click.ClickException, match="belongs to another user"):
+        build(tmp_settings, "ui-thread")
