@@ -48,6 +48,10 @@ def test_medical_question_answered_with_a_cited_path(real_settings, tmp_path, ru
             await deps.aclose()
 
     result = run_async(answer())
+    # The model's own output must decide: the word-overlap fallback and a code-chosen citation would also
+    # land on "A" and P1 here, so they are failures, not passes.
+    assert not result.judge_failed and result.decided_by == "model", "the judge's output was unusable"
     assert result.choice == "A"
     assert result.cited, "the answer must cite a path"
+    assert result.citation_by == "model" and not result.cited_by_support, "code, not the model, chose the citation"
     assert all(c.startswith("P") and c in ctx.evidence for c in result.cited)
