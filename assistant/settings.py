@@ -108,6 +108,15 @@ class Settings(BaseSettings):
         default=False, description="Load non-commercial edges (Hetionet's SIDER side effects)."
     )
 
+    # --- table programs (#13) ----------------------------------------------------------------
+    table_program_samples: int = Field(
+        default=5, ge=1, le=16,
+        description="Table programs sampled per claim or table question, in one request; their results are "
+                    "voted on.")
+    table_program_temperature: float = Field(
+        default=0.7, ge=0.0, le=2.0,
+        description="Sampling temperature of the table programs (they must differ for a vote to mean anything).")
+
     # --- derived paths --------------------------------------------------------------------
     @property
     def models_dir(self) -> Path:

@@ -264,7 +264,9 @@ async def test_the_tool_shows_its_work_and_cites_ledger_cells(tmp_settings, fake
     assert "= 220 → SUPPORTS (rows R2)" in out.programs[1]
     assert out.vote == "5 of 5 programs ran; votes SUPPORTS: 4, REFUTES: 1"
     reply = out.reply()
-    assert reply.startswith("**Supported** by table cases:") and "confidence 80%" in reply
+    assert reply.startswith("**Supported** by table cases:") and "[T1:R2C1][T1:R2C3]" in reply
+    assert reply.endswith("Computed from the table: rows where Province = 'Ontario' → Cases; check: result = '220'. "
+                          "5 of 5 programs ran; votes SUPPORTS: 4, REFUTES: 1 (confidence 80%).")
 
 
 async def test_solve_answers_questions_without_a_check(tmp_settings, fake_llm_server):

@@ -66,6 +66,7 @@ class ProgramOutcome(BaseModel):
     rows: list[int] = Field(default_factory=list)
     cols: list[int] = Field(default_factory=list)
     reason: str = ""
+    program: str = Field("", description="The first program that gave the majority result, in words.")
 
     @property
     def decided(self) -> bool:
@@ -185,6 +186,7 @@ async def solve(llm, table: Table, kind: Kind, text: str, *, n: int = DEFAULT_SA
             outcome.rows = sorted(set(ex.decisive_rows) | set(ex.selected[:20]))
             outcome.cols = sorted({c for _, c in ex.cells} | ({typed.label_col} if typed.label_col else set()))
             outcome.reason = write_reason(kind, run, ex, typed, top)
+            outcome.program = run.program
     return outcome
 
 

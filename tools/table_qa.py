@@ -213,6 +213,7 @@ class Output(BaseModel):
     decided_by: str = Field("llm", description="program (code computed it), llm, or columns (not in the table).")
     vote_share: float | None = Field(None, description="Share of the sampled programs that agree.")
     programs: list[str] = Field(default_factory=list, description="Each sampled program, its result or its error.")
+    program: str = Field("", description="The program whose result decided, in words.")
     vote: str = ""
 
     def reply(self) -> str | None:
@@ -227,7 +228,8 @@ class Output(BaseModel):
             text += (f"\n\nThe cells support {', '.join(self.tied)} equally well (confidence: {self.confidence}); "
                      "the table does not single one out.")
         if self.decided_by == "program" and self.vote_share is not None:
-            text += f"\n\nComputed from the table; {self.vote} (confidence {self.vote_share:.0%})."
+            text += (f"\n\nComputed from the table: {self.program}. {self.vote[0].upper()}{self.vote[1:]} "
+                     f"(confidence {self.vote_share:.0%}).")
         return text
 
 
@@ -240,7 +242,8 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
     options = [o.strip() for o in args.options or [] if o and o.strip()]
     ctx.report(f"Writing programs over {table.name} that answer the question…")
     result = await answer_question(ctx.deps.llm, table, resolve_follow_up(args.question, table, ctx.session),
-                                   options, embedder=ctx.deps.embedder)
+                                   options, embedder=ctx.deps.embedder, samples=ctx.deps.settings.table_program_samples,
+                                   temperature=ctx.deps.settings.table_program_temperature)
     table_id, cell_ids = "", []
     if result.cols and result.rows:
         table_id, cell_ids = register_evidence(ctx.evidence, CollapsedView.build(table, result.cols, result.rows),
@@ -258,6 +261,7 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
                   confidence=result.confidence, reason=reason, explanations=result.explanations,
                   invalid_citations=result.invalid_cells, decided_by=result.decided_by, vote_share=result.vote_share,
                   programs=program_lines(result.programs),
+                  program=result.programs.program if result.programs and result.decided_by == "program" else "",
                   vote=result.programs.vote_text() if result.programs else "")
 
 

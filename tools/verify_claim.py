@@ -223,6 +223,7 @@ class Output(BaseModel):
                                                 "columns (the table lacks a column the claim needs).")
     confidence: float | None = Field(None, description="Share of the sampled programs that agree.")
     programs: list[str] = Field(default_factory=list, description="Each sampled program, its result or its error.")
+    program: str = Field("", description="The program whose result decided, in words.")
     vote: str = ""
 
     def reply(self) -> str | None:
@@ -235,7 +236,8 @@ class Output(BaseModel):
         cites = "".join(f"[{c}]" for c in self.cells)
         text = f"**{label.get(self.verdict, self.verdict)}** by table {self.table}: {self.reason.strip()} {cites}"
         if self.decided_by == "program" and self.confidence is not None:
-            text += f"\n\nComputed from the table; {self.vote} (confidence {self.confidence:.0%})."
+            text += (f"\n\nComputed from the table: {self.program}. {self.vote[0].upper()}{self.vote[1:]} "
+                     f"(confidence {self.confidence:.0%}).")
         return text
 
 
@@ -248,7 +250,10 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
     ctx.report(f"Selecting the columns of {table.name} relevant to the claim…")
     if args.variant in PROGRAM_VARIANTS:
         ctx.report(f"Writing programs over {table.name} that check the claim…")
-    check = await check_claim(ctx.deps.llm, table, args.claim, embedder=ctx.deps.embedder, variant=args.variant)
+    settings = ctx.deps.settings
+    check = await check_claim(ctx.deps.llm, table, args.claim, embedder=ctx.deps.embedder, variant=args.variant,
+                              samples=settings.table_program_samples,
+                              temperature=settings.table_program_temperature)
     table_id, cell_ids = register_evidence(
         ctx.evidence, CollapsedView.build(table, check.cols, check.rows), check.cells,
         verdict=check.label, reason=check.reason, explanations=check.explanations, claim=check.claim)
@@ -259,5 +264,6 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
         citations_valid=check.citations_valid, columns_kept=[table.columns[c - 1] for c in check.cols],
         filter=check.filter.summary() if check.filter else "no column filtering", decided_by=check.decided_by,
         confidence=check.confidence, programs=program_lines(check.programs),
+        program=check.programs.program if check.programs else "",
         vote=check.programs.vote_text() if check.programs else "")
 
