@@ -341,3 +341,63 @@ async def test_question_falls_back_to_the_model_when_no_program_runs(tmp_setting
                                     embedder=BagOfWordsEmbedder())
     assert res.decided_by == "llm" and res.answer == "Ontario" and res.programs.retried
     assert len([r for r in srv.requests if is_program(r)]) == 2
+
+
+# -- nothing the model writes is code ----------------------------------------------------------
+@pytest.mark.parametrize("value", ["__import__('os').system('touch /tmp/pwned')", "'; ATTACH DATABASE 'x' AS y; --",
+                                   "PRAGMA writable_schema=1", "open('/etc/passwd').read()", "().__class__.__bases__"])
+def test_hostile_values_are_only_compared_as_text(value, tmp_path):
+    before = [list(r) for r in CASES.rows]
+    p = prog(filters=[{"column": "province", "op": "=", "value": value}], fn="count", column="cases")
+    assert execute(p, typed()).result == 0.0  # matched no row; nothing ran
+    with pytest.raises(ProgramError, match="no row matches"):
+        execute(prog(filters=[{"column": "province", "op": "contains", "value": value}], fn="value",
+                     column="cases"), typed())
+    assert CASES.rows == before  # read-only: the table is unchanged
+
+
+@pytest.mark.parametrize("column", ["__class__", "province; DROP TABLE x", "../etc", ""])
+def test_column_names_outside_the_table_are_refused(column):
+    with pytest.raises(ProgramError):
+        execute(prog(fn="value", column=column), typed())
+    with pytest.raises(Exception):  # and the server's schema would not let the model write them at all
+        program_schema(tuple(typed().idents), False).model_validate(
+            {"filters": [], "fn": "value", "column": column, "answer_column": "province"})
+
+
+async def test_unreadable_column_choice_skips_the_nei_shortcut_only(tmp_settings, fake_llm_server):
+    def handler(req):
+        if is_columns(req):
+            return Reply(content='{"columns": ["prov')  # cut off
+        return Reply(content=json.dumps(LOOKUP), more_choices=[json.dumps(LOOKUP)] * 2)
+
+    with fake_llm_server(handler) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), CASES, "claim", CLAIM, n=3)
+    assert outcome.columns_needed == [] and outcome.winner == "SUPPORTS" and outcome.confidence == 1.0
+
+
+def test_program_prompt_is_bounded_for_long_tables():
+    from tests.test_tables_filter import _long_table
+
+    long = TypedTable.build(_long_table())
+    prompt = render("table_program", kind="claim", text="Zedville had a population of 678 in 2011.",
+                    title=long.table.title, columns=long.schema_lines(), table=table_for_prompt(long),
+                    needed=[], error="")
+    assert len(prompt) < 7000 and "more rows not shown; programs still run over all rows" in prompt
+
+
+# -- the real model ------------------------------------------------------------------------------
+@pytest.mark.real_model
+async def test_real_model_program_claim_check_and_question(real_settings):
+    llm = LLMClient(real_settings)
+    try:
+        true = await check_claim(llm, CASES, "Alberta had 1,012 cases in 2011.", variant="program")
+        false = await check_claim(llm, CASES, "Ontario had more cases than Alberta in 2011.", variant="program")
+        from tools.table_qa import answer_question
+
+        qa = await answer_question(llm, CASES, "Which province had the most cases in 2011?", use_filter=False)
+    finally:
+        await llm.aclose()
+    assert true.label == "SUPPORTS" and false.label == "REFUTES"
+    assert true.decided_by == "program" and all(1 <= r <= CASES.n_rows for r, _ in true.cells)
+    assert "Alberta" in qa.answer

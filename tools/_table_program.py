@@ -25,7 +25,6 @@ from pydantic import BaseModel, Field
 from assistant.prompts import render
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._table_llm import TABLE_PROMPT_CHARS
 from tools._table_ops import NOT_IN_TABLE, Execution, Program, ProgramError, column_choice_schema, describe, \
     execute, format_value, program_schema
 
@@ -37,6 +36,10 @@ COLUMNS_MAX_TOKENS = 80
 # but the schema admits no prose, so 240 leaves room without inviting rambling.
 PROGRAM_MAX_TOKENS = 240
 MAX_CELL_CHARS = 40
+# The table's share of the program prompt. The served window is 4,096 tokens; instructions, few-shot
+# examples and the column list take ~900 tokens and the program up to 240. Numeric tables run at ~1.8
+# characters per token, so 3,500 characters (~1,950 tokens) leave a margin. Programs still run over all rows.
+PROGRAM_TABLE_CHARS = 3500
 
 
 class ProgramRun(BaseModel):
@@ -88,7 +91,7 @@ class _Sampled:
     raw: dict = field(default_factory=dict)
 
 
-def table_for_prompt(typed: TypedTable, max_chars: int = TABLE_PROMPT_CHARS) -> str:
+def table_for_prompt(typed: TypedTable, max_chars: int = PROGRAM_TABLE_CHARS) -> str:
     """The table with identifier headers (what programs name) and ``R<r>`` row numbers, clipped."""
     def clip(text: str) -> str:
         text = " ".join(str(text).split()).replace("|", "/")
@@ -110,9 +113,12 @@ def table_for_prompt(typed: TypedTable, max_chars: int = TABLE_PROMPT_CHARS) -> 
 async def choose_columns(llm, typed: TypedTable, kind: Kind, text: str) -> list[str]:
     prompt = render("table_program_columns", kind=kind, text=text, title=typed.table.title,
                     columns=typed.schema_lines())
-    choice = await llm.structured([{"role": "user", "content": prompt}], column_choice_schema(tuple(typed.idents)),
-                                  max_tokens=COLUMNS_MAX_TOKENS, temperature=0.0)
-    return list(dict.fromkeys(choice.columns))
+    # One sample through structured_samples, which returns a malformed choice instead of raising: an
+    # unreadable column choice only skips the NEI shortcut, the programs still run.
+    [choice] = await llm.structured_samples([{"role": "user", "content": prompt}],
+                                            column_choice_schema(tuple(typed.idents)), n=1,
+                                            max_tokens=COLUMNS_MAX_TOKENS, temperature=0.0)
+    return list(dict.fromkeys(choice.columns)) if isinstance(choice, BaseModel) else []
 
 
 async def _sample(llm, typed: TypedTable, kind: Kind, text: str, needed: list[str], n: int, temperature: float,
