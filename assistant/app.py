@@ -22,13 +22,14 @@ from chainlit.input_widget import Slider, Switch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # chainlit runs this file as a script
 
-from assistant.auth import LoginLimiter, check_login, login_mode  # noqa: E402
+from assistant.auth import LoginLimiter, check_login, login_mode, login_still_valid  # noqa: E402
 from assistant.deps import Deps  # noqa: E402
 from assistant.evidence import Evidence  # noqa: E402
 from assistant.loop import Assistant, Step, TurnHooks, TurnResult  # noqa: E402
 from assistant.session import Session  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 from assistant.supervisor import read_status, status_path  # noqa: E402
+from assistant.ui_access import OwnedFeedbackDataLayer, account_gate  # noqa: E402
 from assistant.upload_registry import UploadRegistry  # noqa: E402
 from assistant.uploads import add_table_file, add_text_file, other_sheets  # noqa: E402
 from kb.tables import TableError  # noqa: E402
@@ -89,14 +90,13 @@ _restrict_cors()
 
 @cl.data_layer
 def get_data_layer():
-    from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
-
     from assistant.ui_storage import LocalElementStorage
 
     threads = app_deps().memory.ui_db_path
     # Without a storage client Chainlit drops element contents: a reopened chat lost its evidence panels.
-    return SQLAlchemyDataLayer(conninfo=f"sqlite+aiosqlite:///{threads}",
-                               storage_provider=LocalElementStorage(threads.with_name("ui-elements")))
+    # Feedback is written only to the requesting user's own messages (see assistant/ui_access.py).
+    return OwnedFeedbackDataLayer(conninfo=f"sqlite+aiosqlite:///{threads}",
+                                  storage_provider=LocalElementStorage(threads.with_name("ui-elements")))
 
 
 _accounts = Accounts(app_deps().memory.ui_db_path)
@@ -115,6 +115,24 @@ else:
     @cl.header_auth_callback
     def local_user(headers):
         return cl.User(identifier="local", metadata={"provider": "local"})
+
+
+def _login_still_valid(name: str) -> bool:
+    return login_still_valid(app_deps().settings, _accounts, LOGIN_MODE, name)
+
+
+def _gate_api_to_current_logins() -> None:
+    """Every API route re-checks its login token's name (a removed account's token is refused).
+
+    FastAPI's own mechanism for replacing a dependency; like the CORS list above, it is read per request.
+    """
+    from chainlit.auth import get_current_user
+    from chainlit.server import app as server
+
+    server.dependency_overrides[get_current_user] = account_gate(_login_still_valid)
+
+
+_gate_api_to_current_logins()
 
 
 @cl.set_starters
@@ -136,7 +154,10 @@ def _assistant() -> Assistant:
         deps = app_deps()
         thread_id = cl.context.session.thread_id
         user = cl.user_session.get("user")
-        session = Session(thread_id, user=getattr(user, "identifier", "local"))
+        name = getattr(user, "identifier", "local")
+        if not _login_still_valid(name):  # the socket's token outlived its account: it opens no conversation
+            raise ConversationAccessError("This login is no longer valid; log out and log in again.")
+        session = Session(thread_id, user=name)
         from assistant.chat_cli import restore_tables
 
         restore_tables(deps, session)

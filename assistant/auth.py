@@ -69,6 +69,19 @@ class LoginLimiter:
             self._all.append(now)
 
 
+def login_still_valid(settings: Settings, accounts: Accounts, mode: LoginMode, name: str) -> bool:
+    """Whether a signed-in name (from a login token up to 15 days old) may still use the UI in this mode.
+
+    A token outlives its account (``evidentia user remove``) and a change of mode (accounts added after
+    local or single-user use), so each request re-checks it rather than trusting the signature alone.
+    """
+    if mode == "accounts":
+        return accounts.exists(name)
+    if mode == "single_user":
+        return secrets.compare_digest(name.encode(), settings.single_user_name.encode())
+    return name == "local"
+
+
 def check_login(settings: Settings, accounts: Accounts, limiter: LoginLimiter, mode: LoginMode,
                 username: str, password: str) -> str | None:
     """The user name to log in as, or None (wrong name or password, or too many recent failures)."""

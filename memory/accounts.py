@@ -49,7 +49,11 @@ class Accounts:
             db.conn.close()
 
     def exists(self, name: str) -> bool:
-        return name in self.names()
+        db = self._db()
+        try:
+            return bool(db["evidentia_accounts"].count_where("name = ?", [name]))
+        finally:
+            db.conn.close()
 
     def add(self, name: str, password: str) -> None:
         if not USER_NAME_RE.fullmatch(name or ""):

@@ -122,3 +122,20 @@ def test_user_cli(tmp_path, monkeypatch):
     assert runner.invoke(main, ["user", "remove", "bob"]).exit_code == 0
     acc = Accounts(tmp_path / "data" / "threads.db")
     assert acc.names() == ["ann"] and acc.verify("ann", "correct horse")
+
+
+def test_a_login_token_is_valid_only_while_its_name_may_log_in(tmp_path, accounts):
+    from assistant.auth import login_still_valid
+
+    settings = _settings(tmp_path, auth_password="shared secret")
+    accounts.add("ann", "correct horse")
+    assert login_still_valid(settings, accounts, "accounts", "ann")
+    # A token from the local or single-user days, or of a removed account, no longer lets anyone in.
+    assert not login_still_valid(settings, accounts, "accounts", "local")
+    assert not login_still_valid(settings, accounts, "accounts", "owner")
+    accounts.remove("ann")
+    assert not login_still_valid(settings, accounts, "accounts", "ann")
+    assert login_still_valid(settings, accounts, "single_user", "owner")
+    assert not login_still_valid(settings, accounts, "single_user", "ann")
+    assert login_still_valid(settings, accounts, "local", "local")
+    assert not login_still_valid(settings, accounts, "local", "ann")

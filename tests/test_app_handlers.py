@@ -60,7 +60,7 @@ def _probe(tmp_path, **env):
 
 def test_without_password_everyone_is_the_local_user_and_threads_persist(tmp_path):
     out = _probe(tmp_path)
-    assert out["header"] and not out["password"] and out["data_layer"] == "SQLAlchemyDataLayer"
+    assert out["header"] and not out["password"] and out["data_layer"] == "OwnedFeedbackDataLayer"
     assert out["header_user"] == "local"
     assert (tmp_path / "threads.db").exists() and (tmp_path / "memory.db").exists()
 

@@ -1,0 +1,82 @@
+"""Who may use the UI's HTTP API, beyond the thread-author checks Chainlit makes itself.
+
+Chainlit 2.12 checks a thread's author on its thread routes (read, element, rename, share, delete) and
+lists threads by the caller's name. Two gaps remain, closed here:
+
+- A login token stays valid for ``user_session_timeout`` (15 days) whatever happens to the account: after
+  ``evidentia user remove``, or once accounts replace the local or single-user mode, an old browser cookie
+  would still be let in. :func:`account_gate` re-checks the token's name against the current login mode on
+  every request.
+- ``PUT /feedback`` and ``DELETE /feedback`` write any message's feedback by id, with no author check, so
+  one user could mark or delete feedback in another's chat. :class:`OwnedFeedbackDataLayer` checks the
+  message's thread against the request's user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextvars import ContextVar
+from typing import Awaitable, Callable
+
+from chainlit.auth import get_current_user
+from chainlit.auth import reuseable_oauth as token_from_request
+from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
+from fastapi import Depends, HTTPException
+
+# The user name of the HTTP request being served, set by account_gate (None outside a request).
+_request_user: ContextVar[str | None] = ContextVar("evidentia_request_user", default=None)
+
+
+def account_gate(still_valid: Callable[[str], bool]) -> Callable[..., Awaitable[object]]:
+    """A replacement for Chainlit's ``get_current_user`` dependency that refuses names no longer allowed.
+
+    Installed with FastAPI's ``dependency_overrides``, so every route that asks for the current user gets it.
+    """
+
+    async def current_user(token: str | None = Depends(token_from_request)):
+        user = await get_current_user(token)
+        if user is not None and not await asyncio.to_thread(still_valid, user.identifier):
+            raise HTTPException(status_code=401, detail="This login is no longer valid; log in again.")
+        _request_user.set(getattr(user, "identifier", None))
+        return user
+
+    return current_user
+
+
+class OwnedFeedbackDataLayer(SQLAlchemyDataLayer):
+    """Chainlit's SQLite data layer, writing feedback only to the requesting user's own messages."""
+
+    async def _author_of_step(self, step_id: str | None) -> str | None:
+        rows = await self.execute_sql(
+            query='SELECT t."userIdentifier" AS author FROM steps s JOIN threads t ON t."id" = s."threadId" '
+                  'WHERE s."id" = :step_id', parameters={"step_id": step_id or ""})
+        return rows[0]["author"] if isinstance(rows, list) and rows else None
+
+    async def _check_feedback(self, for_id: str | None, thread_id: str | None, feedback_id: str | None) -> None:
+        user = _request_user.get()
+        if user is None:  # not an HTTP request (the app's own writes)
+            return
+        if feedback_id:  # an existing feedback must be on one of this user's messages
+            rows = await self.execute_sql(query='SELECT "forId" AS for_id FROM feedbacks WHERE "id" = :id',
+                                          parameters={"id": feedback_id})
+            if isinstance(rows, list) and rows and await self._author_of_step(rows[0]["for_id"]) != user:
+                raise HTTPException(status_code=403, detail="That feedback is on another user's chat.")
+        if for_id is not None:
+            if await self._author_of_step(for_id) != user:
+                raise HTTPException(status_code=403, detail="That message is not in one of your chats.")
+            if thread_id and await self.get_thread_author_or_none(thread_id) != user:
+                raise HTTPException(status_code=403, detail="That chat is not yours.")
+
+    async def get_thread_author_or_none(self, thread_id: str) -> str | None:
+        try:
+            return await self.get_thread_author(thread_id)
+        except ValueError:
+            return None
+
+    async def upsert_feedback(self, feedback) -> str:
+        await self._check_feedback(feedback.forId, feedback.threadId, feedback.id)
+        return await super().upsert_feedback(feedback)
+
+    async def delete_feedback(self, feedback_id: str) -> bool:
+        await self._check_feedback(None, None, feedback_id)
+        return await super().delete_feedback(feedback_id)
