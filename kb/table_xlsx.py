@@ -50,19 +50,40 @@ def _xlsx_damaged(exc: Exception) -> TableError:
                       "Open and save it again in a spreadsheet program, or export the sheet as CSV.")
 
 
-def _open_workbooks(data: bytes):
+def _open_workbook(data: bytes):
+    """The workbook, opened once in read-only mode (sheets are streamed later, never held whole)."""
     from openpyxl import load_workbook
 
     try:
-        values_wb = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-        # Formulas are not in the values workbook: a second, equally bounded read tells which cells had one.
-        formulas_wb = load_workbook(io.BytesIO(data), read_only=True, data_only=False)
+        return load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except _XLSX_READ_ERRORS as exc:
         if isinstance(exc, (zipfile.BadZipFile, OSError)):
             raise TableError("The file is not a readable .xlsx workbook (old .xls files: save as .xlsx or CSV).") \
                 from exc
         raise _xlsx_damaged(exc) from exc
-    return values_wb, formulas_wb
+
+
+def _cells_parser(wb, ws):
+    """A streaming parser of ``ws``'s XML that yields each row's cells as they are written in the file, each with
+    the value Excel cached AND the formula text, if any: one pass, where openpyxl alone gives one or the other.
+
+    openpyxl's own row iteration pads every row to the widest cell (a row holding only an empty ``XFD`` cell
+    became 16,384 Nones, and 2,000 such rows took 10 s from a 14 KB file), so the rows are placed here instead,
+    after the column limit is checked. This uses openpyxl's sheet parser, the one its read-only sheets use.
+    """
+    from openpyxl.worksheet._reader import FORMULA_TAG, WorkSheetParser
+
+    class ValueAndFormulaParser(WorkSheetParser):
+        def parse_cell(self, element):
+            cell = super().parse_cell(element)  # data_only: the cached value, the formula not run
+            formula = element.find(FORMULA_TAG)
+            cell["formula"] = None if formula is None else "=" + (formula.text or "?")
+            return cell
+
+    source = ws._get_source()
+    parser = ValueAndFormulaParser(source, ws._shared_strings, data_only=True, epoch=wb.epoch,
+                                   date_formats=wb._date_formats, timedelta_formats=wb._timedelta_formats)
+    return source, parser
 
 
 def _pick_sheet(names: list[str], sheet: str | int | None) -> str:
@@ -78,59 +99,58 @@ def _pick_sheet(names: list[str], sheet: str | int | None) -> str:
     raise TableError(f"The workbook has no sheet {sheet!r}; its sheets are: {', '.join(names)}.")
 
 
-def _sheet_grid(values_ws, formulas_ws, name: str, max_rows: int, max_cols: int):
-    """The sheet's non-blank rows (formulas never run) and how many formula cells had cached values or not."""
-    # A declared <dimension> (even A1:XFD1048576) would make openpyxl pad every row to it; read only the
-    # cells that are there instead.
-    values_ws.reset_dimensions()
-    formulas_ws.reset_dimensions()
+def _sheet_grid(wb, name: str, max_rows: int, max_cols: int):
+    """The sheet's non-blank rows (formulas never run) and how many formula cells had cached values or not.
+
+    Only the cells that are in the file are read: a declared ``<dimension>`` (even A1:XFD1048576), missing
+    rows and far-right empty cells cost nothing.
+    """
     grid, cached, uncomputed = [], 0, 0
-    for vrow, frow in zip(values_ws.iter_rows(values_only=True), formulas_ws.iter_rows(values_only=True)):
-        row = []
-        for v, f in zip(vrow, frow):
-            if isinstance(f, str) and f.startswith("="):
-                if v is None:
-                    uncomputed += 1
-                    row.append(f"{f}{NOT_COMPUTED}")
+    source, parser = _cells_parser(wb, wb[name])
+    with source:
+        for _, cells in parser.parse():
+            present = {}
+            for cell in cells:
+                value, formula = cell["value"], cell["formula"]
+                if formula is not None:
+                    if value is None:
+                        uncomputed += 1
+                        value = f"{formula}{NOT_COMPUTED}"
+                    else:
+                        cached += 1
+                if value is None or value == "":
                     continue
-                cached += 1
-            elif f is not None and type(f).__name__ == "ArrayFormula":
-                if v is None:
-                    uncomputed += 1
-                    row.append(f"{getattr(f, 'text', '=?')}{NOT_COMPUTED}")
-                    continue
-                cached += 1
-            row.append(v)
-        while row and (row[-1] is None or row[-1] == ""):
-            row.pop()
-        if not row:
-            continue  # a blank row (the normaliser would drop it); it must not count against the row limit
-        if len(row) > max_cols:
-            raise TableError(f"Sheet {name!r} has more than {max_cols} columns; the limit is {max_cols} "
-                             "(EVIDENTIA_TABLE_MAX_COLS).")
-        grid.append(row)
-        if len(grid) > max_rows + 10:
-            raise TableError(f"Sheet {name!r} has more than {max_rows:,} rows; the limit is {max_rows:,} "
-                             "(EVIDENTIA_TABLE_MAX_ROWS).")
+                if cell["column"] > max_cols:
+                    raise TableError(f"Sheet {name!r} has more than {max_cols} columns; the limit is {max_cols} "
+                                     "(EVIDENTIA_TABLE_MAX_COLS).")
+                present[cell["column"]] = value
+            if not present:
+                continue  # a blank row (the normaliser would drop it); it must not count against the row limit
+            row = [None] * max(present)
+            for column, value in present.items():
+                row[column - 1] = value
+            grid.append(row)
+            if len(grid) > max_rows + 10:
+                raise TableError(f"Sheet {name!r} has more than {max_rows:,} rows; the limit is {max_rows:,} "
+                                 "(EVIDENTIA_TABLE_MAX_ROWS).")
     return grid, cached, uncomputed
 
 
 def _read_xlsx(data: bytes, sheet: str | int | None, max_rows: int, max_cols: int, max_expanded: int):
     check_xlsx_expansion(data, max_expanded)
-    values_wb, formulas_wb = _open_workbooks(data)
+    wb = _open_workbook(data)
     try:
-        names = values_wb.sheetnames
+        names = wb.sheetnames
         if not names:
             raise TableError("The workbook has no sheets.")
         chosen = _pick_sheet(names, sheet)
         notes = []
         try:
-            grid, cached, uncomputed = _sheet_grid(values_wb[chosen], formulas_wb[chosen], chosen, max_rows, max_cols)
+            grid, cached, uncomputed = _sheet_grid(wb, chosen, max_rows, max_cols)
             if sheet is None and not grid:
                 # An empty first sheet (a cover page left blank): read the first sheet that has cells.
                 for other in names[1:]:
-                    grid, cached, uncomputed = _sheet_grid(values_wb[other], formulas_wb[other], other, max_rows,
-                                                           max_cols)
+                    grid, cached, uncomputed = _sheet_grid(wb, other, max_rows, max_cols)
                     if grid:
                         notes.append(f"sheet {chosen!r} is empty, so sheet {other!r} was read")
                         chosen = other
@@ -140,8 +160,7 @@ def _read_xlsx(data: bytes, sheet: str | int | None, max_rows: int, max_cols: in
         except _XLSX_READ_ERRORS as exc:
             raise _xlsx_damaged(exc) from exc
     finally:
-        values_wb.close()
-        formulas_wb.close()
+        wb.close()
     if not grid:
         others = [n for n in names if n != chosen]
         raise TableError(f"Sheet {chosen!r} is empty" + (f"; the workbook's other sheets ({', '.join(others)}) are "

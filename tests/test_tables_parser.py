@@ -123,6 +123,42 @@ def test_xlsx_formula_is_never_executed(tmp_settings):
     assert any("not computed" in n and "never run" in n for n in t.notes)
 
 
+def test_xlsx_cells_keep_their_columns_dates_and_gaps(tmp_settings):
+    import datetime as dt
+
+    def build(wb):
+        ws = wb.active
+        ws.append(["Site", "Note", "Visited"])
+        ws["A2"], ws["C2"] = "Lab", dt.date(2020, 3, 1)  # B2 is missing from the file, not blank
+        ws["B3"] = "only a note"
+
+    t = load_table(_xlsx_bytes(build), name="gaps.xlsx", settings=tmp_settings)
+    assert t.columns == ["Site", "Note", "Visited"]
+    assert t.rows[0][0] == "Lab" and t.rows[0][1] == "" and t.rows[0][2].startswith("2020-03-01")
+    assert t.rows[1][:2] == ["", "only a note"]
+
+
+def test_xlsx_far_right_empty_cells_are_not_padded(tmp_settings):
+    """Rows holding only an empty cell in column XFD: openpyxl padded each to 16,384 cells (2,000 rows: 10 s)."""
+    import io
+    import time
+    import zipfile
+
+    base = _xlsx_bytes(_two_sheets())
+    rows = (b'<row r="1"><c r="A1" t="inlineStr"><is><t>Year</t></is></c></row><row r="2"><c r="A2"><v>5</v></c></row>'
+            + b"".join(b'<row r="%d"><c r="XFD%d"/></row>' % (i, i) for i in range(3, 20_000)))
+    sheet = (b'<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/'
+             b'spreadsheetml/2006/main"><dimension ref="A1:XFD20000"/><sheetData>' + rows + b"</sheetData></worksheet>")
+    src, out = zipfile.ZipFile(io.BytesIO(base)), io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for info in src.infolist():
+            z.writestr(info.filename, sheet if info.filename == "xl/worksheets/sheet1.xml" else src.read(info.filename))
+    started = time.perf_counter()
+    t = load_table(out.getvalue(), name="sparse.xlsx", settings=tmp_settings)
+    assert time.perf_counter() - started < 5
+    assert t.columns == ["Year"] and t.rows == [["5"]]
+
+
 # -- messy content -------------------------------------------------------------------------
 def test_missing_header_is_generated_and_reported(tmp_settings):
     t = load_table(b"Quebec,2011,678\nOntario,2008,53\n", name="nohead.csv", settings=tmp_settings)
