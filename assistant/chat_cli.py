@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -266,16 +267,31 @@ def register(main: click.Group) -> None:
             proc.wait()
         except KeyboardInterrupt:
             pass
-        finally:
-            if supervisor:
-                supervisor.stop()
-            if proc is not None and proc.poll() is None:  # also on SIGTERM, which arrives as SystemExit
-                proc.terminate()
-                try:
-                    proc.wait(timeout=8)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-            server.stop()  # stops only a server this command started
+        finally:  # also on SIGTERM, which arrives as SystemExit
+            shut_down(proc, server, supervisor)
+
+
+def shut_down(ui: subprocess.Popen | None, server, supervisor=None) -> None:
+    """Stop the UI and the model server together, within 10 s even if either ignores SIGTERM.
+
+    The supervisor goes first, so the server's exit is not taken for a crash and restarted; the UI is
+    signalled before the model server is stopped, so the two wait at the same time, not one after the other.
+    ``server`` is the ``ServerHandle`` of ``ensure_server``: it stops only a server this command started.
+    """
+    from assistant.serving import STOP_GRACE_S
+
+    t0 = time.monotonic()
+    if supervisor is not None:
+        supervisor.stop(join_s=0.0)
+    if ui is not None and ui.poll() is None:
+        ui.terminate()
+    server.stop()  # SIGTERM to vLLM's process group, STOP_GRACE_S, then SIGKILL
+    if ui is not None and ui.poll() is None:
+        try:
+            ui.wait(timeout=max(0.5, STOP_GRACE_S - (time.monotonic() - t0)))
+        except subprocess.TimeoutExpired:
+            ui.kill()
+            ui.wait(timeout=5)
 
 
 def ensure_default_kb(settings: Settings) -> None:

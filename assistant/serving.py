@@ -243,7 +243,10 @@ class LocalServer:
         last_print = 0.0
         while True:
             elapsed = time.monotonic() - self._started_at
-            code = self.proc.poll()
+            proc = self.proc
+            if proc is None:  # stop() from another thread (the app is shutting down while a restart waits)
+                raise ServingError("The LLM server was stopped before it became ready.")
+            code = proc.poll()
             if code is not None:
                 tail = self.log_tail(25)
                 self._close_log()

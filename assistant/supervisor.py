@@ -96,6 +96,8 @@ class Supervisor:
         self.crashes = 0
         self._restarts: deque[float] = deque()
         self._stop = threading.Event()
+        # Held while a restart launches a process, so a stop never races a launch and leaves a server behind.
+        self._launching = threading.Lock()
         self._thread: threading.Thread | None = None
 
     # -- life cycle ------------------------------------------------------------------------------
@@ -105,11 +107,18 @@ class Supervisor:
         self._thread.start()
         return self
 
-    def stop(self) -> None:
-        """Stop watching (the caller stops the server itself)."""
+    def stop(self, join_s: float = 2.0) -> None:
+        """Stop watching; return quickly (the caller then stops the server itself).
+
+        After this no restart is launched, and a launch under way has finished, so the caller's
+        ``server.stop()`` ends whatever process there is. A thread still waiting for that server to
+        answer gives up once it is stopped.
+        """
         self._stop.set()
+        with self._launching:
+            pass
         if self._thread is not None:
-            self._thread.join(timeout=10)
+            self._thread.join(timeout=join_s)
         self._write("stopped")
 
     @property
@@ -124,6 +133,8 @@ class Supervisor:
             code = proc.poll() if proc is not None else None
             if proc is None or code is None:
                 continue
+            if proc is not self.server.proc or self._stop.is_set():
+                continue  # stopped on purpose (Ctrl-C, SIGTERM) between our two looks: not a crash
             self.crashes += 1
             tail = self.server.log_tail(20)
             self.say(f"The model server (pid {proc.pid}) exited with code {code}. Last lines of "
@@ -151,9 +162,14 @@ class Supervisor:
             if self._stop.wait(delay):
                 return False
             try:
-                self.server.restart()
+                with self._launching:
+                    if self._stop.is_set():
+                        return False
+                    self.server.restart()
                 self.server.wait_ready()
             except ServingError as exc:
+                if self._stop.is_set():
+                    return False
                 self.say(f"The model server did not come back: {exc}")
                 continue
             self.restarts_recovered += 1

@@ -237,15 +237,20 @@ def killed_app_turn(data_dir: Path, question: str = "Which team did Wang Zhizhi 
 
 # --- supervised restarts ------------------------------------------------------------------------------
 # A stand-in for vLLM: answers GET /v1/models, counts its starts in runs_file, and the first die_runs
-# starts crash die_after_s seconds after coming up. argv: port die_after_s runs_file die_runs [ignore-term]
+# starts crash die_after_s seconds after coming up.
+# argv: port die_after_s runs_file die_runs [flags]; flags, comma-separated: ignore-term (SIGTERM does nothing),
+# slow-restart (every start after the first takes 30 s before it answers, like vLLM loading a model).
 FAKE_MODEL_SERVER = r"""
 import json, os, signal, sys, threading, time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 port, die_after, runs_file, die_runs = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-if len(sys.argv) > 5 and sys.argv[5] == "ignore-term":
+flags = sys.argv[5].split(",") if len(sys.argv) > 5 else []
+if "ignore-term" in flags:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 runs = int(open(runs_file).read()) + 1 if os.path.exists(runs_file) else 1
 open(runs_file, "w").write(str(runs))
+if "slow-restart" in flags and runs > 1:
+    time.sleep(30)
 class H(BaseHTTPRequestHandler):
     def log_message(self, *a): pass
     def do_GET(self):
@@ -265,14 +270,15 @@ srv.serve_forever()
 
 
 def fake_model_server(data_dir: Path, runs_file: Path, *, die_after: float, die_runs: int,
-                      ignore_term: bool = False):
+                      ignore_term: bool = False, slow_restart: bool = False):
     """A LocalServer running FAKE_MODEL_SERVER on a free port (what the supervisor tests watch)."""
     from assistant.serving import LocalServer
     from assistant.settings import Settings
 
-    settings = Settings(_env_file=None, data_dir=data_dir, vllm_port=free_port(), vllm_startup_timeout_s=30)
+    settings = Settings(_env_file=None, data_dir=data_dir, vllm_port=free_port(), vllm_startup_timeout_s=60)
+    flags = [name for name, on in (("ignore-term", ignore_term), ("slow-restart", slow_restart)) if on]
     cmd = [sys.executable, "-c", FAKE_MODEL_SERVER, str(settings.vllm_port), str(die_after), str(runs_file),
-           str(die_runs)] + (["ignore-term"] if ignore_term else [])
+           str(die_runs)] + ([",".join(flags)] if flags else [])
     return LocalServer(settings, cuda=False, command=cmd, env=dict(os.environ), echo=lambda m: None, progress=False)
 
 

@@ -13,7 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-from assistant.serving import LocalServer, served_models
+from assistant.chat_cli import shut_down
+from assistant.serving import LocalServer, ServerHandle, served_models
 from assistant.supervisor import ServerStatus, Supervisor, read_status, status_path, write_status
 from tests.reliability_probes import fake_model_server
 from tests.test_serving import alive
@@ -21,9 +22,10 @@ from tests.test_serving import alive
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def fake(tmp_path, *, die_after: float, die_runs: int, ignore_term: bool = False) -> LocalServer:
+def fake(tmp_path, *, die_after: float, die_runs: int, ignore_term: bool = False,
+         slow_restart: bool = False) -> LocalServer:
     return fake_model_server(tmp_path / "data", tmp_path / "runs", die_after=die_after, die_runs=die_runs,
-                             ignore_term=ignore_term)
+                             ignore_term=ignore_term, slow_restart=slow_restart)
 
 
 def wait_for(cond, timeout=30.0):
@@ -96,6 +98,45 @@ def test_a_clean_stop_ends_a_server_that_ignores_sigterm_within_10_s(tmp_path):
     took = time.monotonic() - t0
     assert took < 10.0, took
     assert wait_for(lambda: not alive(pid), 2)
+
+
+STUBBORN_UI = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('up', flush=True); time.sleep(120)"
+
+
+def test_run_stops_the_ui_and_a_server_that_both_ignore_sigterm_within_10_s(tmp_path):
+    srv = fake(tmp_path, die_after=-1, die_runs=0, ignore_term=True)
+    srv.start()
+    srv.wait_ready()
+    server_pid = srv.pid
+    sup = Supervisor(srv, status_path(tmp_path / "data"), poll_s=0.1, say=lambda m: None).start()
+    ui = subprocess.Popen([sys.executable, "-c", STUBBORN_UI], stdout=subprocess.PIPE, text=True)
+    assert ui.stdout.readline().strip() == "up"
+    t0 = time.monotonic()
+    shut_down(ui, ServerHandle(srv.base_url, "m", server=srv), sup)
+    took = time.monotonic() - t0
+    assert took < 10.0, took
+    assert ui.poll() is not None and wait_for(lambda: not alive(server_pid), 2)
+    time.sleep(0.5)
+    assert sup.crashes == 0 and sup.restarts_recovered == 0  # a stop is not a crash: nothing restarted
+    assert int((tmp_path / "runs").read_text()) == 1
+
+
+def test_a_stop_during_a_restart_leaves_no_server_behind(tmp_path):
+    # The first run crashes; the restart takes 30 s to answer (like vLLM loading); the app stops meanwhile.
+    srv = fake(tmp_path, die_after=2.5, die_runs=1, slow_restart=True)
+    said: list[str] = []
+    with srv:
+        sup = Supervisor(srv, status_path(tmp_path / "data"), backoff_s=(0.1,), poll_s=0.1, say=said.append).start()
+        assert wait_for(lambda: (tmp_path / "runs").read_text() == "2", 30)  # the restart was launched
+        restarted_pid = srv.pid
+        t0 = time.monotonic()
+        shut_down(None, ServerHandle(srv.base_url, "m", server=srv), sup)
+        assert time.monotonic() - t0 < 10.0
+        assert not sup._thread.is_alive() or wait_for(lambda: not sup._thread.is_alive(), 5)
+    assert wait_for(lambda: not alive(restarted_pid), 2)
+    time.sleep(1.0)
+    assert (tmp_path / "runs").read_text() == "2" and srv.proc is None  # nothing started after the stop
+    assert sup.restarts_recovered == 0 and not any("did not come back" in m for m in said)
 
 
 UI_BANNER = r"""
