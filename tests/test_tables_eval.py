@@ -10,7 +10,7 @@ import pytest
 from assistant.evals.tables_eval import (
     LABELS3, SCITAB_SUBSET, load_pubhealthtab, load_scitab, load_tabfact, run_benchmark, select_items, summarize)
 from assistant.llm import LLMClient
-from tests.conftest import EVAL_DATA
+from tests.conftest import EVAL_DATA, KB_DATA
 from tests.fake_openai import Reply
 from tests.test_tables_filter import BagOfWordsEmbedder
 
@@ -211,3 +211,50 @@ async def test_program_variant_logs_who_decided(tmp_settings, tmp_path, fake_llm
     assert program["accuracy"] == pytest.approx(sum(g == "NOT ENOUGH INFO" for g in golds) / 2)
     records = [json.loads(line) for line in open(report["log"])]
     assert all(r["programs"]["not_in_table"] and r["pred"] == "NOT ENOUGH INFO" for r in records)
+
+
+def test_wtq_tables_selection_and_denotation():
+    from assistant.evals.tables_eval import denotation_match, load_wtq, select_wtq
+
+    wtq = KB_DATA / "wikitablequestions"
+    if not wtq.exists():
+        pytest.skip("no WikiTableQuestions mirror")
+    items = load_wtq(wtq)
+    first = select_wtq(items, seed=0)
+    assert len(first) == 300 and [i.id for i in select_wtq(list(reversed(items)), seed=0)] == [i.id for i in first]
+    cyclists = next(i for i in items if i.id == "nu-0")
+    assert cyclists.answers == ["Italy"] and cyclists.table.columns[4] == "UCI ProTour Points"
+    assert cyclists.table.rows[0][3] == "5h 29' 10\""  # backslash-escaped quotes read as quotes
+    assert denotation_match("100000", ["100,000"]) and denotation_match("Chile, Ecuador", ["Ecuador", "Chile"])
+    assert not denotation_match("Chile", ["Ecuador", "Chile"]) and not denotation_match("3", ["4"])
+
+
+async def test_wtq_run_scores_both_variants(tmp_settings, tmp_path, fake_llm_server):
+    from assistant.evals.tables_eval import run_wtq
+
+    wtq = tmp_path / "wtq"
+    (wtq / "csv" / "1-csv").mkdir(parents=True)
+    (wtq / "csv" / "1-csv" / "0.csv").write_text('"Team","Wins"\n"Ajax","12"\n"PSV","19"\n"Feyenoord","7"\n')
+    (wtq / "data").mkdir()
+    (wtq / "data" / "pristine-unseen-tables.tsv").write_text(
+        "id\tutterance\tcontext\ttargetValue\nq-1\twhich team won the most?\tcsv/1-csv/0.csv\tPSV\n"
+        "q-2\thow many wins did ajax have?\tcsv/1-csv/0.csv\t12\n")
+    argmax = {"filters": [], "fn": "argmax", "column": "wins", "answer_column": "team"}
+
+    def handler(req):
+        name = req.get("response_format", {}).get("json_schema", {}).get("name")
+        if name == "ColumnChoice":
+            return Reply(content=json.dumps({"columns": ["team", "wins"]}))
+        if name == "TableProgram":
+            return Reply(content=json.dumps(argmax), more_choices=[json.dumps(argmax)] * 4)
+        return Reply(content=json.dumps({"answer": "12", "cited_cells": ["R1C2"], "reason": "Row 1."}))
+
+    with fake_llm_server(handler) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        path = await run_wtq(tmp_settings, variants=["program", "llm"], llm=llm, docs_dir=tmp_path, wtq_dir=wtq,
+                             echo=lambda *_: None)
+    report = json.loads(path.read_text())
+    # the scripted programs always answer PSV (right once), the scripted model always 12 (right once)
+    assert report["variants"]["program"]["accuracy"] == 0.5 and report["variants"]["llm"]["accuracy"] == 0.5
+    assert report["variants"]["program"]["decided_by"] == {"program": 2}
+    assert report["majority_baseline"] == 0.5 and report["paired"]["program vs llm"]["n"] == 2

@@ -1,4 +1,5 @@
-"""``evidentia eval scitab|pubhealthtab|tabfact``: table claim verification, the program variants (#13) and the four UCRET ablations.
+"""``evidentia eval scitab|pubhealthtab|tabfact``: table claim verification, the program variants (#13) and the
+four UCRET ablations; ``evidentia eval wikitablequestions``: table QA scored by denotation.
 
 Every benchmark table goes through the same normaliser as uploads (``kb.tables``), every claim
 through ``tools.verify_claim.check_claim``. Per-item results are appended to a JSONL log under
@@ -321,11 +322,180 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
                                    "invalid_citation_rate_constrained"])
 
 
+# -- WikiTableQuestions (#13): free-form table QA scored by denotation ----------------------------------
+WTQ_SUBSET = 300
+WTQ_VARIANTS = ("program", "llm")  # voted programs with the model's answer as fallback; the model alone
+
+
+@dataclass
+class QAItem:
+    id: str
+    question: str
+    answers: list[str]
+    table: Table
+
+
+def wtq_table(path: Path, context: str) -> Table:
+    """A WTQ CSV (quotes escaped with a backslash, not doubled) through the uploads' normaliser."""
+    import csv
+    import io
+
+    text = path.read_text(encoding="utf-8")
+    grid = [row for row in csv.reader(io.StringIO(text), escapechar="\\", doublequote=False)]
+    header, body = (grid[0], grid[1:]) if grid else ([], [])
+    return table_from_grid(body, header=header, name=context.replace("/", "-"), title=context,
+                           source="WikiTableQuestions")
+
+
+def load_wtq(wtq_dir: Path, split: str = "pristine-unseen-tables") -> list[QAItem]:
+    """WTQ questions of ``split`` (``data/<split>.tsv``) with their CSV tables."""
+    import csv
+
+    path = wtq_dir / "data" / f"{split}.tsv"
+    if not path.exists():
+        path = wtq_dir / f"{split}.tsv"
+    tables: dict[str, Table] = {}
+    items = []
+    with path.open(encoding="utf-8", newline="") as fh:
+        for rec in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
+            context = rec["context"]
+            if context not in tables:
+                tables[context] = wtq_table(wtq_dir / context, context)
+            answers = [a.replace("\\n", " ").replace("\\p", "|").replace("\\\\", "\\")
+                       for a in rec["targetValue"].split("|")]
+            items.append(QAItem(id=rec["id"], question=rec["utterance"], answers=answers, table=tables[context]))
+    return items
+
+
+def _denotation_key(value: str) -> str | float:
+    """What a WTQ value is compared as: a number when it reads as one, else normalised text."""
+    from tools._cells import cell_number
+
+    text = " ".join(str(value).replace("\u2013", "-").split()).strip().strip(".").casefold()
+    number = cell_number(text)
+    if number is not None:
+        return round(number, 6)
+    import unicodedata
+
+    text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    return re.sub(r"[^\w\s]", "", text).strip()
+
+
+def denotation_match(predicted: str, gold: list[str]) -> bool:
+    """The predicted values (split at ", " when gold has several) equal gold as a set; numbers as numbers."""
+    parts = [p for p in (predicted.split(", ") if len(gold) > 1 else [predicted]) if p.strip()]
+    return sorted(map(str, map(_denotation_key, parts))) == sorted(map(str, map(_denotation_key, gold)))
+
+
+def select_wtq(items: list[QAItem], *, seed: int) -> list[QAItem]:
+    ordered = sorted(items, key=lambda it: it.id)
+    return random.Random(seed).sample(ordered, min(WTQ_SUBSET, len(ordered)))
+
+
+async def run_wtq(settings, *, variants: list[str], limit: int | None = None, seed: int = DEFAULT_SEED, llm=None,
+                  docs_dir: Path | None = None, echo=print, report_only: bool = False,
+                  wtq_dir: Path | None = None) -> Path:
+    """``evidentia eval wikitablequestions``: a fixed, seeded 300-question subset, scored by denotation."""
+    from assistant.evals.report import ResultsLog, label_baselines, mcnemar, paired_notes, write_eval
+    from assistant.llm import LLMClient, LLMResponseError, LLMTimeout
+    from tools.table_qa import answer_question
+
+    wtq_dir = wtq_dir or (Path(settings.kb_mirror_dir) / "wikitablequestions" if settings.kb_mirror_dir else None)
+    if wtq_dir is None or not wtq_dir.exists():
+        raise click.ClickException("WikiTableQuestions not found: set EVIDENTIA_KB_MIRROR_DIR "
+                                   "(e.g. ../shared/kb-data).")
+    selection = select_wtq(load_wtq(wtq_dir), seed=seed)
+    items = selection[:limit] if limit else selection
+    own_llm = llm is None
+    llm = llm or LLMClient(settings)
+    try:
+        if report_only:
+            variants = []
+        else:
+            await llm.list_models()
+            await llm._ensure_model()
+        log = ResultsLog(settings.data_dir / "eval" / f"wikitablequestions-{_slug(llm.model)}.jsonl")
+        todo = [(it, v) for it in items for v in variants if log.get(v, it.id) is None]
+        echo(f"wikitablequestions: {len(items)} questions x {len(variants)} variants; {len(todo)} to run")
+        for n, (item, variant) in enumerate(todo, start=1):
+            t0 = time.perf_counter()
+            try:
+                res = await answer_question(llm, item.table, item.question, use_filter=False,
+                                            use_program=variant == "program")
+            except LLMTimeout as exc:
+                echo(f"  {variant:8s} {item.id}: skipped, {exc}")
+                continue
+            except LLMResponseError as exc:
+                log.add(variant, item.id, gold=item.answers, pred="ERROR", correct=False, error=str(exc)[:300],
+                        latency_s=time.perf_counter() - t0)
+                continue
+            correct = denotation_match(res.answer, item.answers)
+            log.add(variant, item.id, gold=item.answers, pred=res.answer, correct=correct,
+                    latency_s=res.timings.get("total_s"), decided_by=res.decided_by, cells=res.cells,
+                    programs=res.programs.model_dump(include={"columns_needed", "not_in_table", "runs", "votes",
+                                                              "retried"}) if res.programs else None)
+            echo(f"  [{n}/{len(todo)}] {variant:8s} {item.id}: {res.answer!r} (gold {item.answers}) "
+                 f"{'ok' if correct else 'wrong'}")
+    finally:
+        if own_llm:
+            await llm.aclose()
+    selected = {it.id for it in items}
+    results: dict[str, dict] = {}
+    correct: dict[str, dict[str, bool]] = {}
+    for variant in WTQ_VARIANTS:
+        records = [r for r in log.records(variant) if r["id"] in selected]
+        if not records:
+            continue
+        lat = [r["latency_s"] for r in records if r.get("latency_s") is not None]
+        results[variant] = {"accuracy": sum(bool(r["correct"]) for r in records) / len(records), "n": len(records),
+                            "median_latency_s": statistics.median(lat) if lat else None,
+                            "errors": sum(1 for r in records if r.get("error")),
+                            "decided_by": dict(Counter(r.get("decided_by", "error") for r in records))}
+        correct[variant] = {r["id"]: bool(r["correct"]) for r in records}
+    paired = {"program vs llm": mcnemar(correct["program"], correct["llm"])} if len(correct) == 2 else {}
+    baselines = label_baselines(["|".join(sorted(map(str, map(_denotation_key, it.answers)))) for it in items])
+    baselines.pop("constant_label_baselines", None)  # one per distinct answer: hundreds
+    complete = all(results.get(v, {}).get("n") == len(selection) for v in WTQ_VARIANTS)
+    notes = (f"WikiTableQuestions pristine-unseen-tables, a fixed {len(selection)}-question subset (seed {seed}); "
+             f"{'complete' if complete else f'PARTIAL: {len(items)} of {len(selection)} questions'}. Scored by "
+             "denotation: the answer's values equal the gold values as a set, numbers compared as numbers. "
+             "program: five voted table programs, the model's own answer when none runs or the vote splits; "
+             "llm: the model's own answer over the table.\n\n"
+             + ("\n".join(paired_notes(paired, "questions")) if paired else ""))
+    return write_eval("wikitablequestions", model=llm.model, items=len(items), seed=seed, variants=results,
+                      notes=notes, docs_dir=docs_dir, metric_keys=["accuracy", "n", "median_latency_s", "errors"],
+                      extra={"complete": complete, "item_ids": [it.id for it in items], "paired": paired,
+                             "selection_size": len(selection), "log": str(log.path), **baselines})
+
+
+def _wtq_command() -> click.Command:
+    @click.command("wikitablequestions",
+                   help="Table QA on a fixed 300-question WikiTableQuestions subset; "
+                        "writes docs/eval/wikitablequestions.*")
+    @click.option("--limit", type=int, default=None, help="Only the first N questions of the fixed subset.")
+    @click.option("--variant", "chosen", multiple=True, type=click.Choice(list(WTQ_VARIANTS)),
+                  help="Variant(s) to run (default: all).")
+    @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Question selection seed.")
+    @click.option("--report-only", is_flag=True, help="Write the report from the results logged so far; run nothing.")
+    def command(limit, chosen, seed, report_only):
+        from assistant.llm import LLMUnavailable
+        from assistant.settings import Settings
+
+        try:
+            asyncio.run(run_wtq(Settings(), variants=list(chosen or WTQ_VARIANTS), limit=limit, seed=seed,
+                                echo=click.echo, report_only=report_only))
+        except LLMUnavailable as exc:
+            raise click.ClickException(str(exc)) from exc
+
+    return command
+
+
 def register(group) -> None:
     from tools.verify_claim import VARIANTS
 
     for name, (_, _, description) in BENCHMARKS.items():
         group.add_command(_command(name, description, VARIANTS))
+    group.add_command(_wtq_command())
 
 
 def _command(benchmark: str, description: str, variants: tuple[str, ...]) -> click.Command:
