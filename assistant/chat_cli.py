@@ -127,13 +127,17 @@ def parse_table_command(line: str) -> tuple[Path, str | None]:
     return Path(parts[0]), (parts[1] if len(parts) == 2 else None)
 
 
-def server_answers(base_url: str) -> bool:
+def server_problem(base_url: str) -> str | None:
+    """None when the server lists its models; else what went wrong, in a few words ("" if unknown)."""
     import httpx
 
+    from assistant.loop import failure_reason
+
     try:
-        return httpx.get(base_url.rstrip("/") + "/models", timeout=3).status_code == 200
-    except httpx.HTTPError:
-        return False
+        response = httpx.get(base_url.rstrip("/") + "/models", timeout=3)
+    except httpx.HTTPError as exc:
+        return failure_reason(exc)
+    return None if response.status_code == 200 else f"HTTP {response.status_code} from /models"
 
 
 EXIT_MODEL_UNREACHABLE = 2
@@ -146,8 +150,10 @@ def ensure_llm(settings: Settings) -> None:
     """
     from assistant.llm import unreachable_message
 
-    if not server_answers(settings.effective_base_url):
-        click.secho(unreachable_message(settings.effective_base_url), fg="red", err=True)
+    problem = server_problem(settings.effective_base_url)
+    if problem is not None:
+        detail = f" (Checked before asking: {problem}.)" if problem else ""
+        click.secho(unreachable_message(settings.effective_base_url) + detail, fg="red", err=True)
         sys.exit(EXIT_MODEL_UNREACHABLE)
 
 

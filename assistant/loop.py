@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import socket
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -246,7 +247,8 @@ class Assistant:
         except LLMUnavailable as exc:
             failed_step = getattr(exc, "step", None)
             stage = failed_step.name if isinstance(failed_step, Step) else where
-            error = f"{exc} (It happened during the {stage} step.) {RETRY_HINT}"
+            reason = failure_reason(exc)
+            error = f"{exc} (It happened during the {stage} step{': ' + reason if reason else ''}.) {RETRY_HINT}"
             return await self._end_with_error(turn_id, error, "llm_unavailable", frame_dict, ledger, hooks.ended,
                                               timings, t_start)
         except asyncio.CancelledError:
@@ -422,6 +424,30 @@ class Assistant:
             parts.append(token)
             await hooks.answer_token(token)
         return "".join(parts).strip()
+
+
+def failure_reason(exc: BaseException) -> str:
+    """What went wrong underneath a connection failure, in a few words ("connection refused"), or "".
+
+    The client library's own message ("Connection error.") does not tell a server that is not running
+    from one that died mid-answer; the OS error at the bottom of the exception chain does.
+    """
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(cause, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
+            return "the connection was dropped"
+        if isinstance(cause, socket.gaierror):
+            return "host name not found"
+        if isinstance(cause, TimeoutError):
+            return "timed out"
+        if type(cause).__name__ == "RemoteProtocolError":  # httpx: the server closed the connection mid-request
+            return "the server closed the connection"
+        cause = cause.__cause__ or cause.__context__
+    return ""
 
 
 async def _gather_all(calls: list) -> list:

@@ -34,6 +34,7 @@ def test_ask_without_a_model_says_so_and_exits_2(cli_env):
     r = _invoke(["ask", QUESTION])
     assert r.exit_code == 2
     assert "cannot be reached" in r.output and "evidentia model serve" in r.output
+    assert "connection refused" in r.output  # why, not only what
     assert "Traceback" not in r.output
 
 

@@ -230,6 +230,7 @@ async def test_server_down_gives_one_clear_message(tmp_settings, patched_tools):
     result = await bot.run_turn("When did Wang Zhizhi join the NBA?")
     assert result.status == "error"
     assert "cannot be reached" in result.answer and "evidentia model serve" in result.answer
+    assert "during the intent step: connection refused" in result.answer
 
 
 async def test_three_turn_follow_ups_carry_entities_and_topic_switch_does_not(

@@ -58,6 +58,8 @@ async def test_a_server_killed_mid_turn_loses_nothing(tmp_settings, patched_tool
 
     assert result.status == "error" and result.error_kind == "llm_unavailable"
     assert "cannot be reached" in result.answer and f"during the {stage} step" in result.answer
+    # and why: a server that closed the connection mid-request is not one that was never started
+    assert f"during the {stage} step: the server closed the connection." in result.answer
     assert "/retry" in result.answer
     if die_on == "intent":  # the step that did not finish is shown as failed, never as "✓ … nothing"
         assert hooks.ended[0].name == "intent" and hooks.ended[0].error
