@@ -210,10 +210,10 @@ def register(main: click.Group) -> None:
     def chat(conversation: str | None) -> None:
         """Chat in the terminal. Commands: /table PATH [SHEET], /tables, /retry, /quit."""
         settings = Settings()
-        ensure_llm(settings)
         deps, bot = build(settings, conversation)
-        if conversation:
+        if conversation:  # shown even with no model: what was asked, and what did not finish
             print_history(deps, bot.session)
+        ensure_llm(settings)
         click.echo(f"Evidentia — conversation {bot.session.conversation_id}. /quit to leave.")
         while True:
             try:

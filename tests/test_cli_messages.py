@@ -97,3 +97,15 @@ def test_chat_shows_the_failed_turn_and_retry_asks_it_again(cli_env, patched_too
     assert "In 2001 [S1]." in r.output and "Nothing to retry" in r.output
     turns = Memory(cli_env / "data" / "memory.db").turns("conv-1")
     assert [(t["user_text"], t["status"]) for t in turns] == [(QUESTION, "error"), (QUESTION, "verified")]
+
+
+def test_chat_shows_a_conversation_before_saying_the_model_is_down(cli_env):
+    mem = Memory(cli_env / "data" / "memory.db")
+    cid = mem.ensure_conversation("conv-2", user="tester")
+    turn_id = mem.begin_turn(cid, QUESTION)
+    mem.db["turns"].update(turn_id, {"pid": 999999999})  # its process is gone
+    mem.close()
+    r = _invoke(["chat", "-c", "conv-2"], input="/quit\n")
+    assert r.exit_code == 2
+    assert f"you> {QUESTION}" in r.output and "[interrupted]" in r.output and "/retry" in r.output
+    assert r.output.index("[interrupted]") < r.output.index("cannot be reached")
