@@ -29,7 +29,7 @@ from assistant.loop import Assistant, Step, TurnHooks, TurnResult  # noqa: E402
 from assistant.session import Session  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 from assistant.supervisor import read_status, status_path  # noqa: E402
-from assistant.ui_access import OwnedFeedbackDataLayer, account_gate  # noqa: E402
+from assistant.ui_access import OwnedFeedbackDataLayer, account_gate, token_issued_at  # noqa: E402
 from assistant.upload_registry import UploadRegistry  # noqa: E402
 from assistant.uploads import add_table_file, add_text_file, other_sheets  # noqa: E402
 from kb.tables import TableError  # noqa: E402
@@ -117,8 +117,8 @@ else:
         return cl.User(identifier="local", metadata={"provider": "local"})
 
 
-def _login_still_valid(name: str) -> bool:
-    return login_still_valid(app_deps().settings, _accounts, LOGIN_MODE, name)
+def _login_still_valid(name: str, issued_at: float | None) -> bool:
+    return login_still_valid(app_deps().settings, _accounts, LOGIN_MODE, name, issued_at)
 
 
 def _gate_api_to_current_logins() -> None:
@@ -155,7 +155,8 @@ def _assistant() -> Assistant:
         thread_id = cl.context.session.thread_id
         user = cl.user_session.get("user")
         name = getattr(user, "identifier", "local")
-        if not _login_still_valid(name):  # the socket's token outlived its account: it opens no conversation
+        # A socket whose login token outlived its account or password opens no conversation.
+        if not _login_still_valid(name, token_issued_at(cl.context.session.token)):
             raise ConversationAccessError("This login is no longer valid; log out and log in again.")
         session = Session(thread_id, user=name)
         from assistant.chat_cli import restore_tables

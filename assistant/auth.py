@@ -69,14 +69,18 @@ class LoginLimiter:
             self._all.append(now)
 
 
-def login_still_valid(settings: Settings, accounts: Accounts, mode: LoginMode, name: str) -> bool:
-    """Whether a signed-in name (from a login token up to 15 days old) may still use the UI in this mode.
+def login_still_valid(settings: Settings, accounts: Accounts, mode: LoginMode, name: str,
+                      issued_at: float | None) -> bool:
+    """Whether a login token for ``name`` issued at ``issued_at`` (POSIX seconds) may still use the UI.
 
-    A token outlives its account (``evidentia user remove``) and a change of mode (accounts added after
-    local or single-user use), so each request re-checks it rather than trusting the signature alone.
+    A token is valid for 15 days whatever happens meanwhile: its account is removed, its password changed
+    because someone else learnt it, or accounts replace the local or single-user mode. So each request
+    re-checks it rather than trusting the signature alone. An account's token must be from after its
+    password was last set (to the second, as tokens record it); one whose age is unknown is refused.
     """
     if mode == "accounts":
-        return accounts.exists(name)
+        set_at = accounts.password_set_at(name)
+        return set_at is not None and issued_at is not None and issued_at >= int(set_at)
     if mode == "single_user":
         return secrets.compare_digest(name.encode(), settings.single_user_name.encode())
     return name == "local"

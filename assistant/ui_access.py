@@ -4,9 +4,9 @@ Chainlit 2.12 checks a thread's author on its thread routes (read, element, rena
 lists threads by the caller's name. Two gaps remain, closed here:
 
 - A login token stays valid for ``user_session_timeout`` (15 days) whatever happens to the account: after
-  ``evidentia user remove``, or once accounts replace the local or single-user mode, an old browser cookie
-  would still be let in. :func:`account_gate` re-checks the token's name against the current login mode on
-  every request.
+  ``evidentia user remove`` or ``passwd``, or once accounts replace the local or single-user mode, an old
+  browser cookie would still be let in. :func:`account_gate` re-checks the token's name and age against
+  the current accounts on every request.
 - ``PUT /feedback`` and ``DELETE /feedback`` write any message's feedback by id, with no author check, so
   one user could mark or delete feedback in another's chat. :class:`OwnedFeedbackDataLayer` checks the
   message's thread against the request's user.
@@ -18,8 +18,10 @@ import asyncio
 from contextvars import ContextVar
 from typing import Awaitable, Callable
 
+import jwt
 from chainlit.auth import get_current_user
 from chainlit.auth import reuseable_oauth as token_from_request
+from chainlit.auth.jwt import get_jwt_secret
 from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 from fastapi import Depends, HTTPException
 
@@ -27,15 +29,27 @@ from fastapi import Depends, HTTPException
 _request_user: ContextVar[str | None] = ContextVar("evidentia_request_user", default=None)
 
 
-def account_gate(still_valid: Callable[[str], bool]) -> Callable[..., Awaitable[object]]:
-    """A replacement for Chainlit's ``get_current_user`` dependency that refuses names no longer allowed.
+def token_issued_at(token: str | None) -> float | None:
+    """When a (Chainlit-signed) login token was issued; None if it is missing or not one of ours."""
+    if not token or not get_jwt_secret():
+        return None
+    try:
+        claims = jwt.decode(token, get_jwt_secret(), algorithms=["HS256"])
+    except jwt.InvalidTokenError:
+        return None
+    return float(claims["iat"]) if isinstance(claims.get("iat"), (int, float)) else None
+
+
+def account_gate(still_valid: Callable[[str, float | None], bool]) -> Callable[..., Awaitable[object]]:
+    """A replacement for Chainlit's ``get_current_user`` dependency that refuses logins no longer valid.
 
     Installed with FastAPI's ``dependency_overrides``, so every route that asks for the current user gets it.
+    ``still_valid(name, issued_at)`` decides (see assistant.auth.login_still_valid).
     """
 
     async def current_user(token: str | None = Depends(token_from_request)):
         user = await get_current_user(token)
-        if user is not None and not await asyncio.to_thread(still_valid, user.identifier):
+        if user is not None and not await asyncio.to_thread(still_valid, user.identifier, token_issued_at(token)):
             raise HTTPException(status_code=401, detail="This login is no longer valid; log in again.")
         _request_user.set(getattr(user, "identifier", None))
         return user

@@ -72,7 +72,20 @@ class Accounts:
 
     def set_password(self, name: str, password: str) -> None:
         _check_password(password)
-        self._update_hash(name, _hasher.hash(password), missing_ok=False)
+        self._update_hash(name, _hasher.hash(password), missing_ok=False, password_set=True)
+
+    def password_set_at(self, name: str) -> float | None:
+        """When the user's password was last set (POSIX seconds); None if there is no such user.
+
+        Logins from before it are no longer valid (see assistant/auth.py), so a changed password ends the
+        sessions of whoever knew the old one.
+        """
+        db = self._db()
+        try:
+            rows = list(db["evidentia_accounts"].rows_where("name = ?", [name], select="updated_at"))
+        finally:
+            db.conn.close()
+        return dt.datetime.fromisoformat(rows[0]["updated_at"]).timestamp() if rows else None
 
     def remove(self, name: str) -> None:
         db = self._db()
@@ -97,11 +110,12 @@ class Accounts:
             return False
         if not rows:
             return False
-        if _hasher.check_needs_rehash(stored):
-            self._update_hash(name, _hasher.hash(password), missing_ok=True)
+        if _hasher.check_needs_rehash(stored):  # the same password, hashed anew: sessions stay valid
+            self._update_hash(name, _hasher.hash(password), missing_ok=True, password_set=False)
         return True
 
-    def _update_hash(self, name: str, password_hash: str, *, missing_ok: bool) -> None:
+    def _update_hash(self, name: str, password_hash: str, *, missing_ok: bool, password_set: bool) -> None:
+        # ``updated_at`` is when the password was last set (password_set_at), not when its hash was renewed.
         db = self._db()
         try:
             with db.conn:
@@ -109,7 +123,8 @@ class Accounts:
                     if missing_ok:
                         return
                     raise AccountError(f"There is no user {name}; add it with `evidentia user add {name}`.")
-                db["evidentia_accounts"].update(name, {"password_hash": password_hash, "updated_at": _now()})
+                changes = {"password_hash": password_hash} | ({"updated_at": _now()} if password_set else {})
+                db["evidentia_accounts"].update(name, changes)
         finally:
             db.conn.close()
 

@@ -125,17 +125,46 @@ def test_user_cli(tmp_path, monkeypatch):
 
 
 def test_a_login_token_is_valid_only_while_its_name_may_log_in(tmp_path, accounts):
+    import time
+
     from assistant.auth import login_still_valid
 
     settings = _settings(tmp_path, auth_password="shared secret")
     accounts.add("ann", "correct horse")
-    assert login_still_valid(settings, accounts, "accounts", "ann")
-    # A token from the local or single-user days, or of a removed account, no longer lets anyone in.
-    assert not login_still_valid(settings, accounts, "accounts", "local")
-    assert not login_still_valid(settings, accounts, "accounts", "owner")
+    now = time.time()
+    assert login_still_valid(settings, accounts, "accounts", "ann", now)
+    assert not login_still_valid(settings, accounts, "accounts", "ann", None)  # a token of unknown age
+    assert not login_still_valid(settings, accounts, "accounts", "ann", now - 3600)  # from before the account
+    # A token from the local or single-user days no longer lets anyone in.
+    assert not login_still_valid(settings, accounts, "accounts", "local", now)
+    assert not login_still_valid(settings, accounts, "accounts", "owner", now)
+    # A changed password ends older sessions (tokens record whole seconds); a re-hash of the same one does not.
+    time.sleep(1.1)
+    accounts.set_password("ann", "a new password")
+    assert not login_still_valid(settings, accounts, "accounts", "ann", now)
+    assert login_still_valid(settings, accounts, "accounts", "ann", time.time())
     accounts.remove("ann")
-    assert not login_still_valid(settings, accounts, "accounts", "ann")
-    assert login_still_valid(settings, accounts, "single_user", "owner")
-    assert not login_still_valid(settings, accounts, "single_user", "ann")
-    assert login_still_valid(settings, accounts, "local", "local")
-    assert not login_still_valid(settings, accounts, "local", "ann")
+    assert not login_still_valid(settings, accounts, "accounts", "ann", time.time())
+    assert login_still_valid(settings, accounts, "single_user", "owner", now)
+    assert not login_still_valid(settings, accounts, "single_user", "ann", now)
+    assert login_still_valid(settings, accounts, "local", "local", None)
+    assert not login_still_valid(settings, accounts, "local", "ann", now)
+
+
+def test_a_renewed_hash_keeps_sessions_and_a_changed_password_does_not(accounts):
+    from argon2 import PasswordHasher
+
+    accounts.add("ann", "correct horse")
+    set_at = accounts.password_set_at("ann")
+    weak = PasswordHasher(time_cost=1, memory_cost=8192).hash("correct horse")  # older, cheaper parameters
+    con = sqlite3.connect(accounts.path)
+    with con:
+        con.execute("UPDATE evidentia_accounts SET password_hash = ? WHERE name = 'ann'", [weak])
+    assert accounts.verify("ann", "correct horse")
+    renewed = con.execute("SELECT password_hash FROM evidentia_accounts WHERE name = 'ann'").fetchone()[0]
+    con.close()
+    assert renewed != weak and renewed.startswith("$argon2id$")
+    assert accounts.password_set_at("ann") == set_at
+    accounts.set_password("ann", "another password")
+    assert accounts.password_set_at("ann") > set_at
+    assert accounts.password_set_at("zed") is None

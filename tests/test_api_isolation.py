@@ -15,12 +15,14 @@ def test_two_users_cannot_read_each_others_threads(tmp_path):
 
 
 def feedback_and_revoked_logins(data_dir) -> dict:
-    """On a live server: feedback written into another user's chat, and a removed account's old login token.
+    """On a live server: feedback written into another user's chat, and old login tokens of a removed account
+    and of a changed password.
 
     Chainlit's ``/feedback`` routes take a message id with no author check, and its login token outlives the
     account it names; both are closed by assistant/ui_access.py. Returns what each attempt got.
     """
     import sqlite3
+    import time
 
     import httpx
 
@@ -65,11 +67,21 @@ def feedback_and_revoked_logins(data_dir) -> dict:
         out["carol_threads_after"] = c["carol"].post("/project/threads", json={"pagination": {"first": 5},
                                                                               "filter": {}}).status_code
         out["ann_after"] = c["ann"].get("/user").status_code
+        # Bob's password changes (say it leaked): a session opened with the old one ends, a new login works.
+        time.sleep(1.1)  # tokens record whole seconds
+        accounts.set_password("bob", "bob's new long password")
+        out["bob_old_session"] = c["bob"].get(f"/project/thread/{threads['bob']}").status_code
+        fresh = httpx.Client(base_url=url, timeout=30)
+        out["bob_old_password"] = fresh.post("/login", data={"username": "bob",
+                                                             "password": PASSWORDS["bob"]}).status_code
+        out["bob_new_password"] = fresh.post("/login", data={"username": "bob",
+                                                             "password": "bob's new long password"}).status_code
+        out["bob_new_session"] = fresh.get(f"/project/thread/{threads['bob']}").status_code
         con.close()
     return out
 
 
-def test_feedback_stays_in_its_owners_chat_and_a_removed_account_is_logged_out(tmp_path):
+def test_feedback_stays_in_its_owners_chat_and_removed_or_changed_logins_end(tmp_path):
     out = feedback_and_revoked_logins(tmp_path / "data")
     assert out["own_feedback"] == 200, out  # the route works: the refusals below are not a broken probe
     assert all(status != 200 for status in out["bob_feedback_status"].values()), out
@@ -77,3 +89,5 @@ def test_feedback_stays_in_its_owners_chat_and_a_removed_account_is_logged_out(t
     assert out["feedback_rows"] == [[out["feedback_rows"][0][0], "ann's own note"]], out
     assert out["carol_before"] == 200 and out["ann_after"] == 200
     assert set(out["carol_after"].values()) == {401} and out["carol_threads_after"] == 401, out
+    assert (out["bob_old_session"], out["bob_old_password"]) == (401, 401), out
+    assert (out["bob_new_password"], out["bob_new_session"]) == (200, 200), out
