@@ -102,6 +102,8 @@ class Settings(BaseSettings):
                                 description="Largest uploaded .txt/.md text added to a chat's search.")
     table_max_rows: int = Field(default=200_000, gt=0)
     table_max_cols: int = Field(default=200, gt=0)
+    table_max_cells: int = Field(default=1_000_000, gt=0,
+                                 description="Most cells (rows x columns) an uploaded table may have.")
 
     # --- KG ---------------------------------------------------------------------------------
     kg_allow_noncommercial: bool = Field(

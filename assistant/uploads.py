@@ -55,14 +55,15 @@ def add_text_file(deps, session: Session, path: Path, *, name: str | None = None
     Raises ``TableError`` (the upload error users see) with one sentence; the session is unchanged then.
     """
     from kb.errors import TableError
+    from kb.table_limits import size_over_limit
     from kb.text_decoding import decode_text, looks_binary
 
     label = name or path.name
     limit = int(deps.settings.text_max_bytes)
     size = path.stat().st_size
     if size > limit:
-        raise TableError(f"The text {label} is {size / 1024**2:,.1f} MB; the limit for a text upload is "
-                         f"{limit / 1024**2:,.1f} MB (EVIDENTIA_TEXT_MAX_BYTES).")
+        raise TableError(f"The text {label} is {size_over_limit(size, limit)} for a text upload "
+                         "(EVIDENTIA_TEXT_MAX_BYTES). Upload a smaller part.")
     with path.open("rb") as fh:
         data = fh.read(limit + 1)
     if len(data) > limit:  # grew while we looked

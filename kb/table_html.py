@@ -5,6 +5,7 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 from kb.errors import TableError
+from kb.table_limits import too_many_cells
 from kb.table_normalise import _looks_like_data, merge_header_rows
 
 
@@ -135,8 +136,10 @@ def _read_html_table(html: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[lis
     # Each cell covers colspan x rowspan positions (a rowspan stops at the table's last row).
     cells = sum(cs * min(rs, n_rows - r) for r, (_, row) in enumerate(reader.rows) for _, cs, rs in row)
     if cells > max_cells:
-        raise TableError(f"The HTML table's row and column spans make {cells:,} cells; the limit is {max_cells:,}. "
-                         "Is it really a data table?")
+        if not any(cs > 1 or rs > 1 for _, row in reader.rows for _, cs, rs in row):
+            raise too_many_cells(max_cells)
+        raise TableError(f"The HTML table's row and column spans make {cells:,} cells; the limit is {max_cells:,} "
+                         "(EVIDENTIA_TABLE_MAX_CELLS). Is it really a data table?")
     grid: list[list[str]] = []
     pending: dict[int, dict[int, str]] = {}  # row -> {col: text carried down by a rowspan}
     for r, (_, cells_in_row) in enumerate(reader.rows):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.errors import TableError
+from kb.table_limits import too_many_cells
 
 FORMATS = ("csv", "tsv", "xlsx", "json", "markdown", "html")
 _SUFFIX_FORMAT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "csv", ".xlsx": "xlsx", ".xlsm": "xlsx",
@@ -44,7 +45,8 @@ MAX_CELL_CHARS = 1_000_000
 _SEP_HINT = re.compile(r"^sep=(.)\r?$")
 
 
-def _read_csv(text: str, delimiter: str | None, max_rows: int) -> tuple[list[list[str]], list[str]]:
+def _read_csv(text: str, delimiter: str | None, max_rows: int,
+              max_cells: int | None = None) -> tuple[list[list[str]], list[str]]:
     notes = []
     if "\x00" in text[:10_000]:
         raise TableError("The file contains binary data (NUL bytes); it is not a CSV/TSV table.")
@@ -58,11 +60,14 @@ def _read_csv(text: str, delimiter: str | None, max_rows: int) -> tuple[list[lis
     if delimiter is None and delim != ",":
         notes.append(f"detected the delimiter {'TAB' if delim == chr(9) else repr(delim)}")
     csv.field_size_limit(MAX_CELL_CHARS)
-    grid = []
+    grid, n_cells = [], 0
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim, strict=True)
     try:
         for row in reader:
             grid.append(row)
+            n_cells += len(row)
+            if max_cells is not None and n_cells > max_cells:
+                raise too_many_cells(max_cells)
             if len(grid) > max_rows + 10:  # + header rows and blank lines
                 raise TableError(f"The table has more than {max_rows:,} rows; the limit is {max_rows:,} "
                                  "(EVIDENTIA_TABLE_MAX_ROWS).")

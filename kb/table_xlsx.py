@@ -12,6 +12,7 @@ import zipfile
 import zlib
 
 from kb.errors import TableError
+from kb.table_limits import TableLimits, too_many_cells
 from kb.table_model import NOT_COMPUTED
 
 
@@ -99,13 +100,13 @@ def _pick_sheet(names: list[str], sheet: str | int | None) -> str:
     raise TableError(f"The workbook has no sheet {sheet!r}; its sheets are: {', '.join(names)}.")
 
 
-def _sheet_grid(wb, name: str, max_rows: int, max_cols: int):
+def _sheet_grid(wb, name: str, max_rows: int, max_cols: int, max_cells: int):
     """The sheet's non-blank rows (formulas never run) and how many formula cells had cached values or not.
 
     Only the cells that are in the file are read: a declared ``<dimension>`` (even A1:XFD1048576), missing
     rows and far-right empty cells cost nothing.
     """
-    grid, cached, uncomputed = [], 0, 0
+    grid, cached, uncomputed, n_cells = [], 0, 0, 0
     source, parser = _cells_parser(wb, wb[name])
     with source:
         for _, cells in parser.parse():
@@ -130,14 +131,19 @@ def _sheet_grid(wb, name: str, max_rows: int, max_cols: int):
             for column, value in present.items():
                 row[column - 1] = value
             grid.append(row)
+            n_cells += len(row)
+            if n_cells > max_cells:
+                raise too_many_cells(max_cells)
             if len(grid) > max_rows + 10:
                 raise TableError(f"Sheet {name!r} has more than {max_rows:,} rows; the limit is {max_rows:,} "
                                  "(EVIDENTIA_TABLE_MAX_ROWS).")
     return grid, cached, uncomputed
 
 
-def _read_xlsx(data: bytes, sheet: str | int | None, max_rows: int, max_cols: int, max_expanded: int):
-    check_xlsx_expansion(data, max_expanded)
+def _read_xlsx(data: bytes, sheet: str | int | None, limits: TableLimits):
+    # Sheet XML is far bigger than the cells it holds: allow 10 bytes of XML per byte of upload limit.
+    check_xlsx_expansion(data, max_expanded=10 * limits.max_bytes)
+    max_rows, max_cols, max_cells = limits.max_rows, limits.max_cols, limits.max_cells
     wb = _open_workbook(data)
     try:
         names = wb.sheetnames
@@ -146,11 +152,11 @@ def _read_xlsx(data: bytes, sheet: str | int | None, max_rows: int, max_cols: in
         chosen = _pick_sheet(names, sheet)
         notes = []
         try:
-            grid, cached, uncomputed = _sheet_grid(wb, chosen, max_rows, max_cols)
+            grid, cached, uncomputed = _sheet_grid(wb, chosen, max_rows, max_cols, max_cells)
             if sheet is None and not grid:
                 # An empty first sheet (a cover page left blank): read the first sheet that has cells.
                 for other in names[1:]:
-                    grid, cached, uncomputed = _sheet_grid(wb, other, max_rows, max_cols)
+                    grid, cached, uncomputed = _sheet_grid(wb, other, max_rows, max_cols, max_cells)
                     if grid:
                         notes.append(f"sheet {chosen!r} is empty, so sheet {other!r} was read")
                         chosen = other

@@ -15,7 +15,8 @@ from typing import Any, Iterable
 from kb.errors import TableError
 from kb.table_html import DEFAULT_MAX_CELLS, _read_html, grid_from_html, split_html_header
 from kb.table_model import _MARKUP, NOT_COMPUTED, Table, parse_number
-from kb.table_normalise import _limits, merge_header_rows, table_from_grid
+from kb.table_limits import TableLimits, check_cells, size_over_limit
+from kb.table_normalise import merge_header_rows, table_from_grid
 from kb.table_readers import FORMATS, _detect_format, _read_csv, _read_json, _read_markdown
 from kb.table_xlsx import _read_xlsx
 from kb.text_decoding import decode_text
@@ -44,8 +45,8 @@ def load_table(path_or_bytes: str | Path | bytes, *, name: str | None = None, se
     ``settings`` supplies ``table_max_bytes/rows/cols``. The size limit is checked before the
     file is read, so an oversized upload is refused at once.
     """
-    max_bytes = int(settings.table_max_bytes) if settings is not None else 50 * 1024 * 1024
-    max_rows, max_cols = _limits(settings)
+    limits = TableLimits.from_settings(settings)
+    max_bytes, max_rows, max_cols = limits.max_bytes, limits.max_rows, limits.max_cols
     if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
         data = bytes(path_or_bytes)
         if len(data) > max_bytes:
@@ -71,7 +72,7 @@ def load_table(path_or_bytes: str | Path | bytes, *, name: str | None = None, se
     source = Path(str(file_name)).name
     notes: list[str] = []
     if kind == "xlsx":
-        grid, notes, chosen, names = _read_xlsx(data, sheet, max_rows, max_cols, max_expanded=10 * max_bytes)
+        grid, notes, chosen, names = _read_xlsx(data, sheet, limits)
         if chosen != names[0]:
             table_name = safe_table_name(f"{Path(file_name).stem} - {chosen}", existing_names)
         if len(names) > 1:
@@ -91,17 +92,19 @@ def load_table(path_or_bytes: str | Path | bytes, *, name: str | None = None, se
     elif kind == "markdown":
         grid, header, caption = _read_markdown(text)
     elif kind == "html":
-        grid, header, caption, more = _read_html(text, max_cells=min(DEFAULT_MAX_CELLS, max_rows * max_cols))
+        grid, header, caption, more = _read_html(text, max_cells=min(DEFAULT_MAX_CELLS, max_rows * max_cols,
+                                                                  limits.max_cells))
         notes += more
     else:
-        grid, more = _read_csv(text, "\t" if kind == "tsv" else None, max_rows)
+        grid, more = _read_csv(text, "\t" if kind == "tsv" else None, max_rows, limits.max_cells)
         notes += more
     if not grid and not header:
         raise TableError(f"The file {file_name} has no rows.")
+    check_cells(grid, limits.max_cells)
     return table_from_grid(grid, name=table_name, header=header, title=title or caption or Path(file_name).stem,
                            source=source, settings=settings, notes=notes)
 
 
 def _too_big(size: int, limit: int) -> TableError:
-    return TableError(f"The file is {size / 1024**2:,.1f} MB; the table size limit is {limit / 1024**2:,.1f} MB "
-                      "(EVIDENTIA_TABLE_MAX_BYTES). Upload a smaller extract.")
+    return TableError(f"The file is {size_over_limit(size, limit)} for a table (EVIDENTIA_TABLE_MAX_BYTES). "
+                      "Upload a smaller extract.")

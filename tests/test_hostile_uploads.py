@@ -1,4 +1,4 @@
-"""66 malformed and hostile uploads (tables and texts): each loads right or gets one clear message,
+"""68 malformed and hostile uploads (tables and texts): each loads right or gets one clear message,
 within 10 s and 500 MB (#17).
 
 The corpus and the harness are in tests/hostile_uploads.py; each case runs in its own process.

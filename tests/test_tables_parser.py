@@ -257,13 +257,44 @@ def test_200_mb_file_is_refused_quickly_before_reading(tmp_path, tmp_settings):
 
 def test_size_row_and_column_limits(tmp_settings):
     small = tmp_settings.model_copy(update={"table_max_bytes": 10, "table_max_rows": 3, "table_max_cols": 2})
-    with pytest.raises(TableError, match="size limit"):
+    with pytest.raises(TableError, match="limit is .* for a table"):
         load_table(b"a,b\n1,2\n3,4\n", name="x.csv", settings=small)
     roomy = small.model_copy(update={"table_max_bytes": 10_000})
     with pytest.raises(TableError, match="limit is 3 .*ROWS"):
         load_table(b"a,b\n" + b"1,2\n" * 5, name="x.csv", settings=roomy)
     with pytest.raises(TableError, match="3 columns; the limit is 2"):
         load_table(b"a,b,c\n1,2,3\n", name="x.csv", settings=roomy)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "xlsx", "json", "html"])
+def test_cell_budget_applies_to_every_format(tmp_settings, fmt):
+    """Rows and columns each within their limits, but too many cells together: refused, naming the setting."""
+    limited = tmp_settings.model_copy(update={"table_max_cells": 50})
+    rows = [["a", "b", "c", "d", "e"]] + [[str(i * 5 + j) for j in range(5)] for i in range(12)]  # 65 cells
+    if fmt == "csv":
+        data = "\n".join(",".join(r) for r in rows).encode()
+    elif fmt == "xlsx":
+        def build(wb):
+            for r in rows:
+                wb.active.append(r)
+        data = _xlsx_bytes(build)
+    elif fmt == "json":
+        data = json.dumps(rows).encode()
+    else:
+        data = ("<table>" + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+                + "</table>").encode()
+    with pytest.raises(TableError, match="more than 50 cells.*EVIDENTIA_TABLE_MAX_CELLS"):
+        load_table(data, name=f"t.{fmt}", settings=limited)
+    fits = load_table(data, name=f"t.{fmt}", settings=tmp_settings)
+    assert fits.n_rows == 12 and fits.columns == ["a", "b", "c", "d", "e"]
+
+
+def test_size_messages_never_show_two_equal_numbers():
+    from kb.table_limits import size_over_limit
+
+    assert size_over_limit(3 * 1024**2, 2 * 1024**2) == "3.0 MB; the limit is 2.0 MB"
+    assert size_over_limit(1024**2 + 2048, 1024**2) == "1.002 MB; the limit is 1.000 MB"
+    assert size_over_limit(1024**2 + 5, 1024**2) == "1,048,581 bytes; the limit is 1,048,576 bytes"
 
 
 def test_unique_names(tmp_settings):

@@ -25,7 +25,7 @@ def test_a_text_is_added_and_decoded(tmp_path, deps):
 
 
 @pytest.mark.parametrize("content,match", [
-    (b"x" * 1001, "limit for a text upload"),
+    (b"x" * 1001, r"1,001 bytes; the limit is 1,000 bytes for a text upload"),
     (b"", "empty"),
     (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "binary"),
 ])
