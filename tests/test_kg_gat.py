@@ -156,7 +156,7 @@ def test_shortest_path_and_verbalization(small_kg):
     assert shortest_path(adj, src, dst, max_depth=1) is None
 
 
-@pytest.mark.parametrize("variant", ["full", "gcn", "no-filter"])
+@pytest.mark.parametrize("variant", ["full", "gcn", "no-filter", "cosine"])
 def test_find_paths_reaches_the_option_nodes(small_kg, variant):
     g = small_kg
     rng = np.random.default_rng(1)
@@ -175,3 +175,23 @@ def test_find_paths_reaches_the_option_nodes(small_kg, variant):
         assert {p.option for p in res.paths} == {"A", "B"}
     else:
         assert all(p.score is not None for p in res.paths)
+
+
+def test_cosine_variant_is_the_untrained_gat(small_kg):
+    """``cosine`` scores each node by its name's cosine to the question; a GAT given 0 epochs (W_q = 0)
+    computes the same, so the two keep the same nodes and find the same paths (and RetrievalConfig's
+    epochs=0 is honoured, not replaced by the default)."""
+    g = small_kg
+    rng = np.random.default_rng(2)
+    emb = np.stack([_unit(rng.standard_normal(16)) for _ in range(g.num_nodes)]).astype(np.float32)
+    q = emb[_idx(g, "tremor")]
+    args = (g, emb, q, [_idx(g, "tremor")], {"A": [_idx(g, "levodopa")], "B": [_idx(g, "metformin")]})
+    cos = find_paths(*args, RetrievalConfig(variant="cosine"))
+    untrained = find_paths(*args, RetrievalConfig(variant="full", epochs=0))
+    np.testing.assert_allclose(cos.scores, emb[cos.sub.nodes] @ q, atol=1e-5)
+    np.testing.assert_allclose(cos.scores, untrained.scores, atol=1e-5)
+    assert cos.kept == untrained.kept
+    assert [p.nodes for p in cos.paths] == [p.nodes for p in untrained.paths]
+    assert cos.timings["scoring"] < 0.05  # no training
+    with pytest.raises(ValueError):
+        find_paths(*args, RetrievalConfig(variant="gta"))

@@ -126,6 +126,20 @@ def score_nodes(x: np.ndarray, edge_index: np.ndarray, q: np.ndarray, **kw) -> n
     return train_scorer(x, edge_index, q, **kw)[1]
 
 
+def cosine_scores(x: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The no-training baseline: ``cos(x_v, h_q)`` per node, the neighbourhood ignored.
+
+    It is what :func:`train_scorer` returns before any epoch (``W_q`` starts at zero), so comparing the
+    two measures exactly what the GAT adds (#18: ``variant="cosine"``, ``tests/bench/bench_kg.py``).
+    """
+    x = np.asarray(x, dtype=np.float32)
+    if x.shape[0] == 0:
+        return np.zeros(0, dtype=np.float32)
+    q = np.asarray(q, dtype=np.float32).reshape(-1)
+    norms = np.linalg.norm(x, axis=1) * max(float(np.linalg.norm(q)), 1e-12)
+    return ((x @ q) / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
 def attention_weights(model: NodeScorer, x: np.ndarray, edge_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """First-layer attention of a trained GAT scorer.
 

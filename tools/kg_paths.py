@@ -12,7 +12,9 @@ Steps (../shared/docs/methods.md §4):
 5. verbalize each path with the relation templates and register it as evidence ``P<n>``.
 
 ``variant``: ``full`` (GAT + filtering), ``gcn`` (GCN instead of GAT), ``no-filter`` (no node
-scoring: every subgraph node is a path source, nearest paths first) — the thesis's ablations.
+scoring: every subgraph node is a path source, nearest paths first) — the thesis's ablations — and
+``cosine`` (no training: each node scored by the cosine of its name to the question, then the same
+threshold and paths as ``full``), which measures what the GAT adds (#18; docs/bench/kg.md).
 """
 
 from __future__ import annotations
@@ -25,12 +27,12 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from kb.kg_store import normalize_name
-from tools._gat import keep_threshold, train_scorer
+from tools._gat import cosine_scores, keep_threshold, train_scorer
 from tools._paths import (Subgraph, bfs_parents, chain_text, expand, local_adjacency, path_steps,
                           path_to_root, sentence_text)
 from tools._registry import ToolContext, ToolError, tool
 
-Variant = Literal["full", "no-filter", "gcn"]
+Variant = Literal["full", "no-filter", "gcn", "cosine"]
 OPTION_LABELS = "ABCDEFGHIJ"
 
 
@@ -41,7 +43,7 @@ class Input(BaseModel):
     kg: str | None = Field(default=None, description="Knowledge graph to search; empty: the best-linked loaded one.")
     max_hops: int = Field(default=3, ge=1, le=4, description="Hops to expand around the linked concepts (D_max).")
     node_budget: int = Field(default=2000, ge=10, le=50000, description="Most nodes in the subgraph.")
-    variant: Variant = Field(default="full", description="full, no-filter or gcn (ablations).")
+    variant: Variant = Field(default="full", description="full, no-filter, gcn or cosine (ablations).")
     max_paths: int = Field(default=8, ge=1, le=50, description="Most paths returned.")
 
 
@@ -129,9 +131,13 @@ def find_paths(graph, node_emb: np.ndarray, q_vec: np.ndarray, question_nodes: l
     t1 = time.perf_counter()
     scores = None
     if cfg.variant in ("full", "gcn"):
-        kw = {"epochs": cfg.epochs} if cfg.epochs else {}
+        kw = {"epochs": cfg.epochs} if cfg.epochs is not None else {}  # 0 epochs is a real setting
         _, scores = train_scorer(node_emb[sub.nodes], sub.edge_index, q_vec,
                                  conv="gcn" if cfg.variant == "gcn" else "gat", seed=cfg.seed, **kw)
+    elif cfg.variant == "cosine":
+        scores = cosine_scores(node_emb[sub.nodes], q_vec)
+    elif cfg.variant != "no-filter":
+        raise ValueError(f"unknown variant {cfg.variant!r}")
     t2 = time.perf_counter()
     q_local = [sub.local[i] for i in question_nodes if i in sub.local]
     if scores is not None:
