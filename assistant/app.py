@@ -29,7 +29,12 @@ from assistant.loop import Assistant, Step, TurnHooks, TurnResult  # noqa: E402
 from assistant.session import Session  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 from assistant.supervisor import read_status, status_path  # noqa: E402
-from assistant.ui_access import OwnedFeedbackDataLayer, account_gate, token_issued_at  # noqa: E402
+from assistant.ui_access import (  # noqa: E402
+    OwnedFeedbackDataLayer,
+    account_gate,
+    socket_origin_check,
+    token_issued_at,
+)
 from assistant.upload_registry import UploadRegistry  # noqa: E402
 from assistant.uploads import add_table_file, add_text_file, other_sheets  # noqa: E402
 from kb.tables import TableError  # noqa: E402
@@ -81,8 +86,12 @@ def _restrict_cors() -> None:
     request, after this module is loaded), and whatever config.toml the working directory has is replaced.
     """
     from chainlit.config import config
+    from chainlit.server import sio
 
     config.project.allow_origins[:] = app_deps().settings.cors_origins
+    # The chat socket is not covered by CORS (browsers do not apply it to WebSockets): Chainlit leaves its
+    # origin check off; engineio reads this option on every request (see assistant/ui_access.py).
+    sio.eio.cors_allowed_origins = socket_origin_check(app_deps().settings.cors_origins)
 
 
 _restrict_cors()

@@ -1,7 +1,7 @@
 """Who may use the UI's HTTP API, beyond the thread-author checks Chainlit makes itself.
 
 Chainlit 2.12 checks a thread's author on its thread routes (read, element, rename, share, delete) and
-lists threads by the caller's name. Two gaps remain, closed here:
+lists threads by the caller's name. Three gaps remain, closed here:
 
 - A login token stays valid for ``user_session_timeout`` (15 days) whatever happens to the account: after
   ``evidentia user remove`` or ``passwd``, or once accounts replace the local or single-user mode, an old
@@ -10,6 +10,9 @@ lists threads by the caller's name. Two gaps remain, closed here:
 - ``PUT /feedback`` and ``DELETE /feedback`` write any message's feedback by id, with no author check, so
   one user could mark or delete feedback in another's chat. :class:`OwnedFeedbackDataLayer` checks the
   message's thread against the request's user.
+- Its socket server is built with origin checks switched off (for its embeddable widget, unused here), so a
+  page on another port of the same host, which the browser sends the login cookie from, could open a chat
+  socket as the user. :func:`socket_origin_check` allows the page's own address and the configured origins.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import asyncio
 from contextvars import ContextVar
 from typing import Awaitable, Callable
+from urllib.parse import urlsplit
 
 import jwt
 from chainlit.auth import get_current_user
@@ -94,3 +98,22 @@ class OwnedFeedbackDataLayer(SQLAlchemyDataLayer):
     async def delete_feedback(self, feedback_id: str) -> bool:
         await self._check_feedback(None, None, feedback_id)
         return await super().delete_feedback(feedback_id)
+
+
+def socket_origin_check(allowed_origins: list[str]) -> Callable[[str | None, dict], bool]:
+    """An origin test for python-engineio's ``cors_allowed_origins``: the UI's own address, or one configured.
+
+    "Own" compares host and port with the request's Host header, not the scheme, so a TLS proxy in front
+    (browser on https, app on http) still works; a page on another port of the same host does not.
+    """
+    configured = {o.rstrip("/") for o in allowed_origins}
+
+    def allowed(origin: str | None, environ: dict) -> bool:
+        if not origin:  # not a browser page (engineio checks only requests that carry an Origin)
+            return True
+        if origin.rstrip("/") in configured:
+            return True
+        host = environ.get("HTTP_HOST", "")
+        return bool(host) and urlsplit(origin).netloc.lower() == host.lower()
+
+    return allowed

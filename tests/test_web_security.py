@@ -25,6 +25,12 @@ out = {"origins": list(config.project.allow_origins)}
 for origin in ["https://evil.example", "http://127.0.0.1:8000", "https://notes.example.org"]:
     r = client.options("/project/threads", headers={"Origin": origin, "Access-Control-Request-Method": "POST"})
     out[origin] = r.headers.get("access-control-allow-origin")
+# The chat socket's handshake (engineio polling), from the UI's own page, other pages, and no page at all.
+out["socket"] = {}
+for origin in [None, "http://testserver", "http://testserver:3000", "https://evil.example", "http://127.0.0.1:8000",
+               "https://notes.example.org"]:
+    r = client.get("/ws/socket.io/?EIO=4&transport=polling", headers={"Origin": origin} if origin else {})
+    out["socket"][str(origin)] = r.status_code
 print("JSON" + json.dumps(out))
 """
 
@@ -49,6 +55,11 @@ def test_cors_grants_only_the_apps_own_origin(tmp_path):
     assert "*" not in out["origins"]
     assert out["https://evil.example"] is None
     assert out["http://127.0.0.1:8000"] == "http://127.0.0.1:8000"
+    # The socket opens for the UI's own page (host and port as the browser used them) and for non-browser
+    # clients, not for another site nor for a page on another port of the same host.
+    assert out["socket"] == {"None": 200, "http://testserver": 200, "http://testserver:3000": 400,
+                             "https://evil.example": 400, "http://127.0.0.1:8000": 200,
+                             "https://notes.example.org": 400}
 
 
 def test_cors_origins_are_configurable_and_star_is_refused(tmp_path):
@@ -56,6 +67,7 @@ def test_cors_origins_are_configurable_and_star_is_refused(tmp_path):
     assert out["origins"] == ["https://notes.example.org"]
     assert out["https://notes.example.org"] == "https://notes.example.org"
     assert out["https://evil.example"] is None
+    assert out["socket"]["https://notes.example.org"] == 200 and out["socket"]["https://evil.example"] == 400
 
 
 def test_an_existing_secret_readable_by_others_is_made_private(tmp_path):
