@@ -100,7 +100,9 @@ def test_a_clean_stop_ends_a_server_that_ignores_sigterm_within_10_s(tmp_path):
     assert wait_for(lambda: not alive(pid), 2)
 
 
-STUBBORN_UI = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('up', flush=True); time.sleep(120)"
+# Stands in for the Chainlit process: it ignores SIGTERM, so only the SIGKILL after the grace ends it.
+STUBBORN_UI = ("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('up', flush=True); "
+               "time.sleep(120)")
 
 
 def test_run_stops_the_ui_and_a_server_that_both_ignore_sigterm_within_10_s(tmp_path):
