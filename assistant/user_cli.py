@@ -62,11 +62,16 @@ def passwd(name: str, password_stdin: bool) -> None:
 @click.argument("name")
 def remove(name: str) -> None:
     """Remove a user's login (their chats stay in the database)."""
+    accounts = _accounts()
     try:
-        _accounts().remove(name)
+        accounts.remove(name)
     except AccountError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"Removed user {name}.")
+    click.echo(f"Removed user {name}; their open sessions end now.")
+    if not accounts.names():  # without accounts the next start falls back to a mode with less protection
+        fallback = ("single-user mode (EVIDENTIA_AUTH_PASSWORD)" if Settings().auth_password
+                    else "the local user with NO login: anyone who can reach the UI can use it")
+        click.echo(f"That was the last account: from the next start of `evidentia run` the UI serves {fallback}.")
 
 
 @user_group.command("list")

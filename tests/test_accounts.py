@@ -119,9 +119,14 @@ def test_user_cli(tmp_path, monkeypatch):
     r = runner.invoke(main, ["user", "passwd", "bob", "--password-stdin"], input="tiny\n")
     assert r.exit_code == 1 and "at least 8" in r.output
     assert runner.invoke(main, ["user", "list"]).output.split() == ["ann", "bob"]
-    assert runner.invoke(main, ["user", "remove", "bob"]).exit_code == 0
+    r = runner.invoke(main, ["user", "remove", "bob"])
+    assert r.exit_code == 0 and "last account" not in r.output
     acc = Accounts(tmp_path / "data" / "threads.db")
     assert acc.names() == ["ann"] and acc.verify("ann", "correct horse")
+    # Removing the last account says that logins are off from the next start.
+    monkeypatch.delenv("EVIDENTIA_AUTH_PASSWORD", raising=False)
+    r = runner.invoke(main, ["user", "remove", "ann"])
+    assert r.exit_code == 0 and "last account" in r.output and "NO login" in r.output, r.output
 
 
 def test_a_login_token_is_valid_only_while_its_name_may_log_in(tmp_path, accounts):
