@@ -1,4 +1,4 @@
-"""Who may use the UI's HTTP API, beyond the thread-author checks Chainlit makes itself.
+"""Who may use the UI's API and chat socket, beyond the thread-author checks Chainlit makes itself.
 
 Chainlit 2.12 checks a thread's author on its thread routes (read, element, rename, share, delete) and
 lists threads by the caller's name. Three gaps remain, closed here:
