@@ -79,17 +79,21 @@ def test_medqa_eval_end_to_end_with_fake_llm(tmp_path, fake_llm_server, concurre
     with fake_llm_server(judge) as srv:  # the server only serves inside the with block
         settings = _medqa_settings(tmp_path, srv.base_url)
 
-        path = run_medical("medqa", limit=3, variants=["full", "no-filter", "gcn", "no-retrieval"], subset=400,
+        path = run_medical("medqa", limit=3, variants=["full", "no-filter", "gcn", "cosine", "no-retrieval"], subset=400,
                            chains=False, rates=True, settings=settings, docs_dir=tmp_path / "docs",
                            concurrency=concurrency)
         report = json.loads(path.read_text())
         assert report["items"] == 3
         variants = report["variants"]
-        assert set(variants) == {"full", "no-filter", "gcn", "no-retrieval"}
+        assert set(variants) == {"full", "no-filter", "gcn", "cosine", "no-retrieval"}
         for name, row in variants.items():
             assert row["accuracy"] == 2 / 3  # the fake always says A: right on q1 and q3
             assert row["llm_items"] == 3
-            assert row["thesis_accuracy_qwen2.5_72b"] == THESIS["medqa"][name] / 100
+            assert row.get("thesis_accuracy_qwen2.5_72b") == (THESIS["medqa"][name] / 100 if name != "cosine" else None)
+        # the untrained cosine scoring is compared with the GAT's kept nodes on the linked questions
+        assert 1 <= variants["cosine"]["kept_overlap_items"] <= 2  # q1, q2 (if the GAT kept any node)
+        assert 0 <= variants["cosine"]["kept_jaccard_with_full"] <= variants["cosine"]["kept_overlap_with_full"] <= 1
+        assert "kept_overlap_with_full" not in variants["full"]
         # q1 and q2 link (levodopa/metformin/diseases), the volcano question links nothing
         assert variants["full"]["linked_rate"] == 2 / 3
         assert variants["full"]["path_rate"] == 2 / 3
@@ -105,12 +109,12 @@ def test_medqa_eval_end_to_end_with_fake_llm(tmp_path, fake_llm_server, concurre
         assert report["first_option_baseline"] == 2 / 3 and report["baseline_items"] == 3
         # a later rates-only run (--limit 0) keeps the logged accuracy and asks the model nothing
         n_requests = len(srv.requests)
-        again = json.loads(run_medical("medqa", limit=0, variants=["full", "no-filter", "gcn", "no-retrieval"],
+        again = json.loads(run_medical("medqa", limit=0, variants=["full", "no-filter", "gcn", "cosine", "no-retrieval"],
                                        subset=400, chains=False, rates=True, settings=settings,
                                        docs_dir=tmp_path / "docs").read_text())
         assert len(srv.requests) == n_requests and again["variants"]["full"]["accuracy"] == 2 / 3
         assert again["llm_items"] == 3 and set(again["paired"]) == {"full vs no-filter", "full vs gcn",
-                                                                     "full vs no-retrieval"}
+                                                                     "full vs cosine", "full vs no-retrieval"}
         # the judge saw the paths as numbered evidence in the retrieval variants only
         prompts = [r["messages"][-1]["content"] for r in srv.requests]
         assert sum("P1" in p for p in prompts) >= 2
@@ -149,3 +153,16 @@ def test_kg_only_summary_counts_reached_options_and_expected_accuracy():
     assert out["gold_reached_rate"] == pytest.approx(2 / 3)
     assert out["distractor_reached_rate"] == pytest.approx(1 / 3)  # q2's A, of three distractors
     assert kg_only_summary([], items) == {}
+
+
+def test_kept_overlap_compares_with_the_gats_kept_nodes():
+    from assistant.evals.kg_eval import kept_overlap
+
+    full = [{"id": "q1", "kept": [1, 2, 3, 4]}, {"id": "q2", "kept": [5, 6]}, {"id": "q3", "kept": []}]
+    cos = [{"id": "q1", "kept": [1, 2, 9]}, {"id": "q2", "kept": [5, 6]}, {"id": "q3", "kept": [7]},
+           {"id": "q4", "kept": [1]}, {"id": "q1-old"}]
+    out = kept_overlap(cos, full)
+    assert out["kept_overlap_items"] == 2  # q3: full kept nothing; q4: no full record; old record: no field
+    assert out["kept_overlap_with_full"] == pytest.approx((2 / 4 + 1) / 2)
+    assert out["kept_jaccard_with_full"] == pytest.approx((2 / 5 + 1) / 2)
+    assert kept_overlap([], full) == {}

@@ -1,9 +1,10 @@
 """KG evaluations: MedQA / MedMCQA with UGAT path retrieval, CSQA / OBQA with 1-hop ConceptNet triples.
 
-``evidentia eval medqa|medmcqa [--limit N] [--variant full|no-filter|gcn|no-retrieval|all]``
+``evidentia eval medqa|medmcqa [--limit N] [--variant full|no-filter|gcn|cosine|no-retrieval|all]``
 
 - Model-free rates, for every variant, on a fixed seeded subset (``--subset``, default 400):
-  ``linked_rate`` (>= 1 linked concept), ``path_rate`` (>= 1 path), ``mean_path_length``.
+  ``linked_rate`` (>= 1 linked concept), ``path_rate`` (>= 1 path), ``mean_path_length``, and for the
+  scored variants ``kept_overlap_with_full``: the share of the GAT's kept nodes that they keep too.
 - LLM accuracy on the first ``--limit`` items of that subset: the retrieved paths are the numbered
   evidence for :func:`tools._mc.choose_option` (``--chains/--no-chains``).
 
@@ -25,7 +26,8 @@ from pathlib import Path
 import click
 
 SEED = 0
-VARIANTS = ("full", "no-filter", "gcn", "no-retrieval")
+# "cosine" scores nodes without training (tools/_gat.cosine_scores): what the GAT adds is full minus cosine.
+VARIANTS = ("full", "no-filter", "gcn", "cosine", "no-retrieval")
 THESIS = {  # UGAT-MedQA, Qwen2.5-72B (methods.md §4)
     "medqa": {"full": 86.71, "no-filter": 79.20, "gcn": 84.46, "no-retrieval": 74.97},
     "medmcqa": {"full": 77.50, "no-filter": 70.18, "gcn": 75.30, "no-retrieval": 67.75},
@@ -100,7 +102,8 @@ def retrieve(deps, item: dict, variant: str, linked=None):
                for lab, ps in by_option.items()}
     return ledger, ledger.citable(), {"linked": n_linked, "paths": len(res.paths), "lengths": lengths,
                                       "subgraph": res.sub.size, "seconds": res.timings["total"],
-                                      "options": options}
+                                      "options": options, "kept": [int(res.sub.nodes[k]) for k in res.kept]
+                                      if res.scores is not None else []}
 
 
 def kg_only_choice(options: dict[str, dict], labels: list[str]) -> list[str]:
@@ -138,6 +141,21 @@ def kg_only_summary(records: list[dict], items: dict[str, dict]) -> dict:
             "distractor_reached_rate": distractor_hit / max(distractors, 1), "kg_only_items": len(recs)}
 
 
+def kept_overlap(records: list[dict], full_records: list[dict]) -> dict:
+    """How far a scoring variant's kept nodes depart from the GAT's (full), per question, averaged.
+
+    ``kept_overlap_with_full``: share of full's kept nodes this variant keeps too; ``kept_jaccard_with_full``:
+    |both| / |either|. Only questions where both logged their kept nodes and full kept any count.
+    """
+    full = {r["id"]: set(r["kept"]) for r in full_records if r.get("kept")}
+    pairs = [(set(r["kept"]), full[r["id"]]) for r in records if "kept" in r and r["id"] in full]
+    if not pairs:
+        return {}
+    return {"kept_overlap_with_full": statistics.mean(len(a & b) / len(b) for a, b in pairs),
+            "kept_jaccard_with_full": statistics.mean(len(a & b) / len(a | b) for a, b in pairs),
+            "kept_overlap_items": len(pairs)}
+
+
 def _link_once(deps, item: dict):
     from tools.kg_paths import get_linker, link_question
 
@@ -172,7 +190,7 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
         t0 = time.perf_counter()
         def rated(v: str, item_id: str) -> bool:  # records from before the per-option fields are redone
             rec = log.get(f"rates:{v}", item_id)
-            return bool(rec) and "options" in rec
+            return bool(rec) and "options" in rec and ("kept" in rec or v == "no-filter")
 
         for n, item in enumerate(items, 1):
             if all(rated(v, item["id"]) for v in retrieval_variants):
@@ -184,7 +202,7 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
                 _, _, st = retrieve(deps, item, v, linked=linked)
                 log.add(f"rates:{v}", item["id"], linked=st["linked"], paths=st["paths"], lengths=st["lengths"],
                         subgraph=st.get("subgraph", 0), seconds=st.get("seconds", 0.0),
-                        options=st.get("options", {}))
+                        options=st.get("options", {}), kept=st.get("kept", []))
             if n % 20 == 0:
                 click.echo(f"  rates: {n}/{len(items)} items, {time.perf_counter() - t0:.0f}s")
 
@@ -246,6 +264,8 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
                        median_retrieval_s=statistics.median(r["seconds"] for r in rate_recs),
                        rate_items=len(rate_recs))
             row.update(kg_only_summary(rate_recs, by_id))
+            if v in ("gcn", "cosine"):
+                row.update(kept_overlap(rate_recs, [r for r in log.records("rates:full") if r["id"] in ids]))
         else:
             row.update(linked_rate=None, path_rate=None)
         if v in THESIS[benchmark]:
@@ -267,7 +287,7 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
                       docs_dir=docs_dir, metric_keys=["accuracy", "accuracy_with_fallback", "judge_failed_rate",
                                    "llm_items", "linked_rate", "path_rate", "mean_path_length",
                                    "kg_only_accuracy", "gold_reached_rate", "distractor_reached_rate",
-                                   "thesis_accuracy_qwen2.5_72b"])
+                                   "kept_overlap_with_full", "thesis_accuracy_qwen2.5_72b"])
 
 
 def _medical_notes(benchmark, items, limit, chains, results, settings, paired=None) -> str:
@@ -299,6 +319,14 @@ def _medical_notes(benchmark, items, limit, chains, results, settings, paired=No
                   + ", ".join(f"{v} {r['kg_only_accuracy']:.3f} (gold option reached by a path in "
                               f"{r['gold_reached_rate']:.0%} of {r['kg_only_items']} questions, each distractor in "
                               f"{r['distractor_reached_rate']:.0%})" for v, r in kg_only.items()) + "."]
+    cos, full = results.get("cosine", {}), results.get("full", {})
+    if cos.get("kept_overlap_items") and full.get("gold_reached_rate") is not None:
+        lines += ["", f"What the GAT adds over plain cosine node scores (no training, same threshold and paths): "
+                  f"path_rate {full['path_rate']:.3f} vs {cos['path_rate']:.3f}, gold option reached "
+                  f"{full['gold_reached_rate']:.3f} vs {cos['gold_reached_rate']:.3f}, paths-alone accuracy "
+                  f"{full['kg_only_accuracy']:.3f} vs {cos['kg_only_accuracy']:.3f}; cosine keeps "
+                  f"{cos['kept_overlap_with_full']:.1%} of the GAT's kept nodes (Jaccard "
+                  f"{cos['kept_jaccard_with_full']:.2f}, {cos['kept_overlap_items']} questions)."]
     if paired:
         lines += ["", *paired_notes(paired, "questions")]
     return "\n".join(lines)
