@@ -22,7 +22,13 @@ from chainlit.input_widget import Slider, Switch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # chainlit runs this file as a script
 
-from assistant.auth import LoginLimiter, check_login, login_mode, login_still_valid  # noqa: E402
+from assistant.auth import (  # noqa: E402
+    LoginLimiter,
+    check_login,
+    login_mode,
+    login_still_valid,
+    single_user_password_since,
+)
 from assistant.deps import Deps  # noqa: E402
 from assistant.evidence import Evidence  # noqa: E402
 from assistant.loop import Assistant, Step, TurnHooks, TurnResult  # noqa: E402
@@ -126,8 +132,13 @@ else:
         return cl.User(identifier="local", metadata={"provider": "local"})
 
 
+# Noted once per start: the single-user password comes from the environment, read at start-up.
+SINGLE_USER_SINCE = single_user_password_since(app_deps().settings) if LOGIN_MODE == "single_user" else 0.0
+
+
 def _login_still_valid(name: str, issued_at: float | None) -> bool:
-    return login_still_valid(app_deps().settings, _accounts, LOGIN_MODE, name, issued_at)
+    return login_still_valid(app_deps().settings, _accounts, LOGIN_MODE, name, issued_at,
+                             single_user_since=SINGLE_USER_SINCE)
 
 
 def _gate_api_to_current_logins() -> None:

@@ -11,17 +11,24 @@ Three modes, chosen at start-up:
 
 from __future__ import annotations
 
+import json
+import os
 import secrets
+import tempfile
 import threading
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Callable, Literal
 
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
 from assistant.settings import Settings
 from memory.accounts import Accounts
 
 LoginMode = Literal["accounts", "single_user", "local"]
+_hasher = PasswordHasher()
 
 
 def login_mode(settings: Settings, accounts: Accounts) -> LoginMode:
@@ -69,20 +76,46 @@ class LoginLimiter:
             self._all.append(now)
 
 
+def single_user_password_since(settings: Settings) -> float:
+    """When ``EVIDENTIA_AUTH_PASSWORD`` took its current value (POSIX seconds), as noted in the data folder.
+
+    The password lives in the environment, so a change can only be noticed at start-up: its argon2 hash is
+    kept (mode 0600) beside the threads, and a password that no longer matches it is recorded as new, so
+    sessions opened with the old one end, as they do when an account's password changes.
+    """
+    path = settings.data_dir / "single_user_password.json"
+    password = settings.auth_password or ""
+    try:
+        noted = json.loads(path.read_text())
+        _hasher.verify(noted["hash"], password)
+        return float(noted["since"])
+    except (OSError, ValueError, KeyError, TypeError, VerificationError, InvalidHashError):
+        pass  # none noted yet, unreadable, or a different password: note this one as new
+    since = time.time()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".single_user_password.")  # 0600 from the start
+    with os.fdopen(fd, "w") as f:
+        json.dump({"hash": _hasher.hash(password), "since": since}, f)
+    os.replace(tmp, path)
+    return since
+
+
 def login_still_valid(settings: Settings, accounts: Accounts, mode: LoginMode, name: str,
-                      issued_at: float | None) -> bool:
+                      issued_at: float | None, *, single_user_since: float = 0.0) -> bool:
     """Whether a login token for ``name`` issued at ``issued_at`` (POSIX seconds) may still use the UI.
 
     A token is valid for 15 days whatever happens meanwhile: its account is removed, its password changed
     because someone else learnt it, or accounts replace the local or single-user mode. So each request
-    re-checks it rather than trusting the signature alone. An account's token must be from after its
-    password was last set (to the second, as tokens record it); one whose age is unknown is refused.
+    re-checks it rather than trusting the signature alone. A token must be from after its password was
+    last set (to the second, as tokens record it: ``single_user_since`` in single-user mode); one whose
+    age is unknown is refused.
     """
     if mode == "accounts":
         set_at = accounts.password_set_at(name)
         return set_at is not None and issued_at is not None and issued_at >= int(set_at)
     if mode == "single_user":
-        return secrets.compare_digest(name.encode(), settings.single_user_name.encode())
+        return secrets.compare_digest(name.encode(), settings.single_user_name.encode()) and \
+            issued_at is not None and issued_at >= int(single_user_since)
     return name == "local"
 
 

@@ -173,3 +173,27 @@ def test_a_renewed_hash_keeps_sessions_and_a_changed_password_does_not(accounts)
     accounts.set_password("ann", "another password")
     assert accounts.password_set_at("ann") > set_at
     assert accounts.password_set_at("zed") is None
+
+
+def test_a_changed_single_user_password_ends_older_sessions(tmp_path, accounts):
+    import json
+    import time
+
+    from assistant.auth import login_still_valid, single_user_password_since
+
+    first = _settings(tmp_path, auth_password="shared secret")
+    since = single_user_password_since(first)
+    noted = tmp_path / "data" / "single_user_password.json"
+    assert noted.stat().st_mode & 0o777 == 0o600 and "shared secret" not in noted.read_text()
+    assert json.loads(noted.read_text())["hash"].startswith("$argon2id$")
+    assert single_user_password_since(first) == since  # a restart with the same password keeps sessions
+    token_time = time.time()
+    assert login_still_valid(first, accounts, "single_user", "owner", token_time, single_user_since=since)
+    time.sleep(1.1)  # tokens record whole seconds
+    changed = single_user_password_since(_settings(tmp_path, auth_password="a new secret"))
+    assert changed > since
+    assert not login_still_valid(first, accounts, "single_user", "owner", token_time, single_user_since=changed)
+    assert login_still_valid(first, accounts, "single_user", "owner", time.time(), single_user_since=changed)
+    assert not login_still_valid(first, accounts, "single_user", "owner", None, single_user_since=changed)
+    noted.write_text("not json")  # a damaged note: the password counts as new, nothing crashes
+    assert single_user_password_since(first) > changed

@@ -91,3 +91,27 @@ def test_feedback_stays_in_its_owners_chat_and_removed_or_changed_logins_end(tmp
     assert set(out["carol_after"].values()) == {401} and out["carol_threads_after"] == 401, out
     assert (out["bob_old_session"], out["bob_old_password"]) == (401, 401), out
     assert (out["bob_new_password"], out["bob_new_session"]) == (200, 200), out
+
+
+def test_a_changed_single_user_password_ends_sessions_across_a_restart(tmp_path):
+    import time
+
+    import httpx
+
+    from tests.reliability_probes import chainlit_server
+
+    data = tmp_path / "data"
+    data.mkdir()
+    with chainlit_server(data, EVIDENTIA_AUTH_PASSWORD="the old shared secret") as url:
+        old = httpx.Client(base_url=url, timeout=30)
+        old.post("/login", data={"username": "owner", "password": "the old shared secret"}).raise_for_status()
+        token = old.cookies
+        assert old.get("/user").status_code == 200
+    time.sleep(1.1)  # tokens record whole seconds
+    with chainlit_server(data, EVIDENTIA_AUTH_PASSWORD="the new shared secret") as url:
+        again = httpx.Client(base_url=url, timeout=30, cookies=token)  # the old cookie, on the new port
+        assert again.get("/user").status_code == 401
+        fresh = httpx.Client(base_url=url, timeout=30)
+        assert fresh.post("/login", data={"username": "owner", "password": "the old shared secret"}).status_code == 401
+        fresh.post("/login", data={"username": "owner", "password": "the new shared secret"}).raise_for_status()
+        assert fresh.get("/user").status_code == 200
