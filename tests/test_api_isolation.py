@@ -78,6 +78,12 @@ def feedback_and_revoked_logins(data_dir) -> dict:
                                                              "password": "bob's new long password"}).status_code
         out["bob_new_session"] = fresh.get(f"/project/thread/{threads['bob']}").status_code
         con.close()
+    # The counts for docs/bench/reliability.json: bob's feedback attempts that succeeded or left a trace, and
+    # requests an ended login (removed account, old password) got answered.
+    out["cross_user_writes"] = sum(status == 200 for status in out["bob_feedback_status"].values()) + \
+        sum(comment != "ann's own note" for _, comment in out["feedback_rows"]) + (len(out["feedback_rows"]) != 1)
+    out["ended_logins_accepted"] = sum(status == 200 for status in out["carol_after"].values()) + \
+        (out["carol_threads_after"] == 200) + (out["bob_old_session"] == 200) + (out["bob_old_password"] == 200)
     return out
 
 
@@ -91,6 +97,7 @@ def test_feedback_stays_in_its_owners_chat_and_removed_or_changed_logins_end(tmp
     assert set(out["carol_after"].values()) == {401} and out["carol_threads_after"] == 401, out
     assert (out["bob_old_session"], out["bob_old_password"]) == (401, 401), out
     assert (out["bob_new_password"], out["bob_new_session"]) == (200, 200), out
+    assert out["cross_user_writes"] == 0 and out["ended_logins_accepted"] == 0
 
 
 def test_a_changed_single_user_password_ends_sessions_across_a_restart(tmp_path):
