@@ -39,6 +39,10 @@ class Accounts:
     def _db(self) -> sqlite_utils.Database:
         db = sqlite_utils.Database(self.path)
         migrate(db, UI_MIGRATIONS)
+        if self.path.stat().st_mode & 0o077:
+            # The hashes (and every user's chats) are for this install's owner only: another local user who
+            # could read the file could guess passwords offline. SQLite gives its journal files the same mode.
+            self.path.chmod(0o600)
         return db
 
     def names(self) -> list[str]:

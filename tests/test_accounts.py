@@ -26,6 +26,7 @@ def test_passwords_are_stored_as_argon2_hashes_and_checked(accounts):
     assert not accounts.verify("carol", "correct horse")
     stored = sqlite3.connect(accounts.path).execute("SELECT password_hash FROM evidentia_accounts").fetchall()
     assert all(h.startswith("$argon2id$") and "horse" not in h for (h,) in stored)
+    assert accounts.path.stat().st_mode & 0o777 == 0o600  # other local users cannot read the hashes
     accounts.set_password("ann", "new password!")
     assert accounts.verify("ann", "new password!") and not accounts.verify("ann", "correct horse")
     accounts.remove("bob")
