@@ -415,3 +415,18 @@ async def test_nei_replies_read_as_no_evidence_to_the_citation_check(tmp_setting
     assert claim.decided_by == question.decided_by == "columns" and claim.cells == question.cells == []
     assert is_no_evidence_answer(claim.reply()) and is_no_evidence_answer(question.reply())
     assert ctx.session.last_table_answer is None  # nothing computed, nothing to refer back to
+
+
+def test_short_forms_of_cells_match_as_whole_words_only_when_nothing_is_equal():
+    t = TypedTable.build(Table(name="p", title="p", columns=["Province", "Cases"], rows=[
+        ["Quebec (QC)", "678"], ["Ontario", "220"], ["New Ontario", "5"]]))
+    ex = execute(prog(filters=[{"column": "province", "op": "=", "value": "quebec"}], fn="value", column="cases",
+                      check={"op": "=", "against": "value", "value": "678"}), t)
+    assert ex.decisive_rows == [1] and ex.truth and "no cell equals it" in ex.steps[0]
+    # an exact match exists: the longer "New Ontario" is not added
+    assert execute(prog(filters=[{"column": "province", "op": "=", "value": "Ontario"}], fn="count",
+                        column="cases"), t).result == 1.0
+    argmax = prog(fn="argmax", column="cases", check={"op": "=", "against": "value", "value": "Quebec"})
+    assert execute(argmax, t).truth is True  # "Quebec" names the row "Quebec (QC)"
+    argmax.check.value = "Queb"
+    assert execute(argmax, t).truth is False  # part of a word is not the name

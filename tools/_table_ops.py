@@ -155,6 +155,14 @@ def compare(left_text: str, left_number: float | None, op: str, right_text: str,
     return False  # ordering between texts is not something a claim over a table means
 
 
+def words_match(cell: str, value: str) -> bool:
+    """Whether ``value`` occurs in ``cell`` as whole words (case, accents and markup ignored)."""
+    needle = _norm(value)
+    if len(needle) < 3:
+        return False
+    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", _norm(cell)) is not None
+
+
 def format_value(x: Any) -> str:
     """A computed value as the user reads it (1012.0 -> '1012', 1910.0 -> '1910')."""
     if isinstance(x, bool):
@@ -242,7 +250,13 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             if compare(typed.text(r, c), typed.number(r, c), f.op, f.value, wanted, tolerance=_tolerance(f.value)
                        if wanted is not None else 0):
                 kept.append(r)
-        steps.append(f"{typed.column(f.column).name} {f.op} {f.value!r}: {len(kept)} of {len(rows)} rows")
+        note = ""
+        if not kept and f.op == "=" and wanted is None:
+            # Small models write the short form of a cell ("Quebec" for "Quebec (QC)"): when nothing is equal,
+            # take the cells that contain the value as whole words.
+            kept = [r for r in rows if words_match(typed.text(r, c), f.value)]
+            note = " (no cell equals it; rows whose cell contains it as words)" if kept else ""
+        steps.append(f"{typed.column(f.column).name} {f.op} {f.value!r}: {len(kept)} of {len(rows)} rows{note}")
         rows = kept
     c = _col(typed, program.column, "column")
     fn = program.fn
@@ -358,6 +372,11 @@ def _check(program: Program, typed: TypedTable, result: Any, c: int) -> tuple[bo
         if isinstance(v, float):
             outcomes.append(compare(format_value(v), v, chk.op, rhs_text, rhs_number, tolerance))
         else:
-            outcomes.append(compare(str(v), cell_number(v), chk.op, rhs_text, rhs_number, tolerance))
+            same = compare(str(v), cell_number(v), chk.op, rhs_text, rhs_number, tolerance)
+            if not same and chk.op in ("=", "!=") and cell_number(v) is None and rhs_number is None:
+                # "Quebec" stated for a computed "Quebec (QC)" (or the reverse) is the same answer.
+                loose = words_match(str(v), rhs_text) or words_match(rhs_text, str(v))
+                same = loose if chk.op == "=" else not loose
+            outcomes.append(same)
     truth = bool(outcomes) and all(outcomes)
     return truth, f"{chk.op} {shown}", extra
