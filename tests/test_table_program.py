@@ -430,3 +430,12 @@ def test_short_forms_of_cells_match_as_whole_words_only_when_nothing_is_equal():
     assert execute(argmax, t).truth is True  # "Quebec" names the row "Quebec (QC)"
     argmax.check.value = "Queb"
     assert execute(argmax, t).truth is False  # part of a word is not the name
+
+
+def test_column_and_program_prompts_share_their_head_for_the_prefix_cache():
+    t = typed()
+    common = dict(kind="claim", text=CLAIM, title=CASES.title, columns=t.schema_lines(), table=table_for_prompt(t))
+    columns = render("table_program_columns", **common)
+    program = render("table_program", needed=["cases"], error="", **common)
+    head = columns[:columns.index(CLAIM) + len(CLAIM)]
+    assert program.startswith(head) and "| R2 | Ontario | 2011 | 220 | 4,512 |" in head

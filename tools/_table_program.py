@@ -112,7 +112,7 @@ def table_for_prompt(typed: TypedTable, max_chars: int = PROGRAM_TABLE_CHARS) ->
 
 async def choose_columns(llm, typed: TypedTable, kind: Kind, text: str) -> list[str]:
     prompt = render("table_program_columns", kind=kind, text=text, title=typed.table.title,
-                    columns=typed.schema_lines())
+                    columns=typed.schema_lines(), table=table_for_prompt(typed))
     # One sample through structured_samples, which returns a malformed choice instead of raising: an
     # unreadable column choice only skips the NEI shortcut, the programs still run.
     [choice] = await llm.structured_samples([{"role": "user", "content": prompt}],
