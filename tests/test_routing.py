@@ -11,7 +11,8 @@ from kb.tables import Table
 from tools.intent import Output as Frame
 from tools.table_qa import TableAnswer
 
-TRIALS = Table(name="trials", title="Vaccine trials", columns=["Trial", "Participants", "Year", "Efficacy (%)"], rows=[
+TRIALS = Table(name="trials", title="Vaccine trials", columns=["Trial", "Participants", "Year", "Efficacy (%)"],
+               rows=[
     ["ALPHA-1", "1,200", "2019", "81%"], ["BETA-2", "4,512", "2020", "67%"], ["GAMMA-3", "730", "2021", "92%"],
     ["DELTA-4", "2,050", "2021", "74%"], ["EPSILON", "610", "2022", "55%"], ["ZETA", "3,300", "2023", "88%"]])
 PRICES = Table(name="prices", title="Coffee prices", columns=["Country", "Unit price (€/kg)", "Harvest"], rows=[
