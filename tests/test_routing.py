@@ -16,7 +16,8 @@ TRIALS = Table(name="trials", title="Vaccine trials", columns=["Trial", "Partici
     ["ALPHA-1", "1,200", "2019", "81%"], ["BETA-2", "4,512", "2020", "67%"], ["GAMMA-3", "730", "2021", "92%"],
     ["DELTA-4", "2,050", "2021", "74%"], ["EPSILON", "610", "2022", "55%"], ["ZETA", "3,300", "2023", "88%"]])
 PRICES = Table(name="prices", title="Coffee prices", columns=["Country", "Unit price (€/kg)", "Harvest"], rows=[
-    ["Brazil", "3.10", "2023"], ["Colombia", "3.85", "2023"], ["Ethiopia", "4.20", "2023"], ["Vietnam", "2.40", "2023"]])
+    ["Brazil", "3.10", "2023"], ["Colombia", "3.85", "2023"], ["Ethiopia", "4.20", "2023"],
+    ["Vietnam", "2.40", "2023"]])
 TOOLS = {"verify_claim", "table_qa", "text_search", "kg_paths", "mc_answer"}
 
 
