@@ -211,3 +211,13 @@ def test_patch_report_adds_baselines_to_a_published_report_and_keeps_its_numbers
     md = (tmp_path / "obqa.md").read_text()
     assert md.count("Baselines without any model") == 1 and md.count(FALLBACKS_UNKNOWN) == 1
     assert md.index("| bm25 |") < md.index("Baselines") < md.index("Notes.")
+
+
+def test_obqa_retrieval_names_recall_at_1_for_what_it_is_and_has_a_constant_baseline():
+    from assistant.evals.retrieval_eval import constant_fact_baseline, retrieval_metrics
+
+    m = retrieval_metrics([1, 3, None, 1])
+    assert "accuracy" not in m and m["recall_at_1"] == m["recall@1"] == 0.5
+    base = constant_fact_baseline(["Plants need light.", "plants need light", "Metals conduct."])
+    assert base["majority_baseline"] == 2 / 3 and base["majority_label"] == "plants need light"
+    assert "recall@1" in base["majority_baseline_metric"]
