@@ -33,6 +33,7 @@ def main() -> None:
     from assistant.evals.report import write_bench
     from tests.hostile_uploads import run_corpus
     from tests.reliability_probes import cross_user_reads, lost_turns_after_server_kill, server_restarts_recovered
+    from tests.test_api_isolation import feedback_and_revoked_logins
 
     work = Path(tempfile.mkdtemp(prefix="evidentia-reliability-"))
     corpus = run_corpus(work / "hostile")
@@ -40,6 +41,9 @@ def main() -> None:
     print(f"hostile uploads: {corpus['hostile_uploads_tried']} tried, problems: {wrong}", flush=True)
     users = cross_user_reads(work / "users")
     print(f"cross-user attempts: {len(users['attempts'])}, leaks: {users['cross_user_reads']}", flush=True)
+    writes = feedback_and_revoked_logins(work / "writes")
+    print(f"cross-user writes: {writes['cross_user_writes']}, ended logins accepted: "
+          f"{writes['ended_logins_accepted']}", flush=True)
     lost = lost_turns_after_server_kill(work / "lost")
     print(f"lost turns: {lost['lost_turns_after_server_kill']} of {lost['turns_tried']} "
           f"({lost['stored_outcomes']})", flush=True)
@@ -62,6 +66,8 @@ def main() -> None:
         "formulas_executed": (corpus["formulas_executed"], "count"),
         "cross_user_reads": (users["cross_user_reads"], "count"),
         "cross_user_attempts": (len(users["attempts"]), "count"),
+        "cross_user_writes": (writes["cross_user_writes"], "count"),
+        "ended_logins_accepted": (writes["ended_logins_accepted"], "count"),
         "server_restarts_recovered": (restarts["server_restarts_recovered"], "count"),
         "server_crashes_injected": (restarts["crashes"], "count"),
     }
@@ -84,6 +90,9 @@ How each count was made (all in one run of this script; `tests/bench/bench_relia
 - **Cross-user reads**: two accounts on a live Chainlit server each try to read, list, rename and delete the other's
   thread by id through the HTTP API (plus one anonymous read); any attempt that returns or changes the other's data
   counts.
+- **Cross-user writes / ended logins**: bob tries to write, overwrite and delete feedback in ann's chat through
+  Chainlit's `/feedback` routes; a removed account's and a changed password's old login tokens are replayed
+  against the API. Each attempt that succeeds or leaves a trace counts.
 - **Restarts recovered**: a stand-in model server crashes {restarts['crashes']} times under the supervisor
   (`evidentia run`'s); recovered = restarts after which it answered again (answers after: {restarts['answers_after']}).
 - **Concurrent sessions**: copied from `docs/bench/load.json` ({'the served model' if real else
