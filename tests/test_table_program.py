@@ -118,7 +118,8 @@ def test_compare_with_another_row():
     (dict(filters=[{"column": "province", "op": "=", "value": "Atlantis"}], fn="value", column="cases"),
      "no row matches"),
     (dict(fn="every", column="cases"), "needs a check"),
-    (dict(fn="value", column="cases", check={"op": "=", "against": "row", "value": "Atlantis"}), "no row is named"),
+    (dict(filters=[{"column": "province", "op": "=", "value": "Ontario"}], fn="value", column="cases",
+          check={"op": "=", "against": "row", "value": "Atlantis"}), "no row is named"),
 ])
 def test_invalid_programs_are_clear_errors(program, message):
     with pytest.raises(ProgramError, match=message):
@@ -160,7 +161,8 @@ def test_table_content_in_program_prompts_is_only_inside_the_data_block():
 LOOKUP = {"filters": [{"column": "province", "op": "=", "value": "Ontario"}], "fn": "value", "column": "cases",
           "answer_column": "province", "check": {"op": "=", "against": "value", "value": "220"}}
 WRONG_ROW = {**LOOKUP, "filters": [{"column": "province", "op": "=", "value": "Alberta"}]}
-BROKEN = {**LOOKUP, "fn": "sum", "column": "province"}
+BROKEN = {**LOOKUP, "fn": "sum", "column": "province"}  # the typed grammar refuses it: text has no sum
+NO_ROWS = {**LOOKUP, "filters": [{"column": "year", "op": ">", "value": "3000"}]}  # well-typed; selects nothing
 CLAIM = "Ontario had 220 cases."
 
 
@@ -221,11 +223,12 @@ async def test_not_in_table_column_choice_is_nei_without_a_program(tmp_settings,
 
 async def test_no_program_runs_retry_once_with_the_error_then_ccoe(tmp_settings, fake_llm_server):
     judge = {"label": "REFUTES", "cited_cells": ["R2C3"], "reason": "The judge read row 2."}
-    with fake_llm_server(scripted(["cases"], [BROKEN] * 5, [BROKEN, "not json"] + [BROKEN] * 3, judge=judge)) as srv:
+    with fake_llm_server(scripted(["cases"], [NO_ROWS] * 5, [BROKEN, "not json"] + [NO_ROWS] * 3,
+                                  judge=judge)) as srv:
         check = await check_claim(llm_for(tmp_settings, srv), CASES, CLAIM, embedder=BagOfWordsEmbedder())
     program_reqs = [r for r in srv.requests if is_program(r)]
     assert len(program_reqs) == 2  # retried once…
-    assert "needs numbers" in program_reqs[1]["messages"][-1]["content"]  # …with the error message
+    assert "no row matches the filters" in program_reqs[1]["messages"][-1]["content"]  # …with the error message
     assert check.decided_by == "ccoe" and check.label == "REFUTES" and check.variant == "program"
     assert check.programs.retried and not any(r.ran for r in check.programs.runs)
     assert any("not valid JSON" in r.error for r in check.programs.runs)
@@ -276,8 +279,9 @@ async def test_solve_answers_questions_without_a_check(tmp_settings, fake_llm_se
         outcome = await solve(llm_for(tmp_settings, srv), CASES, "question", "Which province had the most cases?",
                               n=3)
     assert outcome.winner == "Alberta" and "Alberta (1012)" in outcome.reason and outcome.cells and outcome.rows[0] >= 1
-    assert "check" not in [r for r in srv.requests if is_program(r)][0]["response_format"]["json_schema"][
-        "schema"]["properties"]
+    schema = [r for r in srv.requests if is_program(r)][0]["response_format"]["json_schema"]["schema"]
+    shapes = [schema["$defs"][ref["$ref"].rsplit("/", 1)[1]] for ref in schema["anyOf"]]
+    assert shapes and not any("check" in shape["properties"] for shape in shapes)
 
 
 # -- table QA by program -----------------------------------------------------------------------
@@ -443,3 +447,193 @@ def test_column_and_program_prompts_share_their_head_for_the_prefix_cache():
     program = render("table_program", needed=["cases"], error="", **common)
     head = columns[:columns.index(CLAIM) + len(CLAIM)]
     assert program.startswith(head) and "| R2 | Ontario | 2011 | 220 | 4,512 |" in head
+
+
+# -- the typed grammar: nonsense programs cannot be written, and do not run -------------------------
+# Each was written by the 1.5B model on PubHealthTab's tuning split, ran, and voted REFUTES.
+NONSENSE = [
+    dict(fn="count", column="cases", check={"op": "=", "against": "value", "value": "North America"}),
+    dict(fn="min", column="cases", check={"op": "=", "against": "value", "value": "Ontario"}),
+    dict(fn="min", column="cases", check={"op": "<=", "against": "value", "value": "year"}),
+    dict(fn="value", column="province", check={"op": ">", "against": "value", "value": "Ontario"}),
+    dict(fn="argmax", column="cases", check={"op": ">", "against": "value", "value": "Ontario"}),
+    dict(fn="count", column="cases", check={"op": ">", "against": "row", "value": "Ontario"}),
+    dict(fn="every", column="cases", check={"op": ">", "against": "value", "value": "many"}),
+]
+
+
+@pytest.mark.parametrize("program", NONSENSE)
+def test_typed_grammar_refuses_nonsense_and_so_does_the_executor(program):
+    from tools._table_grammar import typed_program_schema
+
+    full = {"filters": [], "answer_column": "province", **program}
+    with pytest.raises(ValueError):
+        typed_program_schema(typed(), True).model_validate(full)
+    with pytest.raises(ProgramError):  # a server that ignores the schema still gets no vote from it
+        execute(Program.model_validate(full), typed())
+
+
+def test_typed_grammar_binds_functions_values_and_checks_to_column_types():
+    from tools._table_grammar import typed_program_schema
+
+    schema = typed_program_schema(typed(), True).model_json_schema()
+    defs = schema["$defs"]
+    assert defs["Aggregate"]["properties"]["column"]["enum"] == ["year", "cases", "unit_price_kg"]  # numbers only
+    assert defs["TextFilter0"]["properties"]["value"]["enum"] == ["Quebec", "Ontario", "Alberta", "Québec",
+                                                                   "Manitoba"]
+    assert defs["RowCheck"]["properties"]["value"]["enum"][:2] == ["Quebec", "Ontario"]
+    assert "pattern" in defs["NumberCheck"]["properties"]["value"]
+    S = typed_program_schema(typed(), True)
+    for good in (LOOKUP, {**LOOKUP, "check": {"op": "<", "against": "row", "value": "Alberta"}},
+                 {"filters": [{"column": "province", "op": "contains", "value": "Queb"}], "fn": "count",
+                  "column": "province", "answer_column": "province",
+                  "check": {"op": "=", "against": "value", "value": "1"}}):
+        S.model_validate(good)
+        execute(Program.model_validate(good), typed())
+    with pytest.raises(ValueError):  # a filter value no cell holds: the enum has no such value
+        S.model_validate(WRONG_ROW | {"filters": [{"column": "province", "op": "=", "value": "Atlantis"}]})
+
+
+# -- reshaping two-column tables -------------------------------------------------------------------
+BOOK = Table(name="book", title="Book details", columns=["Column 1", "Column 2"], rows=[
+    ["Title", "Mexican Phoenix: Our Lady of Guadalupe"], ["Author", "D. A. Brading"], ["Pages", "464 pages"],
+    ["Publisher:", "Cambridge University Press"]])
+EGGS = Table(name="eggs", title="Birth rates", columns=["Own eggs and sperm", "15.4%"], rows=[
+    ["Own eggs and donor sperm", "19.9%"], ["Donated eggs and own sperm", "21.9%"],
+    ["Donated eggs and donor sperm", "22.2%"]])
+
+
+def test_attribute_lists_are_read_as_one_record_and_cells_map_back():
+    from tools._table_shape import shape_for_programs
+
+    shaped = shape_for_programs(BOOK)
+    assert shaped.table.columns == ["Title", "Author", "Pages", "Publisher"] and shaped.table.n_rows == 1
+    assert shaped.table.cell(1, 3) == "464 pages"
+    assert shaped.original_cells([(1, 3)]) == [(3, 1), (3, 2)]  # the field's name and value, as uploaded
+    assert shape_for_programs(CASES).table is CASES  # a table with several columns is left as it is
+
+
+def test_a_numeric_header_goes_back_into_the_data():
+    from tools._table_shape import shape_for_programs
+
+    shaped = shape_for_programs(EGGS)
+    assert shaped.table.n_rows == 4 and shaped.table.cell(1, 1) == "Own eggs and sperm"
+    assert shaped.original_cells([(1, 2), (4, 2)]) == [(3, 2)]  # the header row is no citable cell
+    years = Table(name="y", title="y", columns=["Country", "2011"], rows=[["Canada", "12"], ["Peru", "3"]])
+    assert shape_for_programs(years).table is years  # a year is a real header
+
+
+async def test_programs_on_a_reshaped_table_cite_the_uploaded_cells(tmp_settings, fake_llm_server):
+    pages = {"filters": [], "fn": "value", "column": "pages", "answer_column": "title",
+             "check": {"op": "contains", "against": "value", "value": "464"}}
+    with fake_llm_server(scripted(["pages"], [pages] * 3)) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), BOOK, "claim", "D. A. Brading wrote a 464 page book.", n=3)
+    assert outcome.winner == "SUPPORTS" and outcome.form.startswith("one record")
+    # The value read and its field name, plus the record's name (its title), all as uploaded cells.
+    assert {(3, 1), (3, 2)} <= set(outcome.cells) and 3 in outcome.rows
+    assert all(c in (1, 2) and 1 <= r <= 4 for r, c in outcome.cells)
+    program_req = [r for r in srv.requests if is_program(r)][0]
+    assert "| row | title | author | pages | publisher |" in program_req["messages"][0]["content"]
+
+
+# -- NOT ENOUGH INFO when the table does not talk about the claim ------------------------------------
+def test_claim_coverage_counts_content_words_by_prefix():
+    from tools._coverage import claim_coverage
+
+    sars = Table(name="sars", title="Outcome of SARS", columns=["Country", "Number of cases", "Deaths"],
+                 rows=[["China", "5,327", "349"], ["Canada", "251", "43"]])
+    low = claim_coverage("Yes ebola isn't bad as SARS in the year of 2003", sars)
+    assert low.share < 0.3 and {"ebola", "bad", "year"} <= set(low.missing) and "sars" not in low.missing
+    high = claim_coverage("China had more SARS deaths than Canada.", sars)
+    assert high.share == 1.0 and high.missing == []
+    assert claim_coverage("Canadian deaths were fewer", sars).missing == ["fewer"]  # 'canad' and 'death' match
+
+
+async def test_a_claim_the_table_does_not_cover_is_nei_without_any_model_call(tmp_settings, fake_llm_server):
+    with fake_llm_server(scripted(["cases"], [LOOKUP] * 5)) as srv:
+        check = await check_claim(llm_for(tmp_settings, srv), CASES, "Ebola vaccines halved hospital admissions.",
+                                  embedder=BagOfWordsEmbedder())
+        assert not srv.requests  # decided by the table's words alone
+        two_labels = await check_claim(llm_for(tmp_settings, srv), CASES, "Ebola vaccines halved admissions.",
+                                       embedder=BagOfWordsEmbedder(), labels=("SUPPORTS", "REFUTES"))
+    assert check.label == "NOT ENOUGH INFO" and check.decided_by == "coverage" and check.cells == []
+    assert "not: ebola, vaccines, halved, hospital, admissions" in check.reason
+    assert two_labels.label in ("SUPPORTS", "REFUTES")  # no third label to give: the programs decide
+
+
+def test_values_as_the_model_sees_them_still_match():
+    long = "Oral doxycycline: 100 mg twice per day for 14 days"
+    lyme = TypedTable.build(Table(name="lyme", title="Lyme disease", columns=["Stage", "Treatment", "Pages"], rows=[
+        ["Early", long, "464 pages"], ["Late", "Intravenous ceftriaxone", "12 pages"]]))
+    from tools._cells import display_cell
+    from tools._table_grammar import typed_program_schema
+
+    shown = display_cell(long)
+    assert shown.endswith("…") and shown in typed_program_schema(lyme, True).model_json_schema()["$defs"][
+        "TextFilter1"]["properties"]["value"]["enum"]  # the grammar offers the clipped text the prompt shows
+    by_start = execute(prog(filters=[{"column": "treatment", "op": "=", "value": shown}], fn="value",
+                            column="stage", answer_column="stage"), lyme)
+    assert by_start.result == "Early"
+    pages = execute(prog(filters=[{"column": "stage", "op": "=", "value": "Early"}], fn="value", column="pages",
+                         answer_column="stage", check={"op": "=", "against": "value", "value": "464"}), lyme)
+    assert pages.truth is True  # '464 pages' states 464
+    with pytest.raises(ProgramError, match="column name"):  # 'Treatment' names a column, not a value
+        execute(prog(fn="every", column="stage", answer_column="stage",
+                     check={"op": "=", "against": "value", "value": "Treatment"}), lyme)
+
+
+def test_program_prompts_are_bounded_for_wide_tables():
+    from tools._table_program import columns_for_prompt
+
+    wide = TypedTable.build(Table(name="wide", title="Wide", columns=[f"Measurement number {i} (units)" for i in
+                                                                      range(100)],
+                                  rows=[[str(i * j) for i in range(100)] for j in range(3)]))
+    for name in ("table_program", "table_program_columns"):
+        prompt = render(name, kind="claim", text="Measurement 7 was 14.", title="Wide", columns=columns_for_prompt(wide),
+                        table=table_for_prompt(wide), needed=[], error="")
+        assert len(prompt) < 8000, name  # ~4 characters a token: the window is 4,096 tokens
+    assert "more columns" in columns_for_prompt(wide)[-1]
+
+
+async def test_an_uncovered_claim_through_the_chat_is_said_to_be_nei_honestly(tmp_settings, fake_llm_server):
+    """The claim names the table's Ontario, so it goes to the table; the rest of it is not there: NEI, no cells,
+    and the turn says so without a citation warning."""
+    from assistant.loop import Assistant
+
+    def handler(req):
+        if req.get("stream"):
+            raise AssertionError("no answer is generated: the tool's verdict is the reply")
+        return Reply(content=json.dumps({"task": "claim_check", "entities": ["Ontario"], "relation": "",
+                                         "rewrite": "Ontario's ebola vaccine trial halved hospital admissions."}))
+
+    with fake_llm_server(handler) as srv:
+        deps = Deps(tmp_settings, llm=llm_for(tmp_settings, srv))
+        deps.__dict__["embedder"] = BagOfWordsEmbedder()
+        bot = Assistant(deps, Session("c-nei"))
+        bot.session.add_table(CASES)
+        result = await bot.run_turn("Is it true that Ontario's ebola vaccine trial halved hospital admissions?")
+    assert [s.name for s in result.steps if s.kind == "tool"] == ["verify_claim"]
+    assert result.answer.startswith("**Not enough information** in table cases: The table mentions only 1 of")
+    assert result.status == "no_evidence" and result.cited == [] and "Unverified" not in result.answer
+
+
+@pytest.mark.parametrize("program, message", [
+    # Each was a wrong REFUTES vote on the tuning split.
+    (dict(filters=[{"column": "province", "op": "=", "value": "Quebec"},
+                   {"column": "province", "op": "=", "value": "Ontario"}], fn="count", column="cases",
+          check={"op": ">", "against": "value", "value": "1"}), "two different values"),
+    (dict(fn="value", column="cases", check={"op": "=", "against": "value", "value": "220"}),
+     "select 5 rows with different values"),
+])
+def test_programs_that_read_no_claim_are_refused(program, message):
+    with pytest.raises(ProgramError, match=message):
+        execute(prog(**program), typed())
+
+
+def test_texts_equal_up_to_punctuation_and_one_repeated_value_is_one_value():
+    pub = TypedTable.build(Table(name="p", title="p", columns=["Title", "Publisher"], rows=[
+        ["Red Cross Notes", "Johnson & Johnson., 1898"], ["Red Cross Notes", "Johnson & Johnson., 1898"]]))
+    ok = execute(prog(filters=[{"column": "title", "op": "=", "value": "Red Cross Notes"}], fn="value",
+                      column="publisher", answer_column="title",
+                      check={"op": "=", "against": "value", "value": "Johnson & Johnson. , 1898"}), pub)
+    assert ok.truth is True  # two rows, one value: a lookup, not an ambiguous selection

@@ -42,6 +42,17 @@ def cell_number(text: object) -> float | None:
     return None
 
 
+# How long a cell may be where the model sees it (program prompts, grammar enums); longer cells are clipped
+# with an ellipsis, and the executor reads a value ending in one as the start of a cell.
+DISPLAY_CELL_CHARS = 40
+
+
+def display_cell(text: object, max_chars: int = DISPLAY_CELL_CHARS) -> str:
+    """A cell as the model sees it: one line, no pipes, clipped with an ellipsis."""
+    text = " ".join(str(text).split()).replace("|", "/")
+    return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
+
+
 def is_empty(text: object) -> bool:
     return str(text or "").strip().lower() in _EMPTY
 

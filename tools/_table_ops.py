@@ -147,12 +147,31 @@ def compare(left_text: str, left_number: float | None, op: str, right_text: str,
         # Equality within the precision the value was written with; strict order stays strict.
         return {"=": abs(diff) <= tol, "!=": abs(diff) > tol, "<": diff < 0, "<=": diff <= tol,
                 ">": diff > 0, ">=": diff >= -tol}[op]
-    a, b = _norm(left_text), _norm(right_text)
+    a, b = _words(left_text), _words(right_text)  # "Johnson & Johnson., 1898" = "Johnson & Johnson. , 1898"
     if op == "=":
         return a == b
     if op == "!=":
         return a != b
     return False  # ordering between texts is not something a claim over a table means
+
+
+def _words(text: object) -> str:
+    """Text as its words: punctuation and spacing do not make two texts different."""
+    return " ".join(re.findall(r"[^\W_]+", _norm(text)))
+
+
+def clipped(value: str) -> bool:
+    """A value copied from a clipped cell of the prompt (it ends in an ellipsis)."""
+    return value.rstrip().endswith(("…", "...")) and len(value.rstrip("…. ")) >= 8
+
+
+_LEADING_NUMBER = re.compile(r"^\s*([-−]?[\d][\d,]*(?:\.\d+)?)\s*%?\s*[^\W\d_]")
+
+
+def leading_number(text: str) -> float | None:
+    """The number a text cell opens with before its unit words: '464 pages' -> 464, '12 m2' -> 12."""
+    m = _LEADING_NUMBER.match(str(text))
+    return cell_number(m.group(1)) if m else None
 
 
 def words_match(cell: str, value: str) -> bool:
@@ -240,6 +259,10 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     steps: list[str] = []
     rows = list(range(1, table.n_rows + 1))
     filter_cols: list[int] = []
+    equal_on = [(f.column, _norm(f.value)) for f in program.filters if f.op == "="]
+    if len({col for col, _ in equal_on}) < len(set(equal_on)):
+        # "Species = 'Gray wolf' and Species = 'Red fox'" selects nothing by construction: not a reading of a claim.
+        raise ProgramError("two filters ask one column for two different values, which no row has")
     for f in program.filters:
         c = _col(typed, f.column, "filter column")
         filter_cols.append(c)
@@ -251,6 +274,12 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
                        if wanted is not None else 0):
                 kept.append(r)
         note = ""
+        if not kept and f.op == "=" and clipped(f.value):
+            # The prompt shows long cells clipped ("Oral doxycycline: 100 mg twice per…"), and the grammar
+            # offers them so: such a value names the cells it is the start of.
+            start = _norm(f.value.rstrip("…. "))
+            kept = [r for r in rows if _norm(typed.text(r, c)).startswith(start)]
+            note = " (a clipped value: rows whose cell starts with it)" if kept else ""
         if not kept and f.op == "=" and wanted is None:
             # Small models write the short form of a cell ("Quebec" for "Quebec (QC)"): when nothing is equal,
             # take the cells that contain the value as whole words.
@@ -285,6 +314,11 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
                            + "; ".join(steps) + " (check the values against the example values)")
     if fn == "value":
         values = [typed.text(r, c) for r in rows]
+        if program.check is not None and len({_words(v) for v in values}) > 1:
+            # A claim states one value of one thing; a check over several different cells reads no such claim.
+            raise ProgramError(f"the filters select {len(rows)} rows with different values in column "
+                               f"{program.column!r}; a value check needs the one row the claim is about "
+                               "(add a filter, or use every, count or argmax)")
         result: Any = values[0] if len(values) == 1 else values
         result_text = format_value(result)
     elif fn == "count":
@@ -315,6 +349,8 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             raise ProgramError(f"{fn} needs a check: the condition every selected row must meet")
         chk = program.check
         want = cell_number(chk.value)
+        _check_types(typed, chk.op, chk.value, numeric_result=typed.columns[c - 1].numeric,
+                     what=f"column {program.column!r}")
         meets = set()
         for r in range(1, table.n_rows + 1):
             clock.tick()
@@ -347,11 +383,40 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
                      truth=truth, check_text=check_text, steps=steps)
 
 
+_ORDER = ("<", "<=", ">", ">=")
+
+
+def _check_types(typed: TypedTable, op: str, value: str, *, numeric_result: bool, what: str) -> None:
+    """Refuse a check whose sides cannot be compared: the typed grammar's rules, repeated in code.
+
+    A program that compares a count with a place name, or orders two texts, is not a reading of the claim;
+    running it would only add a false verdict to the vote.
+    """
+    names = {_norm(col.ident) for col in typed.columns} | {_norm(col.name) for col in typed.columns}
+    if _norm(value) in names and not any(_norm(value) == _norm(v) for col in typed.columns
+                                         for v in typed.table.column_values(col.index)):
+        raise ProgramError(f"the check compares with {value!r}, which is a column name, not a value")
+    if numeric_result and op != "contains" and cell_number(value) is None:
+        raise ProgramError(f"the check compares the number in {what} with the text {value!r}")
+    if not numeric_result and op in _ORDER:
+        raise ProgramError(f"the check orders texts ({what} {op} {value!r}); only numbers have an order")
+
+
 def _check(program: Program, typed: TypedTable, result: Any, c: int) -> tuple[bool, str, list[tuple[int, int]]]:
     """Compare the computed result with the claim's value (or another row's value)."""
     chk = program.check
     assert chk is not None
     extra: list[tuple[int, int]] = []
+    fn = program.fn
+    if fn in ("argmax", "argmin") and chk.op in _ORDER:
+        raise ProgramError(f"{fn} names a row; a row name is checked with = or !=, not {chk.op}")
+    if fn == "count" and chk.against == "row":
+        raise ProgramError("a count is checked against a number, not against another row's cell")
+    if chk.against == "value":
+        numeric_result = fn in ("count", "sum", "avg", "min", "max") or (
+            fn == "value" and typed.columns[c - 1].numeric)
+        _check_types(typed, chk.op, chk.value, numeric_result=numeric_result,
+                     what="the result" if fn != "value" else f"column {program.column!r}")
     if chk.against == "row":
         label = typed.label_col
         if not label:
@@ -372,7 +437,10 @@ def _check(program: Program, typed: TypedTable, result: Any, c: int) -> tuple[bo
         if isinstance(v, float):
             outcomes.append(compare(format_value(v), v, chk.op, rhs_text, rhs_number, tolerance))
         else:
-            same = compare(str(v), cell_number(v), chk.op, rhs_text, rhs_number, tolerance)
+            left_number = cell_number(v)
+            if left_number is None and rhs_number is not None and chk.op != "contains":
+                left_number = leading_number(str(v))  # '464 pages' states the number 464
+            same = compare(str(v), left_number, chk.op, rhs_text, rhs_number, tolerance)
             if not same and chk.op in ("=", "!=") and cell_number(v) is None and rhs_number is None:
                 # "Quebec" stated for a computed "Quebec (QC)" (or the reverse) is the same answer.
                 loose = words_match(str(v), rhs_text) or words_match(rhs_text, str(v))

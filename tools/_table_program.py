@@ -3,12 +3,17 @@
 1. Column choice (grammar-bound): the model names the columns the claim or question needs, from an
    enum of the table's column identifiers plus ``not_in_table``. Needing something absent means NOT
    ENOUGH INFO, with no program at all.
-2. ``n`` programs sampled in one request (``n`` choices, temperature ~0.7) under a JSON schema whose
-   column names are the table's own identifiers (``tools._table_ops.program_schema``).
+2. ``n`` programs sampled in one request (``n`` choices, temperature ~0.7) under a typed JSON schema whose
+   column names are the table's own identifiers and whose parts must fit together: numbers against
+   numbers, filters on values the column holds (``tools._table_grammar``).
 3. Each program runs in ``tools._table_ops.execute``; when none runs, the request is repeated once
    with the first error message.
 4. Majority vote over the programs that ran; the share of all samples that agree is the confidence.
    No strict majority (or none ran) leaves the decision to the caller's fallback (CCoE).
+
+The program form is selectable (``program_form``): ``ops`` (the default, above) or ``sql``, one read-only
+SELECT under a grammar of this table's typed identifiers, run in a SQLite sandbox (``tools._table_sql``).
+Both give the same :class:`~tools._table_ops.Execution`, so voting, reasons and citations are shared.
 
 The reason is written here from computed values, so it can only quote numbers the table holds
 (or sums and averages of them, or the value the claim itself states).
@@ -24,22 +29,30 @@ from pydantic import BaseModel, Field
 
 from assistant.prompts import render
 from kb.tables import Table
-from tools._cells import TypedTable
+from tools._cells import TypedTable, display_cell
+from tools._table_grammar import typed_program_schema
+from tools._table_shape import ShapedTable, shape_for_programs
 from tools._table_ops import NOT_IN_TABLE, Execution, Program, ProgramError, column_choice_schema, describe, \
-    execute, format_value, program_schema
+    execute, format_value
+from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar
 
 Kind = Literal["claim", "question"]
+ProgramForm = Literal["ops", "sql"]
+PROGRAM_FORMS: tuple[str, ...] = ("ops", "sql")
+DEFAULT_FORM = "ops"
 DEFAULT_SAMPLES = 5
 DEFAULT_TEMPERATURE = 0.7
 COLUMNS_MAX_TOKENS = 80
 # A program is ~60-110 tokens of JSON; the free-form SQL probe lost 21 of 50 samples at 160 tokens,
 # but the schema admits no prose, so 240 leaves room without inviting rambling.
 PROGRAM_MAX_TOKENS = 240
-MAX_CELL_CHARS = 40
+# A query is ~25-60 tokens (shorter than the JSON); the grammar admits no prose, and one cut off is unreadable.
+SQL_MAX_TOKENS = 160
 # The table's share of the program prompt. The served window is 4,096 tokens; instructions, few-shot
 # examples and the column list take ~900 tokens and the program up to 240. Numeric tables run at ~1.8
 # characters per token, so 3,500 characters (~1,950 tokens) leave a margin. Programs still run over all rows.
 PROGRAM_TABLE_CHARS = 3500
+PROGRAM_COLUMNS_CHARS = 1500  # the column list's share (~600 tokens)
 
 
 class ProgramRun(BaseModel):
@@ -70,6 +83,8 @@ class ProgramOutcome(BaseModel):
     cols: list[int] = Field(default_factory=list)
     reason: str = ""
     program: str = Field("", description="The first program that gave the majority result, in words.")
+    form: str = Field("as uploaded", description="How the programs read the table (tools._table_shape).")
+    program_form: ProgramForm = Field(DEFAULT_FORM, description="What the programs were written as: ops or sql.")
 
     @property
     def decided(self) -> bool:
@@ -89,19 +104,33 @@ class _Sampled:
     error: str = ""
     execution: Execution | None = None
     raw: dict = field(default_factory=dict)
+    shown: str = ""  # the program in words, when it is not a Program (SQL)
+
+
+def columns_for_prompt(typed: TypedTable, max_chars: int = PROGRAM_COLUMNS_CHARS) -> list[str]:
+    """The column lines, clipped to a budget: a 100-column table once pushed the prompt past the window.
+
+    The grammar still offers every column; the prompt only stops describing them one by one.
+    """
+    lines, size = [], 0
+    all_lines = typed.schema_lines()
+    for i, line in enumerate(all_lines):
+        if size + len(line) > max_chars and lines:
+            rest = typed.idents[i:]
+            lines.append(f"… and {len(rest)} more columns: " + ", ".join(rest)[: max_chars // 2])
+            break
+        lines.append(line)
+        size += len(line)
+    return lines
 
 
 def table_for_prompt(typed: TypedTable, max_chars: int = PROGRAM_TABLE_CHARS) -> str:
     """The table with identifier headers (what programs name) and ``R<r>`` row numbers, clipped."""
-    def clip(text: str) -> str:
-        text = " ".join(str(text).split()).replace("|", "/")
-        return text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
-
     lines = ["| row | " + " | ".join(typed.idents) + " |", "|---|" + "---|" * len(typed.idents)]
     size = sum(len(x) + 1 for x in lines)
     table = typed.table
     for r in range(1, table.n_rows + 1):
-        line = f"| R{r} | " + " | ".join(clip(v) for v in table.rows[r - 1]) + " |"
+        line = f"| R{r} | " + " | ".join(display_cell(v) for v in table.rows[r - 1]) + " |"
         if size + len(line) + 1 > max_chars:
             lines.append(f"({table.n_rows - r + 1} more rows not shown; programs still run over all rows)")
             break
@@ -112,7 +141,7 @@ def table_for_prompt(typed: TypedTable, max_chars: int = PROGRAM_TABLE_CHARS) ->
 
 async def choose_columns(llm, typed: TypedTable, kind: Kind, text: str) -> list[str]:
     prompt = render("table_program_columns", kind=kind, text=text, title=typed.table.title,
-                    columns=typed.schema_lines(), table=table_for_prompt(typed))
+                    columns=columns_for_prompt(typed), table=table_for_prompt(typed))
     # One sample through structured_samples, which returns a malformed choice instead of raising: an
     # unreadable column choice only skips the NEI shortcut, the programs still run.
     [choice] = await llm.structured_samples([{"role": "user", "content": prompt}],
@@ -123,9 +152,9 @@ async def choose_columns(llm, typed: TypedTable, kind: Kind, text: str) -> list[
 
 async def _sample(llm, typed: TypedTable, kind: Kind, text: str, needed: list[str], n: int, temperature: float,
                   error: str = "") -> list[_Sampled]:
-    prompt = render("table_program", kind=kind, text=text, title=typed.table.title, columns=typed.schema_lines(),
+    prompt = render("table_program", kind=kind, text=text, title=typed.table.title, columns=columns_for_prompt(typed),
                     table=table_for_prompt(typed), needed=needed, error=error)
-    schema = program_schema(tuple(typed.idents), kind == "claim")
+    schema = typed_program_schema(typed, kind == "claim")
     samples = await llm.structured_samples([{"role": "user", "content": prompt}], schema, n=n,
                                            temperature=temperature, max_tokens=PROGRAM_MAX_TOKENS)
     out = []
@@ -144,6 +173,33 @@ async def _sample(llm, typed: TypedTable, kind: Kind, text: str, needed: list[st
     return out
 
 
+async def _sample_sql(llm, typed: TypedTable, kind: Kind, text: str, needed: list[str], n: int, temperature: float,
+                      error: str = "") -> list[_Sampled]:
+    """``n`` queries under this table's grammar, each checked and run in the SQLite sandbox."""
+    try:
+        grammar = sql_grammar(typed, kind)
+        box = Sandbox(typed)
+    except ProgramError as exc:  # a table no query can run on (too many rows, no columns): ask no model
+        return [_Sampled(None, error=str(exc))]
+    prompt = render("table_sql", kind=kind, text=text, title=typed.table.title, columns=typed.schema_lines(),
+                    table=table_for_prompt(typed), needed=needed, error=error)
+    out = []
+    with box:  # read-only: the samples share one copy of the table
+        samples = await llm.grammar_samples([{"role": "user", "content": prompt}], grammar, n=n,
+                                            temperature=temperature, max_tokens=SQL_MAX_TOKENS)
+        for s in samples:
+            if not isinstance(s, str):  # the client's error for a query cut off before it was complete
+                out.append(_Sampled(None, error=str(s)))
+                continue
+            sql = " ".join(s.split())
+            raw, shown = {"sql": sql}, describe_sql(sql, typed)
+            try:
+                out.append(_Sampled(None, execution=execute_sql(sql, typed, kind, box=box), raw=raw, shown=shown))
+            except ProgramError as exc:
+                out.append(_Sampled(None, error=str(exc), raw=raw, shown=shown))
+    return out
+
+
 def _verdict(kind: Kind, ex: Execution) -> str:
     if kind == "claim":
         return "SUPPORTS" if ex.truth else "REFUTES"
@@ -151,10 +207,41 @@ def _verdict(kind: Kind, ex: Execution) -> str:
 
 
 async def solve(llm, table: Table, kind: Kind, text: str, *, n: int = DEFAULT_SAMPLES,
-                temperature: float = DEFAULT_TEMPERATURE, check_columns: bool = True) -> ProgramOutcome:
-    """Choose columns, sample ``n`` programs, run them and vote."""
-    typed = TypedTable.build(table)
-    outcome = ProgramOutcome(kind=kind)
+                temperature: float = DEFAULT_TEMPERATURE, check_columns: bool = True,
+                program_form: ProgramForm = DEFAULT_FORM) -> ProgramOutcome:
+    """Choose columns, sample ``n`` programs (``program_form``: fixed operations or SQL), run them and vote."""
+    if program_form not in PROGRAM_FORMS:
+        raise ValueError(f"unknown program form {program_form!r}; choose one of {', '.join(PROGRAM_FORMS)}")
+    shaped = shape_for_programs(table)
+    outcome = await _solve_shaped(llm, shaped, kind, text, n=n, temperature=temperature, check_columns=check_columns,
+                                  program_form=program_form)
+    return to_original(outcome, shaped)
+
+
+def to_original(outcome: ProgramOutcome, shaped: ShapedTable) -> ProgramOutcome:
+    """Cells, rows and columns of a reshaped table's programs, as the uploaded table's own cells."""
+    if not shaped.cell_map:
+        return outcome
+    runs = []
+    for run in outcome.runs:
+        cells = shaped.original_cells(run.cells)
+        runs.append(run.model_copy(update={"cells": cells, "rows": sorted({r for r, _ in cells})}))
+    cells = shaped.original_cells(outcome.cells)
+    label = shaped.original.row_label_col
+    rows = sorted({r for r, _ in cells})
+    cols = sorted({c for _, c in cells} | ({label} if label and cells else set()))
+    if outcome.decided and not rows:  # only a restored header row decided: show the table's first rows
+        rows = list(range(1, min(shaped.original.n_rows, 10) + 1))
+        cols = list(range(1, shaped.original.n_cols + 1))
+    return outcome.model_copy(update={"runs": runs, "cells": cells, "rows": rows, "cols": cols,
+                                      "form": shaped.form})
+
+
+async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: int, temperature: float,
+                        check_columns: bool, program_form: ProgramForm) -> ProgramOutcome:
+    typed = TypedTable.build(shaped.table)
+    outcome = ProgramOutcome(kind=kind, form=shaped.form, program_form=program_form)
+    sample = _sample_sql if program_form == "sql" else _sample
     if check_columns:
         needed = await choose_columns(llm, typed, kind, text)
         outcome.columns_needed = [c for c in needed if c != NOT_IN_TABLE]
@@ -164,14 +251,14 @@ async def solve(llm, table: Table, kind: Kind, text: str, *, n: int = DEFAULT_SA
                               + (f" (it has: {', '.join(c.name for c in typed.columns)})" if typed.columns else "")
                               + ", so no program was run.")
             return outcome
-    sampled = await _sample(llm, typed, kind, text, outcome.columns_needed, n, temperature)
+    sampled = await sample(llm, typed, kind, text, outcome.columns_needed, n, temperature)
     if not any(s.execution for s in sampled):
         first_error = next((s.error for s in sampled if s.error), "no program came back")
-        sampled = await _sample(llm, typed, kind, text, outcome.columns_needed, n, temperature, error=first_error)
+        sampled = await sample(llm, typed, kind, text, outcome.columns_needed, n, temperature, error=first_error)
         outcome.retried = True
     outcome.samples = len(sampled)
     for s in sampled:
-        shown = describe(s.program, typed) if s.program else "(unreadable program)"
+        shown = s.shown or (describe(s.program, typed) if s.program else "(unreadable program)")
         if s.execution is None:
             outcome.runs.append(ProgramRun(program=shown, raw=s.raw or None, ran=False, error=s.error))
         else:
@@ -218,6 +305,8 @@ def program_lines(outcome: ProgramOutcome | None) -> list[str]:
     if outcome is None:
         return []
     lines = []
+    if outcome.form != "as uploaded":
+        lines.append(f"table read as {outcome.form}")
     if outcome.columns_needed or outcome.not_in_table:
         lines.append("columns needed: " + ", ".join(outcome.columns_needed + (["not in the table"]
                                                                              if outcome.not_in_table else [])))

@@ -28,7 +28,8 @@ from pydantic import BaseModel, Field
 from assistant.prompts import render
 from kb.tables import Table
 from tools._registry import ToolContext, ToolError, tool
-from tools._table_program import DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, solve
+from tools._table_program import DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, \
+    solve
 from tools._table_llm import (
     JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, cited_for_view,
     register_evidence, validate_cells)
@@ -105,8 +106,9 @@ def matching_options(answer: str, options: list[str]) -> list[int]:
 
 async def answer_question(llm, table: Table, question: str, options: list[str] | None = None, *,
                           embedder=None, use_filter: bool = True, seed: int = 0, use_program: bool = True,
-                          samples: int = DEFAULT_SAMPLES, temperature: float = DEFAULT_TEMPERATURE) -> QAResult:
-    """Answer ``question`` from ``table`` (choosing among ``options`` when given)."""
+                          samples: int = DEFAULT_SAMPLES, temperature: float = DEFAULT_TEMPERATURE,
+                          program_form: str = DEFAULT_FORM) -> QAResult:
+    """Answer ``question`` from ``table`` (choosing among ``options`` when given); ``program_form``: ops or sql."""
     t0 = time.perf_counter()
     options = [o.strip() for o in (options or []) if o and o.strip()]
     if len(options) > MAX_OPTIONS:
@@ -114,7 +116,8 @@ async def answer_question(llm, table: Table, question: str, options: list[str] |
     outcome: ProgramOutcome | None = None
     if use_program:
         task = question + (" Options: " + "; ".join(options) if options else "")
-        outcome = await solve(llm, table, "question", task, n=samples, temperature=temperature)
+        outcome = await solve(llm, table, "question", task, n=samples, temperature=temperature,
+                              program_form=program_form)
         program_s = time.perf_counter() - t0
         computed = _from_program(table, question, options, outcome, program_s)
         if computed is not None:
@@ -221,7 +224,11 @@ class Output(BaseModel):
             # Worded so the citation check reads it as "the evidence does not settle it" (no cell to cite).
             return f"**Not enough information** in table {self.table} to answer: {self.reason.strip()}"
         if not self.cells:
-            return None
+            if not self.answer.strip():
+                return None
+            # The tool's answer stands, said to be uncited: the loop's check marks it unverified.
+            return (f"**{self.answer.strip()}** — {self.reason.strip() or 'computed from the table'}. No cell of "
+                    "the table was cited for this answer, so it cannot be checked.")
         text = f"**{self.answer.strip()}** {''.join(f'[{c}]' for c in self.cells)}"
         if self.reason.strip():
             text += f" — {self.reason.strip()}"
@@ -244,7 +251,8 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
     ctx.report(f"Writing programs over {table.name} that answer the question…")
     result = await answer_question(ctx.deps.llm, table, resolve_follow_up(args.question, table, ctx.session),
                                    options, embedder=ctx.deps.embedder, samples=ctx.deps.settings.table_program_samples,
-                                   temperature=ctx.deps.settings.table_program_temperature)
+                                   temperature=ctx.deps.settings.table_program_temperature,
+                                   program_form=ctx.deps.settings.table_program_form)
     table_id, cell_ids = "", []
     if result.cols and result.rows:
         table_id, cell_ids = register_evidence(ctx.evidence, CollapsedView.build(table, result.cols, result.rows),

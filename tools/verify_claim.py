@@ -14,6 +14,10 @@ The default, ``program`` (issue 13), lets code decide: the model names the colum
 runs them and the verdicts are voted on (``tools._table_program``). When no program runs or the vote
 is split, the path above (``full``) decides, and ``decided_by`` says which did. ``program+ccoe`` runs
 both and counts the CCoE verdict as one more vote, which also breaks ties.
+
+``program-sql`` and ``program-sql+ccoe`` are the same with the programs written as grammar-bound SQL
+over an in-memory SQLite table instead of fixed operations (``tools._table_sql``), for the dev-split
+comparison of the two forms; the chat path picks its form with ``EVIDENTIA_TABLE_PROGRAM_FORM``.
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ from pydantic import BaseModel, Field, create_model
 
 from assistant.prompts import render
 from kb.tables import Table
+from tools._coverage import NEI_COVERAGE, claim_coverage
 from tools._registry import ToolContext, ToolError, tool
-from tools._table_program import DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, solve
+from tools._table_program import DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, \
+    solve
 from tools._table_llm import (
     JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, cited_for_view,
     register_evidence, validate_cells)
@@ -41,9 +47,11 @@ READINGS = {
     "NOT ENOUGH INFO": "the table does not give enough information to decide the claim",
 }
 Variant = Literal["program", "program+ccoe", "full", "no-filter", "no-ccoe", "direct"]
-VARIANTS: tuple[str, ...] = ("program", "program+ccoe", "full", "no-filter", "no-ccoe", "direct")
+# The SQL form of the program variants: for the evaluation (the tool's schema keeps the six above).
+SQL_VARIANTS: tuple[str, ...] = ("program-sql", "program-sql+ccoe")
+VARIANTS: tuple[str, ...] = ("program", "program+ccoe", "full", "no-filter", "no-ccoe", "direct") + SQL_VARIANTS
 DEFAULT_VARIANT = "program"
-PROGRAM_VARIANTS = ("program", "program+ccoe")
+PROGRAM_VARIANTS = ("program", "program+ccoe") + SQL_VARIANTS
 EXPLANATION_MAX_TOKENS = 120  # ~30 s each at 4 tokens/s; the three run concurrently
 JUDGE_MAX_TOKENS = JUDGEMENT_MAX_TOKENS  # an upper bound: the JSON normally ends well before
 
@@ -81,7 +89,7 @@ class ClaimCheck(BaseModel):
     rows: list[int]
     collapsed: str
     timings: dict[str, float] = Field(default_factory=dict)
-    decided_by: Literal["program", "ccoe", "program+ccoe", "columns"] = "ccoe"
+    decided_by: Literal["program", "ccoe", "program+ccoe", "columns", "coverage"] = "ccoe"
     confidence: float | None = Field(None, description="Share of the sampled programs that agree.")
     programs: ProgramOutcome | None = None
 
@@ -102,14 +110,19 @@ async def explain(llm, claim: str, view: CollapsedView, labels: tuple[str, ...] 
 async def check_claim(llm, table: Table, claim: str, *, embedder=None, variant: str = DEFAULT_VARIANT,
                       labels: tuple[str, ...] = LABELS, filter_method: Literal["cosine", "jsd"] = "cosine",
                       seed: int = 0, filter_result: FilterResult | None = None, samples: int = DEFAULT_SAMPLES,
-                      temperature: float = DEFAULT_TEMPERATURE) -> ClaimCheck:
-    """Verify ``claim`` against ``table``; usable without a ToolContext (the evaluation calls this)."""
+                      temperature: float = DEFAULT_TEMPERATURE, program_form: str | None = None) -> ClaimCheck:
+    """Verify ``claim`` against ``table``; usable without a ToolContext (the evaluation calls this).
+
+    ``program_form`` (ops or sql) is the form of ``program`` and ``program+ccoe``'s programs; the
+    ``program-sql`` variants always write SQL.
+    """
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")
     if variant in PROGRAM_VARIANTS:
         return await _check_by_program(llm, table, claim, embedder=embedder, variant=variant, labels=labels,
                                        filter_method=filter_method, seed=seed, filter_result=filter_result,
-                                       samples=samples, temperature=temperature)
+                                       samples=samples, temperature=temperature,
+                                       form="sql" if variant in SQL_VARIANTS else program_form or DEFAULT_FORM)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     if variant in ("full", "no-ccoe"):
@@ -146,7 +159,7 @@ async def check_claim(llm, table: Table, claim: str, *, embedder=None, variant: 
 
 async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant: str, labels: tuple[str, ...],
                             filter_method: Literal["cosine", "jsd"], seed: int, filter_result: FilterResult | None,
-                            samples: int, temperature: float) -> ClaimCheck:
+                            samples: int, temperature: float, form: str) -> ClaimCheck:
     """The ``program`` variants: programs vote; CCoE decides when they cannot (or votes too)."""
     t0 = time.perf_counter()
     ccoe_variant = "full" if embedder is not None or filter_result is not None else "no-filter"
@@ -156,9 +169,20 @@ async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant:
                                                  labels=labels, filter_method=filter_method, seed=seed,
                                                  filter_result=filter_result))
 
+    coverage = claim_coverage(claim, table)
+    if "NOT ENOUGH INFO" in labels and coverage.share < NEI_COVERAGE:
+        # The table does not talk about most of the claim: no program over its rows can settle it.
+        view = CollapsedView.build(table, list(range(1, table.n_cols + 1)), list(range(1, min(table.n_rows, 10) + 1)))
+        reason = (f"The table mentions only {len(coverage.words) - len(coverage.missing)} of the claim's "
+                  f"{len(coverage.words)} content words (not: {', '.join(coverage.missing[:8])}), so it cannot "
+                  "settle the claim.")
+        return ClaimCheck(claim=claim, table=table.name, variant=variant, label="NOT ENOUGH INFO", cells=[],
+                          citations_valid=True, reason=reason, cols=view.cols, rows=view.shown_rows,
+                          collapsed=view.markdown, timings={"total_s": time.perf_counter() - t0},
+                          decided_by="coverage", confidence=None)
     # The ensemble needs the judge anyway: start it now so it overlaps the programs.
-    judge = ccoe() if variant == "program+ccoe" else None
-    outcome = await solve(llm, table, "claim", claim, n=samples, temperature=temperature)
+    judge = ccoe() if variant.endswith("+ccoe") else None
+    outcome = await solve(llm, table, "claim", claim, n=samples, temperature=temperature, program_form=form)
     program_s = time.perf_counter() - t0
     if outcome.not_in_table and "NOT ENOUGH INFO" in labels and judge is None:
         view = CollapsedView.build(table, list(range(1, table.n_cols + 1)), list(range(1, min(table.n_rows, 10) + 1)))
@@ -219,20 +243,27 @@ class Output(BaseModel):
     citations_valid: bool = True
     columns_kept: list[str] = Field(default_factory=list)
     filter: str = Field("", description="Why columns (and rows) were kept or dropped.")
-    decided_by: str = Field("ccoe", description="program (code computed it), ccoe (the judge), program+ccoe, or "
-                                                "columns (the table lacks a column the claim needs).")
+    decided_by: str = Field("ccoe", description="program (code computed it), ccoe (the judge), program+ccoe, "
+                                                "columns (the table lacks a column the claim needs), or coverage "
+                                                "(the table does not mention most of the claim).")
     confidence: float | None = Field(None, description="Share of the sampled programs that agree.")
     programs: list[str] = Field(default_factory=list, description="Each sampled program, its result or its error.")
     program: str = Field("", description="The program whose result decided, in words.")
     vote: str = ""
 
     def reply(self) -> str | None:
-        """The verdict with its decisive cells; without a valid cell the loop writes the answer instead."""
+        """The verdict with its decisive cells.
+
+        A verdict that cites no valid cell is still the tool's verdict: it is shown, saying that no cell backs
+        it, and the loop's citation check marks it unverified (it was once replaced by "no tool returned
+        evidence").
+        """
         label = {"SUPPORTS": "Supported", "REFUTES": "Refuted", "NOT ENOUGH INFO": "Not enough information"}
-        if self.decided_by == "columns":
+        if self.decided_by in ("columns", "coverage"):
             return f"**{label['NOT ENOUGH INFO']}** in table {self.table}: {self.reason.strip()}"
         if not self.cells:
-            return None
+            return (f"**{label.get(self.verdict, self.verdict)}** by table {self.table}: {self.reason.strip()} "
+                    "No cell of the table was cited for this verdict, so it cannot be checked.")
         cites = "".join(f"[{c}]" for c in self.cells)
         text = f"**{label.get(self.verdict, self.verdict)}** by table {self.table}: {self.reason.strip()} {cites}"
         if self.decided_by == "program" and self.confidence is not None:
@@ -253,7 +284,8 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
     settings = ctx.deps.settings
     check = await check_claim(ctx.deps.llm, table, args.claim, embedder=ctx.deps.embedder, variant=args.variant,
                               samples=settings.table_program_samples,
-                              temperature=settings.table_program_temperature)
+                              temperature=settings.table_program_temperature,
+                              program_form=settings.table_program_form)
     table_id, cell_ids = register_evidence(
         ctx.evidence, CollapsedView.build(table, check.cols, check.rows), check.cells,
         verdict=check.label, reason=check.reason, explanations=check.explanations, claim=check.claim)

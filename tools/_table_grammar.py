@@ -1,0 +1,147 @@
+"""The typed program grammar: a JSON schema under which a nonsensical table program cannot be written.
+
+The plain schema (``tools._table_ops.program_schema``) binds column names to the table, but the 1.5B model
+still wrote, on PubHealthTab's tuning split, programs such as "the number of rows = 'North America'",
+"min of Deaths = 'Flagler'", "Deaths <= 'new_cases'" and filters on values no cell holds. Each such program
+ran, came out false and voted REFUTES. This schema is a union of typed program shapes, so the server's
+grammar only admits programs whose parts fit together:
+
+- sum, avg, min, max, argmax and argmin read a *numeric* column (an enum of the numeric columns only);
+- a number (a count, a sum, a numeric cell) is checked against a number (a numeric pattern) or another row's
+  value (an enum of the row names), never against text;
+- a text cell is checked with ``=``, ``!=`` or ``contains`` against text, never ordered;
+- argmax/argmin name a row, so their check is ``=``/``!=`` against text;
+- an ``=``/``!=`` filter on a text column takes one of that column's own values (an enum), so it always
+  selects the rows it names; ``contains`` stays free for a partial name.
+
+Values are strings throughout (the executor parses numbers as it parses cells), so a sample validates
+against :class:`tools._table_ops.Program` unchanged. The executor repeats the type checks in code, for a
+server that does not enforce the schema.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, Field, RootModel, create_model
+
+from tools._cells import TypedTable, display_cell, is_empty
+from tools._table_ops import MAX_FILTERS, VALUE_MAX_CHARS
+
+# A number as a claim states it: "678", "-2", "4,512", "0.215", "12%". Words ("7 million") are written out.
+NUMBER_PATTERN = r"^-?[0-9][0-9,]*(\.[0-9]+)?%?$"
+ORDER_OPS = ("=", "!=", "<", "<=", ">", ">=")
+TEXT_OPS = ("=", "!=")
+# Enums of cell values keep filters on real values; a column with more distinct values (or longer ones)
+# than this takes free text, so the grammar stays small.
+ENUM_MAX_VALUES = 60
+ENUM_MAX_TOTAL_CHARS = 3000
+
+
+@dataclass(frozen=True)
+class GrammarSpec:
+    """What the typed schema depends on, hashable so schemas are cached per table shape."""
+
+    numeric: tuple[str, ...]  # identifiers of numeric columns
+    text: tuple[tuple[str, tuple[str, ...] | None], ...]  # text identifiers with their values (None: too many)
+    row_names: tuple[str, ...]  # the label column's names, for checks against another row
+
+    @classmethod
+    def of(cls, typed: TypedTable) -> GrammarSpec:
+        numeric, text = [], []
+        for col in typed.columns:
+            if col.numeric:
+                numeric.append(col.ident)
+            else:
+                text.append((col.ident, _enum_values(typed.table.column_values(col.index))))
+        label = typed.label_col
+        names = _enum_values(typed.table.column_values(label)) if label else None
+        return cls(tuple(numeric), tuple(text), names or ())
+
+    @property
+    def idents(self) -> tuple[str, ...]:
+        return self.numeric + tuple(ident for ident, _ in self.text)
+
+
+def _enum_values(values: list[str]) -> tuple[str, ...] | None:
+    """The column's values as the prompt shows them (long ones clipped), or None when there are too many."""
+    out = list(dict.fromkeys(display_cell(v) for v in values if not is_empty(v)))
+    if not out or len(out) > ENUM_MAX_VALUES or sum(map(len, out)) > ENUM_MAX_TOTAL_CHARS:
+        return None
+    return tuple(out)
+
+
+def typed_program_schema(typed: TypedTable, with_check: bool) -> type[BaseModel]:
+    """The typed program schema for ``typed``; ``with_check`` for claims (see the module docstring)."""
+    return _schema(GrammarSpec.of(typed), with_check)
+
+
+def _lit(values: tuple[str, ...]) -> Any:
+    return Literal[values]  # type: ignore[valid-type]
+
+
+def _text() -> Any:
+    return (str, Field(max_length=VALUE_MAX_CHARS))
+
+
+@lru_cache(maxsize=64)
+def _schema(spec: GrammarSpec, with_check: bool) -> type[BaseModel]:
+    number = (str, Field(pattern=NUMBER_PATTERN))  # xgrammar ignores a length beside a pattern
+    every = _lit(spec.idents)
+    filters: list[Any] = []
+    if spec.numeric:
+        filters.append(create_model("NumberFilter", column=(_lit(spec.numeric), ...), op=(_lit(ORDER_OPS), ...),
+                                    value=number))
+    enumerated = [(ident, values) for ident, values in spec.text if values]
+    free = tuple(ident for ident, values in spec.text if not values)
+    for i, (ident, values) in enumerate(enumerated):
+        filters.append(create_model(f"TextFilter{i}", column=(_lit((ident,)), ...), op=(_lit(TEXT_OPS), ...),
+                                    value=(_lit(values), ...)))
+    if free:
+        filters.append(create_model("FreeTextFilter", column=(_lit(free), ...), op=(_lit(TEXT_OPS), ...),
+                                    value=_text()))
+    if spec.text:
+        filters.append(create_model("ContainsFilter", column=(_lit(tuple(i for i, _ in spec.text)), ...),
+                                    op=(Literal["contains"], ...), value=_text()))
+    filter_list = (list[Union[tuple(filters)]],  # type: ignore[misc]
+                   Field(json_schema_extra={"maxItems": MAX_FILTERS}))
+
+    checks: dict[str, Any] = {}
+    if with_check:
+        number_check = create_model("NumberCheck", op=(_lit(ORDER_OPS), ...), against=(Literal["value"], ...),
+                                    value=number)
+        row_check = (create_model("RowCheck", op=(_lit(ORDER_OPS), ...), against=(Literal["row"], ...),
+                                  value=(_lit(spec.row_names), ...)) if spec.row_names else None)
+        checks = {
+            "number": number_check if row_check is None else Union[number_check, row_check],
+            "count": number_check,
+            "text": create_model("TextCheck", op=(Literal["=", "!=", "contains"], ...),
+                                 against=(Literal["value"], ...), value=_text()),
+            "name": create_model("NameCheck", op=(_lit(TEXT_OPS), ...), against=(Literal["value"], ...),
+                                 value=_text()),
+        }
+
+    shapes: list[type[BaseModel]] = []
+
+    def shape(name: str, fns: tuple[str, ...], columns: tuple[str, ...], check: str) -> None:
+        fields: dict[str, Any] = {"filters": filter_list, "fn": (_lit(fns), ...), "column": (_lit(columns), ...),
+                                  "answer_column": (every, ...)}
+        if with_check:
+            fields["check"] = (checks[check], ...)
+        shapes.append(create_model(name, **fields))
+
+    if spec.numeric:
+        shape("Aggregate", ("sum", "avg", "min", "max"), spec.numeric, "number")
+        shape("Extreme", ("argmax", "argmin"), spec.numeric, "name")
+    shape("Count", ("count",), spec.idents, "count")
+    if with_check:
+        if spec.numeric:
+            shape("NumberValue", ("value",), spec.numeric, "number")
+            shape("NumberEvery", ("every", "only"), spec.numeric, "count")  # a condition on each row's number
+        if spec.text:
+            shape("TextValue", ("value", "every", "only"), tuple(i for i, _ in spec.text), "text")
+    else:
+        shape("Value", ("value",), spec.idents, "text")
+    return create_model("TableProgram", __base__=RootModel[Union[tuple(shapes)]])  # type: ignore[misc]

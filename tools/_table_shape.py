@@ -1,0 +1,94 @@
+"""Reshape a table for programs where its form says how it is meant to be read, and map cells back.
+
+Two forms are common in uploaded and web tables (a third of PubHealthTab's tables have two columns):
+
+- **An attribute list**: two columns, the first naming distinct fields ("Title", "Author", "Pages"), the
+  second holding their text values. Read row-wise, a claim such as "D. A. Brading wrote a 464-page book"
+  needs a filter on the field name and a lookup in the other column, which the small model rarely
+  writes; read as one record (fields as columns), it is a plain lookup ``value(pages) contains '464'``.
+  Such a table is transposed into one row whose columns are the fields.
+- **A header that is data**: two columns whose second header is a number like the numbers below it
+  ("Own eggs and sperm | 15.4%" over "Own eggs and donor sperm | 19.9%"). The header row is put back as
+  the first data row, so comparisons see all the values.
+
+Programs run on the reshaped table; :class:`ShapedTable` maps every cell they read back to the uploaded
+table's own cells, so citations and highlights always point at what the user uploaded. A cell of a
+restored header row maps to nothing (the header is not a data cell), and the rest of the citation stands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kb.tables import Table
+from tools._cells import TypedTable, cell_number, is_empty
+
+# An attribute list names its fields in short labels; longer first-column texts are data, not field names.
+FIELD_MAX_CHARS = 40
+MIN_FIELDS = 2
+MAX_FIELDS = 40
+
+
+@dataclass
+class ShapedTable:
+    """The table programs run on, and how its cells map to the original's (1-based) cells."""
+
+    table: Table
+    original: Table
+    form: str = "as uploaded"  # as uploaded | one record (transposed) | header row restored
+    # program cell -> original cells (empty: a cell with no original data cell, like a restored header)
+    cell_map: dict[tuple[int, int], list[tuple[int, int]]] = field(default_factory=dict)
+
+    def original_cells(self, cells: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        if not self.cell_map:
+            return list(cells)
+        out: list[tuple[int, int]] = []
+        for cell in cells:
+            out.extend(self.cell_map.get(cell, []))
+        return list(dict.fromkeys(out))
+
+    def original_rows(self, cells: list[tuple[int, int]], rows: list[int]) -> list[int]:
+        if not self.cell_map:
+            return list(rows)
+        return sorted({r for r, _ in self.original_cells(cells)})
+
+
+def shape_for_programs(table: Table) -> ShapedTable:
+    """The reshaped table (or the table itself) with its cell map; see the module docstring."""
+    if table.n_cols != 2 or table.n_rows < 1:
+        return ShapedTable(table=table, original=table)
+    typed = TypedTable.build(table)
+    keys = [" ".join(table.cell(r, 1).split()) for r in range(1, table.n_rows + 1)]
+    if (not typed.columns[1].numeric and MIN_FIELDS <= len(keys) <= MAX_FIELDS and len(set(keys)) == len(keys)
+            and all(k and len(k) <= FIELD_MAX_CHARS and cell_number(k) is None for k in keys)):
+        return _one_record(table, keys)
+    header_value = table.columns[1]
+    if typed.columns[1].numeric and cell_number(header_value) is not None and not is_empty(table.columns[0]) \
+            and not _is_year(header_value):
+        return _header_restored(table)
+    return ShapedTable(table=table, original=table)
+
+
+def _is_year(text: str) -> bool:
+    value = cell_number(text)
+    return value is not None and value.is_integer() and 1800 <= value <= 2100 and text.strip().isdigit()
+
+
+def _one_record(table: Table, keys: list[str]) -> ShapedTable:
+    names = [k.rstrip(":").strip() or k for k in keys]  # "Title Annotation:" names the field "Title Annotation"
+    record = Table(name=table.name, title=table.title, columns=names,
+                   rows=[[table.cell(r, 2) for r in range(1, table.n_rows + 1)]], source=table.source)
+    cell_map = {(1, c): [(c, 1), (c, 2)] for c in range(1, table.n_rows + 1)}  # the field's name and its value
+    return ShapedTable(table=record, original=table, form="one record (its field names became columns)",
+                       cell_map=cell_map)
+
+
+def _header_restored(table: Table) -> ShapedTable:
+    rows = [list(table.columns)] + [list(r) for r in table.rows]
+    restored = Table(name=table.name, title=table.title, columns=["Name", "Value"], rows=rows,
+                     source=table.source)
+    cell_map: dict[tuple[int, int], list[tuple[int, int]]] = {(1, 1): [], (1, 2): []}
+    for r in range(1, table.n_rows + 1):
+        for c in (1, 2):
+            cell_map[(r + 1, c)] = [(r, c)]
+    return ShapedTable(table=restored, original=table, form="header row restored as data", cell_map=cell_map)
