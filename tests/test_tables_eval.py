@@ -229,16 +229,22 @@ def test_wtq_tables_selection_and_denotation():
     assert not denotation_match("Chile", ["Ecuador", "Chile"]) and not denotation_match("3", ["4"])
 
 
-async def test_wtq_run_scores_both_variants(tmp_settings, tmp_path, fake_llm_server):
-    from assistant.evals.tables_eval import run_wtq
-
-    wtq = tmp_path / "wtq"
+def tiny_wtq(root):
+    """A two-question WikiTableQuestions mirror: 'which team won the most?' (PSV) and Ajax's wins (12)."""
+    wtq = root / "wtq"
     (wtq / "csv" / "1-csv").mkdir(parents=True)
     (wtq / "csv" / "1-csv" / "0.csv").write_text('"Team","Wins"\n"Ajax","12"\n"PSV","19"\n"Feyenoord","7"\n')
     (wtq / "data").mkdir()
     (wtq / "data" / "pristine-unseen-tables.tsv").write_text(
         "id\tutterance\tcontext\ttargetValue\nq-1\twhich team won the most?\tcsv/1-csv/0.csv\tPSV\n"
         "q-2\thow many wins did ajax have?\tcsv/1-csv/0.csv\t12\n")
+    return wtq
+
+
+async def test_wtq_run_scores_both_variants(tmp_settings, tmp_path, fake_llm_server):
+    from assistant.evals.tables_eval import run_wtq
+
+    wtq = tiny_wtq(tmp_path)
     argmax = {"filters": [], "fn": "argmax", "column": "wins", "answer_column": "team"}
 
     def handler(req):
@@ -258,3 +264,40 @@ async def test_wtq_run_scores_both_variants(tmp_settings, tmp_path, fake_llm_ser
     assert report["variants"]["program"]["accuracy"] == 0.5 and report["variants"]["llm"]["accuracy"] == 0.5
     assert report["variants"]["program"]["decided_by"] == {"program": 2}
     assert report["majority_baseline"] == 0.5 and report["paired"]["program vs llm"]["n"] == 2
+
+
+def test_dev_split_never_overlaps_the_reported_items():
+    from assistant.evals.tables_eval import BENCHMARKS, TABFACT_SUBSET, load_split
+
+    for benchmark in BENCHMARKS:
+        test = select_items(benchmark, load_split(benchmark, EVAL_DATA, "test"), seed=0, limit=None)
+        dev = select_items(benchmark, load_split(benchmark, EVAL_DATA, "dev"), seed=0, limit=None, split="dev")
+        test_claims = {(i.id, i.claim) for i in test}
+        assert dev and not test_claims & {(i.id, i.claim) for i in dev}, benchmark
+    assert len(select_items("tabfact", load_tabfact(EVAL_DATA), seed=0, limit=None)) == TABFACT_SUBSET
+    assert len(select_items("pubhealthtab", load_split("pubhealthtab", EVAL_DATA, "dev"), seed=0, limit=None,
+                            split="dev")) == 195
+
+
+async def test_published_predictions_are_carried_into_the_next_report(tmp_settings, tmp_path, fake_llm_server):
+    """A variant run on another machine (its log gone) keeps its numbers and pairs with the new one."""
+    def handler(req):
+        if "response_format" in req:
+            return Reply(content=json.dumps({"label": "SUPPORTS", "cited_cells": ["R1C1"], "reason": "x"}))
+        return Reply(content="R1C1 says so.")
+
+    with fake_llm_server(handler) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        first = json.loads((await run_benchmark("pubhealthtab", tmp_settings, variants=["direct"], limit=4, llm=llm,
+                                                docs_dir=tmp_path, echo=lambda *_: None)).read_text())
+        assert set(first["predictions"]["direct"].values()) == {"SUPPORTS"}
+        # Another machine: an empty data dir, the published report only.
+        other = tmp_settings.model_copy(update={"data_dir": tmp_path / "other-data"})
+        second = json.loads((await run_benchmark("pubhealthtab", other, variants=["full"], limit=4, llm=llm,
+                                                 embedder=BagOfWordsEmbedder(), docs_dir=tmp_path,
+                                                 echo=lambda *_: None)).read_text())
+    carried, ran = second["variants"]["direct"], first["variants"]["direct"]
+    assert carried["n"] == 4 and all(carried[k] == ran[k] for k in ("accuracy", "macro_f1", "confusion"))
+    assert second["paired"]["full vs direct"]["n"] == 4
+    assert "Carried over from the published report's per-item predictions: direct" in \
+        (tmp_path / "eval" / "pubhealthtab.md").read_text()

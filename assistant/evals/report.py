@@ -112,7 +112,7 @@ def label_baselines(golds: list[str], first_labels: list[str] | None = None) -> 
 
 def baseline_notes(payload: dict[str, Any]) -> str:
     """One Markdown line on the model-free baselines of a report, or '' when it has none."""
-    if "majority_baseline" not in payload:
+    if payload.get("majority_baseline") is None:  # absent, or None where no label exists (kg-harvest)
         return ""
     text = (f"Baselines without any model, on the same {payload.get('baseline_items', '?')} items: always "
             f"'{payload.get('majority_label', '?')}' (the most frequent gold label) scores "

@@ -156,19 +156,53 @@ def load_tabfact(eval_dir: Path) -> list[ClaimItem]:
 BENCHMARKS = {
     "scitab": (load_scitab, LABELS3, "SciTab (1,224 claims; fixed 300-claim subset by seed)"),
     "pubhealthtab": (load_pubhealthtab, LABELS3, "PubHealthTab test set (194 claims)"),
-    "tabfact": (load_tabfact, LABELS2, "TabFact small test (1,998 statements, two labels)"),
+    "tabfact": (load_tabfact, LABELS2, "TabFact small test (1,998 statements, two labels; fixed 500 by seed)"),
+}
+TABFACT_SUBSET = 500
+SPLITS = ("test", "dev")
+# What each benchmark tunes on (issue 13: prompts, n and the temperature are tuned on these, never on test):
+# PubHealthTab's own eval split, and for SciTab and TabFact (which ship one split here) the claims outside the
+# fixed test subset, whose tables may recur in the test subset but whose claims never do.
+DEV_DESCRIPTION = {
+    "scitab": "SciTab claims outside the fixed 300-claim test subset",
+    "pubhealthtab": "PubHealthTab eval split (195 claims)",
+    "tabfact": "TabFact small-test statements outside the fixed 500-statement test subset",
 }
 
 
-def select_items(benchmark: str, items: list[ClaimItem], *, seed: int, limit: int | None) -> list[ClaimItem]:
-    """The fixed, seeded selection (see the module docstring); ``limit`` takes its first N."""
+def load_split(benchmark: str, eval_dir: Path, split: str) -> list[ClaimItem]:
+    loader = BENCHMARKS[benchmark][0]
+    if benchmark == "pubhealthtab" and split == "dev":
+        return load_pubhealthtab(eval_dir, "eval")
+    return loader(eval_dir)
+
+
+def select_items(benchmark: str, items: list[ClaimItem], *, seed: int, limit: int | None,
+                 split: str = "test") -> list[ClaimItem]:
+    """The fixed, seeded selection (see the module docstring); ``limit`` takes its first N.
+
+    ``split="dev"`` gives the tuning items: PubHealthTab's eval split as loaded (all of it, seeded order), and
+    for SciTab and TabFact the items outside the test subset, in seeded order.
+    """
     ordered = sorted(items, key=lambda it: it.id)
     rng = random.Random(seed)
     if benchmark == "scitab":
-        ordered = rng.sample(ordered, min(SCITAB_SUBSET, len(ordered)))
+        test = rng.sample(ordered, min(SCITAB_SUBSET, len(ordered)))
+        chosen = test if split == "test" else _rest(ordered, test, seed)
     else:
         rng.shuffle(ordered)
-    return ordered[:limit] if limit else ordered
+        if benchmark == "tabfact":
+            chosen = ordered[:TABFACT_SUBSET] if split == "test" else ordered[TABFACT_SUBSET:]
+        else:
+            chosen = ordered
+    return chosen[:limit] if limit else chosen
+
+
+def _rest(ordered: list[ClaimItem], taken: list[ClaimItem], seed: int) -> list[ClaimItem]:
+    ids = {it.id for it in taken}
+    rest = [it for it in ordered if it.id not in ids]
+    random.Random(seed).shuffle(rest)
+    return rest
 
 
 # -- running ------------------------------------------------------------------------------------
@@ -204,7 +238,7 @@ def summarize(records: list[dict], labels: tuple[str, ...]) -> dict:
 async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit: int | None = None,
                         seed: int = DEFAULT_SEED, filter_method: str = "cosine", llm=None, embedder=None,
                         docs_dir: Path | None = None, echo=print, report_only: bool = False,
-                        concurrency: int = 1, retry_errors: bool = False) -> Path:
+                        concurrency: int = 1, retry_errors: bool = False, split: str = "test") -> Path:
     """Run (or resume) ``benchmark`` for ``variants`` and write the report; returns the JSON path.
 
     ``concurrency`` checks are in flight at once; each check's ``latency_s`` is then its wall time while
@@ -212,22 +246,24 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
     """
     from assistant.evals.report import ResultsLog, bounded_map, label_baselines, mcnemar, paired_notes, write_eval
     from assistant.llm import LLMClient, LLMResponseError, LLMTimeout
-    from tools.verify_claim import check_claim
+    from tools.verify_claim import PROGRAM_VARIANTS, check_claim
 
     if settings.eval_data_dir is None or not Path(settings.eval_data_dir).exists():
         raise click.ClickException("Benchmark data not found: set EVIDENTIA_EVAL_DATA_DIR (e.g. ../shared/eval-data).")
-    loader, labels, description = BENCHMARKS[benchmark]
-    selection = select_items(benchmark, loader(Path(settings.eval_data_dir)), seed=seed, limit=None)
+    _, labels, description = BENCHMARKS[benchmark]
+    if split == "dev":
+        description = DEV_DESCRIPTION[benchmark] + " (the tuning split: not a reported result)"
+    selection = select_items(benchmark, load_split(benchmark, Path(settings.eval_data_dir), split), seed=seed,
+                             limit=None, split=split)
     items = selection[:limit] if limit else selection
     own_llm = llm is None
     llm = llm or LLMClient(settings)
     # The program variants' CCoE fallback filters columns like "full" does.
-    if embedder is None and not report_only and any(v in ("full", "no-ccoe", "program", "program+ccoe")
-                                                    for v in variants):
+    if embedder is None and not report_only and any(v in ("full", "no-ccoe") + PROGRAM_VARIANTS for v in variants):
         from assistant.embeddings import Embedder
 
         embedder = Embedder(settings.embedding_model)
-    suffix = "" if filter_method == "cosine" else f"-{filter_method}"
+    suffix = ("" if filter_method == "cosine" else f"-{filter_method}") + ("" if split == "test" else f"-{split}")
     fingerprints = {it.id: table_fingerprint(it.table) for it in selection}
 
     def current(rec: dict) -> bool:
@@ -276,8 +312,9 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
                     n_rows=item.table.n_rows, reason=check.reason, explanations=check.explanations,
                     concurrency=concurrency, cells_constrained=True, table_sha=fingerprints[item.id],
                     decided_by=check.decided_by, confidence=check.confidence,
-                    programs=check.programs.model_dump(include={"columns_needed", "not_in_table", "runs", "votes",
-                                                                "retried"}) if check.programs else None)
+                    programs=check.programs.model_dump(include={"program_form", "columns_needed", "not_in_table",
+                                                                "runs", "votes", "retried"})
+                    if check.programs else None)
             echo(f"  [{done}/{todo}] {variant:9s} {item.id}: {check.label} (gold {item.label}) "
                  f"{check.timings['total_s']:.1f}s, {len(check.cols)}/{item.table.n_cols} cols")
 
@@ -293,38 +330,82 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
     ids = [it.id for it in items]
     selected = set(ids)
     results = {}
-    from tools.verify_claim import VARIANTS
+    from tools.verify_claim import SQL_VARIANTS, VARIANTS
 
+    name = benchmark if split == "test" else f"{benchmark}-{split}"
+    gold = {it.id: it.label for it in items}
+    records_by_variant = {v: [r for r in log.records(v) if r["id"] in selected and current(r)] for v in VARIANTS}
+    predictions = {v: {str(r["id"]): r["pred"] for r in recs} for v, recs in records_by_variant.items() if recs}
+    earlier = earlier_report(docs_dir, name, seed)
+    carried = []
+    for variant, preds in earlier.get("predictions", {}).items():
+        # Predictions published by an earlier run (another machine's log) still count, item by item.
+        if variant in VARIANTS and variant not in predictions:
+            records_by_variant[variant] = [{"id": i, "gold": gold[i], "pred": p} for i, p in preds.items()
+                                           if i in gold]
+            predictions[variant] = {i: p for i, p in preds.items() if i in gold}
+            carried.append(variant)
     for variant in VARIANTS:
-        records = [r for r in log.records(variant) if r["id"] in selected and current(r)]
-        if records:
-            results[variant] = summarize(records, labels)
-    # Complete means the whole fixed selection (300 SciTab claims, 194 PubHealthTab...) in every variant.
-    complete = all(results.get(v, {}).get("n") == len(selection) for v in VARIANTS)
-    # Paired exact McNemar, full against each ablation, on the claims both checked.
-    correct = {v: {r["id"]: r["pred"] == r["gold"] for r in log.records(v) if r["id"] in selected and current(r)}
-               for v in results}
-    paired = ({f"full vs {v}": mcnemar(correct["full"], correct[v]) for v in results if v != "full"}
-              if "full" in results else {})
+        if records_by_variant.get(variant):
+            results[variant] = summarize(records_by_variant[variant], labels)
+    summaries_only = []
+    for variant, summary in earlier.get("variants", {}).items():
+        # Reports from before per-item predictions were published: keep their numbers, unpaired and marked.
+        if variant in VARIANTS and variant not in results:
+            results[variant] = {**summary, "from_earlier_run": True}
+            summaries_only.append(variant)
+    # Complete means the whole fixed selection (300 SciTab claims, 194 PubHealthTab...) in every variant
+    # (the SQL program form's only where it was run: an experiment beside the default set).
+    complete = all(results.get(v, {}).get("n") == len(selection) for v in VARIANTS
+                   if v not in SQL_VARIANTS or v in results)
+    # Paired exact McNemar against full (and program against each variant), on the claims both checked.
+    correct = {v: {r["id"]: r["pred"] == r["gold"] for r in recs} for v, recs in records_by_variant.items() if recs}
+    paired = {f"full vs {v}": mcnemar(correct["full"], correct[v]) for v in correct if v != "full"} \
+        if "full" in correct else {}
+    if "program" in correct:
+        paired.update({f"program vs {v}": mcnemar(correct["program"], correct[v]) for v in correct
+                       if v not in ("program", "full")})
+    if "program+ccoe" in correct and "program-sql+ccoe" in correct:  # the two program forms' ensembles (#13)
+        paired["program+ccoe vs program-sql+ccoe"] = mcnemar(correct["program+ccoe"], correct["program-sql+ccoe"])
     measured = ", ".join(f"{v}: n={r['n']}, median {r['median_latency_s']:.1f} s/claim"
                          for v, r in results.items() if r.get("median_latency_s") is not None)
     notes = (f"{description}. Selection seed {seed}; "
              f"{'complete' if complete else f'PARTIAL run: {len(items)} of the {len(selection)} selected items'} "
              f"({measured}). Column filter: {filter_method}.\n\n"
+             + (f"Carried over from the published report's per-item predictions: {', '.join(carried)}.\n\n"
+                if carried else "")
+             + (f"Numbers only, from the earlier published report (its per-item log is not on this machine, so "
+                f"they are not paired with the new variants): {', '.join(summaries_only)}.\n\n"
+                if summaries_only else "")
              + ("\n".join(paired_notes(paired, "claims")) + "\n\n" if paired else "") + THESIS_NOTES)
-    extra = {"labels": list(labels), "complete": complete, "filter_method": filter_method,
+    extra = {"labels": list(labels), "complete": complete, "filter_method": filter_method, "split": split,
              "item_ids": ids, "selection_size": len(selection), "selection_ids": [it.id for it in selection],
              "thesis": THESIS[benchmark], "log": str(log.path), "paired": paired,
+             # Our own outputs, item by item (no dataset text): what lets a later run pair with this one.
+             "predictions": predictions,
              **label_baselines([it.label for it in items])}  # always-one-label accuracy on these claims (#18)
-    return write_eval(benchmark, model=llm.model, items=len(items), seed=seed, variants=results, notes=notes,
-                      extra=extra, docs_dir=docs_dir,
+    return write_eval(name, model=llm.model, items=len(items),
+                      seed=seed, variants=results, notes=notes, extra=extra, docs_dir=docs_dir,
                       metric_keys=["accuracy", "macro_f1", "n", "median_latency_s", "invalid_citation_rate",
                                    "invalid_citation_rate_constrained"])
+
+
+def earlier_report(docs_dir: Path | None, name: str, seed: int) -> dict:
+    """The published ``docs/eval/<name>.json`` when it used the same seed, else ``{}``."""
+    from assistant.evals.report import DOCS_DIR
+
+    path = (docs_dir or DOCS_DIR) / "eval" / f"{name}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if data.get("seed") == seed else {}
 
 
 # -- WikiTableQuestions (#13): free-form table QA scored by denotation ----------------------------------
 WTQ_SUBSET = 300
 WTQ_VARIANTS = ("program", "llm")  # voted programs with the model's answer as fallback; the model alone
+WTQ_SQL_VARIANT = "program-sql"  # the same with SQL programs (#13's comparison of program forms); run on request
 
 
 @dataclass
@@ -392,11 +473,17 @@ def select_wtq(items: list[QAItem], *, seed: int) -> list[QAItem]:
     return random.Random(seed).sample(ordered, min(WTQ_SUBSET, len(ordered)))
 
 
+WTQ_SPLIT_FILES = {"test": "pristine-unseen-tables", "dev": "training"}
+
+
 async def run_wtq(settings, *, variants: list[str], limit: int | None = None, seed: int = DEFAULT_SEED, llm=None,
                   docs_dir: Path | None = None, echo=print, report_only: bool = False,
-                  wtq_dir: Path | None = None) -> Path:
-    """``evidentia eval wikitablequestions``: a fixed, seeded 300-question subset, scored by denotation."""
-    from assistant.evals.report import ResultsLog, label_baselines, mcnemar, paired_notes, write_eval
+                  wtq_dir: Path | None = None, split: str = "test", concurrency: int = 1) -> Path:
+    """``evidentia eval wikitablequestions``: a fixed, seeded 300-question subset, scored by denotation.
+
+    ``split="dev"`` draws the subset from ``training.tsv`` instead (the tuning split, reported apart).
+    """
+    from assistant.evals.report import ResultsLog, bounded_map, label_baselines, mcnemar, paired_notes, write_eval
     from assistant.llm import LLMClient, LLMResponseError, LLMTimeout
     from tools.table_qa import answer_question
 
@@ -404,7 +491,7 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
     if wtq_dir is None or not wtq_dir.exists():
         raise click.ClickException("WikiTableQuestions not found: set EVIDENTIA_KB_MIRROR_DIR "
                                    "(e.g. ../shared/kb-data).")
-    selection = select_wtq(load_wtq(wtq_dir), seed=seed)
+    selection = select_wtq(load_wtq(wtq_dir, WTQ_SPLIT_FILES[split]), seed=seed)
     items = selection[:limit] if limit else selection
     own_llm = llm is None
     llm = llm or LLMClient(settings)
@@ -414,35 +501,45 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
         else:
             await llm.list_models()
             await llm._ensure_model()
-        log = ResultsLog(settings.data_dir / "eval" / f"wikitablequestions-{_slug(llm.model)}.jsonl")
+        suffix = "" if split == "test" else f"-{split}"
+        log = ResultsLog(settings.data_dir / "eval" / f"wikitablequestions-{_slug(llm.model)}{suffix}.jsonl")
         todo = [(it, v) for it in items for v in variants if log.get(v, it.id) is None]
-        echo(f"wikitablequestions: {len(items)} questions x {len(variants)} variants; {len(todo)} to run")
-        for n, (item, variant) in enumerate(todo, start=1):
+        echo(f"wikitablequestions ({split}): {len(items)} questions x {len(variants)} variants; {len(todo)} to run")
+        done = 0
+
+        async def run_one(job) -> None:
+            nonlocal done
+            item, variant = job
             t0 = time.perf_counter()
             try:
                 res = await answer_question(llm, item.table, item.question, use_filter=False,
-                                            use_program=variant == "program")
+                                            use_program=variant != "llm",
+                                            program_form="sql" if variant == WTQ_SQL_VARIANT else "ops")
             except LLMTimeout as exc:
                 echo(f"  {variant:8s} {item.id}: skipped, {exc}")
-                continue
+                return
             except LLMResponseError as exc:
                 log.add(variant, item.id, gold=item.answers, pred="ERROR", correct=False, error=str(exc)[:300],
                         latency_s=time.perf_counter() - t0)
-                continue
+                return
             correct = denotation_match(res.answer, item.answers)
             log.add(variant, item.id, gold=item.answers, pred=res.answer, correct=correct,
                     latency_s=res.timings.get("total_s"), decided_by=res.decided_by, cells=res.cells,
-                    programs=res.programs.model_dump(include={"columns_needed", "not_in_table", "runs", "votes",
-                                                              "retried"}) if res.programs else None)
-            echo(f"  [{n}/{len(todo)}] {variant:8s} {item.id}: {res.answer!r} (gold {item.answers}) "
+                    programs=res.programs.model_dump(include={"program_form", "columns_needed", "not_in_table",
+                                                              "runs", "votes", "retried"})
+                    if res.programs else None)
+            done += 1
+            echo(f"  [{done}/{len(todo)}] {variant:8s} {item.id}: {res.answer!r} (gold {item.answers}) "
                  f"{'ok' if correct else 'wrong'}")
+
+        await bounded_map(run_one, todo, concurrency)
     finally:
         if own_llm:
             await llm.aclose()
     selected = {it.id for it in items}
     results: dict[str, dict] = {}
     correct: dict[str, dict[str, bool]] = {}
-    for variant in WTQ_VARIANTS:
+    for variant in WTQ_VARIANTS + (WTQ_SQL_VARIANT,):
         records = [r for r in log.records(variant) if r["id"] in selected]
         if not records:
             continue
@@ -452,20 +549,25 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
                             "errors": sum(1 for r in records if r.get("error")),
                             "decided_by": dict(Counter(r.get("decided_by", "error") for r in records))}
         correct[variant] = {r["id"]: bool(r["correct"]) for r in records}
-    paired = {"program vs llm": mcnemar(correct["program"], correct["llm"])} if len(correct) == 2 else {}
+    pairs = (("program", "llm"), ("program", WTQ_SQL_VARIANT))
+    paired = {f"{a} vs {b}": mcnemar(correct[a], correct[b]) for a, b in pairs if a in correct and b in correct}
     baselines = label_baselines(["|".join(sorted(map(str, map(_denotation_key, it.answers)))) for it in items])
     baselines.pop("constant_label_baselines", None)  # one per distinct answer: hundreds
     complete = all(results.get(v, {}).get("n") == len(selection) for v in WTQ_VARIANTS)
-    notes = (f"WikiTableQuestions pristine-unseen-tables, a fixed {len(selection)}-question subset (seed {seed}); "
+    notes = (f"WikiTableQuestions {WTQ_SPLIT_FILES[split]}, a fixed {len(selection)}-question subset (seed {seed}); "
              f"{'complete' if complete else f'PARTIAL: {len(items)} of {len(selection)} questions'}. Scored by "
              "denotation: the answer's values equal the gold values as a set, numbers compared as numbers. "
              "program: five voted table programs, the model's own answer when none runs or the vote splits; "
              "llm: the model's own answer over the table.\n\n"
              + ("\n".join(paired_notes(paired, "questions")) if paired else ""))
-    return write_eval("wikitablequestions", model=llm.model, items=len(items), seed=seed, variants=results,
+    name = "wikitablequestions" if split == "test" else f"wikitablequestions-{split}"
+    return write_eval(name, model=llm.model, items=len(items), seed=seed, variants=results,
                       notes=notes, docs_dir=docs_dir, metric_keys=["accuracy", "n", "median_latency_s", "errors"],
                       extra={"complete": complete, "item_ids": [it.id for it in items], "paired": paired,
-                             "selection_size": len(selection), "log": str(log.path), **baselines})
+                             "selection_size": len(selection), "log": str(log.path), "split": split,
+                             "predictions": {v: {str(r["id"]): r["pred"] for r in log.records(v) if r["id"] in selected}
+                                             for v in results},
+                             **baselines})
 
 
 def _wtq_command() -> click.Command:
@@ -473,17 +575,21 @@ def _wtq_command() -> click.Command:
                    help="Table QA on a fixed 300-question WikiTableQuestions subset; "
                         "writes docs/eval/wikitablequestions.*")
     @click.option("--limit", type=int, default=None, help="Only the first N questions of the fixed subset.")
-    @click.option("--variant", "chosen", multiple=True, type=click.Choice(list(WTQ_VARIANTS)),
-                  help="Variant(s) to run (default: all).")
+    @click.option("--variant", "chosen", multiple=True, type=click.Choice(list(WTQ_VARIANTS) + [WTQ_SQL_VARIANT]),
+                  help=f"Variant(s) to run (default: {', '.join(WTQ_VARIANTS)}).")
     @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Question selection seed.")
     @click.option("--report-only", is_flag=True, help="Write the report from the results logged so far; run nothing.")
-    def command(limit, chosen, seed, report_only):
+    @click.option("--split", type=click.Choice(SPLITS), default="test", show_default=True,
+                  help="test: pristine-unseen-tables (reported); dev: training.tsv (the tuning split, reported "
+                       "apart in docs/eval/wikitablequestions-dev.*).")
+    @click.option("--concurrency", type=int, default=1, show_default=True, help="Questions answered at once.")
+    def command(limit, chosen, seed, report_only, split, concurrency):
         from assistant.llm import LLMUnavailable
         from assistant.settings import Settings
 
         try:
             asyncio.run(run_wtq(Settings(), variants=list(chosen or WTQ_VARIANTS), limit=limit, seed=seed,
-                                echo=click.echo, report_only=report_only))
+                                echo=click.echo, report_only=report_only, split=split, concurrency=concurrency))
         except LLMUnavailable as exc:
             raise click.ClickException(str(exc)) from exc
 
@@ -491,18 +597,18 @@ def _wtq_command() -> click.Command:
 
 
 def register(group) -> None:
-    from tools.verify_claim import VARIANTS
+    from tools.verify_claim import SQL_VARIANTS, VARIANTS
 
     for name, (_, _, description) in BENCHMARKS.items():
-        group.add_command(_command(name, description, VARIANTS))
+        group.add_command(_command(name, description, VARIANTS, tuple(v for v in VARIANTS if v not in SQL_VARIANTS)))
     group.add_command(_wtq_command())
 
 
-def _command(benchmark: str, description: str, variants: tuple[str, ...]) -> click.Command:
+def _command(benchmark: str, description: str, variants: tuple[str, ...], default: tuple[str, ...]) -> click.Command:
     @click.command(benchmark, help=f"Claim verification on {description}; writes docs/eval/{benchmark}.*")
     @click.option("--limit", type=int, default=None, help="Only the first N items of the fixed selection.")
     @click.option("--variant", "chosen", multiple=True, type=click.Choice(list(variants)),
-                  help="Variant(s) to run (default: all).")
+                  help=f"Variant(s) to run (default: {', '.join(default)}).")
     @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Item selection and k-means seed.")
     @click.option("--filter-method", type=click.Choice(["cosine", "jsd"]), default="cosine", show_default=True,
                   help="UCRET (cosine) or UCRET-JS (jsd) column filter.")
@@ -511,15 +617,18 @@ def _command(benchmark: str, description: str, variants: tuple[str, ...]) -> cli
                   help="Claims checked at once (the server batches them; per-claim latency then rises).")
     @click.option("--retry-errors", is_flag=True,
                   help="Run again the checks logged as errors (an unreadable judgement); the new result replaces them.")
-    def command(limit, chosen, seed, filter_method, report_only, concurrency, retry_errors):
+    @click.option("--split", type=click.Choice(SPLITS), default="test", show_default=True,
+                  help=f"test: the reported items; dev: the tuning items ({DEV_DESCRIPTION[benchmark]}), "
+                       f"reported apart in docs/eval/{benchmark}-dev.*")
+    def command(limit, chosen, seed, filter_method, report_only, concurrency, retry_errors, split):
         from assistant.llm import LLMUnavailable
         from assistant.settings import Settings
 
         try:
-            asyncio.run(run_benchmark(benchmark, Settings(), variants=list(chosen or variants), limit=limit,
+            asyncio.run(run_benchmark(benchmark, Settings(), variants=list(chosen or default), limit=limit,
                                       seed=seed, filter_method=filter_method, echo=click.echo,
                                       report_only=report_only, concurrency=concurrency,
-                                      retry_errors=retry_errors))
+                                      retry_errors=retry_errors, split=split))
         except LLMUnavailable as exc:
             raise click.ClickException(str(exc)) from exc
 
