@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from kb.kg_store import GraphData, KGLoadError, KGStore, Relation
@@ -46,6 +47,10 @@ HETIONET_METAEDGES: dict[str, tuple[str, str]] = {
     "PCiC": ("includes", "DrugCentral CC BY 4.0"),
 }
 HETIONET_NONCOMMERCIAL = {"CcSE"}
+# PharmacotherapyDB (hetionet/extra, CC0): its consensus categories as Hetionet's metaedges.
+PHARMACOTHERAPYDB_FILE = "pharmacotherapydb-indications.tsv"
+PHARMACOTHERAPYDB_CATEGORIES = ("DM", "SYM", "NOT")
+PHARMACOTHERAPYDB_METAEDGE = {"DM": "CtD", "SYM": "CpD"}
 HETIONET_NODE_LICENSES = {
     "Disease": "Disease Ontology CC BY 3.0",
     "Compound": "DrugBank 4.2 (commercial use needs permission)",
@@ -113,7 +118,8 @@ def _require_dir(root: Path | None, sub: str, setting: str) -> Path:
 
 
 def read_hetionet(mirror_dir: Path | None, *, allow_noncommercial: bool = False) -> GraphData:
-    """Hetionet v1.0 from ``<kb_mirror_dir>/hetionet``: nodes.tsv, edges-5k.sif.gz, extra/*.csv.
+    """Hetionet v1.0 from ``<kb_mirror_dir>/hetionet``: nodes.tsv, edges-5k.sif.gz, extra/*.csv and
+    PharmacotherapyDB's indications (extra/pharmacotherapydb-indications.tsv) with their provenance.
 
     Edges are de-duplicated across files. Non-commercial edge types (CcSE, SIDER) and the Side
     Effect nodes are skipped unless ``allow_noncommercial``. Nodes with no loaded edge are left out.
@@ -157,6 +163,9 @@ def read_hetionet(mirror_dir: Path | None, *, allow_noncommercial: bool = False)
         seen.add((h, meta, t))
         lic = dag_license.get((h, t), HETIONET_METAEDGES[meta][1]) if meta == "DaG" else HETIONET_METAEDGES[meta][1]
         data.edges.append((h, meta, t, lic))
+    indications = root / "extra" / PHARMACOTHERAPYDB_FILE
+    if indications.exists():
+        _add_indications(data, nodes, seen, read_pharmacotherapydb(indications))
     used = {h for h, *_ in data.edges} | {t for _, _, t, _ in data.edges}
     for nid, (name, kind) in nodes.items():
         if nid in used:
@@ -167,6 +176,76 @@ def read_hetionet(mirror_dir: Path | None, *, allow_noncommercial: bool = False)
     if skipped_nc:
         data.skipped["noncommercial_CcSE"] = skipped_nc
     return data
+
+
+@dataclass
+class Indication:
+    """One row of PharmacotherapyDB's ``indications.tsv``."""
+
+    doid_id: str
+    drugbank_id: str
+    disease: str
+    drug: str
+    category: str  # DM (disease-modifying), SYM (symptomatic) or NOT (not an indication)
+    n_curators: int
+    n_resources: int
+
+    def provenance(self) -> str:
+        kind = "disease-modifying" if self.category == "DM" else "symptomatic"
+        return (f"PharmacotherapyDB v1.0 (CC0): {kind} indication ({self.category}); {self.n_curators} of 3 "
+                f"curators agreed; listed by {self.n_resources} of 4 resources")
+
+
+def read_pharmacotherapydb(path: Path) -> list[Indication]:
+    """PharmacotherapyDB v1.0 ``indications.tsv`` (dhimmel/indications; SOURCES.md §1), validated."""
+    need = ("doid_id", "drugbank_id", "disease", "drug", "category", "n_curators", "n_resources")
+    out: list[Indication] = []
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh, delimiter="\t")
+        missing = [c for c in need if c not in (reader.fieldnames or [])]
+        if missing:
+            raise KGLoadError(f"{path.name}: missing columns {', '.join(missing)}")
+        for row in reader:
+            line = reader.line_num
+            category = (row["category"] or "").strip()
+            if category not in PHARMACOTHERAPYDB_CATEGORIES:
+                raise KGLoadError(f"{path.name}, line {line}: unknown category {category!r} (DM, SYM or NOT)")
+            try:
+                curators, resources = int(row["n_curators"]), int(row["n_resources"])
+            except (TypeError, ValueError) as exc:
+                raise KGLoadError(f"{path.name}, line {line}: n_curators and n_resources must be numbers") from exc
+            fields = [(row[c] or "").strip() for c in need[:4]]
+            if not all(fields):
+                raise KGLoadError(f"{path.name}, line {line}: ids and names must be non-empty")
+            out.append(Indication(*fields, category, curators, resources))
+    return out
+
+
+def _add_indications(data: GraphData, nodes: dict[str, tuple[str, str]], seen: set[tuple[str, str, str]],
+                     indications: list[Indication]) -> None:
+    """PharmacotherapyDB's DM and SYM pairs as CtD (treats) and CpD (palliates) edges, with provenance.
+
+    Hetionet built CtD and CpD from this very file (definitions.json: CtD "a disease-modifying
+    indication", CpD "a symptomatic indication"), so the pairs are usually present already; what the
+    file adds is each pair's provenance (category, curator agreement, resources). NOT rows (curated as
+    not an indication) are counted as skipped.
+    """
+    not_indications = 0
+    for ind in indications:
+        if ind.category == "NOT":
+            not_indications += 1
+            continue
+        head, tail = f"Compound::{ind.drugbank_id}", f"Disease::{ind.doid_id}"
+        # A drug or disease absent from nodes.tsv still gets a node, named as the file names it.
+        nodes.setdefault(head, (ind.drug, "Compound"))
+        nodes.setdefault(tail, (ind.disease, "Disease"))
+        meta = PHARMACOTHERAPYDB_METAEDGE[ind.category]
+        if (head, meta, tail) not in seen:
+            seen.add((head, meta, tail))
+            data.edges.append((head, meta, tail, HETIONET_METAEDGES[meta][1]))
+        data.provenance[(head, meta, tail)] = ind.provenance()
+    if not_indications:
+        data.skipped["pharmacotherapydb_NOT"] = not_indications
 
 
 def read_conceptnet(mirror_dir: Path | None) -> GraphData:

@@ -20,9 +20,10 @@ import sqlite3
 import threading
 import time
 import unicodedata
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 import sqlite_utils
@@ -61,6 +62,8 @@ class GraphData:
     relations: list[Relation] = field(default_factory=list)
     aliases: list[tuple[str, str]] = field(default_factory=list)  # (local id, alias text)
     skipped: dict[str, int] = field(default_factory=dict)  # why -> count (e.g. non-commercial edges)
+    # (head id, relation, tail id) -> where the edge comes from, in words (curation, agreement, resources).
+    provenance: dict[tuple[str, str, str], str] = field(default_factory=dict)
 
 
 def verbalize_triple(head: str, template: str, tail: str) -> str:
@@ -160,8 +163,12 @@ class KGStore:
             db["aliases"].create_index(["source"])
 
     # -- writing ----------------------------------------------------------------------------
-    def replace_graph(self, data: GraphData) -> dict[str, int]:
-        """Replace graph ``data.source`` atomically; return counts. Raises KGLoadError on bad data."""
+    def replace_graph(self, data: GraphData, also: Callable[[sqlite3.Connection], None] | None = None) -> dict[str, int]:
+        """Replace graph ``data.source`` atomically; return counts. Raises KGLoadError on bad data.
+
+        ``also`` writes rows of extra tables (a harvest's provenance) inside the same transaction; rows
+        of ``data.source`` in every table with a ``source`` column are deleted first.
+        """
         src = data.source
         node_ids = {local for local, *_ in data.nodes}
         if len(node_ids) != len(data.nodes):
@@ -177,33 +184,61 @@ class KGStore:
         alias_rows |= {(normalize_name(text), pref + local, text) for local, text in data.aliases
                        if local in node_ids}
         alias_rows = {row for row in alias_rows if row[0]}
+        with self._replacing(src) as conn:
+            conn.executemany("INSERT INTO nodes (id, name, kind, source, license) VALUES (?,?,?,?,?)",
+                             ((pref + local, name, kind, src, lic) for local, name, kind, lic in data.nodes))
+            if data.provenance and not self._has_provenance_column():
+                # Added on the first write that has provenance, never on open: opening a shared store
+                # to read must not change it.
+                conn.execute("ALTER TABLE edges ADD COLUMN provenance TEXT")
+            if self._has_provenance_column():
+                conn.executemany(
+                    "INSERT INTO edges (head, relation, tail, source, license, provenance) VALUES (?,?,?,?,?,?)",
+                    ((pref + h, r, pref + t, src, lic, data.provenance.get((h, r, t)))
+                     for h, r, t, lic in data.edges))
+            else:
+                conn.executemany("INSERT INTO edges (head, relation, tail, source, license) VALUES (?,?,?,?,?)",
+                                 ((pref + h, r, pref + t, src, lic) for h, r, t, lic in data.edges))
+            conn.executemany("INSERT INTO relations (source, name, template, description) VALUES (?,?,?,?)",
+                             ((src, r.name, r.template, r.description) for r in data.relations))
+            conn.executemany("INSERT INTO aliases (norm, node_id, source, text) VALUES (?,?,?,?)",
+                             ((norm, nid, src, text) for norm, nid, text in sorted(alias_rows)))
+            conn.execute("INSERT INTO graphs (name, description, license, loaded_at, nodes, edges, skipped)"
+                         " VALUES (?,?,?,?,?,?,?)",
+                         (src, data.description, data.license, time.time(), len(data.nodes),
+                          len(data.edges), json.dumps(data.skipped)))
+            if also is not None:
+                also(conn)
+        return {"nodes": len(data.nodes), "edges": len(data.edges), "relations": len(data.relations),
+                "aliases": len(alias_rows), **{f"skipped_{k}": v for k, v in data.skipped.items()}}
+
+    @contextmanager
+    def _replacing(self, source: str):
+        """One transaction that first deletes graph ``source`` from every table keyed by it; caches dropped after."""
         conn = self.db.conn
         with self._lock:
             try:
                 conn.execute("BEGIN")
-                for table in ("nodes", "edges", "relations", "aliases"):
-                    conn.execute(f"DELETE FROM [{table}] WHERE source = ?", (src,))
-                conn.execute("DELETE FROM graphs WHERE name = ?", (src,))
-                conn.executemany("INSERT INTO nodes (id, name, kind, source, license) VALUES (?,?,?,?,?)",
-                                 ((pref + local, name, kind, src, lic) for local, name, kind, lic in data.nodes))
-                conn.executemany("INSERT INTO edges (head, relation, tail, source, license) VALUES (?,?,?,?,?)",
-                                 ((pref + h, r, pref + t, src, lic) for h, r, t, lic in data.edges))
-                conn.executemany("INSERT INTO relations (source, name, template, description) VALUES (?,?,?,?)",
-                                 ((src, r.name, r.template, r.description) for r in data.relations))
-                conn.executemany("INSERT INTO aliases (norm, node_id, source, text) VALUES (?,?,?,?)",
-                                 ((norm, nid, src, text) for norm, nid, text in sorted(alias_rows)))
-                conn.execute("INSERT INTO graphs (name, description, license, loaded_at, nodes, edges, skipped)"
-                             " VALUES (?,?,?,?,?,?,?)",
-                             (src, data.description, data.license, time.time(), len(data.nodes),
-                              len(data.edges), json.dumps(data.skipped)))
+                for table in self.db.table_names():
+                    if table != "graphs" and "source" in self.db[table].columns_dict:
+                        conn.execute(f"DELETE FROM [{table}] WHERE source = ?", (source,))
+                conn.execute("DELETE FROM graphs WHERE name = ?", (source,))
+                yield conn
                 conn.execute("COMMIT")
-            except Exception:
+            except BaseException:
                 conn.execute("ROLLBACK")
                 raise
-            self._graphs.pop(src, None)
-            self._alias_cache.pop(src, None)
-        return {"nodes": len(data.nodes), "edges": len(data.edges), "relations": len(data.relations),
-                "aliases": len(alias_rows), **{f"skipped_{k}": v for k, v in data.skipped.items()}}
+            finally:
+                self._graphs.pop(source, None)
+                self._alias_cache.pop(source, None)
+
+    def remove_graph(self, source: str) -> bool:
+        """Drop graph ``source`` and every row that belongs to it, in one transaction; False if absent."""
+        if not self.has_graph(source):
+            return False
+        with self._replacing(source):
+            pass
+        return True
 
     # -- reading ----------------------------------------------------------------------------
     def graph_names(self) -> list[str]:
@@ -225,6 +260,26 @@ class KGStore:
     def relations(self, source: str) -> dict[str, Relation]:
         return {r["name"]: Relation(r["name"], r["template"], source, r["description"])
                 for r in self.db.query("SELECT * FROM relations WHERE source = ?", [source])}
+
+    def _has_provenance_column(self) -> bool:
+        return any(row[1] == "provenance" for row in self.db.conn.execute("PRAGMA table_info(edges)"))
+
+    def edge_details(self, source: str, triples: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], dict]:
+        """License and provenance of edges given as (head id, relation name, tail id) of graph ``source``.
+
+        Stores written before provenance existed have no such column; their edges report only a license.
+        """
+        if not triples:
+            return {}
+        cols = "license, provenance" if self._has_provenance_column() else "license, NULL"
+        out: dict[tuple[str, str, str], dict] = {}
+        with self._lock:
+            for h, r, t in triples:
+                row = self.db.conn.execute(f"SELECT {cols} FROM edges WHERE head = ? AND relation = ? AND tail = ?"
+                                           " AND source = ? LIMIT 1", (h, r, t, source)).fetchone()
+                if row is not None:
+                    out[(h, r, t)] = {"license": row[0] or "", "provenance": row[1] or ""}
+        return out
 
     def edges_between(self, source: str) -> Iterable[dict]:
         return self.db.query("SELECT head, relation, tail, license FROM edges WHERE source = ?", [source])

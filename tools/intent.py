@@ -1,18 +1,30 @@
 """Structured intent (QUASAR's question understanding), contextualized with conversation memory.
 
-The model fills an :class:`IntentFrame` under a JSON schema. Code then grounds it: an entity
-survives only if it occurs in this message or in an earlier turn's frame, options are also read
-deterministically, and an elliptical follow-up ("Which teams?") inherits the entities of the
-previous turns while a message that names new things of its own (a topic switch) does not.
+The model fills a compact frame under a JSON schema; code settles what the message's form settles and
+grounds the rest:
+
+- the task: rules decide wherever the form decides (a command, a greeting or thanks, listed options, a
+  claim opener, a question or request, any message beside an uploaded table); only what is left is the
+  model's, from an enum that cannot say ``multiple_choice`` or ``command``. A message asking for facts
+  or advice is never ``chit_chat``;
+- options are read from the message only (lettered or numbered lists, "which is larger, X or Y?"):
+  ``multiple_choice`` requires them, and the model is not asked for any;
+- an entity survives only if it occurs in this message or in an earlier turn's frame, and is more than
+  a discourse word ("Now", "Please"); an elliptical follow-up ("Which teams?") inherits the entities
+  of the previous turns while a message that names new things of its own (a topic switch) does not.
+
+Tokens (issue 15 §3): greetings, thanks and commands get no model call at all; the frame's keys are
+short, the task key is asked only when rules leave the task open, the rewrite only when the turn may
+lean on earlier ones.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from typing import Literal
+from typing import Literal, get_args
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.llm import LLMResponseError
 from assistant.prompts import render
@@ -34,6 +46,51 @@ class IntentFrame(BaseModel):
     location: str = ""
     options: list[str] = Field(default_factory=list, max_length=8)
     rewrite: str = Field(description="The turn as a self-contained request naming its entities.")
+
+
+# What the model may still decide when rules leave the task open (never multiple_choice, command or a table).
+ModelTask = Literal["question", "claim_check", "chit_chat"]
+MODEL_TASKS = get_args(ModelTask)
+
+
+class CompactFrame(BaseModel):
+    """The frame as the model writes it: short keys, every generated token costs time on a CPU.
+
+    Field names are accepted too (``populate_by_name``), so a server that answers with the long names
+    still fills the frame.
+    """
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    entities: list[str] = Field(default_factory=list, max_length=8, alias="e")
+    relation: str = Field(default="", alias="r")
+    answer_type: list[str] = Field(default_factory=list, max_length=4, alias="a")
+    time: str = Field(default="", alias="tm")
+    location: str = Field(default="", alias="l")
+
+    def frame(self, task: str, message: str) -> IntentFrame:
+        return IntentFrame(task=task, answer_type=self.answer_type, entities=self.entities, relation=self.relation,
+                           time=self.time, location=self.location,
+                           rewrite=getattr(self, "rewrite", "") or message.strip())
+
+
+class CompactFrameTask(CompactFrame):
+    task: ModelTask = Field(alias="t")
+
+
+class CompactFrameRewrite(CompactFrame):
+    rewrite: str = Field(default="", alias="w")
+
+
+class CompactFrameTaskRewrite(CompactFrameTask):
+    rewrite: str = Field(default="", alias="w")
+
+
+def compact_schema(ask_task: bool, ask_rewrite: bool) -> type[CompactFrame]:
+    """The wire model for this turn: the task key only if rules left it open, the rewrite only for a
+    turn that may be a follow-up."""
+    return {(False, False): CompactFrame, (True, False): CompactFrameTask, (False, True): CompactFrameRewrite,
+            (True, True): CompactFrameTaskRewrite}[(ask_task, ask_rewrite)]
 
 
 class Input(BaseModel):
@@ -63,9 +120,38 @@ _FOLLOW_UP_OPENERS = ("and ", "and?", "what about", "how about", "what of", "als
 _QUESTION_OPENERS = ("which", "why", "how many", "how much", "when", "where", "who", "what")
 _GREETINGS = {"hi", "hello", "hey", "thanks", "thank you", "good morning", "good evening", "bye", "ok", "okay",
               "cheers", "great", "cool"}
+# Words that open a turn or fill it without naming anything: never an entity ("Now tell me about X.").
+_DISCOURSE = {"now", "please", "hi", "hello", "hey", "thanks", "thank", "ok", "okay", "well", "so", "also", "tell",
+              "explain", "describe", "yes", "no", "sure", "great", "cool", "next", "and", "but", "then", "just",
+              "again", "instead", "hmm", "oh", "right", "alright", "anyway"}
+# Openers that say the topic changes: a turn opening so and naming its own subject inherits nothing.
+_TOPIC_SWITCH = re.compile(r"^\s*(?:now|next|instead|ok(?:ay)?,?\s+now|new question|another question|"
+                           r"different question|let'?s talk about|switching to|moving on)\b", re.I)
 _CLAIM_OPENERS = re.compile(r"^\s*(is it true|is it correct|true or false|verify|check (whether|if|that)|"
                             r"claim\s*:|fact[- ]check|does the table (support|show)|according to the table)", re.I)
+# Requests for facts or advice, by form: a question word, an auxiliary opening a question, or an imperative.
+_REQUEST = re.compile(r"^\s*(?:(?:now|ok(?:ay)?|so|and|also|then|next|hi|hello|hey|please|well)[,!.]?\s+)*"
+                      r"(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
+                      r"should|would|will|shall|may|might|has|have|had|tell|explain|describe|list|show|give|find|"
+                      r"name|define|compare|summari[sz]e|calculate|count|recommend|i (?:want|need|would like|'d like)"
+                      r" to know)\b", re.I)
+_ADVICE = re.compile(r"\b(should i|can i|may i|is it safe|how (?:much|many|often|long)|dose|dosage|recommend|"
+                     r"advice|advise|side effects?)\b", re.I)
 _OPTION_RE = re.compile(r"(?:^|\s|\n)\(?([A-Ha-h])[\).:]\s+(.+?)(?=(?:\s|\n)\(?[A-Ha-h][\).:]\s+|$)", re.S)
+_NUMBERED_RE = re.compile(r"(?:^|\s|\n)\(?([1-9])[\).]\s+(.+?)(?=(?:\s|\n)\(?[1-9][\).]\s+|$)", re.S)
+# An inline choice "X, Y or Z" counts when the form marks it as the set to choose from: after a colon, after
+# "which of / between / among / either / is it", or after the comma of a comparing which-clause ("Which is
+# larger, the sun or the moon?"). "What drugs treat anxiety, depression or insomnia?" lists no options.
+_CHOICE_INTRO = re.compile(r"(?::|\b(?:which of(?: these| the following)?|between|among|either|is it|was it|"
+                           r"are they)\b)\s*(?P<list>[^:?]+?)\s*\??\s*$", re.I)
+_COMPARING = re.compile(r"^\s*(?:which|who)\b[^,]*\b(?:larger|smaller|bigger|higher|lower|greater|longer|shorter|"
+                        r"faster|slower|heavier|lighter|older|younger|better|worse|more|less|best|worst|most|least|"
+                        r"one|\w+er than)\b[^,]*,\s*(?P<list>[^?]+?)\s*\??\s*$", re.I)
+# "It" that points at nothing: "is it true that…", "is it safe to…", "it is raining".
+_EXPLETIVE_IT = re.compile(r"\b(?:is it|was it|it is|it's)\s+(?:true|correct|right|the case|safe|ok|okay|possible|"
+                           r"normal|bad|good|dangerous|necessary|better|worse|likely|common|raining)(?:\s+(?:that|to))?\b")
+_ASKED_KIND = re.compile(r"^\s*(?:what|which)\s+([A-Za-z][\w-]*)\b", re.I)
+_GOES_ON = re.compile(r"\s+(?:is|are|was|were|has|have|does|do|did|can|could|should|would|will)\b", re.I)
 _WORD = re.compile(r"[A-Za-z0-9][\w'\-]*")
 _STOP = {"the", "a", "an", "of", "in", "on", "for", "to", "and", "or", "is", "are", "was", "were", "did", "do",
          "does", "what", "which", "who", "whom", "when", "where", "why", "how", "with", "by", "at", "from", "as",
@@ -74,18 +160,44 @@ _STOP = {"the", "a", "an", "of", "in", "on", "for", "to", "and", "or", "is", "ar
          "so", "if", "not", "no", "yes", "true", "false", "table", "s"}
 
 
-def extract_options(message: str) -> list[str]:
-    """Answer options written as ``A) x B) y``, ``(A) x (B) y`` or ``A. x`` lines, in order."""
-    found = _OPTION_RE.findall(message)
-    letters = [f[0].upper() for f in found]
-    # Only a run starting at A with consecutive letters counts (avoids "a) " inside prose).
-    if len(found) >= 2 and letters == [chr(ord("A") + i) for i in range(len(found))]:
+def _run(found: list[tuple[str, str]], first: str) -> list[str]:
+    """The options of a consecutive run starting at ``first`` ("A" or "1"), else none (an "a) " in prose)."""
+    labels = [f[0].upper() for f in found]
+    if len(found) >= 2 and labels == [chr(ord(first) + i) for i in range(len(found))]:
         return [text.strip().rstrip(",;") for _, text in found]
     return []
 
 
+def _inline_choice(message: str) -> list[str]:
+    text = " ".join(message.split())
+    m = _CHOICE_INTRO.search(text) or _COMPARING.match(text)
+    if not m:
+        return []
+    body = m.group("list")
+    joiner = r"\s+and\s+" if re.search(r"\bbetween\b", text[:m.start("list")], re.I) else r"\s+or\s+"
+    if not re.search(joiner, body):
+        return []
+    items = [i.strip(" ,;.") for i in re.split(rf",\s*(?:or\s+|and\s+)?|{joiner}", body)]
+    items = [i for i in items if i]
+    if items:  # "Which of A, B or C is an NSAID?": the question goes on after the last option
+        items[-1] = _GOES_ON.split(items[-1], maxsplit=1)[0].strip()
+    return items if len(items) >= 2 and all(len(i.split()) <= 6 for i in items) else []
+
+
+def extract_options(message: str) -> list[str]:
+    """Answer options the message itself lists, in order: ``A) x B) y``, ``(A) x``, ``A. x`` lines,
+    ``1) x 2) y`` or ``1. x`` lines, or an inline choice ("Which is larger, the sun or the moon?")."""
+    return (_run(_OPTION_RE.findall(message), "A") or _run(_NUMBERED_RE.findall(message), "1")
+            or _inline_choice(message))
+
+
 def content_words(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP and len(w) > 1}
+    return {w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP | _DISCOURSE and len(w) > 1}
+
+
+def names_something(entity: str) -> bool:
+    """More than question, pronoun and discourse words ("Now", "Tell me" are not entities)."""
+    return any(w.lower() not in _STOP | _ANAPHORA | _DISCOURSE for w in _WORD.findall(entity))
 
 
 def capitalized_phrases(text: str) -> list[str]:
@@ -94,23 +206,32 @@ def capitalized_phrases(text: str) -> list[str]:
     out = []
     for p in phrases:
         words = p.split()
-        if len(words) == 1 and words[0].lower() in _STOP | _ANAPHORA:
-            continue
-        if words[0].lower() in _STOP | _ANAPHORA:
-            p = " ".join(words[1:])
+        while words and not names_something(words[0]):
+            words = words[1:]
+        p = " ".join(words)
         if p and p not in out:
             out.append(p)
     return out
 
 
+def leans_on_a_pronoun(message: str, own_entities: list[str]) -> bool:
+    """A pronoun that can only point back to an earlier turn: not the "it" of "is it true/safe…", and not
+    one after a thing the message names itself ("How do plants make their food?")."""
+    text = _EXPLETIVE_IT.sub(" ", message.lower())
+    named_at = [i for i in (text.find(e.lower()) for e in own_entities if e) if i >= 0]
+    first_named = min(named_at) if named_at else len(text)
+    return any(m.group(0) in _ANAPHORA and m.start() < first_named for m in _WORD.finditer(text))
+
+
 def looks_elliptical(message: str, own_entities: list[str]) -> bool:
     """A turn that leans on earlier context: short, anaphoric, or opening like a follow-up."""
     low = message.strip().lower()
-    words = [w.lower() for w in _WORD.findall(message)]
-    anaphoric = any(w in _ANAPHORA for w in words)
+    anaphoric = leans_on_a_pronoun(message, own_entities)
     opener = low.startswith(_FOLLOW_UP_OPENERS)
     short = len(content_words(message)) <= 3
     if own_entities and not anaphoric:
+        if _TOPIC_SWITCH.match(message):
+            return False  # "Now tell me about epilepsy.": says it changes the topic, and names the new one
         if any(any(ch.isupper() for ch in e) for e in own_entities):
             # It names things of its own: a follow-up only if it is tiny and opens like one ("and for Spain?").
             return opener and short
@@ -119,17 +240,45 @@ def looks_elliptical(message: str, own_entities: list[str]) -> bool:
     return anaphoric or opener or short or low.startswith(_QUESTION_OPENERS) and len(content_words(message)) <= 4
 
 
-def rule_task(message: str, options: list[str], has_table: bool) -> str:
+def is_greeting(message: str) -> bool:
     low = message.strip().lower().strip("!.? ")
-    if message.strip().startswith("/"):
+    if low in _GREETINGS:
+        return True
+    return (len(low.split()) <= 3 and any(low.startswith(g) for g in _GREETINGS)
+            and not message.strip().endswith("?") and not _ADVICE.search(message))
+
+
+def asks_for_information(message: str) -> bool:
+    """A question or request for facts or advice, by its form (such a message is never chit-chat)."""
+    text = message.strip()
+    return text.endswith("?") or bool(_REQUEST.match(text)) or bool(_ADVICE.search(text))
+
+
+def settled_task(message: str, options: list[str], has_table: bool) -> str | None:
+    """The task where the message's form settles it; None where only the model can tell."""
+    text = message.strip()
+    if text.startswith("/"):
         return "command"
-    if low in _GREETINGS or (len(low.split()) <= 3 and any(low.startswith(g) for g in _GREETINGS)):
+    if is_greeting(text):
         return "chit_chat"
     if options:
         return "table_question" if has_table else "multiple_choice"
-    if _CLAIM_OPENERS.search(message) or (has_table and not message.strip().endswith("?")):
+    if _CLAIM_OPENERS.search(text):
         return "claim_check"
-    return "table_question" if has_table and "table" in low else "question"
+    if has_table:
+        # Beside a table the planner routes by matching the message against it (assistant.routing); the
+        # label only separates statements to check from requests.
+        if not text.endswith("?") and not _REQUEST.match(text):
+            return "claim_check"
+        return "table_question" if "table" in text.lower() else "question"
+    if asks_for_information(text):
+        return "question"
+    return None
+
+
+def rule_task(message: str, options: list[str], has_table: bool) -> str:
+    """The task by rules alone (the fallback when the model is unavailable)."""
+    return settled_task(message, options, has_table) or "question"
 
 
 def keeps_content(message: str, rewrite: str) -> bool:
@@ -138,16 +287,31 @@ def keeps_content(message: str, rewrite: str) -> bool:
     return all(w[:4] in have for w in content_words(message) if w not in _ANAPHORA)
 
 
+def asked_kind(message: str) -> str:
+    """The noun a wh-question asks for ("What drugs treat X?" -> "drugs"): the answer's type, not an entity."""
+    m = _ASKED_KIND.match(message)
+    return m.group(1).lower() if m and m.group(1).lower() not in _STOP | _DISCOURSE else ""
+
+
+def adds_only(message: str, rewrite: str, entities: list[str]) -> bool:
+    """The rewrite adds no content word (by its 4-letter stem) beyond the message's and the entities'
+    ("How is it treated?" must not become "What are the symptoms of glaucoma? How is it treated?")."""
+    allowed = {w[:4] for w in content_words(" ".join([message, *entities]))}
+    return all(w[:4] in allowed for w in content_words(rewrite))
+
+
 def ground_entities(entities: list[str], message: str, history_entities: list[str]) -> list[str]:
-    """Keep an entity only if the message or an earlier frame contains it (no invented entities)."""
+    """Keep an entity only if the message or an earlier frame contains it (no invented entities) and it
+    names something (not "Now" or "Tell me", nor the kind of thing asked for: "drugs" in "What drugs…?")."""
     low = message.lower()
     hist = {h.lower(): h for h in history_entities}
+    kind = asked_kind(message)
     out: list[str] = []
     for e in entities:
         e = e.strip()
-        if not e:
+        if not e or e.lower() == kind:
             continue
-        if e.lower() in low or e.lower() in hist:
+        if (e.lower() in low or e.lower() in hist) and names_something(e):
             if e not in out:
                 out.append(e)
     return out
@@ -166,14 +330,11 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
     own = [e for e in entities if e.lower() in message.lower()]
     if not own:
         own = [p for p in capitalized_phrases(message) if p.lower() not in {h.lower() for h in history_entities}]
-    options = frame.options or extract_options(message)
-    options = [o for o in options if o.strip()]
-    task = frame.task
-    det_task = rule_task(message, options, has_table)
-    if det_task in ("chit_chat", "command", "multiple_choice") or (options and task not in ("multiple_choice", "table_question")):
-        task = det_task
-    if task == "claim_check" and not has_table and det_task == "question":
-        task = "question"
+    # Options are the message's own (a model once invented five for "Now tell me about X.").
+    options = extract_options(message)
+    # Rules settle the task where the form does; the model's label decides only what is left, and never
+    # as multiple choice (no options), a command (no "/") or a table question (no table).
+    task = settled_task(message, options, has_table) or (frame.task if frame.task in MODEL_TASKS else "question")
 
     carried: list[str] = []
     follow_up = False
@@ -189,18 +350,16 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
         # A self-contained turn keeps only what it names itself.
         entities = [e for e in entities if e.lower() in message.lower()] or own
 
-    rewrite = (frame.rewrite or "").strip() or message.strip()
+    # A self-contained turn is its own rewrite (a model once rewrote "Now tell me about epilepsy." into
+    # "What drugs treat epilepsy? What are its symptoms?"); a follow-up's may add only the entities it leans on.
+    rewrite = (frame.rewrite or "").strip() if follow_up else ""
+    rewrite = rewrite if rewrite and adds_only(message, rewrite, entities) else message.strip()
     if not keeps_content(message, rewrite):
         # Small models sometimes "rewrite" a follow-up into the previous question ("when did he leave?"
         # became "when did he join?"): a rewrite must keep what this turn asks.
         rewrite = message.strip()
     if carried and not all(e.lower() in rewrite.lower() for e in carried):
         rewrite = f"{message.strip()} (regarding {', '.join(entities)})"
-    if not follow_up and history and rewrite != message.strip():
-        # A self-contained turn: the model must not smuggle old entities into the rewrite.
-        stale = [e for e in history_entities if e.lower() in rewrite.lower() and e.lower() not in message.lower()]
-        if stale:
-            rewrite = message.strip()
     # Time and place cues must be read from the turn, not invented ("2003" for "when did…?").
     time_cue = frame.time if frame.time and frame.time.lower() in message.lower() else ""
     place_cue = frame.location if frame.location and frame.location.lower() in message.lower() else ""
@@ -227,14 +386,25 @@ async def intent(ctx: ToolContext, args: Input) -> Output:
     # Ended turns only: the turn being answered is already stored as running.
     history = ctx.deps.memory.turns(ctx.session.conversation_id, limit=3, finished=True)
     has_table = bool(ctx.session.tables)
+    settled = settled_task(args.message, extract_options(args.message), has_table)
+    if settled in ("chit_chat", "command"):
+        # A greeting, thanks or a command: nothing for a model to add (issue 15: skip what a rule settles).
+        out = contextualize(rules_frame(args.message, has_table), args.message, history, has_table=has_table,
+                            source="rules")
+        out.note = "settled by rules; no model call"
+        return out
+    ask_task = settled is None
+    ask_rewrite = bool(history) and looks_elliptical(args.message, capitalized_phrases(args.message))
     messages = [
-        {"role": "system", "content": render("intent_system")},
+        {"role": "system", "content": render("intent_system", ask_task=ask_task, ask_rewrite=ask_rewrite)},
         {"role": "user", "content": render("intent_user", message=args.message,
-                                           history=history_for_prompt(history), has_table=has_table,
-                                           tables=list(ctx.session.tables))},
+                                           history=history_for_prompt(history) if ask_rewrite else [],
+                                           has_table=has_table, tables=list(ctx.session.tables))},
     ]
     try:
-        frame = await ctx.deps.llm.structured(messages, IntentFrame, max_tokens=160)
+        wire = await ctx.deps.llm.structured(messages, compact_schema(ask_task, ask_rewrite), max_tokens=120,
+                                             name="intent")
+        frame = wire.frame(getattr(wire, "task", None) or settled or "question", args.message)
         source = "model"
         note = ""
     except LLMResponseError as exc:

@@ -1,7 +1,12 @@
 """Tool ``kg_paths``: knowledge-graph paths relevant to a question (UGAT-MedQA retrieval).
 
-Steps (../shared/docs/methods.md §4):
+Steps (../shared/docs/methods.md §4, with issue 14's relation-aware facts first):
 
+0. the asked relation (the intent's relation phrase, or the question without its entities) selects
+   relation types (:mod:`tools._kg_facts`); the one-hop facts of those types around the question's
+   entities ("Apomorphine palliates Parkinson's disease") are registered first, as ``P<n>`` evidence
+   with their license and provenance. The steps below follow only for a multi-hop question: one
+   with options, with several linked entities, or whose asked relation gave no fact;
 1. link KeyBERT keyphrases of the question, the answer options and the intent's entities to KG
    nodes (exact, fuzzy, embedding; :mod:`kb.linking`);
 2. expand ``max_hops`` around the linked nodes within ``node_budget`` (:func:`tools._paths.expand`);
@@ -26,8 +31,10 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from kb.kg_harvest import edge_scores, extraction_note
 from kb.kg_store import normalize_name
 from tools._gat import cosine_scores, keep_threshold, train_scorer
+from tools._kg_facts import Fact, match_relations, one_hop_facts, relation_phrases
 from tools._paths import (Subgraph, bfs_parents, chain_text, expand, local_adjacency, path_steps,
                           path_to_root, sentence_text)
 from tools._registry import ToolContext, ToolError, tool
@@ -50,11 +57,13 @@ class Input(BaseModel):
     question: str = Field(description="The user's question, as asked.")
     options: list[str] = Field(default_factory=list, description="Answer options of a multiple-choice question.")
     entities: list[str] = Field(default_factory=list, description="Entities named in the question (drugs, diseases…).")
+    relation: str = Field(default="", description="The asked relation as a short phrase, e.g. 'treats'.")
     kg: str | None = Field(default=None, description="Knowledge graph to search; empty: the best-linked loaded one.")
     max_hops: int = Field(default=3, ge=1, le=4, description="Hops to expand around the linked concepts (D_max).")
     node_budget: int = Field(default=2000, ge=10, le=50000, description="Most nodes in the subgraph.")
     variant: Variant = Field(default="full", description="full, no-filter, gcn or cosine (ablations).")
     max_paths: int = Field(default=8, ge=1, le=50, description="Most paths returned.")
+    max_facts: int = Field(default=24, ge=0, le=100, description="Most one-hop facts of the asked relation.")
 
 
 class Linked(BaseModel):
@@ -75,9 +84,26 @@ class KGPath(BaseModel):
     length: int
 
 
+class SelectedRelation(BaseModel):
+    name: str
+    template: str
+    score: float = Field(description="Cosine of the asked relation to this type (its family shares the best's kinds).")
+
+
+class KGFact(BaseModel):
+    id: str
+    sentence: str
+    triple: tuple[str, str, str]
+    relation: str
+    license: str = ""
+    provenance: str = ""
+
+
 class Output(BaseModel):
     kg: str
     paths: list[KGPath]
+    facts: list[KGFact] = Field(default_factory=list, description="One-hop facts of the asked relation, first.")
+    relations: list[SelectedRelation] = Field(default_factory=list)
     linked: list[Linked]
     subgraph_nodes: int
     subgraph_edges: int
@@ -315,6 +341,22 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
             except AttributeError:
                 store_linked = {}
         store_linked[source] = q_concepts
+    t1 = time.perf_counter()
+    entity_nodes = [c.index for c, role in roles if role == "entity"]
+    anchors = list(dict.fromkeys(entity_nodes or [c.index for c in q_concepts]))
+    selected = match_relations(graph, relation_phrases(args.relation, args.question,
+                                                       [c.mention for c, _ in roles] + args.entities),
+                               embedder, node_kinds={graph.kinds[i] for i in anchors})
+    facts = one_hop_facts(graph, anchors, selected, limit=args.max_facts)
+    out_facts = _register_facts(ctx, store, source, graph, facts)
+    relations = [SelectedRelation(name=m.name, template=m.template, score=m.score) for m in selected]
+    t_facts = time.perf_counter() - t1
+    if out_facts and not args.options and len(anchors) < 2:
+        # A one-hop question answered by its facts: the GAT's paths would only repeat them, more slowly.
+        ctx.report(f"{len(out_facts)} facts of {', '.join(m.template for m in selected)} in {source}")
+        return Output(kg=source, paths=[], facts=out_facts, relations=relations, linked=linked, subgraph_nodes=0,
+                      subgraph_edges=0, kept_nodes=0,
+                      timings_s={"linking": round(t_link, 3), "facts": round(t_facts, 3)})
     q_vec = embedder.encode([" ".join([args.question] + args.options)])[0]
     ctx.report(f"finding paths in {source} from {len(q_concepts) + sum(map(len, option_concepts.values()))} "
                f"linked concepts; {SCORING_STEP[args.variant]}")
@@ -323,16 +365,50 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
     res = find_paths(graph, node_emb, q_vec, [c.index for c in q_concepts],
                      {lab: [c.index for c in cs] for lab, cs in option_concepts.items()}, cfg)
     out_paths = []
+    fact_ids = {f.id for f in out_facts}
     for p in res.paths:
-        chain = chain_text(p.steps)
+        chain, sentence = chain_text(p.steps), sentence_text(p.steps)
         triples = [(s.head, s.template, s.tail) for s in p.steps]
+        extracted = edge_scores(store, source, [(s.head, s.tail) for s in p.steps])
+        notes = [extraction_note(x) for x in extracted if x is not None]
+        if notes:  # harvested edges say so wherever the path is shown: UI, CLI and the answer prompt
+            chain, sentence = f"{chain} [{'; '.join(notes)}]", f"{sentence} [{'; '.join(notes)}]"
         ev = ctx.evidence.add_path(chain, triples=triples, source=source,
                                    score=None if p.score is None else round(p.score, 4),
-                                   sentence=sentence_text(p.steps), option=p.option,
-                                   relations=[s.relation for s in p.steps])
-        out_paths.append(KGPath(id=ev.id, chain=chain, sentence=sentence_text(p.steps), triples=triples,
+                                   sentence=sentence, option=p.option,
+                                   relations=[s.relation for s in p.steps],
+                                   **({"extracted_scores": extracted} if notes else {}))
+        if ev.id in fact_ids:
+            continue  # a one-edge path over a fact already registered: the ledger gave back the fact
+        out_paths.append(KGPath(id=ev.id, chain=chain, sentence=sentence, triples=triples,
                                 score=ev.score, option=p.option, length=p.length))
-    timings = {"linking": round(t_link, 3), **{k: round(v, 3) for k, v in res.timings.items()}}
-    msg = "" if out_paths else "The linked concepts are not connected within the hop limit."
-    return Output(kg=source, paths=out_paths, linked=linked, subgraph_nodes=res.sub.size,
-                  subgraph_edges=int(res.sub.edges.size), kept_nodes=len(res.kept), timings_s=timings, message=msg)
+    timings = {"linking": round(t_link, 3), "facts": round(t_facts, 3),
+               **{k: round(v, 3) for k, v in res.timings.items()}}
+    msg = "" if out_paths or out_facts else "The linked concepts are not connected within the hop limit."
+    return Output(kg=source, paths=out_paths, facts=out_facts, relations=relations, linked=linked,
+                  subgraph_nodes=res.sub.size, subgraph_edges=int(res.sub.edges.size), kept_nodes=len(res.kept),
+                  timings_s=timings, message=msg)
+
+
+def _register_facts(ctx: ToolContext, store, source: str, graph, facts: list[Fact]) -> list[KGFact]:
+    """Each fact as a one-triple path ``P<n>`` (the ledger then folds a GAT path over the same edge into it)."""
+    details = store.edge_details(source, [(graph.ids[f.head], graph.relations[f.relation].name,
+                                           graph.ids[f.tail]) for f in facts])
+    triples = [f.triple(graph) for f in facts]
+    extracted = edge_scores(store, source, [(h, t) for h, _, t in triples])
+    out = []
+    for f, (head, template, tail), score in zip(facts, triples, extracted):
+        info = details.get((graph.ids[f.head], graph.relations[f.relation].name, graph.ids[f.tail]), {})
+        chain, sentence = f"{head} {template} {tail}", f"{head} {template} {tail}."
+        if score is not None:  # a harvested fact says so, as a harvested path does
+            note = extraction_note(score)
+            chain, sentence = f"{chain} [{note}]", f"{head} {template} {tail} [{note}]."
+        ev = ctx.evidence.add_path(chain, triples=[(head, template, tail)], source=source,
+                                   score=f.score, sentence=sentence, fact=True,
+                                   relations=[graph.relations[f.relation].name], license=info.get("license", ""),
+                                   provenance=info.get("provenance", ""),
+                                   **({"extracted_scores": [score]} if score is not None else {}))
+        out.append(KGFact(id=ev.id, sentence=sentence, triple=(head, template, tail),
+                          relation=graph.relations[f.relation].name, license=info.get("license", ""),
+                          provenance=info.get("provenance", "")))
+    return out

