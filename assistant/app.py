@@ -43,6 +43,7 @@ from assistant.ui_access import (  # noqa: E402
 )
 from assistant.upload_registry import UploadRegistry  # noqa: E402
 from assistant.uploads import add_table_file, add_text_file, other_sheets  # noqa: E402
+from kb.kg_harvest import extraction_note  # noqa: E402
 from kb.tables import TableError  # noqa: E402
 from memory.accounts import Accounts  # noqa: E402
 from memory.errors import ConversationAccessError  # noqa: E402
@@ -274,7 +275,7 @@ class ChainlitHooks(TurnHooks):
             self.message.content = ""
             await self.message.update()
         if self.show_steps:
-            async with cl.Step(name="citation check", type="tool") as s:
+            async with cl.Step(name="answer withdrawn", type="tool") as s:
                 s.output = reason
 
 
@@ -309,8 +310,12 @@ def evidence_markdown(ev: Evidence, result: TurnResult) -> str:
         return body
     if ev.kind == "path":
         triples = ev.meta.get("triples") or []
-        lines = "\n".join(f"- {h} —{r}→ {t}" for h, r, t in triples)
-        return f"**{ev.text}**\n\n{lines}\n\nSource: {ev.source}"
+        extracted = ev.meta.get("extracted_scores") or [None] * len(triples)
+        lines = "\n".join(f"- {h} —{r}→ {t}" + (f" ({extraction_note(x)})" if x is not None else "")
+                          for (h, r, t), x in zip(triples, extracted))
+        origin = "; ".join(x for x in (ev.meta.get("provenance"), ev.meta.get("license") and
+                                       f"license {ev.meta['license']}") if x)
+        return f"**{ev.text}**\n\n{lines}\n\nSource: {ev.source}{(' · ' + origin) if origin else ''}"
     meta = ev.meta
     where = ", ".join(str(x) for x in (meta.get("title") or "", meta.get("url") or meta.get("path") or "",
                                        meta.get("license") and f"license {meta['license']}") if x)

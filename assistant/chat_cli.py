@@ -25,6 +25,7 @@ class TerminalHooks(TurnHooks):
 
     def __init__(self, show_steps: bool = True):
         self.show_steps = show_steps
+        self.streamed = ""  # what stdout shows of the current answer attempt
 
     async def step_start(self, step: Step) -> None:
         if self.show_steps:
@@ -41,12 +42,28 @@ class TerminalHooks(TurnHooks):
 
     async def answer_start(self) -> None:
         click.echo("")
+        self.streamed = ""
 
     async def answer_token(self, token: str) -> None:
+        self.streamed += token
         click.echo(token, nl=False)
 
     async def answer_discard(self, reason: str) -> None:
-        click.secho(f"\n[{reason}]", fg="yellow", err=True)
+        # Printed text cannot be taken back: it is marked as withdrawn right where it stands, on stdout.
+        click.secho(f"\n[withdrawn, not the answer: {reason}]", fg="yellow")
+        self.streamed = ""
+
+    def finish(self, answer: str) -> None:
+        """Print what the final answer adds to (or changes in) what was streamed: the check may mark or trim it."""
+        final, shown = answer.strip(), self.streamed.strip()
+        if final == shown or not final:
+            return
+        if shown and final.startswith(shown):
+            click.echo(final[len(shown):], nl=False)
+        else:
+            click.secho("\nFinal answer:" if shown else "", fg="green")
+            click.echo(final, nl=False)
+        self.streamed = answer
 
 
 def summarize_output(output) -> str:
@@ -57,9 +74,12 @@ def summarize_output(output) -> str:
     return text if len(text) < 240 else text[:237] + "…"
 
 
-def print_evidence(result: TurnResult) -> None:
+def print_evidence(result: TurnResult, hooks: TerminalHooks | None = None) -> None:
+    if hooks is not None and result.status != "error":
+        hooks.finish(result.answer)
     click.echo("")
-    status_colour = {"verified": "green", "unverified": "yellow", "error": "red"}.get(result.status, "white")
+    status_colour = {"verified": "green", "unverified": "yellow", "cited_by_code": "yellow",
+                     "error": "red"}.get(result.status, "white")
     click.secho(f"[{result.status}] {result.timings.get('total_s', 0):.1f} s", fg=status_colour, err=True)
     if result.status == "error":  # the same sentence the UI shows: what failed, where, what to do
         click.secho(result.answer, fg="red", err=True)
@@ -200,8 +220,9 @@ def register(main: click.Group) -> None:
             except TableError as exc:
                 raise click.ClickException(f"{path.name}: {exc}") from None
         ensure_llm(settings)
-        result = asyncio.run(bot.run_turn(question, TerminalHooks(show_steps=not quiet)))
-        print_evidence(result)
+        hooks = TerminalHooks(show_steps=not quiet)
+        result = asyncio.run(bot.run_turn(question, hooks))
+        print_evidence(result, hooks)
         click.echo(f"\n(conversation {bot.session.conversation_id})", err=True)
         sys.exit(exit_code(result))
 
@@ -241,8 +262,9 @@ def register(main: click.Group) -> None:
                     continue
                 line = failed["user_text"]
                 click.secho(f"retrying: {line}", fg="cyan", err=True)
-            result = asyncio.run(bot.run_turn(line, TerminalHooks()))
-            print_evidence(result)
+            hooks = TerminalHooks()
+            result = asyncio.run(bot.run_turn(line, hooks))
+            print_evidence(result, hooks)
 
     @main.command()
     @click.option("--no-kb", is_flag=True, help="Skip building the default knowledge base.")

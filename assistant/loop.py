@@ -8,8 +8,12 @@ pass. Per turn:
    ``tool_choice="required"`` with an ``answer`` tool to finish, for at most
    ``settings.max_tool_rounds`` rounds;
 3. independent tool calls run concurrently, CPU-bound ones in worker threads;
-4. the answer is generated from this turn's evidence, its citations are checked in code,
-   regenerated once on failure, and otherwise marked unverified;
+4. the turn's evidence is verbalised into one pool and ranked by one ranker (``assistant.pool``); the top
+   ``answer_evidence_k`` go to an answer generated under a JSON schema whose citation ids are an enum of
+   exactly those ids (``assistant.answering``), streamed as prose; each statement's names and numbers are
+   checked against what it cites (``assistant.support``): unsupported statements are dropped when others
+   hold, the answer is regenerated once when none holds, and marked unverified if none holds again. Tool-composed replies (claim checks, table QA,
+   multiple choice) cite by construction and are only checked;
 5. everything is recorded in memory with the turn: the message when the turn starts, its outcome
    (answered, error with the reason, or interrupted) and its evidence when it ends.
 """
@@ -27,13 +31,17 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from assistant.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid, normalize_answer
+from assistant.answering import (ANSWER_MAX_TOKENS, GroundedAnswer, ProseStream, Statement, SupportReport,
+                                 answer_adapter, check_support, is_yes_no_question, parse_answer, render_prose)
+from assistant.citations import NO_EVIDENCE_TEXT, CitationCheck, check_citations, mark_invalid, normalize_answer
 from assistant.deps import Deps
 from assistant.evidence import Evidence, EvidenceLedger
 from assistant.llm import LLMUnavailable, ToolCall
 from assistant.planner import PlannedCall, plan
+from assistant.pool import RankedPool, build_pool, rank_pool
 from assistant.prompts import render
 from assistant.session import Session
+from assistant.small_talk import is_small_talk
 from tools._registry import REGISTRY, ToolContext, ToolError, load_all
 
 log = logging.getLogger(__name__)
@@ -110,7 +118,7 @@ class _EndedSteps(TurnHooks):
 @dataclass
 class TurnResult:
     answer: str
-    status: str  # verified | unverified | no_evidence | chit_chat | error
+    status: str  # verified | cited_by_code | unverified | no_evidence | chit_chat | error
     intent: dict[str, Any] | None
     evidence: list[Evidence]
     cited: list[str]
@@ -120,6 +128,14 @@ class TurnResult:
     first_try_valid: bool | None = None
     turn_id: str | None = None
     error_kind: str | None = None  # llm_unavailable | internal, when status is "error"
+    # Grammar-bound answers (#14): how often the support check flagged a statement, whether the answer was
+    # regenerated for it, whether the citation regex (the guard behind the grammar) fired, the pool's makeup.
+    support_flagged: int = 0
+    regenerated: bool = False
+    guard_fired: bool = False
+    verdict: str | None = None  # yes | no | maybe, for a yes/no question
+    abstained: bool = False  # the model said the evidence does not answer the question
+    pool: dict[str, Any] | None = None
 
     @property
     def cited_evidence(self) -> list[Evidence]:
@@ -227,6 +243,11 @@ class Assistant:
 
                 frame = contextualize(rules_frame(message, bool(self.session.tables)), message, [],
                                       has_table=bool(self.session.tables), source="rules")
+            if frame.task == "chit_chat" and not is_small_talk(message):
+                # The model's chit_chat label would skip retrieval and the citation contract: a message asking for
+                # facts or advice is answered from evidence whatever the label says.
+                frame = frame.model_copy(update={"task": "question", "note": (frame.note + " " if frame.note else "")
+                                                 + "chit_chat overruled: the message asks for facts or advice"})
             frame_dict = frame.model_dump()
 
             where = "tools"
@@ -242,7 +263,8 @@ class Assistant:
 
             where = "answer"
             t_gen = time.perf_counter()
-            answer, status, check, first_ok = await self._answer(ctx, hooks, frame, steps, final_text)
+            outcome = await self._answer(ctx, hooks, frame, steps, final_text, message)
+            answer, status, check, first_ok = outcome.text, outcome.status, outcome.check, outcome.first_ok
             timings["generation_s"] = time.perf_counter() - t_gen
         except LLMUnavailable as exc:
             failed_step = getattr(exc, "step", None)
@@ -267,7 +289,10 @@ class Assistant:
         timings["total_s"] = time.perf_counter() - t_start
         result = TurnResult(answer=answer, status=status, intent=frame_dict, evidence=ledger.items(),
                             cited=check.cited if check else [], invalid=check.invalid if check else [],
-                            steps=steps, timings=timings, first_try_valid=first_ok, turn_id=turn_id)
+                            steps=steps, timings=timings, first_try_valid=first_ok, turn_id=turn_id,
+                            support_flagged=outcome.support_flagged, regenerated=outcome.regenerated,
+                            guard_fired=outcome.guard_fired, verdict=outcome.verdict, abstained=outcome.abstained,
+                            pool=outcome.pool)
         # SQLite writes are blocking: keep them off the event loop.
         await asyncio.to_thread(self._store, turn_id, answer=answer, status=status, frame_dict=frame_dict,
                                 ledger=ledger, steps=steps, cited=result.cited, timings=timings)
@@ -364,13 +389,18 @@ class Assistant:
 
     # -- the answer ---------------------------------------------------------------------------
     async def _answer(self, ctx: ToolContext, hooks: TurnHooks, frame, steps: list[Step],
-                      model_text: str | None):
+                      model_text: str | None, message: str = "") -> AnswerOutcome:
+        # ``model_text`` (the model's own "answer" call after its tool rounds) is free text: the reply is
+        # generated under the grammar below like every other answer, from the evidence the rounds gathered.
         ledger = ctx.evidence
         if frame.task == "chit_chat":
             text = await self._generate(hooks, [
                 {"role": "system", "content": render("chit_chat_system")},
                 {"role": "user", "content": frame.rewrite}], max_tokens=80)
-            return text, "chit_chat", None, None
+            return AnswerOutcome(text, "chit_chat")
+        ready = _ready_reply(steps)
+        if ready is not None:  # composed by a tool (claim check, table QA, multiple choice): it cites by construction
+            return await self._tool_reply(hooks, ledger, *ready)
         citable = ledger.citable()
         if not citable:
             failed = [s for s in steps if s.error]
@@ -384,38 +414,144 @@ class Assistant:
             text = f"{NO_EVIDENCE_TEXT} I found no evidence for “{frame.rewrite}” ({reason})."
             await hooks.answer_start()
             await hooks.answer_token(text)
-            return text, "no_evidence", None, None
+            return AnswerOutcome(text, "no_evidence")
+        return await self._grounded(ctx, hooks, frame, citable, message)
 
-        findings = [{"tool": s.name, "result": _short_result(s.output)} for s in steps
-                    if s.kind == "tool" and s.output is not None]
-        messages = [
-            {"role": "system", "content": render("answer_system")},
-            {"role": "user", "content": render("answer_user", question=frame.rewrite, findings=findings,
-                                               evidence=evidence_for_prompt(citable))},
-        ]
-        ready = _ready_answer(steps)
-        text = model_text or ready or await self._generate(hooks, messages)
-        if model_text or ready:
-            await hooks.answer_start()
-            await hooks.answer_token(text)
+    async def _tool_reply(self, hooks: TurnHooks, ledger: EvidenceLedger, text: str, output: Any) -> AnswerOutcome:
+        """A tool's composed reply: shown as is, checked, never rewritten by the model."""
+        await hooks.answer_start()
+        await hooks.answer_token(text)
         text = normalize_answer(text)
         check = check_citations(text, ledger)
-        first_ok = check.ok
         if not check.ok:
-            problem = "; ".join(check.problems)
-            await hooks.answer_discard(f"Citation check failed ({problem}); regenerating once.")
-            retry = messages + [{"role": "assistant", "content": text},
+            marked = mark_invalid(text, check.invalid)
+            note = ("\n\n⚠ Unverified: " + "; ".join(check.problems) +
+                    ". Treat this answer with care; the evidence list shows what was found.")
+            await hooks.answer_token(note)
+            return AnswerOutcome(marked + note, "unverified", check, False)
+        if not check.substantive:
+            return AnswerOutcome(text, "no_evidence", check, True)
+        if getattr(output, "decided_by", None) == "fallback":
+            # Word overlap, not the model, chose the answer; the reply says so, and so does the status.
+            return AnswerOutcome(text, "unverified", check, True)
+        if getattr(output, "citation_by", None) == "code":
+            # The citation was picked by word overlap because the model cited nothing: not the model's.
+            return AnswerOutcome(text, "cited_by_code", check, True)
+        return AnswerOutcome(text, "verified", check, True)
+
+    async def _grounded(self, ctx: ToolContext, hooks: TurnHooks, frame, citable: list[Evidence],
+                        message: str = "") -> AnswerOutcome:
+        """One pool, one ranking, then an answer under the grammar of this turn's ids, support-checked in code."""
+        settings = self.deps.settings
+        pool_step = Step(name="evidence pool", kind="check", input={"query": frame.query(),
+                                                                     "k": settings.answer_evidence_k})
+        await hooks.step_start(pool_step)
+        t0 = time.perf_counter()
+        try:
+            ranked = await asyncio.to_thread(self._rank, build_pool(citable), frame.query(), settings.answer_evidence_k)
+            pool_step.output = ranked.summary()
+        except Exception as exc:
+            pool_step.error = f"ranking the evidence failed: {type(exc).__name__}: {exc}"
+            raise
+        finally:
+            pool_step.duration_s = time.perf_counter() - t0
+            await hooks.step_end(pool_step)
+        shown = evidence_for_prompt([c.evidence for c in ranked.top], texts={c.id: c.text for c in ranked.top})
+        texts = {e["id"]: e["text"] for e in shown}
+        # The form of the question, as typed or as rewritten, decides the verdict slot (not the model).
+        yes_no = is_yes_no_question(message) or is_yes_no_question(frame.rewrite)
+        adapter = answer_adapter(list(texts), yes_no)
+        schema = adapter.json_schema()
+        messages = [
+            {"role": "system", "content": render("answer_system")},
+            {"role": "user", "content": render("answer_user", question=frame.rewrite, evidence=shown, yes_no=yes_no)},
+        ]
+        answer, raw = await self._generate_grounded(hooks, messages, schema, adapter)
+        first_ok = answer is not None and check_citations(render_prose(answer.model_dump(), True), ctx.evidence).ok
+        support = check_support(answer, texts) if answer is not None else None
+        flagged = len(support.flagged) if support else 0
+        regenerated = False
+        # Some statements supported: the others are dropped (in _finish_grounded), nothing is regenerated. Measured
+        # on "What drugs treat Parkinson's disease?": regenerating for one mis-cited statement of three gave an
+        # abstention, losing the two good ones, after minutes of CPU generation. Regenerate only when nothing holds.
+        if answer is None or (flagged and len(support.flagged) == len(support.checked)):
+            problem = (support.problem() if answer is not None else
+                       "the reply was cut off before it was complete; write fewer, shorter statements")
+            await hooks.answer_discard(f"Support check: {problem}; regenerating once.")
+            retry = messages + [{"role": "assistant", "content": raw},
                                 {"role": "user", "content": render("answer_retry", problem=problem)}]
-            text = normalize_answer(await self._generate(hooks, retry))
-            check = check_citations(text, ledger)
-        if check.ok:
-            status = "verified" if check.substantive else "no_evidence"
-            return text, status, check, first_ok
-        marked = mark_invalid(text, check.invalid)
-        note = ("\n\n⚠ Unverified: " + "; ".join(check.problems) +
-                ". Treat this answer with care; the evidence list shows what was found.")
-        await hooks.answer_token(note)
-        return marked + note, "unverified", check, first_ok
+            second, _ = await self._generate_grounded(hooks, retry, schema, adapter)
+            regenerated = True
+            if second is not None:
+                answer = second
+                support = check_support(answer, texts)
+                flagged += len(support.flagged)
+        check_step = Step(name="support check", kind="check", input={"statements": len(answer.statements) if answer
+                                                                     else 0})
+        await hooks.step_start(check_step)
+        outcome = self._finish_grounded(answer, support, ctx.evidence)
+        outcome.first_ok, outcome.support_flagged, outcome.regenerated = first_ok, flagged, regenerated
+        outcome.pool = ranked.summary()
+        check_step.output = {"flagged": flagged, "regenerated": regenerated, "status": outcome.status,
+                             "unsupported": [c.statement for c in support.flagged] if support else []}
+        await hooks.step_end(check_step)
+        return outcome
+
+    def _finish_grounded(self, answer: GroundedAnswer | None, support: SupportReport | None,
+                         ledger: EvidenceLedger) -> AnswerOutcome:
+        if answer is None:
+            text = f"{NO_EVIDENCE_TEXT} (The model's answer could not be read twice; the evidence list shows what was found.)"
+            return AnswerOutcome(text, "unverified")
+        note, status = "", "verified"
+        if support is not None and support.flagged:
+            kept = [c for c in support.checked if c.support.ok]
+            if kept:  # drop what the evidence does not carry, keep the rest
+                answer = answer.model_copy(update={"statements": [Statement(text=c.statement, cite=c.cite)
+                                                                  for c in kept]})
+                note = (f"\n\n(Removed {len(support.flagged)} statement{'s' if len(support.flagged) > 1 else ''} "
+                        "whose names or numbers are not in the evidence it cited.)")
+            else:
+                status = "unverified"
+                note = ("\n\n⚠ Unverified: " + support.problem() +
+                        ". Treat this answer with care; the evidence list shows what was found.")
+        text = render_prose(answer.model_dump(), complete=True)
+        check = check_citations(text, ledger)  # the guard behind the grammar: it must never fire
+        guard_fired = not check.ok
+        if guard_fired:
+            log.error("citation guard fired on a grammar-bound answer: %s", check.problems)
+            status = "unverified"
+            text = mark_invalid(text, check.invalid)
+            note += "\n\n⚠ Unverified: " + "; ".join(check.problems) + "."
+        if answer.does_not_answer and status == "verified":
+            status = "no_evidence"
+        return AnswerOutcome(text + note, status, check, None, guard_fired=guard_fired, verdict=answer.verdict,
+                             abstained=answer.does_not_answer)
+
+    def _rank(self, pool: list, query: str, k: int) -> RankedPool:
+        """Rank the pool with the KB's encoder (and its corpus statistics for the OT marginals, when built)."""
+        if len(pool) <= k:
+            return rank_pool(pool, query, k)
+        store = self.deps.text_kb
+        store.attach_embedder(self.deps.embedder)
+        weights = None if store.is_empty else store.bm25
+        return rank_pool(pool, query, k, encoder=store.encode_texts, weights_index=weights)
+
+    async def _generate_grounded(self, hooks: TurnHooks, messages: list[dict], schema: dict,
+                                 adapter) -> tuple[GroundedAnswer | None, str]:
+        """Stream one answer under ``schema``, rendering prose as the JSON arrives; (parsed answer or None, raw)."""
+        await hooks.answer_start()
+        prose = ProseStream()
+        async for piece in self.deps.llm.stream_structured(messages, schema, name="GroundedAnswer",
+                                                           max_tokens=ANSWER_MAX_TOKENS):
+            delta = prose.feed(piece)
+            if delta:
+                await hooks.answer_token(delta)
+        answer = parse_answer(prose.raw, adapter)
+        if answer is not None:
+            rest = prose.advance(render_prose(answer.model_dump(), complete=True))
+            if rest:
+                await hooks.answer_token(rest)
+        return answer, prose.raw
 
     async def _generate(self, hooks: TurnHooks, messages: list[dict], max_tokens: int | None = None) -> str:
         await hooks.answer_start()
@@ -424,6 +560,20 @@ class Assistant:
             parts.append(token)
             await hooks.answer_token(token)
         return "".join(parts).strip()
+
+
+@dataclass
+class AnswerOutcome:
+    text: str
+    status: str
+    check: CitationCheck | None = None
+    first_ok: bool | None = None
+    support_flagged: int = 0
+    regenerated: bool = False
+    guard_fired: bool = False
+    verdict: str | None = None
+    abstained: bool = False
+    pool: dict[str, Any] | None = None
 
 
 def failure_reason(exc: BaseException) -> str:
@@ -475,11 +625,15 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
-def evidence_for_prompt(citable: list[Evidence]) -> list[dict]:
-    """The evidence the answer prompt shows: each item clipped, in order, within a total budget."""
+def evidence_for_prompt(citable: list[Evidence], texts: dict[str, str] | None = None) -> list[dict]:
+    """The evidence the answer prompt shows: each item clipped, in order, within a total budget.
+
+    ``texts`` replaces an item's text by its verbalised form (a KG path as a sentence, a cell with its row).
+    """
     shown, size = [], 0
     for e in citable[:EVIDENCE_MAX_ITEMS]:
-        item = {"id": e.id, "text": clip(e.text, EVIDENCE_ITEM_CHARS), "source": clip(e.source, 80)}
+        item = {"id": e.id, "text": clip((texts or {}).get(e.id, e.text), EVIDENCE_ITEM_CHARS),
+                "source": clip(e.source, 80)}
         size += len(item["text"]) + len(item["source"]) + 12
         if shown and size > EVIDENCE_TOTAL_CHARS:
             break
@@ -487,30 +641,16 @@ def evidence_for_prompt(citable: list[Evidence]) -> list[dict]:
     return shown
 
 
-def _short_result(output: Any) -> Any:
-    """What the answer prompt sees of a tool's output: small scalar fields, not the evidence dump."""
-    data = _dump(output)
-    if not isinstance(data, dict):
-        return data
-    keep = {}
-    for k, v in data.items():
-        if k in ("items", "evidence", "paths", "results", "rows", "explanations", "chains", "sentences"):
-            continue
-        if isinstance(v, (str, int, float, bool)) or v is None or (isinstance(v, list) and len(json.dumps(v)) < 300):
-            keep[k] = v
-    return keep
-
-
-def _ready_answer(steps: list[Step]) -> str | None:
+def _ready_reply(steps: list[Step]) -> tuple[str, Any] | None:
     """A tool whose output already is the cited reply (claim verification, table QA, multiple choice).
 
     Such an Output defines ``reply() -> str | None``; it is used when exactly one tool offers one, and
-    it still goes through the citation check like any generated answer.
+    it still goes through the citation check. Returns (reply, the tool's output).
     """
     replies = []
     for s in steps:
         compose = getattr(s.output, "reply", None) if s.kind == "tool" else None
         text = compose() if callable(compose) else None
         if isinstance(text, str) and text.strip():
-            replies.append(text.strip())
+            replies.append((text.strip(), s.output))
     return replies[0] if len(replies) == 1 else None

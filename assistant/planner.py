@@ -41,14 +41,14 @@ def plan(frame, session: Session, available: set[str], settings: Settings, *,
         calls.append(PlannedCall("mc_answer", {"question": frame.rewrite, "options": lettered}))
         if "kg_paths" in available:
             calls.append(PlannedCall("kg_paths", {"question": frame.rewrite, "options": frame.options,
-                                                  "entities": frame.entities}))
+                                                  "entities": frame.entities, "relation": frame.relation}))
         return calls
     if task in ("question", "claim_check", "multiple_choice", "table_question"):
         if "text_search" in available:
             calls.append(PlannedCall("text_search", {"query": query, "k": session.evidence_k or settings.evidence_k}))
         if "kg_paths" in available:
             calls.append(PlannedCall("kg_paths", {"question": frame.rewrite, "entities": frame.entities,
-                                                  "options": frame.options}))
+                                                  "options": frame.options, "relation": frame.relation}))
         # No evidence source at all: nothing for a model to choose either; the loop says why.
         return calls
     return None

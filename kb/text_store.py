@@ -308,6 +308,11 @@ class TextStore:
         vec, toks = self._encode([text])
         return vec[0], toks[0][0], toks[0][1]
 
+    def encode_texts(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Per text, as :meth:`encode_query` gives it: texts that are not in the store (a turn's evidence pool)."""
+        vecs, toks = self._encode(list(texts))
+        return [(vecs[i], toks[i][0], toks[i][1]) for i in range(len(texts))]
+
     # -- embedding ---------------------------------------------------------------------------------
     def _encode(self, texts: list[str], progress: Callable[[int], None] | None = None
                 ) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:

@@ -1,8 +1,9 @@
 """A scripted fake OpenAI-compatible HTTP server for tests.
 
 It speaks enough of ``/v1/chat/completions`` (plain, streamed, tool calls, JSON schema) and
-``/v1/models`` for ``assistant.llm`` to be exercised over real HTTP. A test scripts it with a
-handler ``(request_json) -> Reply``; every request is recorded in ``server.requests``.
+``/v1/models`` for ``assistant.llm`` to be exercised over real HTTP; other endpoints (``/v1/completions``)
+answer with ``Reply.body`` as given. A test scripts it with a handler ``(request_json) -> Reply``;
+every request is recorded in ``server.requests``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ class Reply:
     finish_reason: str | None = None  # default: "tool_calls" with tool calls, else "stop"
     stop_reason: str | None = None  # vLLM's extra field: the stop string that ended generation
     more_choices: list[str] = field(default_factory=list)  # contents of choices 2.. (requests with n > 1)
+    body: dict | None = None  # sent verbatim instead of a chat completion (e.g. a text completion with logprobs)
 
 
 Handler = Callable[[dict], Reply]
@@ -103,7 +105,9 @@ class FakeOpenAI:
                 if reply.status != 200:
                     self._send(reply.status, reply.error_body)
                     return
-                if req.get("stream"):
+                if reply.body is not None:
+                    self._send(200, json.dumps(reply.body))
+                elif req.get("stream"):
                     self._stream(req, reply)
                 else:
                     self._send(200, json.dumps(_completion(req, reply)))

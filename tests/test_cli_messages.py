@@ -11,7 +11,7 @@ from assistant.cli import main
 from assistant.deps import Deps
 from memory.store import Memory
 from tests.fake_openai import FakeOpenAI
-from tests.test_loop import Router, frame, patched_tools  # noqa: F401
+from tests.test_loop import Router, frame, patched_tools, said  # noqa: F401
 
 QUESTION = "When did Wang Zhizhi join the NBA?"
 
@@ -88,7 +88,7 @@ def test_chat_shows_the_failed_turn_and_retry_asks_it_again(cli_env, patched_too
     mem.record_turn(cid, user_text=QUESTION, answer="", status="error", intent=None, evidence=[], cited=[],
                     valid_ids=set(), tool_calls=[], timings={}, error="The language model server … cannot be reached.")
     mem.close()
-    router = Router(intents=[frame(entities=["Wang Zhizhi", "NBA"], rewrite=QUESTION)], answers=["In 2001 [S1]."])
+    router = Router(intents=[frame(entities=["Wang Zhizhi", "NBA"], rewrite=QUESTION)], answers=[said(("In 2001.", ["S1"]))])
     with FakeOpenAI(router) as srv:
         r = _invoke(["chat", "-c", "conv-1"], input="/retry\n/retry\n/quit\n",
                     env={"EVIDENTIA_LLM_BASE_URL": srv.base_url, "EVIDENTIA_LLM_MODEL": "fake-model"})

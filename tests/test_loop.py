@@ -81,11 +81,24 @@ class Router:
         self.intents, self.tool_turns, self.answers = list(intents), list(tool_turns), list(answers)
 
     def __call__(self, req):
+        if req.get("stream"):  # the answer (grammar-bound, streamed) and chit-chat
+            return Reply(content=self.answers.pop(0))
         if req.get("response_format"):
             return Reply(content=self.intents.pop(0))
         if req.get("tools"):
             return self.tool_turns.pop(0)
         return Reply(content=self.answers.pop(0))
+
+
+def said(*statements: tuple[str, list[str]], verdict: str | None = None) -> str:
+    """A grammar-bound answer as the model writes it: statements with the ids they cite."""
+    body = {"verdict": verdict} if verdict else {}
+    body["statements"] = [{"text": text, "cite": cite} for text, cite in statements]
+    return json.dumps(body)
+
+
+def not_answered(*closest: str) -> str:
+    return json.dumps({"does_not_answer": True, "closest": list(closest)})
 
 
 class Recorder(TurnHooks):
@@ -119,7 +132,7 @@ def make_assistant(settings, server, conversation="c1"):
 
 async def test_question_is_planned_searched_and_answer_cited(tmp_settings, fake_llm_server, patched_tools):
     router = Router(intents=[frame(entities=["Wang Zhizhi", "NBA"], rewrite="When did Wang Zhizhi join the NBA?")],
-                    answers=["Wang Zhizhi joined the NBA in 2001 [S1]."])
+                    answers=[said(("Wang Zhizhi joined the NBA in 2001.", ["S1"]))])
     with fake_llm_server(router) as srv:
         bot, _ = make_assistant(tmp_settings, srv)
         hooks = Recorder()
@@ -135,31 +148,127 @@ async def test_question_is_planned_searched_and_answer_cited(tmp_settings, fake_
     assert "[S1] Wang Zhizhi joined" in answer_req["messages"][-1]["content"]
 
 
-async def test_invalid_citation_regenerates_once(tmp_settings, fake_llm_server, patched_tools):
+def schema_ids(req: dict) -> set[str]:
+    """Every id the answer's JSON schema admits (statement citations and closest evidence)."""
+    from tests.test_answering import enum_values
+
+    return {v for v in enum_values(req["response_format"]["json_schema"]["schema"]) if v[:1] in "STP"}
+
+
+async def test_the_answer_schema_holds_exactly_this_turns_ids(tmp_settings, fake_llm_server, patched_tools):
+    router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="Which teams did Wang Zhizhi play for?")],
+                    answers=[said(("He played for Dallas and the Clippers.", ["S1", "S2"]))])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn("Which teams did Wang Zhizhi play for?", Recorder())
+    answer_req = [r for r in srv.requests if r.get("stream")][0]
+    assert schema_ids(answer_req) == {"S1", "S2"} == {e.id for e in result.evidence}
+    assert answer_req["response_format"]["type"] == "json_schema"
+    assert result.status == "verified" and result.cited == ["S1", "S2"] and result.first_try_valid is True
+    assert result.answer == "He played for Dallas and the Clippers [S1][S2]."
+    assert not result.guard_fired and result.support_flagged == 0
+
+
+async def test_an_id_outside_the_schema_is_never_shown(tmp_settings, fake_llm_server, patched_tools):
+    # A real server cannot write S7 under the grammar; the fake can, and the reply must still not show it.
     router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="Wang Zhizhi teams?")],
-                    answers=["He played for Dallas [S7].", "He played for Dallas [S1] and the Clippers [S2]."])
+                    answers=[said(("He played for Dallas.", ["S7"])),
+                             said(("He played for Dallas and the Clippers.", ["S1", "S2"]))])
     with fake_llm_server(router) as srv:
         bot, _ = make_assistant(tmp_settings, srv)
         hooks = Recorder()
         result = await bot.run_turn("Which teams did Wang Zhizhi play for?", hooks)
-    assert result.status == "verified"
-    assert result.first_try_valid is False
-    assert result.cited == ["S1", "S2"]
-    assert any(e[0] == "discard" and "S7" in e[1] for e in hooks.events)
+    assert result.status == "verified" and result.cited == ["S1", "S2"]
+    assert result.first_try_valid is False and result.regenerated
+    assert "S7" not in "".join(e[1] for e in hooks.events if e[0] == "token")
+
+
+async def test_an_unsupported_statement_is_dropped_and_the_rest_kept(tmp_settings, fake_llm_server, patched_tools):
+    bad = said(("Wang Zhizhi joined the NBA in 2001.", ["S1"]), ("He scored 40 points for Miami.", ["S2"]))
+    router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="Tell me about Wang Zhizhi")], answers=[bad])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        hooks = Recorder()
+        result = await bot.run_turn("Tell me about Wang Zhizhi", hooks)
+    assert result.support_flagged == 1 and not result.regenerated
+    assert len([r for r in srv.requests if r.get("stream")]) == 1
+    assert result.status == "verified" and "40 points" not in result.answer
+    assert result.answer.startswith("Wang Zhizhi joined the NBA in 2001 [S1].") and "Removed 1 statement" in result.answer
+    check = [e for e in hooks.events if e[:2] == ("end", "support check")]
+    assert check  # the check is a visible step
+
+
+async def test_nothing_supported_is_regenerated_once(tmp_settings, fake_llm_server, patched_tools):
+    bad = said(("He scored 40 points in 1999.", ["S2"]))
+    good = said(("Wang Zhizhi later played for the Miami Heat.", ["S2"]))
+    router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="Tell me about Wang Zhizhi")],
+                    answers=[bad, good])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        hooks = Recorder()
+        result = await bot.run_turn("Tell me about Wang Zhizhi", hooks)
+    assert result.support_flagged == 1 and result.regenerated and result.status == "verified"
+    assert any(e[0] == "discard" and "40" in e[1] for e in hooks.events)
     retry_req = [r for r in srv.requests if r.get("stream")][1]
-    assert "S7" in retry_req["messages"][-1]["content"]
+    assert "40" in retry_req["messages"][-1]["content"]
+    assert result.answer == "Wang Zhizhi later played for the Miami Heat [S2]."
 
 
-async def test_uncited_twice_is_marked_unverified(tmp_settings, fake_llm_server, patched_tools):
-    router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="Wang Zhizhi?")],
-                    answers=["He was a great player.", "He was great [S9]."])
+async def test_nothing_supported_twice_is_marked_unverified(tmp_settings, fake_llm_server, patched_tools):
+    bad = said(("He scored 40 points in 1999.", ["S2"]))
+    router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="Wang Zhizhi?")], answers=[bad, bad])
     with fake_llm_server(router) as srv:
         bot, deps = make_assistant(tmp_settings, srv)
         result = await bot.run_turn("Tell me about Wang Zhizhi", Recorder())
-    assert result.status == "unverified"
-    assert "S9⚠" in result.answer and "Unverified" in result.answer
+    assert result.status == "unverified" and "Unverified" in result.answer and "40" in result.answer
     cits = deps.memory.turn_citations(result.turn_id)
-    assert cits == [{"turn_id": result.turn_id, "evidence_id": "S9", "valid": 0}]
+    assert cits == [{"turn_id": result.turn_id, "evidence_id": "S2", "valid": 1}]
+
+
+async def test_the_evidence_does_not_answer_path(tmp_settings, fake_llm_server, patched_tools):
+    router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="What is Wang Zhizhi's shoe size?")],
+                    answers=[not_answered("S2")])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn("What is Wang Zhizhi's shoe size?", Recorder())
+    assert result.status == "no_evidence" and result.abstained
+    assert result.answer == "The evidence I found does not answer this. The closest evidence: [S2]."
+    assert result.cited == ["S2"]  # the closest evidence is listed, with a working chip
+
+
+async def test_a_yes_no_question_gets_a_verdict_slot(tmp_settings, fake_llm_server, patched_tools):
+    router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="Did Wang Zhizhi play for Miami?")],
+                    answers=[said(("Wang Zhizhi later played for the Miami Heat.", ["S2"]), verdict="yes")])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn("Did Wang Zhizhi play for Miami?", Recorder())
+    schema = [r for r in srv.requests if r.get("stream")][0]["response_format"]["json_schema"]["schema"]
+    assert schema["$defs"]["Answer"]["properties"]["verdict"]["enum"] == ["yes", "no", "maybe"]
+    assert result.verdict == "yes" and result.answer.startswith("**Yes.** Wang Zhizhi later played")
+
+
+async def test_the_answer_prompt_holds_only_the_evidence_and_the_question(tmp_settings, fake_llm_server,
+                                                                          patched_tools):
+    router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="When did Wang Zhizhi join the NBA?")],
+                    answers=[said(("In 2001.", ["S1"]))])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        await bot.run_turn("When did Wang Zhizhi join the NBA?", Recorder())
+    prompt = [r for r in srv.requests if r.get("stream")][0]["messages"][-1]["content"]
+    assert "Tool findings" not in prompt and '"ids"' not in prompt and "text_search" not in prompt
+    assert "[S1] Wang Zhizhi joined" in prompt and "Question: When did Wang Zhizhi join the NBA?" in prompt
+
+
+async def test_a_fact_question_labelled_chit_chat_is_answered_from_evidence(tmp_settings, fake_llm_server,
+                                                                           patched_tools):
+    router = Router(intents=[frame(task="chit_chat", entities=["Wang Zhizhi"], rewrite="When did Wang Zhizhi join?")],
+                    answers=[said(("Wang Zhizhi joined in 2001.", ["S1"]))])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn("When did Wang Zhizhi join?", Recorder())
+    # Settled by the intent's own rules (a wh-question is never chit_chat) or, failing that, by the loop's.
+    assert result.intent["task"] == "question"
+    assert result.status == "verified" and [s.name for s in result.steps][:2] == ["intent", "text_search"]
 
 
 async def test_no_evidence_is_said_honestly_without_generation(tmp_settings, fake_llm_server, patched_tools):
@@ -183,13 +292,16 @@ async def test_model_rounds_report_tool_errors_and_finish(tmp_settings, fake_llm
             tool_reply("text_search", {"query": "wang", "k": "many"}),       # invalid argument type
             tool_reply("text_search", {"query": "wang"}),                    # works
             tool_reply("answer", {"text": "Wang Zhizhi joined Dallas in 2001 [S1]."}),
-        ])
+        ],
+        # The model's own "answer" call ends its rounds; the reply is still written under the grammar.
+        answers=[said(("Wang Zhizhi joined Dallas in 2001.", ["S1"]))])
     tmp_settings.max_tool_rounds = 8
     with fake_llm_server(router) as srv:
         bot, deps = make_assistant(tmp_settings, srv)
         result = await bot.run_turn("/investigate wang")
     assert result.status == "verified" and result.cited == ["S1"]
-    tool_msgs = [m["content"] for m in srv.requests[-1]["messages"] if m["role"] == "tool"]
+    last_round = [r for r in srv.requests if r.get("tools")][-1]
+    tool_msgs = [m["content"] for m in last_round["messages"] if m["role"] == "tool"]
     assert "not valid JSON" in tool_msgs[0] and "text_search" in tool_msgs[0]
     assert "unknown tool 'no_such_tool'" in tool_msgs[1]
     assert "exploding" in tool_msgs[2] and "disk on fire" in tool_msgs[2]
@@ -206,7 +318,7 @@ async def test_tool_rounds_are_bounded(tmp_settings, fake_llm_server, patched_to
     tmp_settings.max_tool_rounds = 3
     router = Router(intents=[frame(task="command", rewrite="/loop")],
                     tool_turns=[tool_reply("text_search", {"query": "wang"}) for _ in range(10)],
-                    answers=["Wang Zhizhi joined Dallas [S1]."])
+                    answers=[said(("Wang Zhizhi joined Dallas.", ["S1"]))])
     with fake_llm_server(router) as srv:
         bot, _ = make_assistant(tmp_settings, srv)
         result = await bot.run_turn("/loop")
@@ -244,8 +356,8 @@ async def test_three_turn_follow_ups_carry_entities_and_topic_switch_does_not(
             frame(entities=[], rewrite="And after that?"),
             frame(entities=["measles", "Wang Zhizhi"], rewrite="How many measles cases were there in 2011?"),
         ],
-        answers=["In 2001 [S1].", "Dallas [S1] and the Clippers [S2].", "The Miami Heat [S2].",
-                 "220 cases [S1]."])
+        answers=[said(("In 2001.", ["S1"])), said(("Dallas and the Clippers.", ["S1", "S2"])),
+                 said(("The Miami Heat.", ["S2"])), said(("220 cases.", ["S1"]))])
     with fake_llm_server(router) as srv:
         bot, deps = make_assistant(tmp_settings, srv)
         r1 = await bot.run_turn("When did Wang Zhizhi join the NBA?")
@@ -270,7 +382,7 @@ async def test_three_turn_follow_ups_carry_entities_and_topic_switch_does_not(
 async def test_conversation_survives_restart(tmp_settings, fake_llm_server, patched_tools):
     router = Router(intents=[frame(entities=["Wang Zhizhi", "NBA"], rewrite="When did Wang Zhizhi join the NBA?"),
                              frame(entities=[], rewrite="Which teams?")],
-                    answers=["In 2001 [S1].", "Dallas [S1]."])
+                    answers=[said(("In 2001.", ["S1"])), said(("Dallas.", ["S1"]))])
     with fake_llm_server(router) as srv:
         bot, deps = make_assistant(tmp_settings, srv, conversation="persist")
         await bot.run_turn("When did Wang Zhizhi join the NBA?")
@@ -294,7 +406,7 @@ async def test_chit_chat_needs_no_evidence(tmp_settings, fake_llm_server, patche
 
 
 async def test_malformed_intent_falls_back_to_rules(tmp_settings, fake_llm_server, patched_tools):
-    router = Router(intents=['{"task": "question", "entities": [}'], answers=["Dallas in 2001 [S1]."])
+    router = Router(intents=['{"task": "question", "entities": [}'], answers=[said(("Dallas in 2001.", ["S1"]))])
     with fake_llm_server(router) as srv:
         bot, _ = make_assistant(tmp_settings, srv)
         result = await bot.run_turn("When did Wang Zhizhi join the NBA?")
@@ -340,7 +452,7 @@ async def test_a_tool_reply_is_used_and_still_checked(tmp_settings, fake_llm_ser
 
 async def test_evidence_k_is_per_conversation(tmp_settings, fake_llm_server, patched_tools):
     router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="When did Wang Zhizhi join?")],
-                    answers=["In 2001 [S1]."])
+                    answers=[said(("Wang Zhizhi joined in 2001.", ["S1"]))])
     with fake_llm_server(router) as srv:
         bot, deps = make_assistant(tmp_settings, srv)
         bot.session.evidence_k = 3

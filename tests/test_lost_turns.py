@@ -16,7 +16,7 @@ from assistant.loop import Step, TurnHooks
 from memory.store import Memory
 from tests.fake_openai import FakeOpenAI, Reply, tool_reply
 from tests.reliability_probes import killed_app_turn
-from tests.test_loop import Router, frame, make_assistant, patched_tools  # noqa: F401
+from tests.test_loop import Router, frame, make_assistant, patched_tools, said  # noqa: F401
 
 QUESTION = "When did Wang Zhizhi join the NBA?"
 
@@ -26,11 +26,11 @@ class DiesWhileAnswering:
 
     def __init__(self, server_box: list, die_on: str = "answer"):
         self.router = Router(intents=[frame(entities=["Wang Zhizhi", "NBA"], rewrite=QUESTION)],
-                             answers=["In 2001 [S1]."])
+                             answers=[said(("In 2001.", ["S1"]))])
         self.box, self.die_on = server_box, die_on
 
     def __call__(self, req):
-        kind = "intent" if req.get("response_format") else "answer"
+        kind = "answer" if req.get("stream") else "intent"
         if kind == self.die_on:
             srv = self.box[0]
             threading.Thread(target=srv.__exit__, args=(None, None, None), daemon=True).start()
@@ -80,9 +80,9 @@ async def test_a_cancelled_turn_is_kept_as_interrupted(tmp_settings, patched_too
     router = Router(intents=[frame(entities=["Wang Zhizhi", "NBA"], rewrite=QUESTION)])
 
     def slow(req):
-        if req.get("response_format"):
+        if not req.get("stream"):
             return router(req)
-        return Reply(content="In 2001 [S1].", delay_s=30)
+        return Reply(content=said(("In 2001.", ["S1"])), delay_s=30)
 
     with FakeOpenAI(slow) as srv:
         bot, deps = make_assistant(tmp_settings, srv, conversation="cancelled")

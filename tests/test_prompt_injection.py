@@ -47,7 +47,7 @@ def test_table_content_is_only_inside_the_data_block(name):
 
 
 @pytest.mark.parametrize("name,extra", [
-    ("answer_user", dict(question="Q?", findings=[])),
+    ("answer_user", dict(question="Q?", yes_no=False)),
     ("mc_chain", dict(question="Q?", label="A", option="x")),
     ("mc_judge", dict(question="Q?", options=[{"label": "A", "text": "x", "chain": ""}])),
 ])
@@ -120,6 +120,6 @@ def test_a_huge_cited_cell_does_not_blow_up_the_answer_prompt():
     for i in range(60):
         led.add_sentence(f"Sentence number {i} about warfarin dosing in adults.", source="doc")
     shown = evidence_for_prompt(led.citable())
-    prompt = render("answer_user", question="Q?", findings=[], evidence=shown)
+    prompt = render("answer_user", question="Q?", yes_no=False, evidence=shown)
     assert shown[0]["id"] == "T1:R1C1" and shown[0]["text"].endswith("…")
     assert len(prompt) < EVIDENCE_TOTAL_CHARS + 1500  # was 102,540 characters

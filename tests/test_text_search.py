@@ -134,3 +134,21 @@ async def test_real_model_answers_from_tiny_kb_with_valid_citation(real_settings
     assert out.citation_by == "model", "the model cited nothing retrieved; code chose the citation"
     assert out.cited and all(c in ctx.evidence for c in out.cited)
     assert any(ctx.evidence.get(c).text == FACTS[0] for c in out.cited)
+
+
+def test_rank_texts_ranks_a_pool_of_arbitrary_texts_with_the_fused_ranking(kb):
+    """The turn's evidence pool (#14): texts outside the store, ranked by the same fusion as the KB search."""
+    from tools.text_search import EncodedText, rank_texts
+
+    query = "What does a thermometer measure?"
+    pool = ["Gene12 interacts with Gene13.", "Apomorphine treats Parkinson's disease.",
+            "A thermometer is used to measure temperature.", "Magnets attract iron objects.",
+            "Temperature is measured in degrees."]
+    encoded = [EncodedText(*e) for e in kb.encode_texts([query] + pool)]
+    order, fused = rank_texts(encoded[0], encoded[1:], kb.bm25)
+    assert pool[order[0]] == "A thermometer is used to measure temperature."
+    assert sorted(order.tolist()) == list(range(len(pool))) and fused.shape == (len(pool),)
+    assert fused[order[0]] == fused.max()
+    # Without corpus statistics (an empty KB) the pool's own BM25 weights serve; the winner is the same.
+    order2, _ = rank_texts(encoded[0], encoded[1:], None)
+    assert pool[order2[0]] == pool[order[0]]

@@ -129,6 +129,15 @@ def euclidean_cost(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     return np.sqrt(np.clip(sq, 0.0, None))
 
 
+def cosine_cost(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """``1 - cosine`` between rows of X (n, d) and Y (m, d) -> (n, m) float64 in [0, 2] (K-Bloom's ground cost)."""
+    X = np.asarray(X, dtype=np.float64)
+    Y = np.asarray(Y, dtype=np.float64)
+    Xn = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
+    Yn = Y / np.maximum(np.linalg.norm(Y, axis=1, keepdims=True), 1e-12)
+    return np.clip(1.0 - Xn @ Yn.T, 0.0, 2.0)
+
+
 def jsd_lower_bound(sqrtP: np.ndarray, sqrtQ: np.ndarray) -> np.ndarray:
     """A lower bound on JSD for every pair: ``ln 2 (1 - sqrt(P) . sqrt(Q))`` -> (n, m), never above the JSD."""
     bc = (np.asarray(sqrtP, dtype=np.float32) @ np.asarray(sqrtQ, dtype=np.float32).T).astype(np.float64)

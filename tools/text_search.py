@@ -136,10 +136,70 @@ def rank_kb(store, query: str, k: int = 8, method: Method = DEFAULT_METHOD, pool
     cos = np.asarray(store.index.reconstruct_batch(cand) if hasattr(store.index, "reconstruct_batch")
                      else np.stack([store.index.reconstruct(int(r)) for r in cand])) @ vec
     bm = store.bm25.scores(ids)[cand]
-    signals = {"otjsd": -np.nan_to_num(dist, posinf=1e9), "cosine": cos, "bm25": bm}
-    fused = sum(FUSION_WEIGHTS[name] / (RRF_K + _rank_desc(s)) for name, s in signals.items())
+    fused = fuse_signals(dist, cos, bm)
     order = np.lexsort((np.arange(len(cand)), -fused))[:k]
     return Ranked(cand[order], fused[order], dist[order])
+
+
+def fuse_signals(otjsd_distance: np.ndarray, cosine: np.ndarray, bm25: np.ndarray) -> np.ndarray:
+    """Weighted reciprocal-rank fusion of the three signals, shape (n,); higher is better."""
+    signals = {"otjsd": -np.nan_to_num(otjsd_distance, posinf=1e9), "cosine": cosine, "bm25": bm25}
+    return sum(FUSION_WEIGHTS[name] / (RRF_K + _rank_desc(s)) for name, s in signals.items())
+
+
+@dataclass
+class EncodedText:
+    """One text as the fused ranking reads it: pooled vector (d,), content-token vectors (n, d), word-piece ids (n,)."""
+
+    vector: np.ndarray
+    tokens: np.ndarray
+    ids: np.ndarray
+
+
+def rank_texts(query: EncodedText, candidates: list[EncodedText], weights_index: BM25Index | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The fused ranking (cosine, OT-JSD, BM25) of arbitrary candidate texts for ``query``, best first.
+
+    The same fusion as :func:`rank_kb`'s default, over texts that need not be in the store: the evidence pool
+    of one turn (sentences, verbalised KG facts, table rows). BM25 is computed over the candidates themselves
+    (positive IDF: a pool is tiny); the OT marginals use ``weights_index`` (the KB's corpus statistics) when
+    given, else that pool index.
+
+    Returns
+    -------
+    order : int array (n,), candidate indices best first (ties by position)
+    fused : float array (n,), the fused score of each candidate (higher is better), in input order
+    """
+    n = len(candidates)
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0)
+    # Word-piece ids -> a compact vocabulary of this pool, so the index is as small as the pool.
+    all_ids = np.concatenate([c.ids for c in candidates] + [query.ids]).astype(np.int64)
+    vocab, inverse = np.unique(all_ids, return_inverse=True)
+    lengths = [len(c.ids) for c in candidates]
+    rows = np.split(inverse[:sum(lengths)], np.cumsum(lengths)[:-1]) if n > 1 else [inverse[:lengths[0]]]
+    pool_index = BM25Index.from_rows(rows, vocab_size=max(len(vocab), 1), positive_idf=True)
+    query_terms = inverse[sum(lengths):]
+    bm = pool_index.scores(query_terms)
+    if weights_index is not None:
+        wq = weights_index.token_weights(query.ids)
+        wc = [weights_index.token_weights(c.ids) for c in candidates]
+    else:
+        wq = pool_index.token_weights(query_terms)
+        wc = [pool_index.token_weights(r) for r in rows]
+    zs = [c.tokens for c in candidates]
+    if query.tokens.shape[0] and any(len(z) for z in zs):
+        query_bag = TokenBag.from_texts([query.tokens], [wq], ot_scales([query.tokens], [wq]))
+        present = [i for i, z in enumerate(zs) if len(z)]
+        cands = TokenBag.from_texts([zs[i] for i in present], [wc[i] for i in present],
+                                    ot_scales([zs[i] for i in present], [wc[i] for i in present]))
+        dist = np.full(n, np.inf)
+        dist[present] = otjsd_scores(query_bag, cands)
+    else:
+        dist = np.full(n, np.inf)
+    cos = np.array([float(c.vector @ query.vector) for c in candidates])
+    fused = fuse_signals(dist, cos, bm)
+    return np.lexsort((np.arange(n), -fused)), fused
 
 
 def search_uploaded(texts: list[tuple[str, str]], query: str, k: int) -> list[tuple[str, str, int, int, float]]:

@@ -61,6 +61,8 @@ async def main(limit: int | None, resume: bool) -> None:
             r = await bot.run_turn(q)
             n += 1
             rows.append({"question": q, "status": r.status, "first_try_valid": r.first_try_valid,
+                         "support_flagged": r.support_flagged, "regenerated": r.regenerated,
+                         "guard_fired": r.guard_fired, "abstained": r.abstained, "pool": r.pool,
                          "cited": r.cited, "invalid": r.invalid, "rewrite": (r.intent or {}).get("rewrite"),
                          "entities": (r.intent or {}).get("entities"), **r.timings,
                          "wall_s": time.perf_counter() - t0, "answer": r.answer[:300]})
@@ -82,6 +84,10 @@ async def main(limit: int | None, resume: bool) -> None:
         "generation_latency_median_s": (med("generation_s"), "s"),
         "first_try_citation_valid_rate": (first_try_rate, "ratio"),
         "final_verified_rate": (sum(1 for r in rows if r["status"] == "verified") / len(rows), "ratio"),
+        # The support check (#14): turns where a statement's names or numbers were not in what it cited.
+        "support_check_fired_rate": (sum(1 for r in rows if r.get("support_flagged")) / len(rows), "ratio"),
+        # The citation regex behind the grammar: it must never fire.
+        "citation_guard_fired": (sum(1 for r in rows if r.get("guard_fired")), "count"),
         "questions": (len(rows), "count"),
     }
     ROWS_PATH.parent.mkdir(parents=True, exist_ok=True)
@@ -91,7 +97,8 @@ async def main(limit: int | None, resume: bool) -> None:
         f"Model: `{settings.llm_model}` at {settings.effective_base_url}. {len(rows)} questions in "
         f"{len(CONVERSATIONS)} conversations (follow-ups included); {len(judged)} reached the answer step. "
         f"Statuses: {statuses}. First-try rate counts a turn as valid only if its first answer passed the "
-        "citation check (turns that found no evidence count as not valid). Per-turn rows: chat_turns.json."))
+        "citation check (turns that found no evidence count as not valid). Final verified rate: turns whose kept "
+        "answer is `verified` (not `cited_by_code`, `unverified` or `no_evidence`). Per-turn rows: chat_turns.json."))
 
 
 if __name__ == "__main__":

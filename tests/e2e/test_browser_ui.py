@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -48,6 +49,12 @@ def fake_handler(req: dict) -> Reply:
         if "Is it true" in last or "claim" in last.lower():
             return Reply(content=_frame("claim_check", ["measles"], "Is it true that measles cases rose to 220 in 2011?"))
         return Reply(content=_frame("question", ["Wang Zhizhi", "NBA"], "When did Wang Zhizhi join the NBA?"))
+    if name == "GroundedAnswer":  # the answer: statements citing ids of this turn's evidence (#14)
+        found = dict(re.findall(r"\[(S\d+)\] (Wang Zhizhi joined|He later played)", last))
+        ids = {v: k for k, v in found.items()}
+        return Reply(content=json.dumps({"statements": [
+            {"text": "Wang Zhizhi joined the NBA in 2001.", "cite": [ids["Wang Zhizhi joined"]]},
+            {"text": "He later played for the Los Angeles Clippers.", "cite": [ids["He later played"]]}]}))
     if fmt:  # a claim-check judge: pick SUPPORTS and cite the 2011 cell
         return Reply(content=json.dumps({"label": "SUPPORTS", "cited_cells": ["R2C2"],
                                          "reason": "The 2011 row shows 220 cases."}))
@@ -157,8 +164,11 @@ def _open_citation(page, cited_id: str, shows: str) -> None:
 def test_question_gets_streamed_answer_with_clickable_citation(page, ui):
     _send(page, "When did Wang Zhizhi join the NBA?")
     page.wait_for_selector("text=joined the NBA in 2001", timeout=120_000)
+    # Both statements are shown as prose, each with its own chip.
+    page.wait_for_selector("text=He later played for the Los Angeles Clippers", timeout=60_000)
     # The citation id is a link to the side element; clicking opens the sentence with its source.
     _open_citation(page, "S1", "— Wang Zhizhi")
+    _open_citation(page, "S2", "He later played for the Los Angeles Clippers.")
     page.screenshot(path=str(ui[1] / "answer.png"))
     # The intent step is shown.
     assert page.locator("text=intent").count() >= 1

@@ -1,0 +1,205 @@
+"""Grammar-bound answers: statements that cite by construction, or an explicit "the evidence does not answer this".
+
+The answer is generated under a JSON schema built for this turn (QUASAR's faithful answering, methods.md §1):
+
+- ``{"statements": [{"text": ..., "cite": [ids]}, ...]}``, each statement citing one to four ids, the ids an
+  enum of exactly the evidence shown in the prompt, so an id that does not exist cannot be written; a yes/no
+  question (decided by its form, in code) also gets ``"verdict": "yes" | "no" | "maybe"`` first;
+- or ``{"does_not_answer": true, "closest": [ids]}``.
+
+The reply is rendered as prose with citation chips (``Levodopa treats it [S1].``) while the JSON streams in:
+:class:`ProseStream` parses the partial JSON with ``jiter`` and emits only text that will not change, so the
+user sees the answer grow and never sees a half-written id.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import jiter
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
+
+from assistant.llm import close_json_after_value
+from assistant.support import Support, check_statement
+
+MAX_STATEMENTS = 4
+MAX_CITES = 4
+MAX_CLOSEST = 3
+STATEMENT_CHARS = 300
+ANSWER_MAX_TOKENS = 320
+VERDICTS = ("yes", "no", "maybe")
+DOES_NOT_ANSWER_TEXT = "The evidence I found does not answer this."
+_YES_NO = re.compile(r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|should|would|will|may|might|must)\b",
+                     re.I)
+_ID = re.compile(r"(?:T\d+:R\d+C\d+|S\d+|P\d+)")
+
+
+def is_yes_no_question(question: str) -> bool:
+    """A question whose form asks for yes or no ("Does X reduce Y?"), read from its words, not by the model."""
+    text = " ".join((question or "").split())
+    return text.endswith("?") and bool(_YES_NO.match(text)) and " or " not in text.lower()
+
+
+# -- the schema ---------------------------------------------------------------------------------------
+class Statement(BaseModel):
+    text: str
+    cite: list[str]
+
+
+class GroundedAnswer(BaseModel):
+    """A parsed answer; every id in it is one the schema allowed."""
+
+    statements: list[Statement] = Field(default_factory=list)
+    verdict: Literal["yes", "no", "maybe"] | None = None
+    does_not_answer: bool = False
+    closest: list[str] = Field(default_factory=list)
+
+    @property
+    def cited(self) -> list[str]:
+        ids = self.closest if self.does_not_answer else [c for s in self.statements for c in s.cite]
+        return list(dict.fromkeys(ids))
+
+
+def answer_adapter(ids: list[str], yes_no: bool) -> TypeAdapter:
+    """The turn's answer type: the ids an enum of ``ids``; a verdict first for yes/no questions."""
+    if not ids:
+        raise ValueError("a grounded answer needs at least one evidence id")
+    evidence_id = Literal[tuple(ids)]  # type: ignore[valid-type]
+    statement = create_model("Statement", text=(str, Field(min_length=1, max_length=STATEMENT_CHARS)),
+                             cite=(list[evidence_id], Field(min_length=1, max_length=MAX_CITES)))
+    fields: dict[str, Any] = {}
+    if yes_no:
+        fields["verdict"] = (Literal[VERDICTS], ...)
+    fields["statements"] = (list[statement], Field(min_length=1, max_length=MAX_STATEMENTS))
+    answered = create_model("Answer", **fields)
+    not_answered = create_model("DoesNotAnswer", does_not_answer=(Literal[True], ...),
+                                closest=(list[evidence_id], Field(min_length=1, max_length=MAX_CLOSEST)))
+    return TypeAdapter(answered | not_answered)
+
+
+def answer_schema(ids: list[str], yes_no: bool) -> dict:
+    return answer_adapter(ids, yes_no).json_schema()
+
+
+def parse_answer(raw: str, adapter: TypeAdapter) -> GroundedAnswer | None:
+    """The validated answer, or the complete statements of one cut off mid-way, or None."""
+    for text in (raw.strip(), close_json_after_value(raw) or ""):
+        if not text:
+            continue
+        try:
+            value = adapter.validate_json(text)
+        except ValidationError:
+            continue
+        return GroundedAnswer.model_validate(value.model_dump())
+    # Cut off (max_tokens): keep the statements that were finished, each validated on its own.
+    try:
+        partial = jiter.from_json(raw.encode(), partial_mode="on")
+    except ValueError:
+        return None
+    if not isinstance(partial, dict) or not isinstance(partial.get("statements"), list):
+        return None
+    done = partial["statements"][:-1] if not raw.rstrip().endswith(("]", "}")) else partial["statements"]
+    keep = []
+    for s in done:
+        candidate = {**({"verdict": partial["verdict"]} if "verdict" in partial else {}), "statements": [s]}
+        try:
+            keep.append(adapter.validate_python(candidate).statements[0].model_dump())
+        except (ValidationError, AttributeError):
+            continue
+    if not keep:
+        return None
+    return GroundedAnswer(statements=keep, verdict=partial.get("verdict") if partial.get("verdict") in VERDICTS
+                          else None)
+
+
+# -- rendering ----------------------------------------------------------------------------------------
+def chips(ids: list[Any]) -> str:
+    return "".join(f"[{c}]" for c in ids if isinstance(c, str) and _ID.fullmatch(c))
+
+
+def render_statement(text: str, cite: list[Any], complete: bool) -> str:
+    """One statement as prose; chips go before its final full stop once the statement is complete.
+
+    While it streams, trailing punctuation is held back, so what is shown only ever grows.
+    """
+    body = " ".join(str(text).split())
+    if not complete:
+        return body.rstrip(" .!?;:,")
+    end = ""
+    m = re.search(r"[.!?]+$", body)
+    if m:
+        end, body = m.group(0), body[:m.start()]
+    body = body.rstrip(" ,;:")
+    marks = chips(cite)
+    return f"{body} {marks}{end or '.'}" if marks else f"{body}{end or '.'}"
+
+
+def render_prose(obj: dict, complete: bool) -> str:
+    """The answer (a parsed or partially parsed JSON object) as Markdown prose with citation chips."""
+    if obj.get("does_not_answer") is True:
+        closest = obj.get("closest") or []
+        if complete and chips(closest):
+            return f"{DOES_NOT_ANSWER_TEXT} The closest evidence: {chips(closest)}."
+        return DOES_NOT_ANSWER_TEXT
+    parts = []
+    if obj.get("verdict") in VERDICTS:
+        parts.append(f"**{obj['verdict'].capitalize()}.**")
+    statements = [s for s in obj.get("statements") or [] if isinstance(s, dict)]
+    for i, s in enumerate(statements):
+        parts.append(render_statement(s.get("text", ""), s.get("cite") or [], complete or i < len(statements) - 1))
+    return " ".join(p for p in parts if p)
+
+
+class ProseStream:
+    """Turns streamed JSON pieces into the prose to show, emitting only text that will not change."""
+
+    def __init__(self) -> None:
+        self.raw = ""
+        self.shown = ""
+
+    def feed(self, piece: str) -> str:
+        self.raw += piece
+        try:
+            obj = jiter.from_json(self.raw.encode(), partial_mode="trailing-strings")
+        except ValueError:
+            return ""
+        return self.advance(render_prose(obj, complete=False)) if isinstance(obj, dict) else ""
+
+    def advance(self, text: str) -> str:
+        """The part of ``text`` not shown yet, when ``text`` continues what was shown; else nothing."""
+        if len(text) > len(self.shown) and text.startswith(self.shown):
+            delta, self.shown = text[len(self.shown):], text
+            return delta
+        return ""
+
+
+# -- support ----------------------------------------------------------------------------------------
+@dataclass
+class StatementSupport:
+    statement: str
+    cite: list[str]
+    support: Support
+
+
+@dataclass
+class SupportReport:
+    checked: list[StatementSupport] = field(default_factory=list)
+
+    @property
+    def flagged(self) -> list[StatementSupport]:
+        return [c for c in self.checked if not c.support.ok]
+
+    def problem(self) -> str:
+        return "; ".join(f"“{c.statement}” cites {', '.join(c.cite)}, but {c.support.reason}" for c in self.flagged)
+
+
+def check_support(answer: GroundedAnswer, texts: dict[str, str]) -> SupportReport:
+    """Each statement against the verbalised items it cites (``texts``: id -> text)."""
+    report = SupportReport()
+    if answer.does_not_answer:
+        return report
+    for s in answer.statements:
+        report.checked.append(StatementSupport(s.text, s.cite, check_statement(s.text, [texts.get(c, "") for c in s.cite])))
+    return report

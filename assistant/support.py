@@ -1,0 +1,117 @@
+"""The support check in code: a statement must share its key content with the evidence it cites.
+
+Key content is what a reader would check first: numbers (doses, counts, percentages, years) and names
+(capitalised words, acronyms, drug and gene names such as "IL-6"). A statement whose number or name appears
+in none of its cited items asserts something its citations do not carry; a statement with neither must
+share at least one content word with them. Matching is case-insensitive and tolerant of inflection
+("Parkinson's" ~ "Parkinson", "treats" ~ "treatment" by a 5-letter stem), not of different facts.
+
+Deliberately lexical: a paraphrase that keeps the entities and numbers passes, a new number never does.
+Known limit: without a lexicon, a lower-case name in mid-sentence ("... and amantadine") reads as a common
+word; it then only has to share some content word with its citations.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# A number not glued to a word before it ("S1" is an id, "500mg" a dose); a trailing unit may follow.
+_NUMBER = re.compile(r"(?<![A-Za-z0-9.,])\d+(?:[.,]\d+)*")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*")
+# Capitalised words that name nothing: sentence openers, discourse words, and the assistant's own vocabulary.
+_NOT_NAMES = frozenset(
+    "a an the this that these those it its it's they their there here he she we you i yes no not none "
+    "however although also according based both but because by for from in on of to with without within "
+    "while when where which who whom whose what why how if then than thus therefore so overall in "
+    "evidence table row column source sources study studies patients patient results result conclusion "
+    "conclusions background methods objective objectives purpose aim aims answer question data one some many "
+    "most few several all each every other another".split())
+_STOP = frozenset(
+    "a an the of to in on at for and or is are was were be been being it its this that these those with by from "
+    "as which what who whom whose when where why how do does did not no can could would should will may might "
+    "has have had they them their there than then so if but into about also more most less such only other "
+    "some any all each both between after before during over under evidence".split())
+STEM = 5
+
+
+def _normalise_number(raw: str) -> str:
+    s = raw
+    if re.fullmatch(r"-?\d{1,3}(,\d{3})+(\.\d+)?", s):
+        s = s.replace(",", "")  # thousands separators
+    s = s.replace(",", ".")
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    return s or "0"
+
+
+def numbers(text: str) -> set[str]:
+    return {_normalise_number(m.group(0)) for m in _NUMBER.finditer(text or "")}
+
+
+def _clean(word: str) -> str:
+    word = word.replace("’", "'").lower()
+    return re.sub(r"'s?$", "", word).strip("-'")
+
+
+def names(text: str) -> set[str]:
+    """Capitalised words, acronyms and words with digits or inner hyphens, lower-cased (``"IL-6"`` -> ``"il-6"``)."""
+    out = set()
+    for m in _WORD.finditer(text or ""):
+        word = m.group(0)
+        clean = _clean(word)
+        acronym = word.isupper() and len(word) > 1  # "WHO" names an organisation, "Who" opens a question
+        if not clean or (clean in _NOT_NAMES and not acronym):
+            continue
+        if word[0].isupper() or any(ch.isdigit() for ch in word):
+            out.add(clean)
+    return out
+
+
+def _words(text: str) -> set[str]:
+    return {_clean(w) for w in _WORD.findall(text or "")} - {""}
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in _words(text) if w not in _STOP and len(w) > 2}
+
+
+def _stems(words: set[str]) -> set[str]:
+    return {w[:STEM] for w in words}
+
+
+@dataclass
+class Support:
+    """The outcome for one statement: ``missing`` lists key content found in none of the cited items."""
+
+    ok: bool
+    missing: list[str] = field(default_factory=list)
+    reason: str = ""
+
+
+def check_statement(statement: str, cited_texts: list[str]) -> Support:
+    """Does ``statement`` share its key content with ``cited_texts`` (the items it cites, verbalised)?"""
+    evidence = " \n ".join(cited_texts)
+    ev_numbers = numbers(evidence)
+    ev_words = _words(evidence)
+    ev_stems = _stems(ev_words)
+    missing_numbers = sorted(n for n in numbers(statement) if n not in ev_numbers)
+    missing_names = []
+    for name in sorted(names(statement)):
+        parts = [p for p in re.split(r"[-']", name) if p] if name not in ev_words else []
+        found = name in ev_words or name[:STEM] in ev_stems or (parts and all(
+            p in ev_words or p[:STEM] in ev_stems or p.isdigit() and p in ev_numbers for p in parts))
+        if not found:
+            missing_names.append(name)
+    if missing_numbers or missing_names:
+        what = []
+        if missing_numbers:
+            what.append("numbers " + ", ".join(missing_numbers))
+        if missing_names:
+            what.append("names " + ", ".join(missing_names))
+        return Support(ok=False, missing=missing_numbers + missing_names,
+                       reason=f"{' and '.join(what)} not in the cited evidence")
+    own = content_words(statement)
+    if own and not (_stems(own) & _stems(content_words(evidence))):
+        return Support(ok=False, reason="it shares no content word with the cited evidence")
+    return Support(ok=True)

@@ -1,0 +1,228 @@
+"""Grammar-bound answers (#14): the schema, the streaming render of partial JSON, the support check, the pool."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from assistant.answering import (DOES_NOT_ANSWER_TEXT, ProseStream, answer_adapter, answer_schema, check_support,
+                                 is_yes_no_question, parse_answer, render_prose)
+from assistant.evidence import EvidenceLedger, cited_ids
+from assistant.pool import build_pool, rank_pool
+from assistant.small_talk import is_small_talk
+from assistant.support import check_statement, names, numbers
+
+IDS = ["S1", "S2", "T1:R2C3", "P1"]
+
+
+def enum_values(schema: dict) -> set[str]:
+    found: set[str] = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "enum" in node:
+                found.update(node["enum"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(schema)
+    return found
+
+
+# -- the schema -------------------------------------------------------------------------------------------
+def test_the_schema_admits_exactly_the_given_ids():
+    schema = answer_schema(IDS, yes_no=False)
+    assert enum_values(schema) == set(IDS)
+    assert "verdict" not in json.dumps(schema)
+    adapter = answer_adapter(IDS, yes_no=False)
+    ok = json.dumps({"statements": [{"text": "x", "cite": ["S1", "T1:R2C3"]}]})
+    assert parse_answer(ok, adapter).cited == ["S1", "T1:R2C3"]
+    for bad in ({"statements": [{"text": "x", "cite": ["S9"]}]},   # an id that is not this turn's
+                {"statements": [{"text": "x", "cite": []}]},       # a statement citing nothing
+                {"statements": [{"text": "x", "cite": ["T1"]}]},   # a whole table
+                {"statements": []}):
+        assert parse_answer(json.dumps(bad), adapter) is None, bad
+
+
+def test_a_yes_no_question_gets_a_verdict_first():
+    assert is_yes_no_question("Does aspirin reduce mortality after stroke?")
+    assert is_yes_no_question("Is levodopa used for Parkinson's disease?")
+    assert not is_yes_no_question("What drugs treat Parkinson's disease?")
+    assert not is_yes_no_question("Is it A or B?")
+    schema = answer_schema(IDS, yes_no=True)
+    answer = schema["$defs"]["Answer"]
+    assert list(answer["properties"])[0] == "verdict" and answer["properties"]["verdict"]["enum"] == ["yes", "no", "maybe"]
+    adapter = answer_adapter(IDS, yes_no=True)
+    assert parse_answer(json.dumps({"statements": [{"text": "x", "cite": ["S1"]}]}), adapter) is None  # verdict needed
+
+
+def test_the_does_not_answer_path_lists_the_closest_evidence():
+    adapter = answer_adapter(IDS, yes_no=True)
+    answer = parse_answer(json.dumps({"does_not_answer": True, "closest": ["S2", "P1"]}), adapter)
+    assert answer.does_not_answer and answer.cited == ["S2", "P1"] and answer.verdict is None
+    assert render_prose(answer.model_dump(), complete=True) == f"{DOES_NOT_ANSWER_TEXT} The closest evidence: [S2][P1]."
+    assert parse_answer(json.dumps({"does_not_answer": True, "closest": ["S8"]}), adapter) is None
+
+
+def test_a_cut_off_answer_keeps_its_finished_statements():
+    adapter = answer_adapter(IDS, yes_no=False)
+    raw = json.dumps({"statements": [{"text": "Levodopa treats it.", "cite": ["S1"]},
+                                     {"text": "Amantadine does too.", "cite": ["P1"]}]})
+    cut = raw[:raw.index("Amantadine") + 5]
+    answer = parse_answer(cut, adapter)
+    assert [s.text for s in answer.statements] == ["Levodopa treats it."]
+
+
+# -- streaming ----------------------------------------------------------------------------------------------
+STREAMED = json.dumps({"verdict": "yes", "statements": [
+    {"text": "Levodopa treats Parkinson's disease.", "cite": ["S1", "P1"]},
+    {"text": "The dose in the trial was 300 mg/day", "cite": ["T1:R2C3"]}]})
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 7])
+def test_the_streaming_render_only_grows_and_never_shows_half_an_id(step):
+    stream = ProseStream()
+    shown = []
+    for i in range(0, len(STREAMED), step):
+        delta = stream.feed(STREAMED[i:i + step])
+        if delta:
+            shown.append(stream.shown)
+    adapter = answer_adapter(IDS, yes_no=True)
+    final = render_prose(parse_answer(stream.raw, adapter).model_dump(), complete=True)
+    assert final == ("**Yes.** Levodopa treats Parkinson's disease [S1][P1]. "
+                     "The dose in the trial was 300 mg/day [T1:R2C3].")
+    assert len(shown) > 5  # it grew piece by piece, not at the end
+    for text in shown:
+        assert final.startswith(text)
+        assert not re.search(r"\[[^\]]*$", text), text  # never an open bracket: no half-written id
+        assert set(cited_ids(text)) <= set(IDS)
+    # The first statement's chips appear as soon as the second statement begins, before the stream ends.
+    assert any("[S1][P1]" in t and "[T1:R2C3]" not in t for t in shown)
+    assert stream.advance(final) == final[len(stream.shown) - len(final):] or stream.shown == final
+
+
+def test_partial_json_that_is_not_an_object_yet_shows_nothing():
+    stream = ProseStream()
+    assert stream.feed('{"statem') == "" and stream.feed('ents": [') == "" and stream.feed('{"text": "A') == "A"
+
+
+# -- the support check on hand-made statements ----------------------------------------------------------------
+EVIDENCE = "Levodopa 250 mg three times daily improved motor scores in patients with Parkinson's disease in 2011."
+
+
+def test_a_number_not_in_the_evidence_is_flagged():
+    result = check_statement("Levodopa 500 mg daily improved motor scores.", [EVIDENCE])
+    assert not result.ok and "500" in result.missing
+
+
+def test_a_date_not_in_the_evidence_is_flagged():
+    assert not check_statement("Levodopa improved motor scores in 2015.", [EVIDENCE]).ok
+
+
+def test_a_name_not_in_the_evidence_is_flagged():
+    result = check_statement("Amantadine improved motor scores in Parkinson's disease.", [EVIDENCE])
+    assert not result.ok and result.missing == ["amantadine"]
+
+
+def test_a_paraphrase_with_the_same_entities_and_numbers_is_kept():
+    assert check_statement("In 2011, patients with Parkinson's disease given 250 mg of levodopa three times a day "
+                           "had better motor scores.", [EVIDENCE]).ok
+    assert check_statement("Amantadine is used for Parkinson disease.", ["Amantadine treats Parkinson's disease"]).ok
+    assert check_statement("The total was 1000 cases.", ["There were 1,000 cases in all."]).ok
+
+
+def test_a_statement_without_names_or_numbers_must_share_a_content_word():
+    assert not check_statement("it is safe and effective.", ["Magnets attract iron objects."]).ok
+    assert check_statement("it helped motor scores.", [EVIDENCE]).ok
+
+
+def test_the_check_uses_every_cited_item_but_only_those():
+    assert check_statement("Levodopa and Amantadine are used.", [EVIDENCE, "Amantadine treats it."]).ok
+    assert not check_statement("Levodopa and Amantadine are used.", [EVIDENCE]).ok
+    # Known limit (documented in assistant/support.py): a lower-case name mid-sentence reads as a common word.
+    assert check_statement("Levodopa and amantadine are used.", [EVIDENCE]).ok
+
+
+def test_key_content_extraction():
+    assert numbers("Take 500 mg (2.50 ml), 1,000 patients, 45% in 2011; S1 and IL-6.") == {
+        "500", "2.5", "1000", "45", "2011", "6"}
+    assert names("Levodopa treats Parkinson's disease. The WHO lists IL-6.") == {"levodopa", "parkinson", "who",
+                                                                                  "il-6"}
+
+
+def test_check_support_reports_each_flagged_statement():
+    adapter = answer_adapter(["S1", "S2"], yes_no=False)
+    answer = parse_answer(json.dumps({"statements": [{"text": "Levodopa 250 mg helped.", "cite": ["S1"]},
+                                                     {"text": "Levodopa 900 mg helped.", "cite": ["S1"]}]}), adapter)
+    report = check_support(answer, {"S1": EVIDENCE, "S2": "Other."})
+    assert [c.statement for c in report.flagged] == ["Levodopa 900 mg helped."]
+    assert "900" in report.problem()
+
+
+# -- small talk by rule -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("message,small", [
+    ("hello", True), ("Hi, thanks!", True), ("How are you?", True), ("good morning", True),
+    ("What dose of warfarin should I take?", False), ("thanks, what treats Parkinson's disease?", False),
+    ("Tell me about levodopa", False), ("Is aspirin safe in pregnancy", False),
+])
+def test_a_message_asking_for_facts_or_advice_is_never_small_talk(message, small):
+    assert is_small_talk(message) is small
+
+
+# -- one pool, one ranking ---------------------------------------------------------------------------------------
+def test_the_pool_verbalises_every_source():
+    led = EvidenceLedger()
+    led.add_sentence("Levodopa helps.", source="PubMed 1", doc_id="pubmed:1")
+    led.add_sentence("My notes say rest.", source="notes.txt", doc_id="upload:notes.txt")
+    led.add_path("Amantadine —treats→ Parkinson's disease", triples=[("Amantadine", "treats", "Parkinson's disease")],
+                 source="hetionet", sentence="Amantadine treats Parkinson's disease.")
+    led.add_cell("trial.csv", 2, 3, "250", source="trial.csv", header="Dose (mg)", row_label="Levodopa")
+    pool = build_pool(led.citable())
+    assert [(c.source_kind, c.text) for c in pool] == [
+        ("text", "Levodopa helps."), ("upload", "My notes say rest."), ("kg", "Amantadine treats Parkinson's disease."),
+        ("table", "trial.csv / row Levodopa / Dose (mg): 250")]
+    ranked = rank_pool(pool, "anything", k=10)
+    assert not ranked.ranked and ranked.summary()["pool"] == {"text": 1, "upload": 1, "kg": 1, "table": 1}
+
+
+class BagOfWordsEncoder:
+    """A deterministic stand-in for the sentence encoder: one dimension per word, tokens = words."""
+
+    def __init__(self, texts):
+        vocab = sorted({w for t in texts for w in re.findall(r"\w+", t.lower())})
+        self.index = {w: i for i, w in enumerate(vocab)}
+
+    def __call__(self, texts):
+        out = []
+        for t in texts:
+            words = [w for w in re.findall(r"\w+", t.lower()) if w in self.index]
+            z = np.zeros((len(words), len(self.index)), np.float32)
+            for j, w in enumerate(words):
+                z[j, self.index[w]] = 1.0
+            v = z.sum(axis=0) if len(words) else np.zeros(len(self.index), np.float32)
+            v = v / max(np.linalg.norm(v), 1e-9)
+            out.append((v, z, np.array([self.index[w] for w in words], np.int64)))
+        return out
+
+
+def test_one_ranking_across_sources_not_quotas():
+    led = EvidenceLedger()
+    for i in range(6):  # many off-topic KG facts gathered first
+        led.add_path(f"Gene{i} —interacts→ Gene{i + 1}", triples=[(f"Gene{i}", "interacts", f"Gene{i + 1}")],
+                     source="hetionet", sentence=f"Gene{i} interacts with Gene{i + 1}.")
+    led.add_sentence("Levodopa treats the motor symptoms of Parkinson disease.", source="MedQuAD")
+    led.add_sentence("Amantadine treats Parkinson disease dyskinesia.", source="PubMed")
+    led.add_path("Apomorphine —treats→ Parkinson disease", triples=[("Apomorphine", "treats", "Parkinson disease")],
+                 source="hetionet", sentence="Apomorphine treats Parkinson disease.")
+    pool = build_pool(led.citable())
+    query = "What drugs treat Parkinson disease?"
+    ranked = rank_pool(pool, query, k=3, encoder=BagOfWordsEncoder([query] + [c.text for c in pool]))
+    assert ranked.ranked and ranked.pool_size == 9
+    assert {c.id for c in ranked.top} == {"S1", "S2", "P7"}
+    assert ranked.summary()["sent_to_answer"] == {"text": 2, "kg": 1} and ranked.summary()["pool"] == {"kg": 7, "text": 2}
