@@ -24,12 +24,14 @@ def main(verbose: bool) -> None:
 def _attach() -> None:
     from assistant.chat_cli import register as register_chat
     from assistant.evals.cli import eval_group
+    from assistant.kbloom.cli import register as register_harvest
     from assistant.model_cli import model_group
     from assistant.user_cli import user_group
     from kb.cli import kb_group
 
     main.add_command(model_group)
     main.add_command(kb_group)
+    register_harvest(kb_group)
     main.add_command(eval_group)
     main.add_command(user_group)
     register_chat(main)

@@ -5,7 +5,9 @@ It owns the base URL, the model name, timeouts, retries and server quirks, and o
 - :meth:`LLMClient.stream` — streamed chat text;
 - :meth:`LLMClient.complete` — the same, collected;
 - :meth:`LLMClient.call_tools` — tool calls with ``tool_choice`` auto, required or a named function;
-- :meth:`LLMClient.structured` — JSON-schema-constrained output returned as a validated pydantic object.
+- :meth:`LLMClient.structured` — JSON-schema-constrained output returned as a validated pydantic object;
+- :meth:`LLMClient.prompt_logprobs` and :meth:`LLMClient.sample_text` — raw text completions with token
+  log-probabilities (K-Bloom's harvest).
 
 Every failure to reach the server becomes :class:`LLMUnavailable` with one clear sentence.
 Tool-call arguments that fail to parse come back as :class:`ToolCall` with ``error`` set; they
@@ -60,6 +62,21 @@ class ToolCall:
     arguments_raw: str
     arguments: dict[str, Any] | None = None
     error: str | None = None  # why the arguments could not be parsed
+
+
+@dataclass
+class TokenLogprobs:
+    """A text's tokens with their log-probabilities (None where the server gives none: a prompt's first token).
+
+    ``offsets[i]`` is where token i starts in ``text``; ``top[i]`` maps the most likely tokens at that
+    position to their log-probabilities (empty when not asked for).
+    """
+
+    text: str
+    tokens: list[str]
+    logprobs: list[float | None]
+    offsets: list[int]
+    top: list[dict[str, float]] = field(default_factory=list)
 
 
 @dataclass
@@ -138,11 +155,15 @@ class LLMClient:
 
     async def _create(self, **kwargs) -> Any:
         """Call chat.completions.create with bounded retries on connection errors."""
+        return await self._call(self._client.chat.completions.create, **kwargs)
+
+    async def _call(self, create, **kwargs) -> Any:
+        """Call ``create`` (a chat or text completions endpoint) with bounded retries on connection errors."""
         await self._ensure_model()
         attempts = self.settings.llm_max_retries + 1
         for attempt in range(attempts):
             try:
-                return await self._client.chat.completions.create(model=self.model, **kwargs)
+                return await create(model=self.model, **kwargs)
             except openai.APITimeoutError as exc:
                 raise self._unavailable(exc) from exc
             except openai.APIConnectionError as exc:
@@ -173,6 +194,11 @@ class LLMClient:
             log.info("model %r not served; using the only served model %r", self.model, served[0])
             self.model = served[0]
 
+    async def resolved_model(self) -> str:
+        """The model name requests go to (after the single-served-model check of ``_ensure_model``)."""
+        await self._ensure_model()
+        return self.model
+
     async def list_models(self) -> list[str]:
         try:
             page = await self._client.models.list()
@@ -190,9 +216,9 @@ class LLMClient:
 
     # -- public API -----------------------------------------------------------------
     async def stream(self, messages: list[dict], *, max_tokens: int | None = None,
-                     temperature: float | None = None) -> AsyncIterator[str]:
-        """Yield the reply's text as it is generated."""
-        stream = await self._create(messages=messages, stream=True, **self._sampling(max_tokens, temperature))
+                     temperature: float | None = None, **extra: Any) -> AsyncIterator[str]:
+        """Yield the reply's text as it is generated (``extra``: more request fields, e.g. a response format)."""
+        stream = await self._create(messages=messages, stream=True, **extra, **self._sampling(max_tokens, temperature))
         try:
             async for chunk in stream:
                 if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
@@ -264,6 +290,18 @@ class LLMClient:
                 f"{exc.errors()[0].get('msg', exc)} (output began {text[:120]!r})"
             ) from exc
 
+    async def stream_structured(self, messages: list[dict], json_schema: dict, *, name: str,
+                                max_tokens: int | None = None, temperature: float | None = None) -> AsyncIterator[str]:
+        """Yield the text of a reply constrained by ``json_schema`` as it is generated.
+
+        The schema is sent as is (a caller that builds enums of the turn's ids needs exactly that
+        schema on the wire); the caller parses the partial JSON as it grows and validates the whole.
+        """
+        response_format = {"type": "json_schema", "json_schema": {"name": name, "schema": json_schema, "strict": True}}
+        async for piece in self.stream(messages, max_tokens=max_tokens, temperature=temperature,
+                                       response_format=response_format, stop=WHITESPACE_RUNS):
+            yield piece
+
     async def structured_samples(self, messages: list[dict], schema: type[T], *, n: int, max_tokens: int | None = None,
                                  temperature: float | None = None,
                                  name: str | None = None) -> list[T | LLMResponseError]:
@@ -297,6 +335,65 @@ class LLMClient:
                     pass
             out.append(LLMResponseError(f"The model's structured output did not match {schema.__name__}: "
                                         f"{error.errors()[0].get('msg', error)} (output began {text[:120]!r})"))
+        return out
+
+    async def grammar_samples(self, messages: list[dict], grammar: str, *, n: int, max_tokens: int | None = None,
+                              temperature: float | None = None) -> list[str | LLMResponseError]:
+        """``n`` samples in ONE request, each constrained by a context-free ``grammar`` (xgrammar EBNF, vLLM's
+        ``structured_outputs``): the text of each choice, or an :class:`LLMResponseError` in place of one that
+        was cut off before the grammar was complete."""
+        sampling = self._sampling(max_tokens, temperature)
+        resp = await self._create(messages=messages, n=n, extra_body={"structured_outputs": {"grammar": grammar}},
+                                  **sampling)
+        out: list[str | LLMResponseError] = []
+        for choice in resp.choices:
+            text = choice.message.content or ""
+            if choice.finish_reason == "length":
+                out.append(LLMResponseError(f"The program was cut off at {sampling['max_tokens']} tokens "
+                                            f"(output began {text[:120]!r})"))
+            else:
+                out.append(text)
+        return out
+
+    # -- raw text completions with log-probabilities (K-Bloom, assistant/kbloom) ----------------
+    async def prompt_logprobs(self, prompts: list[str], *, top_k: int = 0) -> list[TokenLogprobs]:
+        """Log-probability of every token of each prompt, with the ``top_k`` alternatives at each position.
+
+        One request for all prompts (the server batches them). It uses the text completions endpoint with
+        ``echo`` and ``logprobs`` (vLLM computes them as its ``prompt_logprobs``) and one generated token,
+        which is dropped.
+        """
+        if not prompts:
+            return []
+        resp = await self._call(self._client.completions.create, prompt=list(prompts), max_tokens=1,
+                                temperature=0.0, echo=True, logprobs=max(top_k, 1))
+        out: list[TokenLogprobs] = []
+        for choice, prompt in zip(sorted(resp.choices, key=lambda c: c.index), prompts):
+            lp = choice.logprobs
+            if lp is None or not lp.tokens:
+                raise LLMResponseError("The language model server returned no log-probabilities for a prompt "
+                                       "(it needs the completions endpoint with echo and logprobs, as vLLM has).")
+            n = _prompt_token_count(lp.text_offset or [], len(prompt))
+            out.append(TokenLogprobs(text=prompt, tokens=list(lp.tokens[:n]),
+                                     logprobs=[None if v is None else float(v) for v in lp.token_logprobs[:n]],
+                                     offsets=list(lp.text_offset[:n]),
+                                     top=[dict(t or {}) for t in (lp.top_logprobs or [])[:n]] if top_k else []))
+        return out
+
+    async def sample_text(self, prompt: str, *, n: int, max_tokens: int, temperature: float,
+                          stop: list[str] | None = None, seed: int | None = None) -> list[TokenLogprobs]:
+        """``n`` sampled continuations of a raw text prompt (one request), each with its tokens' log-probabilities."""
+        extra = {"seed": seed} if seed is not None else {}
+        resp = await self._call(self._client.completions.create, prompt=prompt, n=n, max_tokens=max_tokens,
+                                temperature=temperature, logprobs=1, stop=stop or None, **extra)
+        out = []
+        for choice in sorted(resp.choices, key=lambda c: c.index):
+            lp = choice.logprobs
+            tokens = list(lp.tokens) if lp and lp.tokens else []
+            offsets = list(lp.text_offset) if lp and lp.text_offset else []  # from 0: the continuation's own
+            out.append(TokenLogprobs(text=choice.text or "", tokens=tokens,
+                                     logprobs=[None if v is None else float(v) for v in (lp.token_logprobs if lp else [])],
+                                     offsets=offsets))
         return out
 
 
@@ -333,6 +430,11 @@ def close_json_after_value(text: str) -> str | None:
     if in_string or not stack or body[-1] in ",:{[":
         return None
     return body + "".join(reversed(stack))
+
+
+def _prompt_token_count(offsets: list[int], prompt_chars: int) -> int:
+    """How many echoed tokens belong to the prompt: those starting before its end."""
+    return sum(1 for o in offsets if o < prompt_chars)
 
 
 def _strip_fences(text: str) -> str:

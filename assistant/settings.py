@@ -7,6 +7,7 @@ environment on its own. ``.env.example`` documents each field.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -93,6 +94,12 @@ class Settings(BaseSettings):
         description="torch threads for embeddings and the GAT. Unset: 1 while the LLM is the local vLLM "
                     "on this CPU (more would spin against its pinned threads), else all cores.")
     evidence_k: int = Field(default=8, ge=1, le=50, description="Evidence pieces per source per turn.")
+    # Measured (docs/bench/pool_k.md, 26 PubMedQA dev questions, no LLM): the question's own abstract is in the
+    # top 2 of the ranked pool every time; its share of what the answer sees falls from 0.79 at k = 6 to 0.55
+    # at k = 10 and 0.34 at 16 (equal quotas per source: 0.46 at 6). Six leaves room for several KG facts.
+    answer_evidence_k: int = Field(
+        default=6, ge=1, le=50,
+        description="Evidence pieces sent to the answer: the top k of the turn's one ranked pool (all sources).")
     max_tool_rounds: int = Field(default=6, ge=1, le=20)
     show_steps: bool = True
 
@@ -110,6 +117,12 @@ class Settings(BaseSettings):
         default=False, description="Load non-commercial edges (Hetionet's SIDER side effects)."
     )
 
+    # --- K-Bloom harvests (#16) ----------------------------------------------------------------
+    harvest_llm_timeout_s: float = Field(
+        default=1800.0, gt=0,
+        description="Per-request timeout of `kb kg harvest` and `eval kg-harvest`: their requests are batches "
+                    "(many prompts, n samples) that can queue for minutes on a busy CPU server.")
+
     # --- table programs (#13) ----------------------------------------------------------------
     table_program_samples: int = Field(
         default=5, ge=1, le=16,
@@ -118,6 +131,10 @@ class Settings(BaseSettings):
     table_program_temperature: float = Field(
         default=0.7, ge=0.0, le=2.0,
         description="Sampling temperature of the table programs (they must differ for a vote to mean anything).")
+    table_program_form: Literal["ops", "sql"] = Field(
+        default="ops",
+        description="What table programs are written as: ops (a short chain of fixed operations, JSON) or sql "
+                    "(one grammar-bound SELECT run in a read-only SQLite sandbox).")
 
     # --- derived paths --------------------------------------------------------------------
     @property

@@ -54,10 +54,36 @@ def stats_cmd() -> None:
     if not rows:
         click.echo("No knowledge graph loaded. Try: evidentia kb kg load hetionet")
         return
+    from kb.kg_harvest import is_harvest, provenance
+
     for r in rows:
+        if is_harvest(r["name"]):
+            continue
         skipped = ", ".join(f"{k} {v:,}" for k, v in r["skipped"].items()) or "none"
         click.echo(f"{r['name']}: {r['nodes']:,} nodes, {r['edges']:,} edges, {r['relations']} relation types; "
                    f"license: {r['license']}; skipped: {skipped}")
+    harvested = [r for r in rows if is_harvest(r["name"])]
+    if harvested:
+        click.echo("Harvested from a language model (not curated facts):")
+    for r in harvested:
+        prov = provenance(store, r["name"])
+        detail = (f"relation {prov.relation}, model {prov.model}, {prov.date}, {len(prov.prompts)} prompts, "
+                  f"{len(prov.seeds)} seeds, score threshold {prov.threshold:.3f}") if prov else "no provenance"
+        click.echo(f"  {r['name']}: {r['edges']:,} tuples, {r['nodes']:,} entities; {detail}")
+
+
+@kg_group.command("remove")
+@click.argument("name")
+def remove_cmd(name: str) -> None:
+    """Drop graph NAME (e.g. a harvested harvest:<model>:<relation>) and everything stored with it."""
+    from assistant.settings import Settings
+    from kb.kg_store import KGStore
+
+    store = KGStore(Settings().kb_dir / "kg.db")
+    names = store.graph_names()
+    if not store.remove_graph(name):
+        raise click.ClickException(f"No graph named {name!r}; loaded: {', '.join(names) or 'none'}.")
+    click.echo(f"Removed {name}.")
 
 
 def register(group) -> None:
