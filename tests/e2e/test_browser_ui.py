@@ -3,7 +3,8 @@
 Chainlit runs as a real subprocess on a free port with a temporary data dir and a small
 knowledge base; the LLM behind it is the scripted fake OpenAI server, so the test checks the UI's
 own behaviour: a streamed answer, a clickable citation that opens its evidence, an uploaded CSV
-acknowledged with a preview, and a claim checked against it with a cited cell.
+acknowledged with a preview, and a claim checked against it by table programs: the program step
+is shown, and the cells they read are cited and highlighted.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def fake_handler(req: dict) -> Reply:
     last = req["messages"][-1]["content"] if req.get("messages") else ""
     fmt = req.get("response_format") or {}
     name = (fmt.get("json_schema") or {}).get("name", "")
-    if name == "IntentFrame":
+    if name in ("IntentFrame", "intent"):  # the compact wire frame also accepts the long field names
         if "Is it true" in last or "claim" in last.lower():
             return Reply(content=_frame("claim_check", ["measles"], "Is it true that measles cases rose to 220 in 2011?"))
         return Reply(content=_frame("question", ["Wang Zhizhi", "NBA"], "When did Wang Zhizhi join the NBA?"))
@@ -55,6 +56,13 @@ def fake_handler(req: dict) -> Reply:
         return Reply(content=json.dumps({"statements": [
             {"text": "Wang Zhizhi joined the NBA in 2001.", "cite": [ids["Wang Zhizhi joined"]]},
             {"text": "He later played for the Los Angeles Clippers.", "cite": [ids["He later played"]]}]}))
+    if name == "ColumnChoice":  # the table program's first step: the columns the claim needs (#13)
+        return Reply(content=json.dumps({"columns": ["year", "number_of_cases"]}))  # column ids
+    if name == "TableProgram":  # five sampled programs: read 2011's cases and compare them with the claim
+        program = json.dumps({"filters": [{"column": "year", "op": "=", "value": "2011"}], "fn": "value",
+                              "column": "number_of_cases", "answer_column": "year",
+                              "check": {"op": "=", "against": "value", "value": "220"}})
+        return Reply(content=program, more_choices=[program] * 4)
     if fmt:  # a claim-check judge: pick SUPPORTS and cite the 2011 cell
         return Reply(content=json.dumps({"label": "SUPPORTS", "cited_cells": ["R2C2"],
                                          "reason": "The 2011 row shows 220 cases."}))
@@ -197,6 +205,10 @@ def test_csv_upload_shows_preview_and_claim_is_checked(page, ui, tmp_path):
     # A claim about the uploaded table: verdict with the decisive cell as a clickable citation.
     _send(page, "Is it true that measles cases rose to 220 in 2011?")
     page.wait_for_selector("text=Supported", timeout=180_000)
+    # The work is shown: the claim check's step holds the programs, what they computed and the vote.
+    page.get_by_text("verify_claim", exact=False).first.click()
+    page.wait_for_selector("text=/program 1: .*→ SUPPORTS/", timeout=30_000)
+    assert page.locator("text=/decided_by\"?\\s*:\\s*\"program\"/").count() >= 1, "the programs decided, not the judge"
     _open_citation(page, "T1-R2C2", "Number of cases")
     assert page.locator("td .font-bold", has_text="220").count() >= 1  # the cited cell is highlighted
     page.screenshot(path=str(ui[1] / "claim.png"))
