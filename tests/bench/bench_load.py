@@ -92,6 +92,11 @@ class ScriptedModel:
 
     def __call__(self, req: dict) -> Reply:
         prompt = "\n".join(str(m.get("content") or "") for m in req.get("messages", []))
+        schema = ((req.get("response_format") or {}).get("json_schema") or {}).get("name", "")
+        if schema == "GroundedAnswer":  # the answer (#14): statements whose citations are evidence ids
+            found = self._first_project_line(prompt)
+            statements = [{"text": found[1], "cite": [found[0]]}] if found else []
+            return Reply(content=json.dumps({"statements": statements}), delay_s=self.delay_s)
         if req.get("response_format"):
             return Reply(content=json.dumps(self._frame(req)), delay_s=self.delay_s)
         if req.get("tools"):  # the loop plans text questions itself; an answer tool call ends any round
@@ -100,6 +105,13 @@ class ScriptedModel:
         m = re.search(r"\[(S\d+)\]\s*(.*)", line)
         text = f"{m.group(2).strip()} [{m.group(1)}]" if m else "The evidence does not say."
         return Reply(content=text, delay_s=self.delay_s)
+
+    @staticmethod
+    def _first_project_line(prompt: str) -> tuple[str, str] | None:
+        """The first evidence line that names a project: (its id, its text)."""
+        line = next((ln for ln in prompt.splitlines() if re.match(r"\s*-?\s*\[S\d+\]", ln) and "Project" in ln), "")
+        m = re.search(r"\[(S\d+)\]\s*(.*)", line)
+        return (m.group(1), m.group(2).strip()) if m else None
 
     @staticmethod
     def _frame(req: dict) -> dict:
