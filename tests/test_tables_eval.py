@@ -67,6 +67,9 @@ async def test_scripted_run_writes_report_and_resumes(tmp_settings, tmp_path, fa
     golds = [json.loads(line)["gold"] for line in open(report["log"]) if '"full"' in line]
     assert full["n"] == 3 and full["accuracy"] == pytest.approx(sum(g == "SUPPORTS" for g in golds) / 3)
     assert set(full["confusion"]) >= {"SUPPORTS", "REFUTES", "NOT ENOUGH INFO"} and "macro_f1" in full
+    # Each variant beside the constant on its own items: here the majority label of the three claims.
+    assert full["majority_baseline_same_items"] == pytest.approx(
+        sum(g == report["majority_label"] for g in golds) / 3)
     assert report["thesis"]["full"] == 81.41 and not report["complete"]
     assert report["paired"]["full vs direct"] == {"n": 3, "a_only": 0, "b_only": 0, "p": 1.0}  # same scripted answers
     assert "Paired, full vs direct: on 3 shared claims" in (tmp_path / "eval" / "pubhealthtab.md").read_text()

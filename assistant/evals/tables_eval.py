@@ -345,9 +345,15 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
                                            if i in gold]
             predictions[variant] = {i: p for i, p in preds.items() if i in gold}
             carried.append(variant)
+    majority = label_baselines([it.label for it in items]).get("majority_label")
     for variant in VARIANTS:
         if records_by_variant.get(variant):
-            results[variant] = summarize(records_by_variant[variant], labels)
+            recs = records_by_variant[variant]
+            results[variant] = summarize(recs, labels)
+            # A variant run on part of the items is compared with the constant on *its* items (#18): a
+            # subset can be richer in the majority label than the whole set.
+            results[variant]["majority_baseline_same_items"] = (
+                sum(r["gold"] == majority for r in recs) / len(recs) if majority else None)
     summaries_only = []
     for variant, summary in earlier.get("variants", {}).items():
         # Reports from before per-item predictions were published: keep their numbers, unpaired and marked.
@@ -386,8 +392,8 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
              **label_baselines([it.label for it in items])}  # always-one-label accuracy on these claims (#18)
     return write_eval(name, model=llm.model, items=len(items),
                       seed=seed, variants=results, notes=notes, extra=extra, docs_dir=docs_dir,
-                      metric_keys=["accuracy", "macro_f1", "n", "median_latency_s", "invalid_citation_rate",
-                                   "invalid_citation_rate_constrained"])
+                      metric_keys=["accuracy", "majority_baseline_same_items", "macro_f1", "n", "median_latency_s",
+                                   "invalid_citation_rate", "invalid_citation_rate_constrained"])
 
 
 def earlier_report(docs_dir: Path | None, name: str, seed: int) -> dict:
