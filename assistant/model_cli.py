@@ -78,16 +78,20 @@ def serve_cmd(no_install: bool) -> None:
 def status_cmd(as_json: bool) -> None:
     """What is installed, where, and whether the server answers."""
     from assistant.provision import is_installed, read_model_info
-    from assistant.serving import VENV_MARKER, served_models, venv_python
+    from assistant.serving import VENV_MARKER, installed_formats, served_models, venv_python
 
     s = _settings()
     model_dir = s.default_model_dir
     info = read_model_info(model_dir) or {}
     venv_marker = s.vllm_venv_dir / VENV_MARKER
     models = served_models(s.effective_base_url)
+    formats = installed_formats(s)
     status = {
-        "model_source": s.hf_model_id or str(model_dir),
-        "model_installed": bool(s.hf_model_id) or is_installed(model_dir),
+        "model_source": s.hf_model_id or str(s.served_model_dir),
+        "model_format": s.model_format,
+        "model_installed": bool(s.hf_model_id) or (is_installed(model_dir) and (
+            s.model_format == "bf16" or s.model_format in formats)),
+        "installed_formats": sorted(formats),
         "upstream_model": info.get("upstream_model"),
         "license": info.get("license"),
         "gguf_sha256": info.get("gguf_sha256"),
