@@ -516,6 +516,10 @@ def ensure_server(settings: Settings, *, progress: bool = True, install: bool = 
         from assistant.provision import install_default_model
 
         install_default_model(settings, progress=progress, echo=say)
+        if settings.model_format != "bf16":  # chosen explicitly: make it (once; a few minutes on CPU)
+            from assistant.quantize import install_quantized_model
+
+            install_quantized_model(settings, settings.model_format, progress=progress, echo=say)
     model_source(settings)  # a quantized format that is not installed: say so before any vLLM set-up
     cuda = has_cuda()
     python = ensure_vllm_env(settings, cuda=cuda, echo=say)
