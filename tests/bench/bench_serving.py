@@ -291,7 +291,8 @@ def report(results: list[Measured], base: Settings, args, started: str) -> None:
         if m.skipped:
             rows.append(f"| {m.name} | – | skipped: {m.skipped} | | | | | | | |")
             continue
-        extra = " ".join(f for f in m.flags if f not in base_flags) or "–"
+        extra = " ".join(("--model …" + f[-24:] if f.startswith("/") else f) for f in m.flags
+                         if f not in base_flags) or "–"
         gone = " ".join(f for f in b.flags if f not in set(m.flags) and f.startswith("--"))
         if gone:
             extra += f" (without {gone})"
