@@ -270,13 +270,17 @@ def register(main: click.Group) -> None:
     @click.option("--no-kb", is_flag=True, help="Skip building the default knowledge base.")
     def run(no_kb: bool) -> None:
         """Install what is missing, start the model server and the UI, and print the URL."""
-        from assistant.serving import ensure_server
+        from assistant.provision import ProvisionError
+        from assistant.serving import ServingError, ensure_server
         from assistant.supervisor import Supervisor, status_path
 
         settings = Settings()
         if not no_kb:
             ensure_default_kb(settings)
-        server = ensure_server(settings)  # installs the model first if needed; reuses a running server
+        try:  # installs the model (and a chosen quantized format) first if needed; reuses a running server
+            server = ensure_server(settings)
+        except (ServingError, ProvisionError) as exc:
+            raise click.ClickException(str(exc)) from exc
         # Only a server this command started is ours to watch and restart.
         supervisor = (Supervisor(server.server, status_path(settings.data_dir),
                                  say=lambda m: click.secho(m, fg="yellow", err=True)).start()

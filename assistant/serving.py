@@ -13,6 +13,7 @@ otherwise the model is provisioned and a server started.
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import shlex
 import shutil
@@ -113,9 +114,104 @@ def _run(cmd: list[str], what: str, stream: bool = False) -> None:
 
 # --- the command line ----------------------------------------------------------------------------
 
+MODEL_FORMATS = ("bf16", "w8a8", "w4a16")
+INSTALL_MARKER = "INSTALL_COMPLETE"  # the same marker provision.py writes last
+
+
+def detect_format(model_dir: Path) -> str | None:
+    """The weight format of a model folder, read from its ``config.json``.
+
+    No ``quantization_config``: bf16 (or another unquantized dtype). compressed-tensors with 8-bit integer
+    weights and 8-bit activations: w8a8; 4-bit integer weights and no activation quantization: w4a16.
+    None when the folder has no readable config or a quantization this project does not make.
+    """
+    try:
+        cfg = json.loads((model_dir / "config.json").read_text())
+    except (OSError, ValueError):
+        return None
+    q = cfg.get("quantization_config")
+    if not q:
+        return "bf16"
+    if q.get("quant_method") != "compressed-tensors":
+        return None
+    groups = list((q.get("config_groups") or {}).values())
+    if not groups:
+        return None
+    formats = set()
+    for g in groups:
+        w, a = g.get("weights") or {}, g.get("input_activations")
+        if w.get("type", "int") != "int":
+            return None
+        if w.get("num_bits") == 8 and a and a.get("num_bits") == 8:
+            formats.add("w8a8")
+        elif w.get("num_bits") == 4 and not a:
+            formats.add("w4a16")
+        else:
+            return None
+    return formats.pop() if len(formats) == 1 else None
+
+
+def installed_formats(settings: Settings) -> dict[str, Path]:
+    """Formats of the packaged model whose folder finished installing and holds what its name says."""
+    found = {}
+    for fmt in MODEL_FORMATS:
+        folder = settings.model_dir_for(fmt)
+        if (folder / INSTALL_MARKER).is_file() and detect_format(folder) == fmt:
+            found[fmt] = folder
+    return found
+
+
 def model_source(settings: Settings) -> str:
-    """What vLLM loads: the HF model id if configured, else the installed bf16 folder."""
-    return settings.hf_model_id or str(settings.default_model_dir)
+    """What vLLM loads: the HF model id if configured, else the installed folder of ``model_format``.
+
+    A quantized format must have been installed (``evidentia model install --format …``) and be what its
+    folder says; otherwise a :class:`ServingError` says which command makes it.
+    """
+    if settings.hf_model_id:
+        if settings.model_format != "bf16":
+            raise ServingError(
+                f"EVIDENTIA_MODEL_FORMAT={settings.model_format} applies to the packaged model only; with "
+                f"EVIDENTIA_HF_MODEL_ID={settings.hf_model_id} serve a quantized hub model by its id instead "
+                "and leave EVIDENTIA_MODEL_FORMAT unset.")
+        return settings.hf_model_id
+    folder = settings.served_model_dir
+    if settings.model_format == "bf16":
+        return str(folder)  # installed on demand by ensure_server / `evidentia model install`
+    if not (folder / INSTALL_MARKER).is_file():
+        raise ServingError(
+            f"EVIDENTIA_MODEL_FORMAT={settings.model_format}, but the {settings.model_format} model is not "
+            f"installed ({folder} is missing or unfinished). Make it with `evidentia model install --format "
+            f"{settings.model_format}` (a few minutes on CPU), or unset EVIDENTIA_MODEL_FORMAT to serve bf16.")
+    found = detect_format(folder)
+    if found != settings.model_format:
+        raise ServingError(
+            f"{folder} should hold {settings.model_format} weights but its config.json says "
+            f"{found or 'an unknown format'}. Remove the folder and run `evidentia model install --format "
+            f"{settings.model_format}` again.")
+    return str(folder)
+
+
+def structured_outputs_config(settings: Settings) -> dict | None:
+    """vLLM's ``--structured-outputs-config``: only when compact JSON is asked for.
+
+    ``disable_any_whitespace`` is an xgrammar option; with the default backend ("auto") vLLM may pick
+    another engine that ignores it, so the backend is named explicitly.
+    """
+    if not settings.vllm_compact_json:
+        return None
+    return {"backend": "xgrammar", "disable_any_whitespace": True}
+
+
+def speculative_config(settings: Settings) -> dict | None:
+    """vLLM's ``--speculative-config`` for n-gram (prompt lookup) drafts, when enabled."""
+    if not settings.vllm_ngram_speculation:
+        return None
+    lo, hi = settings.vllm_ngram_prompt_lookup_min, settings.vllm_ngram_prompt_lookup_max
+    if lo > hi:
+        raise ServingError(f"EVIDENTIA_VLLM_NGRAM_PROMPT_LOOKUP_MIN={lo} is larger than "
+                           f"EVIDENTIA_VLLM_NGRAM_PROMPT_LOOKUP_MAX={hi}.")
+    return {"method": "ngram", "num_speculative_tokens": settings.vllm_ngram_num_speculative_tokens,
+            "prompt_lookup_max": hi, "prompt_lookup_min": lo}
 
 
 def build_command(settings: Settings, python: Path, *, cuda: bool, port: int | None = None) -> list[str]:
@@ -126,8 +222,15 @@ def build_command(settings: Settings, python: Path, *, cuda: bool, port: int | N
            "--port", str(port or settings.vllm_port),
            "--dtype", "bfloat16",
            "--max-model-len", str(settings.vllm_max_model_len),
-           "--enforce-eager",  # CUDA graphs / torch.compile warm-up triples start-up on CPU
            "--enable-auto-tool-choice", "--tool-call-parser", "hermes"]
+    if settings.vllm_enforce_eager:  # CUDA graphs / torch.compile warm-up triples start-up on CPU
+        cmd.append("--enforce-eager")
+    if settings.vllm_prefix_caching is not None:
+        cmd.append("--enable-prefix-caching" if settings.vllm_prefix_caching else "--no-enable-prefix-caching")
+    if (spec := speculative_config(settings)) is not None:
+        cmd += ["--speculative-config", json.dumps(spec, separators=(",", ":"))]
+    if (so := structured_outputs_config(settings)) is not None:
+        cmd += ["--structured-outputs-config", json.dumps(so, separators=(",", ":"))]
     if cuda:
         cmd += ["--tensor-parallel-size", str(settings.vllm_tensor_parallel_size),
                 "--gpu-memory-utilization", str(settings.vllm_gpu_memory_utilization)]
@@ -413,6 +516,11 @@ def ensure_server(settings: Settings, *, progress: bool = True, install: bool = 
         from assistant.provision import install_default_model
 
         install_default_model(settings, progress=progress, echo=say)
+        if settings.model_format != "bf16":  # chosen explicitly: make it (once; a few minutes on CPU)
+            from assistant.quantize import install_quantized_model
+
+            install_quantized_model(settings, settings.model_format, progress=progress, echo=say)
+    model_source(settings)  # a quantized format that is not installed: say so before any vLLM set-up
     cuda = has_cuda()
     python = ensure_vllm_env(settings, cuda=cuda, echo=say)
     server = LocalServer(settings, python=python, cuda=cuda, progress=progress, echo=say)

@@ -58,6 +58,34 @@ class Settings(BaseSettings):
     vllm_startup_timeout_s: float = Field(default=900.0, gt=0)
     vllm_extra_args: str = Field(default="", description="Extra flags appended to the vLLM command line.")
 
+    # --- serving configurations (#15); the defaults are today's flags -------------------------
+    model_format: Literal["bf16", "w8a8", "w4a16"] = Field(
+        default="bf16",
+        description="Which weights of the packaged model vLLM serves: bf16 (the install's folder), or a "
+                    "quantized copy made by `evidentia model install --format w8a8|w4a16` (compressed-tensors: "
+                    "int8 weights and activations, or 4-bit weights with bf16 activations).")
+    vllm_enforce_eager: bool = Field(
+        default=True,
+        description="Pass --enforce-eager (no torch.compile / graph capture: a faster start-up on CPU).")
+    vllm_prefix_caching: bool | None = Field(
+        default=None,
+        description="Automatic prefix caching: true/false pass --enable-prefix-caching / "
+                    "--no-enable-prefix-caching; unset leaves vLLM's own default.")
+    vllm_ngram_speculation: bool = Field(
+        default=False,
+        description="n-gram (prompt lookup) speculative decoding: drafts copied from the prompt, verified in "
+                    "one step. Helps JSON that repeats the prompt's words.")
+    vllm_ngram_num_speculative_tokens: int = Field(default=4, ge=1, le=16,
+                                                   description="Draft tokens proposed per step.")
+    vllm_ngram_prompt_lookup_max: int = Field(default=4, ge=1, le=16,
+                                              description="Longest n-gram matched in the prompt.")
+    vllm_ngram_prompt_lookup_min: int = Field(default=2, ge=1, le=16,
+                                              description="Shortest n-gram matched in the prompt.")
+    vllm_compact_json: bool = Field(
+        default=False,
+        description="Structured outputs without free whitespace (xgrammar's disable_any_whitespace): compact "
+                    "JSON, fewer tokens. The xgrammar backend is then named explicitly.")
+
     # --- folders ------------------------------------------------------------------------
     data_dir: Path = Field(default_factory=_default_data_dir, description="Models, KB, memory, logs.")
     kb_mirror_dir: Path | None = Field(
@@ -143,7 +171,20 @@ class Settings(BaseSettings):
 
     @property
     def default_model_dir(self) -> Path:
-        return self.models_dir / "qwen2.5-coder-1.5b-instruct-bf16"
+        return self.model_dir_for("bf16")
+
+    def model_dir_for(self, fmt: str) -> Path:
+        """The packaged model's folder in format ``fmt`` (bf16 is the install's own folder)."""
+        return self.models_dir / f"qwen2.5-coder-1.5b-instruct-{fmt}"
+
+    @property
+    def served_model_dir(self) -> Path:
+        """The folder vLLM serves: the one of ``model_format``."""
+        return self.model_dir_for(self.model_format)
+
+    @property
+    def quantizer_venv_dir(self) -> Path:
+        return self.data_dir / "quantizer-venv"
 
     @property
     def vllm_venv_dir(self) -> Path:

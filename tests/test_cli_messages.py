@@ -109,3 +109,16 @@ def test_chat_shows_a_conversation_before_saying_the_model_is_down(cli_env):
     assert r.exit_code == 2
     assert f"you> {QUESTION}" in r.output and "[interrupted]" in r.output and "/retry" in r.output
     assert r.output.index("[interrupted]") < r.output.index("cannot be reached")
+
+
+def test_run_reports_a_model_that_cannot_be_served_as_a_message(cli_env, monkeypatch):
+    import assistant.serving as serving
+    from assistant.quantize import QuantizeError
+
+    def fails(settings, **kw):
+        raise QuantizeError("Could not install llmcompressor==0.14.0.1 (exit 1).")
+
+    monkeypatch.setattr(serving, "ensure_server", fails)
+    out = CliRunner().invoke(main, ["run", "--no-kb"])
+    assert out.exit_code == 1 and "Error: Could not install llmcompressor" in out.output
+    assert out.exception is None or isinstance(out.exception, SystemExit)  # no traceback

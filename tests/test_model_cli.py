@@ -65,3 +65,22 @@ def test_install_failure_is_a_clean_error_message(tmp_path, monkeypatch):
     assert out.exit_code == 1
     assert "Error: The assembled model's sha256 is abc" in out.output
     assert "Traceback" not in out.output
+
+
+def test_status_names_the_format_and_the_installed_quantized_folders(tmp_path, monkeypatch):
+    from tests.test_serving import quantized_folder
+    from assistant.settings import Settings
+
+    monkeypatch.setenv("EVIDENTIA_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("EVIDENTIA_VLLM_PORT", "9")
+    monkeypatch.setenv("EVIDENTIA_MODEL_FORMAT", "w8a8")
+    monkeypatch.delenv("EVIDENTIA_LLM_BASE_URL", raising=False)
+    s = Settings(_env_file=None)
+    quantized_folder(s, "bf16")
+    status = json.loads(CliRunner().invoke(model_group, ["status", "--json"]).output)
+    assert status["model_format"] == "w8a8" and status["installed_formats"] == ["bf16"]
+    assert status["model_installed"] is False  # w8a8 was chosen but not made
+    assert status["model_source"] == str(s.model_dir_for("w8a8"))
+    quantized_folder(s, "w8a8")
+    status = json.loads(CliRunner().invoke(model_group, ["status", "--json"]).output)
+    assert status["installed_formats"] == ["bf16", "w8a8"] and status["model_installed"] is True

@@ -303,3 +303,146 @@ def test_the_server_stops_with_the_app(tmp_path, how):
     while (alive(server_pid) or alive(child)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not alive(server_pid) and not alive(child)
+
+
+# --- serving configurations (#15) ------------------------------------------------------------------
+
+def quantized_folder(settings: Settings, fmt: str, *, marker: bool = True, config: dict | None = None) -> Path:
+    """A model folder as `evidentia model install --format` leaves it (config.json + marker)."""
+    import json
+
+    groups = {"w8a8": {"weights": {"num_bits": 8, "type": "int", "strategy": "channel", "symmetric": True},
+                       "input_activations": {"num_bits": 8, "type": "int", "strategy": "token", "dynamic": True}},
+              "w4a16": {"weights": {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128},
+                        "input_activations": None}}
+    folder = settings.model_dir_for(fmt)
+    folder.mkdir(parents=True, exist_ok=True)
+    if config is None:
+        config = {"architectures": ["Qwen2ForCausalLM"]}
+        if fmt != "bf16":
+            config["quantization_config"] = {"quant_method": "compressed-tensors",
+                                             "config_groups": {"group_0": {"targets": ["Linear"], **groups[fmt]}},
+                                             "ignore": ["lm_head"]}
+    (folder / "config.json").write_text(json.dumps(config))
+    if marker:
+        (folder / "INSTALL_COMPLETE").write_text("done\n")
+    return folder
+
+
+def test_default_configuration_is_todays_flags(settings):
+    cmd = build_command(settings, Path("py"), cuda=False)
+    assert flag(cmd, "--model") == str(settings.default_model_dir)
+    assert cmd.count("--enforce-eager") == 1
+    for absent in ("--enable-prefix-caching", "--no-enable-prefix-caching", "--speculative-config",
+                   "--structured-outputs-config"):
+        assert absent not in cmd, absent
+
+
+def test_enforce_eager_can_be_turned_off(settings):
+    cmd = build_command(settings.model_copy(update={"vllm_enforce_eager": False}), Path("py"), cuda=False)
+    assert "--enforce-eager" not in cmd
+
+
+def test_enforce_eager_and_format_come_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVIDENTIA_VLLM_ENFORCE_EAGER", "false")
+    monkeypatch.setenv("EVIDENTIA_MODEL_FORMAT", "w4a16")
+    monkeypatch.setenv("EVIDENTIA_VLLM_PREFIX_CACHING", "true")
+    s = Settings(_env_file=None, data_dir=tmp_path)
+    assert s.vllm_enforce_eager is False and s.model_format == "w4a16" and s.vllm_prefix_caching is True
+    monkeypatch.setenv("EVIDENTIA_MODEL_FORMAT", "fp8")
+    with pytest.raises(ValueError):
+        Settings(_env_file=None, data_dir=tmp_path)
+
+
+@pytest.mark.parametrize("value, expected", [(True, "--enable-prefix-caching"),
+                                             (False, "--no-enable-prefix-caching")])
+def test_prefix_caching_on_and_off(settings, value, expected):
+    cmd = build_command(settings.model_copy(update={"vllm_prefix_caching": value}), Path("py"), cuda=False)
+    assert expected in cmd
+    other = {"--enable-prefix-caching", "--no-enable-prefix-caching"} - {expected}
+    assert not other & set(cmd)
+
+
+def test_ngram_speculation_is_opt_in_and_configurable(settings):
+    s = settings.model_copy(update={"vllm_ngram_speculation": True, "vllm_ngram_num_speculative_tokens": 5,
+                                    "vllm_ngram_prompt_lookup_max": 3, "vllm_ngram_prompt_lookup_min": 1})
+    cmd = build_command(s, Path("py"), cuda=False)
+    import json
+
+    assert json.loads(flag(cmd, "--speculative-config")) == {
+        "method": "ngram", "num_speculative_tokens": 5, "prompt_lookup_max": 3, "prompt_lookup_min": 1}
+    assert cmd[-4:] == ["--seed", "7", "--max-num-seqs", "8"]  # extra args still last, able to override
+
+
+def test_ngram_lookup_bounds_are_checked(settings):
+    s = settings.model_copy(update={"vllm_ngram_speculation": True, "vllm_ngram_prompt_lookup_max": 2,
+                                    "vllm_ngram_prompt_lookup_min": 3})
+    with pytest.raises(ServingError, match="PROMPT_LOOKUP_MIN=3 is larger"):
+        build_command(s, Path("py"), cuda=False)
+
+
+def test_compact_json_names_the_xgrammar_backend(settings):
+    import json
+
+    cmd = build_command(settings.model_copy(update={"vllm_compact_json": True}), Path("py"), cuda=False)
+    assert json.loads(flag(cmd, "--structured-outputs-config")) == {"backend": "xgrammar",
+                                                                    "disable_any_whitespace": True}
+
+
+@pytest.mark.parametrize("fmt", ["w8a8", "w4a16"])
+def test_an_installed_quantized_format_is_served_from_its_folder(settings, fmt):
+    folder = quantized_folder(settings, fmt)
+    cmd = build_command(settings.model_copy(update={"model_format": fmt}), Path("py"), cuda=False)
+    assert flag(cmd, "--model") == str(folder) != str(settings.default_model_dir)
+    assert flag(cmd, "--dtype") == "bfloat16"  # activations / unquantized layers
+
+
+@pytest.mark.parametrize("fmt", ["w8a8", "w4a16"])
+def test_a_format_that_was_not_installed_is_a_clear_error(settings, fmt):
+    s = settings.model_copy(update={"model_format": fmt})
+    with pytest.raises(ServingError, match=rf"EVIDENTIA_MODEL_FORMAT={fmt}.*not installed.*"
+                                           rf"evidentia model install --format {fmt}"):
+        build_command(s, Path("py"), cuda=False)
+    quantized_folder(settings, fmt, marker=False)  # an unfinished install is not installed either
+    with pytest.raises(ServingError, match="not installed"):
+        build_command(s, Path("py"), cuda=False)
+
+
+def test_a_folder_holding_another_format_is_refused(settings):
+    quantized_folder(settings, "w8a8", config={"architectures": ["Qwen2ForCausalLM"]})  # bf16 weights inside
+    with pytest.raises(ServingError, match="should hold w8a8 weights but its config.json says bf16"):
+        build_command(settings.model_copy(update={"model_format": "w8a8"}), Path("py"), cuda=False)
+
+
+def test_quantized_folders_are_detected(settings):
+    assert serving.installed_formats(settings) == {}
+    quantized_folder(settings, "bf16")
+    quantized_folder(settings, "w8a8")
+    quantized_folder(settings, "w4a16", marker=False)
+    assert serving.installed_formats(settings) == {"bf16": settings.default_model_dir,
+                                                   "w8a8": settings.model_dir_for("w8a8")}
+    assert serving.detect_format(settings.model_dir_for("w4a16")) == "w4a16"
+    assert serving.detect_format(settings.models_dir / "nowhere") is None
+
+
+def test_formats_this_project_does_not_make_are_not_detected_as_ours(tmp_path):
+    import json
+
+    fp8 = {"quant_method": "compressed-tensors", "config_groups": {"g": {
+        "weights": {"num_bits": 8, "type": "float"}, "input_activations": {"num_bits": 8, "type": "float"}}}}
+    for q in (fp8, {"quant_method": "awq", "bits": 4}, {"quant_method": "compressed-tensors"}):
+        (tmp_path / "config.json").write_text(json.dumps({"quantization_config": q}))
+        assert serving.detect_format(tmp_path) is None, q
+
+
+def test_hf_model_id_with_a_quantized_format_is_refused(tmp_path):
+    s = Settings(_env_file=None, data_dir=tmp_path, hf_model_id="Qwen/Qwen2.5-7B-Instruct", model_format="w8a8")
+    with pytest.raises(ServingError, match="applies to the packaged model only"):
+        build_command(s, Path("py"), cuda=True)
+
+
+def test_serving_a_format_that_was_not_installed_stops_before_any_set_up(tmp_path, monkeypatch):
+    monkeypatch.setattr(serving, "ensure_vllm_env", no_install)
+    s = Settings(_env_file=None, data_dir=tmp_path, vllm_port=free_port(), model_format="w8a8")
+    with pytest.raises(ServingError, match="evidentia model install --format w8a8"):
+        ensure_server(s, install=False, echo=lambda m: None)

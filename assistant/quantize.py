@@ -1,0 +1,308 @@
+"""Quantized copies of the packaged model: ``evidentia model install --format w8a8|w4a16``.
+
+vLLM's CPU build serves compressed-tensors checkpoints: int8 weights and activations (W8A8, oneDNN) and
+4-bit weight-only (W4A16). This module makes them offline, on CPU, from the installed bf16 folder with
+llm-compressor's ``model_free_ptq`` (data-free: per-channel int8 / round-to-nearest int4, no calibration
+set). ``lm_head`` and the embeddings stay unquantized.
+
+- **Its own environment.** llm-compressor pins torch, transformers and compressed-tensors versions that
+  fight the app's and vLLM's, so it runs in ``settings.quantizer_venv_dir``, installed on first use (not
+  by ``make install``). The worker (``assistant/quantize_worker.py``) imports nothing from the app.
+- **Idempotent.** The output carries ``QUANT_STAMP.json``: the sha256 of the source folder's weights and
+  config, the scheme, what is ignored and the quantizer's version. A second run with the same stamp does
+  nothing; a changed source (or scheme) is quantized again.
+- **Atomic.** Work happens in ``<target>.partial``; the finished folder gets its stamp and, last, the
+  ``INSTALL_COMPLETE`` marker, then is renamed into place. Any failure or interruption removes the partial
+  folder; a run killed outright leaves one that the next run removes first.
+
+Tests inject a fake :data:`QuantizeRunner` and a fake environment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from assistant.provision import INFO_NAME, ProvisionError
+from assistant.settings import Settings
+
+MARKER_NAME = "INSTALL_COMPLETE"
+STAMP_NAME = "QUANT_STAMP.json"
+QUANTIZER_MARKER = "EVIDENTIA_QUANTIZER_READY"
+# torch first, the CPU wheel (as `make install` does), so llm-compressor's resolver does not fetch a CUDA one.
+QUANTIZER_REQUIREMENTS = ("torch==2.13.0", "llmcompressor==0.14.0.1")
+# llm-compressor's preset schemes; the vLLM-CPU kernels: oneDNN int8 GEMM, cpu_gemm_wna16.
+SCHEMES = {"w8a8": "W8A8", "w4a16": "W4A16"}
+# Kept in bf16: the tied embedding / output matrix (quantizing it costs the most quality per byte saved).
+IGNORE = ("lm_head", "model.embed_tokens")
+_MB = 1024 * 1024
+
+
+class QuantizeError(ProvisionError):
+    """The quantized model could not be made. The message says why and what to do."""
+
+
+# (python of the quantizer's venv, source folder, output folder, preset scheme, ignored modules, progress)
+QuantizeRunner = Callable[[Path, Path, Path, str, tuple[str, ...], bool], None]
+# (settings, echo) -> python of the quantizer's environment
+EnvMaker = Callable[[Settings, Callable[[str], None]], Path]
+
+
+@dataclass
+class QuantizeResult:
+    model_dir: Path
+    already_installed: bool = False
+    message: str = ""
+    seconds: float = 0.0
+    stamp: dict = field(default_factory=dict)
+
+
+# --- the quantizer's environment ---------------------------------------------------------------
+
+def ensure_quantizer_env(settings: Settings, echo: Callable[[str], None] | None = None) -> Path:
+    """Create (once) the virtual environment with llm-compressor; return its python."""
+    say = echo or (lambda m: print(m, file=sys.stderr))
+    venv = settings.quantizer_venv_dir
+    python = venv / "bin" / "python"
+    marker = venv / QUANTIZER_MARKER
+    wanted = " ".join(QUANTIZER_REQUIREMENTS)
+    if marker.is_file() and marker.read_text().strip() == wanted and python.exists():
+        return python
+    if python.exists() and _has_working_quantizer(python):
+        marker.write_text(wanted + "\n")  # prepared by hand or by a run that stopped after the install
+        return python
+    say(f"Setting up the quantizer environment in {venv} ({wanted}; a few minutes, ~1.5 GB) …")
+    try:
+        if not python.exists():
+            _run([sys.executable, "-m", "venv", str(venv)], "create the quantizer's virtual environment")
+        _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-U", "pip"], "update pip")
+        for req in QUANTIZER_REQUIREMENTS:
+            _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", req], f"install {req}",
+                 stream=True)
+        _run([str(python), "-c", "from llmcompressor import model_free_ptq"], "import llm-compressor")
+    except QuantizeError:
+        marker.unlink(missing_ok=True)
+        raise
+    marker.write_text(wanted + "\n")
+    say(f"Quantizer environment ready: {python}")
+    return python
+
+
+def _has_working_quantizer(python: Path) -> bool:
+    want = QUANTIZER_REQUIREMENTS[-1].split("==")[1]
+    code = ("import importlib.metadata as m, sys; from llmcompressor import model_free_ptq; "
+            f"sys.exit(0 if m.version('llmcompressor') == {want!r} else 1)")
+    return subprocess.run([str(python), "-c", code], capture_output=True).returncode == 0
+
+
+def _run(cmd: list[str], what: str, stream: bool = False) -> None:
+    proc = subprocess.run(cmd, text=True, **({} if stream else {"capture_output": True}))
+    if proc.returncode != 0:
+        tail = "\n".join(((proc.stderr or "") + (proc.stdout or "")).strip().splitlines()[-10:])
+        raise QuantizeError(f"Could not {what} (exit {proc.returncode}).\n{tail}")
+
+
+# --- the stamp ----------------------------------------------------------------------------------
+
+def source_sha256(source: Path, progress: bool = False) -> str:
+    """sha256 over the source folder's ``config.json`` and weight files, in name order."""
+    files = sorted([source / "config.json", *source.glob("*.safetensors")], key=lambda p: p.name)
+    missing = [p.name for p in files if not p.is_file()]
+    if missing or len(files) < 2:
+        raise QuantizeError(f"{source} has no config.json or no *.safetensors weights: the bf16 install is "
+                            "incomplete. Run `evidentia model install` first.")
+    from tqdm import tqdm
+
+    digest = hashlib.sha256()
+    total = sum(p.stat().st_size for p in files)
+    with tqdm(total=total, desc="hash source", unit="B", unit_scale=True, unit_divisor=1024,
+              disable=not progress) as bar:
+        for p in files:
+            digest.update(p.name.encode() + b"\0")
+            with open(p, "rb") as fh:
+                while chunk := fh.read(8 * _MB):
+                    digest.update(chunk)
+                    bar.update(len(chunk))
+    return digest.hexdigest()
+
+
+def wanted_stamp(fmt: str, source_sha: str, source: Path) -> dict:
+    return {"format": fmt, "scheme": SCHEMES[fmt], "ignore": list(IGNORE), "method": "model_free_ptq",
+            "quantizer": list(QUANTIZER_REQUIREMENTS), "source_dir": str(source), "source_sha256": source_sha}
+
+
+def read_stamp(model_dir: Path) -> dict | None:
+    try:
+        return json.loads((model_dir / STAMP_NAME).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _stamp_matches(model_dir: Path, wanted: dict) -> bool:
+    if not (model_dir / MARKER_NAME).is_file():
+        return False
+    stamp = read_stamp(model_dir) or {}
+    keys = ("format", "scheme", "ignore", "method", "quantizer", "source_sha256")
+    return all(stamp.get(k) == wanted[k] for k in keys)
+
+
+# --- the install --------------------------------------------------------------------------------
+
+def install_quantized_model(settings: Settings, fmt: str, *, progress: bool = True,
+                            runner: QuantizeRunner | None = None, env_maker: EnvMaker | None = None,
+                            required_free_bytes: int | None = None,
+                            echo: Callable[[str], None] | None = None) -> QuantizeResult:
+    """Quantize the installed bf16 folder into ``settings.model_dir_for(fmt)`` (once per source).
+
+    The bf16 model must be installed. Raises :class:`QuantizeError` with a user-facing message, and
+    re-raises ``KeyboardInterrupt`` after removing the unfinished folder.
+    """
+    from assistant.provision import _install_lock, _remove, is_installed
+    from assistant.serving import detect_format
+
+    if fmt not in SCHEMES:
+        raise QuantizeError(f"Unknown quantized format {fmt!r}; choose one of {', '.join(SCHEMES)}.")
+    say = echo or (lambda m: print(m, file=sys.stderr))
+    started = time.monotonic()
+    source = settings.default_model_dir
+    target = settings.model_dir_for(fmt)
+    if not is_installed(source):
+        raise QuantizeError(f"The bf16 model is not installed in {source}; the {fmt} copy is made from it. "
+                            "Run `evidentia model install` first.")
+    runner = runner or run_model_free_ptq
+    env_maker = env_maker or ensure_quantizer_env
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with _install_lock(target):
+        say(f"Checking the bf16 source ({source}) …")
+        stamp = wanted_stamp(fmt, source_sha256(source, progress), source)
+        if _stamp_matches(target, stamp):
+            msg = f"The {fmt} model is already installed in {target} and matches its source; nothing to do."
+            say(msg)
+            return QuantizeResult(model_dir=target, already_installed=True, message=msg,
+                                  stamp=read_stamp(target) or {})
+        partial = target.with_name(target.name + ".partial")
+        old = target.with_name(target.name + ".old")
+        _remove(partial)  # left over from a run that was killed outright
+        _remove(old)
+        if target.exists():
+            say(f"{target} is unfinished or was made from another source or scheme; making it again.")
+        _check_free_space(target.parent, required_free_bytes if required_free_bytes is not None
+                          else _space_needed(source))
+        python = env_maker(settings, say)
+        completed = False
+        try:
+            partial.mkdir(parents=True)
+            say(f"Quantizing to {SCHEMES[fmt]} with llm-compressor's model_free_ptq (data-free, on CPU; "
+                f"{', '.join(IGNORE)} kept in bf16) …")
+            runner(python, source, partial, SCHEMES[fmt], IGNORE, progress)
+            # model_free_ptq copies every non-weight file, the source's marker too: it must come last
+            (partial / MARKER_NAME).unlink(missing_ok=True)
+            _copy_side_files(source, partial)
+            _describe(partial, fmt)
+            got = detect_format(partial)
+            if got != fmt:
+                raise QuantizeError(f"The quantizer wrote a model whose config.json says {got or 'an unknown format'}"
+                                    f", not {fmt}. Nothing was kept.")
+            stamp["created_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            stamp["size_bytes"] = sum(p.stat().st_size for p in partial.glob("*.safetensors"))
+            (partial / STAMP_NAME).write_text(json.dumps(stamp, indent=2) + "\n")
+            (partial / MARKER_NAME).write_text(stamp["created_at"] + "\n")  # written last
+            if target.exists():  # swap: the old copy is removed only once the new one is in place
+                os.replace(target, old)
+            os.replace(partial, target)
+            completed = True
+            _remove(old)
+        except OSError as exc:
+            raise QuantizeError(f"Quantizing the model failed: {exc}. Nothing was kept.") from exc
+        except KeyboardInterrupt:
+            say("Interrupted: removing the unfinished quantized model.")
+            raise
+        finally:
+            if not completed:
+                _remove(partial)
+                if old.exists() and not target.exists():
+                    os.replace(old, target)  # the swap failed half-way: put the previous copy back
+    secs = time.monotonic() - started
+    msg = (f"Installed the {fmt} model into {target} in {secs:.0f} s "
+           f"({stamp['size_bytes'] / 1e9:.2f} GB of weights).")
+    say(msg)
+    return QuantizeResult(model_dir=target, message=msg, seconds=secs, stamp=stamp)
+
+
+# Files vLLM needs beside the weights; the quantizer may or may not copy them.
+_SIDE_FILES = ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "generation_config.json",
+               "special_tokens_map.json", "vocab.json", "merges.txt", "added_tokens.json", "MODEL_INFO.json")
+
+
+def _copy_side_files(source: Path, out: Path) -> None:
+    for name in _SIDE_FILES:
+        if (source / name).is_file() and not (out / name).exists():
+            shutil.copy2(source / name, out / name)
+
+
+def _describe(out: Path, fmt: str) -> None:
+    """MODEL_INFO.json (copied from the source) says what these weights are."""
+    try:
+        info = json.loads((out / INFO_NAME).read_text())
+    except (OSError, ValueError):
+        info = {}
+    info["format"] = (f"{SCHEMES[fmt]} compressed-tensors (llm-compressor model_free_ptq, data-free), made from: "
+                      f"{info.get('format', 'bf16 safetensors')}")
+    info["quantized_format"] = fmt
+    (out / INFO_NAME).write_text(json.dumps(info, indent=2) + "\n")
+
+
+def _space_needed(source: Path) -> int:
+    weights = sum(p.stat().st_size for p in source.glob("*.safetensors"))
+    return int(weights * 0.8) + 256 * _MB  # int8 weights + bf16 embeddings < 0.6x of bf16; headroom
+
+
+def _check_free_space(folder: Path, needed: int) -> None:
+    if needed <= 0:
+        return
+    free = shutil.disk_usage(folder).free
+    if free < needed:
+        raise QuantizeError(f"Not enough free disk space in {folder}: {free / 1e9:.1f} GB free, about "
+                            f"{needed / 1e9:.1f} GB needed for the quantized model.")
+
+
+# --- the real runner ------------------------------------------------------------------------------
+
+WORKER = Path(__file__).with_name("quantize_worker.py")
+
+
+def run_model_free_ptq(python: Path, source: Path, out: Path, scheme: str, ignore: tuple[str, ...],
+                       progress: bool = True) -> None:
+    """Run ``quantize_worker.py`` in the quantizer's environment, passing its progress through."""
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    cmd = [str(python), str(WORKER), str(source), str(out), scheme, json.dumps(list(ignore))]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    tail: list[str] = []
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:
+            if progress:
+                sys.stderr.write(line)
+            tail = (tail + [line.rstrip()])[-15:]
+        proc.wait()
+    finally:
+        if proc.poll() is None:  # interrupted: the child must not keep writing into the folder
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    if proc.returncode != 0:
+        raise QuantizeError(f"llm-compressor's model_free_ptq failed (exit {proc.returncode}):\n" + "\n".join(tail))
