@@ -211,6 +211,17 @@ async def test_majority_of_programs_decides_with_cells_and_confidence(tmp_settin
     assert not [r for r in srv.requests if r.get("messages") and "response_format" not in r]  # no CCoE
 
 
+async def test_a_program_checking_a_value_the_claim_does_not_state_does_not_vote(tmp_settings, fake_llm_server):
+    unstated = {**LOOKUP, "check": {"op": ">", "against": "value", "value": "300"}}  # REFUTES, but 300 is not claimed
+    with fake_llm_server(scripted(["province", "cases"], [LOOKUP, unstated, unstated, LOOKUP, unstated])) as srv:
+        check = await check_claim(llm_for(tmp_settings, srv), CASES, CLAIM, embedder=BagOfWordsEmbedder())
+    # Three misread programs would have outvoted two readings of the claim; they run but do not vote.
+    assert check.label == "SUPPORTS" and check.decided_by == "program"
+    assert check.programs.votes == {"SUPPORTS": 2} and check.confidence == 0.4
+    blocked = [r for r in check.programs.runs if not r.ran]
+    assert len(blocked) == 3 and all("does not vote" in r.error and "'300'" in r.error for r in blocked)
+
+
 async def test_not_in_table_column_choice_is_nei_without_a_program(tmp_settings, fake_llm_server):
     with fake_llm_server(scripted(["province", "not_in_table"])) as srv:
         check = await check_claim(llm_for(tmp_settings, srv), CASES, "Ontario had 40 deaths from measles.",
@@ -554,7 +565,8 @@ async def test_a_claim_the_table_does_not_cover_is_nei_without_any_model_call(tm
         check = await check_claim(llm_for(tmp_settings, srv), CASES, "Ebola vaccines halved hospital admissions.",
                                   embedder=BagOfWordsEmbedder())
         assert not srv.requests  # decided by the table's words alone
-        two_labels = await check_claim(llm_for(tmp_settings, srv), CASES, "Ebola vaccines halved admissions.",
+        # (The claim states the 220 the scripted program checks: a check of an unstated value does not vote.)
+        two_labels = await check_claim(llm_for(tmp_settings, srv), CASES, "Ebola vaccines halved admissions to 220.",
                                        embedder=BagOfWordsEmbedder(), labels=("SUPPORTS", "REFUTES"))
     assert check.label == "NOT ENOUGH INFO" and check.decided_by == "coverage" and check.cells == []
     assert "not: ebola, vaccines, halved, hospital, admissions" in check.reason

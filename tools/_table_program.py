@@ -6,8 +6,9 @@
 2. ``n`` programs sampled in one request (``n`` choices, temperature ~0.7) under a typed JSON schema whose
    column names are the table's own identifiers and whose parts must fit together: numbers against
    numbers, filters on values the column holds (``tools._table_grammar``).
-3. Each program runs in ``tools._table_ops.execute``; when none runs, the request is repeated once
-   with the first error message.
+3. Each program runs in ``tools._table_ops.execute``. A claim's program that does not check what the
+   claim states (``tools._claim_grounding``) runs but does not vote. When none runs or votes, the request
+   is repeated once with the first error message.
 4. Majority vote over the programs that ran; the share of all samples that agree is the confidence.
    No strict majority (or none ran) leaves the decision to the caller's fallback (CCoE).
 
@@ -30,6 +31,7 @@ from pydantic import BaseModel, Field
 from assistant.prompts import render
 from kb.tables import Table
 from tools._cells import TypedTable, display_cell
+from tools._claim_grounding import vote_blocker
 from tools._table_grammar import typed_program_schema
 from tools._table_shape import ShapedTable, shape_for_programs
 from tools._table_ops import NOT_IN_TABLE, Execution, Program, ProgramError, column_choice_schema, describe, \
@@ -165,7 +167,12 @@ async def _sample(llm, typed: TypedTable, kind: Kind, text: str, needed: list[st
         raw = s.model_dump()
         try:
             program = Program.model_validate(raw)
-            out.append(_Sampled(program, execution=execute(program, typed), raw=raw))
+            execution = execute(program, typed)
+            blocked = vote_blocker(program, execution, text, typed.table.n_rows) if kind == "claim" else ""
+            if blocked:  # it ran, but it does not check what the claim states: it must not vote
+                out.append(_Sampled(program, error=f"does not vote: {blocked}", raw=raw))
+            else:
+                out.append(_Sampled(program, execution=execution, raw=raw))
         except ProgramError as exc:
             out.append(_Sampled(program, error=str(exc), raw=raw))
         except ValueError as exc:  # pydantic's ValidationError: a schema the server did not enforce
