@@ -329,6 +329,30 @@ def _remove(path: Path) -> None:
 
 # --- GGUF -> bf16 conversion ------------------------------------------------------------------
 
+def follow_child(proc: subprocess.Popen, output, progress: bool) -> list[str]:
+    """Wait for a writing child, passing its progress through; return its last 15 lines (for errors).
+
+    An interrupted wait terminates the child (then kills it after 10 s): it must not keep writing into a
+    folder the caller is about to clean up.
+    """
+    tail: list[str] = []
+    try:
+        for line in output:
+            if progress:
+                sys.stderr.write(line)
+            tail = (tail + [line.rstrip()])[-15:]
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    return tail
+
+
 def convert_gguf_subprocess(gguf: Path, out_dir: Path, progress: bool = True) -> None:
     """Run :func:`convert_gguf_to_bf16` in a child process (its ~6 GB are freed when it exits)."""
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
@@ -336,22 +360,8 @@ def convert_gguf_subprocess(gguf: Path, out_dir: Path, progress: bool = True) ->
     if not progress:
         cmd.append("--quiet")
     proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
-    tail: list[str] = []
     assert proc.stderr is not None
-    try:
-        for line in proc.stderr:  # pass the child's progress bar through, remember the end for errors
-            if progress:
-                sys.stderr.write(line)
-            tail = (tail + [line.rstrip()])[-15:]
-        proc.wait()
-    finally:
-        if proc.poll() is None:  # interrupted: the child must not keep writing into the folder
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    tail = follow_child(proc, proc.stderr, progress)
     if proc.returncode != 0:
         text = "\n".join(tail)
         _raise_if_disk_full(text)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from assistant.provision import INFO_NAME, ProvisionError
+from assistant.provision import INFO_NAME, ProvisionError, follow_child
 from assistant.settings import Settings
 
 MARKER_NAME = "INSTALL_COMPLETE"
@@ -288,21 +288,7 @@ def run_model_free_ptq(python: Path, source: Path, out: Path, scheme: str, ignor
     cmd = [str(python), str(WORKER), str(source), str(out), scheme, json.dumps(list(ignore))]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
-    tail: list[str] = []
     assert proc.stdout is not None
-    try:
-        for line in proc.stdout:
-            if progress:
-                sys.stderr.write(line)
-            tail = (tail + [line.rstrip()])[-15:]
-        proc.wait()
-    finally:
-        if proc.poll() is None:  # interrupted: the child must not keep writing into the folder
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    tail = follow_child(proc, proc.stdout, progress)
     if proc.returncode != 0:
         raise QuantizeError(f"llm-compressor's model_free_ptq failed (exit {proc.returncode}):\n" + "\n".join(tail))

@@ -156,8 +156,9 @@ def pid_listening_on(port: int) -> int | None:
     return None
 
 
-async def ttft(client: httpx.AsyncClient, base: str, model: str) -> float:
-    body = {"model": model, "messages": [{"role": "user", "content": PROMPT}], "max_tokens": 8,
+async def ttft(client: httpx.AsyncClient, base: str, model: str, prompt: str = PROMPT) -> float:
+    """Seconds from sending a streamed request to its first content token."""
+    body = {"model": model, "messages": [{"role": "user", "content": prompt}], "max_tokens": 8,
             "temperature": 0, "stream": True}
     start = time.perf_counter()
     async with client.stream("POST", f"{base}/chat/completions", json=body) as resp:

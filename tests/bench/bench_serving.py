@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
-from bench_llm import RssSampler  # noqa: E402
+from bench_llm import RssSampler, ttft  # noqa: E402
 
 from assistant.evals.report import DOCS_DIR, write_bench  # noqa: E402
 from assistant.serving import LocalServer, ServingError, build_command, installed_formats  # noqa: E402
@@ -141,18 +141,7 @@ def tree_cpu_s(pid: int) -> float:
 
 
 async def _ttft(client: httpx.AsyncClient, base: str, model: str) -> float:
-    body = {"model": model, "messages": [{"role": "user", "content": TTFT_PROMPT}], "max_tokens": 8,
-            "temperature": 0, "stream": True}
-    start = time.perf_counter()
-    async with client.stream("POST", f"{base}/chat/completions", json=body) as resp:
-        resp.raise_for_status()
-        async for line in resp.aiter_lines():
-            if line.startswith("data: ") and line != "data: [DONE]":
-                chunk = json.loads(line[6:])
-                delta = chunk["choices"][0]["delta"] if chunk.get("choices") else {}
-                if delta.get("content"):
-                    return time.perf_counter() - start
-    raise RuntimeError("the stream ended without content")
+    return await ttft(client, base, model, TTFT_PROMPT)
 
 
 async def _generate(client: httpx.AsyncClient, base: str, model: str, prompt: str, n: int) -> int:
