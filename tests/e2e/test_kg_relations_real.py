@@ -20,12 +20,24 @@ pytestmark = pytest.mark.real_model
 
 @pytest.fixture
 def default_kb_settings(real_settings, tmp_path):
-    """The default KB (read through a link) with this test's own memory, so nothing shared is written."""
-    if not (real_settings.kb_dir / "kg.db").exists() or "hetionet" not in Deps(real_settings).kg.graph_names():
-        message = "the default KB has no Hetionet: run `evidentia kb kg load hetionet`"
-        if os.environ.get("EVIDENTIA_REQUIRE_REAL_MODEL") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+    """The default KB (read through a link) with this test's own memory.
+
+    A fresh machine (CI) has no Hetionet yet: it is loaded once into the default KB, as `evidentia kb kg load
+    hetionet` would, when its source is reachable (the mirror folder or upstream).
+    """
+    from kb.kg_loaders import load_source
+    from kb.kg_store import KGStore
+
+    real_settings.kb_dir.mkdir(parents=True, exist_ok=True)
+    store = KGStore(real_settings.kb_dir / "kg.db")
+    if not store.has_graph("hetionet"):
+        try:
+            load_source(store, "hetionet", real_settings)
+        except Exception as exc:  # noqa: BLE001 - no source reachable: say so as the failure or skip
+            message = f"the default KB has no Hetionet and it could not be loaded ({exc})"
+            if os.environ.get("EVIDENTIA_REQUIRE_REAL_MODEL") == "1":
+                pytest.fail(message)
+            pytest.skip(message)
     data = tmp_path / "data"
     data.mkdir()
     (data / "kb").symlink_to(real_settings.kb_dir, target_is_directory=True)
