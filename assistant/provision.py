@@ -329,6 +329,14 @@ def _remove(path: Path) -> None:
 
 # --- GGUF -> bf16 conversion ------------------------------------------------------------------
 
+def run_step(cmd: list[str], what: str, error: type[Exception], stream: bool = False) -> None:
+    """Run one set-up command; on failure raise ``error`` saying what failed, with the output's last lines."""
+    proc = subprocess.run(cmd, text=True, **({} if stream else {"capture_output": True}))
+    if proc.returncode != 0:
+        tail = "\n".join(((proc.stderr or "") + (proc.stdout or "")).strip().splitlines()[-10:])
+        raise error(f"Could not {what} (exit {proc.returncode}).\n{tail}")
+
+
 def follow_child(proc: subprocess.Popen, output, progress: bool) -> list[str]:
     """Wait for a writing child, passing its progress through; return its last 15 lines (for errors).
 

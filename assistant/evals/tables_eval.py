@@ -345,7 +345,8 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
                                            if i in gold]
             predictions[variant] = {i: p for i, p in preds.items() if i in gold}
             carried.append(variant)
-    majority = label_baselines([it.label for it in items]).get("majority_label")
+    baselines = label_baselines([it.label for it in items])  # always-one-label accuracy on these claims (#18)
+    majority = baselines.get("majority_label")
     for variant in VARIANTS:
         if records_by_variant.get(variant):
             recs = records_by_variant[variant]
@@ -389,7 +390,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
              "thesis": THESIS[benchmark], "log": str(log.path), "paired": paired,
              # Our own outputs, item by item (no dataset text): what lets a later run pair with this one.
              "predictions": predictions,
-             **label_baselines([it.label for it in items])}  # always-one-label accuracy on these claims (#18)
+             **baselines}
     return write_eval(name, model=llm.model, items=len(items),
                       seed=seed, variants=results, notes=notes, extra=extra, docs_dir=docs_dir,
                       metric_keys=["accuracy", "majority_baseline_same_items", "macro_f1", "n", "median_latency_s",

@@ -101,9 +101,8 @@ class ScriptedModel:
             return Reply(content=json.dumps(self._frame(req)), delay_s=self.delay_s)
         if req.get("tools"):  # the loop plans text questions itself; an answer tool call ends any round
             return Reply(tool_calls=[("answer", json.dumps({"text": "No tool was needed."}))], delay_s=self.delay_s)
-        line = next((ln for ln in prompt.splitlines() if re.match(r"\s*-?\s*\[S\d+\]", ln) and "Project" in ln), "")
-        m = re.search(r"\[(S\d+)\]\s*(.*)", line)
-        text = f"{m.group(2).strip()} [{m.group(1)}]" if m else "The evidence does not say."
+        found = self._first_project_line(prompt)
+        text = f"{found[1]} [{found[0]}]" if found else "The evidence does not say."
         return Reply(content=text, delay_s=self.delay_s)
 
     @staticmethod
