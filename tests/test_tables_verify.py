@@ -201,6 +201,22 @@ async def test_real_model_claim_check(real_settings):
     assert all(1 <= r <= MEASLES.n_rows and c in check.cols for r, c in check.cells)
 
 
+@pytest.mark.real_model
+async def test_real_model_default_verdicts_on_unambiguous_claims(real_settings):
+    """The grammar alone guarantees a label and valid cells; this asserts the verdict. One claim the table states
+    and one it contradicts (one matching row each), checked the default way: the model's program must decide
+    (not CCoE, not a fallback), and a constant answer fails one of the two."""
+    llm = LLMClient(real_settings)
+    try:
+        true = await check_claim(llm, MEASLES, "British Columbia had 82 cases of measles in 2010.")
+        false = await check_claim(llm, MEASLES, "Ontario had 530 cases of measles in 2008.")
+    finally:
+        await llm.aclose()
+    assert (true.label, false.label) == ("SUPPORTS", "REFUTES")
+    assert true.decided_by == false.decided_by == "program", (true.decided_by, false.decided_by)
+    assert (3, 3) in true.cells and (2, 3) in false.cells  # the cases cell of the one matching row is cited
+
+
 async def test_long_table_prompt_is_bounded(tmp_settings, fake_llm_server):
     from tests.test_tables_filter import _long_table
     from tools._table_llm import TABLE_PROMPT_CHARS
