@@ -534,6 +534,45 @@ def test_a_numeric_header_goes_back_into_the_data():
     assert shape_for_programs(years).table is years  # a year is a real header
 
 
+SARS = Table(name="sars", title="Outcome of SARS", columns=["Outcome of SARS", "Column 2", "Column 3", "Column 4"],
+             rows=[["Country", "Number of cases", "Number of deaths", "Mortality rate %"],
+                   ["China", "5,327", "349", "6.5"], ["Canada", "251", "43", "17"]])
+
+
+def test_column_names_in_the_first_row_become_the_header_and_cells_map_back():
+    from tools._table_shape import shape_for_programs
+
+    shaped = shape_for_programs(SARS)
+    assert shaped.form == "its first row as the column names"
+    assert shaped.table.columns == ["Country", "Number of cases", "Number of deaths", "Mortality rate %"]
+    assert shaped.table.n_rows == 2 and shaped.table.cell(2, 3) == "43"
+    assert shaped.original_cells([(2, 3), (2, 1)]) == [(3, 3), (3, 1)]  # as uploaded: one row further down
+    # An empty first cell keeps the old first header; years are names over a column of numbers.
+    polls = Table(name="p", title="p", columns=["Approval rating", "Column 2", "Column 3"],
+                  rows=[["", "2013", "2016"], ["Approve", "47%", "46%"], ["Disapprove", "43", "45"]])
+    assert shape_for_programs(polls).table.columns == ["Approval rating", "2013", "2016"]
+    # Text tables: short names without digits over longer cells.
+    drugs = Table(name="d", title="d", columns=["Column 1", "Column 2", "Column 3"],
+                  rows=[["Symptoms", "Treatment", "Alternative"],
+                        ["Lyme arthritis", "Doxycycline 100 mg twice daily", "Amoxicillin 500 mg"]])
+    assert shape_for_programs(drugs).table.columns == ["Symptoms", "Treatment", "Alternative"]
+
+
+@pytest.mark.parametrize("columns,rows", [
+    (["Day", "Column 2", "Column 3"], [["Thursday", "+27", "+16"], ["Friday", "+28", "+15"]]),  # a data row
+    (["Province", "Year", "Cases"], [["Region", "When", "How many"], ["Quebec", "2011", "678"]]),  # named already
+    (["Column 1", "Column 2", "Column 3"], [["Incidence by race", "Incidence by race", "Incidence by race"],
+                                            ["White", "6.4", "5.9"]]),  # a spanning title, not names
+    (["Column 1", "Column 2", "Column 3"], [["Ann Lee", "Surgeon at the county hospital", "Boston"],
+                                            ["Bob", "Nurse", "Chicago"]]),  # text data, not shorter than below
+])
+def test_a_first_row_that_is_data_or_a_title_stays_data(columns, rows):
+    from tools._table_shape import shape_for_programs
+
+    table = Table(name="t", title="t", columns=columns, rows=rows)
+    assert shape_for_programs(table).table is table
+
+
 async def test_programs_on_a_reshaped_table_cite_the_uploaded_cells(tmp_settings, fake_llm_server):
     pages = {"filters": [], "fn": "value", "column": "pages", "answer_column": "title",
              "check": {"op": "contains", "against": "value", "value": "464"}}

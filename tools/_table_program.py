@@ -313,7 +313,7 @@ def program_lines(outcome: ProgramOutcome | None) -> list[str]:
         return []
     lines = []
     if outcome.form != "as uploaded":
-        lines.append(f"table read as {outcome.form}")
+        lines.append(f"how the table was read: {outcome.form}")
     if outcome.columns_needed or outcome.not_in_table:
         lines.append("columns needed: " + ", ".join(outcome.columns_needed + (["not in the table"]
                                                                              if outcome.not_in_table else [])))

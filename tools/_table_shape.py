@@ -10,6 +10,12 @@ Two forms are common in uploaded and web tables (a third of PubHealthTab's table
 - **A header that is data**: two columns whose second header is a number like the numbers below it
   ("Own eggs and sperm | 15.4%" over "Own eggs and donor sperm | 19.9%"). The header row is put back as
   the first data row, so comparisons see all the values.
+- **Column names in the first row**: web tables often mark no header cells, or put a title in the first
+  header cell alone, so the columns are named "Column 2", "Column 3"… and the real names ("Country",
+  "Number of cases", "Number of deaths") sit in the first data row (15 of PubHealthTab's 139 tables in its
+  eval split). A program over "column_3" cannot tell deaths from cases; the first row becomes the header
+  when every other column is unnamed and the row reads as names: distinct, filled, not numbers (years
+  excepted), and either over a column of numbers or shorter than the text below them and free of digits.
 
 Programs run on the reshaped table; :class:`ShapedTable` maps every cell they read back to the uploaded
 table's own cells, so citations and highlights always point at what the user uploaded. A cell of a
@@ -18,6 +24,7 @@ restored header row maps to nothing (the header is not a data cell), and the res
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from kb.tables import Table
@@ -35,7 +42,8 @@ class ShapedTable:
 
     table: Table
     original: Table
-    form: str = "as uploaded"  # as uploaded | one record (transposed) | header row restored
+    # as uploaded | one record (transposed) | header row restored | its first row as the column names
+    form: str = "as uploaded"
     # program cell -> original cells (empty: a cell with no original data cell, like a restored header)
     cell_map: dict[tuple[int, int], list[tuple[int, int]]] = field(default_factory=dict)
 
@@ -56,6 +64,8 @@ class ShapedTable:
 def shape_for_programs(table: Table) -> ShapedTable:
     """The reshaped table (or the table itself) with its cell map; see the module docstring."""
     if table.n_cols != 2 or table.n_rows < 1:
+        if _names_in_first_row(table):
+            return _first_row_as_header(table)
         return ShapedTable(table=table, original=table)
     typed = TypedTable.build(table)
     keys = [" ".join(table.cell(r, 1).split()) for r in range(1, table.n_rows + 1)]
@@ -66,7 +76,48 @@ def shape_for_programs(table: Table) -> ShapedTable:
     if typed.columns[1].numeric and cell_number(header_value) is not None and not is_empty(table.columns[0]) \
             and not _is_year(header_value):
         return _header_restored(table)
+    if _names_in_first_row(table):
+        return _first_row_as_header(table)
     return ShapedTable(table=table, original=table)
+
+
+# The names kb.table_normalise gives columns whose header cell is empty.
+_GENERATED_NAME = re.compile(r"Column \d+")
+
+
+def _names_in_first_row(table: Table) -> bool:
+    if table.n_cols < 2 or table.n_rows < 2:
+        return False
+    cols = range(2, table.n_cols + 1)
+    if not all(_GENERATED_NAME.fullmatch(table.columns[c - 1].strip()) for c in cols):
+        return False
+    names = [" ".join(table.cell(1, c).split()) for c in cols]
+    first = " ".join(table.cell(1, 1).split())
+    every = names + ([first] if first else [])  # a title spanning the row repeats itself: not names
+    if any(is_empty(n) for n in names) or len({n.lower() for n in every}) < len(every):
+        return False
+    if any(cell_number(n) is not None and not _is_year(n) for n in names):
+        return False  # "Thursday | +27 | +16" is a data row
+    below = Table(name=table.name, title=table.title, columns=list(table.columns), rows=table.rows[1:])
+    typed = TypedTable.build(below)
+    if any(typed.columns[c - 1].numeric for c in cols):
+        return True  # a name over a column of numbers
+    # Text tables: names are short and have no digits; the cells below them are longer or have some.
+    texts = [below.cell(r, c) for r in range(1, below.n_rows + 1) for c in cols if not is_empty(below.cell(r, c))]
+    if not texts or any(ch.isdigit() for n in names for ch in n):
+        return False
+    return sum(map(len, names)) / len(names) < sum(map(len, texts)) / len(texts)
+
+
+def _first_row_as_header(table: Table) -> ShapedTable:
+    first = " ".join(table.cell(1, 1).split())
+    # The first cell names the row labels ("Country"); when it is empty, the old first header (often the
+    # table's title, "Outcome of SARS") still says what the rows are.
+    columns = [first or table.columns[0]] + [" ".join(table.cell(1, c).split()) for c in range(2, table.n_cols + 1)]
+    body = Table(name=table.name, title=table.title, columns=columns, rows=[list(r) for r in table.rows[1:]],
+                 source=table.source)
+    cell_map = {(r, c): [(r + 1, c)] for r in range(1, body.n_rows + 1) for c in range(1, table.n_cols + 1)}
+    return ShapedTable(table=body, original=table, form="its first row as the column names", cell_map=cell_map)
 
 
 def _is_year(text: str) -> bool:
