@@ -108,6 +108,15 @@ def main() -> int:
         subprocess.run(["git", "worktree", "add", "--detach", str(worktree), "HEAD"], cwd=ROOT, check=True,
                        capture_output=True)
         try:
+            # The unmutated build first: a test that already fails proves nothing by failing on a mutant.
+            tests = list(dict.fromkeys(t for m in chosen for t in m.tests))
+            base = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rx", "-p", "no:cacheprovider", *tests],
+                                  cwd=worktree, env=dict(os.environ, EVIDENTIA_REQUIRE_REAL_MODEL="1"),
+                                  capture_output=True, text=True)
+            base_lines = [ln for ln in base.stdout.splitlines() if ln.strip()]
+            baseline = f"unmutated build: pytest rc {base.returncode}, {base_lines[-1] if base_lines else ''}"
+            xfails = [ln for ln in base_lines if ln.startswith("XFAIL")]
+            print(baseline, *xfails, sep="\n", flush=True)
             for m in chosen:
                 res = run_mutant(m, worktree)
                 print(f"{m.key:9} {res['outcome']:8} {res['detail']}", flush=True)
@@ -123,9 +132,10 @@ def main() -> int:
         f"`.venv/bin/python tests/mutation_check.py {' '.join(args.only)}`".rstrip() + f" at `{head}`: each "
         "mutant breaks the build in one place, in a scratch worktree; its tests must fail (killed). The "
         "real-model tests ran against the served model with `EVIDENTIA_REQUIRE_REAL_MODEL=1`.\n\n"
+        f"All the tests below, on the {baseline}" + "".join(f"\n- {x}" for x in xfails) + "\n\n"
         "| mutant | the broken build | tests | outcome | pytest says |\n|---|---|---|---|---|\n" + rows + "\n")
     print(f"wrote {args.out}")
-    return 0 if all(r["outcome"] == "killed" for _, r in results) else 1
+    return 0 if base.returncode == 0 and all(r["outcome"] == "killed" for _, r in results) else 1
 
 
 if __name__ == "__main__":
