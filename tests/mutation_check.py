@@ -129,7 +129,7 @@ def main() -> int:
                      f"{r['detail']} |" for m, r in results)
     args.out.write_text(
         "# Mutation check\n\n"
-        f"`.venv/bin/python tests/mutation_check.py {' '.join(args.only)}`".rstrip() + f" at `{head}`: each "
+        f"`{' '.join(['.venv/bin/python tests/mutation_check.py', *args.only])}` at `{head}`: each "
         "mutant breaks the build in one place, in a scratch worktree; its tests must fail (killed). The "
         "real-model tests ran against the served model with `EVIDENTIA_REQUIRE_REAL_MODEL=1`.\n\n"
         f"All the tests below, on the {baseline}" + "".join(f"\n- {x}" for x in xfails) + "\n\n"
