@@ -55,6 +55,14 @@ def test_a_yes_no_question_gets_a_verdict_first():
     assert is_yes_no_question("Is levodopa used for Parkinson's disease?")
     assert not is_yes_no_question("What drugs treat Parkinson's disease?")
     assert not is_yes_no_question("Is it A or B?")
+    # Titled questions: the clause after the colon or full stop asks, or names what is asked about.
+    assert is_yes_no_question("Colorectal cancer with liver metastases: does same-centre care improve results?")
+    assert is_yes_no_question("Necrotizing fasciitis: an indication for hyperbaric oxygenation therapy?")
+    assert is_yes_no_question("Shigellosis in Barcelona 1988-2012. Is it sexually transmitted?")
+    assert is_yes_no_question("Diabetes among art glass workers--an effect of arsenic exposure?")
+    assert not is_yes_no_question("Necrotizing fasciitis: which antibiotics come first?")
+    assert not is_yes_no_question("Levodopa for Parkinson's disease?")  # no title: too little to go on
+    assert not is_yes_no_question("Necrotizing fasciitis: an indication for surgery.")  # not a question
     schema = answer_schema(IDS, yes_no=True)
     answer = schema["$defs"]["Answer"]
     assert list(answer["properties"])[0] == "verdict" and answer["properties"]["verdict"]["enum"] == ["yes", "no", "maybe"]
