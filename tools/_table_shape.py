@@ -13,9 +13,10 @@ Three forms are common in uploaded and web tables (a third of PubHealthTab's tab
 - **Column names in the first row**: web tables often mark no header cells, or put a title in the first
   header cell alone, so the columns are named "Column 2", "Column 3"… and the real names ("Country",
   "Number of cases", "Number of deaths") sit in the first data row (12 of PubHealthTab's 139 tables in its
-  eval split, 11 of 143 in test, none in SciTab or TabFact). A program over "column_3" cannot tell deaths from cases; the first row becomes the header
-  when every other column is unnamed and the row reads as names: distinct, filled, not numbers (years
-  excepted), and either over a column of numbers or shorter than the text below them and free of digits.
+  eval split, 11 of 143 in test, none in SciTab or TabFact). A program over "column_3" cannot tell deaths
+  from cases; the first row becomes the header when every other column is unnamed and the row reads as
+  names: distinct, filled, not numbers (years excepted), and either over a column of numbers or shorter than
+  the text below them and free of digits.
   Measured on the tuning split only (the 19 eval-split claims on such tables, default ``program`` variant,
   one run each way): right 15 with the rule against 14 without (3 and 2 discordant: no difference a sample
   this small can show; always-SUPPORTS scores 12), and the model's programs decided 12 claims against 9
