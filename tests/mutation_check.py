@@ -36,19 +36,16 @@ class Mutant:
     tests: tuple[str, ...]
 
 
+# The judge's output made unusable (word overlap then decides): two tests must each catch it, so two mutants.
+_JUDGE_CALL = "        verdict = await llm.structured("
+_JUDGE_UNUSABLE = ("tools/_mc.py", _JUDGE_CALL,
+                   "        raise LLMResponseError('mutant: judge output unusable')\n" + _JUDGE_CALL)
+
 MUTANTS = [
     Mutant("judge", "the multiple-choice judge's output is always unusable, so word overlap decides",
-           "tools/_mc.py",
-           "        verdict = await llm.structured(",
-           "        raise LLMResponseError('mutant: judge output unusable')\n"
-           "        verdict = await llm.structured(",
-           ("tests/test_text_search.py::test_real_model_answers_from_tiny_kb_with_valid_citation",)),
+           *_JUDGE_UNUSABLE, ("tests/test_text_search.py::test_real_model_answers_from_tiny_kb_with_valid_citation",)),
     Mutant("judge-kg", "the same broken judge, under the real-model KG question",
-           "tools/_mc.py",
-           "        verdict = await llm.structured(",
-           "        raise LLMResponseError('mutant: judge output unusable')\n"
-           "        verdict = await llm.structured(",
-           ("tests/test_kg_e2e.py",)),
+           *_JUDGE_UNUSABLE, ("tests/test_kg_e2e.py",)),
     Mutant("gat", "the GAT is never trained (its node scores stay the untrained ones)",
            "tools/_gat.py", "    for _ in range(epochs):", "    for _ in range(0):",
            ("tests/test_kg_gat.py",)),
@@ -81,19 +78,24 @@ def run_mutant(m: Mutant, worktree: Path) -> dict:
     if source.count(m.old) != 1:  # the code moved: say so rather than report a meaningless pass
         return {"key": m.key, "outcome": "stale", "detail": f"{m.path}: the mutated line is not there once"}
     target.write_text(source.replace(m.old, m.new))
-    env = dict(os.environ, EVIDENTIA_REQUIRE_REAL_MODEL="1")
     t0 = time.perf_counter()
     try:
-        # ``-p no:cacheprovider``: the scratch tree's pytest cache must not reorder anything here.
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *m.tests],
-                              cwd=worktree, env=env, capture_output=True, text=True)
+        proc, lines = _pytest(worktree, m.tests)
     finally:
         target.write_text(source)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
     # rc 1: tests failed (killed); 0: they passed (survived); anything else (2-5) is a broken run, not a result.
     outcome = {0: "SURVIVED", 1: "killed"}.get(proc.returncode, f"error (pytest rc {proc.returncode})")
     return {"key": m.key, "outcome": outcome, "detail": lines[-1] if lines else proc.stderr[-300:],
             "seconds": round(time.perf_counter() - t0)}
+
+
+def _pytest(worktree: Path, tests, *options: str) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """Run ``tests`` in ``worktree`` with real models required; the process and its non-blank output lines."""
+    # ``-p no:cacheprovider``: the scratch tree's pytest cache must not reorder anything here.
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *options, *tests],
+                          cwd=worktree, env=dict(os.environ, EVIDENTIA_REQUIRE_REAL_MODEL="1"),
+                          capture_output=True, text=True)
+    return proc, [ln for ln in proc.stdout.splitlines() if ln.strip()]
 
 
 def main() -> int:
@@ -110,10 +112,7 @@ def main() -> int:
         try:
             # The unmutated build first: a test that already fails proves nothing by failing on a mutant.
             tests = list(dict.fromkeys(t for m in chosen for t in m.tests))
-            base = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rx", "-p", "no:cacheprovider", *tests],
-                                  cwd=worktree, env=dict(os.environ, EVIDENTIA_REQUIRE_REAL_MODEL="1"),
-                                  capture_output=True, text=True)
-            base_lines = [ln for ln in base.stdout.splitlines() if ln.strip()]
+            base, base_lines = _pytest(worktree, tests, "-rx")
             baseline = f"unmutated build: pytest rc {base.returncode}, {base_lines[-1] if base_lines else ''}"
             xfails = [ln for ln in base_lines if ln.startswith("XFAIL")]
             print(baseline, *xfails, sep="\n", flush=True)
