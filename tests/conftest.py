@@ -9,18 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-from pathlib import Path
 
 import pytest
 
 from assistant.settings import Settings
 from tests.fake_openai import FakeOpenAI
-
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-if not SHARED.exists():  # CI clones next to shared/ as well; allow an override
-    SHARED = Path(os.environ.get("EVIDENTIA_SHARED_DIR", "../shared")).resolve()
-EVAL_DATA = SHARED / "eval-data"
-KB_DATA = SHARED / "kb-data"
+from tests.shared_data import EVAL_DATA, KB_DATA, SHARED  # noqa: F401 - re-exported to the tests
 
 
 @pytest.fixture

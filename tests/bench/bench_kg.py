@@ -39,6 +39,7 @@ import numpy as np  # noqa: E402
 
 from assistant.evals.report import write_bench  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
+from tests.shared_data import eval_data_dir  # noqa: E402
 
 SEED = 0
 
@@ -75,7 +76,7 @@ def main() -> None:
             print(f"Loading the {name} KG into {store.path} (once)…",
                   flush=True)
             load_source(store, name, settings)
-    eval_dir = settings.eval_data_dir or Path(__file__).resolve().parents[3] / "shared" / "eval-data"
+    eval_dir = eval_data_dir(settings)
     items = [json.loads(line) for line in open(eval_dir / "medqa" / "medqa_us_4opt_test.mirage.jsonl")]
     random.Random(SEED).shuffle(items)
     linker = get_linker(store, "medqa-ddb", embedder)

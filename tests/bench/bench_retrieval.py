@@ -37,16 +37,6 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 
-def data_dirs() -> tuple[Path, Path]:
-    """The KB-source mirror and the benchmark folder, as configured (``EVIDENTIA_KB_MIRROR_DIR`` and
-    ``EVIDENTIA_EVAL_DATA_DIR``, which ``make bench`` sets), else ``../shared`` beside the checkout. A fresh
-    clone elsewhere failed here while the folders were configured: the bench read only ``../shared``."""
-    from assistant.settings import Settings
-
-    settings, shared = Settings(), ROOT.parent / "shared"
-    return settings.kb_mirror_dir or shared / "kb-data", settings.eval_data_dir or shared / "eval-data"
-
-
 R_VALUES = [100, 300, 1000, 3000, 10000, 20000]
 K = 15
 THESIS_SECONDS_PER_QUESTION = (16 * 60, 20 * 60)  # end to end (methods.md §2)
@@ -60,8 +50,10 @@ def base_sentences(n: int) -> list[str]:
     from assistant.settings import Settings
     from kb.default_corpus import DefaultCorpus, limited
     from kb.ingest import document_sentences
+    from tests.shared_data import kb_mirror_dir
 
-    corpus = DefaultCorpus(data_dirs()[0], Path(tempfile.gettempdir()) / "kb-sources")
+    # The configured mirror: a fresh clone away from ../shared failed here when only ../shared was read.
+    corpus = DefaultCorpus(kb_mirror_dir(Settings()), Path(tempfile.gettempdir()) / "kb-sources")
     per = n // 5
     out: list[str] = []
     for src in corpus.sources():
@@ -221,8 +213,10 @@ def main() -> None:
         return
     from assistant.evals.report import write_bench
     from assistant.evals.retrieval_eval import load_mc
+    from assistant.settings import Settings
+    from tests.shared_data import eval_data_dir
 
-    questions = data_dirs()[1] / "openbookqa" / "test.jsonl"
+    questions = eval_data_dir(Settings()) / "openbookqa" / "test.jsonl"
     if not questions.exists():
         raise SystemExit(f"bench_retrieval: {questions} is missing; set EVIDENTIA_EVAL_DATA_DIR to the folder "
                          "that holds openbookqa/test.jsonl.")

@@ -36,11 +36,8 @@ from assistant.evals.report import write_bench  # noqa: E402
 from assistant.evals.tables_eval import load_pubhealthtab, load_scitab, select_items  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 from kb.tables import table_from_grid  # noqa: E402
+from tests.shared_data import eval_data_dir  # noqa: E402
 from tools.table_filter import filter_table  # noqa: E402
-
-
-def eval_dir(settings: Settings) -> Path:
-    return Path(settings.eval_data_dir or ROOT.parent / "shared" / "eval-data")
 
 
 def first_claim_per_table(items) -> list:
@@ -111,7 +108,7 @@ async def fresh_latencies(settings: Settings, embedder, n: int) -> list[float]:
     from assistant.llm import LLMClient
     from tools.verify_claim import check_claim
 
-    items = select_items("pubhealthtab", load_pubhealthtab(eval_dir(settings)), seed=0, limit=n)
+    items = select_items("pubhealthtab", load_pubhealthtab(eval_data_dir(settings)), seed=0, limit=n)
     llm = LLMClient(settings)
     out = []
     try:
@@ -140,7 +137,7 @@ def main() -> None:
     settings = Settings()
     load_start = os.getloadavg()[0]
     embedder = Embedder(settings.embedding_model)
-    items = load_scitab(eval_dir(settings))
+    items = load_scitab(eval_data_dir(settings))
     overhead, _, _ = bench_filter(RandomEmbedder(embedder.dim), items, "cosine")
     cos_times, reasons, kept = bench_filter(embedder, items, "cosine")
     jsd_times, jsd_reasons, _ = bench_filter(embedder, items, "jsd")
