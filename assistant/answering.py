@@ -82,8 +82,12 @@ class GroundedAnswer(BaseModel):
         return list(dict.fromkeys(ids))
 
 
-def answer_adapter(ids: list[str], yes_no: bool) -> TypeAdapter:
-    """The turn's answer type: the ids an enum of ``ids``; a verdict first for yes/no questions."""
+def answer_adapter(ids: list[str], yes_no: bool, allow_abstain: bool = True) -> TypeAdapter:
+    """The turn's answer type: the ids an enum of ``ids``; a verdict first for yes/no questions.
+
+    ``allow_abstain=False`` leaves out the "does not answer" branch (code found the evidence plainly about
+    the question: :func:`assistant.verdicts.must_answer`).
+    """
     if not ids:
         raise ValueError("a grounded answer needs at least one evidence id")
     evidence_id = Literal[tuple(ids)]  # type: ignore[valid-type]
@@ -94,6 +98,8 @@ def answer_adapter(ids: list[str], yes_no: bool) -> TypeAdapter:
         fields["verdict"] = (Literal[VERDICTS], ...)
     fields["statements"] = (list[statement], Field(min_length=1, max_length=MAX_STATEMENTS))
     answered = create_model("Answer", **fields)
+    if not allow_abstain:
+        return TypeAdapter(answered)
     not_answered = create_model("DoesNotAnswer", does_not_answer=(Literal[True], ...),
                                 closest=(list[evidence_id], Field(min_length=1, max_length=MAX_CLOSEST)))
     return TypeAdapter(answered | not_answered)
@@ -156,15 +162,18 @@ def render_statement(text: str, cite: list[Any], complete: bool) -> str:
     return f"{body} {marks}{end or '.'}" if marks else f"{body}{end or '.'}"
 
 
-def render_prose(obj: dict, complete: bool) -> str:
-    """The answer (a parsed or partially parsed JSON object) as Markdown prose with citation chips."""
+def render_prose(obj: dict, complete: bool, show_verdict: bool = True) -> str:
+    """The answer (a parsed or partially parsed JSON object) as Markdown prose with citation chips.
+
+    ``show_verdict=False`` leaves the model's verdict out: code decides it after the answer is complete.
+    """
     if obj.get("does_not_answer") is True:
         closest = obj.get("closest") or []
         if complete and chips(closest):
             return f"{DOES_NOT_ANSWER_TEXT} The closest evidence: {chips(closest)}."
         return DOES_NOT_ANSWER_TEXT
     parts = []
-    if obj.get("verdict") in VERDICTS:
+    if show_verdict and obj.get("verdict") in VERDICTS:
         parts.append(f"**{obj['verdict'].capitalize()}.**")
     statements = [s for s in obj.get("statements") or [] if isinstance(s, dict)]
     for i, s in enumerate(statements):
@@ -175,9 +184,10 @@ def render_prose(obj: dict, complete: bool) -> str:
 class ProseStream:
     """Turns streamed JSON pieces into the prose to show, emitting only text that will not change."""
 
-    def __init__(self) -> None:
+    def __init__(self, show_verdict: bool = True) -> None:
         self.raw = ""
         self.shown = ""
+        self.show_verdict = show_verdict
 
     def feed(self, piece: str) -> str:
         self.raw += piece
@@ -185,7 +195,9 @@ class ProseStream:
             obj = jiter.from_json(self.raw.encode(), partial_mode="trailing-strings")
         except ValueError:
             return ""
-        return self.advance(render_prose(obj, complete=False)) if isinstance(obj, dict) else ""
+        if not isinstance(obj, dict):
+            return ""
+        return self.advance(render_prose(obj, complete=False, show_verdict=self.show_verdict))
 
     def advance(self, text: str) -> str:
         """The part of ``text`` not shown yet, when ``text`` continues what was shown; else nothing."""

@@ -42,6 +42,7 @@ from assistant.pool import RankedPool, build_pool, rank_pool
 from assistant.prompts import render
 from assistant.session import Session
 from assistant.small_talk import is_small_talk
+from assistant.verdicts import must_answer, verdict_from_evidence
 from tools._registry import REGISTRY, ToolContext, ToolError, load_all
 
 log = logging.getLogger(__name__)
@@ -134,6 +135,8 @@ class TurnResult:
     regenerated: bool = False
     guard_fired: bool = False
     verdict: str | None = None  # yes | no | maybe, for a yes/no question
+    model_verdict: str | None = None  # the model's own verdict slot (verdict_by="code" replaces it)
+    required_answer: bool = False  # code left "does not answer" out of the schema (assistant/verdicts.py)
     abstained: bool = False  # the model said the evidence does not answer the question
     pool: dict[str, Any] | None = None
 
@@ -292,6 +295,7 @@ class Assistant:
                             steps=steps, timings=timings, first_try_valid=first_ok, turn_id=turn_id,
                             support_flagged=outcome.support_flagged, regenerated=outcome.regenerated,
                             guard_fired=outcome.guard_fired, verdict=outcome.verdict, abstained=outcome.abstained,
+                            model_verdict=outcome.model_verdict, required_answer=outcome.required_answer,
                             pool=outcome.pool)
         # SQLite writes are blocking: keep them off the event loop.
         await asyncio.to_thread(self._store, turn_id, answer=answer, status=status, frame_dict=frame_dict,
@@ -460,13 +464,17 @@ class Assistant:
         texts = {e["id"]: e["text"] for e in shown}
         # The form of the question, as typed or as rewritten, decides the verdict slot (not the model).
         yes_no = is_yes_no_question(message) or is_yes_no_question(frame.rewrite)
-        adapter = answer_adapter(list(texts), yes_no)
+        # A yes/no question whose terms one evidence sentence plainly carries must be answered: the model
+        # declined 9 of 20 PubMedQA questions it was shown the abstract of (assistant/verdicts.py).
+        required = yes_no and must_answer(message or frame.rewrite, list(texts.values()))
+        code_verdict = yes_no and settings.verdict_by == "code"
+        adapter = answer_adapter(list(texts), yes_no, allow_abstain=not required)
         schema = adapter.json_schema()
         messages = [
             {"role": "system", "content": render("answer_system")},
             {"role": "user", "content": render("answer_user", question=frame.rewrite, evidence=shown, yes_no=yes_no)},
         ]
-        answer, raw = await self._generate_grounded(hooks, messages, schema, adapter)
+        answer, raw = await self._generate_grounded(hooks, messages, schema, adapter, show_verdict=not code_verdict)
         first_ok = answer is not None and check_citations(render_prose(answer.model_dump(), True), ctx.evidence).ok
         support = check_support(answer, texts) if answer is not None else None
         flagged = len(support.flagged) if support else 0
@@ -480,7 +488,7 @@ class Assistant:
             await hooks.answer_discard(f"Support check: {problem}; regenerating once.")
             retry = messages + [{"role": "assistant", "content": raw},
                                 {"role": "user", "content": render("answer_retry", problem=problem)}]
-            second, _ = await self._generate_grounded(hooks, retry, schema, adapter)
+            second, _ = await self._generate_grounded(hooks, retry, schema, adapter, show_verdict=not code_verdict)
             regenerated = True
             if second is not None:
                 answer = second
@@ -489,7 +497,10 @@ class Assistant:
         check_step = Step(name="support check", kind="check", input={"statements": len(answer.statements) if answer
                                                                      else 0})
         await hooks.step_start(check_step)
-        outcome = self._finish_grounded(answer, support, ctx.evidence)
+        outcome = self._finish_grounded(answer, support, ctx.evidence, code_verdict=code_verdict, texts=texts)
+        if outcome.verdict_line:  # after the statements: what was shown only ever grows
+            await hooks.answer_token("\n\n" + outcome.verdict_line)
+        outcome.required_answer = required
         outcome.first_ok, outcome.support_flagged, outcome.regenerated = first_ok, flagged, regenerated
         outcome.pool = ranked.summary()
         check_step.output = {"flagged": flagged, "regenerated": regenerated, "status": outcome.status,
@@ -498,7 +509,8 @@ class Assistant:
         return outcome
 
     def _finish_grounded(self, answer: GroundedAnswer | None, support: SupportReport | None,
-                         ledger: EvidenceLedger) -> AnswerOutcome:
+                         ledger: EvidenceLedger, *, code_verdict: bool = False,
+                         texts: dict[str, str] | None = None) -> AnswerOutcome:
         if answer is None:
             text = f"{NO_EVIDENCE_TEXT} (The model's answer could not be read twice; the evidence list shows what was found.)"
             return AnswerOutcome(text, "unverified")
@@ -514,7 +526,7 @@ class Assistant:
                 status = "unverified"
                 note = ("\n\n⚠ Unverified: " + support.problem() +
                         ". Treat this answer with care; the evidence list shows what was found.")
-        text = render_prose(answer.model_dump(), complete=True)
+        text = render_prose(answer.model_dump(), complete=True, show_verdict=not code_verdict)
         check = check_citations(text, ledger)  # the guard behind the grammar: it must never fire
         guard_fired = not check.ok
         if guard_fired:
@@ -524,8 +536,15 @@ class Assistant:
             note += "\n\n⚠ Unverified: " + "; ".join(check.problems) + "."
         if answer.does_not_answer and status == "verified":
             status = "no_evidence"
-        return AnswerOutcome(text + note, status, check, None, guard_fired=guard_fired, verdict=answer.verdict,
-                             abstained=answer.does_not_answer)
+        verdict, verdict_line = answer.verdict, ""
+        if code_verdict and not answer.does_not_answer:
+            # Read from the statements that survived the support check, in the order they cite.
+            cited = {c: (texts or {}).get(c, "") for c in answer.cited}
+            decided = verdict_from_evidence(cited)
+            verdict, verdict_line = decided.verdict, decided.explain()
+        return AnswerOutcome(text + note + ("\n\n" + verdict_line if verdict_line else ""), status, check, None,
+                             guard_fired=guard_fired, verdict=verdict, abstained=answer.does_not_answer,
+                             model_verdict=answer.verdict, verdict_line=verdict_line)
 
     def _rank(self, pool: list, query: str, k: int) -> RankedPool:
         """Rank the pool with the KB's encoder (and its corpus statistics for the OT marginals, when built)."""
@@ -537,10 +556,10 @@ class Assistant:
         return rank_pool(pool, query, k, encoder=store.encode_texts, weights_index=weights)
 
     async def _generate_grounded(self, hooks: TurnHooks, messages: list[dict], schema: dict,
-                                 adapter) -> tuple[GroundedAnswer | None, str]:
+                                 adapter, show_verdict: bool = True) -> tuple[GroundedAnswer | None, str]:
         """Stream one answer under ``schema``, rendering prose as the JSON arrives; (parsed answer or None, raw)."""
         await hooks.answer_start()
-        prose = ProseStream()
+        prose = ProseStream(show_verdict)
         async for piece in self.deps.llm.stream_structured(messages, schema, name="GroundedAnswer",
                                                            max_tokens=ANSWER_MAX_TOKENS):
             delta = prose.feed(piece)
@@ -548,7 +567,7 @@ class Assistant:
                 await hooks.answer_token(delta)
         answer = parse_answer(prose.raw, adapter)
         if answer is not None:
-            rest = prose.advance(render_prose(answer.model_dump(), complete=True))
+            rest = prose.advance(render_prose(answer.model_dump(), complete=True, show_verdict=show_verdict))
             if rest:
                 await hooks.answer_token(rest)
         return answer, prose.raw
@@ -574,6 +593,9 @@ class AnswerOutcome:
     verdict: str | None = None
     abstained: bool = False
     pool: dict[str, Any] | None = None
+    model_verdict: str | None = None  # the grammar slot's value, whoever decided ``verdict``
+    verdict_line: str = ""  # how code decided the verdict, shown after the statements
+    required_answer: bool = False  # "does not answer" was not offered (the evidence is plainly on topic)
 
 
 def failure_reason(exc: BaseException) -> str:

@@ -234,3 +234,40 @@ def test_one_ranking_across_sources_not_quotas():
     assert ranked.ranked and ranked.pool_size == 9
     assert {c.id for c in ranked.top} == {"S1", "S2", "P7"}
     assert ranked.summary()["sent_to_answer"] == {"text": 2, "kg": 1} and ranked.summary()["pool"] == {"kg": 7, "text": 2}
+
+
+# -- yes/no decided in code (assistant/verdicts.py) ----------------------------------------------------------
+def test_the_verdict_rule_reads_negated_findings_only():
+    from assistant.verdicts import verdict_from_evidence
+
+    assert verdict_from_evidence({"S1": "Levodopa improved motor scores."}).verdict == "yes"
+    decided = verdict_from_evidence({"S1": "Patients were older.", "S4": "Mortality did not differ between arms."})
+    assert (decided.verdict, decided.cue, decided.evidence_id) == ("no", "did not", "S4")
+    assert verdict_from_evidence({"S1": "There was no significant association with age."}).cue == "no significant"
+    assert verdict_from_evidence({"S1": "The trial failed to show a benefit."}).verdict == "no"
+    # "not" without a negated finding, and words that only contain a cue, do not flip the verdict
+    assert verdict_from_evidence({"S1": "Not only mortality but also stays fell."}).verdict == "yes"
+    assert verdict_from_evidence({"S1": "Snore and no-reflow were notable; cannotated."}).verdict == "yes"
+    assert verdict_from_evidence({}).verdict == "yes"
+
+
+def test_question_coverage_is_the_best_single_sentence_share():
+    from assistant.verdicts import content_words, must_answer, question_coverage
+
+    assert content_words("Does the drug reduce mortality?") == {"drug", "reduce", "mortality"}
+    q = "Does aspirin reduce mortality after stroke?"  # aspirin, reduce, mortality, stroke
+    assert question_coverage(q, ["Aspirin is cheap.", "Mortality after stroke fell."]) == 0.5
+    assert question_coverage(q, ["Aspirin reduced mortality."]) == 0.5  # no stemming: "reduced" is not "reduce"
+    assert question_coverage(q, []) == 0.0 and question_coverage("Is it?", ["It is."]) == 0.0
+    assert must_answer(q, ["Mortality after stroke fell."]) and not must_answer(q, ["Aspirin is cheap."])
+
+
+def test_without_the_abstain_branch_only_an_answer_parses():
+    adapter = answer_adapter(IDS, yes_no=True, allow_abstain=False)
+    assert parse_answer(json.dumps({"does_not_answer": True, "closest": ["S2"]}), adapter) is None
+    ok = parse_answer(json.dumps({"verdict": "no", "statements": [{"text": "x", "cite": ["S1"]}]}), adapter)
+    assert ok.verdict == "no" and "DoesNotAnswer" not in json.dumps(adapter.json_schema())
+    # the streamed prose leaves the slot out when code decides it
+    stream = ProseStream(show_verdict=False)
+    shown = stream.feed('{"verdict": "no", "statements": [{"text": "Mortality fell", "cite": ["S1"]}]}')
+    assert shown.startswith("Mortality fell") and "No" not in shown

@@ -28,6 +28,8 @@ CORPUS = {
     "wang": ["Wang Zhizhi joined the Dallas Mavericks in 2001, the first Chinese player in the NBA.",
              "Wang Zhizhi later played for the Los Angeles Clippers and the Miami Heat."],
     "measles": ["Measles cases in 2011 rose to 220 in the United States."],
+    "vitamin": ["Vitamin D levels were measured in 400 older adults.",
+                "Vitamin D supplementation did not reduce fracture risk in older adults."],
 }
 
 
@@ -236,15 +238,65 @@ async def test_the_evidence_does_not_answer_path(tmp_settings, fake_llm_server, 
     assert result.cited == ["S2"]  # the closest evidence is listed, with a working chip
 
 
-async def test_a_yes_no_question_gets_a_verdict_slot(tmp_settings, fake_llm_server, patched_tools):
+async def test_a_yes_no_question_gets_its_verdict_from_code_not_the_slot(tmp_settings, fake_llm_server,
+                                                                          patched_tools):
+    # The model's slot says "no"; the cited sentence states the finding without negation, so code says yes,
+    # and the slot's "no" is never shown, not even while the answer streams.
+    router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="Did Wang Zhizhi play for Miami?")],
+                    answers=[said(("Wang Zhizhi later played for the Miami Heat.", ["S2"]), verdict="no")])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        rec = Recorder()
+        result = await bot.run_turn("Did Wang Zhizhi play for Miami?", rec)
+    schema = [r for r in srv.requests if r.get("stream")][0]["response_format"]["json_schema"]["schema"]
+    assert result.required_answer  # S2 carries wang, zhizhi and miami: 3 of the 4 content words
+    assert schema["properties"]["verdict"]["enum"] == ["yes", "no", "maybe"]  # the slot stays, for verdict_by=model
+    assert result.verdict == "yes" and result.model_verdict == "no" and result.status == "verified"
+    assert result.answer.startswith("Wang Zhizhi later played for the Miami Heat [S2].")
+    assert result.answer.endswith("**Verdict: Yes.** Read in code from the cited evidence: none of it negates "
+                                  "the finding.")
+    streamed = "".join(e[1] for e in rec.events if e[0] == "token")
+    assert streamed == result.answer and "**No.**" not in streamed
+
+
+async def test_a_negated_finding_in_the_cited_evidence_answers_no(tmp_settings, fake_llm_server, patched_tools):
+    question = "Does vitamin D supplementation reduce fracture risk?"
+    router = Router(intents=[frame(entities=["vitamin D"], rewrite=question)],
+                    answers=[said(("Vitamin D supplementation did not reduce fracture risk.", ["S2"]),
+                                  verdict="yes")])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn(question, Recorder())
+    assert result.verdict == "no" and result.model_verdict == "yes"
+    assert result.answer.endswith("**Verdict: No.** Read in code from the cited evidence: it says “did not” [S2].")
+    assert result.cited == ["S2"] and result.invalid == []
+    # One sentence carries every content word of the question: "does not answer" is not offered.
+    schema = [r for r in srv.requests if r.get("stream")][0]["response_format"]["json_schema"]["schema"]
+    assert result.required_answer and "DoesNotAnswer" not in json.dumps(schema) and "anyOf" not in json.dumps(schema)
+
+
+async def test_a_yes_no_question_off_the_evidence_may_still_be_declined(tmp_settings, fake_llm_server,
+                                                                        patched_tools):
+    question = "Did Wang Zhizhi win an Olympic medal in fencing?"
+    router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite=question)], answers=[not_answered("S1")])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn(question, Recorder())
+    schema = [r for r in srv.requests if r.get("stream")][0]["response_format"]["json_schema"]["schema"]
+    assert not result.required_answer and "does_not_answer" in json.dumps(schema)
+    assert result.status == "no_evidence" and result.abstained and result.verdict is None
+    assert "Verdict" not in result.answer
+
+
+async def test_verdict_by_model_keeps_the_slot(tmp_settings, fake_llm_server, patched_tools):
+    tmp_settings.verdict_by = "model"
     router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="Did Wang Zhizhi play for Miami?")],
                     answers=[said(("Wang Zhizhi later played for the Miami Heat.", ["S2"]), verdict="yes")])
     with fake_llm_server(router) as srv:
         bot, _ = make_assistant(tmp_settings, srv)
         result = await bot.run_turn("Did Wang Zhizhi play for Miami?", Recorder())
-    schema = [r for r in srv.requests if r.get("stream")][0]["response_format"]["json_schema"]["schema"]
-    assert schema["$defs"]["Answer"]["properties"]["verdict"]["enum"] == ["yes", "no", "maybe"]
     assert result.verdict == "yes" and result.answer.startswith("**Yes.** Wang Zhizhi later played")
+    assert "Verdict:" not in result.answer
 
 
 async def test_the_answer_prompt_holds_only_the_evidence_and_the_question(tmp_settings, fake_llm_server,
