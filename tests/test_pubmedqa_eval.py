@@ -37,13 +37,13 @@ def test_too_few_abstracts_in_the_kb_is_a_clear_error():
         choose_items(_data(400), {"1000"})
 
 
-def _result(*, verdict, cited, status="verified", abstained=False):
+def _result(*, verdict, cited, status="verified", abstained=False, model_verdict=None, required_answer=False):
     led = EvidenceLedger()
     led.add_sentence("Own abstract sentence.", source="PubMed 1", doc_id="pubmed:1")
     led.add_sentence("Other abstract.", source="PubMed 2", doc_id="pubmed:2")
     led.add_path("A —treats→ B", triples=[("A", "treats", "B")], source="hetionet")
     return SimpleNamespace(evidence=led.items(), cited=cited, verdict=verdict, status=status, abstained=abstained,
-                           support_flagged=0, regenerated=False, guard_fired=False, first_try_valid=True,
+                           model_verdict=model_verdict, required_answer=required_answer, support_flagged=0, regenerated=False, guard_fired=False, first_try_valid=True,
                            pool={"pool": {"text": 2, "kg": 1}}, answer="")
 
 
@@ -53,7 +53,18 @@ def test_a_record_counts_cited_sentences_from_the_gold_abstract_only():
     assert (rec["cited_sentences"], rec["cited_from_gold"], rec["correct"], rec["abstained"]) == (2, 1, True, False)
     assert rec["retrieved_gold"]
     dna = record_of(_result(verdict=None, cited=["S2"], status="no_evidence", abstained=True), item, 1.0)
-    assert dna["abstained"] and not dna["correct"]
+    assert dna["abstained"] and not dna["correct"] and not dna["correct_model"]
+
+
+def test_a_record_keeps_the_code_verdict_and_the_model_slot_apart():
+    item = {"id": "1", "gold": "no", "answerable": True}
+    rec = record_of(_result(verdict="no", model_verdict="yes", cited=["S1"], required_answer=True), item, 2.0)
+    assert (rec["pred"], rec["correct"], rec["pred_model"], rec["correct_model"]) == ("no", True, "yes", False)
+    assert rec["required_answer"]
+    both = [rec, {**rec, "correct": False, "correct_model": True, "required_answer": False}]
+    assert summarise(both)["accuracy"] == summarise(both, correct_key="correct_model")["accuracy"] == 0.5
+    assert summarise([rec], correct_key="correct_model")["accuracy"] == 0.0
+    assert summarise(both)["required_answer_rate_answerable"] == 0.5
 
 
 def test_the_summary_metrics_on_hand_made_records():
@@ -72,3 +83,15 @@ def test_the_summary_metrics_on_hand_made_records():
     assert m["abstain_rate_unanswerable"] == pytest.approx(1 / 2)
     # right: answered answerable (2) + abstained unanswerable (1) = 3 of 5
     assert m["refrain_accuracy"] == pytest.approx(3 / 5)
+
+
+def test_the_dev_items_never_overlap_the_test_items():
+    from assistant.evals.pubmedqa_eval import dev_items
+
+    data = _data(600)
+    in_kb = {str(1000 + i) for i in range(170)}
+    dev = dev_items(data, in_kb)
+    test = {it["id"] for it in choose_items(data, in_kb)}
+    assert not test & {it["id"] for it in dev}
+    assert sum(it["answerable"] for it in dev) == 20 == sum(not it["answerable"] for it in dev)
+    assert dev == dev_items(data, in_kb)

@@ -60,6 +60,16 @@ def choose_items(data: dict[str, dict], in_kb: set[str], half: int = HALF, seed:
             for p, a in picked]
 
 
+def dev_items(data: dict[str, dict], in_kb: set[str], seed: int = SEED) -> list[dict]:
+    """Tuning items, disjoint from :func:`choose_items`: every KB abstract it left out, and as many of the rest."""
+    test = {it["id"] for it in choose_items(data, in_kb, seed=seed)}
+    answerable = sorted(p for p in data if p in in_kb and p not in test)
+    unanswerable = random.Random(seed + 1).sample(sorted(p for p in data if p not in in_kb and p not in test),
+                                                  len(answerable))
+    return [{"id": p, "question": data[p]["QUESTION"], "gold": data[p]["final_decision"], "answerable": p in in_kb}
+            for p in answerable + unanswerable]
+
+
 def limited(items: list[dict], limit: int | None) -> list[dict]:
     """The first ``limit`` of each half (the order inside a half is the seeded draw)."""
     if not limit:
@@ -75,8 +85,12 @@ def record_of(result, item: dict, seconds: float) -> dict:
     gold_doc = f"pubmed:{item['id']}"
     abstained = bool(result.abstained or result.status in ("no_evidence", "error") or
                      (result.verdict is None and result.status != "verified"))
+    model_verdict = getattr(result, "model_verdict", None)
     return {"answerable": item["answerable"], "gold": item["gold"], "pred": result.verdict,
             "correct": result.verdict == item["gold"] and not abstained, "abstained": abstained,
+            # the same turn's verdict slot, as the model filled it (verdict_by="code" does not show it)
+            "pred_model": model_verdict, "correct_model": model_verdict == item["gold"] and not abstained,
+            "required_answer": bool(getattr(result, "required_answer", False)),
             "status": result.status, "cited_sentences": len(cited_docs),
             "cited_from_gold": sum(d == gold_doc for d in cited_docs),
             "retrieved_gold": any(str(e.meta.get("doc_id", "")) == gold_doc for e in result.evidence),
@@ -86,8 +100,9 @@ def record_of(result, item: dict, seconds: float) -> dict:
             "error": result.answer if result.status == "error" else ""}
 
 
-def summarise(records: list[dict]) -> dict:
-    """The report's variant row from per-item records (both halves)."""
+def summarise(records: list[dict], correct_key: str = "correct") -> dict:
+    """The report's variant row from per-item records (both halves); ``correct_key`` picks whose verdict counts."""
+    records = [{**r, "correct": r.get(correct_key, False)} for r in records]
     ans = [r for r in records if r["answerable"]]
     una = [r for r in records if not r["answerable"]]
     cited = sum(r["cited_sentences"] for r in ans)
@@ -106,6 +121,9 @@ def summarise(records: list[dict]) -> dict:
         "support_check_fired_rate": sum(r["support_flagged"] > 0 for r in records) / len(records) if records else 0.0,
         "error_rate": sum(r["status"] == "error" for r in records) / len(records) if records else 0.0,
         "s_per_question": sum(r["seconds"] for r in records) / len(records) if records else 0.0,
+        "required_answer_rate_answerable": sum(r.get("required_answer", False) for r in ans) / len(ans) if ans else 0.0,
+        "required_answer_rate_unanswerable": (sum(r.get("required_answer", False) for r in una) / len(una)
+                                              if una else 0.0),
     }
     return out
 
@@ -138,36 +156,49 @@ async def _answer_all(settings, items: list[dict], concurrency: int, log) -> Non
         await deps.aclose()
 
 
-def run_pubmedqa(settings, *, limit: int | None = None, concurrency: int = 1, docs_dir: Path | None = None) -> dict:
+def run_pubmedqa(settings, *, limit: int | None = None, concurrency: int = 1, docs_dir: Path | None = None,
+                 split: str = "test") -> dict:
     from assistant.deps import Deps
     from assistant.evals.report import ResultsLog, label_baselines, write_eval
 
     store = Deps(settings).text_kb
     if store.is_empty:
         raise click.ClickException("The text KB is empty: build it with `evidentia kb build --default`.")
-    items = limited(choose_items(load_questions(settings.kb_mirror_dir), pmids_in_kb(store)), limit)
-    log = ResultsLog(settings.data_dir / "eval" / f"{BENCHMARK}-answers.jsonl")
+    data, in_kb = load_questions(settings.kb_mirror_dir), pmids_in_kb(store)
+    items = limited(choose_items(data, in_kb) if split == "test" else dev_items(data, in_kb), limit)
+    log = ResultsLog(settings.data_dir / "eval" / f"{BENCHMARK}{'' if split == 'test' else '-' + split}-answers.jsonl")
     asyncio.run(_answer_all(settings, items, concurrency, log))
     wanted = {it["id"] for it in items}
     records = [r for r in log.records(VARIANT) if r["id"] in wanted]
     variant = summarise(records)
+    # The same turns scored by the model's own verdict slot: the ablation of the code verdict, at no extra cost.
+    by_model = summarise(records, correct_key="correct_model")
     answerable_golds = [r["gold"] for r in records if r["answerable"]]
     base = label_baselines(answerable_golds) if answerable_golds else {}
     base["yes_baseline"] = (sum(g == "yes" for g in answerable_golds) / len(answerable_golds)
                             if answerable_golds else 0.0)
+    if split != "test":  # for tuning: printed, never published
+        for name, row in ((VARIANT, variant), ("model-verdict-slot", by_model)):
+            click.echo(f"{split} {name}: " + ", ".join(f"{k} {v:.3f}" for k, v in row.items()))
+        click.echo(f"{split} always-yes on the answerable half: {base['yes_baseline']:.3f}")
+        return variant
     notes = (f"{len(records)} of {len(items)} items answered ({variant['n_answerable']} whose abstract is in the "
              f"default KB, {variant['n_unanswerable']} whose abstract is not), drawn with seed {SEED} from "
              f"ori_pqal.json; each asked as a fresh chat turn (intent, plan, text and KG retrieval, one ranked pool, "
-             f"the top {settings.answer_evidence_k} to a grammar-bound answer with a yes/no/maybe slot). "
+             f"the top {settings.answer_evidence_k} to a grammar-bound answer; 'does not answer' not offered when one "
+             f"evidence sentence carries half the question's content words). 'default': the verdict read in code "
+             f"from the cited sentences (a negated finding answers no, else yes); 'model-verdict-slot': the same "
+             f"turns scored by the verdict the model wrote in its yes/no/maybe slot. "
              f"Accuracy is on the answerable half, an abstention counting as wrong; always 'yes' scores "
              f"{base['yes_baseline']:.3f} there. Citation precision: cited sentences from the question's own abstract "
              f"over all cited sentences (answerable half). Refrain accuracy: abstained exactly when the abstract is "
              f"not in the KB (QUASAR-faithful on CompMix: {QUASAR_FAITHFUL_REFRAIN}). Note that the KB's PubMedQA "
              "documents include each abstract's conclusion (LONG_ANSWER), so the answerable half is an open-book test.")
-    write_eval(BENCHMARK, model=settings.llm_model, items=len(records), seed=SEED, variants={VARIANT: variant},
+    write_eval(BENCHMARK, model=settings.llm_model, items=len(records), seed=SEED, variants={VARIANT: variant, "model-verdict-slot": by_model},
                notes=notes, docs_dir=docs_dir, extra=base,
                metric_keys=["accuracy", "citation_precision", "abstain_rate_answerable", "abstain_rate_unanswerable",
-                            "refrain_accuracy", "verified_rate", "s_per_question"])
+                            "refrain_accuracy", "required_answer_rate_answerable",
+                            "required_answer_rate_unanswerable", "verified_rate", "s_per_question"])
     return variant
 
 
@@ -179,6 +210,9 @@ def register(group) -> None:
                   help=f"Only the first N of each half (default: all {HALF} + {HALF}).")
     @click.option("--concurrency", type=int, default=1, show_default=True,
                   help="Questions in flight at once (the server batches them).")
-    def pubmedqa(limit: int | None, concurrency: int) -> None:
+    @click.option("--split", type=click.Choice(["test", "dev"]), default="test", show_default=True,
+                  help="test: the fixed 150 + 150, published in docs/eval; dev: the KB abstracts those leave out "
+                       "and as many others, for tuning (printed only).")
+    def pubmedqa(limit: int | None, concurrency: int, split: str) -> None:
         """PubMedQA over the default KB: accuracy, citation precision, abstention and refrain accuracy."""
-        run_pubmedqa(Settings(), limit=limit, concurrency=concurrency)
+        run_pubmedqa(Settings(), limit=limit, concurrency=concurrency, split=split)
