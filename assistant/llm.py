@@ -9,6 +9,8 @@ It owns the base URL, the model name, timeouts, retries and server quirks, and o
 - :meth:`LLMClient.prompt_logprobs` and :meth:`LLMClient.sample_text` — raw text completions with token
   log-probabilities (K-Bloom's harvest).
 
+:func:`counting_generated_tokens` counts the tokens generated under it (a chat turn's, for the benchmarks).
+
 Every failure to reach the server becomes :class:`LLMUnavailable` with one clear sentence.
 Tool-call arguments that fail to parse come back as :class:`ToolCall` with ``error`` set; they
 never raise.
@@ -20,7 +22,9 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -34,6 +38,41 @@ log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
 
 ToolChoice = Literal["auto", "required", "none"] | str  # a str other than those names a function
+
+
+@dataclass
+class GeneratedTokens:
+    """Tokens the server generated for the requests made under :func:`counting_generated_tokens`."""
+
+    tokens: int = 0
+    requests: int = 0
+
+    def add(self, usage: Any, fallback: int = 0) -> None:
+        completion = getattr(usage, "completion_tokens", None) if usage is not None else None
+        self.tokens += int(completion) if isinstance(completion, int) else fallback
+        self.requests += 1
+
+
+# A context variable, not a client attribute: concurrent turns share one client, and each turn's tasks and
+# worker threads inherit the context it was set in, so each turn counts only its own requests.
+_GENERATED: ContextVar[GeneratedTokens | None] = ContextVar("evidentia_generated_tokens", default=None)
+
+
+@contextmanager
+def counting_generated_tokens() -> Iterator[GeneratedTokens]:
+    """Count the completion tokens of every request made inside the block (server usage, else streamed pieces)."""
+    count = GeneratedTokens()
+    token = _GENERATED.set(count)
+    try:
+        yield count
+    finally:
+        _GENERATED.reset(token)
+
+
+def _count(usage: Any, fallback: int = 0) -> None:
+    count = _GENERATED.get()
+    if count is not None:
+        count.add(usage, fallback)
 
 
 def unreachable_message(base_url: str) -> str:
@@ -163,7 +202,10 @@ class LLMClient:
         attempts = self.settings.llm_max_retries + 1
         for attempt in range(attempts):
             try:
-                return await create(model=self.model, **kwargs)
+                resp = await create(model=self.model, **kwargs)
+                if not kwargs.get("stream"):  # a stream counts itself as it is read (see ``stream``)
+                    _count(getattr(resp, "usage", None))
+                return resp
             except openai.APITimeoutError as exc:
                 raise self._unavailable(exc) from exc
             except openai.APIConnectionError as exc:
@@ -218,10 +260,14 @@ class LLMClient:
     async def stream(self, messages: list[dict], *, max_tokens: int | None = None,
                      temperature: float | None = None, **extra: Any) -> AsyncIterator[str]:
         """Yield the reply's text as it is generated (``extra``: more request fields, e.g. a response format)."""
-        stream = await self._create(messages=messages, stream=True, **extra, **self._sampling(max_tokens, temperature))
+        stream = await self._create(messages=messages, stream=True, stream_options={"include_usage": True},
+                                    **extra, **self._sampling(max_tokens, temperature))
+        pieces, usage = 0, None
         try:
             async for chunk in stream:
+                usage = getattr(chunk, "usage", None) or usage  # the last chunk's, when the server sends it
                 if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
+                    pieces += 1
                     yield chunk.choices[0].delta.content
         except openai.APITimeoutError as exc:
             raise self._unavailable(exc) from exc
@@ -230,6 +276,7 @@ class LLMClient:
                 f"The connection to the language model at {self.base_url} broke while it was answering."
             ) from exc
         finally:
+            _count(usage, fallback=pieces)
             # A consumer that stops early (user pressed stop) must close the HTTP stream, so
             # vLLM aborts the request instead of generating on for nobody.
             await stream.close()

@@ -36,7 +36,7 @@ from assistant.answering import (ANSWER_MAX_TOKENS, GroundedAnswer, ProseStream,
 from assistant.citations import NO_EVIDENCE_TEXT, CitationCheck, check_citations, mark_invalid, normalize_answer
 from assistant.deps import Deps
 from assistant.evidence import Evidence, EvidenceLedger
-from assistant.llm import LLMUnavailable, ToolCall
+from assistant.llm import LLMUnavailable, ToolCall, counting_generated_tokens
 from assistant.planner import PlannedCall, plan
 from assistant.pool import RankedPool, build_pool, rank_pool
 from assistant.prompts import render
@@ -135,6 +135,7 @@ class TurnResult:
     regenerated: bool = False
     guard_fired: bool = False
     verdict: str | None = None  # yes | no | maybe, for a yes/no question
+    generated_tokens: int = 0  # completion tokens of every LLM request the turn made (server usage)
     model_verdict: str | None = None  # the model's own verdict slot (verdict_by="code" replaces it)
     required_answer: bool = False  # code left "does not answer" out of the schema (assistant/verdicts.py)
     abstained: bool = False  # the model said the evidence does not answer the question
@@ -227,6 +228,12 @@ class Assistant:
         deps.memory.ensure_conversation(session.conversation_id, user=session.user)
 
     async def run_turn(self, message: str, hooks: TurnHooks | None = None) -> TurnResult:
+        with counting_generated_tokens() as generated:
+            result = await self._turn(message, hooks)
+        result.generated_tokens = generated.tokens
+        return result
+
+    async def _turn(self, message: str, hooks: TurnHooks | None) -> TurnResult:
         hooks = _EndedSteps(hooks or TurnHooks())
         ledger = EvidenceLedger()
         steps: list[Step] = []

@@ -125,7 +125,12 @@ class FakeOpenAI:
                     self.wfile.flush()
                 end = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": req.get("model"),
                        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
-                self.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
+                self.wfile.write(f"data: {json.dumps(end)}\n\n".encode())
+                if (req.get("stream_options") or {}).get("include_usage"):  # as OpenAI and vLLM send it
+                    usage = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": req.get("model"),
+                             "choices": [], "usage": _usage(reply.content)}
+                    self.wfile.write(f"data: {json.dumps(usage)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
 
         return H
@@ -143,4 +148,11 @@ def _completion(req: dict, reply: Reply) -> dict:
                          **({"stop_reason": reply.stop_reason} if reply.stop_reason else {})}]
             + [{"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
                for i, text in enumerate(reply.more_choices, start=1)],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+            "usage": _usage(" ".join([reply.content or ""] + [a for _, a in reply.tool_calls or []]
+                                     + list(reply.more_choices)))}
+
+
+def _usage(text: str) -> dict:
+    """A token count the tests can predict: one token per whitespace-separated word."""
+    n = len(text.split())
+    return {"prompt_tokens": 1, "completion_tokens": n, "total_tokens": n + 1}

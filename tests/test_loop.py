@@ -511,3 +511,38 @@ async def test_evidence_k_is_per_conversation(tmp_settings, fake_llm_server, pat
         result = await bot.run_turn("When did Wang Zhizhi join?")
     search = [s for s in result.steps if s.name == "text_search"][0]
     assert search.input["k"] == 3 and deps.settings.evidence_k == tmp_settings.evidence_k != 3
+
+
+async def test_a_turn_counts_the_tokens_its_requests_generated(tmp_settings, fake_llm_server, patched_tools):
+    # The fake server's usage is one token per word: the intent frame's JSON plus the streamed answer's.
+    intent = frame(entities=["Wang Zhizhi"], rewrite="When did Wang Zhizhi join the NBA?")
+    answer = said(("In 2001.", ["S1"]))
+    router = Router(intents=[intent, intent], answers=[answer, answer])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        first = await bot.run_turn("When did Wang Zhizhi join the NBA?", Recorder())
+        streamed = [r for r in srv.requests if r.get("stream")]
+        assert streamed and all(r["stream_options"] == {"include_usage": True} for r in streamed)
+        second = await bot.run_turn("When did Wang Zhizhi join the NBA?", Recorder())
+    expected = len(intent.split()) + len(answer.split())
+    assert first.generated_tokens == expected and second.generated_tokens == expected  # per turn, not cumulative
+
+
+async def test_concurrent_turns_count_only_their_own_tokens():
+    import asyncio
+
+    from assistant.llm import _count, counting_generated_tokens
+
+    class Usage:
+        def __init__(self, n):
+            self.completion_tokens = n
+
+    async def turn(n):
+        with counting_generated_tokens() as c:
+            for _ in range(3):
+                await asyncio.sleep(0)
+                await asyncio.to_thread(_count, Usage(n))  # worker threads inherit the turn's counter
+            return c.tokens, c.requests
+
+    assert await asyncio.gather(turn(1), turn(10)) == [(3, 3), (30, 3)]
+    _count(Usage(5))  # outside any turn: counted nowhere, no error

@@ -65,6 +65,7 @@ async def main(limit: int | None, resume: bool) -> None:
                          "guard_fired": r.guard_fired, "abstained": r.abstained, "pool": r.pool,
                          "cited": r.cited, "invalid": r.invalid, "rewrite": (r.intent or {}).get("rewrite"),
                          "entities": (r.intent or {}).get("entities"), **r.timings,
+                         "generated_tokens": r.generated_tokens,
                          "wall_s": time.perf_counter() - t0, "answer": r.answer[:300]})
             print(f"[{n:2d}] {r.status:11s} first_try={r.first_try_valid} {r.timings.get('total_s', 0):6.1f}s  {q}",
                   flush=True)
@@ -82,6 +83,8 @@ async def main(limit: int | None, resume: bool) -> None:
         "intent_latency_median_s": (med("intent_s"), "s"),
         "retrieval_latency_median_s": (med("retrieval_s"), "s"),
         "generation_latency_median_s": (med("generation_s"), "s"),
+        # every LLM request of the turn (intent, tool rounds, answer, regeneration), from the server's usage
+        "generated_tokens_per_turn_median": (med("generated_tokens"), "tokens"),
         "first_try_citation_valid_rate": (first_try_rate, "ratio"),
         "final_verified_rate": (sum(1 for r in rows if r["status"] == "verified") / len(rows), "ratio"),
         # The support check (#14): turns where a statement's names or numbers were not in what it cited.
