@@ -8,8 +8,9 @@
   product's choice while a local CPU vLLM holds the cores.
 - ``column_filter_jsd_median_ms``: the same with UCRET-JS.
 - ``long_table_filter_ms``: one 10,000-row table (row selection + column filter).
-- ``claim_check_median_s``: the median end-to-end ``check_claim`` time (variant full) from the
-  evaluation logs of the served model, or, with ``--claims N``, from N fresh PubHealthTab claims.
+- ``claim_check_median_s``: the median end-to-end ``check_claim`` time of the default variant (``program``)
+  from the evaluation logs of the served model (checks run one at a time only), or, with ``--claims N``,
+  from N fresh PubHealthTab claims.
 
 Writes docs/bench/tables.{json,md,png}.
 """
@@ -38,6 +39,7 @@ from assistant.settings import Settings  # noqa: E402
 from kb.tables import table_from_grid  # noqa: E402
 from tests.shared_data import eval_data_dir  # noqa: E402
 from tools.table_filter import filter_table  # noqa: E402
+from tools.verify_claim import DEFAULT_VARIANT  # noqa: E402
 
 
 def first_claim_per_table(items) -> list:
@@ -98,7 +100,7 @@ def logged_latencies(settings: Settings) -> list[float]:
             except json.JSONDecodeError:
                 continue
             # Only checks that had the server to themselves: concurrent evaluation runs share it.
-            if rec.get("variant") == "full" and rec.get("latency_s") and rec.get("pred") != "ERROR" \
+            if rec.get("variant") == DEFAULT_VARIANT and rec.get("latency_s") and rec.get("pred") != "ERROR" \
                     and rec.get("concurrency", 1) == 1:
                 out.append(rec["latency_s"])
     return out
@@ -207,7 +209,7 @@ the semantic work; value matches (a cell equal to a number or name in the claim)
 
 10,000-row table: {res.row_note}; kept columns {res.kept_cols}.
 
-claim_check_median_s: {f'median of {n_claims} full-variant checks' if n_claims else 'not measured'}{' (kept from the previous run of this benchmark)' if previous else ''}
+claim_check_median_s: {f'median of {n_claims} {DEFAULT_VARIANT}-variant checks' if n_claims else 'not measured'}{' (kept from the previous run of this benchmark)' if previous else ''}
 (three concurrent explanations of <= 120 tokens and a judge of <= 200 tokens whose reason the schema caps at 200 characters;
 Qwen2.5-Coder-1.5B served by vLLM on the same 2 CPU cores; {'fresh PubHealthTab claims checked one at a time'
 if args.claims or previous else 'latencies logged by evaluation runs that had the server to themselves'}).
