@@ -505,14 +505,14 @@ class Assistant:
                                                                      else 0})
         await hooks.step_start(check_step)
         outcome = self._finish_grounded(answer, support, ctx.evidence, code_verdict=code_verdict, texts=texts)
-        if outcome.verdict_line:  # after the statements: what was shown only ever grows
-            await hooks.answer_token("\n\n" + outcome.verdict_line)
         outcome.required_answer = required
         outcome.first_ok, outcome.support_flagged, outcome.regenerated = first_ok, flagged, regenerated
         outcome.pool = ranked.summary()
         check_step.output = {"flagged": flagged, "regenerated": regenerated, "status": outcome.status,
                              "unsupported": [c.statement for c in support.flagged] if support else []}
         await hooks.step_end(check_step)
+        if outcome.verdict_line:  # after the statements and the check: what was shown only ever grows
+            await hooks.answer_token("\n\n" + outcome.verdict_line)
         return outcome
 
     def _finish_grounded(self, answer: GroundedAnswer | None, support: SupportReport | None,
