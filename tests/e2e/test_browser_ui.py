@@ -49,11 +49,15 @@ def fake_handler(req: dict) -> Reply:
     if name in ("IntentFrame", "intent"):  # the compact wire frame also accepts the long field names
         if "Is it true" in last or "claim" in last.lower():
             return Reply(content=_frame("claim_check", ["measles"], "Is it true that measles cases rose to 220 in 2011?"))
+        if "Clippers?" in last:
+            return Reply(content=_frame("question", ["Wang Zhizhi"], "Did Wang Zhizhi play for the Los Angeles Clippers?"))
         return Reply(content=_frame("question", ["Wang Zhizhi", "NBA"], "When did Wang Zhizhi join the NBA?"))
     if name == "GroundedAnswer":  # the answer: statements citing ids of this turn's evidence (#14)
         found = dict(re.findall(r"\[(S\d+)\] (Wang Zhizhi joined|He later played)", last))
         ids = {v: k for k, v in found.items()}
-        return Reply(content=json.dumps({"statements": [
+        # A yes/no question's schema has the verdict slot: the fake fills it with "no", which code overrules.
+        slot = {"verdict": "no"} if "verdict" in json.dumps(fmt) else {}
+        return Reply(content=json.dumps({**slot, "statements": [
             {"text": "Wang Zhizhi joined the NBA in 2001.", "cite": [ids["Wang Zhizhi joined"]]},
             {"text": "He later played for the Los Angeles Clippers.", "cite": [ids["He later played"]]}]}))
     if name == "ColumnChoice":  # the table program's first step: the columns the claim needs (#13)
@@ -193,6 +197,16 @@ def test_reopened_chat_keeps_its_evidence_panels(page, ui):
     assert page.url == thread_url
     _open_citation(page, "S1", "— Wang Zhizhi")
     # The tests that follow carry on in this resumed conversation.
+
+
+def test_a_yes_no_question_shows_the_verdict_code_read_from_the_evidence(page, ui):
+    _send(page, "Did Wang Zhizhi play for the Los Angeles Clippers?")
+    page.wait_for_selector("text=Read in code from the cited evidence", timeout=120_000)
+    reply = page.locator(".step", has_text="Read in code from the cited evidence").last
+    text = reply.inner_text() if reply.count() else page.inner_text("body")
+    assert "Verdict: Yes." in text and "none of it negates the finding" in text
+    assert "No." not in text  # the model's slot ("no") is never shown, not even while streaming
+    page.screenshot(path=str(ui[1] / "yes_no.png"))
 
 
 def test_csv_upload_shows_preview_and_claim_is_checked(page, ui, tmp_path):
