@@ -504,7 +504,7 @@ class Assistant:
         check_step = Step(name="support check", kind="check", input={"statements": len(answer.statements) if answer
                                                                      else 0})
         await hooks.step_start(check_step)
-        outcome = self._finish_grounded(answer, support, ctx.evidence, code_verdict=code_verdict, texts=texts)
+        outcome = self._finish_grounded(answer, support, ctx.evidence, texts, code_verdict=code_verdict)
         outcome.required_answer = required
         outcome.first_ok, outcome.support_flagged, outcome.regenerated = first_ok, flagged, regenerated
         outcome.pool = ranked.summary()
@@ -516,8 +516,8 @@ class Assistant:
         return outcome
 
     def _finish_grounded(self, answer: GroundedAnswer | None, support: SupportReport | None,
-                         ledger: EvidenceLedger, *, code_verdict: bool = False,
-                         texts: dict[str, str] | None = None) -> AnswerOutcome:
+                         ledger: EvidenceLedger, texts: dict[str, str], *,
+                         code_verdict: bool = False) -> AnswerOutcome:
         if answer is None:
             text = f"{NO_EVIDENCE_TEXT} (The model's answer could not be read twice; the evidence list shows what was found.)"
             return AnswerOutcome(text, "unverified")
@@ -546,7 +546,7 @@ class Assistant:
         verdict, verdict_line = answer.verdict, ""
         if code_verdict and not answer.does_not_answer:
             # Read from the statements that survived the support check, in the order they cite.
-            cited = {c: (texts or {}).get(c, "") for c in answer.cited}
+            cited = {c: texts.get(c, "") for c in answer.cited}
             decided = verdict_from_evidence(cited)
             verdict, verdict_line = decided.verdict, decided.explain()
         return AnswerOutcome(text + note + ("\n\n" + verdict_line if verdict_line else ""), status, check, None,

@@ -131,7 +131,8 @@ class Settings(BaseSettings):
     # The default model's verdict slot said "yes" on every answered PubMedQA item; code reads the verdict from
     # the cited evidence instead (assistant/verdicts.py). "model" keeps the slot's value (a larger model's).
     verdict_by: Literal["code", "model"] = Field(
-        default="code", description="Who decides a yes/no answer: a negation rule over the cited evidence, or the model.")
+        default="code",
+        description="Who decides a yes/no answer: a negation rule over the cited evidence, or the model.")
     max_tool_rounds: int = Field(default=6, ge=1, le=20)
     show_steps: bool = True
 

@@ -43,7 +43,8 @@ def _result(*, verdict, cited, status="verified", abstained=False, model_verdict
     led.add_sentence("Other abstract.", source="PubMed 2", doc_id="pubmed:2")
     led.add_path("A —treats→ B", triples=[("A", "treats", "B")], source="hetionet")
     return SimpleNamespace(evidence=led.items(), cited=cited, verdict=verdict, status=status, abstained=abstained,
-                           model_verdict=model_verdict, required_answer=required_answer, support_flagged=0, regenerated=False, guard_fired=False, first_try_valid=True,
+                           model_verdict=model_verdict, required_answer=required_answer, support_flagged=0,
+                           regenerated=False, guard_fired=False, first_try_valid=True,
                            pool={"pool": {"text": 2, "kg": 1}}, answer="")
 
 

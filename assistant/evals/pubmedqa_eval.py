@@ -85,12 +85,12 @@ def record_of(result, item: dict, seconds: float) -> dict:
     gold_doc = f"pubmed:{item['id']}"
     abstained = bool(result.abstained or result.status in ("no_evidence", "error") or
                      (result.verdict is None and result.status != "verified"))
-    model_verdict = getattr(result, "model_verdict", None)
+    model_verdict = result.model_verdict
     return {"answerable": item["answerable"], "gold": item["gold"], "pred": result.verdict,
             "correct": result.verdict == item["gold"] and not abstained, "abstained": abstained,
             # the same turn's verdict slot, as the model filled it (verdict_by="code" does not show it)
             "pred_model": model_verdict, "correct_model": model_verdict == item["gold"] and not abstained,
-            "required_answer": bool(getattr(result, "required_answer", False)),
+            "required_answer": result.required_answer,
             "status": result.status, "cited_sentences": len(cited_docs),
             "cited_from_gold": sum(d == gold_doc for d in cited_docs),
             "retrieved_gold": any(str(e.meta.get("doc_id", "")) == gold_doc for e in result.evidence),
@@ -121,7 +121,8 @@ def summarise(records: list[dict], correct_key: str = "correct") -> dict:
         "support_check_fired_rate": sum(r["support_flagged"] > 0 for r in records) / len(records) if records else 0.0,
         "error_rate": sum(r["status"] == "error" for r in records) / len(records) if records else 0.0,
         "s_per_question": sum(r["seconds"] for r in records) / len(records) if records else 0.0,
-        "required_answer_rate_answerable": sum(r.get("required_answer", False) for r in ans) / len(ans) if ans else 0.0,
+        "required_answer_rate_answerable": (sum(r.get("required_answer", False) for r in ans) / len(ans)
+                                            if ans else 0.0),
         "required_answer_rate_unanswerable": (sum(r.get("required_answer", False) for r in una) / len(una)
                                               if una else 0.0),
     }
@@ -166,7 +167,8 @@ def run_pubmedqa(settings, *, limit: int | None = None, concurrency: int = 1, do
         raise click.ClickException("The text KB is empty: build it with `evidentia kb build --default`.")
     data, in_kb = load_questions(settings.kb_mirror_dir), pmids_in_kb(store)
     items = limited(choose_items(data, in_kb) if split == "test" else dev_items(data, in_kb), limit)
-    log = ResultsLog(settings.data_dir / "eval" / f"{BENCHMARK}{'' if split == 'test' else '-' + split}-answers.jsonl")
+    suffix = "" if split == "test" else f"-{split}"
+    log = ResultsLog(settings.data_dir / "eval" / f"{BENCHMARK}{suffix}-answers.jsonl")
     asyncio.run(_answer_all(settings, items, concurrency, log))
     wanted = {it["id"] for it in items}
     records = [r for r in log.records(VARIANT) if r["id"] in wanted]
@@ -189,15 +191,16 @@ def run_pubmedqa(settings, *, limit: int | None = None, concurrency: int = 1, do
              f"evidence sentence carries half the question's content words). 'default': the verdict read in code "
              f"from the cited sentences (a negated finding answers no, else yes); 'model-verdict-slot': the same "
              f"turns scored by the verdict the model wrote in its yes/no/maybe slot. "
-             f"Both rules were tuned on PubMedQA questions outside the fixed 300 (assistant/verdicts.py), none on these. "
+             f"Both rules were tuned on PubMedQA questions outside the fixed 300 (assistant/verdicts.py), none on "
+             f"these. "
              f"Accuracy is on the answerable half, an abstention counting as wrong; always 'yes' (the majority "
              f"label and the first option) scores "
              f"{base['yes_baseline']:.3f} there. Citation precision: cited sentences from the question's own abstract "
              f"over all cited sentences (answerable half). Refrain accuracy: abstained exactly when the abstract is "
              f"not in the KB (QUASAR-faithful on CompMix: {QUASAR_FAITHFUL_REFRAIN}). Note that the KB's PubMedQA "
              "documents include each abstract's conclusion (LONG_ANSWER), so the answerable half is an open-book test.")
-    write_eval(BENCHMARK, model=settings.llm_model, items=len(records), seed=SEED, variants={VARIANT: variant, "model-verdict-slot": by_model},
-               notes=notes, docs_dir=docs_dir, extra=base,
+    write_eval(BENCHMARK, model=settings.llm_model, items=len(records), seed=SEED,
+               variants={VARIANT: variant, "model-verdict-slot": by_model}, notes=notes, docs_dir=docs_dir, extra=base,
                metric_keys=["accuracy", "citation_precision", "abstain_rate_answerable", "abstain_rate_unanswerable",
                             "refrain_accuracy", "required_answer_rate_answerable",
                             "required_answer_rate_unanswerable", "verified_rate", "s_per_question"])

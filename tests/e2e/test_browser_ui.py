@@ -50,7 +50,8 @@ def fake_handler(req: dict) -> Reply:
         if "Is it true" in last or "claim" in last.lower():
             return Reply(content=_frame("claim_check", ["measles"], "Is it true that measles cases rose to 220 in 2011?"))
         if "Clippers?" in last:
-            return Reply(content=_frame("question", ["Wang Zhizhi"], "Did Wang Zhizhi play for the Los Angeles Clippers?"))
+            return Reply(content=_frame("question", ["Wang Zhizhi"],
+                                        "Did Wang Zhizhi play for the Los Angeles Clippers?"))
         return Reply(content=_frame("question", ["Wang Zhizhi", "NBA"], "When did Wang Zhizhi join the NBA?"))
     if name == "GroundedAnswer":  # the answer: statements citing ids of this turn's evidence (#14)
         found = dict(re.findall(r"\[(S\d+)\] (Wang Zhizhi joined|He later played)", last))
