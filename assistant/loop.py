@@ -26,6 +26,7 @@ import logging
 import socket
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,7 +43,7 @@ from assistant.pool import RankedPool, build_pool, rank_pool
 from assistant.prompts import render
 from assistant.session import Session
 from assistant.small_talk import is_small_talk
-from assistant.verdicts import must_answer, verdict_from_evidence
+from assistant.verdicts import CONCLUSION_SENTENCES, must_answer, verdict_from_evidence
 from tools._registry import REGISTRY, ToolContext, ToolError, load_all
 
 log = logging.getLogger(__name__)
@@ -140,11 +141,15 @@ class TurnResult:
     required_answer: bool = False  # code left "does not answer" out of the schema (assistant/verdicts.py)
     abstained: bool = False  # the model said the evidence does not answer the question
     pool: dict[str, Any] | None = None
+    # What the code verdict line cites (the cited document's conclusion), apart from the answer's own
+    # citations so that measures of what the model cited (PubMedQA's citation precision) stay about the model.
+    verdict_cited: list[str] = field(default_factory=list)
 
     @property
     def cited_evidence(self) -> list[Evidence]:
+        """Everything the reply cites: the answer's citations, then the verdict line's."""
         by_id = {e.id: e for e in self.evidence}
-        return [by_id[c] for c in self.cited if c in by_id]
+        return [by_id[c] for c in dict.fromkeys(self.cited + self.verdict_cited) if c in by_id]
 
 
 class AnswerArgs(BaseModel):
@@ -303,10 +308,11 @@ class Assistant:
                             support_flagged=outcome.support_flagged, regenerated=outcome.regenerated,
                             guard_fired=outcome.guard_fired, verdict=outcome.verdict, abstained=outcome.abstained,
                             model_verdict=outcome.model_verdict, required_answer=outcome.required_answer,
-                            pool=outcome.pool)
+                            pool=outcome.pool, verdict_cited=list(outcome.verdict_cited))
         # SQLite writes are blocking: keep them off the event loop.
         await asyncio.to_thread(self._store, turn_id, answer=answer, status=status, frame_dict=frame_dict,
-                                ledger=ledger, steps=steps, cited=result.cited, timings=timings)
+                                ledger=ledger, steps=steps, timings=timings,
+                                cited=list(dict.fromkeys(result.cited + result.verdict_cited)))
         return result
 
     async def _end_with_error(self, turn_id: str, error: str, kind: str, frame_dict: dict | None,
@@ -504,7 +510,9 @@ class Assistant:
         check_step = Step(name="support check", kind="check", input={"statements": len(answer.statements) if answer
                                                                      else 0})
         await hooks.step_start(check_step)
-        outcome = self._finish_grounded(answer, support, ctx.evidence, texts, code_verdict=code_verdict)
+        # Off the event loop: the code verdict reads the cited document's conclusion from the text KB.
+        outcome = await asyncio.to_thread(self._finish_grounded, answer, support, ctx.evidence, texts,
+                                          code_verdict=code_verdict)
         outcome.required_answer = required
         outcome.first_ok, outcome.support_flagged, outcome.regenerated = first_ok, flagged, regenerated
         outcome.pool = ranked.summary()
@@ -543,15 +551,38 @@ class Assistant:
             note += "\n\n⚠ Unverified: " + "; ".join(check.problems) + "."
         if answer.does_not_answer and status == "verified":
             status = "no_evidence"
-        verdict, verdict_line = answer.verdict, ""
+        verdict, verdict_line, decided = answer.verdict, "", None
         if code_verdict and not answer.does_not_answer:
             # Read from the statements that survived the support check, in the order they cite.
             cited = {c: texts.get(c, "") for c in answer.cited}
-            decided = verdict_from_evidence(cited)
+            decided = verdict_from_evidence(cited, self._cited_conclusion(answer.cited, ledger))
             verdict, verdict_line = decided.verdict, decided.explain()
         return AnswerOutcome(text + note + ("\n\n" + verdict_line if verdict_line else ""), status, check, None,
                              guard_fired=guard_fired, verdict=verdict, abstained=answer.does_not_answer,
-                             model_verdict=answer.verdict, verdict_line=verdict_line)
+                             model_verdict=answer.verdict, verdict_line=verdict_line,
+                             verdict_cited=decided.cited if verdict_line else ())
+
+    def _cited_conclusion(self, cited: list[str], ledger: EvidenceLedger) -> dict[str, str]:
+        """The closing sentences of the KB document the answer cites most (ties: the first cited), added to the
+        turn's evidence so the verdict line can cite them; {} when no cited sentence is from a KB document."""
+        docs = Counter(d for d in (ev.meta.get("doc_id", "") for ev in map(ledger.get, cited)
+                                   if ev is not None and ev.kind == "sentence")
+                       if d and not d.startswith("upload:"))
+        if not docs:
+            return {}
+        doc_id = docs.most_common(1)[0][0]
+        try:
+            hits = self.deps.text_kb.closing_sentences(doc_id, CONCLUSION_SENTENCES)
+        except Exception as exc:  # noqa: BLE001 - an unreadable KB falls back to the cited sentences
+            log.warning("could not read the conclusion of %s: %s", doc_id, exc)
+            return {}
+        out = {}
+        for h in hits:
+            ev = ledger.add_sentence(h.text, source=h.title or h.source, doc_id=h.doc_id, sent_key=h.sent_id,
+                                     offsets=[h.start, h.end], license=h.license, url=h.url, chunk=h.chunk,
+                                     role="conclusion")
+            out[ev.id] = ev.text
+        return out
 
     def _rank(self, pool: list, query: str, k: int) -> RankedPool:
         """Rank the pool with the KB's encoder (and its corpus statistics for the OT marginals, when built)."""
@@ -602,6 +633,7 @@ class AnswerOutcome:
     pool: dict[str, Any] | None = None
     model_verdict: str | None = None  # the grammar slot's value, whoever decided ``verdict``
     verdict_line: str = ""  # how code decided the verdict, shown after the statements
+    verdict_cited: tuple[str, ...] = ()  # ids the verdict line cites
     required_answer: bool = False  # "does not answer" was not offered (the evidence is plainly on topic)
 
 

@@ -239,6 +239,14 @@ class TextStore:
             found = self._fetch_hits(marks, rows)
         return self._make_hits(rows, found, scores)
 
+    def closing_sentences(self, doc_id: str, n: int = 2) -> list[SentenceHit]:
+        """The last ``n`` live sentences of a document, in reading order (an abstract's conclusion)."""
+        with self._lock:
+            rows = [r[0] for r in self.db.execute(
+                "SELECT row FROM sentences WHERE doc_id = ? AND live = 1 ORDER BY position DESC LIMIT ?",
+                [doc_id, int(n)]).fetchall()]
+        return self.hits(rows[::-1])
+
     def _fetch_hits(self, marks: str, rows: list[int]) -> dict:
         return {r[0]: r for r in self.db.execute(
             f"SELECT s.row, s.sent_id, s.text, s.doc_id, d.title, d.source, d.url, d.license, s.start, s.end, "

@@ -249,6 +249,11 @@ def test_the_verdict_rule_reads_negated_findings_only():
     assert verdict_from_evidence({"S1": "Not only mortality but also stays fell."}).verdict == "yes"
     assert verdict_from_evidence({"S1": "Snore and no-reflow were notable; cannotated."}).verdict == "yes"
     assert verdict_from_evidence({}).verdict == "yes"
+    # the cited document's conclusion, when known, decides over the cited sentences
+    concl = verdict_from_evidence({"S1": "Mortality did not differ."}, {"S7": "Results.", "S8": "Drug X helps."})
+    assert concl.verdict == "yes" and concl.cited == ("S7", "S8")
+    concl = verdict_from_evidence({"S1": "Drug X helps."}, {"S8": "Drug X was not superior to placebo."})
+    assert (concl.verdict, concl.cue, concl.cited) == ("no", "was not", ("S8",))
 
 
 def test_question_coverage_is_the_best_single_sentence_share():

@@ -275,6 +275,69 @@ async def test_a_negated_finding_in_the_cited_evidence_answers_no(tmp_settings, 
     assert result.required_answer and "DoesNotAnswer" not in json.dumps(schema) and "anyOf" not in json.dumps(schema)
 
 
+class KBWithConclusions:
+    """A text KB double that knows only each document's closing sentences (what the code verdict reads)."""
+
+    def __init__(self, closing: dict[str, list[str]]):
+        self.closing = closing
+
+    def closing_sentences(self, doc_id, n=2):
+        from kb.text_store import SentenceHit
+
+        texts = self.closing.get(doc_id, [])[-n:]
+        return [SentenceHit(row=i, sent_id=f"{doc_id}:end{i}", text=t, doc_id=doc_id, title=f"doc-{doc_id}",
+                            source="fixture", url="", license="CC0", start=0, end=len(t), chunk="")
+                for i, t in enumerate(texts)]
+
+
+class ConclusionDeps(FakeSourcesDeps):
+    closing: dict[str, list[str]] = {}
+
+    @property
+    def text_kb(self):
+        return KBWithConclusions(self.closing)
+
+
+@pytest.mark.parametrize("cite, conclusion, verdict, line", [
+    # the model cites a results sentence with no negation; the document's conclusion negates: no
+    ("S1", ["Fractures were counted for five years.", "Supplementation did not lower the fracture rate."], "no",
+     "**Verdict: No.** Read in code from the conclusion of the cited document [S3, S4]: it says “did not” [S4]."),
+    # the cited sentence negates, the conclusion does not: the conclusion decides
+    ("S2", ["Fractures were counted for five years.", "Supplementation lowered fractures in deficient adults."],
+     "yes", "**Verdict: Yes.** Read in code from the conclusion of the cited document [S3, S4]: none of it "
+            "negates the finding."),
+])
+async def test_the_verdict_is_read_from_the_cited_documents_conclusion(tmp_settings, fake_llm_server,
+                                                                        patched_tools, cite, conclusion, verdict,
+                                                                        line):
+    question = "Does vitamin D supplementation reduce fracture risk?"
+    router = Router(intents=[frame(entities=["vitamin D"], rewrite=question)],
+                    answers=[said(("Vitamin D was studied in older adults.", [cite]), verdict="maybe")])
+    with fake_llm_server(router) as srv:
+        deps = ConclusionDeps(tmp_settings, llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"))
+        deps.closing = {"vitamin": conclusion}
+        result = await Assistant(deps, Session("c1")).run_turn(question, Recorder())
+    assert result.verdict == verdict and result.answer.endswith(line)
+    # the model's citations stay its own; the conclusion is cited by the verdict line and is in the evidence
+    assert result.cited == [cite] and result.verdict_cited[:2] == ["S3", "S4"]
+    assert [e.text for e in result.cited_evidence][1:3] == conclusion
+    assert all(e.meta["role"] == "conclusion" for e in result.cited_evidence[1:])
+
+
+async def test_without_the_cited_documents_conclusion_the_cited_sentences_decide(tmp_settings, fake_llm_server,
+                                                                                  patched_tools):
+    question = "Does vitamin D supplementation reduce fracture risk?"
+    router = Router(intents=[frame(entities=["vitamin D"], rewrite=question)],
+                    answers=[said(("Vitamin D supplementation did not reduce fracture risk.", ["S2"]),
+                                  verdict="yes")])
+    with fake_llm_server(router) as srv:
+        deps = ConclusionDeps(tmp_settings, llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"))
+        deps.closing = {"other-doc": ["Supplementation lowered fractures."]}  # not the cited document
+        result = await Assistant(deps, Session("c1")).run_turn(question, Recorder())
+    assert result.verdict == "no" and result.verdict_cited == ["S2"]
+    assert result.answer.endswith("Read in code from the cited evidence: it says “did not” [S2].")
+
+
 async def test_a_yes_no_question_off_the_evidence_may_still_be_declined(tmp_settings, fake_llm_server,
                                                                         patched_tools):
     question = "Did Wang Zhizhi win an Olympic medal in fencing?"

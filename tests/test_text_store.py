@@ -200,3 +200,10 @@ def test_build_default_replaces_legacy_medquad_ids(tmp_path, embedder, monkeypat
     assert len(s) == 1  # the sentence is searchable once, under the new document
     assert s.hits(np.flatnonzero(s.live))[0].title == "right title"
     assert any("old, colliding ids" in line for line in said)
+
+
+def test_closing_sentences_are_the_documents_last_in_reading_order(store):
+    doc_id = store.db.execute("SELECT doc_id FROM documents").fetchone()[0]
+    assert [h.text for h in store.closing_sentences(doc_id, 2)] == FACTS[-2:]
+    assert [h.text for h in store.closing_sentences(doc_id, 1)] == FACTS[-1:]
+    assert store.closing_sentences("no-such-doc", 2) == []
