@@ -12,6 +12,7 @@ import os
 import secrets
 import sys
 import tempfile
+import threading
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -57,6 +58,8 @@ def app_deps() -> Deps:
     """Built once per process at first use: settings, LLM client, memory, lazy models."""
     deps = Deps(Settings())
     deps.memory  # runs the memory migrations now rather than inside the first turn
+    # The encoder and the KB load while the user types, off the event loop, not in the first question.
+    threading.Thread(target=deps.warm_up, name="warm-up", daemon=True).start()
     return deps
 
 
