@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -49,6 +50,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
+    if not Path(shutil.which("chromium") or "/usr/bin/chromium").exists():
+        print("bench_ui skipped: needs chromium for the headless browser ('make browser' installs it)")
+        return
     runs = []
     for i in range(args.runs):
         runs.append(one_run())
