@@ -161,6 +161,7 @@ def run_pubmedqa(settings, *, limit: int | None = None, concurrency: int = 1, do
                  split: str = "test") -> dict:
     from assistant.deps import Deps
     from assistant.evals.report import ResultsLog, label_baselines, write_eval
+    from assistant.verdicts import CONCLUSION_SENTENCES, FORCE_ANSWER_COVERAGE
 
     store = Deps(settings).text_kb
     if store.is_empty:
@@ -188,8 +189,9 @@ def run_pubmedqa(settings, *, limit: int | None = None, concurrency: int = 1, do
              f"default KB, {variant['n_unanswerable']} whose abstract is not), drawn with seed {SEED} from "
              f"ori_pqal.json; each asked as a fresh chat turn (intent, plan, text and KG retrieval, one ranked pool, "
              f"the top {settings.answer_evidence_k} to a grammar-bound answer; 'does not answer' not offered when one "
-             f"evidence sentence carries half the question's content words). 'default': the verdict read in code "
-             f"from the cited sentences (a negated finding answers no, else yes); 'model-verdict-slot': the same "
+             f"evidence sentence carries {FORCE_ANSWER_COVERAGE:.0%} of the question's content words). 'default': "
+             f"the verdict read in code from the last {CONCLUSION_SENTENCES} sentences (the conclusion) of the "
+             f"document the answer cites most (a negated finding answers no, else yes); 'model-verdict-slot': the same "
              f"turns scored by the verdict the model wrote in its yes/no/maybe slot. "
              f"Both rules were tuned on PubMedQA questions outside the fixed 300 (assistant/verdicts.py), none on "
              f"these. "
