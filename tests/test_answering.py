@@ -55,6 +55,15 @@ def test_a_yes_no_question_gets_a_verdict_first():
     assert is_yes_no_question("Is levodopa used for Parkinson's disease?")
     assert not is_yes_no_question("What drugs treat Parkinson's disease?")
     assert not is_yes_no_question("Is it A or B?")
+    # a choice between the last words is not yes/no; an "or" earlier in the question leaves it one
+    assert not is_yes_no_question("Is the patient male or female?")
+    assert not is_yes_no_question("Risk factors in women with and without depression: the same or different?")
+    assert is_yes_no_question("Does surgery or radiation therapy impact survival for patients with small cell cancers?")
+    assert is_yes_no_question("Does transverse apex match coronal apex levels (regional or global) in scoliosis?")
+    # a spaced hyphen and ", is it" open the asking clause too
+    assert is_yes_no_question("Fast foods - are they a risk factor for asthma?")
+    assert is_yes_no_question("Suturing of the nasal septum after septoplasty, is it an effective alternative?")
+    assert not is_yes_no_question("Fast foods - which ones raise the risk of asthma?")
     # Titled questions: the clause after the colon or full stop asks, or names what is asked about.
     assert is_yes_no_question("Colorectal cancer with liver metastases: does same-centre care improve results?")
     assert is_yes_no_question("Necrotizing fasciitis: an indication for hyperbaric oxygenation therapy?")
