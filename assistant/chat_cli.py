@@ -26,14 +26,23 @@ class TerminalHooks(TurnHooks):
     def __init__(self, show_steps: bool = True):
         self.show_steps = show_steps
         self.streamed = ""  # what stdout shows of the current answer attempt
+        self._mid_line = False  # stdout's last answer token left the line open
+
+    def _end_line(self) -> None:
+        """A step that starts after the answer streamed (the support check) begins on a line of its own."""
+        if self._mid_line:
+            click.echo("")
+            self._mid_line = False
 
     async def step_start(self, step: Step) -> None:
         if self.show_steps:
+            self._end_line()
             click.secho(f"→ {step.name} …", fg="cyan", err=True)
 
     async def step_end(self, step: Step) -> None:
         if not self.show_steps:
             return
+        self._end_line()
         if step.error:
             click.secho(f"  ✗ {step.name}: {step.error} ({step.duration_s:.1f} s)", fg="red", err=True)
         else:
@@ -47,6 +56,7 @@ class TerminalHooks(TurnHooks):
     async def answer_token(self, token: str) -> None:
         self.streamed += token
         click.echo(token, nl=False)
+        self._mid_line = bool(token) and not token.endswith("\n")
 
     async def answer_discard(self, reason: str) -> None:
         # Printed text cannot be taken back: it is marked as withdrawn right where it stands, on stdout.

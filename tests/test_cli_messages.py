@@ -122,3 +122,17 @@ def test_run_reports_a_model_that_cannot_be_served_as_a_message(cli_env, monkeyp
     out = CliRunner().invoke(main, ["run", "--no-kb"])
     assert out.exit_code == 1 and "Error: Could not install llmcompressor" in out.output
     assert out.exception is None or isinstance(out.exception, SystemExit)  # no traceback
+
+
+async def test_a_step_after_the_streamed_answer_starts_on_its_own_line(capsys):
+    from assistant.chat_cli import TerminalHooks
+    from assistant.loop import Step
+
+    hooks = TerminalHooks()
+    await hooks.answer_token("Exercise lowers blood pressure [S1].")
+    await hooks.step_start(Step(name="support check", kind="check", input={}))
+    await hooks.answer_token("\n\n**Verdict: Yes.**")
+    out = capsys.readouterr()
+    assert out.out == "Exercise lowers blood pressure [S1].\n\n\n**Verdict: Yes.**"  # never "…[S1].→ support check"
+    assert out.err.strip() == "→ support check …"
+    assert hooks.streamed == "Exercise lowers blood pressure [S1].\n\n**Verdict: Yes.**"  # what finish() compares
