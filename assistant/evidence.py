@@ -13,9 +13,12 @@ Ids are stable within a turn: adding the same sentence or path twice returns the
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from kb.text_store import SentenceHit
 
 EvidenceKind = Literal["sentence", "cell", "table", "path"]
 
@@ -62,6 +65,12 @@ class EvidenceLedger:
         return self._put(key, "S", lambda i: Evidence(
             id=i, kind="sentence", text=text, source=source, score=score,
             meta={"doc_id": doc_id, "sent_key": sent_key, **meta}))
+
+    def add_kb_sentence(self, hit: SentenceHit, **meta: Any) -> Evidence:
+        """Register a sentence from the text KB: one mapping for every reader of the store, so the same sentence
+        found by search, by the multiple-choice tool or as a cited document's conclusion gets one id."""
+        return self.add_sentence(hit.text, source=hit.title or hit.source, doc_id=hit.doc_id, sent_key=hit.sent_id,
+                                 offsets=[hit.start, hit.end], license=hit.license, url=hit.url, **meta)
 
     def add_path(self, text: str, *, triples: list[tuple[str, str, str]], source: str,
                  score: float | None = None, **meta: Any) -> Evidence:

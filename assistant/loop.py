@@ -146,10 +146,14 @@ class TurnResult:
     verdict_cited: list[str] = field(default_factory=list)
 
     @property
+    def reply_cited(self) -> list[str]:
+        """Every id the reply cites: the answer's citations, then the verdict line's."""
+        return list(dict.fromkeys(self.cited + self.verdict_cited))
+
+    @property
     def cited_evidence(self) -> list[Evidence]:
-        """Everything the reply cites: the answer's citations, then the verdict line's."""
         by_id = {e.id: e for e in self.evidence}
-        return [by_id[c] for c in dict.fromkeys(self.cited + self.verdict_cited) if c in by_id]
+        return [by_id[c] for c in self.reply_cited if c in by_id]
 
 
 class AnswerArgs(BaseModel):
@@ -311,8 +315,7 @@ class Assistant:
                             pool=outcome.pool, verdict_cited=list(outcome.verdict_cited))
         # SQLite writes are blocking: keep them off the event loop.
         await asyncio.to_thread(self._store, turn_id, answer=answer, status=status, frame_dict=frame_dict,
-                                ledger=ledger, steps=steps, timings=timings,
-                                cited=list(dict.fromkeys(result.cited + result.verdict_cited)))
+                                ledger=ledger, steps=steps, timings=timings, cited=result.reply_cited)
         return result
 
     async def _end_with_error(self, turn_id: str, error: str, kind: str, frame_dict: dict | None,
@@ -560,7 +563,7 @@ class Assistant:
         return AnswerOutcome(text + note + ("\n\n" + verdict_line if verdict_line else ""), status, check, None,
                              guard_fired=guard_fired, verdict=verdict, abstained=answer.does_not_answer,
                              model_verdict=answer.verdict, verdict_line=verdict_line,
-                             verdict_cited=decided.cited if verdict_line else ())
+                             verdict_cited=decided.cited if decided else ())
 
     def _cited_conclusion(self, cited: list[str], ledger: EvidenceLedger) -> dict[str, str]:
         """The closing sentences of the KB document the answer cites most (ties: the first cited), added to the
@@ -576,13 +579,7 @@ class Assistant:
         except Exception as exc:  # noqa: BLE001 - an unreadable KB falls back to the cited sentences
             log.warning("could not read the conclusion of %s: %s", doc_id, exc)
             return {}
-        out = {}
-        for h in hits:
-            ev = ledger.add_sentence(h.text, source=h.title or h.source, doc_id=h.doc_id, sent_key=h.sent_id,
-                                     offsets=[h.start, h.end], license=h.license, url=h.url, chunk=h.chunk,
-                                     role="conclusion")
-            out[ev.id] = ev.text
-        return out
+        return {ev.id: ev.text for ev in (ledger.add_kb_sentence(h, chunk=h.chunk, role="conclusion") for h in hits)}
 
     def _rank(self, pool: list, query: str, k: int) -> RankedPool:
         """Rank the pool with the KB's encoder (and its corpus statistics for the OT marginals, when built)."""

@@ -64,9 +64,7 @@ def retrieve_for_options(ctx: ToolContext, question: str, options: dict[str, str
     for label, option in options.items():
         ranked = rank_kb(store, f"{question} {option}", k, method)
         for h in store.hits(ranked.rows, ranked.scores):
-            ev = ctx.evidence.add_sentence(h.text, source=h.title or h.source, doc_id=h.doc_id, sent_key=h.sent_id,
-                                           score=h.score, offsets=[h.start, h.end], license=h.license, url=h.url,
-                                           option=label)
+            ev = ctx.evidence.add_kb_sentence(h, score=h.score, option=label)
             if ev.id not in seen:
                 seen.add(ev.id)
                 evidence.append(ev)

@@ -242,9 +242,7 @@ def text_search(ctx: ToolContext, args: Input) -> Output:
         dist = dict(zip(ranked.rows.tolist(), ranked.distances.tolist())) if ranked.distances is not None else {}
         kb_items = []
         for h in hits:
-            ev = ctx.evidence.add_sentence(h.text, source=h.title or h.source, doc_id=h.doc_id, sent_key=h.sent_id,
-                                           score=h.score, offsets=[h.start, h.end], license=h.license, url=h.url,
-                                           chunk=h.chunk, method=args.method)
+            ev = ctx.evidence.add_kb_sentence(h, score=h.score, chunk=h.chunk, method=args.method)
             kb_items.append(Item(id=ev.id, text=h.text, source=h.title or h.source, score=h.score,
                                  distance=dist.get(h.row), doc_id=h.doc_id, url=h.url, license=h.license))
         # Uploaded text first (the user pointed at it), then the KB; at most k in all.
