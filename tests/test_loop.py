@@ -291,7 +291,9 @@ class KBWithConclusions:
 
 
 class ConclusionDeps(FakeSourcesDeps):
-    closing: dict[str, list[str]] = {}
+    def __init__(self, settings, closing: dict[str, list[str]], **kwargs):
+        super().__init__(settings, **kwargs)
+        self.closing = closing
 
     @property
     def text_kb(self):
@@ -314,8 +316,8 @@ async def test_the_verdict_is_read_from_the_cited_documents_conclusion(tmp_setti
     router = Router(intents=[frame(entities=["vitamin D"], rewrite=question)],
                     answers=[said(("Vitamin D was studied in older adults.", [cite]), verdict="maybe")])
     with fake_llm_server(router) as srv:
-        deps = ConclusionDeps(tmp_settings, llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"))
-        deps.closing = {"vitamin": conclusion}
+        deps = ConclusionDeps(tmp_settings, {"vitamin": conclusion},
+                              llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"))
         result = await Assistant(deps, Session("c1")).run_turn(question, Recorder())
     assert result.verdict == verdict and result.answer.endswith(line)
     # the model's citations stay its own; the conclusion is cited by the verdict line and is in the evidence
@@ -331,8 +333,8 @@ async def test_without_the_cited_documents_conclusion_the_cited_sentences_decide
                     answers=[said(("Vitamin D supplementation did not reduce fracture risk.", ["S2"]),
                                   verdict="yes")])
     with fake_llm_server(router) as srv:
-        deps = ConclusionDeps(tmp_settings, llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"))
-        deps.closing = {"other-doc": ["Supplementation lowered fractures."]}  # not the cited document
+        deps = ConclusionDeps(tmp_settings, {"other-doc": ["Supplementation lowered fractures."]},  # not the cited one
+                              llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"))
         result = await Assistant(deps, Session("c1")).run_turn(question, Recorder())
     assert result.verdict == "no" and result.verdict_cited == ["S2"]
     assert result.answer.endswith("Read in code from the cited evidence: it says “did not” [S2].")
