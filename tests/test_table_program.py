@@ -17,7 +17,7 @@ from tests.fake_openai import Reply
 from tests.test_tables_filter import BagOfWordsEmbedder
 from tools import ToolContext
 from tools._cells import TypedTable, cell_number, identifier
-from tools._table_ops import Program, ProgramError, describe, execute, program_schema
+from tools._table_ops import Program, ProgramError, describe, execute, format_value, program_schema
 from tools._table_program import solve, table_for_prompt
 from tools.verify_claim import Input, check_claim, verify_claim
 
@@ -47,6 +47,15 @@ def prog(**kw) -> Program:
     ("12 m2", None)])
 def test_decorated_cells_parse_as_numbers(text, value):
     assert cell_number(text) == value
+
+
+@pytest.mark.parametrize("value,shown", [
+    (527.46, "527.46"), (1012.0, "1012"), (150050.0, "150,050"), (0.1 + 0.2, "0.3"), (-3.25, "-3.25"),
+    (12345.678, "12,345.678"), (1 / 3, "0.3333"), (2 / 3 * 1000, "666.7"), (float("nan"), "nan")])
+def test_values_with_few_decimals_are_shown_exactly_and_ratios_rounded(value, shown):
+    # A cell's value must read back as written: a reason quoting 527.5 for a cell holding 527.46 cites a
+    # number the table lacks.
+    assert format_value(value) == shown
 
 
 def test_columns_are_typed_and_named_by_short_identifiers():

@@ -183,13 +183,21 @@ def words_match(cell: str, value: str) -> bool:
 
 
 def format_value(x: Any) -> str:
-    """A computed value as the user reads it (1012.0 -> '1012', 1910.0 -> '1910')."""
+    """A computed value as the user reads it (1012.0 -> '1012', 527.46 -> '527.46', 1/3 -> '0.3333')."""
     if isinstance(x, bool):
         return "true" if x else "false"
     if isinstance(x, float):
-        if math.isfinite(x) and x.is_integer() and abs(x) < 1e15:
+        if not math.isfinite(x):
+            return str(x)
+        if x.is_integer() and abs(x) < 1e15:
             return f"{int(x):,}" if abs(x) >= 10000 else str(int(x))
-        return f"{x:.4g}" if abs(x) < 1e6 else f"{x:,.0f}"
+        short = round(x, 6)
+        if abs(short - x) <= 1e-12 * max(1.0, abs(x)):
+            # A value with few decimals (a cell's, a sum or difference of cells') is shown exactly: rounding
+            # 527.46 to 527.5 would quote a number the table does not hold.
+            text = f"{short:,.6f}" if abs(short) >= 10000 else f"{short:.6f}"
+            return text.rstrip("0").rstrip(".")
+        return f"{x:.4g}" if abs(x) < 1e6 else f"{x:,.0f}"  # a ratio or a mean: 4 significant digits
     if isinstance(x, list):
         return ", ".join(str(v) for v in x)
     return str(x)
