@@ -1,8 +1,8 @@
 """Per-turn latency (intent, retrieval, generation) and first-try citation validity, real model.
 
-Run on demand: ``.venv/bin/python tests/bench/bench_chat.py [--limit N]``. Needs the served model
-and the default knowledge base (``evidentia kb build --default``, ``evidentia kb kg load hetionet``).
-Writes docs/bench/chat.{json,md,png}.
+Run on demand: ``.venv/bin/python tests/bench/bench_chat.py [--limit N] [--area chat-bf16]``. Needs the
+served model and the default knowledge base (``evidentia kb build --default``, ``evidentia kb kg load
+hetionet``). Writes docs/bench/<area>.{json,md,png} (default area: chat) and the per-turn rows beside them.
 """
 
 from __future__ import annotations
@@ -39,15 +39,17 @@ CONVERSATIONS: list[list[str]] = [
 ]
 
 
-ROWS_PATH = Path(__file__).resolve().parents[2] / "docs" / "bench" / "chat_turns.json"
+BENCH_DIR = Path(__file__).resolve().parents[2] / "docs" / "bench"
 
 
-async def main(limit: int | None, resume: bool) -> None:
+async def main(limit: int | None, resume: bool, area: str) -> None:
+    # Another area (e.g. chat-bf16) keeps a second configuration's turns beside the default's.
+    rows_path = BENCH_DIR / f"{area}_turns.json"
     settings = Settings()
     deps = Deps(settings)
     # --resume keeps measured conversations and runs only those not yet measured (whole conversations,
     # so follow-ups always have their context).
-    rows = json.loads(ROWS_PATH.read_text()) if resume and ROWS_PATH.exists() else []
+    rows = json.loads(rows_path.read_text()) if resume and rows_path.exists() else []
     done = {r["question"] for r in rows}
     n = len(rows)
     for convo in CONVERSATIONS:
@@ -93,20 +95,22 @@ async def main(limit: int | None, resume: bool) -> None:
         "citation_guard_fired": (sum(1 for r in rows if r.get("guard_fired")), "count"),
         "questions": (len(rows), "count"),
     }
-    ROWS_PATH.parent.mkdir(parents=True, exist_ok=True)
-    ROWS_PATH.write_text(json.dumps(rows, indent=2))
+    rows_path.parent.mkdir(parents=True, exist_ok=True)
+    rows_path.write_text(json.dumps(rows, indent=2))
     statuses = {s: sum(1 for r in rows if r["status"] == s) for s in sorted({r["status"] for r in rows})}
-    write_bench("chat", results, notes=(
+    write_bench(area, results, notes=(
         f"Model: `{settings.llm_model}` at {settings.effective_base_url}. {len(rows)} questions in "
         f"{len(CONVERSATIONS)} conversations (follow-ups included); {len(judged)} reached the answer step. "
         f"Statuses: {statuses}. First-try rate counts a turn as valid only if its first answer passed the "
         "citation check (turns that found no evidence count as not valid). Final verified rate: turns whose kept "
-        "answer is `verified` (not `cited_by_code`, `unverified` or `no_evidence`). Per-turn rows: chat_turns.json."))
+        "answer is `verified` (not `cited_by_code`, `unverified` or `no_evidence`). Served weights: "
+        f"{settings.model_format}. Per-turn rows: {rows_path.name}."))
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=int, default=None)
-    ap.add_argument("--resume", action="store_true", help="keep docs/bench/chat_turns.json; run the rest")
+    ap.add_argument("--resume", action="store_true", help="keep docs/bench/<area>_turns.json; run the rest")
+    ap.add_argument("--area", default="chat", help="results name under docs/bench/ (default: chat)")
     args = ap.parse_args()
-    asyncio.run(main(args.limit, args.resume))
+    asyncio.run(main(args.limit, args.resume, args.area))

@@ -1,0 +1,128 @@
+"""The quality gate for a quantized default (#15): the same PubHealthTab dev claims and the same chat bench,
+served as bf16 and as the quantized copy, compared item by item.
+
+A quantized format may become the default only if neither measure drops by more than 2 points against bf16.
+This script runs no model: it reads what the two runs logged, so each run can take the machine alone.
+
+    # 1. with the bf16 server up (EVIDENTIA_MODEL_FORMAT=bf16 evidentia model serve)
+    evidentia eval pubhealthtab --split dev --variant program --limit 60 --concurrency 4
+    mv ~/.cache/evidentia/eval/tables-pubhealthtab-<model>-dev.jsonl <dir>/pht-dev.bf16.jsonl
+    .venv/bin/python tests/bench/bench_chat.py --area chat-bf16
+    # 2. the same with EVIDENTIA_MODEL_FORMAT=w8a8 (log moved to <dir>/pht-dev.w8a8.jsonl, chat area chat-w8a8)
+    # 3.
+    .venv/bin/python tests/bench/bench_format_gate.py --candidate w8a8 --logs <dir>
+
+Writes docs/bench/format_gate.{json,md,png}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from assistant.evals.report import classification_metrics, mcnemar, paired_notes, write_bench  # noqa: E402
+
+BENCH_DIR = Path(__file__).resolve().parents[2] / "docs" / "bench"
+LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+GATE_POINTS = 2.0  # the issue's limit: no measure may drop by more than 2 points
+
+
+def pht_records(path: Path) -> dict[str, dict]:
+    """Item id -> the program variant's record (the last one logged wins, as in the eval's resume)."""
+    out: dict[str, dict] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if rec.get("variant") == "program":
+            out[str(rec["id"])] = rec
+    return out
+
+
+def chat_rows(area: str) -> list[dict]:
+    return json.loads((BENCH_DIR / f"{area}_turns.json").read_text())
+
+
+def main(candidate: str, logs: Path) -> None:
+    base = pht_records(logs / "pht-dev.bf16.jsonl")
+    cand = pht_records(logs / f"pht-dev.{candidate}.jsonl")
+    shared = sorted(set(base) & set(cand))
+    if not shared:
+        sys.exit("The two PubHealthTab logs share no claims: run both formats on the same --limit first.")
+
+    def scores(recs: dict[str, dict]) -> dict:
+        return classification_metrics([recs[i]["gold"] for i in shared], [recs[i]["pred"] for i in shared], LABELS)
+
+    sb, sc = scores(base), scores(cand)
+    paired = {f"{candidate} vs bf16": mcnemar({i: cand[i]["pred"] == cand[i]["gold"] for i in shared},
+                                               {i: base[i]["pred"] == base[i]["gold"] for i in shared})}
+    agree = sum(base[i]["pred"] == cand[i]["pred"] for i in shared) / len(shared)
+    cb, cc = chat_rows("chat-bf16"), chat_rows(f"chat-{candidate}")
+
+    def chat(rows: list[dict]) -> dict[str, float]:
+        def med(key: str) -> float:
+            vals = [r[key] for r in rows if r.get(key) is not None]
+            return statistics.median(vals) if vals else float("nan")
+        return {"first_try": sum(1 for r in rows if r["first_try_valid"]) / len(rows),
+                "verified": sum(1 for r in rows if r["status"] == "verified") / len(rows),
+                "turn_s": med("total_s"), "intent_s": med("intent_s"), "tokens": med("generated_tokens")}
+
+    qb, qc = chat(cb), chat(cc)
+    drops = {"pubhealthtab_dev_accuracy": 100 * (sb["accuracy"] - sc["accuracy"]),
+             "pubhealthtab_dev_macro_f1": 100 * (sb["macro_f1"] - sc["macro_f1"]),
+             "chat_first_try_citation_valid": 100 * (qb["first_try"] - qc["first_try"]),
+             "chat_final_verified": 100 * (qb["verified"] - qc["verified"])}
+    passed = all(d <= GATE_POINTS for d in drops.values())
+    lat_b = statistics.median(base[i]["latency_s"] for i in shared)
+    lat_c = statistics.median(cand[i]["latency_s"] for i in shared)
+    results = {
+        "pubhealthtab_dev_claims": (len(shared), "claims"),
+        "pubhealthtab_dev_accuracy_bf16": (sb["accuracy"], "ratio"),
+        f"pubhealthtab_dev_accuracy_{candidate}": (sc["accuracy"], "ratio"),
+        "pubhealthtab_dev_macro_f1_bf16": (sb["macro_f1"], "ratio"),
+        f"pubhealthtab_dev_macro_f1_{candidate}": (sc["macro_f1"], "ratio"),
+        "pubhealthtab_dev_same_verdict": (agree, "ratio"),
+        "pubhealthtab_dev_claim_median_s_bf16": (lat_b, "s"),
+        f"pubhealthtab_dev_claim_median_s_{candidate}": (lat_c, "s"),
+        "chat_questions": (len(cc), "count"),
+        "chat_first_try_citation_valid_bf16": (qb["first_try"], "ratio"),
+        f"chat_first_try_citation_valid_{candidate}": (qc["first_try"], "ratio"),
+        "chat_final_verified_bf16": (qb["verified"], "ratio"),
+        f"chat_final_verified_{candidate}": (qc["verified"], "ratio"),
+        "chat_turn_median_s_bf16": (qb["turn_s"], "s"),
+        f"chat_turn_median_s_{candidate}": (qc["turn_s"], "s"),
+        "chat_intent_median_s_bf16": (qb["intent_s"], "s"),
+        f"chat_intent_median_s_{candidate}": (qc["intent_s"], "s"),
+        "largest_drop_points": (max(drops.values()), "points"),
+        "gate_passed": (1.0 if passed else 0.0, "bool"),
+    }
+    rows = "\n".join(f"| {k} | {d:+.1f} |" for k, d in drops.items())
+    notes = (
+        f"bf16 against {candidate}, the same model served by vLLM on this CPU; PubHealthTab: the first "
+        f"{len(shared)} claims of the dev (tuning) split, default `program` variant; chat: the 20 questions of "
+        f"tests/bench/bench_chat.py. Gate: no measure may drop by more than {GATE_POINTS:g} points. "
+        f"**{'Passed' if passed else 'Failed'}.**\n\n| measure | drop against bf16 (points; negative = "
+        f"{candidate} better) |\n|---|---|\n{rows}\n\n" + "\n".join(paired_notes(paired, "claims")) + "\n"
+        f"- Always-SUPPORTS on these claims: "
+        f"{sum(base[i]['gold'] == 'SUPPORTS' for i in shared) / len(shared):.3f}.\n"
+        "- The latencies are medians of runs taken one after the other at concurrency 4 (PubHealthTab) and 1 "
+        "(chat) on a shared 2-core machine; docs/bench/serving.md compares the speeds themselves.\n")
+    write_bench("format_gate", results, notes=notes, plot={
+        "x": ["PHT dev acc", "PHT dev F1", "chat first-try", "chat verified"],
+        "series": {"bf16": [sb["accuracy"], sb["macro_f1"], qb["first_try"], qb["verified"]],
+                   candidate: [sc["accuracy"], sc["macro_f1"], qc["first_try"], qc["verified"]]},
+        "xlabel": "measure", "ylabel": "ratio", "logx": False})
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--candidate", default="w8a8", choices=["w8a8", "w4a16"])
+    ap.add_argument("--logs", type=Path, required=True, help="folder with pht-dev.bf16.jsonl and pht-dev.<fmt>.jsonl")
+    args = ap.parse_args()
+    main(args.candidate, args.logs)
