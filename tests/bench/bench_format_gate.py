@@ -10,7 +10,10 @@ This script runs no model: it reads what the two runs logged, so each run can ta
     .venv/bin/python tests/bench/bench_chat.py --area chat-bf16
     # 2. the same with EVIDENTIA_MODEL_FORMAT=w8a8 (log moved to <dir>/pht-dev.w8a8.jsonl, chat area chat-w8a8)
     # 3.
-    .venv/bin/python tests/bench/bench_format_gate.py --candidate w8a8 --logs <dir>
+    .venv/bin/python tests/bench/bench_format_gate.py [--candidate w8a8] [--logs <dir>]
+
+<dir> defaults to ~/.cache/evidentia/eval/format-gate; without the logs (e.g. under `make bench`) it says which
+runs to make and exits 0.
 
 Writes docs/bench/format_gate.{json,md,png}.
 """
@@ -26,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from assistant.evals.report import classification_metrics, mcnemar, paired_notes, write_bench  # noqa: E402
+from assistant.settings import Settings  # noqa: E402
 
 BENCH_DIR = Path(__file__).resolve().parents[2] / "docs" / "bench"
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
@@ -50,6 +54,12 @@ def chat_rows(area: str) -> list[dict]:
 
 
 def main(candidate: str, logs: Path) -> None:
+    needed = [logs / "pht-dev.bf16.jsonl", logs / f"pht-dev.{candidate}.jsonl",
+              BENCH_DIR / "chat-bf16_turns.json", BENCH_DIR / f"chat-{candidate}_turns.json"]
+    missing = [str(p) for p in needed if not p.exists()]
+    if missing:  # nothing to compare yet: say what to run (the module docstring), and leave `make bench` going
+        print(f"format gate skipped: missing {', '.join(missing)}.\n{__doc__}")
+        return
     base = pht_records(logs / "pht-dev.bf16.jsonl")
     cand = pht_records(logs / f"pht-dev.{candidate}.jsonl")
     shared = sorted(set(base) & set(cand))
@@ -123,6 +133,8 @@ def main(candidate: str, logs: Path) -> None:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--candidate", default="w8a8", choices=["w8a8", "w4a16"])
-    ap.add_argument("--logs", type=Path, required=True, help="folder with pht-dev.bf16.jsonl and pht-dev.<fmt>.jsonl")
+    ap.add_argument("--logs", type=Path, default=None,
+                    help="folder with pht-dev.bf16.jsonl and pht-dev.<fmt>.jsonl "
+                         "(default: <data dir>/eval/format-gate)")
     args = ap.parse_args()
-    main(args.candidate, args.logs)
+    main(args.candidate, args.logs or Settings().data_dir / "eval" / "format-gate")
