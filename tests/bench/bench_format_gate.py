@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from assistant.evals.report import classification_metrics, mcnemar, paired_notes, write_bench  # noqa: E402
+from assistant.evals.report import ResultsLog, classification_metrics, mcnemar, paired_notes, write_bench  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 
 BENCH_DIR = Path(__file__).resolve().parents[2] / "docs" / "bench"
@@ -37,25 +37,19 @@ GATE_POINTS = 2.0  # the issue's limit: no measure may drop by more than 2 point
 
 
 def pht_records(path: Path) -> dict[str, dict]:
-    """Item id -> the program variant's record (the last one logged wins, as in the eval's resume)."""
-    out: dict[str, dict] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if rec.get("variant") == "program":
-            out[str(rec["id"])] = rec
-    return out
+    """Item id -> the program variant's record, read as the eval's own resume reads it."""
+    return {rec["id"]: rec for rec in ResultsLog(path).records("program")}
 
 
-def chat_rows(area: str) -> list[dict]:
-    return json.loads((BENCH_DIR / f"{area}_turns.json").read_text())
+def chat_results(area: str) -> dict[str, float]:
+    """bench_chat.py's measures for one area (its definitions of the rates, not a second copy of them)."""
+    results = json.loads((BENCH_DIR / f"{area}.json").read_text())["results"]
+    return {metric: entry["value"] for metric, entry in results.items()}
 
 
 def main(candidate: str, logs: Path) -> None:
     needed = [logs / "pht-dev.bf16.jsonl", logs / f"pht-dev.{candidate}.jsonl",
-              BENCH_DIR / "chat-bf16_turns.json", BENCH_DIR / f"chat-{candidate}_turns.json"]
+              BENCH_DIR / "chat-bf16.json", BENCH_DIR / f"chat-{candidate}.json"]
     missing = [str(p) for p in needed if not p.exists()]
     if missing:  # nothing to compare yet: say what to run (the module docstring), and leave `make bench` going
         print(f"format gate skipped: missing {', '.join(missing)}.\n{__doc__}")
@@ -73,21 +67,16 @@ def main(candidate: str, logs: Path) -> None:
     paired = {f"{candidate} vs bf16": mcnemar({i: cand[i]["pred"] == cand[i]["gold"] for i in shared},
                                                {i: base[i]["pred"] == base[i]["gold"] for i in shared})}
     agree = sum(base[i]["pred"] == cand[i]["pred"] for i in shared) / len(shared)
-    cb, cc = chat_rows("chat-bf16"), chat_rows(f"chat-{candidate}")
+    qb, qc = chat_results("chat-bf16"), chat_results(f"chat-{candidate}")
 
-    def chat(rows: list[dict]) -> dict[str, float]:
-        def med(key: str) -> float:
-            vals = [r[key] for r in rows if r.get(key) is not None]
-            return statistics.median(vals) if vals else float("nan")
-        return {"first_try": sum(1 for r in rows if r["first_try_valid"]) / len(rows),
-                "verified": sum(1 for r in rows if r["status"] == "verified") / len(rows),
-                "turn_s": med("total_s"), "intent_s": med("intent_s"), "tokens": med("generated_tokens")}
+    def gated(pht: dict, chat: dict[str, float]) -> dict[str, float]:
+        """The four measures the gate compares (ratios), one definition for the drops and the chart."""
+        return {"pubhealthtab_dev_accuracy": pht["accuracy"], "pubhealthtab_dev_macro_f1": pht["macro_f1"],
+                "chat_first_try_citation_valid": chat["first_try_citation_valid_rate"],
+                "chat_final_verified": chat["final_verified_rate"]}
 
-    qb, qc = chat(cb), chat(cc)
-    drops = {"pubhealthtab_dev_accuracy": 100 * (sb["accuracy"] - sc["accuracy"]),
-             "pubhealthtab_dev_macro_f1": 100 * (sb["macro_f1"] - sc["macro_f1"]),
-             "chat_first_try_citation_valid": 100 * (qb["first_try"] - qc["first_try"]),
-             "chat_final_verified": 100 * (qb["verified"] - qc["verified"])}
+    gb, gc = gated(sb, qb), gated(sc, qc)
+    drops = {measure: 100 * (gb[measure] - gc[measure]) for measure in gb}
     passed = all(d <= GATE_POINTS for d in drops.values())
     lat_b = statistics.median(base[i]["latency_s"] for i in shared)
     lat_c = statistics.median(cand[i]["latency_s"] for i in shared)
@@ -100,15 +89,15 @@ def main(candidate: str, logs: Path) -> None:
         "pubhealthtab_dev_same_verdict": (agree, "ratio"),
         "pubhealthtab_dev_claim_median_s_bf16": (lat_b, "s"),
         f"pubhealthtab_dev_claim_median_s_{candidate}": (lat_c, "s"),
-        "chat_questions": (len(cc), "count"),
-        "chat_first_try_citation_valid_bf16": (qb["first_try"], "ratio"),
-        f"chat_first_try_citation_valid_{candidate}": (qc["first_try"], "ratio"),
-        "chat_final_verified_bf16": (qb["verified"], "ratio"),
-        f"chat_final_verified_{candidate}": (qc["verified"], "ratio"),
-        "chat_turn_median_s_bf16": (qb["turn_s"], "s"),
-        f"chat_turn_median_s_{candidate}": (qc["turn_s"], "s"),
-        "chat_intent_median_s_bf16": (qb["intent_s"], "s"),
-        f"chat_intent_median_s_{candidate}": (qc["intent_s"], "s"),
+        "chat_questions": (qc["questions"], "count"),
+        "chat_first_try_citation_valid_bf16": (qb["first_try_citation_valid_rate"], "ratio"),
+        f"chat_first_try_citation_valid_{candidate}": (qc["first_try_citation_valid_rate"], "ratio"),
+        "chat_final_verified_bf16": (qb["final_verified_rate"], "ratio"),
+        f"chat_final_verified_{candidate}": (qc["final_verified_rate"], "ratio"),
+        "chat_turn_median_s_bf16": (qb["turn_latency_median_s"], "s"),
+        f"chat_turn_median_s_{candidate}": (qc["turn_latency_median_s"], "s"),
+        "chat_intent_median_s_bf16": (qb["intent_latency_median_s"], "s"),
+        f"chat_intent_median_s_{candidate}": (qc["intent_latency_median_s"], "s"),
         "largest_drop_points": (max(drops.values()), "points"),
         "gate_passed": (1.0 if passed else 0.0, "bool"),
     }
@@ -125,10 +114,8 @@ def main(candidate: str, logs: Path) -> None:
         "(chat) on a shared 2-core machine; docs/bench/serving.md compares the speeds themselves.\n")
     write_bench("format_gate", results, notes=notes, plot={
         "x": ["PHT dev acc", "PHT dev F1", "chat first-try", "chat verified"],
-        "series": {"bf16": [sb["accuracy"], sb["macro_f1"], qb["first_try"], qb["verified"]],
-                   candidate: [sc["accuracy"], sc["macro_f1"], qc["first_try"], qc["verified"]]},
+        "series": {"bf16": list(gb.values()), candidate: list(gc.values())},
         "xlabel": "measure", "ylabel": "ratio", "logx": False})
-
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
