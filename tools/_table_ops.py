@@ -255,9 +255,53 @@ def describe(program: Program, typed: TypedTable) -> str:
     return text
 
 
+_TOTAL_ROW = re.compile(r"^(grand |overall )?totals?\b|^all$|^sum$", re.I)
+
+
+def total_rows(typed: TypedTable) -> list[int]:
+    """Rows that sum up the others ("Total", "Totals", "Grand total" in the first two columns).
+
+    A maximum, a count or an argmax over a league table must not pick its totals row; a filter that
+    names the totals row selects it as usual.
+    """
+    out = []
+    for r in range(1, typed.table.n_rows + 1):
+        heads = [_norm(typed.text(r, c)) for c in range(1, min(2, typed.table.n_cols) + 1)]
+        if any(_TOTAL_ROW.match(h) for h in heads if h):
+            out.append(r)
+    return out
+
+
+def _filter_groups(program: Program, union_same_column: bool) -> list[list[RowFilter]]:
+    """The filters as AND-ed groups; a group of several is their OR (one column asked for several values)."""
+    equal_on = [(f.column, _norm(f.value)) for f in program.filters if f.op == "="]
+    if len({col for col, _ in equal_on}) == len(set(equal_on)):
+        return [[f] for f in program.filters]
+    if not union_same_column:
+        # "Species = 'Gray wolf' and Species = 'Red fox'" selects nothing by construction: not a reading of a claim.
+        raise ProgramError("two filters ask one column for two different values, which no row has")
+    # A question's "how many in Barrington, Farmington or Rochester" comes as three '=' filters on one column:
+    # read as AND they select nothing, so they mean any of the values.
+    groups: dict[str, list[RowFilter]] = {}
+    out: list[list[RowFilter]] = []
+    for f in program.filters:
+        if f.op == "=":
+            if f.column not in groups:
+                groups[f.column] = []
+                out.append(groups[f.column])
+            groups[f.column].append(f)
+        else:
+            out.append([f])
+    return out
+
+
 def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_LIMIT_S,
-            max_rows: int = MAX_ROWS) -> Execution:
-    """Run ``program`` over ``typed``; raise :class:`ProgramError` if it cannot run."""
+            max_rows: int = MAX_ROWS, union_same_column: bool = False) -> Execution:
+    """Run ``program`` over ``typed``; raise :class:`ProgramError` if it cannot run.
+
+    ``union_same_column``: several '=' filters on one column select rows with any of the values (questions),
+    instead of being refused as a contradiction (claims).
+    """
     table = typed.table
     if table.n_rows > max_rows:
         raise ProgramError(f"the table has {table.n_rows:,} rows; programs run on at most {max_rows:,}")
@@ -267,11 +311,28 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     steps: list[str] = []
     rows = list(range(1, table.n_rows + 1))
     filter_cols: list[int] = []
-    equal_on = [(f.column, _norm(f.value)) for f in program.filters if f.op == "="]
-    if len({col for col, _ in equal_on}) < len(set(equal_on)):
-        # "Species = 'Gray wolf' and Species = 'Red fox'" selects nothing by construction: not a reading of a claim.
-        raise ProgramError("two filters ask one column for two different values, which no row has")
-    for f in program.filters:
+    groups = _filter_groups(program, union_same_column)
+    totals = set(total_rows(typed))
+    if totals and len(totals) < len(rows):
+        rows = [r for r in rows if r not in totals]
+        named = [r for r in sorted(totals) if any(f.op in ("=", "contains") and _matches(typed, r, f)
+                                                   for group in groups for f in group)]
+        rows = sorted(rows + named)
+        if len(named) < len(totals):
+            steps.append(f"the totals row{'s' if len(totals) - len(named) > 1 else ''} "
+                         f"({', '.join(f'R{r}' for r in sorted(totals - set(named)))}) left out")
+    universe = list(rows)  # what "the only rows" ranges over: every row but an unnamed totals row
+    for group in groups:
+        if len(group) > 1:
+            c = _col(typed, group[0].column, "filter column")
+            filter_cols.append(c)
+            kept = [r for r in rows if any(_matches(typed, r, f, words=True) for f in group)]
+            clock.tick()
+            steps.append(f"{typed.column(group[0].column).name} is one of "
+                         f"{', '.join(repr(f.value) for f in group)}: {len(kept)} of {len(rows)} rows")
+            rows = kept
+            continue
+        [f] = group
         c = _col(typed, f.column, "filter column")
         filter_cols.append(c)
         wanted = cell_number(f.value)
@@ -360,7 +421,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         _check_types(typed, chk.op, chk.value, numeric_result=typed.columns[c - 1].numeric,
                      what=f"column {program.column!r}")
         meets = set()
-        for r in range(1, table.n_rows + 1):
+        for r in universe:
             clock.tick()
             if compare(typed.text(r, c), typed.number(r, c), chk.op, chk.value, want):
                 meets.add(r)
@@ -389,6 +450,19 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     cells = list(dict.fromkeys(cells + extra_cells))[:MAX_CELLS]
     return Execution(selected=rows, result=result, result_text=result_text, decisive_rows=decisive, cells=cells,
                      truth=truth, check_text=check_text, steps=steps)
+
+
+def _matches(typed: TypedTable, r: int, f: RowFilter, *, words: bool = False) -> bool:
+    """Whether row ``r`` meets filter ``f`` (``words``: an '=' text value may also be whole words of the cell)."""
+    try:
+        c = typed.column(f.column).index
+    except KeyError:
+        return False
+    wanted = cell_number(f.value)
+    if compare(typed.text(r, c), typed.number(r, c), f.op, f.value, wanted,
+               tolerance=_tolerance(f.value) if wanted is not None else 0):
+        return True
+    return words and f.op == "=" and wanted is None and words_match(typed.text(r, c), f.value)
 
 
 _ORDER = ("<", "<=", ">", ">=")

@@ -30,6 +30,7 @@ from pydantic import BaseModel, Field
 
 from assistant.prompts import render
 from kb.tables import Table
+from tools._answer_type import AnswerKind, expected_answer, fits
 from tools._cells import TypedTable, display_cell
 from tools._claim_grounding import vote_blocker
 from tools._table_grammar import typed_program_schema
@@ -167,7 +168,9 @@ async def _sample(llm, typed: TypedTable, kind: Kind, text: str, needed: list[st
         raw = s.model_dump()
         try:
             program = Program.model_validate(raw)
-            execution = execute(program, typed)
+            if kind == "question":
+                program = read_as_asked(program, typed, expected_answer(text))
+            execution = execute(program, typed, union_same_column=kind == "question")
             blocked = vote_blocker(program, execution, text, typed.table.n_rows) if kind == "claim" else ""
             if blocked:  # it ran, but it does not check what the claim states: it must not vote
                 out.append(_Sampled(program, error=f"does not vote: {blocked}", raw=raw))
@@ -205,6 +208,38 @@ async def _sample_sql(llm, typed: TypedTable, kind: Kind, text: str, needed: lis
             except ProgramError as exc:
                 out.append(_Sampled(None, error=str(exc), raw=raw, shown=shown))
     return out
+
+
+def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | None) -> Program:
+    """A which/who question's "max of points, answer column team" is the team of the row with the most points.
+
+    The model names the answer column on every program; when the question asks for a name and that column holds
+    names, a maximum or minimum of another column can only have been meant as the row that has it.
+    """
+    if expected != "name" or program.fn not in ("max", "min") or not program.answer_column \
+            or program.answer_column == program.column:
+        return program
+    try:
+        answer = typed.column(program.answer_column)
+    except KeyError:
+        return program
+    if answer.numeric:
+        return program
+    return program.model_copy(update={"fn": "argmax" if program.fn == "max" else "argmin"})
+
+
+def _drop_wrong_kind(outcome: ProgramOutcome, text: str) -> None:
+    """A question's programs whose answer is not the kind it asks for do not vote, while one of the right kind ran."""
+    expected = expected_answer(text)
+    ran = [r for r in outcome.runs if r.ran]
+    fitting = [r for r in ran if fits(r.verdict, expected)]
+    if not fitting or len(fitting) == len(ran):
+        return
+    what = "a number" if expected == "number" else "a name, not a number"
+    for i, run in enumerate(outcome.runs):
+        if run.ran and not fits(run.verdict, expected):
+            outcome.runs[i] = run.model_copy(update={
+                "ran": False, "error": f"does not vote: the question asks for {what}, and it computed {run.result}"})
 
 
 def _verdict(kind: Kind, ex: Execution) -> str:
@@ -272,6 +307,8 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
             ex = s.execution
             outcome.runs.append(ProgramRun(program=shown, raw=s.raw, ran=True, result=ex.result_text,
                                            verdict=_verdict(kind, ex), rows=ex.decisive_rows, cells=ex.cells))
+    if kind == "question":
+        _drop_wrong_kind(outcome, text)
     ran = [r for r in outcome.runs if r.ran]
     outcome.votes = dict(Counter(r.verdict for r in ran))
     if ran:

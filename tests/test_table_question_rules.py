@@ -1,0 +1,129 @@
+"""Rules that the form of a table question settles (issue 13): the kind of answer asked for, one column asked
+for several values, and totals rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.tables import Table
+from tests.test_table_program import is_program, llm_for, scripted
+from tools._answer_type import expected_answer, fits
+from tools._cells import TypedTable
+from tools._table_ops import Program, ProgramError, execute, total_rows
+from tools._table_program import read_as_asked, solve
+
+LEAGUE = Table(name="league", title="Stadiums", columns=["Stadium", "City", "Capacity", "Opened"], rows=[
+    ["Provident Stadium", "Barrington", "27,000", "1999"],
+    ["Ayr Park", "Farmington", "8,500", "2004"],
+    ["Glebe Oval", "Rochester", "12,250", "1987"],
+    ["Mill Field", "Rochester", "3,100", "2011"],
+    ["Quay Arena", "Dover", "15,000", "1999"],
+    ["Total", "", "65,850", ""],
+])
+
+
+def typed() -> TypedTable:
+    return TypedTable.build(LEAGUE)
+
+
+def prog(**kw) -> Program:
+    kw.setdefault("answer_column", "stadium")
+    return Program.model_validate(kw)
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("how many stadiums opened in 1999?", "number"),
+    ("How much did it cost?", "number"),
+    ("what is the total number of points earned by kelly mcormick?", "number"),
+    ("what's the difference between cairo and giza", "number"),
+    ("in how many cities is there a stadium?", "number"),
+    ("number of stadiums in Rochester", "number"),
+    ("which stadium has the most capacity?", "name"),
+    ("Who finished first?", "name"),
+    ("name the prabandham with the most number of pasurams", "name"),
+    ("in which country was it held?", "name"),
+    ("other than Ayr Park, which stadium opened after 2000?", "name"),
+    ("which year had the most games?", None),
+    ("what year did it open?", None),
+    ("which is larger, Ayr Park or Mill Field?", None),
+    ("what was the score of the final?", None),
+    ("when was Glebe Oval opened?", None),
+])
+def test_the_question_form_says_what_kind_of_answer_it_wants(question, kind):
+    assert expected_answer(question) == kind
+
+
+@pytest.mark.parametrize("answer, kind, ok", [
+    ("27,000", "number", True), ("5 games", "number", True), ("12%", "number", True),
+    ("Provident Stadium", "number", False),
+    ("Provident Stadium", "name", True), ("27,000", "name", False), ("3, 5", "name", False),
+    ("Orion, 85", "name", True), ("76ers", "name", True), ("anything", None, True),
+])
+def test_an_answer_fits_the_kind_asked_for(answer, kind, ok):
+    assert fits(answer, kind) is ok
+
+
+def test_a_which_question_reads_max_with_a_name_answer_column_as_the_row_that_has_it():
+    raw = prog(fn="max", column="capacity", answer_column="stadium")
+    asked = read_as_asked(raw, typed(), "name")
+    assert asked.fn == "argmax"
+    assert execute(asked, typed()).result == "Provident Stadium"
+    # Not for a number question, not when the answer column is the read column or holds numbers.
+    assert read_as_asked(raw, typed(), "number").fn == "max"
+    assert read_as_asked(raw, typed(), None).fn == "max"
+    assert read_as_asked(prog(fn="min", column="capacity", answer_column="capacity"), typed(), "name").fn == "min"
+    assert read_as_asked(prog(fn="min", column="capacity", answer_column="opened"), typed(), "name").fn == "min"
+
+
+def test_one_column_asked_for_several_values_selects_any_of_them_for_questions_only():
+    three = [{"column": "city", "op": "=", "value": v} for v in ("Barrington", "Farmington", "Rochester")]
+    ex = execute(prog(filters=three, fn="count", column="stadium"), typed(), union_same_column=True)
+    assert ex.result == 4 and ex.selected == [1, 2, 3, 4]
+    assert any("is one of 'Barrington', 'Farmington', 'Rochester': 4 of 5 rows" in s for s in ex.steps)
+    both = [three[0], three[1], {"column": "opened", "op": ">", "value": "2000"}]  # the OR group AND the rest
+    assert execute(prog(filters=both, fn="value", column="stadium"), typed(), union_same_column=True).result \
+        == "Ayr Park"
+    with pytest.raises(ProgramError, match="two different values"):  # a claim's contradiction stays refused
+        execute(prog(filters=three, fn="count", column="stadium"), typed())
+
+
+def test_a_totals_row_is_left_out_unless_a_filter_names_it():
+    assert total_rows(typed()) == [6]
+    top = execute(prog(fn="argmax", column="capacity"), typed())
+    assert top.result == "Provident Stadium" and any("totals row (R6) left out" in s for s in top.steps)
+    assert execute(prog(fn="count", column="stadium"), typed()).result == 5
+    assert execute(prog(fn="sum", column="capacity"), typed()).result == 65850
+    named = execute(prog(filters=[{"column": "stadium", "op": "=", "value": "Total"}], fn="value",
+                         column="capacity"), typed())
+    assert named.result == "65,850" and named.decisive_rows == [6]
+    # "!=" does not name it: every row but Ayr Park, still without the totals row.
+    assert execute(prog(filters=[{"column": "stadium", "op": "!=", "value": "Ayr Park"}], fn="count",
+                        column="stadium"), typed()).result == 4
+    # "only": the totals row does not count as another row meeting the condition.
+    only = execute(prog(filters=[{"column": "stadium", "op": "=", "value": "Provident Stadium"}], fn="only",
+                        column="capacity", check={"op": ">", "against": "value", "value": "20000"}), typed())
+    assert only.truth is True
+
+
+def test_a_table_of_totals_only_keeps_its_rows():
+    sums = TypedTable.build(Table(name="t", title="t", columns=["Kind", "N"], rows=[["Total", "3"], ["Totals", "4"]]))
+    assert execute(prog(fn="sum", column="n", answer_column="kind"), sums).result == 7
+
+
+async def test_programs_computing_the_wrong_kind_of_answer_do_not_vote(tmp_settings, fake_llm_server):
+    max_only = {"filters": [], "fn": "max", "column": "capacity", "answer_column": "capacity"}
+    argmax = {"filters": [], "fn": "argmax", "column": "capacity", "answer_column": "stadium"}
+    with fake_llm_server(scripted(["stadium", "capacity"], [max_only, max_only, max_only, argmax, argmax])) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), LEAGUE, "question", "Which stadium has the most capacity?",
+                              n=5)
+    assert outcome.winner == "Provident Stadium" and outcome.votes == {"Provident Stadium": 2}
+    assert outcome.confidence == 0.4  # 2 of the 5 samples agree: the user sees how thin the vote was
+    dropped = [r for r in outcome.runs if not r.ran]
+    assert len(dropped) == 3 and all("asks for a name, not a number" in r.error for r in dropped)
+    assert len([r for r in srv.requests if is_program(r)]) == 1
+
+    # When no program gives the kind asked for, they all vote as before.
+    with fake_llm_server(scripted(["stadium", "capacity"], [max_only] * 3)) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), LEAGUE, "question", "Which stadium has the most capacity?",
+                              n=3)
+    assert outcome.winner == "27,000" and outcome.votes == {"27,000": 3}

@@ -1,0 +1,57 @@
+"""What kind of answer a table question asks for, read from its form: a number, a name, or either.
+
+"How many …?" asks for a number and "Which team …?" / "Who …?" for a name: the question's opening words
+settle it, so code decides and the model is not asked. The table programs use it two ways
+(``tools._table_program``): a program whose result is of the wrong kind does not vote while one of the right
+kind ran, and "max of points" written with the answer column "team" for a which-question is read as the team
+of the row with the most points (what the answer column says the model meant).
+
+Questions whose form does not settle it ("What was the score …?", "Which year …?") get ``None``: every
+program votes as before.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from tools._cells import cell_number
+
+AnswerKind = Literal["number", "name"]
+
+_LEAD = r"^\s*(?:(?:in|on|at|for|from|of|during|to|by|with|after|before|other than [^,]+,)\s+)?"
+_NUMBER = re.compile(
+    _LEAD + r"(?:how (?:many|much|long|old|tall|far|high|big|large|often|heavy|wide|deep)\b"
+    r"|(?:what|which)(?:'s| is| was| were| are)? the (?:total|number|sum|average|mean|difference|amount|count)\b"
+    r"|(?:the )?total (?:number|amount|count)\b|number of\b)", re.I)
+# Nouns after which/what that ask for a number, a date or a rank rather than a name.
+_NOT_NAMES = ("year", "years", "season", "seasons", "date", "dates", "day", "days", "month", "months", "week", "weeks",
+              "time", "times", "number", "numbers", "amount", "total", "score", "scores", "rank", "ranking", "round",
+              "rounds", "age", "place", "position", "percentage", "percent", "count", "decade", "century", "is",
+              "was", "were", "are", "did", "does", "do", "has", "had", "of", "the", "a", "an", "kind", "type")
+_NAME = re.compile(_LEAD + r"(?:who|whom|whose|(?:which|what|name (?:a|an|the|one|all|each))\s+(?!(?:"
+                   + "|".join(_NOT_NAMES) + r")\b)[a-z]+)", re.I)
+
+
+def expected_answer(question: str) -> AnswerKind | None:
+    """``number`` for "how many/how much/what is the total …", ``name`` for "who/which <noun>", else None."""
+    if _NUMBER.match(question):
+        return "number"
+    if _NAME.match(question):
+        return "name"
+    return None
+
+
+def is_number(answer: str) -> bool:
+    """Every part of a (comma-joined) answer reads as a number: '12', '4,512', '3.5%'."""
+    parts = [p for p in re.split(r",\s+", answer.strip()) if p]
+    return bool(parts) and all(cell_number(p) is not None for p in parts)
+
+
+def fits(answer: str, expected: AnswerKind | None) -> bool:
+    """Whether ``answer`` is the kind the question asks for (anything fits when the form does not say)."""
+    if expected is None or not answer.strip():
+        return True
+    if expected == "number":
+        return cell_number(answer.strip()) is not None or re.match(r"^\s*[-−]?\d", answer) is not None
+    return not is_number(answer)
