@@ -1,5 +1,5 @@
 """Rules that the form of a table question settles (issue 13): the kind of answer asked for, one column asked
-for several values, and totals rows."""
+for several values, totals rows, and the first or last of several rows."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import pytest
 
 from kb.tables import Table
 from tests.test_table_program import is_program, llm_for, scripted
-from tools._answer_type import expected_answer, fits
+from tools._answer_type import expected_answer, fits, position_asked
 from tools._cells import TypedTable
 from tools._table_ops import Program, ProgramError, execute, total_rows
-from tools._table_program import read_as_asked, solve
+from tools._table_program import one_of_several, read_as_asked, solve
 
 LEAGUE = Table(name="league", title="Stadiums", columns=["Stadium", "City", "Capacity", "Opened"], rows=[
     ["Provident Stadium", "Barrington", "27,000", "1999"],
@@ -127,3 +127,34 @@ async def test_programs_computing_the_wrong_kind_of_answer_do_not_vote(tmp_setti
         outcome = await solve(llm_for(tmp_settings, srv), LEAGUE, "question", "Which stadium has the most capacity?",
                               n=3)
     assert outcome.winner == "27,000" and outcome.votes == {"27,000": 3}
+
+
+@pytest.mark.parametrize("question, position", [
+    ("what is the last stadium on this chart?", "last"), ("Which stadium was the first to open in Rochester?", "first"),
+    ("which stadium opened first and which last?", None), ("how many stadiums are there?", None),
+    ("what were the first three stadiums to open?", None), ("name the last 2 stadiums", None),
+])
+def test_first_or_last_is_read_from_the_question(question, position):
+    assert position_asked(question) == position
+
+
+def test_a_list_answer_to_a_first_or_last_question_is_its_first_or_last_row():
+    listed = execute(prog(filters=[{"column": "city", "op": "=", "value": "Rochester"}], fn="value",
+                          column="stadium"), typed())
+    assert listed.result == ["Glebe Oval", "Mill Field"]
+    last = one_of_several(listed, "last")
+    assert last.result == "Mill Field" and last.decisive_rows == [4] and last.cells and \
+        {r for r, _ in last.cells} == {4} and "the last of the 2 rows" in last.steps[-1]
+    assert one_of_several(listed, "first").result == "Glebe Oval"
+    assert one_of_several(listed, None) is listed
+    one = execute(prog(fn="argmax", column="capacity"), typed())
+    assert one_of_several(one, "last") is one  # one row already: nothing to choose
+
+
+async def test_a_last_question_answers_with_the_last_listed_row(tmp_settings, fake_llm_server):
+    listing = {"filters": [{"column": "opened", "op": "=", "value": "1999"}], "fn": "value", "column": "stadium",
+               "answer_column": "stadium"}
+    with fake_llm_server(scripted(["stadium", "opened"], [listing] * 3)) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), LEAGUE, "question",
+                              "Which was the last stadium opened in 1999?", n=3)
+    assert outcome.winner == "Quay Arena" and outcome.cells and {r for r, _ in outcome.cells} == {5}

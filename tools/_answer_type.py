@@ -1,10 +1,14 @@
-"""What kind of answer a table question asks for, read from its form: a number, a name, or either.
+"""What kind of answer a table question asks for, read from its form: a number, a name, or either; and
+whether it asks for the first or the last of several rows.
 
 "How many …?" asks for a number and "Which team …?" / "Who …?" for a name: the question's opening words
 settle it, so code decides and the model is not asked. The table programs use it two ways
 (``tools._table_program``): a program whose result is of the wrong kind does not vote while one of the right
 kind ran, and "max of points" written with the answer column "team" for a which-question is read as the team
 of the row with the most points (what the answer column says the model meant).
+
+"What is the last design code on this chart?" asks for one row, in the table's order: a program that lists the
+codes of several rows answers with the last of them (:func:`position_asked`).
 
 Questions whose form does not settle it ("What was the score …?", "Which year …?") get ``None``: every
 program votes as before.
@@ -55,3 +59,17 @@ def fits(answer: str, expected: AnswerKind | None) -> bool:
     if expected == "number":
         return cell_number(answer.strip()) is not None or re.match(r"^\s*[-−]?\d", answer) is not None
     return not is_number(answer)
+
+
+_FIRST, _LAST = re.compile(r"\bfirst\b", re.I), re.compile(r"\blast\b", re.I)
+# "the first three games", "the last 2 seasons": several rows are asked for, so no one row is the answer.
+_SEVERAL = re.compile(r"\b(?:first|last)\s+(?:\d+|two|three|four|five|six|seven|eight|nine|ten|few|several)\b",
+                      re.I)
+
+
+def position_asked(question: str) -> Literal["first", "last"] | None:
+    """``first`` or ``last`` when the question asks for exactly one of them ("the last album released …")."""
+    first, last = bool(_FIRST.search(question)), bool(_LAST.search(question))
+    if first == last or _SEVERAL.search(question):
+        return None
+    return "first" if first else "last"

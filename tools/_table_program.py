@@ -23,14 +23,14 @@ The reason is written here from computed values, so it can only quote numbers th
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from assistant.prompts import render
 from kb.tables import Table
-from tools._answer_type import AnswerKind, expected_answer, fits
+from tools._answer_type import AnswerKind, expected_answer, fits, position_asked
 from tools._cells import TypedTable, display_cell
 from tools._claim_grounding import vote_blocker
 from tools._table_grammar import typed_program_schema
@@ -171,6 +171,8 @@ async def _sample(llm, typed: TypedTable, kind: Kind, text: str, needed: list[st
             if kind == "question":
                 program = read_as_asked(program, typed, expected_answer(text))
             execution = execute(program, typed, union_same_column=kind == "question")
+            if kind == "question":
+                execution = one_of_several(execution, position_asked(text))
             blocked = vote_blocker(program, execution, text, typed.table.n_rows) if kind == "claim" else ""
             if blocked:  # it ran, but it does not check what the claim states: it must not vote
                 out.append(_Sampled(program, error=f"does not vote: {blocked}", raw=raw))
@@ -226,6 +228,18 @@ def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | No
     if answer.numeric:
         return program
     return program.model_copy(update={"fn": "argmax" if program.fn == "max" else "argmin"})
+
+
+def one_of_several(ex: Execution, position: str | None) -> Execution:
+    """A first/last question's answer listed over several rows: the first or last of them, in table order."""
+    if position is None or not isinstance(ex.result, list) or len(ex.result) < 2 or ex.truth is not None:
+        return ex
+    i = 0 if position == "first" else -1
+    row = ex.decisive_rows[i]
+    cols = list(dict.fromkeys(c for _, c in ex.cells))  # the cells of every listed row may exceed the cap
+    return replace(ex, result=ex.result[i], result_text=format_value(ex.result[i]), decisive_rows=[row],
+                   cells=[(row, c) for c in cols],
+                   steps=ex.steps + [f"the {position} of the {len(ex.result)} rows, in the table's order: R{row}"])
 
 
 def _drop_wrong_kind(outcome: ProgramOutcome, text: str) -> None:
