@@ -72,7 +72,9 @@ async def test_scripted_run_writes_report_and_resumes(tmp_settings, tmp_path, fa
         sum(g == report["majority_label"] for g in golds) / 3)
     assert report["thesis"]["full"] == 81.41 and not report["complete"]
     assert report["paired"]["full vs direct"] == {"n": 3, "a_only": 0, "b_only": 0, "p": 1.0}  # same scripted answers
-    assert "Paired, full vs direct: on 3 shared claims" in (tmp_path / "eval" / "pubhealthtab.md").read_text()
+    md = (tmp_path / "eval" / "pubhealthtab.md").read_text()
+    assert "Paired, full vs direct: on 3 shared claims" in md
+    assert f"PARTIAL run: 3 of the {len(report['selection_ids'])} selected items" in md
     assert (tmp_path / "eval" / "pubhealthtab.png").exists() and (tmp_path / "eval" / "pubhealthtab.md").exists()
 
 

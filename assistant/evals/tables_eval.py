@@ -376,8 +376,13 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         paired["program+ccoe vs program-sql+ccoe"] = mcnemar(correct["program+ccoe"], correct["program-sql+ccoe"])
     measured = ", ".join(f"{v}: n={r['n']}, median {r['median_latency_s']:.1f} s/claim"
                          for v, r in results.items() if r.get("median_latency_s") is not None)
-    notes = (f"{description}. Selection seed {seed}; "
-             f"{'complete' if complete else f'PARTIAL run: {len(items)} of the {len(selection)} selected items'} "
+    if complete:
+        coverage = "complete"
+    elif len(items) < len(selection):
+        coverage = f"PARTIAL run: {len(items)} of the {len(selection)} selected items"
+    else:  # every item was checked by some variant, not by all: the per-variant n below says which
+        coverage = f"PARTIAL run: not every variant covers all {len(selection)} selected items"
+    notes = (f"{description}. Selection seed {seed}; {coverage} "
              f"({measured}). Column filter: {filter_method}.\n\n"
              + (f"Carried over from the published report's per-item predictions: {', '.join(carried)}.\n\n"
                 if carried else "")
