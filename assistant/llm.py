@@ -141,6 +141,11 @@ def parse_tool_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | 
 # Whitespace runs this long appear only when a model loops between JSON tokens (see close_json_after_value);
 # stopping there saves up to ~250 wasted tokens, a minute at CPU speed.
 WHITESPACE_RUNS = [" " * 16, "\n" * 6]
+# The layout a schema asks llguidance for under EVIDENTIA_VLLM_JSON_LAYOUT=one-line: one line with the usual
+# separators, as the prompts' examples are written. With free whitespace the 1.5B default pretty-prints
+# (newlines and indentation: tokens spent on nothing); with none at all (xgrammar's disable_any_whitespace)
+# it must write '":[' where its examples show '": [', and on the PubHealthTab dev claims it did worse.
+ONE_LINE_JSON = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
 _FENCED_JSON = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
 
 
@@ -256,6 +261,12 @@ class LLMClient:
             "temperature": self.settings.llm_temperature if temperature is None else temperature,
         }
 
+    def _json_schema_format(self, name: str, json_schema: dict) -> dict[str, Any]:
+        """The ``response_format`` of a schema-constrained request, with the layout the settings ask for."""
+        if self.settings.vllm_json_layout == "one-line":
+            json_schema = {**json_schema, "x-guidance": ONE_LINE_JSON}
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": json_schema, "strict": True}}
+
     # -- public API -----------------------------------------------------------------
     async def stream(self, messages: list[dict], *, max_tokens: int | None = None,
                      temperature: float | None = None, **extra: Any) -> AsyncIterator[str]:
@@ -310,11 +321,9 @@ class LLMClient:
     async def structured(self, messages: list[dict], schema: type[T], *, max_tokens: int | None = None,
                          temperature: float | None = None, name: str | None = None) -> T:
         """Generate JSON constrained by ``schema`` (vLLM structured outputs) and validate it."""
-        json_schema = schema.model_json_schema()
         resp = await self._create(
             messages=messages,
-            response_format={"type": "json_schema",
-                             "json_schema": {"name": name or schema.__name__, "schema": json_schema, "strict": True}},
+            response_format=self._json_schema_format(name or schema.__name__, schema.model_json_schema()),
             stop=WHITESPACE_RUNS,
             **self._sampling(max_tokens, temperature),
         )
@@ -342,11 +351,11 @@ class LLMClient:
         """Yield the text of a reply constrained by ``json_schema`` as it is generated.
 
         The schema is sent as is (a caller that builds enums of the turn's ids needs exactly that
-        schema on the wire); the caller parses the partial JSON as it grows and validates the whole.
+        schema on the wire), with only the layout key of ``_json_schema_format`` added; the caller parses the partial JSON as it grows and validates the whole.
         """
-        response_format = {"type": "json_schema", "json_schema": {"name": name, "schema": json_schema, "strict": True}}
         async for piece in self.stream(messages, max_tokens=max_tokens, temperature=temperature,
-                                       response_format=response_format, stop=WHITESPACE_RUNS):
+                                       response_format=self._json_schema_format(name, json_schema),
+                                       stop=WHITESPACE_RUNS):
             yield piece
 
     async def structured_samples(self, messages: list[dict], schema: type[T], *, n: int, max_tokens: int | None = None,
@@ -357,11 +366,9 @@ class LLMClient:
         Each choice is validated on its own; one that does not match comes back as an
         :class:`LLMResponseError` in its place instead of failing the others.
         """
-        json_schema = schema.model_json_schema()
         resp = await self._create(
             messages=messages, n=n,
-            response_format={"type": "json_schema",
-                             "json_schema": {"name": name or schema.__name__, "schema": json_schema, "strict": True}},
+            response_format=self._json_schema_format(name or schema.__name__, schema.model_json_schema()),
             stop=WHITESPACE_RUNS,
             **self._sampling(max_tokens, temperature),
         )

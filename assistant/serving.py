@@ -190,14 +190,18 @@ def model_source(settings: Settings) -> str:
 
 
 def structured_outputs_config(settings: Settings) -> dict | None:
-    """vLLM's ``--structured-outputs-config``: only when compact JSON is asked for.
+    """vLLM's ``--structured-outputs-config`` for the JSON layout (``settings.vllm_json_layout``).
 
-    ``disable_any_whitespace`` is an xgrammar option; with the default backend ("auto") vLLM may pick
-    another engine that ignores it, so the backend is named explicitly.
+    one-line: the guidance backend (llguidance), which reads the layout each request's schema asks for
+    (``x-guidance``, see ``assistant.llm.ONE_LINE_JSON``). compact: ``disable_any_whitespace``, an xgrammar
+    option; with the default backend ("auto") vLLM may pick another engine that ignores it, so the backend
+    is named explicitly. free: vLLM's defaults.
     """
-    if not settings.vllm_compact_json:
-        return None
-    return {"backend": "xgrammar", "disable_any_whitespace": True}
+    if settings.vllm_json_layout == "one-line":
+        return {"backend": "guidance"}
+    if settings.vllm_json_layout == "compact":
+        return {"backend": "xgrammar", "disable_any_whitespace": True}
+    return None
 
 
 def speculative_config(settings: Settings) -> dict | None:

@@ -81,10 +81,12 @@ class Settings(BaseSettings):
                                               description="Longest n-gram matched in the prompt.")
     vllm_ngram_prompt_lookup_min: int = Field(default=2, ge=1, le=16,
                                               description="Shortest n-gram matched in the prompt.")
-    vllm_compact_json: bool = Field(
-        default=False,
-        description="Structured outputs without free whitespace (xgrammar's disable_any_whitespace): compact "
-                    "JSON, fewer tokens. The xgrammar backend is then named explicitly.")
+    vllm_json_layout: Literal["free", "one-line", "compact"] = Field(
+        default="free",
+        description="How structured outputs may be laid out. free: vLLM's default (the model may pretty-print). "
+                    "one-line: the guidance backend, and every schema asks for one line with the usual ', ' and "
+                    "': ' separators (x-guidance), as the prompts' examples are written. compact: xgrammar's "
+                    "disable_any_whitespace (no spaces at all).")
 
     # --- folders ------------------------------------------------------------------------
     data_dir: Path = Field(default_factory=_default_data_dir, description="Models, KB, memory, logs.")

@@ -8,7 +8,7 @@ import socket
 import pytest
 from pydantic import BaseModel, Field
 
-from assistant.llm import WHITESPACE_RUNS, LLMClient, LLMResponseError, LLMUnavailable, close_json_after_value
+from assistant.llm import ONE_LINE_JSON, WHITESPACE_RUNS, LLMClient, LLMResponseError, LLMUnavailable, close_json_after_value
 from assistant.settings import Settings
 from tests.fake_openai import Reply, tool_reply
 
@@ -122,6 +122,21 @@ async def test_structured_output_is_schema_constrained_and_validated(fake_llm_se
     assert fmt["type"] == "json_schema"
     assert fmt["json_schema"]["name"] == "Verdict"
     assert fmt["json_schema"]["schema"] == Verdict.model_json_schema()
+
+
+async def test_one_line_layout_asks_every_schema_for_one_line(fake_llm_server, tmp_settings):
+    """EVIDENTIA_VLLM_JSON_LAYOUT=one-line: the single, sampled and streamed schemas all carry the layout."""
+    reply = '{"label": "supported", "confidence": 0.8}'
+    with fake_llm_server([Reply(content=reply), Reply(content=reply, more_choices=[reply]), Reply(content=reply)]) as srv:
+        llm = client_for(srv, tmp_settings, vllm_json_layout="one-line")
+        await llm.structured(MESSAGES, Verdict)
+        await llm.structured_samples(MESSAGES, Verdict, n=2)
+        streamed = "".join([p async for p in llm.stream_structured(MESSAGES, {"type": "object"}, name="any")])
+    assert json.loads(streamed)["label"] == "supported"
+    schemas = [r["response_format"]["json_schema"]["schema"] for r in srv.requests]
+    assert [s.get("x-guidance") for s in schemas] == [ONE_LINE_JSON] * 3
+    assert {k: v for k, v in schemas[0].items() if k != "x-guidance"} == Verdict.model_json_schema()
+    assert schemas[2] == {"type": "object", "x-guidance": ONE_LINE_JSON}
 
 
 async def test_structured_output_in_a_fence_is_accepted(fake_llm_server, tmp_settings):

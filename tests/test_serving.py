@@ -381,12 +381,19 @@ def test_ngram_lookup_bounds_are_checked(settings):
         build_command(s, Path("py"), cuda=False)
 
 
-def test_compact_json_names_the_xgrammar_backend(settings):
+@pytest.mark.parametrize("layout, config", [
+    ("compact", {"backend": "xgrammar", "disable_any_whitespace": True}),
+    ("one-line", {"backend": "guidance"}),
+])
+def test_json_layouts_name_their_backend(settings, layout, config):
     import json
 
-    cmd = build_command(settings.model_copy(update={"vllm_compact_json": True}), Path("py"), cuda=False)
-    assert json.loads(flag(cmd, "--structured-outputs-config")) == {"backend": "xgrammar",
-                                                                    "disable_any_whitespace": True}
+    cmd = build_command(settings.model_copy(update={"vllm_json_layout": layout}), Path("py"), cuda=False)
+    assert json.loads(flag(cmd, "--structured-outputs-config")) == config
+
+
+def test_free_json_layout_passes_no_structured_outputs_config(settings):
+    assert "--structured-outputs-config" not in build_command(settings, Path("py"), cuda=False)
 
 
 @pytest.mark.parametrize("fmt", ["w8a8", "w4a16"])

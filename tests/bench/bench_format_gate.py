@@ -12,10 +12,15 @@ This script runs no model: it reads what the two runs logged, so each run can ta
     # 3.
     .venv/bin/python tests/bench/bench_format_gate.py [--candidate w8a8] [--logs <dir>]
 
+The same gate decides other serving options: ``--candidate one-line-json`` (or ``compact-json``) compares the
+default server with EVIDENTIA_VLLM_JSON_LAYOUT=one-line (or compact): the same steps with the arms named
+``default`` and the candidate (logs pht-dev.default.jsonl and pht-dev.<candidate>.jsonl, chat areas
+chat-default and chat-<candidate>), and it writes docs/bench/<candidate with _>_gate.*.
+
 <dir> defaults to ~/.cache/evidentia/eval/format-gate; without the logs (e.g. under `make bench`) it says which
 runs to make and exits 0.
 
-Writes docs/bench/format_gate.{json,md,png}.
+Writes docs/bench/format_gate.{json,md,png} (a quantized candidate).
 """
 
 from __future__ import annotations
@@ -34,6 +39,19 @@ from assistant.settings import Settings  # noqa: E402
 BENCH_DIR = Path(__file__).resolve().parents[2] / "docs" / "bench"
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 GATE_POINTS = 2.0  # the issue's limit: no measure may drop by more than 2 points
+# Candidate -> (the results name under docs/bench/, what it is, the arm it is compared with). Each arm's runs are
+# logged as pht-dev.<arm>.jsonl and docs/bench/chat-<arm>.json. The JSON layouts' base is its own arm ("default")
+# so that re-measuring it leaves the bf16 runs behind the published format gate as they were.
+CANDIDATES = {
+    "w8a8": ("format_gate", "the same model quantized to W8A8", "bf16"),
+    "w4a16": ("format_gate", "the same model quantized to W4A16", "bf16"),
+    "compact-json": ("compact_json_gate", "the same bf16 model served with compact JSON "
+                                          "(EVIDENTIA_VLLM_JSON_LAYOUT=compact: xgrammar without any whitespace)",
+                     "default"),
+    "one-line-json": ("one_line_json_gate", "the same bf16 model served with one-line JSON "
+                                            "(EVIDENTIA_VLLM_JSON_LAYOUT=one-line: guidance backend, one line with "
+                                            "', ' and ': ' as in the prompts' examples)", "default"),
+}
 
 
 def pht_records(path: Path) -> dict[str, dict]:
@@ -48,13 +66,14 @@ def chat_results(area: str) -> dict[str, float]:
 
 
 def main(candidate: str, logs: Path) -> None:
-    needed = [logs / "pht-dev.bf16.jsonl", logs / f"pht-dev.{candidate}.jsonl",
-              BENCH_DIR / "chat-bf16.json", BENCH_DIR / f"chat-{candidate}.json"]
+    b = CANDIDATES[candidate][2]  # the base arm's name
+    needed = [logs / f"pht-dev.{b}.jsonl", logs / f"pht-dev.{candidate}.jsonl",
+              BENCH_DIR / f"chat-{b}.json", BENCH_DIR / f"chat-{candidate}.json"]
     missing = [str(p) for p in needed if not p.exists()]
     if missing:  # nothing to compare yet: say what to run (the module docstring), and leave `make bench` going
         print(f"format gate skipped: missing {', '.join(missing)}.\n{__doc__}")
         return
-    base = pht_records(logs / "pht-dev.bf16.jsonl")
+    base = pht_records(logs / f"pht-dev.{b}.jsonl")
     cand = pht_records(logs / f"pht-dev.{candidate}.jsonl")
     shared = sorted(set(base) & set(cand))
     if not shared:
@@ -64,10 +83,10 @@ def main(candidate: str, logs: Path) -> None:
         return classification_metrics([recs[i]["gold"] for i in shared], [recs[i]["pred"] for i in shared], LABELS)
 
     sb, sc = scores(base), scores(cand)
-    paired = {f"{candidate} vs bf16": mcnemar({i: cand[i]["pred"] == cand[i]["gold"] for i in shared},
+    paired = {f"{candidate} vs {b}": mcnemar({i: cand[i]["pred"] == cand[i]["gold"] for i in shared},
                                                {i: base[i]["pred"] == base[i]["gold"] for i in shared})}
     agree = sum(base[i]["pred"] == cand[i]["pred"] for i in shared) / len(shared)
-    qb, qc = chat_results("chat-bf16"), chat_results(f"chat-{candidate}")
+    qb, qc = chat_results(f"chat-{b}"), chat_results(f"chat-{candidate}")
 
     def gated(pht: dict, chat: dict[str, float]) -> dict[str, float]:
         """The four measures the gate compares (ratios), one definition for the drops and the chart."""
@@ -82,44 +101,45 @@ def main(candidate: str, logs: Path) -> None:
     lat_c = statistics.median(cand[i]["latency_s"] for i in shared)
     results = {
         "pubhealthtab_dev_claims": (len(shared), "claims"),
-        "pubhealthtab_dev_accuracy_bf16": (sb["accuracy"], "ratio"),
+        f"pubhealthtab_dev_accuracy_{b}": (sb["accuracy"], "ratio"),
         f"pubhealthtab_dev_accuracy_{candidate}": (sc["accuracy"], "ratio"),
-        "pubhealthtab_dev_macro_f1_bf16": (sb["macro_f1"], "ratio"),
+        f"pubhealthtab_dev_macro_f1_{b}": (sb["macro_f1"], "ratio"),
         f"pubhealthtab_dev_macro_f1_{candidate}": (sc["macro_f1"], "ratio"),
         "pubhealthtab_dev_same_verdict": (agree, "ratio"),
-        "pubhealthtab_dev_claim_median_s_bf16": (lat_b, "s"),
+        f"pubhealthtab_dev_claim_median_s_{b}": (lat_b, "s"),
         f"pubhealthtab_dev_claim_median_s_{candidate}": (lat_c, "s"),
         "chat_questions": (qc["questions"], "count"),
-        "chat_first_try_citation_valid_bf16": (qb["first_try_citation_valid_rate"], "ratio"),
+        f"chat_first_try_citation_valid_{b}": (qb["first_try_citation_valid_rate"], "ratio"),
         f"chat_first_try_citation_valid_{candidate}": (qc["first_try_citation_valid_rate"], "ratio"),
-        "chat_final_verified_bf16": (qb["final_verified_rate"], "ratio"),
+        f"chat_final_verified_{b}": (qb["final_verified_rate"], "ratio"),
         f"chat_final_verified_{candidate}": (qc["final_verified_rate"], "ratio"),
-        "chat_turn_median_s_bf16": (qb["turn_latency_median_s"], "s"),
+        f"chat_turn_median_s_{b}": (qb["turn_latency_median_s"], "s"),
         f"chat_turn_median_s_{candidate}": (qc["turn_latency_median_s"], "s"),
-        "chat_intent_median_s_bf16": (qb["intent_latency_median_s"], "s"),
+        f"chat_intent_median_s_{b}": (qb["intent_latency_median_s"], "s"),
         f"chat_intent_median_s_{candidate}": (qc["intent_latency_median_s"], "s"),
         "largest_drop_points": (max(drops.values()), "points"),
         "gate_passed": (1.0 if passed else 0.0, "bool"),
     }
     rows = "\n".join(f"| {k} | {d:+.1f} |" for k, d in drops.items())
     notes = (
-        f"bf16 against {candidate}, the same model served by vLLM on this CPU; PubHealthTab: the first "
+        f"{b} (the default server) against {candidate}: {CANDIDATES[candidate][1]}, served by vLLM on this CPU; "
+        f"PubHealthTab: the first "
         f"{len(shared)} claims of the dev (tuning) split, default `program` variant; chat: the 20 questions of "
         f"tests/bench/bench_chat.py. Gate: no measure may drop by more than {GATE_POINTS:g} points. "
-        f"**{'Passed' if passed else 'Failed'}.**\n\n| measure | drop against bf16 (points; negative = "
+        f"**{'Passed' if passed else 'Failed'}.**\n\n| measure | drop against {b} (points; negative = "
         f"{candidate} better) |\n|---|---|\n{rows}\n\n" + "\n".join(paired_notes(paired, "claims")) + "\n"
         f"- Always-SUPPORTS on these claims: "
         f"{sum(base[i]['gold'] == 'SUPPORTS' for i in shared) / len(shared):.3f}.\n"
         "- The latencies are medians of runs taken one after the other at concurrency 4 (PubHealthTab) and 1 "
         "(chat) on a shared 2-core machine; docs/bench/serving.md compares the speeds themselves.\n")
-    write_bench("format_gate", results, notes=notes, plot={
+    write_bench(CANDIDATES[candidate][0], results, notes=notes, plot={
         "x": ["PHT dev acc", "PHT dev F1", "chat first-try", "chat verified"],
-        "series": {"bf16": list(gb.values()), candidate: list(gc.values())},
+        "series": {b: list(gb.values()), candidate: list(gc.values())},
         "xlabel": "measure", "ylabel": "ratio", "logx": False})
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
-    ap.add_argument("--candidate", default="w8a8", choices=["w8a8", "w4a16"])
+    ap.add_argument("--candidate", default="w8a8", choices=list(CANDIDATES))
     ap.add_argument("--logs", type=Path, default=None,
                     help="folder with pht-dev.bf16.jsonl and pht-dev.<fmt>.jsonl "
                          "(default: <data dir>/eval/format-gate)")

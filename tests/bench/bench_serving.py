@@ -65,7 +65,8 @@ CONFIGS: dict[str, dict] = {
     "bf16-eager-prefix-on": {"vllm_prefix_caching": True},
     "bf16-eager-prefix-off": {"vllm_prefix_caching": False},
     "bf16-eager-ngram": {"vllm_ngram_speculation": True},
-    "bf16-eager-compact-json": {"vllm_compact_json": True},
+    "bf16-eager-compact-json": {"vllm_json_layout": "compact"},
+    "bf16-eager-one-line-json": {"vllm_json_layout": "one-line"},
     "w8a8-eager": {"model_format": "w8a8"},
     "w4a16-eager": {"model_format": "w4a16"},
 }
@@ -227,7 +228,7 @@ def build_command_or_reason(settings: Settings, port: int) -> list[str] | str:
 
 
 CONFIG_KEYS = ("model_format", "vllm_enforce_eager", "vllm_prefix_caching", "vllm_ngram_speculation",
-               "vllm_compact_json")
+               "vllm_json_layout")
 
 
 def config_settings(base: Settings, name: str, kvcache_gb: int) -> Settings:
