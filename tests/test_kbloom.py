@@ -392,6 +392,12 @@ def test_eval_writes_report_and_bench_in_the_project_formats(tmp_path, monkeypat
     assert report["variants"]["bertnet-reference"]["tuples"] == 40
     assert "lower bound" in (tmp_path / "docs" / "eval" / "kg-harvest.md").read_text()
     assert (tmp_path / "docs" / "eval" / "kg-harvest.png").exists()
+    # Precision by stage: each stage keeps a subset of the one before, and the last is the selection.
+    stages = report["precision_by_stage"]
+    assert list(stages) == ["proposed", "fully_scored", "kbloom"]
+    assert stages["proposed"]["tuples"] >= stages["fully_scored"]["tuples"] >= stages["kbloom"]["tuples"] == 4
+    assert stages["kbloom"]["precision_cn100k"] == report["variants"]["kbloom"]["precision_cn100k"]
+    assert "Precision by stage" in (tmp_path / "docs" / "eval" / "kg-harvest.md").read_text()
     bench = json.loads((tmp_path / "docs" / "bench" / "kg-harvest.json").read_text())
     assert bench["results"]["harvest_s_per_relation"]["unit"] == "s" and bench["machine"]
     requests = len(srv.requests)

@@ -67,6 +67,10 @@ class HarvestResult(BaseModel):
     candidates: int
     pruned: int
     resumed: bool = False
+    # Every distinct proposed pair, and those scored under every prompt (not pruned): with the selection they
+    # show which stage keeps or loses good tuples (the evaluation's precision by stage).
+    proposed: list[tuple[str, str]] = Field(default_factory=list)
+    fully_scored: list[tuple[str, str]] = Field(default_factory=list)
 
 
 class HarvestError(RuntimeError):
@@ -209,7 +213,8 @@ async def harvest(definition: RelationDefinition, *, llm, embedder, model: str, 
         timings_s={k: round(v, 2) for k, v in cp.timings_s.items()})
     return HarvestResult(source=harvest_source(model, definition.name), provenance=prov, tuples=selection,
                          likelihood_only=ablation, candidates=len(pairs),
-                         pruned=sum(1 for r in cp.scored if r.pruned_after is not None), resumed=resumed)
+                         pruned=sum(1 for r in cp.scored if r.pruned_after is not None), resumed=resumed,
+                         proposed=pairs, fully_scored=[r.pair for r in cp.scored if r.pruned_after is None])
 
 
 def save(store: KGStore, result: HarvestResult, checkpoints_dir: Path, key: str) -> dict[str, int]:
