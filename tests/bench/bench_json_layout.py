@@ -82,7 +82,7 @@ async def claim_checks(counter: Counter, n: int) -> list[dict]:
     from bench_tables import eval_data_dir, load_pubhealthtab, select_items
 
     from assistant.embeddings import Embedder
-    from assistant.llm import LLMClient
+    from assistant.llm import LLMClient, LLMResponseError
     from tools.verify_claim import check_claim
 
     settings = Settings()
@@ -96,11 +96,13 @@ async def claim_checks(counter: Counter, n: int) -> list[dict]:
             token = counter.sink.set(made)
             t0 = time.perf_counter()
             try:
-                check = await check_claim(llm, it.table, it.claim, embedder=embedder)
+                label = (await check_claim(llm, it.table, it.claim, embedder=embedder)).label
+            except LLMResponseError as exc:  # counted as a failed check (its time and tokens still count)
+                label = f"error: {str(exc)[:80]}"
             finally:
                 counter.sink.reset(token)
             out.append({"id": it.id, "seconds": round(time.perf_counter() - t0, 2), "tokens": sum(made),
-                        "calls": len(made), "label": check.label, "gold": it.label})
+                        "calls": len(made), "label": label, "gold": it.label})
             print(json.dumps(out[-1]), flush=True)
     finally:
         await llm.aclose()
