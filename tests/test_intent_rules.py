@@ -7,8 +7,8 @@ import json
 import pytest
 
 from tests.fake_openai import Reply
-from tools.intent import (IntentFrame, asks_for_information, contextualize, extract_options, looks_elliptical,
-                          settled_task)
+from tools.intent import (IntentFrame, answer_type_of, asks_for_information, contextualize, extract_options,
+                          looks_elliptical, settled_task, time_cue)
 
 
 # -- options come from the message only ----------------------------------------------------------
@@ -28,6 +28,34 @@ from tools.intent import (IntentFrame, asks_for_information, contextualize, extr
 ])
 def test_options_are_read_from_the_message(message, options):
     assert extract_options(message) == options
+
+
+# -- answer type and time, by form (the model is not asked for them) --------------------------------
+@pytest.mark.parametrize("message,answer_type", [
+    ("What drugs treat Parkinson's disease?", ["drug"]),
+    ("Which countries border Spain?", ["country"]),
+    ("Who discovered penicillin?", ["person"]),
+    ("When did Wang Zhizhi join the NBA?", ["date"]),
+    ("In what year was aspirin first sold?", ["date"]),
+    ("Where is the Dead Sea?", ["place"]),
+    ("How many participants did it have?", ["number"]),
+    ("Does smoking increase the risk of lung cancer?", ["yes/no"]),
+    ("What is the function of the mitochondria?", []),  # "is" names no type
+    ("Tell me about epilepsy.", []),
+])
+def test_answer_type_is_read_from_the_question(message, answer_type):
+    assert answer_type_of(message) == answer_type
+
+
+@pytest.mark.parametrize("message,cue", [
+    ("Quebec had 678 measles cases in 2011.", "2011"),
+    ("and in March 2020?", "March 2020"),
+    ("What happened in the 1990s and in 2003?", "1990s, 2003"),
+    ("When did Wang Zhizhi join the NBA?", ""),  # asks for a time, writes none: nothing is invented
+    ("BETA-2 enrolled 4,512 participants.", ""),
+])
+def test_time_cue_is_what_the_message_writes(message, cue):
+    assert time_cue(message) == cue
 
 
 # -- the task, by form ---------------------------------------------------------------------------
@@ -170,7 +198,7 @@ async def test_greetings_thanks_and_commands_make_no_model_call(tmp_settings, fa
 
 
 async def test_the_frame_asks_only_what_rules_leave_open(tmp_settings, fake_llm_server):
-    replies = iter(['{"e": ["Parkinson\'s disease"], "r": "treats", "a": ["drug"]}',
+    replies = iter(['{"e": ["Parkinson\'s disease"], "r": "treats"}',
                     '{"e": ["Parkinson\'s disease"], "w": "What are the symptoms of Parkinson\'s disease?"}',
                     '{"e": ["aspirin", "headaches"], "r": "cures", "t": "claim_check"}'])
     outs, srv = await run_intents(tmp_settings, fake_llm_server,
@@ -178,9 +206,9 @@ async def test_the_frame_asks_only_what_rules_leave_open(tmp_settings, fake_llm_
                                    "Aspirin cures headaches."], reply=lambda req: next(replies))
     first, follow, statement = intent_requests(srv)
     # A question: the task is settled by its form, and a first turn needs no rewrite.
-    assert schema_keys(first) == {"e", "r", "a", "tm", "l"}
+    assert schema_keys(first) == {"e", "r"}  # answer type and time are the rules' (below)
     # A follow-up may need a rewrite; its task is still settled.
-    assert schema_keys(follow) == {"e", "r", "a", "tm", "l", "w"}
+    assert schema_keys(follow) == {"e", "r", "w"}
     assert "What drugs treat Parkinson's disease?" in follow["messages"][-1]["content"]
     # A statement: only here the model labels the task, from an enum without multiple_choice or command.
     assert "t" in schema_keys(statement) and "w" not in schema_keys(statement)

@@ -15,7 +15,7 @@ grounds the rest:
 
 Tokens (issue 15 §3): greetings, thanks and commands get no model call at all; the frame's keys are
 short, the task key is asked only when rules leave the task open, the rewrite only when the turn may
-lean on earlier ones.
+lean on earlier ones, and the answer type and time cue are read by rules from the message's form.
 """
 
 from __future__ import annotations
@@ -56,21 +56,19 @@ MODEL_TASKS = get_args(ModelTask)
 class CompactFrame(BaseModel):
     """The frame as the model writes it: short keys, every generated token costs time on a CPU.
 
-    Field names are accepted too (``populate_by_name``), so a server that answers with the long names
-    still fills the frame.
+    Only what needs reading: the entities and the relation. The answer type and a time cue are read from the
+    message's form by rules (``answer_type_of``, ``time_cue``): asked of the model, they cost a third of the
+    frame's tokens, nearly always as ``"tm": "", "l": ""``. Field names are accepted too
+    (``populate_by_name``), so a server that answers with the long names still fills the frame.
     """
 
     model_config = ConfigDict(populate_by_name=True)
 
     entities: list[str] = Field(default_factory=list, max_length=8, alias="e")
     relation: str = Field(default="", alias="r")
-    answer_type: list[str] = Field(default_factory=list, max_length=4, alias="a")
-    time: str = Field(default="", alias="tm")
-    location: str = Field(default="", alias="l")
 
     def frame(self, task: str, message: str) -> IntentFrame:
-        return IntentFrame(task=task, answer_type=self.answer_type, entities=self.entities, relation=self.relation,
-                           time=self.time, location=self.location,
+        return IntentFrame(task=task, entities=self.entities, relation=self.relation,
                            rewrite=getattr(self, "rewrite", "") or message.strip())
 
 
@@ -300,6 +298,43 @@ def adds_only(message: str, rewrite: str, entities: list[str]) -> bool:
     return all(w[:4] in allowed for w in content_words(rewrite))
 
 
+# The answer's type where the question's form names it (QUASAR's expected answer type).
+_TYPE_BY_OPENER = (
+    (re.compile(r"^\s*(?:who|whom|whose)\b", re.I), "person"),
+    (re.compile(r"^\s*(?:when|what year|in what year|which year)\b", re.I), "date"),
+    (re.compile(r"^\s*where\b", re.I), "place"),
+    (re.compile(r"^\s*how (?:many|much)\b", re.I), "number"),
+    (re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|should|has|have|had|will|would)\b", re.I), "yes/no"),
+)
+_TIME_CUE = re.compile(r"\b(?:(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+                       r"sep(?:tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(?:\d{1,2},?\s+)?)?"
+                       r"(?:1[5-9]\d\d|20\d\d)s?\b", re.I)
+
+
+def singular(noun: str) -> str:
+    """Drop a plural ending ("drugs" -> "drug", "countries" -> "country"); rough, for the type label only."""
+    if noun.endswith("ies") and len(noun) > 4:
+        return noun[:-3] + "y"
+    if noun.endswith("s") and not noun.endswith("ss") and len(noun) > 3:
+        return noun[:-1]
+    return noun
+
+
+def answer_type_of(message: str) -> list[str]:
+    """The expected answer type by the question's form: the noun a what/which question asks for
+    ("What drugs treat X?" -> drug), else its opener (who -> person, when -> date, where -> place,
+    how many -> number, an auxiliary -> yes/no); [] when the form does not say."""
+    kind = asked_kind(message)
+    if kind:
+        return [singular(kind)]
+    return [label for pattern, label in _TYPE_BY_OPENER if pattern.match(message)][:1]
+
+
+def time_cue(message: str) -> str:
+    """Years and dates the message writes ("in 2011", "March 2020", "the 1990s"), joined; "" when none."""
+    return ", ".join(m.group(0) for m in _TIME_CUE.finditer(message))
+
+
 def ground_entities(entities: list[str], message: str, history_entities: list[str]) -> list[str]:
     """Keep an entity only if the message or an earlier frame contains it (no invented entities) and it
     names something (not "Now" or "Tell me", nor the kind of thing asked for: "drugs" in "What drugs…?")."""
@@ -360,19 +395,19 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
         rewrite = message.strip()
     if carried and not all(e.lower() in rewrite.lower() for e in carried):
         rewrite = f"{message.strip()} (regarding {', '.join(entities)})"
-    # Time and place cues must be read from the turn, not invented ("2003" for "when did…?").
-    time_cue = frame.time if frame.time and frame.time.lower() in message.lower() else ""
+    # The answer type and time are read from the turn's form, never invented ("2003" for "when did…?"). No
+    # rule reads a place reliably ("in Parkinson's disease"), so location stays empty unless a frame brings
+    # one that the message writes (a caller's own frame; nothing downstream reads it yet).
     place_cue = frame.location if frame.location and frame.location.lower() in message.lower() else ""
-    return Output(task=task, answer_type=frame.answer_type, entities=entities, relation=frame.relation,
-                  time=time_cue, location=place_cue, options=options, rewrite=rewrite,
+    return Output(task=task, answer_type=answer_type_of(message), entities=entities, relation=frame.relation,
+                  time=time_cue(message), location=place_cue, options=options, rewrite=rewrite,
                   carried_over=carried, follow_up=follow_up, source=source)
 
 
 def rules_frame(message: str, has_table: bool) -> IntentFrame:
     options = extract_options(message)
     return IntentFrame(task=rule_task(message, options, has_table), entities=capitalized_phrases(message),
-                       options=options, rewrite=message.strip(),
-                       time=" ".join(re.findall(r"\b(1[5-9]\d\d|20\d\d)\b", message)))
+                       options=options, rewrite=message.strip())
 
 
 def history_for_prompt(history: list[dict]) -> list[dict]:
