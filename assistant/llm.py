@@ -351,7 +351,8 @@ class LLMClient:
         """Yield the text of a reply constrained by ``json_schema`` as it is generated.
 
         The schema is sent as is (a caller that builds enums of the turn's ids needs exactly that
-        schema on the wire), with only the layout key of ``_json_schema_format`` added; the caller parses the partial JSON as it grows and validates the whole.
+        schema on the wire), with only the layout key of ``_json_schema_format`` added; the caller parses
+        the partial JSON as it grows and validates the whole.
         """
         async for piece in self.stream(messages, max_tokens=max_tokens, temperature=temperature,
                                        response_format=self._json_schema_format(name, json_schema),

@@ -8,7 +8,8 @@ import socket
 import pytest
 from pydantic import BaseModel, Field
 
-from assistant.llm import ONE_LINE_JSON, WHITESPACE_RUNS, LLMClient, LLMResponseError, LLMUnavailable, close_json_after_value
+from assistant.llm import (ONE_LINE_JSON, WHITESPACE_RUNS, LLMClient, LLMResponseError, LLMUnavailable,
+                           close_json_after_value)
 from assistant.settings import Settings
 from tests.fake_openai import Reply, tool_reply
 
@@ -127,7 +128,8 @@ async def test_structured_output_is_schema_constrained_and_validated(fake_llm_se
 async def test_one_line_layout_asks_every_schema_for_one_line(fake_llm_server, tmp_settings):
     """EVIDENTIA_VLLM_JSON_LAYOUT=one-line: the single, sampled and streamed schemas all carry the layout."""
     reply = '{"label": "supported", "confidence": 0.8}'
-    with fake_llm_server([Reply(content=reply), Reply(content=reply, more_choices=[reply]), Reply(content=reply)]) as srv:
+    replies = [Reply(content=reply), Reply(content=reply, more_choices=[reply]), Reply(content=reply)]
+    with fake_llm_server(replies) as srv:
         llm = client_for(srv, tmp_settings, vllm_json_layout="one-line")
         await llm.structured(MESSAGES, Verdict)
         await llm.structured_samples(MESSAGES, Verdict, n=2)
