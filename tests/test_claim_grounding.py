@@ -6,7 +6,7 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._claim_grounding import claim_numbers, vote_blocker
+from tools._claim_grounding import claim_numbers, read_superlative, vote_blocker
 from tools._table_ops import Program, execute
 
 TABLE = Table(name="deaths", title="Deaths by cause", columns=["Cause", "Deaths", "Share"], rows=[
@@ -86,3 +86,62 @@ def test_a_count_over_no_rows_does_not_vote_unless_the_claim_says_none():
 def test_row_checks_and_every_are_left_alone():
     assert run("Cancer killed fewer than heart disease.", filters=[{"column": "cause", "op": "=", "value": "Cancer"}],
                fn="value", column="deaths", check={"op": "<", "against": "row", "value": "Heart disease"}) == ""
+
+
+# -- a superlative's extreme over the one row the claim names (read_superlative) --------------------------
+RESERVOIRS = Table(name="reservoirs", title="Reservoirs",
+                   columns=["Reservoir", "Country", "Surface area (km²)", "Year completed"], rows=[
+                       ["Lake Kariba", "Zambia/Zimbabwe", "5,580", "1959"],
+                       ["Lake Volta", "Ghana", "8,502", "1965"],
+                       ["Lake Nasser", "Egypt/Sudan", "5,250", "1970"],
+                       ["Three Gorges", "China", "1,084", "2006"],
+                   ])
+PINNED = {"filters": [{"column": "reservoir", "op": "=", "value": "Lake Kariba"}], "fn": "max",
+          "column": "surface_area_km2", "answer_column": "reservoir",
+          "check": {"op": "=", "against": "value", "value": "5,580"}}
+
+
+def superlative(claim: str, table: Table = RESERVOIRS, **program) -> tuple[Program, bool | None]:
+    typed = TypedTable.build(table)
+    prog = read_superlative(Program.model_validate(program), typed, claim)
+    return prog, execute(prog, typed).truth
+
+
+def test_the_largest_over_the_named_row_alone_is_read_as_the_row_with_the_largest():
+    # Over Lake Kariba's row alone its maximum is its own area: the claim would always hold. Read as asked,
+    # the row with the largest area is Lake Volta, so the claim is false; and true for Lake Volta.
+    prog, truth = superlative("Lake Kariba has the largest surface area of all the reservoirs.", **PINNED)
+    assert (prog.fn, prog.filters, prog.answer_column) == ("argmax", [], "reservoir")
+    assert (prog.check.op, prog.check.value) == ("=", "Lake Kariba") and truth is False
+    volta = {**PINNED, "filters": [{"column": "reservoir", "op": "=", "value": "Lake Volta"}]}
+    assert superlative("Is it true that Lake Volta has the biggest surface area?", **volta)[1] is True
+    # min and the other filters: the smallest among those completed after 1960 is Three Gorges.
+    after_1960 = {"column": "year_completed", "op": ">", "value": "1960"}
+    gorges = {**PINNED, "fn": "min", "filters": [after_1960, {"column": "reservoir", "op": "=",
+                                                              "value": "Three Gorges"}]}
+    prog, truth = superlative("Three Gorges has the smallest area of the reservoirs completed after 1960.", **gorges)
+    assert prog.fn == "argmin" and prog.filters == [Program.model_validate(gorges).filters[0]] and truth is True
+
+
+@pytest.mark.parametrize("claim, program", [
+    # not a superlative: the maximum over Kariba's row is just its area, which the claim states
+    ("Lake Kariba's surface area is 5,580 km².", PINNED),
+    # a superlative over several rows already: nothing to repair
+    ("Lake Volta has the largest surface area.", {**PINNED, "filters": [], "fn": "argmax",
+                                                  "check": {"op": "=", "against": "value", "value": "Lake Volta"}}),
+    # the filter's value is not the claim's subject
+    ("The largest reservoir is in Ghana.", {**PINNED, "filters": [{"column": "reservoir", "op": "=",
+                                                                   "value": "Lake Nasser"}]}),
+])
+def test_other_programs_are_left_as_written(claim, program):
+    assert superlative(claim, **program)[0] == Program.model_validate(program)
+
+
+def test_a_name_with_several_rows_is_a_group_whose_maximum_stands():
+    # Norway's best year is a maximum over Norway's rows: the filter selects more than one row.
+    medals = Table(name="m", title="Medals", columns=["Country", "Year", "Medals"], rows=[
+        ["Norway", "2014", "26"], ["Norway", "2018", "39"], ["Germany", "2018", "31"]])
+    program = {"filters": [{"column": "country", "op": "=", "value": "Norway"}], "fn": "max", "column": "medals",
+               "answer_column": "country", "check": {"op": "=", "against": "value", "value": "39"}}
+    prog, truth = superlative("Norway's highest medal count was 39.", medals, **program)
+    assert prog == Program.model_validate(program) and truth is True

@@ -231,6 +231,20 @@ async def test_a_program_checking_a_value_the_claim_does_not_state_does_not_vote
     assert len(blocked) == 3 and all("does not vote" in r.error and "'300'" in r.error for r in blocked)
 
 
+async def test_a_superlative_taken_over_the_named_row_alone_is_checked_across_the_rows(tmp_settings, fake_llm_server):
+    # "rows where province = Ontario -> max of cases = 220" holds for any province; read as "the province with
+    # the most cases in 2011 is Ontario", it is refuted by Alberta's 1,012.
+    pinned = {"filters": [{"column": "province", "op": "=", "value": "Ontario"},
+                          {"column": "year", "op": "=", "value": "2011"}],
+              "fn": "max", "column": "cases", "answer_column": "province",
+              "check": {"op": "=", "against": "value", "value": "220"}}
+    claim = "Ontario had the most measles cases in 2011."
+    with fake_llm_server(scripted(["province", "cases", "year"], [pinned] * 5)) as srv:
+        check = await check_claim(llm_for(tmp_settings, srv), CASES, claim, embedder=BagOfWordsEmbedder())
+    assert check.label == "REFUTES" and check.decided_by == "program" and check.programs.votes == {"REFUTES": 5}
+    assert "Alberta" in check.reason and (3, 3) in check.cells  # Alberta's 1,012 decided it
+
+
 async def test_not_in_table_column_choice_is_nei_without_a_program(tmp_settings, fake_llm_server):
     with fake_llm_server(scripted(["province", "not_in_table"])) as srv:
         check = await check_claim(llm_for(tmp_settings, srv), CASES, "Ontario had 40 deaths from measles.",

@@ -17,6 +17,11 @@ Each rule returns why a refuting program does not vote (the step shows it) or ``
 - **empty count**: a count over no selected rows, checked against anything but 0, means the filters
   missed, not that the claim is false.
 
+One rule repairs rather than blocks (:func:`read_superlative`): "X has the largest Y" written as "rows where
+name = X -> max of Y" takes the maximum over X's row alone, which is X's own value, so it could never fail (a
+new user's claim "Lake Kariba has the largest surface area" was Supported that way, though another reservoir is
+larger). Over a single row an extreme says nothing; the claim means "the row with the largest Y is X".
+
 Decided on the tuning split only: on the first 53 claims of PubHealthTab's eval split (docs/eval/
 pubhealthtab-dev.md, programs sampled without these rules), replaying the logged programs with them blocks
 31 refuting votes, 24 of them on claims labelled SUPPORTS and 1 on NOT ENOUGH INFO; accuracy 33 -> 35 of 53
@@ -29,8 +34,8 @@ from __future__ import annotations
 
 import re
 
-from tools._cells import cell_number
-from tools._table_ops import Execution, Program
+from tools._cells import TypedTable, cell_number
+from tools._table_ops import Check, Execution, Program, ProgramError, execute
 
 _NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -76,3 +81,48 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int) -> st
         if not ex.selected and target != 0:
             return "the filters select no row, so the count says nothing about the claim"
     return ""
+
+
+# Words that compare one row with all the others (the claim's form settles that a maximum spans the rows).
+SUPERLATIVES = frozenset("""most least fewest highest lowest largest smallest biggest greatest longest shortest oldest
+newest youngest earliest latest best worst maximum minimum top heaviest lightest fastest slowest richest poorest
+deepest tallest widest narrowest hottest coldest warmest strongest weakest busiest cheapest costliest densest
+highest-ranked lowest-ranked""".split())
+
+
+def is_superlative(claim: str) -> bool:
+    return any(w in SUPERLATIVES for w in re.findall(r"[a-z][a-z-]*", claim.lower()))
+
+
+def read_superlative(program: Program, typed: TypedTable, claim: str) -> Program:
+    """A superlative claim's extreme taken over the one row the claim names, read as "the row with it is X".
+
+    Applies when the claim says "most/largest/…", the program computes max, min, argmax or argmin, its filters
+    leave exactly one row, and an '=' filter on a text column holds a value the claim writes (its subject).
+    That filter is dropped, the extreme becomes argmax/argmin over the rows the other filters keep (at least
+    two), and the check becomes "is the subject". Any other program is returned as it is.
+    """
+    if program.fn not in ("max", "min", "argmax", "argmin") or not is_superlative(claim):
+        return program
+    try:
+        if len(execute(program, typed).selected) != 1:
+            return program
+    except ProgramError:
+        return program
+    low = claim.lower()
+    for f in program.filters:
+        try:
+            col = typed.column(f.column)
+        except KeyError:
+            continue
+        if f.op != "=" or col.numeric or not f.value.strip() or f.value.strip().lower() not in low:
+            continue
+        repaired = Program(filters=[g for g in program.filters if g is not f],
+                           fn="argmin" if program.fn in ("min", "argmin") else "argmax", column=program.column,
+                           answer_column=f.column, check=Check(op="=", against="value", value=f.value))
+        try:
+            if len(execute(repaired, typed).selected) >= 2:
+                return repaired
+        except ProgramError:
+            continue
+    return program

@@ -32,7 +32,7 @@ from assistant.prompts import render
 from kb.tables import Table
 from tools._answer_type import AnswerKind, expected_answer, fits, position_asked
 from tools._cells import TypedTable, display_cell
-from tools._claim_grounding import vote_blocker
+from tools._claim_grounding import read_superlative, vote_blocker
 from tools._table_grammar import typed_program_schema
 from tools._table_shape import ShapedTable, shape_for_programs
 from tools._table_ops import NOT_IN_TABLE, Execution, Program, ProgramError, column_choice_schema, describe, \
@@ -170,6 +170,8 @@ async def _sample(llm, typed: TypedTable, kind: Kind, text: str, needed: list[st
             program = Program.model_validate(raw)
             if kind == "question":
                 program = read_as_asked(program, typed, expected_answer(text))
+            else:
+                program = read_superlative(program, typed, text)
             execution = execute(program, typed, union_same_column=kind == "question")
             if kind == "question":
                 execution = one_of_several(execution, position_asked(text))
