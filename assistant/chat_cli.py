@@ -205,6 +205,39 @@ def print_history(deps, session: Session, last: int = 3) -> None:
         click.secho("The last question did not finish. Type /retry to ask it again.", fg="yellow")
 
 
+def chat_turns(runner: asyncio.Runner, deps, bot) -> None:
+    """Read and answer lines until /quit or end of input, every turn on ``runner``'s one event loop."""
+    while True:
+        try:
+            line = click.prompt("you", prompt_suffix="> ", default="", show_default=False)
+        except (EOFError, click.Abort):
+            break
+        line = line.strip()
+        if not line:
+            continue
+        if line in ("/quit", "/exit"):
+            break
+        if line.startswith("/table "):
+            try:
+                click.echo(add_table_file(deps, bot.session, *parse_table_command(line)))
+            except Exception as exc:  # noqa: BLE001 - show any load problem and keep chatting
+                click.secho(str(exc), fg="red")
+            continue
+        if line == "/tables":
+            click.echo(", ".join(bot.session.tables) or "no tables")
+            continue
+        if line == "/retry":
+            failed = deps.memory.last_failed_turn(bot.session.conversation_id)
+            if failed is None:
+                click.echo("Nothing to retry: the last turn finished.")
+                continue
+            line = failed["user_text"]
+            click.secho(f"retrying: {line}", fg="cyan", err=True)
+        hooks = TerminalHooks()
+        result = runner.run(bot.run_turn(line, hooks))
+        print_evidence(result, hooks)
+
+
 def register(main: click.Group) -> None:
     @main.command()
     @click.argument("question")
@@ -246,35 +279,10 @@ def register(main: click.Group) -> None:
             print_history(deps, bot.session)
         ensure_llm(settings)
         click.echo(f"Evidentia — conversation {bot.session.conversation_id}. /quit to leave.")
-        while True:
-            try:
-                line = click.prompt("you", prompt_suffix="> ", default="", show_default=False)
-            except (EOFError, click.Abort):
-                break
-            line = line.strip()
-            if not line:
-                continue
-            if line in ("/quit", "/exit"):
-                break
-            if line.startswith("/table "):
-                try:
-                    click.echo(add_table_file(deps, bot.session, *parse_table_command(line)))
-                except Exception as exc:  # noqa: BLE001 - show any load problem and keep chatting
-                    click.secho(str(exc), fg="red")
-                continue
-            if line == "/tables":
-                click.echo(", ".join(bot.session.tables) or "no tables")
-                continue
-            if line == "/retry":
-                failed = deps.memory.last_failed_turn(bot.session.conversation_id)
-                if failed is None:
-                    click.echo("Nothing to retry: the last turn finished.")
-                    continue
-                line = failed["user_text"]
-                click.secho(f"retrying: {line}", fg="cyan", err=True)
-            hooks = TerminalHooks()
-            result = asyncio.run(bot.run_turn(line, hooks))
-            print_evidence(result, hooks)
+        # One event loop for every turn: the LLM client's pooled connections belong to the loop that opened them
+        # (a loop per turn failed every turn after the first with "Event loop is closed").
+        with asyncio.Runner() as runner:
+            chat_turns(runner, deps, bot)
 
     @main.command()
     @click.option("--no-kb", is_flag=True, help="Skip building the default knowledge base.")

@@ -73,6 +73,10 @@ class FakeOpenAI:
         fake = self
 
         class H(BaseHTTPRequestHandler):
+            # HTTP/1.1 keep-alive, as vLLM's server speaks: the client reuses pooled connections between requests,
+            # which is what broke a terminal chat that ran each turn on a new event loop.
+            protocol_version = "HTTP/1.1"
+
             def log_message(self, *args):  # keep test output quiet
                 pass
 
@@ -112,25 +116,31 @@ class FakeOpenAI:
                 else:
                     self._send(200, json.dumps(_completion(req, reply)))
 
+            def _chunk(self, data: bytes) -> None:
+                """One piece of a chunked body (HTTP/1.1 streams keep the connection, as uvicorn's do)."""
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
+
             def _stream(self, req: dict, reply: Reply):
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
                 words = reply.content.split(" ")
                 for i, w in enumerate(words):
                     piece = w if i == 0 else " " + w
                     chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": req.get("model"),
                              "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                    self.wfile.flush()
+                    self._chunk(f"data: {json.dumps(chunk)}\n\n".encode())
                 end = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": req.get("model"),
                        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
-                self.wfile.write(f"data: {json.dumps(end)}\n\n".encode())
+                self._chunk(f"data: {json.dumps(end)}\n\n".encode())
                 if (req.get("stream_options") or {}).get("include_usage"):  # as OpenAI and vLLM send it
                     usage = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": req.get("model"),
                              "choices": [], "usage": _usage(reply.content)}
-                    self.wfile.write(f"data: {json.dumps(usage)}\n\n".encode())
-                self.wfile.write(b"data: [DONE]\n\n")
+                    self._chunk(f"data: {json.dumps(usage)}\n\n".encode())
+                self._chunk(b"data: [DONE]\n\n")
+                self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
 
         return H

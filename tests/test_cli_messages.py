@@ -99,6 +99,23 @@ def test_chat_shows_the_failed_turn_and_retry_asks_it_again(cli_env, patched_too
     assert [(t["user_text"], t["status"]) for t in turns] == [(QUESTION, "error"), (QUESTION, "verified")]
 
 
+def test_chat_keeps_one_event_loop_for_all_its_turns(cli_env, patched_tools):
+    """The LLM client's pooled connections belong to the loop that opened them: a loop per turn made every turn
+    after the first fail its intent step with "Event loop is closed" (seen as a new user)."""
+    follow = "Which teams?"
+    router = Router(intents=[frame(entities=["Wang Zhizhi", "NBA"], rewrite=QUESTION),
+                             frame(entities=["Wang Zhizhi"], rewrite="Which teams did Wang Zhizhi play for?")],
+                    answers=[said(("In 2001.", ["S1"])), said(("The Dallas Mavericks.", ["S1"]))])
+    with FakeOpenAI(router) as srv:
+        r = _invoke(["chat", "-c", "conv-3"], input=f"{QUESTION}\n{follow}\n/quit\n",
+                    env={"EVIDENTIA_LLM_BASE_URL": srv.base_url, "EVIDENTIA_LLM_MODEL": "fake-model"})
+    assert r.exit_code == 0, r.output
+    assert "Event loop is closed" not in r.output and "raised" not in r.output
+    turns = Memory(cli_env / "data" / "memory.db").turns("conv-3")
+    assert [t["status"] for t in turns] == ["verified", "verified"]
+    assert [t["intent"]["source"] for t in turns] == ["model", "model"]
+
+
 def test_chat_shows_a_conversation_before_saying_the_model_is_down(cli_env):
     mem = Memory(cli_env / "data" / "memory.db")
     cid = mem.ensure_conversation("conv-2", user="tester")
