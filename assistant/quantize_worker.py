@@ -13,6 +13,22 @@ import os
 import sys
 
 
+# Schemes that are not llm-compressor presets: name -> compressed-tensors QuantizationArgs of the weights.
+CUSTOM_WEIGHT_SCHEMES = {
+    # 4-bit weights, asymmetric (uint4 with a zero point), one scale and zero point per 32 inputs.
+    "W4A16_ASYM_G32": {"num_bits": 4, "type": "int", "symmetric": False, "strategy": "group", "group_size": 32},
+}
+
+
+def scheme_for(name: str):
+    """A preset's name as it is, or the QuantizationScheme of one of ours."""
+    if name not in CUSTOM_WEIGHT_SCHEMES:
+        return name
+    from compressed_tensors.quantization import QuantizationArgs, QuantizationScheme
+
+    return QuantizationScheme(targets=["Linear"], weights=QuantizationArgs(**CUSTOM_WEIGHT_SCHEMES[name]))
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 4:
         print(__doc__, file=sys.stderr)
@@ -25,7 +41,7 @@ def main(argv: list[str]) -> int:
     threads = os.cpu_count() or 1
     print(f"model_free_ptq: {source} -> {out} scheme={scheme} ignore={ignore} (CPU, {threads} threads)",
           flush=True)
-    model_free_ptq(model_stub=source, save_directory=out, scheme=scheme, ignore=ignore, max_workers=1,
+    model_free_ptq(model_stub=source, save_directory=out, scheme=scheme_for(scheme), ignore=ignore, max_workers=1,
                    device="cpu")
     return 0
 

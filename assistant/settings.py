@@ -63,7 +63,7 @@ class Settings(BaseSettings):
         default="bf16",
         description="Which weights of the packaged model vLLM serves: bf16 (the install's folder), or a "
                     "quantized copy made by `evidentia model install --format w8a8|w4a16` (compressed-tensors: "
-                    "int8 weights and activations, or 4-bit weights with bf16 activations).")
+                    "int8 weights and activations, or 4-bit weights in asymmetric groups of 32 with bf16 activations).")
     vllm_enforce_eager: bool = Field(
         default=True,
         description="Pass --enforce-eager (no torch.compile / graph capture: a faster start-up on CPU).")

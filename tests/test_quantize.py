@@ -22,7 +22,10 @@ from assistant.settings import Settings
 GROUPS = {"W8A8": {"weights": {"num_bits": 8, "type": "int", "strategy": "channel"},
                    "input_activations": {"num_bits": 8, "type": "int", "strategy": "token", "dynamic": True}},
           "W4A16": {"weights": {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128},
-                    "input_activations": None}}
+                    "input_activations": None},
+          "W4A16_ASYM_G32": {"weights": {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 32,
+                                         "symmetric": False},
+                             "input_activations": None}}
 
 
 @pytest.fixture
@@ -79,7 +82,7 @@ def leftovers(settings) -> list[str]:
     return sorted(p.name for p in settings.models_dir.iterdir() if p.name.endswith((".partial", ".old")))
 
 
-@pytest.mark.parametrize("fmt, scheme", [("w8a8", "W8A8"), ("w4a16", "W4A16")])
+@pytest.mark.parametrize("fmt, scheme", [("w8a8", "W8A8"), ("w4a16", "W4A16_ASYM_G32")])
 def test_quantizes_once_into_a_stamped_folder(settings, fmt, scheme):
     runner = FakeRunner()
     result = install(settings, fmt, runner)
@@ -352,5 +355,11 @@ def test_real_model_free_ptq_on_a_tiny_model(tmp_path, fmt):
         assert q["model.layers.0.mlp.down_proj.weight"].dtype == torch.int8, names
     else:
         assert any(k.endswith("weight_packed") for k in names), names
+        # asymmetric groups of 32: a zero point and a scale per 32 inputs of each output row
+        weights = next(iter(json.loads((out / "config.json").read_text())["quantization_config"]["config_groups"]
+                            .values()))["weights"]
+        assert (weights["group_size"], weights["symmetric"]) == (32, False)
+        assert tuple(q["model.layers.0.mlp.down_proj.weight_scale"].shape) == (hidden, inter // 32)
+        assert "model.layers.0.mlp.down_proj.weight_zero_point" in q, names
     assert install_quantized_model(s, fmt, progress=False, env_maker=lambda st, say: python,
                                    required_free_bytes=0, echo=lambda m: None).already_installed
