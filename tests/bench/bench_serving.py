@@ -308,8 +308,8 @@ def report(results: list[Measured], base: Settings, args, started: str) -> None:
         "- Quality is not measured here: a quantized format must not become the default before the PubHealthTab "
         "eval split and the 20-question chat benchmark have been compared against bf16 (issue #15).",
     ]
-    write_bench("serving", metrics, notes="\n".join(notes))
-    _chart(DOCS_DIR / "bench" / "serving.png", results, b)
+    write_bench(args.area, metrics, notes="\n".join(notes))
+    _chart(DOCS_DIR / "bench" / f"{args.area}.png", results, b)
 
 
 def _chart(path: Path, results: list[Measured], baseline: Measured) -> None:
@@ -353,6 +353,8 @@ def main() -> None:
     ap.add_argument("--kvcache-gb", type=int, default=1, help="KV cache of each server (GB)")
     ap.add_argument("--min-free-gb", type=float, default=6.0, help="RAM needed to start a configuration")
     ap.add_argument("--note", action="append", default=[], help="extra note for the report (repeatable)")
+    ap.add_argument("--area", default="serving",
+                    help="results name under docs/bench/ (another name keeps a subset run from replacing serving.*)")
     ap.add_argument("--list", action="store_true", help="print the configurations and their commands; start nothing")
     args = ap.parse_args()
 
