@@ -205,7 +205,9 @@ async def run(mode: str, n: int, delay_s: float, timeout_s: float) -> dict:
            "error_examples": [f"session {r.session}: {r.error[:200]}" for r in errors[:3]],
            "turn_median_s": statistics.median(times) if times else float("nan"), "turn_p95_s": p95,
            "wall_s": wall, "lost_turns": checked["lost"], "crossed_turns": checked["crossed"],
-           "crossed_examples": checked["examples"], "statuses": statuses}
+           "crossed_examples": checked["examples"], "statuses": statuses,
+           # What each user saw: their turns' times and statuses, in order.
+           "per_session": {str(i): [(r.seconds, r.status) for r in rows if r.session == i] for i in range(n)}}
     print(json.dumps(out, indent=2), flush=True)
     return out
 
@@ -231,11 +233,15 @@ def write(results: list[dict]) -> None:
                      f"{r['wall_s']:.1f} s; errors {r['errors']}, lost {r['lost_turns']}, crossed "
                      f"{r['crossed_turns']}; statuses {r['statuses']}; turn median {r['turn_median_s']:.2f} s, "
                      f"p95 {r['turn_p95_s']:.2f} s." + (f" Errors: {r['error_examples']}" if r["errors"] else ""))
+        if r["mode"] == "real" and r.get("per_session"):
+            lines += [f"  - user {int(i) + 1}: " + ", ".join(f"turn {k + 1} {sec:.1f} s ({st})"
+                                                            for k, (sec, st) in enumerate(turns))
+                      for i, turns in r["per_session"].items()]
     notes = ("One `Deps` shared by every session (as in the Chainlit process), the real loop and tools, each "
              "session with its own uploaded text and a follow-up that needs its own memory. After the run the "
              "store is re-opened from disk; a turn is *lost* if its question is not stored, *crossed* if its "
              "rewrite, answer or evidence names another session's project.\n\n" + "\n".join(lines) +
-             "\n\nCommand: `.venv/bin/python tests/bench/bench_load.py [--real]`.")
+             "\n\nCommand: `.venv/bin/python tests/bench/bench_load.py [--real [--real-sessions N]]`.")
     write_bench("load", metrics, notes=notes)
 
 
@@ -244,11 +250,13 @@ def main() -> None:
     ap.add_argument("--sessions", type=int, default=20)
     ap.add_argument("--delay", type=float, default=0.3, help="the fake server's seconds per request")
     ap.add_argument("--real", action="store_true", help="also run once against the served model")
+    ap.add_argument("--real-sessions", type=int, default=None,
+                    help="sessions of the real run (default: --sessions); e.g. 4 users on one CPU server")
     ap.add_argument("--timeout", type=float, default=900.0, help="per LLM request, seconds (real mode)")
     args = ap.parse_args()
     results = [asyncio.run(run("fake", args.sessions, args.delay, args.timeout))]
     if args.real:
-        results.append(asyncio.run(run("real", args.sessions, args.delay, args.timeout)))
+        results.append(asyncio.run(run("real", args.real_sessions or args.sessions, args.delay, args.timeout)))
     write(results)
 
 
