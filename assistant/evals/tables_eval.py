@@ -381,7 +381,9 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
     elif len(items) < len(selection):
         coverage = f"PARTIAL run: {len(items)} of the {len(selection)} selected items"
     else:  # every item was checked by some variant, not by all: the per-variant n below says which
-        coverage = f"PARTIAL run: not every variant covers all {len(selection)} selected items"
+        not_run = [v for v in VARIANTS if v not in results and v not in SQL_VARIANTS]
+        coverage = (f"PARTIAL run: not every variant covers all {len(selection)} selected items"
+                    + (f"; not run: {', '.join(not_run)}" if not_run else ""))
     notes = (f"{description}. Selection seed {seed}; {coverage} "
              f"({measured}). Column filter: {filter_method}.\n\n"
              + (f"Carried over from the published report's per-item predictions: {', '.join(carried)}.\n\n"
