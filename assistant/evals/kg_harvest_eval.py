@@ -219,9 +219,8 @@ def stage_precision(records: dict, cn: set[tuple[str, str, str]]) -> dict | None
         return None
     out = {}
     for key, _ in STAGES:
-        per = [measure(name, [tuple(p) for p in rec[key]], cn) for name, rec in records.items()]
-        n, c = sum(m["tuples"] for m in per), sum(m["confirmed"] for m in per)
-        out[key] = {"tuples": n, "confirmed": c, "precision_cn100k": c / n if n else 0.0}
+        pooled = overall({name: measure(name, [tuple(p) for p in rec[key]], cn) for name, rec in records.items()})
+        out[key] = {k: pooled[k] for k in ("tuples", "confirmed", "precision_cn100k")}
     return out
 
 
