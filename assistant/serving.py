@@ -166,7 +166,7 @@ def model_source(settings: Settings) -> str:
     folder says; otherwise a :class:`ServingError` says which command makes it.
     """
     if settings.hf_model_id:
-        if settings.model_format != "bf16":
+        if settings.model_format_chosen and settings.model_format != "bf16":
             raise ServingError(
                 f"EVIDENTIA_MODEL_FORMAT={settings.model_format} applies to the packaged model only; with "
                 f"EVIDENTIA_HF_MODEL_ID={settings.hf_model_id} serve a quantized hub model by its id instead "
@@ -179,7 +179,7 @@ def model_source(settings: Settings) -> str:
         raise ServingError(
             f"EVIDENTIA_MODEL_FORMAT={settings.model_format}, but the {settings.model_format} model is not "
             f"installed ({folder} is missing or unfinished). Make it with `evidentia model install --format "
-            f"{settings.model_format}` (a few minutes on CPU), or unset EVIDENTIA_MODEL_FORMAT to serve bf16.")
+            f"{settings.model_format}` (about a minute once its venv exists), or set EVIDENTIA_MODEL_FORMAT=bf16.")
     found = detect_format(folder)
     if found != settings.model_format:
         raise ServingError(
@@ -518,10 +518,7 @@ def ensure_server(settings: Settings, *, progress: bool = True, install: bool = 
         from assistant.provision import install_default_model
 
         install_default_model(settings, progress=progress, echo=say)
-        if settings.model_format != "bf16":  # chosen explicitly: make it (once; a few minutes on CPU)
-            from assistant.quantize import install_quantized_model
-
-            install_quantized_model(settings, settings.model_format, progress=progress, echo=say)
+    settings = resolve_model_format(settings, install=install, progress=progress, echo=say)
     model_source(settings)  # a quantized format that is not installed: say so before any vLLM set-up
     cuda = has_cuda()
     python = ensure_vllm_env(settings, cuda=cuda, echo=say)
@@ -533,6 +530,38 @@ def ensure_server(settings: Settings, *, progress: bool = True, install: bool = 
         server.stop()
         raise
     return ServerHandle(server.base_url, settings.llm_model, server=server)
+
+
+def resolve_model_format(settings: Settings, *, install: bool = True, progress: bool = True,
+                         echo: Callable[[str], None] | None = None) -> Settings:
+    """The settings to serve with: the quantized copy of ``model_format`` made if missing (once), or bf16.
+
+    A format set explicitly is required: failing to make it raises. The default format is a speed-up, not a
+    requirement: when its copy cannot be made (the quantizer's venv needs the network once, the copy ~1.7 GB
+    of disk) or ``install`` is off and it is missing, the bf16 folder is served and ``echo`` says why.
+    """
+    say = echo or (lambda m: print(m, file=sys.stderr, flush=True))
+    if settings.hf_model_id or settings.model_format == "bf16":
+        return settings
+    fmt = settings.model_format
+    if install:
+        from assistant.provision import ProvisionError
+        from assistant.quantize import install_quantized_model
+
+        try:
+            install_quantized_model(settings, fmt, progress=progress, echo=say)
+            return settings
+        except ProvisionError as exc:  # QuantizeError included
+            if settings.model_format_chosen:
+                raise
+            reason = str(exc)
+    elif settings.model_format_chosen or fmt in installed_formats(settings):
+        return settings  # model_source says what is missing
+    else:
+        reason = f"the {fmt} copy is not installed and installing was turned off"
+    say(f"Serving the bf16 model instead of the default {fmt} copy (about 1.7x slower on CPU): {reason} "
+        f"Make the {fmt} copy with `evidentia model install`, or set EVIDENTIA_MODEL_FORMAT=bf16 to keep bf16.")
+    return settings.model_copy(update={"model_format": "bf16"})
 
 
 def _pick_model(settings: Settings, models: list[str]) -> str:

@@ -58,12 +58,17 @@ class Settings(BaseSettings):
     vllm_startup_timeout_s: float = Field(default=900.0, gt=0)
     vllm_extra_args: str = Field(default="", description="Extra flags appended to the vLLM command line.")
 
-    # --- serving configurations (#15); the defaults are today's flags -------------------------
+    # --- serving configurations (#15) --------------------------------------------------------------
+    # W4A16 is the default because it passed the quality gate against bf16 (PubHealthTab dev and the chat
+    # bench, docs/bench/w4a16_g32_gate.md) at 1.7x the tokens/s on CPU. Left at its default, a copy that cannot
+    # be made (no network for the quantizer's venv, too little disk) falls back to bf16 with a warning; set
+    # explicitly, the chosen format is required.
     model_format: Literal["bf16", "w8a8", "w4a16"] = Field(
-        default="bf16",
-        description="Which weights of the packaged model vLLM serves: bf16 (the install's folder), or a "
-                    "quantized copy made by `evidentia model install --format w8a8|w4a16` (compressed-tensors: "
-                    "int8 weights and activations, or 4-bit weights in asymmetric groups of 32 with bf16 activations).")
+        default="w4a16",
+        description="Which weights of the packaged model vLLM serves: w4a16 (4-bit weights in asymmetric groups "
+                    "of 32, bf16 activations; made once from the bf16 folder by `evidentia model install`), bf16 "
+                    "(the install's own folder), or w8a8 (int8 weights and activations). Applies to the packaged "
+                    "model only.")
     vllm_enforce_eager: bool = Field(
         default=True,
         description="Pass --enforce-eager (no torch.compile / graph capture: a faster start-up on CPU).")
@@ -183,6 +188,11 @@ class Settings(BaseSettings):
     def model_dir_for(self, fmt: str) -> Path:
         """The packaged model's folder in format ``fmt`` (bf16 is the install's own folder)."""
         return self.models_dir / f"qwen2.5-coder-1.5b-instruct-{fmt}"
+
+    @property
+    def model_format_chosen(self) -> bool:
+        """Whether ``model_format`` was set (environment, argument), not left at its default."""
+        return "model_format" in self.model_fields_set
 
     @property
     def served_model_dir(self) -> Path:

@@ -23,6 +23,7 @@ def test_status_reports_nothing_installed_and_no_server(tmp_path, monkeypatch):
 
 def test_install_then_status_then_install_again(tmp_path, monkeypatch, fake_llm_server):
     monkeypatch.setenv("EVIDENTIA_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("EVIDENTIA_MODEL_FORMAT", "bf16")  # the W4A16 copy has its own tests (test_quantize)
     payload = b"0123456789" * 100
     part = tmp_path / "p1.bin"
     part.write_bytes(payload)

@@ -260,14 +260,24 @@ def test_cli_install_format_quantizes_after_the_bf16_install(settings, monkeypat
     monkeypatch.setattr(quantize, "install_quantized_model",
                         lambda s, fmt, **kw: calls.append(fmt) or quantize.QuantizeResult(model_dir=s.model_dir_for(fmt)))
     runner = CliRunner()
-    assert runner.invoke(model_group, ["install", "--quiet"]).exit_code == 0 and calls == []
-    out = runner.invoke(model_group, ["install", "--quiet", "--format", "w4a16"])
+    assert runner.invoke(model_group, ["install", "--quiet", "--format", "bf16"]).exit_code == 0 and calls == []
+    out = runner.invoke(model_group, ["install", "--quiet"])  # the default format is made after bf16
     assert out.exit_code == 0, out.output
-    assert calls == ["w4a16"] and "w4a16" in out.output
+    assert calls == ["w4a16"]
+    out = runner.invoke(model_group, ["install", "--quiet", "--format", "w8a8"])
+    assert out.exit_code == 0, out.output
+    assert calls == ["w4a16", "w8a8"] and "w8a8" in out.output
     monkeypatch.setattr(quantize, "install_quantized_model",
-                        lambda s, fmt, **kw: (_ for _ in ()).throw(QuantizeError("no space for w8a8")))
+                        lambda s, fmt, **kw: (_ for _ in ()).throw(QuantizeError(f"no space for {fmt}")))
     out = runner.invoke(model_group, ["install", "--quiet", "--format", "w8a8"])
     assert out.exit_code == 1 and "no space for w8a8" in out.output
+    # the default format is a speed-up: bf16 is installed and will be served, so the install succeeds
+    out = runner.invoke(model_group, ["install", "--quiet"])
+    assert out.exit_code == 0, out.output
+    assert "Warning" in out.output and "no space for w4a16" in out.output and "bf16" in out.output
+    monkeypatch.setenv("EVIDENTIA_MODEL_FORMAT", "w4a16")  # chosen: required
+    out = runner.invoke(model_group, ["install", "--quiet"])
+    assert out.exit_code == 1 and "no space for w4a16" in out.output
 
 
 def test_serving_a_quantized_format_makes_it_first(settings, monkeypatch):

@@ -25,7 +25,9 @@ def free_port() -> int:
 
 @pytest.fixture
 def settings(tmp_path) -> Settings:
+    # bf16 pinned: these tests are about the flags; the default format (w4a16) has its own tests below
     return Settings(_env_file=None, data_dir=tmp_path / "data", vllm_port=free_port(), llm_base_url=None,
+                    model_format="bf16",
                     vllm_max_model_len=2048, vllm_cpu_kvcache_gb=4, vllm_tensor_parallel_size=2,
                     vllm_gpu_memory_utilization=0.75, vllm_extra_args="--seed 7 --max-num-seqs 8")
 
@@ -329,9 +331,12 @@ def quantized_folder(settings: Settings, fmt: str, *, marker: bool = True, confi
     return folder
 
 
-def test_default_configuration_is_todays_flags(settings):
-    cmd = build_command(settings, Path("py"), cuda=False)
-    assert flag(cmd, "--model") == str(settings.default_model_dir)
+def test_default_configuration_is_w4a16_with_enforce_eager(tmp_path):
+    s = Settings(_env_file=None, data_dir=tmp_path, llm_base_url=None)
+    assert s.model_format == "w4a16" and not s.model_format_chosen
+    folder = quantized_folder(s, "w4a16")
+    cmd = build_command(s, Path("py"), cuda=False)
+    assert flag(cmd, "--model") == str(folder) != str(s.default_model_dir)
     assert cmd.count("--enforce-eager") == 1
     for absent in ("--enable-prefix-caching", "--no-enable-prefix-caching", "--speculative-config",
                    "--structured-outputs-config"):
@@ -453,3 +458,86 @@ def test_serving_a_format_that_was_not_installed_stops_before_any_set_up(tmp_pat
     s = Settings(_env_file=None, data_dir=tmp_path, vllm_port=free_port(), model_format="w8a8")
     with pytest.raises(ServingError, match="evidentia model install --format w8a8"):
         ensure_server(s, install=False, echo=lambda m: None)
+
+
+# --- the default format: made if missing, else bf16 with a warning -------------------------------------
+
+def default_settings(tmp_path, **kw) -> Settings:
+    return Settings(_env_file=None, data_dir=tmp_path, vllm_port=free_port(), llm_base_url=None, **kw)
+
+
+def test_the_format_counts_as_chosen_only_when_set(tmp_path, monkeypatch):
+    assert not default_settings(tmp_path).model_format_chosen
+    assert default_settings(tmp_path, model_format="w4a16").model_format_chosen
+    monkeypatch.setenv("EVIDENTIA_MODEL_FORMAT", "bf16")
+    s = default_settings(tmp_path)
+    assert s.model_format == "bf16" and s.model_format_chosen
+
+
+def test_hf_model_id_ignores_the_default_format(tmp_path):
+    s = default_settings(tmp_path, hf_model_id="Qwen/Qwen2.5-7B-Instruct")
+    assert serving.resolve_model_format(s, echo=no_install) is s
+    assert flag(build_command(s, Path("py"), cuda=True), "--model") == "Qwen/Qwen2.5-7B-Instruct"
+
+
+def test_the_default_format_is_made_when_missing(tmp_path, monkeypatch):
+    made: list[str] = []
+    monkeypatch.setattr("assistant.quantize.install_quantized_model",
+                        lambda settings, fmt, **kw: made.append(fmt) or quantized_folder(settings, fmt))
+    s = default_settings(tmp_path)
+    got = serving.resolve_model_format(s, echo=no_install)
+    assert made == ["w4a16"] and got.model_format == "w4a16"
+    assert flag(build_command(got, Path("py"), cuda=False), "--model") == str(s.model_dir_for("w4a16"))
+
+
+def failing_quantizer(settings, fmt, **kw):
+    from assistant.quantize import QuantizeError
+
+    raise QuantizeError("pip could not reach the package index.")
+
+
+def test_a_default_format_that_cannot_be_made_falls_back_to_bf16_with_a_warning(tmp_path, monkeypatch):
+    monkeypatch.setattr("assistant.quantize.install_quantized_model", failing_quantizer)
+    s = default_settings(tmp_path)
+    said: list[str] = []
+    got = serving.resolve_model_format(s, echo=said.append)
+    assert got.model_format == "bf16" and s.model_format == "w4a16"  # a copy: the caller's settings untouched
+    assert len(said) == 1 and "bf16" in said[0] and "pip could not reach the package index" in said[0]
+    assert flag(build_command(got, Path("py"), cuda=False), "--model") == str(s.default_model_dir)
+
+
+def test_a_chosen_format_that_cannot_be_made_is_an_error(tmp_path, monkeypatch):
+    from assistant.quantize import QuantizeError
+
+    monkeypatch.setattr("assistant.quantize.install_quantized_model", failing_quantizer)
+    with pytest.raises(QuantizeError, match="package index"):
+        serving.resolve_model_format(default_settings(tmp_path, model_format="w4a16"), echo=no_install)
+
+
+def test_without_install_a_missing_default_copy_serves_bf16_and_an_installed_one_is_used(tmp_path, monkeypatch):
+    monkeypatch.setattr("assistant.quantize.install_quantized_model", no_install)
+    s = default_settings(tmp_path)
+    said: list[str] = []
+    assert serving.resolve_model_format(s, install=False, echo=said.append).model_format == "bf16"
+    assert "evidentia model install" in said[0]
+    quantized_folder(s, "w4a16")
+    assert serving.resolve_model_format(s, install=False, echo=no_install) is s
+
+
+def test_ensure_server_starts_bf16_when_the_default_copy_fails(tmp_path, monkeypatch):
+    monkeypatch.setattr("assistant.provision.install_default_model", lambda *a, **k: None)
+    monkeypatch.setattr("assistant.quantize.install_quantized_model", failing_quantizer)
+    monkeypatch.setattr(serving, "ensure_vllm_env", lambda *a, **k: Path("py"))
+    started: list[Settings] = []
+
+    class Started(Exception):
+        pass
+
+    def fake_local_server(settings, **kw):
+        started.append(settings)
+        raise Started
+
+    monkeypatch.setattr(serving, "LocalServer", fake_local_server)
+    with pytest.raises(Started):
+        ensure_server(default_settings(tmp_path), echo=lambda m: None)
+    assert [s.model_format for s in started] == ["bf16"]

@@ -26,9 +26,11 @@ For each configuration:
 - the mean 1-minute load average during each phase.
 
 ``docs/bench/serving.json`` (shared format): ``tokens_per_s_1`` for the configuration ``make run`` uses
-(the settings' defaults: bf16, ``--enforce-eager``), ``tokens_per_s_1_baseline`` (bf16 + ``--enforce-eager``),
+(the settings' defaults: W4A16, ``--enforce-eager``), ``tokens_per_s_1_baseline`` (bf16 + ``--enforce-eager``,
+the flags of before #15),
 and ``tokens_per_s_4``, ``ttft_s``, ``server_startup_s``, ``peak_rss_gb`` for that configuration; plus, per
-configuration, ``<metric>__<config>``. The ``.md`` lists every configuration tried.
+configuration, ``<metric>__<config>``; ``tokens_per_s_1_llamacpp`` with ``--llamacpp-python`` and
+``--llamacpp-gguf`` (llama.cpp on the same GGUF, the yardstick). The ``.md`` lists every configuration tried.
 """
 
 from __future__ import annotations
@@ -58,18 +60,23 @@ from assistant.serving import LocalServer, ServingError, build_command, installe
 from assistant.settings import Settings  # noqa: E402
 
 BASELINE = "bf16-eager"
-# name -> Settings overrides; the baseline is today's flags.
+# name -> Settings overrides of the defaults (W4A16, --enforce-eager since #15); the baseline is the flags of
+# before #15: bf16 with --enforce-eager.
+BF16 = {"model_format": "bf16"}
 CONFIGS: dict[str, dict] = {
-    "bf16-eager": {},
-    "bf16-compiled": {"vllm_enforce_eager": False},
-    "bf16-eager-prefix-on": {"vllm_prefix_caching": True},
-    "bf16-eager-prefix-off": {"vllm_prefix_caching": False},
-    "bf16-eager-ngram": {"vllm_ngram_speculation": True},
-    "bf16-eager-compact-json": {"vllm_json_layout": "compact"},
-    "bf16-eager-one-line-json": {"vllm_json_layout": "one-line"},
+    "bf16-eager": BF16,
+    "bf16-compiled": {**BF16, "vllm_enforce_eager": False},
+    "bf16-eager-prefix-on": {**BF16, "vllm_prefix_caching": True},
+    "bf16-eager-prefix-off": {**BF16, "vllm_prefix_caching": False},
+    "bf16-eager-ngram": {**BF16, "vllm_ngram_speculation": True},
+    "bf16-eager-compact-json": {**BF16, "vllm_json_layout": "compact"},
+    "bf16-eager-one-line-json": {**BF16, "vllm_json_layout": "one-line"},
     "w8a8-eager": {"model_format": "w8a8"},
     "w4a16-eager": {"model_format": "w4a16"},
+    "w4a16-compiled": {"model_format": "w4a16", "vllm_enforce_eager": False},
+    "w4a16-eager-ngram": {"model_format": "w4a16", "vllm_ngram_speculation": True},
 }
+LLAMACPP = "llama.cpp (yardstick)"
 # The same for every configuration: prose, a JSON frame that copies the prompt (n-gram drafts), a list.
 PROMPTS = [
     "Write a short paragraph about why the sky is blue.",
@@ -218,6 +225,76 @@ def run_config(name: str, settings: Settings, args, load: LoadAverage) -> Measur
     return m
 
 
+class LlamaCppServer:
+    """llama-cpp-python's OpenAI-compatible server on the packaged GGUF: the yardstick, not the product's engine.
+
+    It needs a venv with ``llama-cpp-python[server]`` built without AMX (../shared/docs/environment.md has the
+    flags) and the assembled GGUF (the 22 parts concatenated, sha256 as in MODEL_INFO.json).
+    """
+
+    def __init__(self, python: str, gguf: str, port: int, model: str, threads: int, log: Path):
+        self.base_url = f"http://127.0.0.1:{port}/v1"
+        self.cmd = [python, "-m", "llama_cpp.server", "--model", gguf, "--model_alias", model, "--host",
+                    "127.0.0.1", "--port", str(port), "--n_threads", str(threads), "--n_ctx", "4096"]
+        self.log, self.proc, self.t0 = log, None, 0.0
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def start(self) -> None:
+        import subprocess
+
+        self.t0 = time.perf_counter()
+        self.proc = subprocess.Popen(self.cmd, stdout=open(self.log, "w"), stderr=subprocess.STDOUT)
+
+    def wait_ready(self, timeout_s: float = 300) -> float:
+        while time.perf_counter() - self.t0 < timeout_s:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"llama.cpp server exited ({self.proc.returncode}); see {self.log}")
+            try:
+                if httpx.get(self.base_url + "/models", timeout=2).is_success:
+                    return time.perf_counter() - self.t0
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.5)
+        raise RuntimeError(f"llama.cpp server not ready in {timeout_s:.0f} s; see {self.log}")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except Exception:
+                self.proc.kill()
+
+
+def run_llamacpp(args, model: str, load: LoadAverage) -> Measured:
+    m = Measured(LLAMACPP, [f"llama-cpp-python server, {Path(args.llamacpp_gguf).name}, "
+                            f"{psutil.cpu_count()} threads"])
+    server = LlamaCppServer(args.llamacpp_python, args.llamacpp_gguf, args.port, model, psutil.cpu_count() or 1,
+                            Path("/tmp/bench-llamacpp.log"))
+    server.start()
+    try:
+        with RssSampler(server.pid) as rss:
+            t0 = time.perf_counter()
+            m.startup_s = server.wait_ready()
+            m.load["startup"] = load.mean(t0, time.perf_counter())
+            r = asyncio.run(measure(server, model, PROMPTS[:args.prompts], args.gen_tokens, load, args.ttft_n))
+        m.peak_rss_gb = rss.peak / 1e9
+    except (httpx.HTTPError, RuntimeError) as exc:
+        m.skipped = f"failed: {str(exc).splitlines()[0][:200]}"
+        return m
+    finally:
+        server.stop()
+    m.ttft_s, m.tps1, m.tps4, m.per4 = r["ttft_s"], r["tps1"], r["tps4"], r["per4"]
+    m.cpu_s_per_token, m.tokens1 = r["cpu_s_per_token"], r["tokens1"]
+    m.load.update(ttft=r["load_ttft"], tps1=r["load_tps1"], tps4=r["load_tps4"])
+    print(f"== {LLAMACPP}: startup {m.startup_s:.0f} s, 1 stream {m.tps1:.2f} tok/s ({m.tokens1} tokens), "
+          f"4 streams {m.tps4:.2f} tok/s", flush=True)
+    return m
+
+
 def build_command_or_reason(settings: Settings, port: int) -> list[str] | str:
     try:
         cmd = build_command(settings, Path("python"), cuda=False, port=port)
@@ -263,7 +340,11 @@ def report(results: list[Measured], base: Settings, args, started: str) -> None:
         "peak_rss_gb": (c.peak_rss_gb, "GB"),
         "load_avg_1m": (statistics.mean(v for m in done.values() for v in m.load.values()), "load"),
     }
+    if LLAMACPP in done:
+        metrics["tokens_per_s_1_llamacpp"] = (done[LLAMACPP].tps1, "tokens/s")
     for name, m in done.items():
+        if name == LLAMACPP:
+            continue  # in the table below: its flags and start-up are not vLLM's
         metrics[f"tokens_per_s_1__{name}"] = (m.tps1, "tokens/s")
         metrics[f"tokens_per_s_4__{name}"] = (m.tps4, "tokens/s")
         metrics[f"ttft_s__{name}"] = (m.ttft_s, "s")
@@ -305,8 +386,12 @@ def report(results: list[Measured], base: Settings, args, started: str) -> None:
         "single-stream phase). It still counts OpenMP spin-waiting, which grows with contention, so it is an "
         "approximation too.",
         *[f"- {n}" for n in args.note],
-        "- Quality is not measured here: a quantized format must not become the default before the PubHealthTab "
-        "eval split and the 20-question chat benchmark have been compared against bf16 (issue #15).",
+        "- Quality is not measured here. W4A16 became the default after its quality gate against bf16 on the "
+        "PubHealthTab eval (dev) split and the 20-question chat benchmark (docs/bench/w4a16_g32_gate.md).",
+        *([f"- {LLAMACPP}: llama-cpp-python's server on the same Q4_K_M GGUF our bf16 weights come from, "
+           "the same prompts. Its requests do not honour `ignore_eos`, so a reply may stop early (the tokens "
+           "counted are the ones generated), and it serves one request at a time, so its 4-stream figure is "
+           "sequential. A yardstick for the hardware, not the product's engine."] if LLAMACPP in done else []),
     ]
     write_bench(args.area, metrics, notes="\n".join(notes))
     _chart(DOCS_DIR / "bench" / f"{args.area}.png", results, b)
@@ -355,6 +440,9 @@ def main() -> None:
     ap.add_argument("--note", action="append", default=[], help="extra note for the report (repeatable)")
     ap.add_argument("--area", default="serving",
                     help="results name under docs/bench/ (another name keeps a subset run from replacing serving.*)")
+    ap.add_argument("--llamacpp-python", default=None,
+                    help="python of a venv with llama-cpp-python[server]: also measure llama.cpp as the yardstick")
+    ap.add_argument("--llamacpp-gguf", default=None, help="the packaged model's assembled GGUF (with --llamacpp-python)")
     ap.add_argument("--list", action="store_true", help="print the configurations and their commands; start nothing")
     args = ap.parse_args()
 
@@ -381,6 +469,9 @@ def main() -> None:
             results.append(run_config(n, config_settings(base, n, args.kvcache_gb), args, load))
             if results[-1].skipped:
                 print(f"== {n}: skipped ({results[-1].skipped})", flush=True)
+        if args.llamacpp_python and args.llamacpp_gguf:
+            print(f"== {LLAMACPP} …", flush=True)
+            results.append(run_llamacpp(args, base.llm_model, load))
     report(results, base, args, started)
 
 
