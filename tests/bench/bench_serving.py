@@ -365,6 +365,8 @@ def report(results: list[Measured], base: Settings, args, started: str) -> None:
         extra = " ".join(("--model …" + f[-24:] if f.startswith("/") else f) for f in m.flags
                          if f not in base_flags) or "–"
         gone = " ".join(f for f in b.flags if f not in set(m.flags) and f.startswith("--"))
+        if m.name == LLAMACPP:
+            extra, gone = m.flags[0], ""  # another engine: vLLM's flags do not apply
         if gone:
             extra += f" (without {gone})"
         ld = " / ".join(f"{m.load.get(k, float('nan')):.1f}" for k in ("startup", "tps1", "tps4"))
