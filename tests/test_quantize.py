@@ -111,6 +111,22 @@ def test_second_run_with_the_same_source_does_nothing(settings):
     assert "already installed" in messages[-1]
 
 
+def test_an_unchanged_source_is_not_hashed_again(settings, monkeypatch):
+    install(settings)
+    assert read_stamp(settings.model_dir_for("w8a8"))["source_fingerprint"]
+    real_hash = quantize.source_sha256
+    monkeypatch.setattr(quantize, "source_sha256", lambda *a, **k: pytest.fail("the source was hashed again"))
+    assert install(settings, runner=FakeRunner()).already_installed
+    # touched but not changed: hashed once more, not quantized again, and the new fingerprint is recorded
+    weights = settings.default_model_dir / "model.safetensors"
+    os.utime(weights, ns=(weights.stat().st_atime_ns, weights.stat().st_mtime_ns + 10**9))
+    hashed: list[int] = []
+    monkeypatch.setattr(quantize, "source_sha256", lambda *a, **k: hashed.append(1) or real_hash(*a, **k))
+    runner = FakeRunner()
+    assert install(settings, runner=runner).already_installed and runner.calls == [] and hashed == [1]
+    assert install(settings, runner=runner).already_installed and hashed == [1]
+
+
 def test_a_changed_source_is_quantized_again(settings):
     install(settings)
     first = read_stamp(settings.model_dir_for("w8a8"))["source_sha256"]
