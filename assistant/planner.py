@@ -16,6 +16,7 @@ from typing import Any
 from assistant.routing import as_claim, route, scorable
 from assistant.session import Session
 from assistant.settings import Settings
+from tools.intent import asks_for_list
 
 
 @dataclass
@@ -47,8 +48,13 @@ def plan(frame, session: Session, available: set[str], settings: Settings, *,
         if "text_search" in available:
             calls.append(PlannedCall("text_search", {"query": query, "k": session.evidence_k or settings.evidence_k}))
         if "kg_paths" in available:
+            # "What drugs treat X?" is answered by the graph's facts themselves (cited by construction); a
+            # follow-up ("which of those…") or a why/how question still goes to the model with the whole pool.
+            list_reply = (task == "question" and not frame.options and not frame.follow_up
+                          and asks_for_list(frame.rewrite, frame.relation))
             calls.append(PlannedCall("kg_paths", {"question": frame.rewrite, "entities": frame.entities,
-                                                  "options": frame.options, "relation": frame.relation}))
+                                                  "options": frame.options, "relation": frame.relation,
+                                                  "list_reply": list_reply}))
         # No evidence source at all: nothing for a model to choose either; the loop says why.
         return calls
     return None

@@ -130,3 +130,17 @@ def test_embedding_similarity_adds_to_the_score():
     ("ALPHA-1 ran in 2019.", "ALPHA-1 ran in 2019."), ("", None)])
 def test_as_claim(message, claim):
     assert as_claim(message) == claim
+
+
+def test_a_list_question_asks_kg_paths_for_the_facts_as_reply_and_a_follow_up_does_not():
+    def kg_args(f) -> dict:
+        calls = plan(f, session(), TOOLS, Settings())
+        return next(c.arguments for c in calls if c.name == "kg_paths")
+
+    asked = Frame(task="question", rewrite="What drugs treat glaucoma?", entities=["glaucoma"], relation="treats")
+    assert kg_args(asked)["list_reply"] is True
+    follow = asked.model_copy(update={"follow_up": True})
+    assert kg_args(follow)["list_reply"] is False
+    why = Frame(task="question", rewrite="Why does timolol lower eye pressure?", entities=["timolol"],
+                relation="lowers")
+    assert kg_args(why)["list_reply"] is False

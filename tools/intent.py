@@ -291,6 +291,27 @@ def asked_kind(message: str) -> str:
     return m.group(1).lower() if m and m.group(1).lower() not in _STOP | _DISCOURSE else ""
 
 
+_LIST_VERB = re.compile(r"^\s*(?:what|which)\s+[A-Za-z][\w-]*\s+(?:(?:also|commonly|usually|often)\s+)?"
+                        r"([A-Za-z][\w-]*)", re.I)
+_AUX = {"is", "are", "was", "were", "can", "could", "do", "does", "did", "may", "might", "should", "will", "would",
+        "have", "has", "had"}
+
+
+def asks_for_list(message: str, relation: str) -> bool:
+    """Whether the message asks for the things that stand in ``relation`` to its entity ("What drugs treat
+    glaucoma?", "Which genes are associated with asthma?"): a what/which noun followed by an auxiliary or by the
+    relation's verb. Not "What causes glaucoma?" (the word after "causes" is the entity), nor a follow-up's
+    "Which of those drugs…" (no asked noun)."""
+    if not relation.strip() or not asked_kind(message):
+        return False
+    m = _LIST_VERB.match(message)
+    if not m:
+        return False
+    word = m.group(1).lower()
+    rel = [w.lower() for w in _WORD.findall(relation)]
+    return word in _AUX or bool(rel and word[:4] == rel[0][:4])
+
+
 def adds_only(message: str, rewrite: str, entities: list[str]) -> bool:
     """The rewrite adds no content word (by its 4-letter stem) beyond the message's and the entities'
     ("How is it treated?" must not become "What are the symptoms of glaucoma? How is it treated?")."""
