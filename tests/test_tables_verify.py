@@ -242,3 +242,20 @@ def test_judgement_budgets_fit_a_reason_at_its_cap_one_character_per_token():
                           '"R10C14", "R10C15"], "reason": ""}')
     assert verify_claim.JUDGE_MAX_TOKENS >= REASON_MAX_CHARS + label_and_cells
     assert table_qa.ANSWER_MAX_TOKENS >= REASON_MAX_CHARS + label_and_cells
+
+
+def test_the_registered_table_shows_every_decisive_cells_row_even_outside_the_filtered_view():
+    from kb.tables import Table
+    from tools._table_llm import register_evidence
+
+    table = Table(name="malaria", title="Malaria", columns=["country", "year", "deaths"],
+                  rows=[["Kenya", "2019", "12000"], ["Kenya", "2020", "12500"], ["Uganda", "2019", "5100"],
+                        ["Uganda", "2020", "5600"]])
+    view = CollapsedView.build(table, cols=[1, 3], rows=[4])  # the filter kept Uganda 2020 only
+    ledger = EvidenceLedger()
+    table_id, cells = register_evidence(ledger, view, [(4, 3), (1, 3), (1, 2)])
+    meta = ledger.get(table_id).meta
+    assert meta["row_numbers"] == [1, 4] and meta["col_numbers"] == [1, 2, 3]
+    assert meta["rows"] == [["Kenya", "2019", "12000"], ["Uganda", "2020", "5600"]]
+    assert ledger.get(table_id).text == view.markdown  # what the model was shown is unchanged
+    assert cells == [f"{table_id}:R4C3", f"{table_id}:R1C3", f"{table_id}:R1C2"]

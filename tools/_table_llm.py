@@ -118,12 +118,17 @@ def register_evidence(evidence, view: CollapsedView, cells: list[tuple[int, int]
     """
     table = view.table
     label_col = table.row_label_col
+    # The decisive cells' rows and columns are shown too: a program reads the whole table, so a cell it used
+    # can lie outside the filtered view (Kenya's row of "Uganda had more deaths than Kenya"), and its side
+    # panel showed a table without it.
+    rows = sorted(set(view.shown_rows) | {r for r, _ in cells})
+    cols = sorted(set(view.cols) | {c for _, c in cells})
     # meta keys follow the UI's dataframe contract: names, cell values, and their full-table numbers.
     ev = evidence.add_table(
         table.name, view.markdown, source=table.title,
-        columns=[table.columns[c - 1] for c in view.cols], col_numbers=list(view.cols),
-        rows=[[table.rows[r - 1][c - 1] for c in view.cols] for r in view.shown_rows],
-        row_numbers=list(view.shown_rows), highlighted=[f"R{r}C{c}" for r, c in cells],
+        columns=[table.columns[c - 1] for c in cols], col_numbers=cols,
+        rows=[[table.rows[r - 1][c - 1] for c in cols] for r in rows],
+        row_numbers=rows, highlighted=[f"R{r}C{c}" for r, c in cells],
         notes=list(table.notes), **meta)
     ids = []
     for r, c in cells:
