@@ -398,6 +398,9 @@ def test_eval_writes_report_and_bench_in_the_project_formats(tmp_path, monkeypat
     assert stages["proposed"]["tuples"] >= stages["fully_scored"]["tuples"] >= stages["kbloom"]["tuples"] == 4
     assert stages["kbloom"]["precision_cn100k"] == report["variants"]["kbloom"]["precision_cn100k"]
     assert "Precision by stage" in (tmp_path / "docs" / "eval" / "kg-harvest.md").read_text()
+    # the served weights are recorded per relation (an external endpoint's are unknown here)
+    assert report["weights_per_relation"] == {"PartOf": "external"}
+    assert "Served weights: external for PartOf." in (tmp_path / "docs" / "eval" / "kg-harvest.md").read_text()
     bench = json.loads((tmp_path / "docs" / "bench" / "kg-harvest.json").read_text())
     assert bench["results"]["harvest_s_per_relation"]["unit"] == "s" and bench["machine"]
     requests = len(srv.requests)
@@ -443,3 +446,11 @@ def test_proposals_ranked_by_count_then_sampled_line_logprob(run_async):
     # leaf/tree was sampled twice; engine's line is likelier than door's (known token log-probs)
     assert state.ranked() == [("leaf", "tree"), ("engine", "car"), ("door", "car")]
     assert state.best[("engine", "car")] > state.best[("door", "car")]
+
+
+def test_harvest_notes_say_when_relations_were_harvested_on_different_weights():
+    from assistant.evals.kg_harvest_eval import weights_line
+
+    records = {"PartOf": {}, "IsA": {"weights": "w4a16"}}  # an old record (no field) was harvested on bf16
+    assert weights_line(records).startswith("Served weights: bf16 for PartOf; w4a16 for IsA (mixed")
+    assert weights_line({"IsA": {"weights": "w4a16"}}) == "Served weights: w4a16 for IsA."

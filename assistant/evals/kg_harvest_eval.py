@@ -168,7 +168,8 @@ def run(relations: list[str] | None, limit: int, prompts_kept: int, seed: int, d
                         likelihood_only=[(t.head, t.tail) for t in result.likelihood_only],
                         proposed=result.proposed, fully_scored=result.fully_scored,
                         threshold=result.provenance.threshold, candidates=result.candidates,
-                        pruned=result.pruned, prompts=[w.model_dump() for w in result.provenance.prompts])
+                        pruned=result.pruned, prompts=[w.model_dump() for w in result.provenance.prompts],
+                        weights=served_weights(settings))
         finally:
             await deps.aclose()
         return model
@@ -192,6 +193,7 @@ def run(relations: list[str] | None, limit: int, prompts_kept: int, seed: int, d
                       extra={"majority_baseline": None, "limit": limit, "prompts_kept": prompts_kept,
                              "relations": chosen, "seconds_per_relation": seconds,
                              "thresholds": {n: r["threshold"] for n, r in records.items()},
+                             "weights_per_relation": {n: weights_of(r) for n, r in records.items()},
                              "precision_by_stage": stages,
                              "precision_note": "precision_cn100k is a lower bound: CN-100K is a small sample of "
                                                "ConceptNet, and a tuple absent from it is not thereby wrong."})
@@ -224,9 +226,29 @@ def stage_precision(records: dict, cn: set[tuple[str, str, str]]) -> dict | None
     return out
 
 
+def served_weights(settings) -> str:
+    """The weights the local server is configured to serve; "external" for another endpoint (unknown here)."""
+    return "external" if settings.llm_base_url else settings.model_format
+
+
+def weights_of(record: dict) -> str:
+    # Results written before the field existed were all harvested on bf16 (the default until #15).
+    return record.get("weights", "bf16")
+
+
+def weights_line(records: dict) -> str:
+    """Which served weights harvested which relations; says so when they differ."""
+    by_weights: dict[str, list[str]] = {}
+    for name, rec in records.items():
+        by_weights.setdefault(weights_of(rec), []).append(name)
+    mixed = " (mixed: the default changed from bf16 to W4A16 in #15, between relations)" if len(by_weights) > 1 else ""
+    return "Served weights: " + "; ".join(f"{w} for {', '.join(n)}" for w, n in by_weights.items()) + mixed + "."
+
+
 def _notes(records: dict, variants: dict, seconds: dict, limit: int, stages: dict | None = None) -> str:
     k, lo, ref = variants["kbloom"], variants["likelihood-only"], variants["bertnet-reference"]
     lines = [
+        weights_line(records),
         "**precision_cn100k is a lower bound on precision**: CN-100K holds about 100k of ConceptNet's millions of "
         "assertions, so a harvested tuple missing from it may still be true (novelty counts those).",
         "No label exists here, so there is no majority-label baseline; the model-free baseline is "
