@@ -201,28 +201,34 @@ def run_config(name: str, settings: Settings, args, load: LoadAverage) -> Measur
     if free_gb < args.min_free_gb:
         m.skipped = f"only {free_gb:.1f} GB RAM free (< --min-free-gb {args.min_free_gb})"
         return m
-    server = LocalServer(settings, port=args.port, cuda=False, progress=True)
+    if not run_server(m, LocalServer(settings, port=args.port, cuda=False, progress=True), settings.llm_model,
+                      args, load):
+        return m
+    print(f"== {name}: startup {m.startup_s:.0f} s, TTFT {m.ttft_s:.2f} s, 1 stream {m.tps1:.2f} tok/s, "
+          f"4 streams {m.tps4:.2f} tok/s, {m.cpu_s_per_token:.3f} CPU s/token, RSS {m.peak_rss_gb:.1f} GB, "
+          f"load {m.load.get('tps1', float('nan')):.2f}", flush=True)
+    return m
+
+
+def run_server(m: Measured, server, model: str, args, load: LoadAverage) -> bool:
+    """Start ``server`` (vLLM's or llama.cpp's), measure it into ``m`` and stop it; False if it failed."""
     server.start()
     try:
         with RssSampler(server.pid) as rss:
             t0 = time.perf_counter()
             m.startup_s = server.wait_ready()
             m.load["startup"] = load.mean(t0, time.perf_counter())
-            r = asyncio.run(measure(server, settings.llm_model, PROMPTS[:args.prompts], args.gen_tokens, load,
-                                    args.ttft_n))
+            r = asyncio.run(measure(server, model, PROMPTS[:args.prompts], args.gen_tokens, load, args.ttft_n))
         m.peak_rss_gb = rss.peak / 1e9
     except (ServingError, httpx.HTTPError, RuntimeError) as exc:
         m.skipped = f"failed: {str(exc).splitlines()[0][:200]}"
-        return m
+        return False
     finally:
         server.stop()
     m.ttft_s, m.tps1, m.tps4, m.per4 = r["ttft_s"], r["tps1"], r["tps4"], r["per4"]
     m.cpu_s_per_token, m.tokens1 = r["cpu_s_per_token"], r["tokens1"]
     m.load.update(ttft=r["load_ttft"], tps1=r["load_tps1"], tps4=r["load_tps4"])
-    print(f"== {name}: startup {m.startup_s:.0f} s, TTFT {m.ttft_s:.2f} s, 1 stream {m.tps1:.2f} tok/s, "
-          f"4 streams {m.tps4:.2f} tok/s, {m.cpu_s_per_token:.3f} CPU s/token, RSS {m.peak_rss_gb:.1f} GB, "
-          f"load {m.load.get('tps1', float('nan')):.2f}", flush=True)
-    return m
+    return True
 
 
 class LlamaCppServer:
@@ -274,22 +280,8 @@ def run_llamacpp(args, model: str, load: LoadAverage) -> Measured:
                             f"{psutil.cpu_count()} threads"])
     server = LlamaCppServer(args.llamacpp_python, args.llamacpp_gguf, args.port, model, psutil.cpu_count() or 1,
                             Path("/tmp/bench-llamacpp.log"))
-    server.start()
-    try:
-        with RssSampler(server.pid) as rss:
-            t0 = time.perf_counter()
-            m.startup_s = server.wait_ready()
-            m.load["startup"] = load.mean(t0, time.perf_counter())
-            r = asyncio.run(measure(server, model, PROMPTS[:args.prompts], args.gen_tokens, load, args.ttft_n))
-        m.peak_rss_gb = rss.peak / 1e9
-    except (httpx.HTTPError, RuntimeError) as exc:
-        m.skipped = f"failed: {str(exc).splitlines()[0][:200]}"
+    if not run_server(m, server, model, args, load):
         return m
-    finally:
-        server.stop()
-    m.ttft_s, m.tps1, m.tps4, m.per4 = r["ttft_s"], r["tps1"], r["tps4"], r["per4"]
-    m.cpu_s_per_token, m.tokens1 = r["cpu_s_per_token"], r["tokens1"]
-    m.load.update(ttft=r["load_ttft"], tps1=r["load_tps1"], tps4=r["load_tps4"])
     print(f"== {LLAMACPP}: startup {m.startup_s:.0f} s, 1 stream {m.tps1:.2f} tok/s ({m.tokens1} tokens), "
           f"4 streams {m.tps4:.2f} tok/s", flush=True)
     return m
