@@ -176,8 +176,10 @@ def model_source(settings: Settings) -> str:
     if settings.model_format == "bf16":
         return str(folder)  # installed on demand by ensure_server / `evidentia model install`
     if not (folder / INSTALL_MARKER).is_file():
+        asked = (f"EVIDENTIA_MODEL_FORMAT={settings.model_format}, but the" if settings.model_format_chosen
+                 else "The default")
         raise ServingError(
-            f"EVIDENTIA_MODEL_FORMAT={settings.model_format}, but the {settings.model_format} model is not "
+            f"{asked} {settings.model_format} model is not "
             f"installed ({folder} is missing or unfinished). Make it with `evidentia model install --format "
             f"{settings.model_format}` (about a minute once its venv exists), or set EVIDENTIA_MODEL_FORMAT=bf16.")
     found = detect_format(folder)

@@ -420,6 +420,12 @@ def test_a_format_that_was_not_installed_is_a_clear_error(settings, fmt):
         build_command(s, Path("py"), cuda=False)
 
 
+def test_a_missing_default_copy_is_named_as_the_default_not_as_a_setting(tmp_path):
+    s = Settings(_env_file=None, data_dir=tmp_path)
+    with pytest.raises(ServingError, match=r"^The default w4a16 model is not installed"):
+        build_command(s, Path("py"), cuda=False)
+
+
 def test_a_folder_holding_another_format_is_refused(settings):
     quantized_folder(settings, "w8a8", config={"architectures": ["Qwen2ForCausalLM"]})  # bf16 weights inside
     with pytest.raises(ServingError, match="should hold w8a8 weights but its config.json says bf16"):
