@@ -115,9 +115,14 @@ def _run(cmd: list[str], what: str, stream: bool = False) -> None:
 
 # --- the stamp ----------------------------------------------------------------------------------
 
+def _source_files(source: Path) -> list[Path]:
+    """What identifies the source: its ``config.json`` and weight files, in name order."""
+    return sorted([source / "config.json", *source.glob("*.safetensors")], key=lambda p: p.name)
+
+
 def source_sha256(source: Path, progress: bool = False) -> str:
     """sha256 over the source folder's ``config.json`` and weight files, in name order."""
-    files = sorted([source / "config.json", *source.glob("*.safetensors")], key=lambda p: p.name)
+    files = _source_files(source)
     missing = [p.name for p in files if not p.is_file()]
     if missing or len(files) < 2:
         raise QuantizeError(f"{source} has no config.json or no *.safetensors weights: the bf16 install is "
@@ -143,9 +148,8 @@ def source_fingerprint(source: Path) -> list[list]:
     Hashing the 3.5 GB source took ~19 s on every start; when the fingerprint equals the stamp's, the files
     were not rewritten since that hash, so it is reused.
     """
-    files = sorted([source / "config.json", *source.glob("*.safetensors")], key=lambda p: p.name)
     out = []
-    for p in files:
+    for p in _source_files(source):
         try:
             st = p.stat()
         except OSError:

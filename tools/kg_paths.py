@@ -315,11 +315,10 @@ def _choose_graph(store, requested: str | None, question: str, embedder, entitie
         alias = get_linker(store, name, embedder).alias
         return [i for e in entities or [] for i in alias.get(normalize_name(e), [])]
 
-    def has_facts(name: str) -> bool:
+    def has_facts(name: str, nodes: list[int]) -> bool:
         """A one-hop fact of the asked relation touches an entity: the graph that can answer "What drugs treat
         alcohol dependence?" (Hetionet) beats one whose names merely match more of its words (ConceptNet's
         "treat", "alcohol")."""
-        nodes = entity_nodes(name)
         if not nodes or not relation.strip():
             return False
         graph = get_linker(store, name, embedder).graph
@@ -327,9 +326,8 @@ def _choose_graph(store, requested: str | None, question: str, embedder, entitie
                                    node_kinds={graph.kinds[i] for i in nodes})
         return bool(one_hop_facts(graph, nodes, selected, limit=1))
 
-    entity_hits = {n: len(entity_nodes(n)) > 0 for n in names}
-    facts = {n: has_facts(n) for n in names} if entities and relation.strip() else dict.fromkeys(names, False)
-    return max(names, key=lambda n: (facts[n], entity_hits[n], exact_hits(n), n == "hetionet"))
+    nodes = {n: entity_nodes(n) for n in names}
+    return max(names, key=lambda n: (has_facts(n, nodes[n]), bool(nodes[n]), exact_hits(n), n == "hetionet"))
 
 
 @tool("kg_paths", cpu_bound=True)
