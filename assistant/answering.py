@@ -218,6 +218,38 @@ class ProseStream:
         return ""
 
 
+# -- echoed apparatus ----------------------------------------------------------------------------------
+# The prompt shows each item as "[S1] text (source)". The 1.5B model sometimes copies such a line whole into a
+# statement: "S1: solar energy is a renewable resource (OpenBookQA fact 1058)". Measured on "What is an example
+# of a renewable energy source?": all four statements were echoes, the support check flagged each for the
+# source's number and name, and the turn ended in an abstention although S1 answered it.
+_ECHOED_LABEL = re.compile(r"^\s*\[?(T\d+:R\d+C\d+|S\d+|P\d+)\]?\s*[:\-\u2013\u2014]\s*")
+
+
+def strip_echo(text: str, sources: dict[str, str]) -> str:
+    """``text`` without a leading evidence label or a source in parentheses copied from the prompt.
+
+    ``sources`` maps the ids shown to their sources as shown. Only ids and sources of this turn's evidence
+    are removed, so a statement's own parentheses ("(HbA1c)") and ids in prose stay.
+    """
+    out = text
+    m = _ECHOED_LABEL.match(out)
+    if m and m.group(1) in sources:
+        out = out[m.end():]
+    for source in {s.strip() for s in sources.values() if s and s.strip()}:
+        out = re.sub(r"\s*\(\s*" + re.escape(source) + r"\s*\)", "", out)
+    out = out.strip()
+    return out if out else text
+
+
+def strip_echoes(answer: GroundedAnswer, sources: dict[str, str]) -> GroundedAnswer:
+    """The answer with :func:`strip_echo` applied to every statement (the check and the display see the same)."""
+    if answer.does_not_answer:
+        return answer
+    return answer.model_copy(update={"statements": [
+        Statement(text=strip_echo(s.text, sources), cite=s.cite) for s in answer.statements]})
+
+
 # -- support ----------------------------------------------------------------------------------------
 @dataclass
 class StatementSupport:

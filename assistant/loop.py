@@ -32,8 +32,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from assistant.answering import (ANSWER_MAX_TOKENS, GroundedAnswer, ProseStream, Statement, SupportReport,
-                                 answer_adapter, check_support, is_yes_no_question, parse_answer, render_prose)
+from assistant.answering import (ANSWER_MAX_TOKENS, DOES_NOT_ANSWER_TEXT, MAX_CLOSEST, GroundedAnswer, ProseStream,
+                                 Statement, SupportReport, answer_adapter, check_support, chips, is_yes_no_question,
+                                 parse_answer, render_prose, strip_echoes)
 from assistant.citations import NO_EVIDENCE_TEXT, CitationCheck, check_citations, mark_invalid, normalize_answer
 from assistant.deps import Deps
 from assistant.evidence import Evidence, EvidenceLedger
@@ -43,6 +44,7 @@ from assistant.pool import RankedPool, build_pool, rank_pool
 from assistant.prompts import render
 from assistant.session import Session
 from assistant.small_talk import is_small_talk
+from assistant.support import unnamed_subjects
 from assistant.verdicts import CONCLUSION_SENTENCES, must_answer, verdict_from_evidence
 from tools._registry import REGISTRY, ToolContext, ToolError, load_all
 
@@ -435,7 +437,7 @@ class Assistant:
             await hooks.answer_start()
             await hooks.answer_token(text)
             return AnswerOutcome(text, "no_evidence")
-        return await self._grounded(ctx, hooks, frame, citable, message)
+        return await self._grounded(ctx, hooks, frame, citable, message, subjects=subject_names(frame.entities, steps))
 
     async def _tool_reply(self, hooks: TurnHooks, ledger: EvidenceLedger, text: str, output: Any) -> AnswerOutcome:
         """A tool's composed reply: shown as is, checked, never rewritten by the model."""
@@ -460,8 +462,12 @@ class Assistant:
         return AnswerOutcome(text, "verified", check, True)
 
     async def _grounded(self, ctx: ToolContext, hooks: TurnHooks, frame, citable: list[Evidence],
-                        message: str = "") -> AnswerOutcome:
-        """One pool, one ranking, then an answer under the grammar of this turn's ids, support-checked in code."""
+                        message: str = "", subjects: list[str] | None = None) -> AnswerOutcome:
+        """One pool, one ranking, then an answer under the grammar of this turn's ids, support-checked in code.
+
+        ``subjects`` are what the turn asks about (its entities and the KG names they were linked to): evidence
+        that names none of them cannot answer it, so the model is not asked (:func:`assistant.support.unnamed_subjects`).
+        """
         settings = self.deps.settings
         pool_step = Step(name="evidence pool", kind="check", input={"query": frame.query(),
                                                                      "k": settings.answer_evidence_k})
@@ -478,6 +484,14 @@ class Assistant:
             await hooks.step_end(pool_step)
         shown = evidence_for_prompt([c.evidence for c in ranked.top], texts={c.id: c.text for c in ranked.top})
         texts = {e["id"]: e["text"] for e in shown}
+        sources = {e["id"]: e["source"] for e in shown}
+        unnamed = unnamed_subjects(subjects or [], list(texts.values()))
+        if unnamed:
+            outcome = self._not_about(unnamed, list(texts)[:MAX_CLOSEST], ctx.evidence)
+            outcome.pool = ranked.summary()
+            await hooks.answer_start()
+            await hooks.answer_token(outcome.text)
+            return outcome
         # The form of the question, as typed or as rewritten, decides the verdict slot (not the model).
         yes_no = is_yes_no_question(message) or is_yes_no_question(frame.rewrite)
         # A yes/no question whose terms one evidence sentence plainly carries must be answered: the model
@@ -491,6 +505,7 @@ class Assistant:
             {"role": "user", "content": render("answer_user", question=frame.rewrite, evidence=shown, yes_no=yes_no)},
         ]
         answer, raw = await self._generate_grounded(hooks, messages, schema, adapter, show_verdict=not code_verdict)
+        answer = strip_echoes(answer, sources) if answer is not None else None
         first_ok = answer is not None and check_citations(render_prose(answer.model_dump(), True), ctx.evidence).ok
         support = check_support(answer, texts) if answer is not None else None
         flagged = len(support.flagged) if support else 0
@@ -507,7 +522,7 @@ class Assistant:
             second, _ = await self._generate_grounded(hooks, retry, schema, adapter, show_verdict=not code_verdict)
             regenerated = True
             if second is not None:
-                answer = second
+                answer = strip_echoes(second, sources)
                 support = check_support(answer, texts)
                 flagged += len(support.flagged)
         check_step = Step(name="support check", kind="check", input={"statements": len(answer.statements) if answer
@@ -515,7 +530,7 @@ class Assistant:
         await hooks.step_start(check_step)
         # Off the event loop: the code verdict reads the cited document's conclusion from the text KB.
         outcome = await asyncio.to_thread(self._finish_grounded, answer, support, ctx.evidence, texts,
-                                          code_verdict=code_verdict)
+                                          code_verdict=code_verdict, subjects=subjects or [])
         outcome.required_answer = required
         outcome.first_ok, outcome.support_flagged, outcome.regenerated = first_ok, flagged, regenerated
         outcome.pool = ranked.summary()
@@ -528,7 +543,7 @@ class Assistant:
 
     def _finish_grounded(self, answer: GroundedAnswer | None, support: SupportReport | None,
                          ledger: EvidenceLedger, texts: dict[str, str], *,
-                         code_verdict: bool = False) -> AnswerOutcome:
+                         code_verdict: bool = False, subjects: list[str] | None = None) -> AnswerOutcome:
         if answer is None:
             text = f"{NO_EVIDENCE_TEXT} (The model's answer could not be read twice; the evidence list shows what was found.)"
             return AnswerOutcome(text, "unverified")
@@ -544,6 +559,12 @@ class Assistant:
                 status = "unverified"
                 note = ("\n\n⚠ Unverified: " + support.problem() +
                         ". Treat this answer with care; the evidence list shows what was found.")
+        unnamed = [] if answer.does_not_answer or status != "verified" else unnamed_subjects(
+            subjects or [], [texts.get(c, "") for c in answer.cited])
+        if unnamed:  # true of its citations, but about something else (the evidence shown did name the subject)
+            status = "unverified"
+            note += (f"\n\n⚠ Unverified: none of the evidence this answer cites mentions {_join_names(unnamed)}, "
+                     "so it does not answer the question about it. The evidence list shows what was found.")
         text = render_prose(answer.model_dump(), complete=True, show_verdict=not code_verdict)
         check = check_citations(text, ledger)  # the guard behind the grammar: it must never fire
         guard_fired = not check.ok
@@ -564,6 +585,14 @@ class Assistant:
                              guard_fired=guard_fired, verdict=verdict, abstained=answer.does_not_answer,
                              model_verdict=answer.verdict, verdict_line=verdict_line,
                              verdict_cited=decided.cited if decided else ())
+
+    @staticmethod
+    def _not_about(unnamed: list[str], closest: list[str], ledger: EvidenceLedger) -> AnswerOutcome:
+        """The reply when the evidence shown names none of the turn's subjects: composed in code, no model call."""
+        text = (f"{DOES_NOT_ANSWER_TEXT[:-1]}: none of it mentions {_join_names(unnamed)}. "
+                f"The closest evidence: {chips(closest)}.")
+        check = check_citations(text, ledger)
+        return AnswerOutcome(text, "no_evidence", check, check.ok, abstained=True)
 
     def _cited_conclusion(self, cited: list[str], ledger: EvidenceLedger) -> dict[str, str]:
         """The closing sentences of the KB document the answer cites most (ties: the first cited), added to the
@@ -697,6 +726,24 @@ def evidence_for_prompt(citable: list[Evidence], texts: dict[str, str] | None = 
             break
         shown.append(item)
     return shown
+
+
+def subject_names(entities: list[str], steps: list[Step]) -> list[str]:
+    """The turn's entities and the KG concepts they were linked to (so "heart attack" is also named by
+    "myocardial infarction"); a concept linked from other words of the question does not count."""
+    names = [e.strip() for e in entities if e and e.strip()]
+    wanted = {n.lower() for n in names}
+    for step in steps:
+        links = (getattr(step.output, "linked", None) or []) if step.kind == "tool" else []
+        for link in links:
+            if link.mention.strip().lower() in wanted and link.name.lower() not in {n.lower() for n in names}:
+                names.append(link.name)
+    return names
+
+
+def _join_names(names: list[str]) -> str:
+    quoted = [f"“{n}”" for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
 
 
 def _ready_reply(steps: list[Step]) -> tuple[str, Any] | None:

@@ -115,3 +115,30 @@ def check_statement(statement: str, cited_texts: list[str]) -> Support:
     if own and not (_stems(own) & _stems(content_words(evidence))):
         return Support(ok=False, reason="it shares no content word with the cited evidence")
     return Support(ok=True)
+
+
+# -- the subject check ----------------------------------------------------------------------------------
+# Support is not relevance: "Who is at risk?" (of glaucoma) came back verified with "something is at location of
+# risk", a ConceptNet fact that supports its statement word for word and says nothing about glaucoma. An answer
+# about a subject must cite evidence that names it.
+def mentions(name: str, texts: list[str]) -> bool:
+    """Do ``texts`` name ``name``: does one of its content words appear in them (5-letter stems)?
+
+    Lenient on purpose ("lung cancer" is named by "damage to the lungs"): it only catches evidence that shares
+    no word at all with the subject. A name without content words ("it") counts as named.
+    """
+    own = _roots(content_words(name))
+    return not own or bool(own & _roots(content_words(" \n ".join(texts))))
+
+
+def _roots(words: set[str]) -> set[str]:
+    """5-letter stems after a plural "s" ("lungs" ~ "lung", which the plain stem keeps apart)."""
+    return {(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w)[:STEM] for w in words}
+
+
+def unnamed_subjects(subjects: list[str], texts: list[str]) -> list[str]:
+    """``subjects`` when ``texts`` name none of them (the evidence is about something else), else []."""
+    real = [s for s in subjects if content_words(s)]
+    if not real or any(mentions(s, texts) for s in real):
+        return []
+    return real

@@ -285,3 +285,28 @@ def test_without_the_abstain_branch_only_an_answer_parses():
     stream = ProseStream(show_verdict=False)
     shown = stream.feed('{"verdict": "no", "statements": [{"text": "Mortality fell", "cite": ["S1"]}]}')
     assert shown.startswith("Mortality fell") and "No" not in shown
+
+
+# -- echoed evidence lines and the subject check ------------------------------------------------------------
+def test_strip_echo_removes_only_this_turns_labels_and_sources():
+    from assistant.answering import strip_echo
+
+    sources = {"S1": "OpenBookQA fact 1058", "P2": "hetionet"}
+    assert strip_echo("S1: solar energy is a renewable resource (OpenBookQA fact 1058)", sources) == \
+        "solar energy is a renewable resource"
+    assert strip_echo("[P2] - Levodopa treats Parkinson's disease (hetionet).", sources) == \
+        "Levodopa treats Parkinson's disease."
+    assert strip_echo("S9: not shown this turn", sources) == "S9: not shown this turn"
+    assert strip_echo("HbA1c (glycated haemoglobin) fell by 1.2%", sources) == "HbA1c (glycated haemoglobin) fell by 1.2%"
+    assert strip_echo("S1 - ", sources) == "S1 - "  # nothing would be left: kept as written
+
+
+def test_the_subject_check_fires_only_when_no_subject_word_is_in_the_evidence():
+    from assistant.support import mentions, unnamed_subjects
+
+    facts = ["something is at location of risk", "glass is used for person with poor sight"]
+    assert unnamed_subjects(["glaucoma"], facts) == ["glaucoma"]
+    assert unnamed_subjects(["glaucoma", "risk"], facts) == []
+    assert mentions("lung cancer", ["Smoking causes direct damage to the lungs."])  # lenient: one word suffices
+    assert mentions("Parkinson's disease", ["Amantadine palliates Parkinson disease"])
+    assert unnamed_subjects([], facts) == [] and unnamed_subjects(["it"], facts) == []

@@ -611,3 +611,57 @@ async def test_concurrent_turns_count_only_their_own_tokens():
 
     assert await asyncio.gather(turn(1), turn(10)) == [(3, 3), (30, 3)]
     _count(Usage(5))  # outside any turn: counted nowhere, no error
+
+
+# -- the subject check and echoed evidence lines ---------------------------------------------------------
+async def test_evidence_that_names_no_subject_is_not_sent_to_the_model(tmp_settings, fake_llm_server, patched_tools):
+    # Seen in the chat bench: "Who is at risk?" (of glaucoma) was answered, and verified, from ConceptNet facts
+    # about "risk" that never mention glaucoma. Here the search finds only the measles sentence.
+    router = Router(intents=[frame(entities=["glaucoma"], rewrite="Who is at risk of glaucoma, as with measles?")])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        rec = Recorder()
+        result = await bot.run_turn("Who is at risk of glaucoma, as with measles?", rec)
+    assert not [r for r in srv.requests if r.get("stream")]  # no answer was generated
+    assert result.status == "no_evidence" and result.abstained
+    assert result.answer == ("The evidence I found does not answer this: none of it mentions “glaucoma”. "
+                             "The closest evidence: [S1].")
+    assert result.cited == ["S1"]
+    assert "".join(e[1] for e in rec.events if e[0] == "token") == result.answer
+
+
+async def test_an_answer_citing_only_evidence_about_something_else_is_unverified(tmp_settings, fake_llm_server,
+                                                                                 patched_tools):
+    # The vitamin sentences were shown too, so the model was asked; it cited only the measles one.
+    router = Router(intents=[frame(entities=["Vitamin D"], rewrite="How did vitamin D and measles figures change?")],
+                    answers=[said(("Measles cases in 2011 rose to 220 in the United States.", ["S1"]))])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn("How did vitamin D and measles figures change?", Recorder())
+    assert [r for r in srv.requests if r.get("stream")]
+    assert result.status == "unverified"
+    assert "none of the evidence this answer cites mentions “Vitamin D”" in result.answer
+
+
+async def test_a_subject_named_by_any_of_its_words_passes(tmp_settings, fake_llm_server, patched_tools):
+    router = Router(intents=[frame(entities=["vitamin D deficiency"], rewrite="Does vitamin D reduce fractures?")],
+                    answers=[said(("Vitamin D supplementation did not reduce fracture risk in older adults.", ["S2"]),
+                                  verdict="no")])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn("Does vitamin D reduce fractures?", Recorder())
+    assert result.status == "verified"
+
+
+async def test_an_evidence_line_copied_whole_is_stripped_to_its_statement(tmp_settings, fake_llm_server,
+                                                                          patched_tools):
+    # Seen with the 1.5B model: "S1: solar energy is a renewable resource (OpenBookQA fact 1058)" for each
+    # statement. The label and the source are the prompt's, and the support check flagged their numbers.
+    router = Router(intents=[frame(entities=["measles"], rewrite="How many measles cases were there in 2011?")],
+                    answers=[said(("S1: Measles cases in 2011 rose to 220 in the United States. (doc-measles)",
+                                   ["S1"]))])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn("How many measles cases were there in 2011?", Recorder())
+    assert result.status == "verified" and result.support_flagged == 0
+    assert result.answer == "Measles cases in 2011 rose to 220 in the United States [S1]."

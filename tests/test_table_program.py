@@ -121,6 +121,38 @@ def test_compare_with_another_row():
     assert "Alberta's Cases 1,012" in ex.check_text
 
 
+MALARIA = Table(name="malaria", title="Malaria deaths", columns=["Country", "Year", "Deaths"], rows=[
+    ["Kenya", "2019", "12000"], ["Kenya", "2020", "12500"], ["Uganda", "2019", "11800"], ["Uganda", "2020", "12300"],
+    ["Tanzania", "2019", "9000"], ["Tanzania", "2020", "9000"]])
+
+
+def test_the_other_row_meets_the_same_filters_as_the_selected_one():
+    # Seen in the browser: "Uganda had more malaria deaths in 2020 than Kenya" compared Uganda's 2020 deaths
+    # (12,300) with Kenya's first row, 2019 (12,000), and said yes; Kenya's 2020 row holds 12,500.
+    t = TypedTable.build(MALARIA)
+    p = prog(filters=[{"column": "country", "op": "=", "value": "Uganda"}, {"column": "year", "op": "=", "value": "2020"}],
+             fn="value", column="deaths", answer_column="country", check={"op": ">", "against": "row", "value": "Kenya"})
+    ex = execute(p, t)
+    assert ex.truth is False and "Kenya's Deaths 12500" in ex.check_text
+    assert (2, 3) in ex.cells and (1, 3) not in ex.cells
+    p.filters[1].value = "2019"
+    assert execute(p, t).truth is False and "12000" in execute(p, t).check_text  # 11,800 > 12,000 is false too
+    p.check.op = "<"
+    assert execute(p, t).truth is True
+
+
+def test_an_other_row_the_filters_cannot_tell_apart_is_a_clear_error():
+    t = TypedTable.build(MALARIA)
+    p = prog(filters=[{"column": "country", "op": "=", "value": "Uganda"}], fn="max", column="deaths",
+             answer_column="country", check={"op": ">", "against": "row", "value": "Kenya"})
+    with pytest.raises(ProgramError, match="2 rows are named 'Kenya' with different values"):
+        execute(p, t)
+    same = prog(filters=[{"column": "country", "op": "=", "value": "Kenya"}, {"column": "year", "op": "=", "value": "2020"}],
+                fn="value", column="deaths", answer_column="country",
+                check={"op": ">", "against": "row", "value": "Tanzania"})
+    assert execute(same, t).truth is True  # Tanzania's two rows agree: either one decides
+
+
 @pytest.mark.parametrize("program, message", [
     (dict(fn="sum", column="province"), "needs numbers"),
     (dict(fn="value", column="nope"), "not a column of this table"),

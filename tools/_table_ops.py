@@ -484,6 +484,26 @@ def _check_types(typed: TypedTable, op: str, value: str, *, numeric_result: bool
         raise ProgramError(f"the check orders texts ({what} {op} {value!r}); only numbers have an order")
 
 
+def _row_like_the_selection(program: Program, typed: TypedTable, named: list[int], label: int, c: int) -> int:
+    """Of the rows named like the check's row, the one that meets the program's other filters.
+
+    "Uganda had more malaria deaths in 2020 than Kenya" filters Uganda's row by year; Kenya's row must be the
+    2020 one too. Seen in the browser: the first row named Kenya (2019) was compared instead. Filters on the
+    row-name column itself (``country = Uganda``) do not apply to the other row.
+    """
+    if len(named) == 1:
+        return named[0]
+    others = [f for f in program.filters if typed.column(f.column).index != label]
+    like = [r for r in named if all(_matches(typed, r, f, words=True) for f in others)]
+    if not like:
+        raise ProgramError(f"no row named {typed.row_name(named[0])!r} meets the other filters ("
+                           + "; ".join(f"{f.column} {f.op} {f.value!r}" for f in others) + ")")
+    if len({_norm(typed.text(r, c)) for r in like}) > 1:
+        raise ProgramError(f"{len(like)} rows are named {typed.row_name(like[0])!r} with different values in "
+                           f"column {program.column!r}; add a filter that tells them apart")
+    return like[0]
+
+
 def _check(program: Program, typed: TypedTable, result: Any, c: int) -> tuple[bool, str, list[tuple[int, int]]]:
     """Compare the computed result with the claim's value (or another row's value)."""
     chk = program.check
@@ -506,7 +526,7 @@ def _check(program: Program, typed: TypedTable, result: Any, c: int) -> tuple[bo
         matches = [r for r in range(1, typed.table.n_rows + 1) if _norm(typed.text(r, label)) == _norm(chk.value)]
         if not matches:
             raise ProgramError(f"no row is named {chk.value!r} in column {typed.columns[label - 1].ident!r}")
-        other = matches[0]
+        other = _row_like_the_selection(program, typed, matches, label, c)
         rhs_text, rhs_number = typed.text(other, c), typed.number(other, c)
         extra = [(other, label), (other, c)]
         shown = f"{typed.row_name(other)}'s {typed.columns[c - 1].name} {format_value(rhs_text)}"
