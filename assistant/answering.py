@@ -27,6 +27,7 @@ from assistant.support import Support, check_statement
 MAX_STATEMENTS = 4
 MAX_CITES = 4
 MAX_CLOSEST = 3
+MAX_CARRIERS = 2  # items named in the retry hint as carrying a mis-cited statement
 STATEMENT_CHARS = 300
 ANSWER_MAX_TOKENS = 320
 VERDICTS = ("yes", "no", "maybe")
@@ -153,7 +154,8 @@ def parse_answer(raw: str, adapter: TypeAdapter) -> GroundedAnswer | None:
 
 # -- rendering ----------------------------------------------------------------------------------------
 def chips(ids: list[Any]) -> str:
-    return "".join(f"[{c}]" for c in ids if isinstance(c, str) and _ID.fullmatch(c))
+    """``[S1][P2]``, each id once ("[P2][P5][P5][P5]" was seen), in the order written."""
+    return "".join(f"[{c}]" for c in dict.fromkeys(c for c in ids if isinstance(c, str) and _ID.fullmatch(c)))
 
 
 def render_statement(text: str, cite: list[Any], complete: bool) -> str:
@@ -266,8 +268,22 @@ class SupportReport:
     def flagged(self) -> list[StatementSupport]:
         return [c for c in self.checked if not c.support.ok]
 
-    def problem(self) -> str:
-        return "; ".join(f"“{c.statement}” cites {', '.join(c.cite)}, but {c.support.reason}" for c in self.flagged)
+    def problem(self, texts: dict[str, str] | None = None) -> str:
+        """What the flagged statements lack; with ``texts`` (the items shown), which other items carry it.
+
+        The hint is for the retry: seen with "Does smoking increase the risk of lung cancer?", the model wrote
+        S2's own words ("Smoking causes direct damage to the lungs") citing two KG facts about tobacco, twice.
+        The model still chooses the ids, and the check still applies to what it chooses.
+        """
+        parts = []
+        for c in self.flagged:
+            part = f"“{c.statement}” cites {', '.join(dict.fromkeys(c.cite))}, but {c.support.reason}"
+            carriers = [i for i, t in (texts or {}).items()
+                        if i not in c.cite and check_statement(c.statement, [t]).ok][:MAX_CARRIERS]
+            if carriers:
+                part += f"; {' and '.join(carriers)} {'says' if len(carriers) == 1 else 'say'} it"
+            parts.append(part)
+        return "; ".join(parts)
 
 
 def check_support(answer: GroundedAnswer, texts: dict[str, str]) -> SupportReport:

@@ -514,7 +514,7 @@ class Assistant:
         # on "What drugs treat Parkinson's disease?": regenerating for one mis-cited statement of three gave an
         # abstention, losing the two good ones, after minutes of CPU generation. Regenerate only when nothing holds.
         if answer is None or (flagged and len(support.flagged) == len(support.checked)):
-            problem = (support.problem() if answer is not None else
+            problem = (support.problem(texts) if answer is not None else
                        "the reply was cut off before it was complete; write fewer, shorter statements")
             await hooks.answer_discard(f"Support check: {problem}; regenerating once.")
             retry = messages + [{"role": "assistant", "content": raw},

@@ -310,3 +310,9 @@ def test_the_subject_check_fires_only_when_no_subject_word_is_in_the_evidence():
     assert mentions("lung cancer", ["Smoking causes direct damage to the lungs."])  # lenient: one word suffices
     assert mentions("Parkinson's disease", ["Amantadine palliates Parkinson disease"])
     assert unnamed_subjects([], facts) == [] and unnamed_subjects(["it"], facts) == []
+
+
+def test_chips_name_each_id_once():
+    from assistant.answering import chips
+
+    assert chips(["P2", "P5", "P5", "P5", "S1", "bogus"]) == "[P2][P5][S1]"

@@ -665,3 +665,16 @@ async def test_an_evidence_line_copied_whole_is_stripped_to_its_statement(tmp_se
         result = await bot.run_turn("How many measles cases were there in 2011?", Recorder())
     assert result.status == "verified" and result.support_flagged == 0
     assert result.answer == "Measles cases in 2011 rose to 220 in the United States [S1]."
+
+
+async def test_the_retry_names_the_item_that_says_a_mis_cited_statement(tmp_settings, fake_llm_server, patched_tools):
+    router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="Did Wang Zhizhi play in Miami?")],
+                    answers=[said(("Wang Zhizhi played for the Miami Heat.", ["S1", "S1"]), verdict="yes"),
+                             said(("Wang Zhizhi played for the Miami Heat.", ["S2"]), verdict="yes")])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn("Did Wang Zhizhi play in Miami?", Recorder())
+    retry = [r for r in srv.requests if r.get("stream")][1]["messages"][-1]["content"]
+    assert "“Wang Zhizhi played for the Miami Heat.” cites S1, but names heat, miami not in the cited evidence; " \
+           "S2 says it" in retry
+    assert result.status == "verified" and result.regenerated and result.cited == ["S2"]

@@ -38,6 +38,17 @@ CONVERSATIONS: list[list[str]] = [
     ["At what temperature does water boil at sea level?"],
 ]
 
+# Questions the default knowledge base holds no answer to, so the right outcome is an abstention (status
+# no_evidence). Established by searching the KB's text (SQL LIKE over all 9,010 sentences: no sentence names
+# glaucoma with risk; none gives water's boiling point, "sea level" occurs nowhere) and its graphs (Hetionet
+# has no risk-factor relation). They stay in the bench: a verified answer to them is a wrong one.
+NOT_IN_KB = frozenset({"Who is at risk?", "At what temperature does water boil at sea level?"})
+
+
+def right_status(row: dict) -> bool:
+    """Verified where the KB answers the question, an abstention where it does not."""
+    return row["status"] == ("no_evidence" if row["question"] in NOT_IN_KB else "verified")
+
 
 BENCH_DIR = Path(__file__).resolve().parents[2] / "docs" / "bench"
 
@@ -89,6 +100,8 @@ async def main(limit: int | None, resume: bool, area: str) -> None:
         "generated_tokens_per_turn_median": (med("generated_tokens"), "tokens"),
         "first_try_citation_valid_rate": (first_try_rate, "ratio"),
         "final_verified_rate": (sum(1 for r in rows if r["status"] == "verified") / len(rows), "ratio"),
+        # Verified where the KB holds the answer, abstained where it does not (NOT_IN_KB).
+        "right_status_rate": (sum(1 for r in rows if right_status(r)) / len(rows), "ratio"),
         # The support check (#14): turns where a statement's names or numbers were not in what it cited.
         "support_check_fired_rate": (sum(1 for r in rows if r.get("support_flagged")) / len(rows), "ratio"),
         # The citation regex behind the grammar: it must never fire.
@@ -103,7 +116,9 @@ async def main(limit: int | None, resume: bool, area: str) -> None:
         f"{len(CONVERSATIONS)} conversations (follow-ups included); {len(judged)} reached the answer step. "
         f"Statuses: {statuses}. First-try rate counts a turn as valid only if its first answer passed the "
         "citation check (turns that found no evidence count as not valid). Final verified rate: turns whose kept "
-        "answer is `verified` (not `cited_by_code`, `unverified` or `no_evidence`). Served weights: "
+        "answer is `verified` (not `cited_by_code`, `unverified` or `no_evidence`). Right status rate: verified where "
+        f"the KB holds the answer, `no_evidence` for the {len(NOT_IN_KB)} questions it does not answer "
+        f"({'; '.join(sorted(NOT_IN_KB))}). Served weights: "
         f"{settings.model_format}. Per-turn rows: {rows_path.name}."))
 
 
