@@ -278,12 +278,17 @@ class SupportReport:
         parts = []
         for c in self.flagged:
             part = f"“{c.statement}” cites {', '.join(dict.fromkeys(c.cite))}, but {c.support.reason}"
-            carriers = [i for i, t in (texts or {}).items()
-                        if i not in c.cite and check_statement(c.statement, [t]).ok][:MAX_CARRIERS]
+            carriers = carriers_of(c, texts or {})
             if carriers:
                 part += f"; {' and '.join(carriers)} {'says' if len(carriers) == 1 else 'say'} it"
             parts.append(part)
         return "; ".join(parts)
+
+
+def carriers_of(checked: StatementSupport, texts: dict[str, str]) -> list[str]:
+    """The shown items (``texts``: id -> text), other than those cited, that each carry the statement on their own."""
+    return [i for i, t in texts.items()
+            if i not in checked.cite and check_statement(checked.statement, [t]).ok][:MAX_CARRIERS]
 
 
 def check_support(answer: GroundedAnswer, texts: dict[str, str]) -> SupportReport:

@@ -33,8 +33,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from assistant.answering import (ANSWER_MAX_TOKENS, DOES_NOT_ANSWER_TEXT, MAX_CLOSEST, GroundedAnswer, ProseStream,
-                                 Statement, SupportReport, answer_adapter, check_support, chips, is_yes_no_question,
-                                 parse_answer, render_prose, strip_echoes)
+                                 Statement, SupportReport, answer_adapter, carriers_of, check_support, chips,
+                                 is_yes_no_question, parse_answer, render_prose, strip_echoes)
 from assistant.citations import NO_EVIDENCE_TEXT, CitationCheck, check_citations, mark_invalid, normalize_answer
 from assistant.deps import Deps
 from assistant.evidence import Evidence, EvidenceLedger
@@ -549,17 +549,31 @@ class Assistant:
             return AnswerOutcome(text, "unverified")
         note, status = "", "verified"
         if support is not None and support.flagged:
-            kept = [c for c in support.checked if c.support.ok]
-            if kept:  # drop what the evidence does not carry, keep the rest
-                answer = answer.model_copy(update={"statements": [Statement(text=c.statement, cite=c.cite)
-                                                                  for c in kept]})
-                note = (f"\n\n(Removed {len(support.flagged)} statement{'s' if len(support.flagged) > 1 else ''} "
-                        "whose names or numbers are not in the evidence it cited.)")
+            # A flagged statement that another shown item says on its own was mis-cited, not invented (seen:
+            # S3's words citing two KG facts, twice, the retry hint naming S3 notwithstanding). Code re-cites it,
+            # and says so: the status is cited_by_code, never verified.
+            recited = {i: carriers_of(c, texts) for i, c in enumerate(support.checked) if not c.support.ok}
+            recited = {i: ids for i, ids in recited.items() if ids}
+            kept = [Statement(text=c.statement, cite=recited.get(i, c.cite)) for i, c in enumerate(support.checked)
+                    if c.support.ok or i in recited]
+            dropped = len(support.checked) - len(kept)
+            if kept:  # drop what no evidence carries, keep the rest
+                answer = answer.model_copy(update={"statements": kept})
+                if dropped:
+                    note = (f"\n\n(Removed {dropped} statement{'s' if dropped > 1 else ''} "
+                            "whose names or numbers are not in the evidence it cited.)")
+                if recited:
+                    status = "cited_by_code"
+                    for i, ids in recited.items():
+                        wrong = list(dict.fromkeys(support.checked[i].cite))
+                        note += (f"\n\n(Cited by code: {chips(ids)} {'says' if len(ids) == 1 else 'say'} "
+                                 f"“{support.checked[i].statement}”; the model had cited {chips(wrong)}, which "
+                                 f"{'does' if len(wrong) == 1 else 'do'} not.)")
             else:
                 status = "unverified"
                 note = ("\n\n⚠ Unverified: " + support.problem() +
                         ". Treat this answer with care; the evidence list shows what was found.")
-        unnamed = [] if answer.does_not_answer or status != "verified" else unnamed_subjects(
+        unnamed = [] if answer.does_not_answer or status not in ("verified", "cited_by_code") else unnamed_subjects(
             subjects or [], [texts.get(c, "") for c in answer.cited])
         if unnamed:  # true of its citations, but about something else (the evidence shown did name the subject)
             status = "unverified"
@@ -573,7 +587,7 @@ class Assistant:
             status = "unverified"
             text = mark_invalid(text, check.invalid)
             note += "\n\n⚠ Unverified: " + "; ".join(check.problems) + "."
-        if answer.does_not_answer and status == "verified":
+        if answer.does_not_answer and status in ("verified", "cited_by_code"):
             status = "no_evidence"
         verdict, verdict_line, decided = answer.verdict, "", None
         if code_verdict and not answer.does_not_answer:

@@ -678,3 +678,19 @@ async def test_the_retry_names_the_item_that_says_a_mis_cited_statement(tmp_sett
     assert "“Wang Zhizhi played for the Miami Heat.” cites S1, but names heat, miami not in the cited evidence; " \
            "S2 says it" in retry
     assert result.status == "verified" and result.regenerated and result.cited == ["S2"]
+
+
+async def test_a_statement_mis_cited_twice_is_re_cited_by_code_and_says_so(tmp_settings, fake_llm_server,
+                                                                           patched_tools):
+    wrong = said(("Wang Zhizhi played for the Miami Heat.", ["S1"]), ("He joined Dallas in 2001.", ["S1"]),
+                 verdict="yes")
+    router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="Did Wang Zhizhi play in Miami?")],
+                    answers=[said(("Wang Zhizhi played for the Miami Heat.", ["S1"]), verdict="yes"), wrong])
+    with fake_llm_server(router) as srv:
+        bot, deps = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn("Did Wang Zhizhi play in Miami?", Recorder())
+    assert result.status == "cited_by_code" and result.regenerated
+    assert result.answer.startswith("Wang Zhizhi played for the Miami Heat [S2]. He joined Dallas in 2001 [S1].")
+    assert ("(Cited by code: [S2] says “Wang Zhizhi played for the Miami Heat.”; the model had cited [S1], "
+            "which does not.)") in result.answer
+    assert set(result.cited) == {"S1", "S2"}
