@@ -45,7 +45,7 @@ from assistant.prompts import render
 from assistant.session import Session
 from assistant.small_talk import is_small_talk
 from assistant.support import unnamed_subjects
-from assistant.verdicts import CONCLUSION_SENTENCES, must_answer, verdict_from_evidence
+from assistant.verdicts import CONCLUSION_SENTENCES, has_conclusion, must_answer, verdict_from_evidence
 from tools._registry import REGISTRY, ToolContext, ToolError, load_all
 
 log = logging.getLogger(__name__)
@@ -609,11 +609,12 @@ class Assistant:
         return AnswerOutcome(text, "no_evidence", check, check.ok, abstained=True)
 
     def _cited_conclusion(self, cited: list[str], ledger: EvidenceLedger) -> dict[str, str]:
-        """The closing sentences of the KB document the answer cites most (ties: the first cited), added to the
-        turn's evidence so the verdict line can cite them; {} when no cited sentence is from a KB document."""
+        """The closing sentences of the abstract the answer cites most (ties: the first cited), added to the
+        turn's evidence so the verdict line can cite them; {} when no cited sentence is from a KB abstract
+        (:func:`assistant.verdicts.has_conclusion`): then the cited sentences themselves decide."""
         docs = Counter(d for d in (ev.meta.get("doc_id", "") for ev in map(ledger.get, cited)
                                    if ev is not None and ev.kind == "sentence")
-                       if d and not d.startswith("upload:"))
+                       if d and has_conclusion(d))
         if not docs:
             return {}
         doc_id = docs.most_common(1)[0][0]

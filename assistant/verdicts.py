@@ -33,6 +33,16 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 FORCE_ANSWER_COVERAGE = 0.4
 CONCLUSION_SENTENCES = 2  # dev: last 1 / 2 / 3 sentences 0.637 / 0.671 / 0.653
+# Documents whose closing sentences state their finding: research abstracts (the default KB's PubMed and SciFact
+# collections). A MedQuAD page ends with treatment notes and an OpenBookQA or WorldTree fact is one sentence, so
+# their last sentences decide nothing. Seen: "Does smoking increase the risk of lung cancer?" got its verdict
+# from the end of an alpha-1 antitrypsin deficiency page ("AAT deficiency has no cure, but treatments are ...").
+ABSTRACT_DOC_PREFIXES = ("pubmed:", "scifact:")
+
+
+def has_conclusion(doc_id: str) -> bool:
+    """Does this KB document end with a conclusion (an abstract), so its closing sentences may decide?"""
+    return doc_id.startswith(ABSTRACT_DOC_PREFIXES)
 
 # A negated finding. Bare "no"/"not" anywhere is not enough ("not only … but also", "no-reflow").
 _NEGATED_FINDING = re.compile(

@@ -33,13 +33,16 @@ CORPUS = {
 }
 
 
+DOC_IDS = {"vitamin": "pubmed:vitamin"}  # an abstract: its conclusion may decide a yes/no verdict
+
+
 def fake_search(ctx, args: SearchIn) -> SearchOut:
     ids = []
     low = args.query.lower()
     for key, sents in CORPUS.items():
         if key in low:
             for s in sents:
-                ids.append(ctx.evidence.add_sentence(s, source=f"doc-{key}", doc_id=key).id)
+                ids.append(ctx.evidence.add_sentence(s, source=f"doc-{key}", doc_id=DOC_IDS.get(key, key)).id)
     return SearchOut(ids=ids)
 
 
@@ -316,7 +319,7 @@ async def test_the_verdict_is_read_from_the_cited_documents_conclusion(tmp_setti
     router = Router(intents=[frame(entities=["vitamin D"], rewrite=question)],
                     answers=[said(("Vitamin D was studied in older adults.", [cite]), verdict="maybe")])
     with fake_llm_server(router) as srv:
-        deps = ConclusionDeps(tmp_settings, {"vitamin": conclusion},
+        deps = ConclusionDeps(tmp_settings, {"pubmed:vitamin": conclusion},
                               llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"))
         result = await Assistant(deps, Session("c1")).run_turn(question, Recorder())
     assert result.verdict == verdict and result.answer.endswith(line)
@@ -338,6 +341,21 @@ async def test_without_the_cited_documents_conclusion_the_cited_sentences_decide
         result = await Assistant(deps, Session("c1")).run_turn(question, Recorder())
     assert result.verdict == "no" and result.verdict_cited == ["S2"]
     assert result.answer.endswith("Read in code from the cited evidence: it says “did not” [S2].")
+
+
+async def test_a_page_that_is_not_an_abstract_never_decides_by_its_last_sentences(tmp_settings, fake_llm_server,
+                                                                                     patched_tools):
+    # The measles document is no abstract (no pubmed:/scifact: id): its closing sentence, which negates, is
+    # never read; the cited sentence decides.
+    question = "Did measles cases rise in 2011?"
+    router = Router(intents=[frame(entities=["measles"], rewrite=question)],
+                    answers=[said(("Measles cases in 2011 rose to 220 in the United States.", ["S1"]), verdict="yes")])
+    with fake_llm_server(router) as srv:
+        deps = ConclusionDeps(tmp_settings, {"measles": ["Vaccination did not lower the case count."]},
+                              llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"))
+        result = await Assistant(deps, Session("c1")).run_turn(question, Recorder())
+    assert result.verdict == "yes" and list(result.verdict_cited) == []
+    assert result.answer.endswith("Read in code from the cited evidence: none of it negates the finding.")
 
 
 async def test_a_yes_no_question_off_the_evidence_may_still_be_declined(tmp_settings, fake_llm_server,
