@@ -221,3 +221,21 @@ def test_obqa_retrieval_names_recall_at_1_for_what_it_is_and_has_a_constant_base
     base = constant_fact_baseline(["Plants need light.", "plants need light", "Metals conduct."])
     assert base["majority_baseline"] == 2 / 3 and base["majority_label"] == "plants need light"
     assert "recall@1" in base["majority_baseline_metric"]
+
+
+def test_a_rerun_keeps_the_hand_written_section_marked(tmp_path):
+    from assistant.evals.report import write_bench, write_eval
+
+    write_bench("area", {"tok_s": (10.0, "tok/s")}, notes="first run", docs_dir=tmp_path)
+    md = tmp_path / "bench" / "area.md"
+    md.write_text(md.read_text() + "\n## Added by hand after the run (not generated)\n\nW4A16 is 1.7x bf16.\n")
+    write_bench("area", {"tok_s": (11.0, "tok/s")}, notes="second run", docs_dir=tmp_path)
+    write_bench("area", {"tok_s": (12.0, "tok/s")}, notes="third run", docs_dir=tmp_path)
+    text = md.read_text()
+    assert "| tok_s | 12 | tok/s |" in text and "second run" not in text and "third run" in text
+    assert text.count("## Added by hand after the run") == 1 and text.count("W4A16 is 1.7x bf16.") == 1
+    assert text.count("_Kept from the previous version") == 1  # marked once, however often it is re-run
+    assert text.index("third run") < text.index("## Added by hand")
+
+    write_eval("bench", model="m", items=1, seed=0, variants={"a": {"accuracy": 1.0}}, docs_dir=tmp_path)
+    assert "Added by hand" not in (tmp_path / "eval" / "bench.md").read_text()  # nothing to keep: nothing added

@@ -10,9 +10,11 @@ Each JSON gets a ``.md`` (the printed table) and a ``.png`` chart beside it.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import platform
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable
@@ -168,6 +170,29 @@ def _table(headers: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines)
 
 
+# A section written by hand after a run ("## Added by hand after the run (not generated)"): a re-run rewrites
+# everything above it and keeps it, marked, since it may discuss the numbers it replaced. Before, two re-runs
+# (serving, kg-harvest) silently dropped such readings and they were restored from git by hand.
+_HAND_HEADING = re.compile(r"^##+ .*\badded by hand\b", re.I | re.M)
+KEPT_NOTE = "_Kept from the previous version of this file by the re-run of {date}: it may discuss earlier numbers._"
+
+
+def with_hand_section(path: Path, generated: str) -> str:
+    """``generated`` followed by the hand-written section of the file at ``path``, if it has one."""
+    try:
+        old = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return generated
+    m = _HAND_HEADING.search(old)
+    if not m:
+        return generated
+    hand = old[m.start():].rstrip() + "\n"
+    note = KEPT_NOTE.format(date=datetime.date.today().isoformat())
+    heading, _, body = hand.partition("\n")
+    body = "\n".join(line for line in body.splitlines() if not line.startswith("_Kept from the previous version"))
+    return f"{generated.rstrip()}\n\n{heading}\n\n{note}\n{body.rstrip()}\n"
+
+
 def write_eval(benchmark: str, *, model: str, items: int, seed: int, variants: dict[str, dict[str, Any]],
                notes: str = "", extra: dict[str, Any] | None = None, docs_dir: Path | None = None,
                metric_keys: list[str] | None = None, chart_metric: str = "accuracy") -> Path:
@@ -191,7 +216,8 @@ def write_eval(benchmark: str, *, model: str, items: int, seed: int, variants: d
         md += f"\n{baselines}\n"
     if notes:
         md += f"\n{notes.strip()}\n"
-    (out_dir / f"{benchmark}.md").write_text(md)
+    md_path = out_dir / f"{benchmark}.md"
+    md_path.write_text(with_hand_section(md_path, md))
     _bar_chart(out_dir / f"{benchmark}.png", benchmark,
                {n: v.get(chart_metric) or 0.0 for n, v in variants.items()}, ylabel=chart_metric)
     return json_path
@@ -216,7 +242,8 @@ def write_bench(area: str, results: dict[str, tuple[float, str]], *, notes: str 
     md = f"# Benchmark: {area}\n\nMachine: {machine}.\n\n{table}\n"
     if notes:
         md += f"\n{notes.strip()}\n"
-    (out_dir / f"{area}.md").write_text(md)
+    md_path = out_dir / f"{area}.md"
+    md_path.write_text(with_hand_section(md_path, md))
     if plot:
         _line_chart(out_dir / f"{area}.png", area, plot)
     else:
