@@ -146,6 +146,9 @@ class TurnResult:
     # What the code verdict line cites (the cited document's conclusion), apart from the answer's own
     # citations so that measures of what the model cited (PubMedQA's citation precision) stay about the model.
     verdict_cited: list[str] = field(default_factory=list)
+    # The subject check: the turn's subjects that the evidence shown (answer not generated) or cited (answer
+    # unverified) never names; empty when the check passed.
+    unnamed_subjects: list[str] = field(default_factory=list)
 
     @property
     def reply_cited(self) -> list[str]:
@@ -314,7 +317,8 @@ class Assistant:
                             support_flagged=outcome.support_flagged, regenerated=outcome.regenerated,
                             guard_fired=outcome.guard_fired, verdict=outcome.verdict, abstained=outcome.abstained,
                             model_verdict=outcome.model_verdict, required_answer=outcome.required_answer,
-                            pool=outcome.pool, verdict_cited=list(outcome.verdict_cited))
+                            pool=outcome.pool, verdict_cited=list(outcome.verdict_cited),
+                            unnamed_subjects=list(outcome.unnamed_subjects))
         # SQLite writes are blocking: keep them off the event loop.
         await asyncio.to_thread(self._store, turn_id, answer=answer, status=status, frame_dict=frame_dict,
                                 ledger=ledger, steps=steps, timings=timings, cited=result.reply_cited)
@@ -598,7 +602,7 @@ class Assistant:
         return AnswerOutcome(text + note + ("\n\n" + verdict_line if verdict_line else ""), status, check, None,
                              guard_fired=guard_fired, verdict=verdict, abstained=answer.does_not_answer,
                              model_verdict=answer.verdict, verdict_line=verdict_line,
-                             verdict_cited=decided.cited if decided else ())
+                             verdict_cited=decided.cited if decided else (), unnamed_subjects=unnamed)
 
     @staticmethod
     def _not_about(unnamed: list[str], closest: list[str], ledger: EvidenceLedger) -> AnswerOutcome:
@@ -606,7 +610,7 @@ class Assistant:
         text = (f"{DOES_NOT_ANSWER_TEXT[:-1]}: none of it mentions {_join_names(unnamed)}. "
                 f"The closest evidence: {chips(closest)}.")
         check = check_citations(text, ledger)
-        return AnswerOutcome(text, "no_evidence", check, check.ok, abstained=True)
+        return AnswerOutcome(text, "no_evidence", check, check.ok, abstained=True, unnamed_subjects=unnamed)
 
     def _cited_conclusion(self, cited: list[str], ledger: EvidenceLedger) -> dict[str, str]:
         """The closing sentences of the abstract the answer cites most (ties: the first cited), added to the
@@ -676,6 +680,7 @@ class AnswerOutcome:
     verdict_line: str = ""  # how code decided the verdict, shown after the statements
     verdict_cited: tuple[str, ...] = ()  # ids the verdict line cites
     required_answer: bool = False  # "does not answer" was not offered (the evidence is plainly on topic)
+    unnamed_subjects: list[str] = field(default_factory=list)  # see TurnResult
 
 
 def failure_reason(exc: BaseException) -> str:

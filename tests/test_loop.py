@@ -644,7 +644,7 @@ async def test_evidence_that_names_no_subject_is_not_sent_to_the_model(tmp_setti
     assert result.status == "no_evidence" and result.abstained
     assert result.answer == ("The evidence I found does not answer this: none of it mentions “glaucoma”. "
                              "The closest evidence: [S1].")
-    assert result.cited == ["S1"]
+    assert result.cited == ["S1"] and result.unnamed_subjects == ["glaucoma"]
     assert "".join(e[1] for e in rec.events if e[0] == "token") == result.answer
 
 
@@ -659,6 +659,7 @@ async def test_an_answer_citing_only_evidence_about_something_else_is_unverified
     assert [r for r in srv.requests if r.get("stream")]
     assert result.status == "unverified"
     assert "none of the evidence this answer cites mentions “Vitamin D”" in result.answer
+    assert result.unnamed_subjects == ["Vitamin D"]
 
 
 async def test_a_subject_named_by_any_of_its_words_passes(tmp_settings, fake_llm_server, patched_tools):
@@ -668,7 +669,7 @@ async def test_a_subject_named_by_any_of_its_words_passes(tmp_settings, fake_llm
     with fake_llm_server(router) as srv:
         bot, _ = make_assistant(tmp_settings, srv)
         result = await bot.run_turn("Does vitamin D reduce fractures?", Recorder())
-    assert result.status == "verified"
+    assert result.status == "verified" and result.unnamed_subjects == []
 
 
 async def test_an_evidence_line_copied_whole_is_stripped_to_its_statement(tmp_settings, fake_llm_server,

@@ -37,7 +37,8 @@ def test_too_few_abstracts_in_the_kb_is_a_clear_error():
         choose_items(_data(400), {"1000"})
 
 
-def _result(*, verdict, cited, status="verified", abstained=False, model_verdict=None, required_answer=False):
+def _result(*, verdict, cited, status="verified", abstained=False, model_verdict=None, required_answer=False,
+            unnamed=()):
     led = EvidenceLedger()
     led.add_sentence("Own abstract sentence.", source="PubMed 1", doc_id="pubmed:1")
     led.add_sentence("Other abstract.", source="PubMed 2", doc_id="pubmed:2")
@@ -45,7 +46,7 @@ def _result(*, verdict, cited, status="verified", abstained=False, model_verdict
     return SimpleNamespace(evidence=led.items(), cited=cited, verdict=verdict, status=status, abstained=abstained,
                            model_verdict=model_verdict, required_answer=required_answer, support_flagged=0,
                            regenerated=False, guard_fired=False, first_try_valid=True,
-                           pool={"pool": {"text": 2, "kg": 1}}, answer="")
+                           pool={"pool": {"text": 2, "kg": 1}}, answer="", unnamed_subjects=list(unnamed))
 
 
 def test_a_record_counts_cited_sentences_from_the_gold_abstract_only():
@@ -55,6 +56,11 @@ def test_a_record_counts_cited_sentences_from_the_gold_abstract_only():
     assert rec["retrieved_gold"]
     dna = record_of(_result(verdict=None, cited=["S2"], status="no_evidence", abstained=True), item, 1.0)
     assert dna["abstained"] and not dna["correct"] and not dna["correct_model"]
+    off = record_of(_result(verdict=None, cited=["S2"], status="no_evidence", abstained=True, unnamed=["gout"]),
+                    item, 1.0)
+    assert off["unnamed_subjects"] == ["gout"] and rec["unnamed_subjects"] == []
+    m = summarise([rec, off, {**off, "answerable": False}])
+    assert (m["subject_check_fired_rate_answerable"], m["subject_check_fired_rate_unanswerable"]) == (0.5, 1.0)
 
 
 def test_a_record_keeps_the_code_verdict_and_the_model_slot_apart():

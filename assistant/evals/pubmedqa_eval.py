@@ -96,6 +96,7 @@ def record_of(result, item: dict, seconds: float) -> dict:
             "retrieved_gold": any(str(e.meta.get("doc_id", "")) == gold_doc for e in result.evidence),
             "support_flagged": result.support_flagged, "regenerated": result.regenerated,
             "guard_fired": result.guard_fired, "first_try_valid": result.first_try_valid,
+            "unnamed_subjects": list(result.unnamed_subjects),
             "pool": (result.pool or {}).get("pool"), "seconds": round(seconds, 1),
             "error": result.answer if result.status == "error" else ""}
 
@@ -119,6 +120,12 @@ def summarise(records: list[dict], correct_key: str = "correct") -> dict:
         "gold_retrieved_rate": sum(r["retrieved_gold"] for r in ans) / len(ans) if ans else 0.0,
         "verified_rate": sum(r["status"] == "verified" for r in records) / len(records) if records else 0.0,
         "support_check_fired_rate": sum(r["support_flagged"] > 0 for r in records) / len(records) if records else 0.0,
+        # The subject check (no shown or cited item names the question's entities), per half: it should fire on
+        # the unanswerable half, and a firing on the answerable half is a false abstention it caused.
+        "subject_check_fired_rate_answerable": (sum(bool(r.get("unnamed_subjects")) for r in ans) / len(ans)
+                                                if ans else 0.0),
+        "subject_check_fired_rate_unanswerable": (sum(bool(r.get("unnamed_subjects")) for r in una) / len(una)
+                                                  if una else 0.0),
         "error_rate": sum(r["status"] == "error" for r in records) / len(records) if records else 0.0,
         "s_per_question": sum(r["seconds"] for r in records) / len(records) if records else 0.0,
         "required_answer_rate_answerable": (sum(r.get("required_answer", False) for r in ans) / len(ans)

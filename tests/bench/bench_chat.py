@@ -75,7 +75,7 @@ async def main(limit: int | None, resume: bool, area: str) -> None:
             n += 1
             rows.append({"question": q, "status": r.status, "first_try_valid": r.first_try_valid,
                          "support_flagged": r.support_flagged, "regenerated": r.regenerated,
-                         "guard_fired": r.guard_fired, "abstained": r.abstained, "pool": r.pool,
+                         "guard_fired": r.guard_fired, "abstained": r.abstained, "unnamed_subjects": r.unnamed_subjects, "pool": r.pool,
                          "cited": r.cited, "invalid": r.invalid, "rewrite": (r.intent or {}).get("rewrite"),
                          "entities": (r.intent or {}).get("entities"), **r.timings,
                          "generated_tokens": r.generated_tokens,
@@ -104,6 +104,8 @@ async def main(limit: int | None, resume: bool, area: str) -> None:
         "right_status_rate": (sum(1 for r in rows if right_status(r)) / len(rows), "ratio"),
         # The support check (#14): turns where a statement's names or numbers were not in what it cited.
         "support_check_fired_rate": (sum(1 for r in rows if r.get("support_flagged")) / len(rows), "ratio"),
+        # The subject check: the evidence shown or cited named none of the turn's subjects.
+        "subject_check_fired_rate": (sum(1 for r in rows if r.get("unnamed_subjects")) / len(rows), "ratio"),
         # The citation regex behind the grammar: it must never fire.
         "citation_guard_fired": (sum(1 for r in rows if r.get("guard_fired")), "count"),
         "questions": (len(rows), "count"),
