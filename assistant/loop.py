@@ -568,10 +568,10 @@ class Assistant:
                             "whose names or numbers are not in the evidence it cited.)")
                 if recited:
                     status = "cited_by_code"
-                    for i, ids in recited.items():
+                    for i, ids in recited.items():  # the wrong ids as plain text: they are not citations
                         wrong = list(dict.fromkeys(support.checked[i].cite))
                         note += (f"\n\n(Cited by code: {chips(ids)} {'says' if len(ids) == 1 else 'say'} "
-                                 f"“{support.checked[i].statement}”; the model had cited {chips(wrong)}, which "
+                                 f"“{support.checked[i].statement}”; the model had cited {', '.join(wrong)}, which "
                                  f"{'does' if len(wrong) == 1 else 'do'} not.)")
             else:
                 status = "unverified"

@@ -710,6 +710,6 @@ async def test_a_statement_mis_cited_twice_is_re_cited_by_code_and_says_so(tmp_s
         result = await bot.run_turn("Did Wang Zhizhi play in Miami?", Recorder())
     assert result.status == "cited_by_code" and result.regenerated
     assert result.answer.startswith("Wang Zhizhi played for the Miami Heat [S2]. He joined Dallas in 2001 [S1].")
-    assert ("(Cited by code: [S2] says “Wang Zhizhi played for the Miami Heat.”; the model had cited [S1], "
+    assert ("(Cited by code: [S2] says “Wang Zhizhi played for the Miami Heat.”; the model had cited S1, "
             "which does not.)") in result.answer
-    assert set(result.cited) == {"S1", "S2"}
+    assert set(result.cited) == {"S1", "S2"}  # S1 for the second statement, which it does support
