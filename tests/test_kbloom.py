@@ -372,6 +372,7 @@ def test_cn100k_matching_and_reference_tuples():
 
 def test_eval_writes_report_and_bench_in_the_project_formats(tmp_path, monkeypatch, fake_llm_server):
     import json
+    import shutil
 
     from assistant.evals.kg_harvest_eval import run
     from tests.conftest import EVAL_DATA
@@ -404,8 +405,12 @@ def test_eval_writes_report_and_bench_in_the_project_formats(tmp_path, monkeypat
     bench = json.loads((tmp_path / "docs" / "bench" / "kg-harvest.json").read_text())
     assert bench["results"]["harvest_s_per_relation"]["unit"] == "s" and bench["machine"]
     requests = len(srv.requests)
-    run(["PartOf"], limit=4, prompts_kept=2, seed=0, docs_dir=tmp_path / "docs")  # resumes: nothing is asked again
+    # resumes from the log beside the report, even on a new machine (an empty data dir): nothing is asked again
+    assert (tmp_path / "docs" / "eval" / "kg-harvest.relations.jsonl").exists()
+    shutil.rmtree(tmp_path / "data")
+    again = run(["PartOf"], limit=4, prompts_kept=2, seed=0, docs_dir=tmp_path / "docs")
     assert len(srv.requests) == requests
+    assert json.loads(again.read_text())["variants"]["kbloom"]["tuples"] == 4
 
 
 def test_kg_stats_lists_harvested_sources_and_remove_drops_one(tmp_path, monkeypatch):

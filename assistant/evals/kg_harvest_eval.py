@@ -16,7 +16,8 @@ and measured as:
 - time per relation on this machine.
 
 The harvest of each relation is checkpointed (``assistant.kbloom.harvest``) and each finished relation is
-logged, so an interrupted evaluation resumes. Nothing is written to the KG store.
+logged in ``docs/eval/kg-harvest.relations.jsonl``, beside the report, so an interrupted evaluation resumes,
+on another machine too once the log is committed. Nothing is written to the KG store.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from pathlib import Path
 
 import click
 
-from assistant.evals.report import ResultsLog, write_bench, write_eval
+from assistant.evals.report import DOCS_DIR, ResultsLog, write_bench, write_eval
 
 BENCHMARK = "kg-harvest"
 RELATION_FILE = "lm_kg_extraction/bertnet_relation_info_conceptnet.json"
@@ -148,7 +149,10 @@ def run(relations: list[str] | None, limit: int, prompts_kept: int, seed: int, d
     cfg = HarvestConfig(limit=limit, prompts=prompts_kept, candidates_per_tuple=candidates_per_tuple,
                         search=SearchConfig(seed=seed))
     deps = Deps(harvest_settings(settings))
-    log = ResultsLog(settings.data_dir / "eval" / f"{BENCHMARK}.results.jsonl")
+    # The per-relation log sits beside the report, not in the data dir: the full 20-relation run takes
+    # longer than one machine's lifetime here, so the finished relations must travel with the repository
+    # (they are this model's own output, a few KB each) and a later machine resumes from them.
+    log = ResultsLog(relations_log(docs_dir))
     run_id = f"limit{limit}-prompts{prompts_kept}-seed{seed}-cand{candidates_per_tuple:g}"
 
     async def harvest_all() -> str:
@@ -212,6 +216,11 @@ def run(relations: list[str] | None, limit: int, prompts_kept: int, seed: int, d
 STAGES = (("proposed", "every distinct pair the model proposed (stage 2a)"),
           ("fully_scored", "pairs scored under every prompt, not pruned by the heaps (stage 2b)"),
           ("kbloom", "the selection by the final score (stage 3)"))
+
+
+def relations_log(docs_dir: Path | None) -> Path:
+    """The JSONL of finished relations (tuples, stage lists, prompts, timings) the report is computed from."""
+    return (docs_dir or DOCS_DIR) / "eval" / f"{BENCHMARK}.relations.jsonl"
 
 
 def stage_precision(records: dict, cn: set[tuple[str, str, str]]) -> dict | None:
