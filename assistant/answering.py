@@ -252,6 +252,28 @@ def strip_echoes(answer: GroundedAnswer, sources: dict[str, str]) -> GroundedAns
         Statement(text=strip_echo(s.text, sources), cite=s.cite) for s in answer.statements]})
 
 
+def _same_text(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(" .!?;:,")
+
+
+def merge_repeats(answer: GroundedAnswer) -> GroundedAnswer:
+    """The answer with each repeated statement said once, citing what its copies cited, in order.
+
+    Seen: "A renewable resource can be replaced [S4][S5]" written three times in one answer. Called after the
+    support check, so every copy left is carried by its own citations and their union is too.
+    """
+    merged: dict[str, Statement] = {}
+    for s in answer.statements:
+        key = _same_text(s.text)
+        if key in merged:
+            merged[key].cite = list(dict.fromkeys(merged[key].cite + s.cite))
+        else:
+            merged[key] = Statement(text=s.text, cite=list(s.cite))
+    if len(merged) == len(answer.statements):
+        return answer
+    return answer.model_copy(update={"statements": list(merged.values())})
+
+
 # -- support ----------------------------------------------------------------------------------------
 @dataclass
 class StatementSupport:

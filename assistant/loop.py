@@ -34,7 +34,7 @@ from pydantic import BaseModel, ValidationError
 
 from assistant.answering import (ANSWER_MAX_TOKENS, DOES_NOT_ANSWER_TEXT, MAX_CLOSEST, GroundedAnswer, ProseStream,
                                  Statement, SupportReport, answer_adapter, carriers_of, check_support, chips,
-                                 is_yes_no_question, parse_answer, render_prose, strip_echoes)
+                                 is_yes_no_question, merge_repeats, parse_answer, render_prose, strip_echoes)
 from assistant.citations import NO_EVIDENCE_TEXT, CitationCheck, check_citations, mark_invalid, normalize_answer
 from assistant.deps import Deps
 from assistant.evidence import Evidence, EvidenceLedger
@@ -577,6 +577,7 @@ class Assistant:
                 status = "unverified"
                 note = ("\n\n⚠ Unverified: " + support.problem() +
                         ". Treat this answer with care; the evidence list shows what was found.")
+        answer = merge_repeats(answer)
         unnamed = [] if answer.does_not_answer or status not in ("verified", "cited_by_code") else unnamed_subjects(
             subjects or [], [texts.get(c, "") for c in answer.cited])
         if unnamed:  # true of its citations, but about something else (the evidence shown did name the subject)

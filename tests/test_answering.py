@@ -312,6 +312,23 @@ def test_the_subject_check_fires_only_when_no_subject_word_is_in_the_evidence():
     assert unnamed_subjects([], facts) == [] and unnamed_subjects(["it"], facts) == []
 
 
+def test_a_repeated_statement_is_said_once_citing_what_its_copies_cited():
+    from assistant.answering import GroundedAnswer, merge_repeats
+
+    answer = GroundedAnswer.model_validate({"statements": [
+        {"text": "A renewable resource can be replaced.", "cite": ["S4"]},
+        {"text": "Solar energy is renewable.", "cite": ["S1"]},
+        {"text": "a renewable  resource can be replaced", "cite": ["S5", "S4"]},
+        {"text": "A renewable resource can be replaced!", "cite": ["S4"]}]})
+    merged = merge_repeats(answer)
+    assert [(s.text, s.cite) for s in merged.statements] == [
+        ("A renewable resource can be replaced.", ["S4", "S5"]), ("Solar energy is renewable.", ["S1"])]
+    distinct = GroundedAnswer.model_validate({"statements": [{"text": "A is B.", "cite": ["S1"]},
+                                                             {"text": "A is C.", "cite": ["S1"]}]})
+    assert merge_repeats(distinct) is distinct
+    assert [s.cite for s in answer.statements][0] == ["S4"]  # the input is not changed
+
+
 def test_chips_name_each_id_once():
     from assistant.answering import chips
 

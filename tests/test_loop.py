@@ -686,6 +686,18 @@ async def test_an_evidence_line_copied_whole_is_stripped_to_its_statement(tmp_se
     assert result.answer == "Measles cases in 2011 rose to 220 in the United States [S1]."
 
 
+async def test_a_statement_written_three_times_is_shown_once(tmp_settings, fake_llm_server, patched_tools):
+    # Seen: "A renewable resource can be replaced [S4][S5]" three times in one answer of the 1.5B model.
+    said_thrice = said(*[("Measles cases in 2011 rose to 220 in the United States.", ["S1"])] * 3)
+    router = Router(intents=[frame(entities=["measles"], rewrite="How many measles cases were there in 2011?")],
+                    answers=[said_thrice])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn("How many measles cases were there in 2011?", Recorder())
+    assert result.status == "verified"
+    assert result.answer == "Measles cases in 2011 rose to 220 in the United States [S1]."
+
+
 async def test_the_retry_names_the_item_that_says_a_mis_cited_statement(tmp_settings, fake_llm_server, patched_tools):
     router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="Did Wang Zhizhi play in Miami?")],
                     answers=[said(("Wang Zhizhi played for the Miami Heat.", ["S1", "S1"]), verdict="yes"),
