@@ -579,7 +579,7 @@ class Assistant:
                         ". Treat this answer with care; the evidence list shows what was found.")
         answer = merge_repeats(answer)
         unnamed = [] if answer.does_not_answer or status not in ("verified", "cited_by_code") else unnamed_subjects(
-            subjects or [], [texts.get(c, "") for c in answer.cited])
+            subjects or [], [texts.get(c, "") for c in answer.cited], shown=list(texts.values()))
         if unnamed:  # true of its citations, but about something else (the evidence shown did name the subject)
             status = "unverified"
             note += (f"\n\n⚠ Unverified: none of the evidence this answer cites mentions {_join_names(unnamed)}, "

@@ -131,14 +131,37 @@ def mentions(name: str, texts: list[str]) -> bool:
     return not own or bool(own & _roots(content_words(" \n ".join(texts))))
 
 
+def _root(word: str) -> str:
+    """The 5-letter stem after a plural "s" ("lungs" ~ "lung", which the plain stem keeps apart)."""
+    return (word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)[:STEM]
+
+
 def _roots(words: set[str]) -> set[str]:
-    """5-letter stems after a plural "s" ("lungs" ~ "lung", which the plain stem keeps apart)."""
-    return {(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w)[:STEM] for w in words}
+    return {_root(w) for w in words}
 
 
-def unnamed_subjects(subjects: list[str], texts: list[str]) -> list[str]:
-    """``subjects`` when ``texts`` name none of them (the evidence is about something else), else []."""
+def unnamed_subjects(subjects: list[str], texts: list[str], shown: list[str] | None = None) -> list[str]:
+    """``subjects`` when ``texts`` name none of them (the evidence is about something else), else [].
+
+    With ``shown`` (all the items the answer could cite), ``texts`` also count as about a subject when they
+    share a two-word phrase with a shown item that names it: the follow-up "Why is it renewable?" (it: energy)
+    cited "A renewable resource can be replaced", which the shown "solar energy is a renewable resource" links
+    to energy. One shared word is not enough: "risk" links any two sentences about risk.
+    """
     real = [s for s in subjects if content_words(s)]
     if not real or any(mentions(s, texts) for s in real):
         return []
+    naming = [t for t in shown or [] if any(mentions(s, [t]) for s in real)]
+    if naming and _phrases(texts) & _phrases(naming):
+        return []
     return real
+
+
+def _phrases(texts: list[str]) -> set[tuple[str, str]]:
+    """Adjacent pairs of content words (no stop word between them) in each text, as stems: "renewable resource"."""
+    out: set[tuple[str, str]] = set()
+    for text in texts:
+        tokens = [_clean(w) for w in _WORD.findall(text or "")]
+        stems = [None if (t in _STOP or len(t) < 3) else _root(t) for t in tokens]
+        out |= {(a, b) for a, b in zip(stems, stems[1:]) if a and b}
+    return out

@@ -312,6 +312,23 @@ def test_the_subject_check_fires_only_when_no_subject_word_is_in_the_evidence():
     assert unnamed_subjects([], facts) == [] and unnamed_subjects(["it"], facts) == []
 
 
+def test_cited_evidence_linked_to_the_subject_by_a_shown_item_is_about_it():
+    from assistant.support import unnamed_subjects
+
+    cited = ["A renewable resource can be replaced."]
+    shown = ["solar energy is a renewable resource", "wind is a renewable resource"] + cited
+    assert unnamed_subjects(["energy"], cited) == ["energy"]
+    assert unnamed_subjects(["energy"], cited, shown=shown) == []  # "renewable resource" links them
+    # one shared word is no link, a pair split by a stop word is none, nor one formed across two items
+    assert unnamed_subjects(["energy"], cited, shown=["solar energy is renewable"] + cited) == ["energy"]
+    assert unnamed_subjects(["energy"], cited, shown=["energy from a renewable source of resource"]) == ["energy"]
+    assert unnamed_subjects(["energy"], ["Wind is renewable", "Resource use can be measured."],
+                            shown=["energy is a renewable resource"]) == ["energy"]
+    # a shown item that names no subject links nothing
+    assert unnamed_subjects(["glaucoma"], ["something is at location of risk"],
+                            shown=["people at risk of falls", "something is at location of risk"]) == ["glaucoma"]
+
+
 def test_a_repeated_statement_is_said_once_citing_what_its_copies_cited():
     from assistant.answering import GroundedAnswer, merge_repeats
 

@@ -662,6 +662,21 @@ async def test_an_answer_citing_only_evidence_about_something_else_is_unverified
     assert result.unnamed_subjects == ["Vitamin D"]
 
 
+async def test_cited_evidence_linked_to_the_subject_by_a_shown_item_passes(tmp_settings, fake_llm_server,
+                                                                           patched_tools):
+    # Seen: "Why is it renewable?" (it: energy) cited "A renewable resource can be replaced", and the subject
+    # check called it unverified, though the shown "solar energy is a renewable resource" links the two.
+    # Here S2 does not name the NBA, and S1, shown beside it, links it by "Wang Zhizhi" (written in lower case
+    # in the message, so the grounding does not make him a subject too).
+    router = Router(intents=[frame(entities=["NBA"], rewrite="Which NBA teams did wang play for?")],
+                    answers=[said(("Wang Zhizhi later played for the Los Angeles Clippers and the Miami Heat.",
+                                   ["S2"]))])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn("Which NBA teams did wang play for?", Recorder())
+    assert result.cited == ["S2"] and result.status == "verified" and result.unnamed_subjects == []
+
+
 async def test_a_subject_named_by_any_of_its_words_passes(tmp_settings, fake_llm_server, patched_tools):
     router = Router(intents=[frame(entities=["vitamin D deficiency"], rewrite="Does vitamin D reduce fractures?")],
                     answers=[said(("Vitamin D supplementation did not reduce fracture risk in older adults.", ["S2"]),
