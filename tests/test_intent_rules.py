@@ -125,6 +125,25 @@ def test_a_follow_up_rewrite_adds_only_the_entities(message, rewrite, expected):
     assert out.follow_up and out.rewrite == expected
 
 
+@pytest.mark.parametrize("message,relation,expected", [
+    ("What are its symptoms?", "treats", ""),               # seen: carried from "What drugs treat…?"
+    ("Which of those drugs also treats restless legs?", "treats", "treats"),
+    ("And what treats it?", "treatment", "treatment"),      # the same word by its stem
+    ("Why is it warmer in summer?", "causes", ""),
+])
+def test_a_follow_ups_relation_is_kept_only_when_the_message_says_it(message, relation, expected):
+    history = [{"user_text": "x", "rewrite": "", "intent": {"entities": ["Parkinson's disease"]}}]
+    out = contextualize(IntentFrame(task="question", relation=relation, rewrite=message), message, history,
+                        has_table=False, source="model")
+    assert out.follow_up and out.relation == expected
+
+
+def test_a_self_contained_turns_relation_is_the_models():
+    out = contextualize(IntentFrame(task="question", entities=["glaucoma"], relation="treats", rewrite="x"),
+                        "Which drugs are used for glaucoma?", [], has_table=False, source="model")
+    assert out.relation == "treats"  # inferred, not written: the kg-relations eval relies on it
+
+
 def test_a_self_contained_turn_is_its_own_rewrite():
     out = contextualize(IntentFrame(task="question", entities=["epilepsy"],
                                     rewrite="What drugs treat epilepsy? What are its symptoms?"),

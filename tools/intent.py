@@ -416,11 +416,16 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
         rewrite = message.strip()
     if carried and not all(e.lower() in rewrite.lower() for e in carried):
         rewrite = f"{message.strip()} (regarding {', '.join(entities)})"
+    # A follow-up's relation must be its own words: the model carried "treats" from "What drugs treat Parkinson's
+    # disease?" into "What are its symptoms?", and relation-aware retrieval then filled the pool with drug facts.
+    relation = frame.relation
+    if follow_up and relation and not {w[:4] for w in content_words(relation)} & {w[:4] for w in content_words(message)}:
+        relation = ""
     # The answer type and time are read from the turn's form, never invented ("2003" for "when did…?"). No
     # rule reads a place reliably ("in Parkinson's disease"), so location stays empty unless a frame brings
     # one that the message writes (a caller's own frame; nothing downstream reads it yet).
     place_cue = frame.location if frame.location and frame.location.lower() in message.lower() else ""
-    return Output(task=task, answer_type=answer_type_of(message), entities=entities, relation=frame.relation,
+    return Output(task=task, answer_type=answer_type_of(message), entities=entities, relation=relation,
                   time=time_cue(message), location=place_cue, options=options, rewrite=rewrite,
                   carried_over=carried, follow_up=follow_up, source=source)
 
