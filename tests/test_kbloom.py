@@ -406,7 +406,10 @@ def test_eval_writes_report_and_bench_in_the_project_formats(tmp_path, monkeypat
     assert bench["results"]["harvest_s_per_relation"]["unit"] == "s" and bench["machine"]
     requests = len(srv.requests)
     # resumes from the log beside the report, even on a new machine (an empty data dir): nothing is asked again
-    assert (tmp_path / "docs" / "eval" / "kg-harvest.relations.jsonl").exists()
+    logged = json.loads((tmp_path / "docs" / "eval" / "kg-harvest.relations.jsonl").read_text().splitlines()[-1])
+    # every candidate stage 3 scored is logged with its scores, so final scores can be compared offline
+    assert len(logged["scored"]) >= 4 and all(len(row) == 7 for row in logged["scored"])
+    assert {tuple(row[:2]) for row in logged["scored"]} >= {tuple(p) for p in logged["kbloom"]}
     shutil.rmtree(tmp_path / "data")
     again = run(["PartOf"], limit=4, prompts_kept=2, seed=0, docs_dir=tmp_path / "docs")
     assert len(srv.requests) == requests

@@ -172,7 +172,11 @@ def run(relations: list[str] | None, limit: int, prompts_kept: int, seed: int, d
                         likelihood_only=[(t.head, t.tail) for t in result.likelihood_only],
                         proposed=result.proposed, fully_scored=result.fully_scored,
                         threshold=result.provenance.threshold, candidates=result.candidates,
-                        pruned=result.pruned, prompts=[w.model_dump() for w in result.provenance.prompts],
+                        pruned=result.pruned,
+                        scored=[[t.head, t.tail, round(t.semantic, 5), round(t.fluency, 6), round(t.loglik, 4),
+                                 round(t.loglik_per_token, 5), round(lp, 5)]
+                                for t, lp in zip(result.scored, result.line_logprobs)],
+                        prompts=[w.model_dump() for w in result.provenance.prompts],
                         weights=served_weights(settings))
         finally:
             await deps.aclose()

@@ -71,6 +71,10 @@ class HarvestResult(BaseModel):
     # show which stage keeps or loses good tuples (the evaluation's precision by stage).
     proposed: list[tuple[str, str]] = Field(default_factory=list)
     fully_scored: list[tuple[str, str]] = Field(default_factory=list)
+    # Every candidate stage 3 scored, with its scores and its line's log-probability (the fluency's input):
+    # the evaluation can then compare final scores on the same candidates without asking the model again.
+    scored: list[TupleScores] = Field(default_factory=list)
+    line_logprobs: list[float] = Field(default_factory=list)
 
 
 class HarvestError(RuntimeError):
@@ -214,7 +218,8 @@ async def harvest(definition: RelationDefinition, *, llm, embedder, model: str, 
     return HarvestResult(source=harvest_source(model, definition.name), provenance=prov, tuples=selection,
                          likelihood_only=ablation, candidates=len(pairs),
                          pruned=sum(1 for r in cp.scored if r.pruned_after is not None), resumed=resumed,
-                         proposed=pairs, fully_scored=[r.pair for r in cp.scored if r.pruned_after is None])
+                         proposed=pairs, fully_scored=[r.pair for r in cp.scored if r.pruned_after is None],
+                         scored=scored_tuples, line_logprobs=[r.line_logprob for r in recs])
 
 
 def save(store: KGStore, result: HarvestResult, checkpoints_dir: Path, key: str) -> dict[str, int]:
