@@ -158,3 +158,59 @@ async def test_a_last_question_answers_with_the_last_listed_row(tmp_settings, fa
         outcome = await solve(llm_for(tmp_settings, srv), LEAGUE, "question",
                               "Which was the last stadium opened in 1999?", n=3)
     assert outcome.winner == "Quay Arena" and outcome.cells and {r for r, _ in outcome.cells} == {5}
+
+
+@pytest.mark.parametrize("value, question, grounded", [
+    ("8", "how many series had 8 episodes?", True),
+    ("30", "how many symbols are extended to the 30th?", True),
+    ("1962", "how many keelboats were built between 1958-1962?", True),
+    ("0", "which choke has the least constriction?", False),
+    ("0.001", "which choke has the least constriction?", False),
+    ("Win", "for each winning game, what was their score?", True),
+    ("Dan Pohl", "what was dan pohl's first round score?", True),
+    ("Japan", "what is the total number of athletes from japan?", True),
+    ("Loss", "for each winning game, what was their score?", False),
+    ("United States (USA)", "what country is the only one from the united states with 20 golds?", True),
+    ("Kr", "how many other symbols than kr are there?", True),
+    ("", "anything", False),
+])
+def test_a_filter_value_is_grounded_when_the_question_states_it(value, question, grounded):
+    from tools._question_grounding import value_grounded
+
+    assert value_grounded(value, question) is grounded
+
+
+def test_grounding_ranks_programs_by_the_question_values_their_filters_use():
+    from tools._question_grounding import grounding
+
+    q = "how many stadiums opened in 1999?"
+    none = prog(fn="count", column="stadium")
+    stated = prog(filters=[{"column": "opened", "op": "=", "value": "1999"}], fn="count", column="stadium")
+    invented = prog(filters=[{"column": "capacity", "op": ">", "value": "10000"}], fn="count", column="stadium")
+    both = prog(filters=[{"column": "opened", "op": "=", "value": "1999"},
+                         {"column": "capacity", "op": ">", "value": "10000"}], fn="count", column="stadium")
+    assert grounding(stated, q) > grounding(none, q) > grounding(invented, q)
+    assert grounding(both, q) < grounding(none, q)  # one invented filter is worse than none
+
+
+async def test_programs_that_read_less_of_the_question_do_not_vote(tmp_settings, fake_llm_server):
+    all_rows = {"filters": [], "fn": "count", "column": "stadium", "answer_column": "stadium"}
+    in_1999 = {**all_rows, "filters": [{"column": "opened", "op": "=", "value": "1999"}]}
+    with fake_llm_server(scripted(["stadium", "opened"], [all_rows, all_rows, all_rows, in_1999, in_1999])) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), LEAGUE, "question", "How many stadiums opened in 1999?", n=5)
+    # Three programs that ignore "1999" would have outvoted the two that read it.
+    assert outcome.winner == "2" and outcome.votes == {"2": 2} and outcome.confidence == 0.4
+    dropped = [r for r in outcome.runs if not r.ran]
+    assert len(dropped) == 3 and all("another program also filters on a value the question states" in r.error
+                                     for r in dropped)
+
+    # An invented filter value loses to a program with none; programs grounded alike all vote.
+    invented = {"filters": [{"column": "capacity", "op": ">", "value": "0"}], "fn": "argmin",
+                "column": "capacity", "answer_column": "stadium"}
+    plain = {**invented, "filters": []}
+    with fake_llm_server(scripted(["stadium", "capacity"], [invented, invented, plain])) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), LEAGUE, "question", "Which stadium is the smallest?", n=3)
+    assert outcome.votes == {"Mill Field": 1} and "'0' is not in the question" in outcome.runs[0].error
+    with fake_llm_server(scripted(["stadium", "capacity"], [plain, plain, plain])) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), LEAGUE, "question", "Which stadium is the smallest?", n=3)
+    assert outcome.votes == {"Mill Field": 3} and all(r.ran for r in outcome.runs)

@@ -271,6 +271,32 @@ async def test_wtq_run_scores_both_variants(tmp_settings, tmp_path, fake_llm_ser
     assert report["majority_baseline"] == 0.5 and report["paired"]["program vs llm"]["n"] == 2
 
 
+def test_wtq_replay_re_votes_logged_programs_without_the_model(tmp_settings, tmp_path):
+    """--replay: the logged samples voted again under today's rules, paired with the logged answers."""
+    from assistant.evals.report import ResultsLog
+    from assistant.evals.tables_eval import replay_wtq_log
+
+    wtq = tiny_wtq(tmp_path)
+    all_rows = {"filters": [], "fn": "value", "column": "wins", "answer_column": "team"}
+    ajax = {"filters": [{"column": "team", "op": "=", "value": "Ajax"}], "fn": "value", "column": "wins",
+            "answer_column": "team"}
+    log = ResultsLog(tmp_settings.data_dir / "eval" / "wikitablequestions-fake-model.jsonl")
+    # As logged before the grounding rule: three programs listing every team's wins outvoted two reading "ajax".
+    runs = [{"raw": all_rows, "ran": True}] * 3 + [{"raw": ajax, "ran": True}] * 2
+    log.add("program", "q-2", gold=["12"], pred="12, 19, 7", correct=False, decided_by="program",
+            programs={"program_form": "ops", "runs": runs, "not_in_table": False})
+    # A question the model answered after a split vote keeps that answer when the replay splits too.
+    log.add("program", "q-1", gold=["PSV"], pred="PSV", correct=True, decided_by="llm",
+            programs={"program_form": "ops", "runs": [{"raw": None, "ran": False, "error": "x"}],
+                      "not_in_table": False})
+    lines = []
+    result = replay_wtq_log(tmp_settings, limit=None, seed=0, split="test", echo=lines.append, wtq_dir=wtq,
+                            model="fake-model")
+    assert (result.items, result.logged_correct, result.replayed_correct, result.needs_model) == (2, 1, 2, 0)
+    assert [c["id"] for c in result.changed] == ["q-2"] and result.changed[0]["replayed"] == "12"
+    assert "[gained]" in lines[0] and "replayed under the current rules 1.000" in lines[-1]
+
+
 def test_dev_split_never_overlaps_the_reported_items():
     from assistant.evals.tables_eval import BENCHMARKS, TABFACT_SUBSET, load_split
 

@@ -33,6 +33,7 @@ from kb.tables import Table
 from tools._answer_type import AnswerKind, expected_answer, fits, position_asked
 from tools._cells import TypedTable, display_cell
 from tools._claim_grounding import read_superlative, vote_blocker
+from tools._question_grounding import describe_grounding, grounding
 from tools._table_grammar import typed_program_schema
 from tools._table_shape import ShapedTable, shape_for_programs
 from tools._table_ops import NOT_IN_TABLE, Execution, Program, ProgramError, column_choice_schema, describe, \
@@ -165,26 +166,33 @@ async def _sample(llm, typed: TypedTable, kind: Kind, text: str, needed: list[st
         if not isinstance(s, BaseModel):  # the client's error for a choice that did not match the schema
             out.append(_Sampled(None, error=f"the program was not valid JSON for the schema ({s})"))
             continue
-        raw = s.model_dump()
-        try:
-            program = Program.model_validate(raw)
-            if kind == "question":
-                program = read_as_asked(program, typed, expected_answer(text))
-            else:
-                program = read_superlative(program, typed, text)
-            execution = execute(program, typed, union_same_column=kind == "question")
-            if kind == "question":
-                execution = one_of_several(execution, position_asked(text))
-            blocked = vote_blocker(program, execution, text, typed.table.n_rows) if kind == "claim" else ""
-            if blocked:  # it ran, but it does not check what the claim states: it must not vote
-                out.append(_Sampled(program, error=f"does not vote: {blocked}", raw=raw))
-            else:
-                out.append(_Sampled(program, execution=execution, raw=raw))
-        except ProgramError as exc:
-            out.append(_Sampled(program, error=str(exc), raw=raw))
-        except ValueError as exc:  # pydantic's ValidationError: a schema the server did not enforce
-            out.append(_Sampled(None, error=f"the program is malformed: {exc}", raw=raw))
+        out.append(run_sampled(s.model_dump(), typed, kind, text))
     return out
+
+
+def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled:
+    """Read one sampled program (``raw``, as the model wrote it) as asked, and run it; never raises.
+
+    Shared by the live path and the evaluations' replay of logged programs under the current rules.
+    """
+    program = None
+    try:
+        program = Program.model_validate(raw)
+        if kind == "question":
+            program = read_as_asked(program, typed, expected_answer(text))
+        else:
+            program = read_superlative(program, typed, text)
+        execution = execute(program, typed, union_same_column=kind == "question")
+        if kind == "question":
+            execution = one_of_several(execution, position_asked(text))
+        blocked = vote_blocker(program, execution, text, typed.table.n_rows) if kind == "claim" else ""
+        if blocked:  # it ran, but it does not check what the claim states: it must not vote
+            return _Sampled(program, error=f"does not vote: {blocked}", raw=raw)
+        return _Sampled(program, execution=execution, raw=raw)
+    except ProgramError as exc:
+        return _Sampled(program, error=str(exc), raw=raw)
+    except ValueError as exc:  # pydantic's ValidationError: a schema the server did not enforce
+        return _Sampled(None, error=f"the program is malformed: {exc}", raw=raw)
 
 
 async def _sample_sql(llm, typed: TypedTable, kind: Kind, text: str, needed: list[str], n: int, temperature: float,
@@ -314,6 +322,12 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
         first_error = next((s.error for s in sampled if s.error), "no program came back")
         sampled = await sample(llm, typed, kind, text, outcome.columns_needed, n, temperature, error=first_error)
         outcome.retried = True
+    decide(outcome, sampled, typed, kind, text)
+    return outcome
+
+
+def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, kind: Kind, text: str) -> None:
+    """Record every sampled program's run in ``outcome``, apply the vote rules, and take the strict majority."""
     outcome.samples = len(sampled)
     for s in sampled:
         shown = s.shown or (describe(s.program, typed) if s.program else "(unreadable program)")
@@ -325,6 +339,7 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
                                            verdict=_verdict(kind, ex), rows=ex.decisive_rows, cells=ex.cells))
     if kind == "question":
         _drop_wrong_kind(outcome, text)
+        _drop_ungrounded(outcome, sampled, text)
     ran = [r for r in outcome.runs if r.ran]
     outcome.votes = dict(Counter(r.verdict for r in ran))
     if ran:
@@ -340,7 +355,22 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
             outcome.cols = sorted({c for _, c in ex.cells} | ({typed.label_col} if typed.label_col else set()))
             outcome.reason = write_reason(kind, run, ex, typed, top)
             outcome.program = run.program
-    return outcome
+
+
+def _drop_ungrounded(outcome: ProgramOutcome, sampled: list[_Sampled], text: str) -> None:
+    """A question's programs that read less of it than the best one that ran do not vote (tools._question_grounding).
+
+    Only programs written as fixed operations are compared (a SQL query's filters are not read here).
+    """
+    ran = [i for i, r in enumerate(outcome.runs) if r.ran and sampled[i].program is not None]
+    if len(ran) < 2:
+        return
+    level = {i: grounding(sampled[i].program, text) for i in ran}
+    best = max(level.values())
+    for i in ran:
+        if level[i] < best:
+            why = describe_grounding(sampled[i].program, text)
+            outcome.runs[i] = outcome.runs[i].model_copy(update={"ran": False, "error": f"does not vote: {why}"})
 
 
 def write_reason(kind: Kind, run: ProgramRun, ex: Execution, typed: TypedTable, verdict: str) -> str:

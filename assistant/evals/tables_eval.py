@@ -584,6 +584,33 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
                              **baselines})
 
 
+def replay_wtq_log(settings, *, limit: int | None, seed: int, split: str, echo=print, wtq_dir: Path | None = None,
+                   model: str | None = None):
+    """``--replay``: the logged ``program`` answers against the same programs re-voted under today's rules."""
+    from assistant.evals.program_replay import replay_wtq
+    from assistant.evals.report import ResultsLog
+
+    wtq_dir = wtq_dir or (Path(settings.kb_mirror_dir) / "wikitablequestions" if settings.kb_mirror_dir else None)
+    if wtq_dir is None or not wtq_dir.exists():
+        raise click.ClickException("WikiTableQuestions not found: set EVIDENTIA_KB_MIRROR_DIR (e.g. ../shared/kb-data).")
+    selection = select_wtq(load_wtq(wtq_dir, WTQ_SPLIT_FILES[split]), seed=seed)
+    items = selection[:limit] if limit else selection
+    suffix = "" if split == "test" else f"-{split}"
+    path = settings.data_dir / "eval" / f"wikitablequestions-{_slug(model or settings.llm_model)}{suffix}.jsonl"
+    if not path.exists():
+        raise click.ClickException(f"No logged answers to replay at {path}; run the evaluation first.")
+    wanted = {it.id for it in items}
+    records = [r for r in ResultsLog(path).records("program") if r["id"] in wanted]
+    result = replay_wtq(items, records, denotation_match)
+    for ch in result.changed:
+        mark = {(True, False): "lost", (False, True): "gained"}.get((ch["logged_correct"], ch["replayed_correct"]),
+                                                                     "same score")
+        echo(f"  {ch['id']} [{mark}] {ch['question']!r}: {ch['logged']!r} -> {ch['replayed']!r} (gold {ch['gold']}); "
+             f"votes {ch['votes']}")
+    echo(result.summary())
+    return result
+
+
 def _wtq_command() -> click.Command:
     @click.command("wikitablequestions",
                    help="Table QA on a fixed 300-question WikiTableQuestions subset; "
@@ -597,10 +624,15 @@ def _wtq_command() -> click.Command:
                   help="test: pristine-unseen-tables (reported); dev: training.tsv (the tuning split, reported "
                        "apart in docs/eval/wikitablequestions-dev.*).")
     @click.option("--concurrency", type=int, default=1, show_default=True, help="Questions answered at once.")
-    def command(limit, chosen, seed, report_only, split, concurrency):
+    @click.option("--replay", is_flag=True,
+                  help="Re-vote the logged programs under the current rules (no model call) and list what changed.")
+    def command(limit, chosen, seed, report_only, split, concurrency, replay):
         from assistant.llm import LLMUnavailable
         from assistant.settings import Settings
 
+        if replay:
+            replay_wtq_log(Settings(), limit=limit, seed=seed, split=split, echo=click.echo)
+            return
         try:
             asyncio.run(run_wtq(Settings(), variants=list(chosen or WTQ_VARIANTS), limit=limit, seed=seed,
                                 echo=click.echo, report_only=report_only, split=split, concurrency=concurrency))

@@ -1,0 +1,73 @@
+"""Replay logged table programs under the current vote rules: measure a rule without asking the model again.
+
+Each table evaluation logs every sampled program as the model wrote it (``runs[].raw``). Replaying runs those
+programs again through :func:`tools._table_program.run_sampled` and :func:`tools._table_program.decide`, so a
+change to how programs are read, run or voted is measured on the same samples, paired, in seconds.
+
+What a replay cannot know: the model's own answer for a question whose logged vote was decided by the programs
+but whose replayed vote splits (the fallback was never asked). Such questions are counted apart
+(``needs_model``) and scored as wrong, so the replayed accuracy is a lower bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tools._cells import TypedTable
+from tools._table_program import ProgramOutcome, _Sampled, decide, run_sampled
+from tools._table_shape import shape_for_programs
+
+
+@dataclass
+class ReplayResult:
+    items: int = 0
+    logged_correct: int = 0
+    replayed_correct: int = 0
+    needs_model: int = 0
+    changed: list[dict] = field(default_factory=list)  # {"id", "question", "gold", "logged", "replayed", ...}
+
+    def summary(self) -> str:
+        n = max(self.items, 1)
+        return (f"{self.items} logged questions with ops programs: accuracy as logged {self.logged_correct / n:.3f} "
+                f"({self.logged_correct}), replayed under the current rules {self.replayed_correct / n:.3f} "
+                f"({self.replayed_correct}); {self.needs_model} now split with no logged model answer (scored wrong); "
+                f"{len(self.changed)} answers changed")
+
+
+def replay_question(table, question: str, runs: list[dict]) -> ProgramOutcome:
+    """The vote the logged ``runs`` (each with the model's ``raw`` program) give under the current rules."""
+    shaped = shape_for_programs(table)
+    typed = TypedTable.build(shaped.table)
+    sampled = [run_sampled(r["raw"], typed, "question", question) if r.get("raw")
+               else _Sampled(None, error=r.get("error") or "no program") for r in runs]
+    outcome = ProgramOutcome(kind="question", form=shaped.form)
+    decide(outcome, sampled, typed, "question", question)
+    return outcome
+
+
+def replay_wtq(items, records: list[dict], match) -> ReplayResult:
+    """Replay the logged ``records`` of the ``program`` variant; ``match(pred, gold)`` scores an answer."""
+    by_id = {it.id: it for it in items}
+    out = ReplayResult()
+    for rec in records:
+        item = by_id.get(rec["id"])
+        programs = rec.get("programs") or {}
+        if item is None or programs.get("program_form", "ops") != "ops" or programs.get("not_in_table"):
+            continue
+        out.items += 1
+        out.logged_correct += bool(rec["correct"])
+        outcome = replay_question(item.table, item.question, programs.get("runs") or [])
+        if outcome.winner is not None:
+            pred = outcome.winner
+        elif rec.get("decided_by") == "program":
+            out.needs_model += 1
+            pred = None
+        else:
+            pred = rec["pred"]  # the model's answer, which the logged run fell back to as well
+        correct = pred is not None and match(pred, item.answers)
+        out.replayed_correct += correct
+        if pred != rec["pred"]:
+            out.changed.append({"id": item.id, "question": item.question, "gold": item.answers,
+                                "logged": rec["pred"], "replayed": pred, "logged_correct": bool(rec["correct"]),
+                                "replayed_correct": correct, "votes": outcome.votes})
+    return out

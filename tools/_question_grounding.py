@@ -1,0 +1,80 @@
+"""Whether a table question's program reads the question: a rule that keeps guessed filters out of the vote.
+
+The small model's programs for a question often run and agree while ignoring what the question states, and a
+minority reads it. Seen on WikiTableQuestions' training split (the tuning split):
+
+- "how many series had 8 episodes?": three programs counted all 17 rows, two counted the rows with 8 episodes;
+- "for each winning game, what was their score?": four listed every game's score, one the rows where
+  Result = 'Win';
+- "which choke has the least constriction?": three filtered "Constriction > 0", a value the question never
+  states, before taking the minimum; the one without a filter was right.
+
+A filter is **grounded** when its value is something the question says: a number it states ("8", "30th",
+"1958-1962"), or text whose words the question has (a word of the value may be the start of the question's word,
+so 'Win' is grounded by "winning"). A program's grounding is (all its filters grounded, how many are). Programs
+below the best grounding among those that ran do not vote, so an invented filter loses to none, and a program
+that leaves out a value the question states loses to one that uses it. Nothing changes when every program that
+ran is grounded alike. The step says why a program did not vote.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools._cells import cell_number
+from tools._table_ops import Program
+
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_WORD = re.compile(r"[^\W_]+")
+_STOP = frozenset("a an the of in on at to for by and or with from as is was were are be its it his her their".split())
+
+
+def question_numbers(question: str) -> set[float]:
+    """The numbers a question writes ("8", "30th", "1,200", both ends of "1958-1962"), unsigned."""
+    out = set()
+    for m in _NUMBER.finditer(question):
+        n = cell_number(m.group(0))
+        if n is not None:
+            out.add(round(abs(n), 6))
+    return out
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.casefold()) if w not in _STOP]
+
+
+def _word_in(word: str, have: list[str]) -> bool:
+    """``word`` is one of ``have``, or (3 letters or more) the start of one: 'win' in 'winning'."""
+    if word in have:
+        return True
+    return len(word) >= 3 and any(h.startswith(word) or (len(h) >= 4 and word.startswith(h)) for h in have)
+
+
+def value_grounded(value: str, question: str, numbers: set[float] | None = None) -> bool:
+    """Whether a filter's ``value`` is something ``question`` states (module docstring)."""
+    numbers = question_numbers(question) if numbers is None else numbers
+    n = cell_number(value)
+    if n is not None:
+        return round(abs(n), 6) in numbers
+    words = _words(value)
+    if not words:
+        return False
+    have = _words(question.replace("'s", " "))
+    found = sum(1 for w in words if _word_in(w, have))
+    return found * 2 >= len(words) and found >= 1
+
+
+def grounding(program: Program, question: str) -> tuple[bool, int]:
+    """(every filter grounded, the number of grounded filters): higher reads more of the question."""
+    numbers = question_numbers(question)
+    grounded = [value_grounded(f.value, question, numbers) for f in program.filters]
+    return all(grounded), sum(grounded)
+
+
+def describe_grounding(program: Program, question: str) -> str:
+    """Why this program reads less of the question than the best one (for the step)."""
+    numbers = question_numbers(question)
+    invented = [f.value for f in program.filters if not value_grounded(f.value, question, numbers)]
+    if invented:
+        return "its filter value " + ", ".join(repr(v) for v in invented) + " is not in the question"
+    return "another program also filters on a value the question states"
