@@ -3,6 +3,8 @@ for several values, totals rows, and the first or last of several rows."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from kb.tables import Table
@@ -172,6 +174,8 @@ async def test_a_last_question_answers_with_the_last_listed_row(tmp_settings, fa
     ("Loss", "for each winning game, what was their score?", False),
     ("United States (USA)", "what country is the only one from the united states with 20 golds?", True),
     ("Kr", "how many other symbols than kr are there?", True),
+    ("2", "what were the total number of players selected in the second round?", True),
+    ("3", "which three teams won?", True),
     ("", "anything", False),
 ])
 def test_a_filter_value_is_grounded_when_the_question_states_it(value, question, grounded):
@@ -214,3 +218,85 @@ async def test_programs_that_read_less_of_the_question_do_not_vote(tmp_settings,
     with fake_llm_server(scripted(["stadium", "capacity"], [plain, plain, plain])) as srv:
         outcome = await solve(llm_for(tmp_settings, srv), LEAGUE, "question", "Which stadium is the smallest?", n=3)
     assert outcome.votes == {"Mill Field": 3} and all(r.ran for r in outcome.runs)
+
+
+RACES = Table(name="races", title="Grand Prix winners", columns=["Year", "Driver", "Team", "Laps"], rows=[
+    ["1961", "Jim Clark", "Lotus", "70"],
+    ["1962", "Graham Hill", "BRM", "72"],
+    ["1963", "Jim Clark", "Lotus", "68"],
+    ["1964", "John Surtees", "Ferrari", "75"],
+    ["1965", "Jim Clark", "Lotus", "71"],
+])
+
+
+def races() -> TypedTable:
+    return TypedTable.build(RACES)
+
+
+def test_most_common_names_the_value_in_most_rows_and_cites_them():
+    ex = execute(prog(fn="most_common", column="driver", answer_column="driver"), races())
+    assert ex.result == "Jim Clark" and ex.result_text == "Jim Clark (3 rows)" and ex.decisive_rows == [1, 3, 5]
+    assert {c for _, c in ex.cells} == {2}
+    tie = execute(prog(filters=[{"column": "year", "op": "<", "value": "1963"}], fn="most_common", column="team",
+                       answer_column="team"), races())
+    assert tie.result == ["Lotus", "BRM"]  # a tie lists every value, in table order
+
+
+def test_next_and_previous_row_follow_the_table_order():
+    hill = [{"column": "driver", "op": "=", "value": "Graham Hill"}]
+    after = execute(prog(filters=hill, fn="next_row", column="year", answer_column="driver"), races())
+    assert after.result == "1963" and after.decisive_rows == [2, 3]
+    before = execute(prog(filters=hill, fn="previous_row", column="driver", answer_column="driver"), races())
+    assert before.result == "Jim Clark" and (1, 2) in before.cells
+    with pytest.raises(ProgramError, match="select one row, got 3"):
+        execute(prog(filters=[{"column": "driver", "op": "=", "value": "Jim Clark"}], fn="next_row",
+                     column="year", answer_column="driver"), races())
+    with pytest.raises(ProgramError, match="last row"):
+        execute(prog(filters=[{"column": "year", "op": "=", "value": "1965"}], fn="next_row", column="driver",
+                     answer_column="driver"), races())
+
+
+def test_difference_is_between_exactly_two_selected_rows():
+    two = [{"column": "year", "op": "=", "value": "1962"}, {"column": "year", "op": "=", "value": "1964"}]
+    ex = execute(prog(filters=two, fn="difference", column="laps", answer_column="driver"), races(),
+                 union_same_column=True)
+    assert ex.result == 3 and ex.result_text == "3" and ex.decisive_rows == [2, 4]
+    assert {(2, 4), (4, 4)} <= set(ex.cells)
+    with pytest.raises(ProgramError, match="exactly two selected rows"):
+        execute(prog(fn="difference", column="laps", answer_column="driver"), races())
+
+
+def test_the_sequence_operations_are_offered_to_questions_only():
+    from tools._table_grammar import typed_program_schema
+
+    question = json.dumps(typed_program_schema(races(), False).model_json_schema())
+    claim = json.dumps(typed_program_schema(races(), True).model_json_schema())
+    for fn in ("most_common", "next_row", "previous_row", "difference"):
+        assert f'"{fn}"' in question and f'"{fn}"' not in claim
+
+
+@pytest.mark.parametrize("question, asked", [
+    ("was only nominated for best actor in a supporting role at satellite awards in 2008?", True),
+    ("Did Jim Clark win in 1963?", True), ("Is there a race with more than 74 laps?", True),
+    ("did sweden or spain win first?", False), ("were the 2007 world championships in japan or finland?", False),
+    ("did he have a single make it onto the charts in 1979, yes or no?", True),
+    ("how many races did jim clark win?", False), ("which driver won in 1962?", False),
+])
+def test_a_yes_no_question_is_read_from_its_form(question, asked):
+    from tools._answer_type import yes_no_asked
+
+    assert yes_no_asked(question) is asked
+
+
+async def test_a_yes_no_question_is_answered_by_whether_a_row_meets_its_filters(tmp_settings, fake_llm_server):
+    in_1963 = {"filters": [{"column": "driver", "op": "=", "value": "Jim Clark"},
+                           {"column": "year", "op": "=", "value": "1963"}], "fn": "value", "column": "team",
+               "answer_column": "driver"}
+    in_1962 = {**in_1963, "filters": [in_1963["filters"][0], {"column": "year", "op": "=", "value": "1962"}]}
+    with fake_llm_server(scripted(["driver", "year"], [in_1963] * 3)) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), RACES, "question", "Did Jim Clark win in 1963?", n=3)
+    assert outcome.winner == "yes" and outcome.cells and {r for r, _ in outcome.cells} == {3}
+    assert outcome.reason.startswith("1 row meets the question's conditions: yes")
+    with fake_llm_server(scripted(["driver", "year"], [in_1962] * 3)) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), RACES, "question", "Did Jim Clark win in 1962?", n=3)
+    assert outcome.winner == "no"  # no row meets the filters: a count of 0, not a failed program

@@ -73,3 +73,13 @@ def position_asked(question: str) -> Literal["first", "last"] | None:
     if first == last or _SEVERAL.search(question):
         return None
     return "first" if first else "last"
+
+
+_YES_NO = re.compile(r"^\s*(?:is|was|are|were|did|does|do|has|have|had|can|could|will|would)\b", re.I)
+_ALTERNATIVE = re.compile(r"\bor\b", re.I)
+
+
+def yes_no_asked(question: str) -> bool:
+    """A question answered yes or no ("Was X nominated in 2008?"), not a choice ("Did Sweden or Spain win?")."""
+    return bool(_YES_NO.match(question)) and not _ALTERNATIVE.search(question.replace("yes or no", ""))
+

@@ -29,9 +29,17 @@ _WORD = re.compile(r"[^\W_]+")
 _STOP = frozenset("a an the of in on at to for by and or with from as is was were are be its it his her their".split())
 
 
+_NUMBER_WORDS = {w: float(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())} | {
+    w: float(i) for i, w in enumerate(
+        "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split())}
+
+
 def question_numbers(question: str) -> set[float]:
-    """The numbers a question writes ("8", "30th", "1,200", both ends of "1958-1962"), unsigned."""
-    out = set()
+    """The numbers a question writes ("8", "30th", "1,200", both ends of "1958-1962", "second", "three"),
+    unsigned."""
+    low = question.casefold()
+    out = {n for w, n in _NUMBER_WORDS.items() if re.search(rf"\b{w}\b", low)}
     for m in _NUMBER.finditer(question):
         n = cell_number(m.group(0))
         if n is not None:

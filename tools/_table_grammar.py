@@ -11,6 +11,8 @@ grammar only admits programs whose parts fit together:
   value (an enum of the row names), never against text;
 - a text cell is checked with ``=``, ``!=`` or ``contains`` against text, never ordered;
 - argmax/argmin name a row, so their check is ``=``/``!=`` against text;
+- a question may also ask which value occurs most, the row after or before a named one, or the difference
+  between two rows' numbers (``difference`` on numeric columns only);
 - an ``=``/``!=`` filter on a text column takes one of that column's own values (an enum), so it always
   selects the rows it names; ``contains`` stays free for a partial name.
 
@@ -144,4 +146,7 @@ def _schema(spec: GrammarSpec, with_check: bool) -> type[BaseModel]:
             shape("TextValue", ("value", "every", "only"), tuple(i for i, _ in spec.text), "text")
     else:
         shape("Value", ("value",), spec.idents, "text")
+        shape("Sequence", ("most_common", "next_row", "previous_row"), spec.idents, "text")
+        if spec.numeric:
+            shape("Difference", ("difference",), spec.numeric, "number")
     return create_model("TableProgram", __base__=RootModel[Union[tuple(shapes)]])  # type: ignore[misc]

@@ -30,7 +30,11 @@ from pydantic import BaseModel, Field, create_model
 from tools._cells import TypedTable, cell_number, is_empty
 
 CMP_OPS = ("=", "!=", "<", "<=", ">", ">=", "contains")
-FNS = ("value", "count", "sum", "avg", "min", "max", "argmax", "argmin", "every", "only")
+FNS = ("value", "count", "sum", "avg", "min", "max", "argmax", "argmin", "every", "only", "most_common", "next_row",
+       "previous_row", "difference")
+# Operations only a question's grammar offers: which value occurs most, the row after or before the one the
+# filters select (the table's order), the difference between two selected rows' numbers.
+QUESTION_FNS = ("most_common", "next_row", "previous_row", "difference")
 MAX_FILTERS = 3
 VALUE_MAX_CHARS = 60
 MAX_ROWS = 100_000  # uploads are limited far below this; a program never scans more
@@ -39,7 +43,8 @@ MAX_CELLS = 12  # citations per program: the decisive cells, not the whole table
 NOT_IN_TABLE = "not_in_table"
 
 CmpOp = Literal["=", "!=", "<", "<=", ">", ">=", "contains"]
-Fn = Literal["value", "count", "sum", "avg", "min", "max", "argmax", "argmin", "every", "only"]
+Fn = Literal["value", "count", "sum", "avg", "min", "max", "argmax", "argmin", "every", "only", "most_common",
+             "next_row", "previous_row", "difference"]
 
 
 class ProgramError(ValueError):
@@ -239,6 +244,12 @@ def describe(program: Program, typed: TypedTable) -> str:
                f"{name(program.column)}"
     elif fn == "value":
         what = f"{name(program.column)}"
+    elif fn == "most_common":
+        what = f"the {name(program.column)} that occurs in most rows"
+    elif fn in ("next_row", "previous_row"):
+        what = f"{name(program.column)} of the row {'after' if fn == 'next_row' else 'before'} it"
+    elif fn == "difference":
+        what = f"the difference between the two rows' {name(program.column)}"
     elif fn == "count":
         what = "the number of rows"
     elif fn in ("every", "only") and program.check is not None:
@@ -437,6 +448,20 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         result = truth
         result_text = format_value(truth)
         check_text = f"{typed.column(program.column).name} {chk.op} {chk.value!r}"
+    elif fn == "most_common":
+        result, result_text, decisive = _most_common(typed, rows, c, clock)
+    elif fn in ("next_row", "previous_row"):
+        result, decisive = _neighbour(typed, rows, universe, c, after=fn == "next_row")
+        result_text = format_value(result)
+    elif fn == "difference":
+        pairs = numbers(rows)
+        if len(pairs) != 2:
+            raise ProgramError(f"difference needs exactly two selected rows with numbers in {program.column!r}, "
+                               f"got {len(pairs)}")
+        (ra, a), (rb, b) = pairs
+        result = float(abs(a - b))
+        result_text = format_value(result)
+        decisive = [ra, rb]
     else:  # pragma: no cover - the Literal rules it out
         raise ProgramError(f"unknown operation {fn!r}")
 
@@ -445,11 +470,48 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         truth, check_text, extra_cells = _check(program, typed, result, c)
     cols = list(dict.fromkeys(filter_cols + read_cols))
     cells = [(r, cc) for r in decisive for cc in cols]
-    if fn in ("value", "min", "max", "sum", "avg", "count") and label and label not in cols and len(decisive) <= 3:
+    if fn in ("value", "min", "max", "sum", "avg", "count", "difference") and label and label not in cols \
+            and len(decisive) <= 3:
         cells = [(r, label) for r in decisive] + cells  # name the row the number belongs to
     cells = list(dict.fromkeys(cells + extra_cells))[:MAX_CELLS]
     return Execution(selected=rows, result=result, result_text=result_text, decisive_rows=decisive, cells=cells,
                      truth=truth, check_text=check_text, steps=steps)
+
+
+def _most_common(typed: TypedTable, rows: list[int], c: int, clock: _Clock) -> tuple[Any, str, list[int]]:
+    """The value of column ``c`` found in most of ``rows`` (ties: all of them, in table order)."""
+    first: dict[str, str] = {}
+    where: dict[str, list[int]] = {}
+    for r in rows:
+        clock.tick()
+        text = typed.text(r, c)
+        if is_empty(text):
+            continue
+        key = _words(text)
+        first.setdefault(key, " ".join(str(text).split()))
+        where.setdefault(key, []).append(r)
+    if not where:
+        raise ProgramError("no values to count among the selected rows")
+    top = max(len(rs) for rs in where.values())
+    keys = [k for k, rs in where.items() if len(rs) == top]
+    names = [first[k] for k in keys]
+    result: Any = names[0] if len(names) == 1 else names
+    return result, f"{format_value(result)} ({top} rows)", sorted(r for k in keys for r in where[k])
+
+
+def _neighbour(typed: TypedTable, rows: list[int], universe: list[int], c: int, *, after: bool) -> tuple[str, list[int]]:
+    """Column ``c`` of the row after (or before) the one selected row, in the table's order."""
+    if len(rows) != 1:
+        raise ProgramError(f"{'next_row' if after else 'previous_row'} needs the filters to select one row, "
+                           f"got {len(rows)}")
+    [anchor] = rows
+    order = universe if anchor in universe else sorted(universe + [anchor])
+    i = order.index(anchor) + (1 if after else -1)
+    if not 0 <= i < len(order):
+        raise ProgramError(f"R{anchor} is the {'last' if after else 'first'} row: there is no row "
+                           f"{'after' if after else 'before'} it")
+    other = order[i]
+    return " ".join(str(typed.text(other, c)).split()), [anchor, other]
 
 
 def _matches(typed: TypedTable, r: int, f: RowFilter, *, words: bool = False) -> bool:

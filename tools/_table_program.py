@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field
 
 from assistant.prompts import render
 from kb.tables import Table
-from tools._answer_type import AnswerKind, expected_answer, fits, position_asked
+from tools._answer_type import AnswerKind, expected_answer, fits, position_asked, yes_no_asked
 from tools._cells import TypedTable, display_cell
 from tools._claim_grounding import read_superlative, vote_blocker
 from tools._question_grounding import describe_grounding, grounding
@@ -180,11 +180,15 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
         program = Program.model_validate(raw)
         if kind == "question":
             program = read_as_asked(program, typed, expected_answer(text))
+            if yes_no_asked(text):
+                program = program.model_copy(update={"fn": "count"})  # yes when a row meets the question's filters
         else:
             program = read_superlative(program, typed, text)
         execution = execute(program, typed, union_same_column=kind == "question")
         if kind == "question":
             execution = one_of_several(execution, position_asked(text))
+            if yes_no_asked(text):
+                execution = yes_or_no(execution)
         blocked = vote_blocker(program, execution, text, typed.table.n_rows) if kind == "claim" else ""
         if blocked:  # it ran, but it does not check what the claim states: it must not vote
             return _Sampled(program, error=f"does not vote: {blocked}", raw=raw)
@@ -238,6 +242,13 @@ def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | No
     if answer.numeric:
         return program
     return program.model_copy(update={"fn": "argmax" if program.fn == "max" else "argmin"})
+
+
+def yes_or_no(ex: Execution) -> Execution:
+    """A yes/no question's count read as its answer: yes when a row meets the filters, else no."""
+    answer, n = ("yes" if ex.selected else "no"), len(ex.selected)
+    return replace(ex, result=answer, result_text=answer,
+                   steps=ex.steps + [f"{n} row{' meets' if n == 1 else 's meet'} the question's conditions: {answer}"])
 
 
 def one_of_several(ex: Execution, position: str | None) -> Execution:
@@ -379,6 +390,8 @@ def write_reason(kind: Kind, run: ProgramRun, ex: Execution, typed: TypedTable, 
     more = len(ex.decisive_rows) - len(names)
     where = ", ".join(names) + (f" and {more} more" if more > 0 else "")
     computed = run.program.split(" → ", 1)[-1].split("; check:", 1)[0]
+    if kind == "question" and verdict in ("yes", "no") and ex.steps and ex.steps[-1].endswith(verdict):
+        return ex.steps[-1][0].upper() + ex.steps[-1][1:] + (f" (rows: {where})." if where and ex.selected else ".")
     text = f"{computed} is {ex.result_text}" + (f" (rows: {where})" if where else "")
     if kind == "claim":
         if ex.check_text and run.raw and run.raw.get("fn") not in ("every", "only"):
