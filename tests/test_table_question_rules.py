@@ -300,3 +300,47 @@ async def test_a_yes_no_question_is_answered_by_whether_a_row_meets_its_filters(
     with fake_llm_server(scripted(["driver", "year"], [in_1962] * 3)) as srv:
         outcome = await solve(llm_for(tmp_settings, srv), RACES, "question", "Did Jim Clark win in 1962?", n=3)
     assert outcome.winner == "no"  # no row meets the filters: a count of 0, not a failed program
+
+
+def test_a_column_the_question_names_beats_one_it_does_not():
+    from tools._question_grounding import column_named, grounding
+
+    assert column_named("TOPS design code", "what is the last tops design code on this chart?")
+    assert not column_named("Route availability", "what is the last tops design code on this chart?")
+    q = "which stadium has the largest capacity?"
+    by_capacity = prog(fn="argmax", column="capacity", answer_column="stadium")
+    by_opening = prog(fn="argmax", column="opened", answer_column="city")
+    assert grounding(by_capacity, q, typed()) > grounding(by_opening, q, typed())
+    assert grounding(prog(fn="count", column="opened"), q, typed())[2]  # a count reads no column: never penalised
+
+
+def test_a_last_on_the_chart_question_reads_the_named_column_in_table_order():
+    from tools._table_program import read_position
+
+    q = "what is the last stadium on this chart?"
+    by_capacity = read_position(prog(fn="argmax", column="capacity", answer_column="stadium"), typed(), q)
+    assert by_capacity.fn == "value" and by_capacity.column == "stadium"
+    assert one_of_several(execute(by_capacity, typed()), "last").result == "Quay Arena"
+    # A measure the question names stays a measure; no position asked, nothing changes.
+    kept = prog(fn="argmax", column="capacity", answer_column="stadium")
+    assert read_position(kept, typed(), "which stadium was the last with the largest capacity?") == kept
+    assert read_position(kept, typed(), "which stadium is the biggest?") == kept
+
+
+def test_a_choice_between_two_named_rows_compares_exactly_those_rows():
+    from tools._question_grounding import alternatives
+    from tools._table_program import read_choice
+
+    q = "which had a larger capacity, ayr park or mill field?"
+    assert alternatives(q, typed()) == ("stadium", ["Ayr Park", "Mill Field"])
+    one_sided = prog(filters=[{"column": "stadium", "op": "=", "value": "Ayr Park"}], fn="argmax",
+                     column="capacity", answer_column="stadium")
+    assert execute(one_sided, typed()).result == "Ayr Park"  # the max over one row is that row, whatever it holds
+    read = read_choice(one_sided, typed(), q)
+    assert [f.value for f in read.filters] == ["Ayr Park", "Mill Field"] and read.fn == "argmax"
+    assert execute(read, typed(), union_same_column=True).result == "Ayr Park"
+    smaller = read_choice(prog(fn="min", column="capacity"), typed(), "which is smaller, Mill Field or Ayr Park?")
+    assert execute(smaller, typed(), union_same_column=True).result == "Mill Field"
+    assert alternatives("which stadium opened first, in 1999 or 2004?", typed()) is None  # numbers: no text cells
+    assert alternatives("which stadium in rochester is the largest?", typed()) is None  # no "or"
+    assert read_choice(prog(fn="count", column="stadium"), typed(), q).fn == "count"  # only extremes are read so

@@ -11,7 +11,9 @@ minority reads it. Seen on WikiTableQuestions' training split (the tuning split)
 
 A filter is **grounded** when its value is something the question says: a number it states ("8", "30th",
 "1958-1962"), or text whose words the question has (a word of the value may be the start of the question's word,
-so 'Win' is grounded by "winning"). A program's grounding is (all its filters grounded, how many are). Programs
+so 'Win' is grounded by "winning"). A program's grounding is (all its filters grounded, how many are, whether
+the column it reads is one the question names: "what is the last tops design code?" is not answered by the
+row with the most route availability). Programs
 below the best grounding among those that ran do not vote, so an invented filter loses to none, and a program
 that leaves out a value the question states loses to one that uses it. Nothing changes when every program that
 ran is grounded alike. The step says why a program did not vote.
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cells import cell_number
+from tools._cells import TypedTable, cell_number
 from tools._table_ops import Program
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
@@ -72,17 +74,71 @@ def value_grounded(value: str, question: str, numbers: set[float] | None = None)
     return found * 2 >= len(words) and found >= 1
 
 
-def grounding(program: Program, question: str) -> tuple[bool, int]:
-    """(every filter grounded, the number of grounded filters): higher reads more of the question."""
+def column_named(name: str, question: str) -> bool:
+    """Whether the question names the column: one of its header's words (3 letters or more) is in the question."""
+    have = _words(question.replace("'s", " "))
+    return any(len(w) >= 3 and _word_in(w, have) for w in _words(name))
+
+
+def reads_named_column(program: Program, question: str, typed: TypedTable | None) -> bool:
+    """Whether what the program reads is a column the question names (a count reads none, so it always is)."""
+    if typed is None or program.fn == "count":
+        return True
+    read = [program.column] + ([program.answer_column] if program.fn in ("argmax", "argmin") else [])
+    names = []
+    for ident in read:
+        try:
+            names.append(typed.column(ident or "").name)
+        except KeyError:
+            continue
+    return any(column_named(n, question) for n in names)
+
+
+def grounding(program: Program, question: str, typed: TypedTable | None = None) -> tuple[bool, int, bool]:
+    """(every filter grounded, the number of grounded filters, it reads a column the question names):
+    higher reads more of the question."""
     numbers = question_numbers(question)
     grounded = [value_grounded(f.value, question, numbers) for f in program.filters]
-    return all(grounded), sum(grounded)
+    return all(grounded), sum(grounded), reads_named_column(program, question, typed)
 
 
-def describe_grounding(program: Program, question: str) -> str:
+def describe_grounding(program: Program, question: str, best: tuple[bool, int, bool]) -> str:
     """Why this program reads less of the question than the best one (for the step)."""
     numbers = question_numbers(question)
     invented = [f.value for f in program.filters if not value_grounded(f.value, question, numbers)]
     if invented:
         return "its filter value " + ", ".join(repr(v) for v in invented) + " is not in the question"
-    return "another program also filters on a value the question states"
+    if sum(value_grounded(f.value, question, numbers) for f in program.filters) < best[1]:
+        return "another program also filters on a value the question states"
+    return "it reads a column the question does not name, and another program reads one it names"
+
+
+def alternatives(question: str, typed: TypedTable) -> tuple[str, list[str]] | None:
+    """The column and the two values a choice question names ("which had more, Jewish or Roman Catholic?").
+
+    Both values must be cells of one text column, written in the question as whole words, on either side of
+    its "or". None when the question names no such pair.
+    """
+    low = " ".join(question.casefold().split())
+    ors = [m.start() for m in re.finditer(r"\bor\b", low)]
+    if not ors:
+        return None
+    for col in typed.columns:
+        if col.numeric:
+            continue
+        found: dict[str, tuple[int, str]] = {}
+        for value in typed.table.column_values(col.index):
+            key = " ".join(_WORD.findall(str(value).casefold()))
+            if len(key) < 3 or key in found:
+                continue
+            m = re.search(rf"(?<!\w){re.escape(key)}(?!\w)", low)
+            if m:
+                found[key] = (m.start(), " ".join(str(value).split()))
+        spots = sorted(found.values())
+        for o in ors:
+            left = [v for pos, v in spots if pos < o]
+            right = [v for pos, v in spots if pos > o]
+            if left and right:
+                return col.ident, [left[-1], right[0]]
+    return None
+

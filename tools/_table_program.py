@@ -33,11 +33,11 @@ from kb.tables import Table
 from tools._answer_type import AnswerKind, expected_answer, fits, position_asked, yes_no_asked
 from tools._cells import TypedTable, display_cell
 from tools._claim_grounding import read_superlative, vote_blocker
-from tools._question_grounding import describe_grounding, grounding
+from tools._question_grounding import alternatives, column_named, describe_grounding, grounding
 from tools._table_grammar import typed_program_schema
 from tools._table_shape import ShapedTable, shape_for_programs
-from tools._table_ops import NOT_IN_TABLE, Execution, Program, ProgramError, column_choice_schema, describe, \
-    execute, format_value
+from tools._table_ops import MAX_FILTERS, NOT_IN_TABLE, VALUE_MAX_CHARS, Execution, Program, ProgramError, RowFilter, \
+    column_choice_schema, describe, execute, format_value
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar
 
 Kind = Literal["claim", "question"]
@@ -180,6 +180,8 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
         program = Program.model_validate(raw)
         if kind == "question":
             program = read_as_asked(program, typed, expected_answer(text))
+            program = read_position(program, typed, text)
+            program = read_choice(program, typed, text)
             if yes_no_asked(text):
                 program = program.model_copy(update={"fn": "count"})  # yes when a row meets the question's filters
         else:
@@ -242,6 +244,44 @@ def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | No
     if answer.numeric:
         return program
     return program.model_copy(update={"fn": "argmax" if program.fn == "max" else "argmin"})
+
+
+def read_position(program: Program, typed: TypedTable, question: str) -> Program:
+    """"What is the last design code on this chart?" asks for a row by its place in the table, not by a measure.
+
+    A largest or smallest value of a column the question does not name answers some other question; the
+    program's answer column, listed in table order, is what was asked (:func:`one_of_several` then takes the
+    first or the last row).
+    """
+    if program.fn not in ("max", "min", "argmax", "argmin") or position_asked(question) is None:
+        return program
+    try:
+        measured = typed.column(program.column).name
+    except KeyError:
+        return program
+    if column_named(measured, question):
+        return program
+    answer = program.answer_column if program.fn in ("argmax", "argmin") and program.answer_column else program.column
+    return program.model_copy(update={"fn": "value", "column": answer})
+
+
+def read_choice(program: Program, typed: TypedTable, question: str) -> Program:
+    """"Which had a higher share in 1900, Jewish or Roman Catholic?" compares the two rows the question names.
+
+    The model often filters on one of them only, so its largest value is that row's by construction (seen on
+    WTQ's training split). A largest or smallest value, asked with two cells of one column on either side of
+    "or", is taken over exactly those two rows, and names the one that has it.
+    """
+    if program.fn not in ("max", "min", "argmax", "argmin"):
+        return program
+    choice = alternatives(question, typed)
+    if choice is None:
+        return program
+    column, values = choice
+    others = [f for f in program.filters if f.column != column][:MAX_FILTERS - 2]
+    pair = [RowFilter(column=column, op="=", value=v[:VALUE_MAX_CHARS]) for v in values]
+    return program.model_copy(update={"filters": others + pair, "answer_column": column,
+                                      "fn": "argmin" if program.fn in ("min", "argmin") else "argmax"})
 
 
 def yes_or_no(ex: Execution) -> Execution:
@@ -350,7 +390,7 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
                                            verdict=_verdict(kind, ex), rows=ex.decisive_rows, cells=ex.cells))
     if kind == "question":
         _drop_wrong_kind(outcome, text)
-        _drop_ungrounded(outcome, sampled, text)
+        _drop_ungrounded(outcome, sampled, text, typed)
     ran = [r for r in outcome.runs if r.ran]
     outcome.votes = dict(Counter(r.verdict for r in ran))
     if ran:
@@ -368,7 +408,7 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
             outcome.program = run.program
 
 
-def _drop_ungrounded(outcome: ProgramOutcome, sampled: list[_Sampled], text: str) -> None:
+def _drop_ungrounded(outcome: ProgramOutcome, sampled: list[_Sampled], text: str, typed: TypedTable) -> None:
     """A question's programs that read less of it than the best one that ran do not vote (tools._question_grounding).
 
     Only programs written as fixed operations are compared (a SQL query's filters are not read here).
@@ -376,11 +416,11 @@ def _drop_ungrounded(outcome: ProgramOutcome, sampled: list[_Sampled], text: str
     ran = [i for i, r in enumerate(outcome.runs) if r.ran and sampled[i].program is not None]
     if len(ran) < 2:
         return
-    level = {i: grounding(sampled[i].program, text) for i in ran}
+    level = {i: grounding(sampled[i].program, text, typed) for i in ran}
     best = max(level.values())
     for i in ran:
         if level[i] < best:
-            why = describe_grounding(sampled[i].program, text)
+            why = describe_grounding(sampled[i].program, text, best)
             outcome.runs[i] = outcome.runs[i].model_copy(update={"ran": False, "error": f"does not vote: {why}"})
 
 
