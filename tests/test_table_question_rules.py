@@ -166,6 +166,8 @@ async def test_a_last_question_answers_with_the_last_listed_row(tmp_settings, fa
     ("8", "how many series had 8 episodes?", True),
     ("30", "how many symbols are extended to the 30th?", True),
     ("1962", "how many keelboats were built between 1958-1962?", True),
+    ("1906", "in 1906, how many vehicles were in service?", True),
+    ("1200", "which town had 1,200 people?", True),
     ("0", "which choke has the least constriction?", False),
     ("0.001", "which choke has the least constriction?", False),
     ("Win", "for each winning game, what was their score?", True),

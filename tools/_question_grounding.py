@@ -26,7 +26,8 @@ import re
 from tools._cells import TypedTable, cell_number
 from tools._table_ops import Program
 
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+# Thousands separators only between groups of three: "in 1906, how many" states 1906, not "1906,".
+_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _WORD = re.compile(r"[^\W_]+")
 _STOP = frozenset("a an the of in on at to for by and or with from as is was were are be its it his her their".split())
 
