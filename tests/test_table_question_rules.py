@@ -313,7 +313,10 @@ def test_a_column_the_question_names_beats_one_it_does_not():
     by_capacity = prog(fn="argmax", column="capacity", answer_column="stadium")
     by_opening = prog(fn="argmax", column="opened", answer_column="city")
     assert grounding(by_capacity, q, typed()) > grounding(by_opening, q, typed())
-    assert grounding(prog(fn="count", column="opened"), q, typed())[2]  # a count reads no column: never penalised
+    assert column_named("Attendance", "how many people attended the game?")
+    assert not column_named("Attendance", "how many people attacked the fort?")
+    # A count reads no column: it loses to a program that reads one the question names.
+    assert grounding(prog(fn="count", column="opened"), q, typed()) < grounding(by_capacity, q, typed())
 
 
 def test_a_last_on_the_chart_question_reads_the_named_column_in_table_order():
@@ -346,3 +349,10 @@ def test_a_choice_between_two_named_rows_compares_exactly_those_rows():
     assert alternatives("which stadium opened first, in 1999 or 2004?", typed()) is None  # numbers: no text cells
     assert alternatives("which stadium in rochester is the largest?", typed()) is None  # no "or"
     assert read_choice(prog(fn="count", column="stadium"), typed(), q).fn == "count"  # only extremes are read so
+
+
+def test_a_column_of_years_is_not_added_up():
+    assert typed().column("opened").holds_years and not typed().column("capacity").holds_years
+    with pytest.raises(ProgramError, match="holds years"):
+        execute(prog(fn="sum", column="opened"), typed())
+    assert execute(prog(fn="max", column="opened"), typed()).result == 2011  # an extreme of years is a year

@@ -78,6 +78,16 @@ class TypedColumn:
     numeric: bool
     numbers: list[float | None] = field(default_factory=list)  # per data row; None: not a number
 
+    @property
+    def holds_years(self) -> bool:
+        """Whether the numbers are calendar years (whole, 1000-2100, headed like a year): they are
+        labels, so a sum or a mean of them means nothing."""
+        xs = [x for x in self.numbers if x is not None]
+        if not xs or not all(float(x).is_integer() and 1000 <= x <= 2100 for x in xs):
+            return False
+        return re.search(r"\b(year|years|season|date|founded|built|established|opened|born)\b",
+                         self.name.casefold()) is not None
+
     def examples(self, values: list[str], k: int = 3) -> list[str]:
         """Up to ``k`` distinct non-empty values, for the prompt."""
         out: list[str] = []

@@ -54,11 +54,28 @@ def _words(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.casefold()) if w not in _STOP]
 
 
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 def _word_in(word: str, have: list[str]) -> bool:
-    """``word`` is one of ``have``, or (3 letters or more) the start of one: 'win' in 'winning'."""
+    """``word`` is one of ``have``, the start of one ('win' in 'winning'), or shares its stem with one
+    ('attendance' and 'attended': a common start of 5 letters or more, all but 3 letters of the shorter)."""
     if word in have:
         return True
-    return len(word) >= 3 and any(h.startswith(word) or (len(h) >= 4 and word.startswith(h)) for h in have)
+    if len(word) < 3:
+        return False
+    for h in have:
+        if h.startswith(word) or (len(h) >= 4 and word.startswith(h)):
+            return True
+        if _common_prefix(word, h) >= max(5, min(len(word), len(h)) - 3):
+            return True
+    return False
 
 
 def value_grounded(value: str, question: str, numbers: set[float] | None = None) -> bool:
@@ -82,9 +99,12 @@ def column_named(name: str, question: str) -> bool:
 
 
 def reads_named_column(program: Program, question: str, typed: TypedTable | None) -> bool:
-    """Whether what the program reads is a column the question names (a count reads none, so it always is)."""
-    if typed is None or program.fn == "count":
+    """Whether what the program reads is a column the question names. A count reads no column: when another
+    program reads a column the question names ("how many people attended …?" and Attendance), that one wins."""
+    if typed is None:
         return True
+    if program.fn == "count":
+        return False
     read = [program.column] + ([program.answer_column] if program.fn in ("argmax", "argmin") else [])
     names = []
     for ident in read:

@@ -406,6 +406,9 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         result_text = str(len(rows))
         read_cols = []
     elif fn in ("sum", "avg", "min", "max"):
+        if fn in ("sum", "avg") and typed.columns[c - 1].holds_years:
+            raise ProgramError(f"column {program.column!r} holds years, which are not added up or averaged "
+                               "(count the rows, or take the min or max)")
         pairs = numbers(rows)
         xs = [x for _, x in pairs]
         if fn == "sum":
