@@ -269,6 +269,7 @@ async def test_wtq_run_scores_both_variants(tmp_settings, tmp_path, fake_llm_ser
     assert report["variants"]["program"]["accuracy"] == 0.5 and report["variants"]["llm"]["accuracy"] == 0.5
     assert report["variants"]["program"]["decided_by"] == {"program": 2}
     assert report["majority_baseline"] == 0.5 and report["paired"]["program vs llm"]["n"] == 2
+    assert report["first_option_baseline"] == 0.0  # the first row's first cell, Ajax, answers neither question
 
 
 def test_wtq_replay_re_votes_logged_programs_without_the_model(tmp_settings, tmp_path):

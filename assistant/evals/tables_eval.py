@@ -565,14 +565,19 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
         correct[variant] = {r["id"]: bool(r["correct"]) for r in records}
     pairs = (("program", "llm"), ("program", WTQ_SQL_VARIANT))
     paired = {f"{a} vs {b}": mcnemar(correct[a], correct[b]) for a, b in pairs if a in correct and b in correct}
-    baselines = label_baselines(["|".join(sorted(map(str, map(_denotation_key, it.answers)))) for it in items])
+    # The "first option" of a table question: the first row's first cell (its row name, usually).
+    first_cells = [str(_denotation_key(it.table.rows[0][0])) if it.table.rows and it.table.rows[0] else ""
+                   for it in items]
+    baselines = label_baselines(["|".join(sorted(map(str, map(_denotation_key, it.answers)))) for it in items],
+                                first_labels=first_cells)
     baselines.pop("constant_label_baselines", None)  # one per distinct answer: hundreds
     complete = all(results.get(v, {}).get("n") == len(selection) for v in WTQ_VARIANTS)
     notes = (f"WikiTableQuestions {WTQ_SPLIT_FILES[split]}, a fixed {len(selection)}-question subset (seed {seed}); "
              f"{'complete' if complete else f'PARTIAL: {len(items)} of {len(selection)} questions'}. Scored by "
              "denotation: the answer's values equal the gold values as a set, numbers compared as numbers. "
              "program: five voted table programs, the model's own answer when none runs or the vote splits; "
-             "llm: the model's own answer over the table.\n\n"
+             "llm: the model's own answer over the table. The first option of a table question is taken to be "
+             "the first row's first cell.\n\n"
              + ("\n".join(paired_notes(paired, "questions")) if paired else ""))
     name = "wikitablequestions" if split == "test" else f"wikitablequestions-{split}"
     return write_eval(name, model=llm.model, items=len(items), seed=seed, variants=results,
