@@ -44,7 +44,7 @@ from assistant.pool import RankedPool, build_pool, rank_pool
 from assistant.prompts import render
 from assistant.session import Session
 from assistant.small_talk import is_small_talk
-from assistant.support import unnamed_subjects
+from assistant.support import asks_for_quantity, states_quantity, unnamed_subjects
 from assistant.verdicts import CONCLUSION_SENTENCES, has_conclusion, must_answer, verdict_from_evidence
 from tools._registry import REGISTRY, ToolContext, ToolError, load_all
 
@@ -490,6 +490,14 @@ class Assistant:
         texts = {e["id"]: e["text"] for e in shown}
         sources = {e["id"]: e["source"] for e in shown}
         unnamed = unnamed_subjects(subjects or [], list(texts.values()))
+        quantity = asks_for_quantity(message or frame.rewrite)
+        if quantity and texts and not any(states_quantity(t) for t in texts.values()):
+            # The question asks for a number and no shown item states one: nothing here can answer it.
+            outcome = self._no_quantity(quantity, list(texts)[:MAX_CLOSEST], ctx.evidence)
+            outcome.pool = ranked.summary()
+            await hooks.answer_start()
+            await hooks.answer_token(outcome.text)
+            return outcome
         if unnamed:
             outcome = self._not_about(unnamed, list(texts)[:MAX_CLOSEST], ctx.evidence)
             outcome.pool = ranked.summary()
@@ -612,6 +620,14 @@ class Assistant:
                 f"The closest evidence: {chips(closest)}.")
         check = check_citations(text, ledger)
         return AnswerOutcome(text, "no_evidence", check, check.ok, abstained=True, unnamed_subjects=unnamed)
+
+    @staticmethod
+    def _no_quantity(quantity: str, closest: list[str], ledger: EvidenceLedger) -> AnswerOutcome:
+        """The reply when the question asks for a quantity and no evidence shown states a number: composed in code."""
+        text = (f"{DOES_NOT_ANSWER_TEXT[:-1]}: none of it gives a {quantity}. "
+                f"The closest evidence: {chips(closest)}.")
+        check = check_citations(text, ledger)
+        return AnswerOutcome(text, "no_evidence", check, check.ok, abstained=True)
 
     def _cited_conclusion(self, cited: list[str], ledger: EvidenceLedger) -> dict[str, str]:
         """The closing sentences of the abstract the answer cites most (ties: the first cited), added to the

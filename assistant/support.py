@@ -165,3 +165,42 @@ def _phrases(texts: list[str]) -> set[tuple[str, str]]:
         stems = [None if (t in _STOP or len(t) < 3) else _root(t) for t in tokens]
         out |= {(a, b) for a, b in zip(stems, stems[1:]) if a and b}
     return out
+
+
+# -- questions that ask for a quantity ------------------------------------------------------------------
+# "At what temperature does water boil?" is answered by a number: evidence that states none cannot answer it,
+# however well it matches the words (seen on the chat bench: four sentences defining boiling, cited and
+# marked unverified, where the knowledge base holds no boiling point).
+_QUANTITY_NOUNS = ("temperature", "percentage", "percent", "number", "amount", "size", "weight", "height", "length",
+                   "distance", "speed", "age", "population", "price", "cost", "dose", "dosage", "year", "duration",
+                   "rate", "count", "value", "depth", "width", "mass", "volume", "frequency")
+_HOW = re.compile(r"^\s*(?:and\s+|so\s+)?how\s+(many|much|old|long|tall|far|high|big|large|heavy|deep|wide|often|fast)\b",
+                  re.I)
+_WHAT_NOUN = re.compile(r"^\s*(?:and\s+|so\s+)?(?:at|in|to|by)?\s*(?:what|which)\s+(?:is\s+the\s+|was\s+the\s+|are\s+the\s+)?"
+                        r"([a-z]+)\b", re.I)
+_NUMBER_WORDS = re.compile(
+    r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
+    r"thousand|million|billion|dozen|half|twice|once|single|double|triple|daily|weekly|monthly|yearly|annually|"
+    r"hourly)\b", re.I)
+
+
+def asks_for_quantity(question: str) -> str | None:
+    """What quantity the question asks for ("temperature", "number" for "how many"), or None.
+
+    Read from the question's opening words only: "how many/much/old/long/…" or "what/which <quantity noun>".
+    """
+    m = _HOW.match(question or "")
+    if m:
+        return {"many": "number", "much": "amount", "old": "age", "long": "length or duration", "tall": "height",
+                "far": "distance", "high": "height", "big": "size", "large": "size", "heavy": "weight",
+                "deep": "depth", "wide": "width", "often": "frequency", "fast": "speed"}[m.group(1).lower()]
+    m = _WHAT_NOUN.match(question or "")
+    if m and m.group(1).lower() in _QUANTITY_NOUNS:
+        return m.group(1).lower()
+    return None
+
+
+def states_quantity(text: str) -> bool:
+    """Whether ``text`` states a number, in digits or in words ("eight legs", "2.5 mg", "a dozen")."""
+    return bool(_NUMBER.search(text or "") or _NUMBER_WORDS.search(text or ""))

@@ -28,6 +28,8 @@ CORPUS = {
     "wang": ["Wang Zhizhi joined the Dallas Mavericks in 2001, the first Chinese player in the NBA.",
              "Wang Zhizhi later played for the Los Angeles Clippers and the Miami Heat."],
     "measles": ["Measles cases in 2011 rose to 220 in the United States."],
+    "boil": ["Boiling is when a liquid such as water is heated above its boiling point.",
+             "Water boils faster in a covered pot."],
     "vitamin": ["Vitamin D levels were measured in 400 older adults.",
                 "Vitamin D supplementation did not reduce fracture risk in older adults."],
 }
@@ -646,6 +648,44 @@ async def test_evidence_that_names_no_subject_is_not_sent_to_the_model(tmp_setti
                              "The closest evidence: [S1].")
     assert result.cited == ["S1"] and result.unnamed_subjects == ["glaucoma"]
     assert "".join(e[1] for e in rec.events if e[0] == "token") == result.answer
+
+
+async def test_a_quantity_question_with_no_number_in_the_evidence_is_not_answered(tmp_settings, fake_llm_server,
+                                                                                  patched_tools):
+    # Seen on the chat bench: "At what temperature does water boil at sea level?" cited four sentences defining
+    # boiling (the KB holds no boiling point) and ended unverified; no shown item states any number.
+    router = Router(intents=[frame(entities=["water"], rewrite="At what temperature does water boil at sea level?")])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        rec = Recorder()
+        result = await bot.run_turn("At what temperature does water boil at sea level?", rec)
+    assert not [r for r in srv.requests if r.get("stream")]  # no answer was generated
+    assert result.status == "no_evidence" and result.abstained
+    assert result.answer == ("The evidence I found does not answer this: none of it gives a temperature. "
+                             "The closest evidence: [S1][S2].")
+    assert "".join(e[1] for e in rec.events if e[0] == "token") == result.answer
+
+    # The same form with a number in the evidence is answered by the model as usual.
+    router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="In what year did Wang Zhizhi join the NBA?")],
+                    answers=[said(("Wang Zhizhi joined the NBA in 2001.", ["S1"]))])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn("In what year did Wang Zhizhi join the NBA?", Recorder())
+    assert result.status == "verified" and [r for r in srv.requests if r.get("stream")]
+
+
+@pytest.mark.parametrize("question, quantity", [
+    ("At what temperature does water boil?", "temperature"), ("How many legs does a spider have?", "number"),
+    ("how much does it cost?", "amount"), ("What dose of warfarin should I take?", "dose"),
+    ("In what year did he join the NBA?", "year"), ("And how old is she?", "age"),
+    ("How does photosynthesis work?", None), ("What causes the seasons?", None), ("When is it warm?", None),
+])
+def test_questions_that_ask_for_a_quantity(question, quantity):
+    from assistant.support import asks_for_quantity, states_quantity
+
+    assert asks_for_quantity(question) == quantity
+    assert states_quantity("spiders have eight legs") and states_quantity("take 2.5 mg") and \
+        states_quantity("twice daily") and not states_quantity("boiling is when a liquid is hot")
 
 
 async def test_an_answer_citing_only_evidence_about_something_else_is_unverified(tmp_settings, fake_llm_server,
