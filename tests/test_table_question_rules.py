@@ -12,7 +12,8 @@ from tests.test_table_program import is_program, llm_for, scripted
 from tools._answer_type import expected_answer, fits, position_asked
 from tools._cells import TypedTable
 from tools._table_ops import Program, ProgramError, execute, total_rows
-from tools._table_program import one_of_several, read_as_asked, solve
+from tools._question_rules import one_of_several, read_as_asked
+from tools._table_program import solve
 
 LEAGUE = Table(name="league", title="Stadiums", columns=["Stadium", "City", "Capacity", "Opened"], rows=[
     ["Provident Stadium", "Barrington", "27,000", "1999"],
@@ -320,7 +321,7 @@ def test_a_column_the_question_names_beats_one_it_does_not():
 
 
 def test_a_last_on_the_chart_question_reads_the_named_column_in_table_order():
-    from tools._table_program import read_position
+    from tools._question_rules import read_position
 
     q = "what is the last stadium on this chart?"
     by_capacity = read_position(prog(fn="argmax", column="capacity", answer_column="stadium"), typed(), q)
@@ -334,7 +335,7 @@ def test_a_last_on_the_chart_question_reads_the_named_column_in_table_order():
 
 def test_a_choice_between_two_named_rows_compares_exactly_those_rows():
     from tools._question_grounding import alternatives
-    from tools._table_program import read_choice
+    from tools._question_rules import read_choice
 
     q = "which had a larger capacity, ayr park or mill field?"
     assert alternatives(q, typed()) == ("stadium", ["Ayr Park", "Mill Field"])
