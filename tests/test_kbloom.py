@@ -462,3 +462,34 @@ def test_harvest_notes_say_when_relations_were_harvested_on_different_weights():
     records = {"PartOf": {}, "IsA": {"weights": "w4a16"}}  # an old record (no field) was harvested on bf16
     assert weights_line(records).startswith("Served weights: bf16 for PartOf; w4a16 for IsA (mixed")
     assert weights_line({"IsA": {"weights": "w4a16"}}) == "Served weights: w4a16 for IsA."
+
+
+def test_list_markers_and_seed_plurals_are_not_harvested():
+    from assistant.kbloom.search import usable
+    from assistant.kbloom.text import clean_entity
+
+    # Seen in the 20-relation harvest: the model numbers or letters its lines, and repeats a seed in the plural.
+    assert [clean_entity(t) for t in ("2. suitcase", "a. africa", "b,scuba gear", "1) boat", "the red wine")] == \
+        ["suitcase", "africa", "scuba gear", "boat", "red wine"]
+    assert clean_entity("e. coli") == "e. coli"  # a letter past d is no list marker
+    seeds = [("flotation_device", "boat"), ("giraffes", "africa")]
+    assert not usable(("flotation devices", "boat"), seeds) and not usable(("giraffe", "africa"), seeds)
+    assert usable(("boat", "river"), seeds) and usable(("giraffe", "zoo"), seeds)
+
+
+def test_the_eval_selects_again_from_logged_candidates_under_the_current_cleaning():
+    from assistant.evals.kg_harvest_eval import reselected
+    from assistant.kbloom.scoring import final_score
+
+    # head, tail, semantic, fluency, loglik, loglik per token, line log-prob
+    scored = [["2. suitcase", "closet", 0.9, 0.5, -10, -3.0, -2.0],  # cleaned to suitcase/closet
+              ["suitcase", "closet", 0.8, 0.4, -11, -3.5, -2.1],  # the same pair: the better scores are kept
+              ["flotation devices", "boat", 1.3, 0.6, -9, -2.0, -1.5],  # a seed in the plural: left out
+              ["sand", "beach", 0.2, 0.3, -8, -1.0, -1.2],
+              ["milk", "fridge", 0.5, 0.1, -12, -4.0, -2.5]]
+    rec = reselected({"scored": scored, "kbloom": [["flotation devices", "boat"]], "threshold": 9.0},
+                     [("flotation_device", "boat")], limit=2)
+    assert rec["kbloom"] == [["suitcase", "closet"], ["milk", "fridge"]]  # by the final score
+    assert rec["likelihood_only"] == [["sand", "beach"], ["suitcase", "closet"]]  # by log-likelihood per token
+    assert rec["threshold"] == pytest.approx(final_score(0.5, 0.1)) and rec["cleaned_away"] == 2
+    assert reselected({"kbloom": [["a", "b"]]}, [], limit=2) == {"kbloom": [["a", "b"]]}  # older records as logged

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel
 
 from assistant.kbloom.heaps import TupleHeaps, shape_of
-from assistant.kbloom.text import fill_spans, line_pattern, pairs_in_lines
+from assistant.kbloom.text import fill_spans, line_pattern, pairs_in_lines, seed_form
 from kb.kg_harvest import PromptWeight, RelationDefinition
 
 
@@ -126,8 +126,9 @@ def usable(pair: tuple[str, str], seeds: list[tuple[str, str]]) -> bool:
     Seen with the 1.5B model on PartOf: the few-shot list's own entities came back swapped ("dead sea is a part
     of movie"), and the semantic score, which compares with the seeds, ranked such pairs near the top.
     """
-    seed_entities = {e for s in seeds for e in s}
-    return shape_of(*pair) is not None and not (pair[0] in seed_entities and pair[1] in seed_entities)
+    seed_entities = {seed_form(e) for s in seeds for e in s}
+    return shape_of(*pair) is not None and not (seed_form(pair[0]) in seed_entities
+                                                and seed_form(pair[1]) in seed_entities)
 
 
 async def propose(definition: RelationDefinition, prompts: list[PromptWeight], llm, cfg: SearchConfig,

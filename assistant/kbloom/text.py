@@ -44,8 +44,15 @@ def line_pattern(template: str) -> re.Pattern:
     return re.compile(r"^\s*" + regex + r"\s*$", re.IGNORECASE)
 
 
+# A list marker the model copied into an entity ("2. suitcase", "a. africa", "b,scuba gear"): seen in the
+# 20-relation harvest, where such pairs took places in the selection and never matched CN-100K.
+_LIST_MARKER = re.compile(r"^(?:\d{1,2}[.)]\s*|[a-d][.)]\s+|[a-d],(?=\S))", re.I)
+
+
 def clean_entity(text: str) -> str | None:
-    """A generated entity as stored: lower case, outer punctuation and a leading article dropped; None if unusable."""
+    """A generated entity as stored: lower case, outer punctuation, a list marker and a leading article dropped;
+    None if unusable."""
+    text = _LIST_MARKER.sub("", text.strip(_EDGE_PUNCT))
     words = text.strip(_EDGE_PUNCT).lower().split()
     while words and words[0] in _ARTICLES:
         words = words[1:]
@@ -72,3 +79,11 @@ def pairs_in_lines(text: str, pattern: re.Pattern, complete_only: bool = True) -
                 out.append(((h, t), start, end))
         start = end + 1
     return out
+
+
+def seed_form(entity: str) -> str:
+    """An entity as seeds are compared: lower case, underscores as spaces, each word without a plural 's'
+    ("flotation_device" and "flotation devices" are the same seed)."""
+    words = entity.lower().replace("_", " ").split()
+    return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words)
+
