@@ -80,6 +80,26 @@ def test_unrelated_messages_take_the_text_path_while_a_table_is_loaded(message, 
     assert [name for name, _ in calls] == ["text_search", "kg_paths"], score_table(message, TRIALS)
 
 
+RACES = Table(name="marathon", title="marathon", columns=["Year", "Winner", "Country", "Time (h:mm:ss)"], rows=[
+    ["2015", "Eliud Kipchoge", "Kenya", "2:04:00"], ["2016", "Eliud Kipchoge", "Kenya", "2:03:05"],
+    ["2017", "Daniel Wanjiru", "Kenya", "2:05:48"], ["2020", "Shura Kitata", "Ethiopia", "2:05:41"]])
+
+
+@pytest.mark.parametrize("message", [
+    "Who won the most times?",  # found as a new user: 'won' shares no start with Winner, so the KB answered
+    "Which country had the most winners?",
+    "In which year was the fastest time?",
+])
+def test_word_forms_of_a_header_route_to_the_table(message):
+    assert planned(message, session(RACES)) == [("table_qa", {"question": message, "options": [],
+                                                              "table": "marathon"})], score_table(message, RACES)
+
+
+def test_a_header_word_inside_another_word_does_not_route():
+    assert not score_table("What time is it in Tokyo?", RACES).routes  # one header alone
+    assert all("Winner" not in m for m in score_table("Which window is open?", RACES).matched)  # not 'win' + s
+
+
 def test_follow_up_resolves_to_the_table_of_the_last_answer():
     sess = session(TRIALS, PRICES)  # PRICES is the active (latest) table, but the last answer came from TRIALS
     sess.last_table_answer = TableAnswer(table="trials", question="Which trial had the highest efficacy?",
