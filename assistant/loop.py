@@ -44,7 +44,7 @@ from assistant.pool import RankedPool, build_pool, rank_pool
 from assistant.prompts import render
 from assistant.session import Session
 from assistant.small_talk import is_small_talk
-from assistant.support import asks_for_quantity, states_quantity, unnamed_subjects
+from assistant.support import asks_for_quantity, content_words, mentions, states_quantity, unnamed_subjects
 from assistant.verdicts import CONCLUSION_SENTENCES, has_conclusion, must_answer, verdict_from_evidence
 from tools._registry import REGISTRY, ToolContext, ToolError, load_all
 
@@ -498,6 +498,12 @@ class Assistant:
             await hooks.answer_start()
             await hooks.answer_token(outcome.text)
             return outcome
+        if not unnamed and not subjects and not (message or "").lstrip().startswith("/"):
+            # No entity to check the evidence against: the question's own content words stand in for them
+            # (found as a new user: "Who won the most times?" was answered, verified, with "Eggs").
+            terms = sorted(content_words(message or frame.rewrite))
+            if terms and not mentions(" ".join(terms), list(texts.values())):
+                unnamed = terms
         if unnamed:
             outcome = self._not_about(unnamed, list(texts)[:MAX_CLOSEST], ctx.evidence)
             outcome.pool = ranked.summary()

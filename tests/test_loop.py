@@ -30,6 +30,7 @@ CORPUS = {
     "measles": ["Measles cases in 2011 rose to 220 in the United States."],
     "boil": ["Boiling is when a liquid such as water is heated above its boiling point.",
              "Water boils faster in a covered pot."],
+    "times": ["Eggs are a good source of iron."],  # found for "times", about something else
     "vitamin": ["Vitamin D levels were measured in 400 older adults.",
                 "Vitamin D supplementation did not reduce fracture risk in older adults."],
 }
@@ -686,6 +687,27 @@ def test_questions_that_ask_for_a_quantity(question, quantity):
     assert asks_for_quantity(question) == quantity
     assert states_quantity("spiders have eight legs") and states_quantity("take 2.5 mg") and \
         states_quantity("twice daily") and not states_quantity("boiling is when a liquid is hot")
+
+
+async def test_with_no_entity_the_question_words_must_be_in_the_evidence(tmp_settings, fake_llm_server,
+                                                                          patched_tools):
+    # Found as a new user: "Who won the most times?" (no entity) was answered, verified, with unrelated sentences.
+    # Here the search finds only a sentence about eggs, which shares no word with the question.
+    router = Router(intents=[frame(entities=[], rewrite="Who won the most times?")])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn("Who won the most times?", Recorder())
+    assert not [r for r in srv.requests if r.get("stream")]  # no answer was generated
+    assert result.status == "no_evidence" and result.abstained
+    assert result.answer == ("The evidence I found does not answer this: none of it mentions “times” or “won”. "
+                             "The closest evidence: [S1].")
+    # A question sharing a word with the evidence is answered as usual.
+    router = Router(intents=[frame(entities=[], rewrite="Which vitamin levels were measured?")],
+                    answers=[said(("Vitamin D levels were measured in 400 older adults.", ["S1"]))])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn("Which vitamin levels were measured?", Recorder())
+    assert result.status == "verified" and [r for r in srv.requests if r.get("stream")]
 
 
 async def test_an_answer_citing_only_evidence_about_something_else_is_unverified(tmp_settings, fake_llm_server,
