@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tools._cells import cell_number, is_empty
+from tools._words import related
 
 # A score at or above this sends the message to the table: one header plus one value, a row label, or a
 # header with a table-shaped question word ("which … most", "how many"). One header alone (a "year" in
@@ -54,29 +55,6 @@ def _stem(word: str) -> str:
     return word[:5] if len(word) > 5 else word
 
 
-# Past forms that share no start with the header that names what they ask about: "Who won the most times?"
-# over a Winner column was sent to the text knowledge base (found as a new user).
-_IRREGULAR = {"won": "win", "lost": "loss", "ran": "run", "sold": "sale", "bought": "buy", "held": "hold",
-              "led": "lead", "born": "birth", "died": "death", "spent": "spend", "paid": "pay", "built": "build",
-              "took": "take", "came": "come", "gave": "give", "made": "make", "wrote": "write", "written": "write",
-              "taught": "teach", "sang": "sing", "sung": "sing", "fought": "fight", "drove": "drive",
-              "driven": "drive", "flew": "fly", "grew": "grow", "fell": "fall", "rose": "rise", "scored": "score",
-              "beat": "beat", "chose": "choose", "chosen": "choose", "began": "begin", "begun": "begin"}
-# A header word that is the message's word plus one of these is the same word ("win"/"winner", "time"/"times").
-_SUFFIXES = ("s", "es", "ed", "d", "er", "ers", "ner", "ners", "ning", "ing", "ings", "ion", "ions", "ment", "ments",
-             "ance", "ence", "al", "ly", "ist", "ists")
-
-
-def _related(a: str, b: str) -> bool:
-    """Whether two words are forms of one: the same 5-letter stem, or one is the other (3 letters or more)
-    with a common ending ("win"/"winner", "time"/"times"); irregular past forms first become their base."""
-    a, b = _IRREGULAR.get(a, a), _IRREGULAR.get(b, b)
-    if a == b or (len(a) > 4 and len(b) > 4 and _stem(a) == _stem(b)):
-        return True
-    short, long_ = sorted((a, b), key=len)
-    return len(short) >= 3 and long_.startswith(short) and long_[len(short):] in _SUFFIXES
-
-
 @dataclass
 class TableMatch:
     name: str
@@ -112,7 +90,7 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
     header_hit = False
     for header in table.columns:
         hw = _content(header)
-        if hw and any(_related(h, w) for h in hw for w in words):
+        if hw and any(related(h, w) for h in hw for w in words):
             match.score += HEADER_SCORE
             match.matched.append(f"header {header!r}")
             header_hit = True

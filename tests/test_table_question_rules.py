@@ -357,3 +357,18 @@ def test_a_column_of_years_is_not_added_up():
     with pytest.raises(ProgramError, match="holds years"):
         execute(prog(fn="sum", column="opened"), typed())
     assert execute(prog(fn="max", column="opened"), typed()).result == 2011  # an extreme of years is a year
+
+
+def test_a_most_times_question_counts_rows_per_name():
+    from tools._question_grounding import column_named
+    from tools._question_rules import read_frequency
+
+    # Found as a new user: "Who won the most times?" was answered by the winner of the row with the most laps.
+    by_laps = prog(fn="argmax", column="laps", answer_column="driver")
+    read = read_frequency(by_laps, races(), "Who won the most times?")
+    assert read.fn == "most_common" and read.column == "driver"
+    assert execute(read, races()).result == "Jim Clark"
+    assert column_named("Driver", "which driver won most often?") and column_named("Winner", "who won the most?")
+    # A measure the question names, or no frequency asked, stays as written.
+    assert read_frequency(by_laps, races(), "Who drove the most laps most often?") == by_laps
+    assert read_frequency(by_laps, races(), "Who won the race with the most laps?") == by_laps

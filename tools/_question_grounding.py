@@ -25,6 +25,7 @@ import re
 
 from tools._cells import TypedTable, cell_number
 from tools._table_ops import Program
+from tools._words import related
 
 # Thousands separators only between groups of three: "in 1906, how many" states 1906, not "1906,".
 _NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
@@ -71,7 +72,7 @@ def _word_in(word: str, have: list[str]) -> bool:
     if len(word) < 3:
         return False
     for h in have:
-        if h.startswith(word) or (len(h) >= 4 and word.startswith(h)):
+        if h.startswith(word) or (len(h) >= 4 and word.startswith(h)) or related(word, h):
             return True
         if _common_prefix(word, h) >= max(5, min(len(word), len(h)) - 3):
             return True

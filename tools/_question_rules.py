@@ -7,6 +7,8 @@ meant, code reads the program so (WikiTableQuestions' training split, the tuning
 - :func:`read_position`: "the last design code on this chart" is a row's place in the table, not a maximum of
   a column the question never names;
 - :func:`read_choice`: "which had more, A or B?" compares exactly the rows A and B;
+- :func:`read_frequency`: "who won the most times?" counts rows per name, not the row with the most of a
+  column the question never names;
 - :func:`one_of_several`: a first/last question answered by a list is its first or last row;
 - :func:`yes_or_no`: a yes/no question is answered by whether a row meets its filters.
 
@@ -15,6 +17,7 @@ Which programs then vote is decided in ``tools._table_program`` (answer kind, ``
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from tools._answer_type import AnswerKind, position_asked
@@ -77,6 +80,26 @@ def read_choice(program: Program, typed: TypedTable, question: str) -> Program:
     pair = [RowFilter(column=column, op="=", value=v[:VALUE_MAX_CHARS]) for v in values]
     return program.model_copy(update={"filters": others + pair, "answer_column": column,
                                       "fn": "argmin" if program.fn in ("min", "argmin") else "argmax"})
+
+
+_FREQUENCY = re.compile(r"\bmost (?:times|often|frequent(?:ly)?|common(?:ly)?)\b|\b(?:appears?|occurs?|listed) "
+                        r"(?:the )?most\b", re.I)
+
+
+def read_frequency(program: Program, typed: TypedTable, question: str) -> Program:
+    """"Who won the most times?" asks which name occurs in most rows (found as a new user: the programs took the
+    winner of the row with the most finishers, right by chance). A largest value of a column the question does
+    not name becomes the most common value of the program's answer column."""
+    if program.fn not in ("max", "argmax") or not _FREQUENCY.search(question):
+        return program
+    try:
+        measured = typed.column(program.column).name
+    except KeyError:
+        return program
+    if column_named(measured, question):
+        return program
+    answer = program.answer_column if program.fn == "argmax" and program.answer_column else program.column
+    return program.model_copy(update={"fn": "most_common", "column": answer, "filters": program.filters})
 
 
 def yes_or_no(ex: Execution) -> Execution:

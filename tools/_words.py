@@ -1,0 +1,28 @@
+"""Word forms shared by the routing of messages to tables and the reading of table questions.
+
+"Who won the most times?" names the Winner column and "times" the Time column, though neither word is a prefix
+of the other's stem: a message word and a header word are forms of one word when they share a 5-letter stem,
+when one is the other plus a common ending ("win"/"winner", "time"/"times"), or through a short list of
+irregular past forms ("won" -> "win").
+"""
+
+from __future__ import annotations
+
+IRREGULAR = {"won": "win", "lost": "loss", "ran": "run", "sold": "sale", "bought": "buy", "held": "hold",
+             "led": "lead", "born": "birth", "died": "death", "spent": "spend", "paid": "pay", "built": "build",
+             "took": "take", "came": "come", "gave": "give", "made": "make", "wrote": "write", "written": "write",
+             "taught": "teach", "sang": "sing", "sung": "sing", "fought": "fight", "drove": "drive",
+             "driven": "drive", "flew": "fly", "grew": "grow", "fell": "fall", "rose": "rise", "scored": "score",
+             "beat": "beat", "chose": "choose", "chosen": "choose", "began": "begin", "begun": "begin"}
+SUFFIXES = ("s", "es", "ed", "d", "er", "ers", "ner", "ners", "ning", "ing", "ings", "ion", "ions", "ment", "ments",
+            "ance", "ence", "al", "ly", "ist", "ists")
+STEM = 5
+
+
+def related(a: str, b: str) -> bool:
+    """Whether two lower-case words are forms of one (module docstring)."""
+    a, b = IRREGULAR.get(a, a), IRREGULAR.get(b, b)
+    if a == b or (len(a) > STEM - 1 and len(b) > STEM - 1 and a[:STEM] == b[:STEM]):
+        return True
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 3 and long_.startswith(short) and long_[len(short):] in SUFFIXES
