@@ -164,13 +164,17 @@ class Table(BaseModel):
         return text
 
 
+# Clock times and durations ("2:04:00", "12:30") measure something; they do not name rows.
+_CLOCK = re.compile(r"^\s*\d{1,3}(?::\d{2}){1,2}(?:\.\d+)?\s*$")
+
+
 def _row_label_col(columns: list[str], rows: list[list[str]]) -> int | None:
     first_textual = None
     for c in range(len(columns)):
         values = [row[c] for row in rows if row[c].strip()]
         if not values:
             continue
-        numeric = sum(parse_number(v) is not None for v in values)
+        numeric = sum(parse_number(v) is not None or bool(_CLOCK.match(v)) for v in values)
         if numeric > len(values) / 2:
             continue
         if first_textual is None:

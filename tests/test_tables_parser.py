@@ -398,3 +398,10 @@ def test_html_page_upload_reads_its_first_table_with_spans_and_caption(tmp_setti
     bare = load_table(b"<table><tr><td>1</td><td>2</td></tr><tr><td>3</td><td>4</td></tr></table>",
                       name="b.htm", settings=tmp_settings)
     assert bare.columns == ["Column 1", "Column 2"] and bare.n_rows == 2
+
+
+def test_clock_times_do_not_name_the_rows():
+    # Found as a new user: a marathon table's rows were named by their finishing times ("rows: 2:02:37").
+    t = Table(name="m", title="m", columns=["Year", "Winner", "Time"], rows=[
+        ["2018", "Eliud Kipchoge", "2:04:42"], ["2019", "Eliud Kipchoge", "2:02:37"], ["2020", "Shura Kitata", "2:05:41"]])
+    assert t.row_label_col == 2
