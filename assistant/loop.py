@@ -44,7 +44,8 @@ from assistant.pool import RankedPool, build_pool, rank_pool
 from assistant.prompts import render
 from assistant.session import Session
 from assistant.small_talk import is_small_talk
-from assistant.support import asks_for_quantity, content_words, mentions, states_quantity, unnamed_subjects
+from assistant.support import asks_for_quantity, content_words, gives_quantity, mentions, states_quantity, \
+    unnamed_subjects
 from assistant.verdicts import CONCLUSION_SENTENCES, has_conclusion, must_answer, verdict_from_evidence
 from tools._registry import REGISTRY, ToolContext, ToolError, load_all
 
@@ -531,12 +532,22 @@ class Assistant:
         # Some statements supported: the others are dropped (in _finish_grounded), nothing is regenerated. Measured
         # on "What drugs treat Parkinson's disease?": regenerating for one mis-cited statement of three gave an
         # abstention, losing the two good ones, after minutes of CPU generation. Regenerate only when nothing holds.
-        if answer is None or (flagged and len(support.flagged) == len(support.checked)):
-            problem = (support.problem(texts) if answer is not None else
-                       "the reply was cut off before it was complete; write fewer, shorter statements")
+        numbered = [i for i, t in texts.items() if states_quantity(t)]
+        gives_none = quantity is not None and answer is not None and not gives_quantity(answer)
+        if answer is None or (flagged and len(support.flagged) == len(support.checked)) or gives_none:
+            if gives_none and not (flagged and len(support.flagged) == len(support.checked)):
+                # Seen on the chat bench: "At what temperature does water boil?" answered with four definitions of
+                # boiling, while a shown item said "steam is a kind of water above 100 degrees celsius".
+                problem = (f"the question asks for a {quantity}, and no statement gives one"
+                           + (f"; the items that state a number are {', '.join(numbered)}" if numbered else ""))
+                retry_prompt = render("answer_retry_quantity", problem=problem)
+            else:
+                problem = (support.problem(texts) if answer is not None else
+                           "the reply was cut off before it was complete; write fewer, shorter statements")
+                retry_prompt = render("answer_retry", problem=problem)
             await hooks.answer_discard(f"Support check: {problem}; regenerating once.")
             retry = messages + [{"role": "assistant", "content": raw},
-                                {"role": "user", "content": render("answer_retry", problem=problem)}]
+                                {"role": "user", "content": retry_prompt}]
             second, _ = await self._generate_grounded(hooks, retry, schema, adapter, show_verdict=not code_verdict)
             regenerated = True
             if second is not None:
@@ -548,7 +559,7 @@ class Assistant:
         await hooks.step_start(check_step)
         # Off the event loop: the code verdict reads the cited document's conclusion from the text KB.
         outcome = await asyncio.to_thread(self._finish_grounded, answer, support, ctx.evidence, texts,
-                                          code_verdict=code_verdict, subjects=subjects or [])
+                                          code_verdict=code_verdict, subjects=subjects or [], quantity=quantity)
         outcome.required_answer = required
         outcome.first_ok, outcome.support_flagged, outcome.regenerated = first_ok, flagged, regenerated
         outcome.pool = ranked.summary()
@@ -561,7 +572,8 @@ class Assistant:
 
     def _finish_grounded(self, answer: GroundedAnswer | None, support: SupportReport | None,
                          ledger: EvidenceLedger, texts: dict[str, str], *,
-                         code_verdict: bool = False, subjects: list[str] | None = None) -> AnswerOutcome:
+                         code_verdict: bool = False, subjects: list[str] | None = None,
+                         quantity: str | None = None) -> AnswerOutcome:
         if answer is None:
             text = f"{NO_EVIDENCE_TEXT} (The model's answer could not be read twice; the evidence list shows what was found.)"
             return AnswerOutcome(text, "unverified")
@@ -598,6 +610,11 @@ class Assistant:
             status = "unverified"
             note += (f"\n\n⚠ Unverified: none of the evidence this answer cites mentions {_join_names(unnamed)}, "
                      "so it does not answer the question about it. The evidence list shows what was found.")
+        elif quantity and not answer.does_not_answer and status in ("verified", "cited_by_code") \
+                and not gives_quantity(answer):
+            status = "unverified"
+            note += (f"\n\n⚠ Unverified: the question asks for a {quantity}, and this answer gives none. "
+                     "The evidence list shows what was found.")
         text = render_prose(answer.model_dump(), complete=True, show_verdict=not code_verdict)
         check = check_citations(text, ledger)  # the guard behind the grammar: it must never fire
         guard_fired = not check.ok

@@ -204,3 +204,9 @@ def asks_for_quantity(question: str) -> str | None:
 def states_quantity(text: str) -> bool:
     """Whether ``text`` states a number, in digits or in words ("eight legs", "2.5 mg", "a dozen")."""
     return bool(_NUMBER.search(text or "") or _NUMBER_WORDS.search(text or ""))
+
+
+def gives_quantity(answer) -> bool:
+    """Whether one of the answer's statements states a number (an abstention gives none, and needs none)."""
+    return answer.does_not_answer or any(states_quantity(st.text) for st in answer.statements)
+

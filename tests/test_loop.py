@@ -30,7 +30,8 @@ CORPUS = {
     "measles": ["Measles cases in 2011 rose to 220 in the United States."],
     "boil": ["Boiling is when a liquid such as water is heated above its boiling point.",
              "Water boils faster in a covered pot."],
-    "times": ["Eggs are a good source of iron."],  # found for "times", about something else
+    "times": ["Eggs are a good source of iron."],
+    "steam": ["Boiling is when steam rises from a heated liquid.", "Steam is water above 100 degrees celsius."],  # found for "times", about something else
     "vitamin": ["Vitamin D levels were measured in 400 older adults.",
                 "Vitamin D supplementation did not reduce fracture risk in older adults."],
 }
@@ -673,6 +674,28 @@ async def test_a_quantity_question_with_no_number_in_the_evidence_is_not_answere
         bot, _ = make_assistant(tmp_settings, srv)
         result = await bot.run_turn("In what year did Wang Zhizhi join the NBA?", Recorder())
     assert result.status == "verified" and [r for r in srv.requests if r.get("stream")]
+
+
+async def test_an_answer_that_gives_no_asked_quantity_is_regenerated_once(tmp_settings, fake_llm_server,
+                                                                           patched_tools):
+    q = "At what temperature does steam form from water?"
+    definitions = said(("Boiling is when steam rises from a heated liquid.", ["S1"]))
+    number = said(("Steam is water above 100 degrees celsius.", ["S2"]))
+    router = Router(intents=[frame(entities=["steam"], rewrite=q)], answers=[definitions, number])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn(q, Recorder())
+    streamed = [r for r in srv.requests if r.get("stream")]
+    assert len(streamed) == 2 and "asks for a temperature, and no statement gives one; the items that state a " \
+        "number are S2" in streamed[1]["messages"][-1]["content"]
+    assert result.status == "verified" and "100 degrees" in result.answer
+    # Twice without the number: kept, but not verified, and the reply says why.
+    router = Router(intents=[frame(entities=["steam"], rewrite=q)], answers=[definitions, definitions])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn(q, Recorder())
+    assert result.status == "unverified" and "the question asks for a temperature, and this answer gives none" \
+        in result.answer
 
 
 @pytest.mark.parametrize("question, quantity", [
