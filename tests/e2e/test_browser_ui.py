@@ -84,12 +84,13 @@ def ui(tmp_path_factory):
     fake = FakeOpenAI(fake_handler).__enter__()
     env = dict(os.environ, EVIDENTIA_DATA_DIR=str(data), EVIDENTIA_LLM_BASE_URL=fake.base_url,
                EVIDENTIA_LLM_MODEL="fake-model", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    # A tiny knowledge base in the temporary data dir.
+    # A tiny knowledge base in the temporary data dir. Its one document is filed as an abstract (pubmed:), the
+    # kind whose closing sentences decide a yes/no verdict (assistant.verdicts.has_conclusion).
     build = subprocess.run(
         [sys.executable, "-c", (
             "from assistant.settings import Settings; from assistant.deps import Deps; "
             "from kb.ingest import Document; d = Deps(Settings()); "
-            "d.text_kb.add_documents([Document(doc_id='wang', title='Wang Zhizhi', source='fixture', "
+            "d.text_kb.add_documents([Document(doc_id='pubmed:wang', title='Wang Zhizhi', source='fixture', "
             "text='Wang Zhizhi joined the NBA in 2001 with the Dallas Mavericks. He later played for the "
             "Los Angeles Clippers.')], collection='fixture', show_progress=False)")],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
