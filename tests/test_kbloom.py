@@ -493,3 +493,14 @@ def test_the_eval_selects_again_from_logged_candidates_under_the_current_cleanin
     assert rec["likelihood_only"] == [["sand", "beach"], ["suitcase", "closet"]]  # by log-likelihood per token
     assert rec["threshold"] == pytest.approx(final_score(0.5, 0.1)) and rec["cleaned_away"] == 2
     assert reselected({"kbloom": [["a", "b"]]}, [], limit=2) == {"kbloom": [["a", "b"]]}  # older records as logged
+
+
+def test_a_resumed_relation_is_timed_by_its_stages_across_runs():
+    from assistant.evals.kg_harvest_eval import harvest_seconds
+
+    # Seen in the 20-relation run: DefinedAs resumed at its scoring stage, and its run's clock said 92 s.
+    resumed = {"seconds": 91.8, "resumed": True,
+               "stage_seconds": {"paraphrase": 23.3, "propose": 530.6, "score": 503.5, "select": 1.1}}
+    assert harvest_seconds(resumed) == pytest.approx(1058.5)
+    whole = {"seconds": 733.0, "stage_seconds": {"paraphrase": 29.0, "propose": 359.0, "score": 343.0}}
+    assert harvest_seconds(whole) == 733.0  # a whole run: its clock, which also counts loading
