@@ -372,3 +372,133 @@ def test_a_most_times_question_counts_rows_per_name():
     # A measure the question names, or no frequency asked, stays as written.
     assert read_frequency(by_laps, races(), "Who drove the most laps most often?") == by_laps
     assert read_frequency(by_laps, races(), "Who won the race with the most laps?") == by_laps
+
+
+TRIALS = Table(name="trials", title="Trials", columns=["Trial", "Date", "Series", "Celebrity"], rows=[
+    ["1", "13 November 2006", "Jungle", "Jan"],
+    ["2", "14 November 2006", "Jungle", "David"],
+    ["3", "30 November 2006", "Desert", "Jan"],
+    ["4", "1 December 2006", "Jungle", "Jan"],
+    ["5", "2 December 2007", "Arctic", "Scott"],
+])
+
+
+def tprog(**kw) -> Program:
+    kw.setdefault("answer_column", "trial")
+    return Program.model_validate(kw)
+
+
+def test_a_day_copied_into_a_filter_the_question_states_as_a_month_becomes_the_month():
+    from tools._question_rules import read_stated_part
+
+    t = TypedTable.build(TRIALS)
+    copied = tprog(filters=[{"column": "date", "op": "=", "value": "13 November 2006"}], fn="count", column="trial",
+                  answer_column="trial")
+    assert execute(copied, t).result == 1
+    read = read_stated_part(copied, t, "how many trials were in november 2006?")
+    assert [(f.op, f.value) for f in read.filters] == [("contains", "November 2006")]
+    assert execute(read, t).result == 3
+    # The whole cell stated, a part that is only a day, or words left out that are not a day: as written.
+    assert read_stated_part(copied, t, "how many trials were on 13 november 2006?") == copied
+    assert read_stated_part(copied, t, "how many trials were on the 13th?") == copied
+    named = tprog(filters=[{"column": "celebrity", "op": "=", "value": "Jan Scott"}], fn="count", column="trial")
+    assert read_stated_part(named, t, "how many trials had jan?") == named
+
+
+def test_a_year_names_the_text_cells_it_is_a_word_of():
+    t = TypedTable.build(TRIALS)
+    assert not t.column("date").numeric
+    in_2007 = tprog(filters=[{"column": "date", "op": "=", "value": "2007"}], fn="count", column="trial")
+    assert execute(in_2007, t).result == 1  # no cell equals "2007"; "2 December 2007" holds it as a word
+
+
+def test_a_which_had_more_choice_written_as_a_count_counts_each_ones_rows():
+    from tools._question_rules import count_choice
+
+    t = TypedTable.build(TRIALS)
+    q = "which series had more trials, desert or arctic or jungle?"
+    both = tprog(filters=[{"column": "series", "op": "=", "value": "Desert"}], fn="count", column="trial")
+    read = count_choice(both, t, "which series had more trials, jungle or desert?")
+    assert read.fn == "most_common" and read.column == "series"
+    assert [f.value for f in read.filters] == ["Jungle", "Desert"]
+    assert execute(read, t, union_same_column=True).result == "Jungle"
+    # No comparative, or a "how many", or a numeric column named: as written.
+    assert count_choice(both, t, "which series is it, jungle or desert?") == both
+    assert count_choice(both, t, "how many more trials had jungle than desert or arctic?") == both
+    # "more trials" names Trial, but Trial numbers the rows (1, 2, 3, …): rows are what is counted.
+    # A column of measures the question names decides instead (read_choice).
+    counted = prog(fn="count", column="stadium")
+    assert count_choice(counted, typed(), "which had more capacity, ayr park or mill field?") == counted
+    assert count_choice(counted, typed(), "which came up more, ayr park or mill field?").fn == "most_common"
+    assert count_choice(both, t, q).fn == "most_common"
+
+
+def test_how_many_different_counts_the_different_values_of_the_named_column():
+    from tools._question_rules import read_distinct
+
+    t = TypedTable.build(TRIALS)
+    rows = tprog(fn="count", column="trial")
+    read = read_distinct(rows, t, "how many different series are listed?")
+    assert read.fn == "count_distinct" and read.column == "series"
+    ex = execute(read, t)
+    assert ex.result == 3 and ex.decisive_rows == [1, 3, 5]  # the first row of each series
+    assert read_distinct(rows, t, "how many series are listed?") == rows  # "different" is what asks for it
+    assert read_distinct(rows, t, "how many different judges were there?") == rows  # no such column
+    jan = tprog(filters=[{"column": "celebrity", "op": "=", "value": "Jan"}], fn="count_distinct", column="series")
+    assert execute(jan, t).result == 2
+    nobody = tprog(filters=[{"column": "celebrity", "op": "=", "value": "Nobody"}], fn="count_distinct",
+                  column="series")
+    assert execute(nobody, t).result == 0
+
+
+def test_a_which_question_written_as_a_count_lists_the_rows_it_selects():
+    from tools._question_rules import read_rows_asked
+
+    t = TypedTable.build(TRIALS)
+    counted = tprog(filters=[{"column": "celebrity", "op": "=", "value": "Jan"}], fn="count", column="trial",
+                   answer_column="trial")
+    read = read_rows_asked(counted, t, "which trials did jan take part in?")
+    assert read.fn == "value" and execute(read, t).result == ["1", "3", "4"]
+    # The answer column fixed by the filters gives the row labels instead ("Jan, Jan, Jan" says nothing).
+    fixed = counted.model_copy(update={"answer_column": "celebrity"})
+    assert read_rows_asked(fixed, t, "which trials had jan?").column == t.columns[t.label_col - 1].ident
+    # How-many, yes/no and what-questions are not lists.
+    for q in ("how many trials did jan take part in?", "did jan take part in a trial?",
+              "what is the number of trials with jan?"):
+        assert read_rows_asked(counted, t, q) == counted
+
+
+CHART = Table(name="chart", title="Singles", columns=["Title", "Peak position", "Weeks"], rows=[
+    ["Stand Up", "12", "4"],
+    ["Wide Open Road", "3", "9"],
+    ["Holy Water", "40", "2"],
+])
+
+
+def test_the_highest_position_is_the_smallest_number_of_a_rank_column():
+    from tools._question_rules import read_rank_order
+
+    t = TypedTable.build(CHART)
+    largest = tprog(fn="argmax", column="peak_position", answer_column="title")
+    read = read_rank_order(largest, t, "which track had the highest peak position?")
+    assert read.fn == "argmin" and execute(read, t).result == "Wide Open Road"
+    assert read_rank_order(tprog(fn="argmin", column="peak_position", answer_column="title"), t,
+                           "which track had the lowest position?").fn == "argmax"
+    # A column of measures, or a question that says neither (or both), is read as written.
+    weeks = tprog(fn="argmax", column="weeks", answer_column="title")
+    assert read_rank_order(weeks, t, "which track charted for the highest number of weeks?") == weeks
+    assert read_rank_order(largest, t, "which track had the largest position number?") == largest
+    assert read_rank_order(largest, t, "the highest or the lowest position?") == largest
+
+
+def test_a_superlative_filtered_on_an_unasked_row_of_its_answer_column_drops_that_filter():
+    from tools._question_rules import drop_named_row
+
+    t = TypedTable.build(CHART)
+    one_row = tprog(filters=[{"column": "title", "op": "=", "value": "Holy Water"}], fn="argmax", column="weeks",
+                    answer_column="title")
+    assert execute(one_row, t).result == "Holy Water"  # the most weeks over one row is that row
+    read = drop_named_row(one_row, t, "which track charted for the most weeks?")
+    assert read.filters == [] and execute(read, t).result == "Wide Open Road"
+    # A row the question names stays: "of Holy Water and Stand Up" asks about them.
+    assert drop_named_row(one_row, t, "did holy water chart for the most weeks?") == one_row

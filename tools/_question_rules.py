@@ -9,6 +9,14 @@ meant, code reads the program so (WikiTableQuestions' training split, the tuning
 - :func:`read_choice`: "which had more, A or B?" compares exactly the rows A and B;
 - :func:`read_frequency`: "who won the most times?" counts rows per name, not the row with the most of a
   column the question never names;
+- :func:`read_stated_part`: "how many trials were in November 2006?" written as "Date = '13 November 2006'" means
+  the dates that contain the month the question states;
+- :func:`count_choice`: "which artist has more songs, A or B?" written as a count counts each one's rows;
+- :func:`read_distinct`: "how many different series are listed?" counts the different values of Series;
+- :func:`read_rows_asked`: "which week(s) had under 75,000?" written as a count asks for the rows, not how many;
+- :func:`read_rank_order`: "which track had the highest peak position?" is the smallest position number;
+- :func:`drop_named_row`: "which country has the most bronze medals?" filtered on one country is that country by
+  construction, so a filter on the answer column that the question does not state is dropped;
 - :func:`one_of_several`: a first/last question answered by a list is its first or last row;
 - :func:`yes_or_no`: a yes/no question is answered by whether a row meets its filters.
 
@@ -20,9 +28,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from tools._answer_type import AnswerKind, position_asked
+from tools._answer_type import AnswerKind, expected_answer, position_asked, yes_no_asked
 from tools._cells import TypedTable
-from tools._question_grounding import alternatives, column_named
+from tools._question_grounding import alternatives, column_named, value_grounded
 from tools._table_ops import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Program, RowFilter, format_value
 
 
@@ -100,6 +108,141 @@ def read_frequency(program: Program, typed: TypedTable, question: str) -> Progra
         return program
     answer = program.answer_column if program.fn == "argmax" and program.answer_column else program.column
     return program.model_copy(update={"fn": "most_common", "column": answer, "filters": program.filters})
+
+
+_WORD = re.compile(r"[^\W_]+")
+_DAY = re.compile(r"^\d{1,2}(?:st|nd|rd|th)?$")
+
+
+def read_stated_part(program: Program, typed: TypedTable, question: str) -> Program:
+    """"How many trials were in November 2006?" written as "Date = '13 November 2006'" counts one day.
+
+    The model copies a whole cell where the question states part of it. When the words the question leaves out
+    are only a day's number and the part it states is a run of the cell's words with a month or a year in it,
+    the filter becomes "contains" that part (WTQ's training split: "november 2006", "august 1939").
+    """
+    asked = set(_WORD.findall(question.casefold()))
+    filters, changed = [], False
+    for f in program.filters:
+        try:
+            numeric = typed.column(f.column).numeric
+        except KeyError:
+            numeric = True
+        if f.op == "=" and not numeric:
+            words = [(m.start(), m.end(), m.group(0).casefold()) for m in _WORD.finditer(f.value)]
+            stated = [i for i, (_, _, w) in enumerate(words) if w in asked]
+            left_out = [w for i, (_, _, w) in enumerate(words) if i not in stated]
+            if stated and left_out and stated == list(range(stated[0], stated[-1] + 1)) \
+                    and all(_DAY.match(w) for w in left_out) \
+                    and any(not words[i][2].isdigit() or len(words[i][2]) == 4 for i in stated):
+                part = f.value[words[stated[0]][0]:words[stated[-1]][1]]
+                f, changed = RowFilter(column=f.column, op="contains", value=part), True
+        filters.append(f)
+    return program.model_copy(update={"filters": filters}) if changed else program
+
+
+_COMPARATIVE = re.compile(r"\b(?:more|most|greater|larger|higher|bigger)\b", re.I)
+
+
+def count_choice(program: Program, typed: TypedTable, question: str) -> Program:
+    """"What artist has more music in the show, Daft Punk or Franz Ferdinand?" counts each one's rows.
+
+    A count asked with two cells of one column on either side of "or" and a "more" names the one found in more
+    rows, when no numeric column the question names could decide instead (then :func:`read_choice` compares).
+    """
+    if program.fn != "count" or expected_answer(question) == "number" or not _COMPARATIVE.search(question):
+        return program
+    if any(col.numeric and column_named(col.name, question) and not _numbers_rows(typed, col.index)
+           for col in typed.columns):
+        return program
+    choice = alternatives(question, typed)
+    if choice is None:
+        return program
+    column, values = choice
+    others = [f for f in program.filters if f.column != column][:MAX_FILTERS - 2]
+    pair = [RowFilter(column=column, op="=", value=v[:VALUE_MAX_CHARS]) for v in values]
+    return program.model_copy(update={"filters": others + pair, "fn": "most_common", "column": column,
+                                      "answer_column": column})
+
+
+def _numbers_rows(typed: TypedTable, c: int) -> bool:
+    """Column ``c`` numbers the rows (1, 2, 3, …): "more trials" names it but counts rows, not its numbers."""
+    xs = [typed.number(r, c) for r in range(1, typed.table.n_rows + 1)]
+    return len(xs) > 1 and None not in xs and all(b - a == 1 for a, b in zip(xs, xs[1:]))
+
+
+_DISTINCT = re.compile(r"\bhow many (?:different|distinct|unique|separate|individual|various)\s+([^\W\d_]+)", re.I)
+
+
+def read_distinct(program: Program, typed: TypedTable, question: str) -> Program:
+    """"How many different series are listed?" counts the different values of the column it names, not rows."""
+    m = _DISTINCT.search(question)
+    if program.fn != "count" or not m:
+        return program
+    named = [col for col in typed.columns if column_named(col.name, m.group(1))]
+    if not named:
+        return program
+    pick = next((col for col in named if col.ident == program.column), named[0])
+    return program.model_copy(update={"fn": "count_distinct", "column": pick.ident})
+
+
+_WHICH = re.compile(r"^\s*(?:(?:in|on|at|for|from|during|of|between|after|before)\b[^,?]{0,40},\s*)?"
+                    r"(?:which|who|whom|whose)\b", re.I)
+
+
+def read_rows_asked(program: Program, typed: TypedTable, question: str) -> Program:
+    """"Which week(s) did not have more than 75,000 in attendance?" asks for the weeks, not how many there are.
+
+    A which/who question written as a count lists the program's answer column over the rows it selects (the
+    row labels when that column is one the filters fix to one value).
+    """
+    if program.fn != "count" or not _WHICH.match(question) or yes_no_asked(question) \
+            or expected_answer(question) == "number":
+        return program
+    ident = program.answer_column or program.column
+    fixed = {f.column for f in program.filters if f.op == "="}
+    if ident in fixed and typed.label_col:
+        ident = typed.columns[typed.label_col - 1].ident
+    return program.model_copy(update={"fn": "value", "column": ident})
+
+
+_RANK_HEADER = re.compile(r"\b(?:pos|position|positions|rank|ranks|ranking|rankings|place|placing|seed|seeding|"
+                          r"pick)\b", re.I)
+_BEST = re.compile(r"\b(?:highest|best|top)\b", re.I)
+_WORST = re.compile(r"\b(?:lowest|worst|bottom)\b", re.I)
+
+
+def read_rank_order(program: Program, typed: TypedTable, question: str) -> Program:
+    """"Which track had the highest peak position?" asks for position 1, the smallest number of a rank column.
+
+    For a column of ranks (position, rank, place, seed, pick), "highest/best/top" is the smallest number and
+    "lowest/worst" the largest; the model reads "highest" as the largest number (WTQ's training split).
+    """
+    if program.fn not in ("max", "min", "argmax", "argmin"):
+        return program
+    try:
+        header = typed.column(program.column).name
+    except KeyError:
+        return program
+    best, worst = _BEST.search(question), _WORST.search(question)
+    if not _RANK_HEADER.search(header) or bool(best) == bool(worst):
+        return program
+    smallest = bool(best)
+    fn = {("max", True): "min", ("argmax", True): "argmin", ("min", False): "max", ("argmin", False): "argmax"}
+    return program.model_copy(update={"fn": fn.get((program.fn, smallest), program.fn)})
+
+
+def drop_named_row(program: Program, typed: TypedTable, question: str) -> Program:
+    """"Which country has the most bronze medals?" filtered on "Nation = Belgium" names Belgium by construction.
+
+    The largest value over the rows a filter fixes on the answer column is one of those rows, whatever they hold.
+    A filter on the answer column whose value the question does not state cannot be what was asked: dropped.
+    """
+    if program.fn not in ("argmax", "argmin") or not program.answer_column:
+        return program
+    kept = [f for f in program.filters
+            if not (f.op == "=" and f.column == program.answer_column and not value_grounded(f.value, question))]
+    return program if len(kept) == len(program.filters) else program.model_copy(update={"filters": kept})
 
 
 def yes_or_no(ex: Execution) -> Execution:

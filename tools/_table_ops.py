@@ -31,10 +31,13 @@ from tools._cells import TypedTable, cell_number, is_empty
 
 CMP_OPS = ("=", "!=", "<", "<=", ">", ">=", "contains")
 FNS = ("value", "count", "sum", "avg", "min", "max", "argmax", "argmin", "every", "only", "most_common", "next_row",
-       "previous_row", "difference")
+       "previous_row", "difference", "count_distinct")
 # Operations only a question's grammar offers: which value occurs most, the row after or before the one the
 # filters select (the table's order), the difference between two selected rows' numbers.
 QUESTION_FNS = ("most_common", "next_row", "previous_row", "difference")
+# Operations no grammar offers: code rewrites a program into them where the question's form says so
+# (tools._question_rules: "how many different series …?" counts the distinct values of Series).
+RULE_FNS = ("count_distinct",)
 MAX_FILTERS = 3
 VALUE_MAX_CHARS = 60
 MAX_ROWS = 100_000  # uploads are limited far below this; a program never scans more
@@ -44,7 +47,7 @@ NOT_IN_TABLE = "not_in_table"
 
 CmpOp = Literal["=", "!=", "<", "<=", ">", ">=", "contains"]
 Fn = Literal["value", "count", "sum", "avg", "min", "max", "argmax", "argmin", "every", "only", "most_common",
-             "next_row", "previous_row", "difference"]
+             "next_row", "previous_row", "difference", "count_distinct"]
 
 
 class ProgramError(ValueError):
@@ -252,6 +255,8 @@ def describe(program: Program, typed: TypedTable) -> str:
         what = f"the difference between the two rows' {name(program.column)}"
     elif fn == "count":
         what = "the number of rows"
+    elif fn == "count_distinct":
+        what = f"the number of different {name(program.column)}"
     elif fn in ("every", "only") and program.check is not None:
         cond = f"{name(program.column)} {program.check.op} {program.check.value!r}"
         what = (f"whether every one has {cond}" if fn == "every"
@@ -360,9 +365,10 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             start = _norm(f.value.rstrip("…. "))
             kept = [r for r in rows if _norm(typed.text(r, c)).startswith(start)]
             note = " (a clipped value: rows whose cell starts with it)" if kept else ""
-        if not kept and f.op == "=" and wanted is None:
+        if not kept and f.op == "=" and (wanted is None or not typed.columns[c - 1].numeric):
             # Small models write the short form of a cell ("Quebec" for "Quebec (QC)"): when nothing is equal,
-            # take the cells that contain the value as whole words.
+            # take the cells that contain the value as whole words. A number in a text column counts too:
+            # "Date = 1906" names the cells "1906–07" and "March 1906".
             kept = [r for r in rows if words_match(typed.text(r, c), f.value)]
             note = " (no cell equals it; rows whose cell contains it as words)" if kept else ""
         steps.append(f"{typed.column(f.column).name} {f.op} {f.value!r}: {len(kept)} of {len(rows)} rows{note}")
@@ -389,7 +395,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             raise ProgramError(f"no numbers in column {program.column!r} among the {len(rs)} selected rows")
         return out
 
-    if fn not in ("count",) and not rows:
+    if fn not in ("count", "count_distinct") and not rows:
         raise ProgramError("no row matches the filters: "
                            + "; ".join(steps) + " (check the values against the example values)")
     if fn == "value":
@@ -405,6 +411,10 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         result = float(len(rows))
         result_text = str(len(rows))
         read_cols = []
+    elif fn == "count_distinct":
+        result, decisive = _distinct(typed, rows, c, clock)
+        result_text = f"{len(decisive)} different {typed.column(program.column).name}"
+        read_cols = [c]
     elif fn in ("sum", "avg", "min", "max"):
         if fn in ("sum", "avg") and typed.columns[c - 1].holds_years:
             raise ProgramError(f"column {program.column!r} holds years, which are not added up or averaged "
@@ -500,6 +510,17 @@ def _most_common(typed: TypedTable, rows: list[int], c: int, clock: _Clock) -> t
     names = [first[k] for k in keys]
     result: Any = names[0] if len(names) == 1 else names
     return result, f"{format_value(result)} ({top} rows)", sorted(r for k in keys for r in where[k])
+
+
+def _distinct(typed: TypedTable, rows: list[int], c: int, clock: _Clock) -> tuple[float, list[int]]:
+    """How many different non-empty values column ``c`` holds among ``rows``, and the first row of each."""
+    first: dict[str, int] = {}
+    for r in rows:
+        clock.tick()
+        text = typed.text(r, c)
+        if not is_empty(text):
+            first.setdefault(_words(text), r)
+    return float(len(first)), sorted(first.values())
 
 
 def _neighbour(typed: TypedTable, rows: list[int], universe: list[int], c: int, *, after: bool) -> tuple[str, list[int]]:
