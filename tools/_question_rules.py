@@ -80,14 +80,22 @@ def read_choice(program: Program, typed: TypedTable, question: str) -> Program:
     """
     if program.fn not in ("max", "min", "argmax", "argmin"):
         return program
-    choice = alternatives(question, typed)
+    choice = _choice_filters(program, typed, question)
     if choice is None:
         return program
+    column, filters = choice
+    return program.model_copy(update={"filters": filters, "answer_column": column,
+                                      "fn": "argmin" if program.fn in ("min", "argmin") else "argmax"})
+
+
+def _choice_filters(program: Program, typed: TypedTable, question: str) -> tuple[str, list[RowFilter]] | None:
+    """The column of a choice question's two values and the program's filters selecting exactly those rows."""
+    choice = alternatives(question, typed)
+    if choice is None:
+        return None
     column, values = choice
     others = [f for f in program.filters if f.column != column][:MAX_FILTERS - 2]
-    pair = [RowFilter(column=column, op="=", value=v[:VALUE_MAX_CHARS]) for v in values]
-    return program.model_copy(update={"filters": others + pair, "answer_column": column,
-                                      "fn": "argmin" if program.fn in ("min", "argmin") else "argmax"})
+    return column, others + [RowFilter(column=column, op="=", value=v[:VALUE_MAX_CHARS]) for v in values]
 
 
 _FREQUENCY = re.compile(r"\bmost (?:times|often|frequent(?:ly)?|common(?:ly)?)\b|\b(?:appears?|occurs?|listed) "
@@ -155,13 +163,11 @@ def count_choice(program: Program, typed: TypedTable, question: str) -> Program:
     if any(col.numeric and column_named(col.name, question) and not _numbers_rows(typed, col.index)
            for col in typed.columns):
         return program
-    choice = alternatives(question, typed)
+    choice = _choice_filters(program, typed, question)
     if choice is None:
         return program
-    column, values = choice
-    others = [f for f in program.filters if f.column != column][:MAX_FILTERS - 2]
-    pair = [RowFilter(column=column, op="=", value=v[:VALUE_MAX_CHARS]) for v in values]
-    return program.model_copy(update={"filters": others + pair, "fn": "most_common", "column": column,
+    column, filters = choice
+    return program.model_copy(update={"filters": filters, "fn": "most_common", "column": column,
                                       "answer_column": column})
 
 
