@@ -39,6 +39,7 @@ _STOP = {"the", "a", "an", "of", "in", "on", "at", "to", "for", "and", "or", "is
 _TABLE_QUESTION = re.compile(r"\b(which|how many|how much|total|average|mean|sum|most|least|highest|lowest|"
                              r"largest|smallest|more than|less than|fewer|greater|maximum|minimum|every|only|rank)"
                              r"\b", re.I)
+PART_MAX_WORDS = 4  # cells this short may be named by part ("March 2010" of "3 March 2010"); long text may not
 _WORD = re.compile(r"[^\W_][\w'\-]*", re.U)
 _NUMBER = re.compile(r"[-−+]?\$?\d[\d,]*(?:\.\d+)?%?")
 
@@ -98,6 +99,7 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
     numbers = {cell_number(m.group(0).replace("−", "-")) for m in _NUMBER.finditer(message or "")} - {None}
     seen_values: set[str] = set()
     seen_numbers: set[float] = set()
+    value_hit, part_hit = False, False
     scanned = 0
     for row in table.rows:
         for c, cell in enumerate(row, start=1):
@@ -119,10 +121,20 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
                 continue
             if re.search(rf"(?<!\w){re.escape(key)}(?!\w)", low):
                 seen_values.add(key)
+                value_hit = True
                 is_label = c == label_col
                 match.score += LABEL_SCORE if is_label else VALUE_SCORE
                 match.matched.append(f"{'row' if is_label else 'value'} {text!r}")
-    if header_hit and _TABLE_QUESTION.search(message or ""):
+            elif not part_hit:
+                part = _named_part(text, low)
+                if part:  # counted once per table: a part names a group of rows, not one row
+                    part_hit = True
+                    match.score += VALUE_SCORE
+                    match.matched.append(f"part {part!r} of {text!r}")
+    # A cell the message names, whole or in part ("March 2010" of "3 March 2010"), makes "which/how many"
+    # table-shaped as a header does. A bare when/where/who does not: "Who won the 2010 election in Germany?"
+    # names a cell of a tour table and is not about it.
+    if (header_hit or value_hit or part_hit) and _TABLE_QUESTION.search(message or ""):
         match.score += TABLE_WORDS_SCORE
         match.matched.append("a table-shaped question")
     if embedder is not None:
@@ -138,6 +150,23 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
                 match.matched.append(f"embedding {cos:.2f}")
     match.score = round(match.score, 3)
     return match
+
+
+def _named_part(cell: str, low: str) -> str:
+    """The longest run of a short cell's words that the message holds as words, when that run carries a word of
+    its own ("March 2010" of "3 March 2010", "April" of "2 April 2010"); "" when none does."""
+    words = _WORD.findall(cell)
+    if not 2 <= len(words) <= PART_MAX_WORDS:
+        return ""
+    for n in range(len(words) - 1, 0, -1):
+        for i in range(len(words) - n + 1):
+            run = words[i:i + n]
+            if not any(len(w) > 3 and w.isalpha() and w.lower() not in _STOP for w in run):
+                continue
+            phrase = " ".join(run).lower()
+            if re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", low):
+                return " ".join(run)
+    return ""
 
 
 _ANAPHORA = re.compile(r"\b(it|its|it's|they|their|them|that one|this one|that row|the same)\b", re.I)

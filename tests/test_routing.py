@@ -164,3 +164,29 @@ def test_a_list_question_asks_kg_paths_for_the_facts_as_reply_and_a_follow_up_do
     why = Frame(task="question", rewrite="Why does timolol lower eye pressure?", entities=["timolol"],
                 relation="lowers")
     assert kg_args(why)["list_reply"] is False
+
+
+TOUR = Table(name="tour", title="tour", columns=["Date", "City", "Venue", "Country", "Attendance"], rows=[
+    ["3 March 2010", "Oslo", "Spektrum", "Norway", "8,200"], ["5 March 2010", "Stockholm", "Globen", "Sweden", "12,500"],
+    ["2 April 2010", "Berlin", "O2 World", "Germany", "14,100"],
+    ["6 April 2010", "Hamburg", "Color Line Arena", "Germany", "9,300"]])
+
+
+@pytest.mark.parametrize("message", [
+    "Which concerts were in March 2010?",  # found as a new user: went to the text KB, no header named
+    "How many shows were in April?",
+    "Which shows were in Germany?",
+])
+def test_a_cell_named_whole_or_in_part_with_a_table_shaped_question_routes(message):
+    match = score_table(message, TOUR)
+    assert match.routes, match
+    assert planned(message, session(TOUR)) == [("table_qa", {"question": message, "options": [], "table": "tour"})]
+
+
+@pytest.mark.parametrize("message", [
+    "Who founded the Arena Football League?",  # a part of a cell, no table-shaped words
+    "Who won the 2010 election in Germany?",  # a whole cell, but a bare "who" is not table-shaped
+    "Tell me about the history of Berlin.",
+])
+def test_a_cell_named_in_an_unrelated_question_does_not_route(message):
+    assert not score_table(message, TOUR).routes, score_table(message, TOUR)

@@ -413,7 +413,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         read_cols = []
     elif fn == "count_distinct":
         result, decisive = _distinct(typed, rows, c, clock)
-        result_text = f"{len(decisive)} different {typed.column(program.column).name}"
+        result_text = format_value(result)
         read_cols = [c]
     elif fn in ("sum", "avg", "min", "max"):
         if fn in ("sum", "avg") and typed.columns[c - 1].holds_years:
