@@ -422,14 +422,18 @@ def test_a_which_had_more_choice_written_as_a_count_counts_each_ones_rows():
     assert read.fn == "most_common" and read.column == "series"
     assert [f.value for f in read.filters] == ["Jungle", "Desert"]
     assert execute(read, t, union_same_column=True).result == "Jungle"
-    # No comparative, or a "how many", or a numeric column named: as written.
+    # No "more <noun>", or a "how many": as written.
     assert count_choice(both, t, "which series is it, jungle or desert?") == both
     assert count_choice(both, t, "how many more trials had jungle than desert or arctic?") == both
+    # Found as a new user: "more shows" read as the largest value of a column the question does not name.
+    by_trial = tprog(filters=[{"column": "series", "op": "=", "value": "Desert"}], fn="argmax", column="trial",
+                     answer_column="series")
+    assert count_choice(by_trial, t, "which series had more shows, desert or jungle?").fn == "most_common"
     # "more trials" names Trial, but Trial numbers the rows (1, 2, 3, …): rows are what is counted.
     # A column of measures the question names decides instead (read_choice).
     counted = prog(fn="count", column="stadium")
     assert count_choice(counted, typed(), "which had more capacity, ayr park or mill field?") == counted
-    assert count_choice(counted, typed(), "which came up more, ayr park or mill field?").fn == "most_common"
+    assert count_choice(counted, typed(), "which had more games, ayr park or mill field?").fn == "most_common"
     assert count_choice(both, t, q).fn == "most_common"
 
 
@@ -502,3 +506,19 @@ def test_a_superlative_filtered_on_an_unasked_row_of_its_answer_column_drops_tha
     assert read.filters == [] and execute(read, t).result == "Wide Open Road"
     # A row the question names stays: "of Holy Water and Stand Up" asks about them.
     assert drop_named_row(one_row, t, "did holy water chart for the most weeks?") == one_row
+
+
+def test_a_month_the_question_states_filters_the_dates_the_program_left_unfiltered():
+    from tools._question_rules import add_stated_date
+
+    t = TypedTable.build(TRIALS)
+    everything = tprog(fn="count", column="trial")
+    read = add_stated_date(everything, t, "How many trials were in December?")
+    assert [(f.column, f.op, f.value) for f in read.filters] == [("date", "contains", "December")]
+    assert execute(read, t).result == 2
+    assert execute(add_stated_date(everything, t, "how many trials were in November 2006?"), t).result == 3
+    # "may" alone is the verb; a date already filtered, or none stated, leaves the program as written.
+    assert add_stated_date(everything, t, "Which trials may have been in the jungle?") == everything
+    dated = tprog(filters=[{"column": "date", "op": "contains", "value": "December"}], fn="count", column="trial")
+    assert add_stated_date(dated, t, "How many trials were in December?") == dated
+    assert add_stated_date(everything, t, "How many trials were there?") == everything

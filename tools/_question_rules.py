@@ -11,6 +11,7 @@ meant, code reads the program so (WikiTableQuestions' training split, the tuning
   column the question never names;
 - :func:`read_stated_part`: "how many trials were in November 2006?" written as "Date = '13 November 2006'" means
   the dates that contain the month the question states;
+- :func:`add_stated_date`: "how many shows were in April?" with no filter on the dates filters them on "April";
 - :func:`count_choice`: "which artist has more songs, A or B?" written as a count counts each one's rows;
 - :func:`read_distinct`: "how many different series are listed?" counts the different values of Series;
 - :func:`read_rows_asked`: "which week(s) had under 75,000?" written as a count asks for the rows, not how many;
@@ -31,7 +32,7 @@ from dataclasses import replace
 from tools._answer_type import AnswerKind, expected_answer, position_asked, yes_no_asked
 from tools._cells import TypedTable
 from tools._question_grounding import alternatives, column_named, value_grounded
-from tools._table_ops import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Program, RowFilter, format_value
+from tools._table_ops import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Program, RowFilter, format_value, words_match
 
 
 def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | None) -> Program:
@@ -149,18 +150,54 @@ def read_stated_part(program: Program, typed: TypedTable, question: str) -> Prog
     return program.model_copy(update={"filters": filters}) if changed else program
 
 
-_COMPARATIVE = re.compile(r"\b(?:more|most|greater|larger|higher|bigger)\b", re.I)
+_MONTH = r"(?:january|february|march|april|june|july|august|september|october|november|december)"
+_YEAR = r"(?:1[0-9]{3}|20[0-9]{2})"
+# The longest first: "March 2010" before "March"; "May" only with a year (else it is the verb).
+_DATE_PARTS = [re.compile(p, re.I) for p in (rf"\b(?:{_MONTH}|may),?\s+{_YEAR}\b", rf"\b{_MONTH}\b",
+                                               rf"\b{_YEAR}\b")]
+
+
+def add_stated_date(program: Program, typed: TypedTable, question: str) -> Program:
+    """"How many shows were in April?" written with no filter on the dates counts every show.
+
+    A month (with or without its year) or a year the question states, found as words in the cells of a text
+    column the program does not filter on, and in no filter value it wrote, becomes a "contains" filter on
+    that column (found as a new user: a tour table's "3 March 2010" dates; the model counted all 7 rows).
+    """
+    if program.fn in ("every", "only") or len(program.filters) >= MAX_FILTERS:
+        return program
+    part = next((m.group(0) for p in _DATE_PARTS for m in [p.search(question)] if m), "")
+    if not part or any(part.casefold() in f.value.casefold() for f in program.filters):
+        return program
+    filtered = {f.column for f in program.filters}
+    for col in typed.columns:
+        if col.numeric or col.ident in filtered:
+            continue
+        if any(words_match(v, part) for v in typed.table.column_values(col.index)):
+            return program.model_copy(update={
+                "filters": list(program.filters) + [RowFilter(column=col.ident, op="contains", value=part)]})
+    return program
+
+
+_MORE_OF = re.compile(r"\bmore\s+([^\W\d_]+)", re.I)
+_NOT_NOUNS = {"than", "of", "the", "a", "an", "in", "on", "at", "to", "for", "and", "or", "often", "frequently"}
 
 
 def count_choice(program: Program, typed: TypedTable, question: str) -> Program:
-    """"What artist has more music in the show, Daft Punk or Franz Ferdinand?" counts each one's rows.
+    """"Which country had more shows, Germany or France?" counts each one's rows.
 
-    A count asked with two cells of one column on either side of "or" and a "more" names the one found in more
-    rows, when no numeric column the question names could decide instead (then :func:`read_choice` compares).
+    "More <noun>", asked with two cells of one column on either side of "or", where the noun names no column of
+    numbers, asks which of the two is found in more rows; a count, or a largest value of a column the question
+    does not name (seen as a new user: "largest Chart position" for "more shows"), is read so. A noun that names a
+    column of measures ("more capacity") leaves the comparison to :func:`read_choice`.
     """
-    if program.fn != "count" or expected_answer(question) == "number" or not _COMPARATIVE.search(question):
+    if program.fn not in ("count", "max", "min", "argmax", "argmin", "sum") or expected_answer(question) == "number":
         return program
-    if any(col.numeric and column_named(col.name, question) and not _numbers_rows(typed, col.index)
+    m = _MORE_OF.search(question)
+    if not m or m.group(1).casefold() in _NOT_NOUNS:
+        return program
+    noun = m.group(1)
+    if any(col.numeric and column_named(col.name, noun) and not _numbers_rows(typed, col.index)
            for col in typed.columns):
         return program
     choice = _choice_filters(program, typed, question)

@@ -34,8 +34,9 @@ from tools._answer_type import expected_answer, fits, position_asked, yes_no_ask
 from tools._cells import TypedTable, display_cell
 from tools._claim_grounding import read_superlative, vote_blocker
 from tools._question_grounding import describe_grounding, grounding
-from tools._question_rules import count_choice, drop_named_row, one_of_several, read_as_asked, read_choice, \
-    read_distinct, read_frequency, read_position, read_rank_order, read_rows_asked, read_stated_part, yes_or_no
+from tools._question_rules import add_stated_date, count_choice, drop_named_row, one_of_several, read_as_asked, \
+    read_choice, read_distinct, read_frequency, read_position, read_rank_order, read_rows_asked, read_stated_part, \
+    yes_or_no
 from tools._table_grammar import typed_program_schema
 from tools._table_shape import ShapedTable, shape_for_programs
 from tools._table_ops import NOT_IN_TABLE, Execution, Program, ProgramError, column_choice_schema, describe, \
@@ -182,6 +183,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
         program = Program.model_validate(raw)
         if kind == "question":
             program = read_stated_part(program, typed, text)
+            program = add_stated_date(program, typed, text)
             program = read_as_asked(program, typed, expected_answer(text))
             program = read_rank_order(program, typed, text)
             program = drop_named_row(program, typed, text)
