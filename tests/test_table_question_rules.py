@@ -522,3 +522,12 @@ def test_a_month_the_question_states_filters_the_dates_the_program_left_unfilter
     dated = tprog(filters=[{"column": "date", "op": "contains", "value": "December"}], fn="count", column="trial")
     assert add_stated_date(dated, t, "How many trials were in December?") == dated
     assert add_stated_date(everything, t, "How many trials were there?") == everything
+    # Found as a new user: "in May 2010" written as another day's date; a date the question does not state goes.
+    other_day = tprog(filters=[{"column": "date", "op": "=", "value": "13 November 2006"}], fn="value",
+                      column="series")
+    read = add_stated_date(other_day, t, "Which series ran in December 2006?")
+    assert [(f.op, f.value) for f in read.filters] == [("contains", "December 2006")]
+    assert execute(read, t).result == "Jungle"
+    stated_day = other_day.model_copy(update={"filters": [read.filters[0].model_copy(update={
+        "op": "=", "value": "1 December 2006"})]})
+    assert add_stated_date(stated_day, t, "Which series ran on 1 December 2006?") == stated_day

@@ -161,21 +161,26 @@ def add_stated_date(program: Program, typed: TypedTable, question: str) -> Progr
     """"How many shows were in April?" written with no filter on the dates counts every show.
 
     A month (with or without its year) or a year the question states, found as words in the cells of a text
-    column the program does not filter on, and in no filter value it wrote, becomes a "contains" filter on
-    that column (found as a new user: a tour table's "3 March 2010" dates; the model counted all 7 rows).
+    column, and in no filter value the program wrote, becomes a "contains" filter on that column (found as a new
+    user: a tour table's "3 March 2010" dates; the model counted all 7 rows). A filter on that column with a
+    value the question does not state is replaced ("Which venues did they play in May 2010?" was written
+    "Date = '5 March 2010'").
     """
-    if program.fn in ("every", "only") or len(program.filters) >= MAX_FILTERS:
+    if program.fn in ("every", "only"):
         return program
     part = next((m.group(0) for p in _DATE_PARTS for m in [p.search(question)] if m), "")
     if not part or any(part.casefold() in f.value.casefold() for f in program.filters):
         return program
-    filtered = {f.column for f in program.filters}
     for col in typed.columns:
-        if col.numeric or col.ident in filtered:
+        if col.numeric or not any(words_match(v, part) for v in typed.table.column_values(col.index)):
             continue
-        if any(words_match(v, part) for v in typed.table.column_values(col.index)):
-            return program.model_copy(update={
-                "filters": list(program.filters) + [RowFilter(column=col.ident, op="contains", value=part)]})
+        on_it = [f for f in program.filters if f.column == col.ident]
+        if any(f.op != "=" or value_grounded(f.value, question) for f in on_it):
+            return program  # the program reads this column as asked, in its own way
+        kept = [f for f in program.filters if f.column != col.ident]
+        if len(kept) >= MAX_FILTERS:
+            return program
+        return program.model_copy(update={"filters": kept + [RowFilter(column=col.ident, op="contains", value=part)]})
     return program
 
 
