@@ -168,6 +168,7 @@ async def test_multiple_choice_reports_ties_with_low_confidence(tmp_settings, fa
         out = await table_qa(ctx, QAInput(question="Which year had two outbreaks in Quebec?",
                                           options=["2011", "2008", "2011 (twice)"]))
     assert out.answer == "2011" and out.tied == ["2011", "2011 (twice)"] and out.confidence == "low"
+    assert out.reply().startswith("**2011 or 2011 (twice) (tied)**")  # the headline says it is a tie
     assert "equally supported" in out.reason
     assert len([r for r in srv.requests if r.get("messages") and not _is_judge(r)]) == 3  # one per option
     judge = [r for r in srv.requests if _is_judge(r)][1]["response_format"]["json_schema"]

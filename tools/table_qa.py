@@ -229,7 +229,10 @@ class Output(BaseModel):
             # The tool's answer stands, said to be uncited: the loop's check marks it unverified.
             return (f"**{self.answer.strip()}** — {self.reason.strip() or 'computed from the table'}. No cell of "
                     "the table was cited for this answer, so it cannot be checked.")
-        text = f"**{self.answer.strip()}** {''.join(f'[{c}]' for c in self.cells)}"
+        # A tie is said in the headline too: a bold first option read as the answer (seen as a new user:
+        # "**Germany**" above "the cells support Germany, France equally well").
+        head = " or ".join(self.tied) + " (tied)" if len(self.tied) > 1 else self.answer.strip()
+        text = f"**{head}** {''.join(f'[{c}]' for c in self.cells)}"
         if self.reason.strip():
             text += f" — {self.reason.strip()}"
         if self.tied:
