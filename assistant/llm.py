@@ -176,6 +176,7 @@ class LLMClient:
         self.base_url = (base_url or settings.effective_base_url).rstrip("/")
         self.model = model or settings.llm_model
         self._model_checked = False
+        self._seeds_ok: bool | None = None
         self._client = openai.AsyncOpenAI(
             base_url=self.base_url,
             api_key=settings.llm_api_key or "EMPTY",
@@ -435,10 +436,26 @@ class LLMClient:
                                      top=[dict(t or {}) for t in (lp.top_logprobs or [])[:n]] if top_k else []))
         return out
 
+    def seeds_allowed(self) -> bool:
+        """Whether requests may carry a sampling seed (``Settings.llm_request_seeds``; by default not to the
+        local vLLM on CPU: a seeded request whose sampled token the engine discards, as a chunked prefill does,
+        makes it call ``Generator.set_offset``, which CPU generators lack, and the whole server dies)."""
+        if self._seeds_ok is None:
+            chosen = self.settings.llm_request_seeds
+            if chosen is None:
+                from assistant.serving import has_cuda  # only asked once, and only for the local server
+
+                chosen = self.base_url != self.settings.local_base_url.rstrip("/") or has_cuda()
+            self._seeds_ok = chosen
+        return self._seeds_ok
+
     async def sample_text(self, prompt: str, *, n: int, max_tokens: int, temperature: float,
                           stop: list[str] | None = None, seed: int | None = None) -> list[TokenLogprobs]:
-        """``n`` sampled continuations of a raw text prompt (one request), each with its tokens' log-probabilities."""
-        extra = {"seed": seed} if seed is not None else {}
+        """``n`` sampled continuations of a raw text prompt (one request), each with its tokens' log-probabilities.
+
+        ``seed`` is sent only where the server can take it (:meth:`seeds_allowed`); elsewhere sampling is unseeded.
+        """
+        extra = {"seed": seed} if seed is not None and self.seeds_allowed() else {}
         resp = await self._call(self._client.completions.create, prompt=prompt, n=n, max_tokens=max_tokens,
                                 temperature=temperature, logprobs=1, stop=stop or None, **extra)
         out = []

@@ -36,6 +36,11 @@ class Settings(BaseSettings):
     llm_max_retries: int = Field(default=2, ge=0, le=10, description="Retries on connection errors.")
     llm_max_tokens: int = Field(default=512, gt=0, description="Default cap on generated tokens.")
     llm_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    llm_request_seeds: bool | None = Field(
+        default=None,
+        description="Send sampling seeds (K-Bloom's proposals) to the server. Empty: yes, except to the local "
+                    "vLLM on CPU, whose engine dies on a seeded request whose sampled token it discards "
+                    "('CPU Generator does not use offset', seen mid-harvest).")
 
     # --- model provisioning and serving -----------------------------------------------
     hf_model_id: str | None = Field(

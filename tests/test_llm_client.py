@@ -236,3 +236,34 @@ async def test_4xx_is_not_retried(fake_llm_server, tmp_settings):
         with pytest.raises(LLMResponseError, match="HTTP 400.*maximum context length"):
             await llm.complete(MESSAGES)
     assert len(srv.requests) == 1
+
+
+# --- sampling seeds ------------------------------------------------------------------------------
+
+SAMPLED = {"id": "c", "object": "text_completion", "created": 0, "model": "fake-model", "choices": [
+    {"index": 0, "text": " wheel", "finish_reason": "stop",
+     "logprobs": {"tokens": [" wheel"], "token_logprobs": [-0.5], "text_offset": [0], "top_logprobs": None}}]}
+
+
+@pytest.mark.parametrize("where, cuda, setting, sent", [
+    ("local", False, None, False),  # the local vLLM on CPU dies on a seeded request whose token it discards
+    ("local", True, None, True),
+    ("remote", False, None, True),  # another server: the seed goes as asked
+    ("remote", False, False, False),  # the setting overrides either way
+    ("local", False, True, True),
+])
+async def test_a_sampling_seed_goes_only_where_the_server_can_take_it(fake_llm_server, tmp_settings, monkeypatch,
+                                                                      where, cuda, setting, sent):
+    import assistant.serving
+
+    monkeypatch.setattr(assistant.serving, "has_cuda", lambda: cuda)
+    with fake_llm_server(lambda req: Reply(body=SAMPLED)) as srv:
+        host, port = srv.base_url.split("//")[1].split("/")[0].split(":")
+        local = tmp_settings.model_copy(update={"vllm_host": host, "vllm_port": int(port), "llm_base_url": None,
+                                                "llm_request_seeds": setting})
+        llm = LLMClient(local, base_url=None if where == "local" else srv.base_url.replace("127.0.0.1", "localhost"),
+                        model="fake-model")
+        out = await llm.sample_text("The <ENT0> is part of", n=1, max_tokens=4, temperature=1.0, seed=7)
+        await llm.aclose()
+    assert out[0].text == " wheel"
+    assert ("seed" in srv.requests[-1]) is sent, srv.requests[-1]
