@@ -504,3 +504,19 @@ def test_a_resumed_relation_is_timed_by_its_stages_across_runs():
     assert harvest_seconds(resumed) == pytest.approx(1058.5)
     whole = {"seconds": 733.0, "stage_seconds": {"paraphrase": 29.0, "propose": 359.0, "score": 343.0}}
     assert harvest_seconds(whole) == 733.0  # a whole run: its clock, which also counts loading
+
+
+def test_the_eval_says_in_one_message_when_the_server_dies_and_that_the_run_resumes(monkeypatch):
+    from click.testing import CliRunner
+
+    import assistant.evals.kg_harvest_eval as harvest_eval
+    from assistant.cli import main
+    from assistant.llm import LLMUnavailable
+
+    def dies(*args, **kwargs):  # seen mid-run: vLLM's engine died and every request failed
+        raise LLMUnavailable("The language model server at http://127.0.0.1:8008/v1 cannot be reached.")
+
+    monkeypatch.setattr(harvest_eval, "run", dies)
+    res = CliRunner().invoke(main, ["eval", "kg-harvest", "--relations", "PartOf"])
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    assert "cannot be reached" in res.output and "run the same command again to resume" in res.output

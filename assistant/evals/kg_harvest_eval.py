@@ -346,5 +346,13 @@ def register(group) -> None:
     @click.option("--seed", default=0, show_default=True)
     def cmd(relations: str, limit: int, prompts_kept: int, candidates_per_tuple: float, seed: int) -> None:
         """K-Bloom harvest on BertNet's ConceptNet relations: CN-100K-confirmed precision (a lower bound)."""
+        from assistant.llm import LLMResponseError, LLMUnavailable
+
         chosen = [r.strip() for r in relations.split(",") if r.strip()] or None
-        click.echo(f"Wrote {run(chosen, limit, prompts_kept, seed, candidates_per_tuple=candidates_per_tuple)}")
+        try:
+            path = run(chosen, limit, prompts_kept, seed, candidates_per_tuple=candidates_per_tuple)
+        except (LLMUnavailable, LLMResponseError) as exc:
+            # Seen when the server died mid-harvest: one message, not a traceback; nothing finished is lost.
+            raise click.ClickException(f"{exc} Finished relations are in {relations_log(None)} and the one in "
+                                       "progress is checkpointed; run the same command again to resume.") from None
+        click.echo(f"Wrote {path}")
