@@ -3,6 +3,7 @@ for several values, totals rows, and the first or last of several rows."""
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
@@ -383,9 +384,7 @@ TRIALS = Table(name="trials", title="Trials", columns=["Trial", "Date", "Series"
 ])
 
 
-def tprog(**kw) -> Program:
-    kw.setdefault("answer_column", "trial")
-    return Program.model_validate(kw)
+tprog = functools.partial(prog, answer_column="trial")  # a program over TRIALS (its answer column given or not)
 
 
 def test_a_day_copied_into_a_filter_the_question_states_as_a_month_becomes_the_month():

@@ -35,9 +35,6 @@ FNS = ("value", "count", "sum", "avg", "min", "max", "argmax", "argmin", "every"
 # Operations only a question's grammar offers: which value occurs most, the row after or before the one the
 # filters select (the table's order), the difference between two selected rows' numbers.
 QUESTION_FNS = ("most_common", "next_row", "previous_row", "difference")
-# Operations no grammar offers: code rewrites a program into them where the question's form says so
-# (tools._question_rules: "how many different series …?" counts the distinct values of Series).
-RULE_FNS = ("count_distinct",)
 MAX_FILTERS = 3
 VALUE_MAX_CHARS = 60
 MAX_ROWS = 100_000  # uploads are limited far below this; a program never scans more
@@ -46,6 +43,8 @@ MAX_CELLS = 12  # citations per program: the decisive cells, not the whole table
 NOT_IN_TABLE = "not_in_table"
 
 CmpOp = Literal["=", "!=", "<", "<=", ">", ">=", "contains"]
+# count_distinct is offered by no grammar: code rewrites a program into it where the question's form says so
+# (tools._question_rules.read_distinct: "how many different series …?" counts the distinct values of Series).
 Fn = Literal["value", "count", "sum", "avg", "min", "max", "argmax", "argmin", "every", "only", "most_common",
              "next_row", "previous_row", "difference", "count_distinct"]
 
@@ -491,8 +490,10 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
                      truth=truth, check_text=check_text, steps=steps)
 
 
-def _most_common(typed: TypedTable, rows: list[int], c: int, clock: _Clock) -> tuple[Any, str, list[int]]:
-    """The value of column ``c`` found in most of ``rows`` (ties: all of them, in table order)."""
+def _value_groups(typed: TypedTable, rows: list[int], c: int,
+                  clock: _Clock) -> tuple[dict[str, str], dict[str, list[int]]]:
+    """``rows`` grouped by the non-empty value of column ``c`` (compared as words): each group's value as first
+    written, and its rows, in table order."""
     first: dict[str, str] = {}
     where: dict[str, list[int]] = {}
     for r in rows:
@@ -503,6 +504,12 @@ def _most_common(typed: TypedTable, rows: list[int], c: int, clock: _Clock) -> t
         key = _words(text)
         first.setdefault(key, " ".join(str(text).split()))
         where.setdefault(key, []).append(r)
+    return first, where
+
+
+def _most_common(typed: TypedTable, rows: list[int], c: int, clock: _Clock) -> tuple[Any, str, list[int]]:
+    """The value of column ``c`` found in most of ``rows`` (ties: all of them, in table order)."""
+    first, where = _value_groups(typed, rows, c, clock)
     if not where:
         raise ProgramError("no values to count among the selected rows")
     top = max(len(rs) for rs in where.values())
@@ -514,13 +521,8 @@ def _most_common(typed: TypedTable, rows: list[int], c: int, clock: _Clock) -> t
 
 def _distinct(typed: TypedTable, rows: list[int], c: int, clock: _Clock) -> tuple[float, list[int]]:
     """How many different non-empty values column ``c`` holds among ``rows``, and the first row of each."""
-    first: dict[str, int] = {}
-    for r in rows:
-        clock.tick()
-        text = typed.text(r, c)
-        if not is_empty(text):
-            first.setdefault(_words(text), r)
-    return float(len(first)), sorted(first.values())
+    _, where = _value_groups(typed, rows, c, clock)
+    return float(len(where)), sorted(rs[0] for rs in where.values())
 
 
 def _neighbour(typed: TypedTable, rows: list[int], universe: list[int], c: int, *, after: bool) -> tuple[str, list[int]]:
