@@ -532,12 +532,13 @@ class Assistant:
         # Some statements supported: the others are dropped (in _finish_grounded), nothing is regenerated. Measured
         # on "What drugs treat Parkinson's disease?": regenerating for one mis-cited statement of three gave an
         # abstention, losing the two good ones, after minutes of CPU generation. Regenerate only when nothing holds.
-        numbered = [i for i, t in texts.items() if states_quantity(t)]
+        none_holds = flagged and len(support.flagged) == len(support.checked)
         gives_none = quantity is not None and answer is not None and not gives_quantity(answer)
-        if answer is None or (flagged and len(support.flagged) == len(support.checked)) or gives_none:
-            if gives_none and not (flagged and len(support.flagged) == len(support.checked)):
+        if answer is None or none_holds or gives_none:
+            if gives_none and not none_holds:
                 # Seen on the chat bench: "At what temperature does water boil?" answered with four definitions of
                 # boiling, while a shown item said "steam is a kind of water above 100 degrees celsius".
+                numbered = [i for i, t in texts.items() if states_quantity(t)]
                 problem = (f"the question asks for a {quantity}, and no statement gives one"
                            + (f"; the items that state a number are {', '.join(numbered)}" if numbered else ""))
                 retry_prompt = render("answer_retry_quantity", problem=problem)
