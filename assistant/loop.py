@@ -560,7 +560,8 @@ class Assistant:
         await hooks.step_start(check_step)
         # Off the event loop: the code verdict reads the cited document's conclusion from the text KB.
         outcome = await asyncio.to_thread(self._finish_grounded, answer, support, ctx.evidence, texts,
-                                          code_verdict=code_verdict, subjects=subjects or [], quantity=quantity)
+                                          code_verdict=code_verdict, subjects=subjects or [], quantity=quantity,
+                                          question=frame.rewrite or message or "")
         outcome.required_answer = required
         outcome.first_ok, outcome.support_flagged, outcome.regenerated = first_ok, flagged, regenerated
         outcome.pool = ranked.summary()
@@ -574,7 +575,7 @@ class Assistant:
     def _finish_grounded(self, answer: GroundedAnswer | None, support: SupportReport | None,
                          ledger: EvidenceLedger, texts: dict[str, str], *,
                          code_verdict: bool = False, subjects: list[str] | None = None,
-                         quantity: str | None = None) -> AnswerOutcome:
+                         quantity: str | None = None, question: str = "") -> AnswerOutcome:
         if answer is None:
             text = f"{NO_EVIDENCE_TEXT} (The model's answer could not be read twice; the evidence list shows what was found.)"
             return AnswerOutcome(text, "unverified")
@@ -630,7 +631,7 @@ class Assistant:
         if code_verdict and not answer.does_not_answer:
             # Read from the statements that survived the support check, in the order they cite.
             cited = {c: texts.get(c, "") for c in answer.cited}
-            decided = verdict_from_evidence(cited, self._cited_conclusion(answer.cited, ledger))
+            decided = verdict_from_evidence(cited, self._cited_conclusion(answer.cited, ledger), question)
             verdict, verdict_line = decided.verdict, decided.explain()
         return AnswerOutcome(text + note + ("\n\n" + verdict_line if verdict_line else ""), status, check, None,
                              guard_fired=guard_fired, verdict=verdict, abstained=answer.does_not_answer,

@@ -265,6 +265,25 @@ def test_the_verdict_rule_reads_negated_findings_only():
     assert (concl.verdict, concl.cue, concl.cited) == ("no", "was not", ("S8",))
 
 
+def test_a_question_about_sameness_is_answered_by_a_stated_sameness():
+    from assistant.verdicts import verdict_from_evidence
+
+    asked = "Are endometrial polyps from pre-menopausal women similar to post-menopausal women?"
+    differ = {"S3": "Pre- and post-menopausal polyps exhibit differing hormone receptor markers."}
+    alike = {"S3": "Patients were older.", "S4": "Long-term outcomes did not differ between the groups."}
+    # the negation rule alone reads these the wrong way round
+    assert verdict_from_evidence(differ).verdict == "yes" and verdict_from_evidence(alike).verdict == "no"
+    decided = verdict_from_evidence(differ, question=asked)
+    assert decided.verdict == "no" and "none of it says they are similar" in decided.explain()
+    decided = verdict_from_evidence(alike, question=asked)
+    assert (decided.verdict, decided.cue, decided.evidence_id) == ("yes", "did not differ", "S4")
+    assert "[S4]" in decided.explain()
+    decided = verdict_from_evidence({}, {"S9": "Outcomes were comparable."}, question="Is A the same as B?")
+    assert (decided.verdict, decided.cited) == ("yes", ("S9",))
+    # a question that does not ask about sameness keeps the negation rule
+    assert verdict_from_evidence(alike, question="Does surgery lower mortality?").verdict == "no"
+
+
 def test_question_coverage_is_the_best_single_sentence_share():
     from assistant.verdicts import content_words, must_answer, question_coverage
 

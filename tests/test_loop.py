@@ -333,6 +333,22 @@ async def test_the_verdict_is_read_from_the_cited_documents_conclusion(tmp_setti
     assert all(e.meta["role"] == "conclusion" for e in result.cited_evidence[1:])
 
 
+async def test_a_question_about_sameness_reads_the_conclusion_the_other_way_round(tmp_settings, fake_llm_server,
+                                                                                   patched_tools):
+    # "did not differ" negates, but the question asks whether the two are alike: it answers yes.
+    question = "Is fracture risk similar with and without vitamin D?"
+    router = Router(intents=[frame(entities=["vitamin D"], rewrite=question)],
+                    answers=[said(("Vitamin D was studied in older adults.", ["S1"]), verdict="no")])
+    conclusion = ["Fractures were counted for five years.", "Fracture rates did not differ between the arms."]
+    with fake_llm_server(router) as srv:
+        deps = ConclusionDeps(tmp_settings, {"pubmed:vitamin": conclusion},
+                              llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"))
+        result = await Assistant(deps, Session("c1")).run_turn(question, Recorder())
+    assert result.verdict == "yes"
+    assert result.answer.endswith("**Verdict: Yes.** Read in code from the conclusion of the cited document [S3, S4]: "
+                                  "the question asks whether they are alike, and it says “did not differ” [S4].")
+
+
 async def test_without_the_cited_documents_conclusion_the_cited_sentences_decide(tmp_settings, fake_llm_server,
                                                                                   patched_tools):
     question = "Does vitamin D supplementation reduce fracture risk?"
