@@ -25,11 +25,10 @@ import re
 
 from tools._cells import TypedTable, cell_number
 from tools._table_ops import Program
-from tools._words import related
+from tools._words import WORD, related
 
 # Thousands separators only between groups of three: "in 1906, how many" states 1906, not "1906,".
 _NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
-_WORD = re.compile(r"[^\W_]+")
 _STOP = frozenset("a an the of in on at to for by and or with from as is was were are be its it his her their".split())
 
 
@@ -52,7 +51,7 @@ def question_numbers(question: str) -> set[float]:
 
 
 def _words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.casefold()) if w not in _STOP]
+    return [w for w in WORD.findall(text.casefold()) if w not in _STOP]
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -150,7 +149,7 @@ def alternatives(question: str, typed: TypedTable) -> tuple[str, list[str]] | No
             continue
         found: dict[str, tuple[int, str]] = {}
         for value in typed.table.column_values(col.index):
-            key = " ".join(_WORD.findall(str(value).casefold()))
+            key = " ".join(WORD.findall(str(value).casefold()))
             if len(key) < 3 or key in found:
                 continue
             m = re.search(rf"(?<!\w){re.escape(key)}(?!\w)", low)

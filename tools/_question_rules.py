@@ -33,6 +33,7 @@ from tools._answer_type import AnswerKind, expected_answer, position_asked, yes_
 from tools._cells import TypedTable
 from tools._question_grounding import alternatives, column_named, value_grounded
 from tools._table_ops import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Program, RowFilter, format_value, words_match
+from tools._words import WORD
 
 
 def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | None) -> Program:
@@ -119,7 +120,6 @@ def read_frequency(program: Program, typed: TypedTable, question: str) -> Progra
     return program.model_copy(update={"fn": "most_common", "column": answer, "filters": program.filters})
 
 
-_WORD = re.compile(r"[^\W_]+")
 _DAY = re.compile(r"^\d{1,2}(?:st|nd|rd|th)?$")
 
 
@@ -130,7 +130,7 @@ def read_stated_part(program: Program, typed: TypedTable, question: str) -> Prog
     are only a day's number and the part it states is a run of the cell's words with a month or a year in it,
     the filter becomes "contains" that part (WTQ's training split: "november 2006", "august 1939").
     """
-    asked = set(_WORD.findall(question.casefold()))
+    asked = set(WORD.findall(question.casefold()))
     filters, changed = [], False
     for f in program.filters:
         try:
@@ -138,7 +138,7 @@ def read_stated_part(program: Program, typed: TypedTable, question: str) -> Prog
         except KeyError:
             numeric = True
         if f.op == "=" and not numeric:
-            words = [(m.start(), m.end(), m.group(0).casefold()) for m in _WORD.finditer(f.value)]
+            words = [(m.start(), m.end(), m.group(0).casefold()) for m in WORD.finditer(f.value)]
             stated = [i for i, (_, _, w) in enumerate(words) if w in asked]
             left_out = [w for i, (_, _, w) in enumerate(words) if i not in stated]
             if stated and left_out and stated == list(range(stated[0], stated[-1] + 1)) \

@@ -29,12 +29,6 @@ from pydantic import BaseModel, Field, create_model
 
 from tools._cells import TypedTable, cell_number, is_empty
 
-CMP_OPS = ("=", "!=", "<", "<=", ">", ">=", "contains")
-FNS = ("value", "count", "sum", "avg", "min", "max", "argmax", "argmin", "every", "only", "most_common", "next_row",
-       "previous_row", "difference", "count_distinct")
-# Operations only a question's grammar offers: which value occurs most, the row after or before the one the
-# filters select (the table's order), the difference between two selected rows' numbers.
-QUESTION_FNS = ("most_common", "next_row", "previous_row", "difference")
 MAX_FILTERS = 3
 VALUE_MAX_CHARS = 60
 MAX_ROWS = 100_000  # uploads are limited far below this; a program never scans more
@@ -43,8 +37,11 @@ MAX_CELLS = 12  # citations per program: the decisive cells, not the whole table
 NOT_IN_TABLE = "not_in_table"
 
 CmpOp = Literal["=", "!=", "<", "<=", ">", ">=", "contains"]
-# count_distinct is offered by no grammar: code rewrites a program into it where the question's form says so
-# (tools._question_rules.read_distinct: "how many different series …?" counts the distinct values of Series).
+# most_common, next_row, previous_row and difference are offered only by a question's grammar: which value occurs
+# most, the row after or before the one the filters select (the table's order), the difference between two
+# selected rows' numbers. count_distinct is offered by no grammar: code rewrites a program into it where the
+# question's form says so (tools._question_rules.read_distinct: "how many different series …?" counts the
+# distinct values of Series).
 Fn = Literal["value", "count", "sum", "avg", "min", "max", "argmax", "argmin", "every", "only", "most_common",
              "next_row", "previous_row", "difference", "count_distinct"]
 

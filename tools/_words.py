@@ -8,6 +8,11 @@ irregular past forms ("won" -> "win").
 
 from __future__ import annotations
 
+import re
+
+# A word of a question, header or cell: letters and digits, any script ("Sölden", "1906").
+WORD = re.compile(r"[^\W_]+")
+
 IRREGULAR = {"won": "win", "lost": "loss", "ran": "run", "sold": "sale", "bought": "buy", "held": "hold",
              "led": "lead", "born": "birth", "died": "death", "spent": "spend", "paid": "pay", "built": "build",
              "took": "take", "came": "come", "gave": "give", "made": "make", "wrote": "write", "written": "write",
