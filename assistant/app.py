@@ -32,7 +32,8 @@ from assistant.auth import (  # noqa: E402
 )
 from assistant.deps import Deps  # noqa: E402
 from assistant.evidence import Evidence  # noqa: E402
-from assistant.loop import Assistant, Step, TurnHooks, TurnResult  # noqa: E402
+from assistant.loop import Assistant  # noqa: E402
+from assistant.turn import Step, TurnHooks, TurnResult  # noqa: E402
 from assistant.session import Session  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 from assistant.supervisor import read_status, status_path  # noqa: E402

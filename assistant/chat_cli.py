@@ -13,7 +13,8 @@ from pathlib import Path
 
 import click
 
-from assistant.loop import Assistant, Step, TurnHooks, TurnResult
+from assistant.loop import Assistant
+from assistant.turn import Step, TurnHooks, TurnResult
 from assistant.session import Session
 from assistant.settings import Settings
 
@@ -161,7 +162,7 @@ def server_problem(base_url: str) -> str | None:
     """None when the server lists its models; else what went wrong, in a few words ("" if unknown)."""
     import httpx
 
-    from assistant.loop import failure_reason
+    from assistant.turn import failure_reason
 
     try:
         response = httpx.get(base_url.rstrip("/") + "/models", timeout=3)

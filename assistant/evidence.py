@@ -129,3 +129,31 @@ def cited_ids(text: str) -> list[str]:
         for m in CITATION_RE.finditer(group.group(1)):
             seen.setdefault(m.group(1), None)
     return list(seen)
+
+
+# The answer prompt must fit the model's window (4,096 tokens by default) with room to answer: a 100 KB
+# uploaded cell once made a 102,540-character prompt.
+EVIDENCE_ITEM_CHARS = 400
+EVIDENCE_TOTAL_CHARS = 8000
+EVIDENCE_MAX_ITEMS = 40
+
+
+def clip(text: str, limit: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def evidence_for_prompt(citable: list[Evidence], texts: dict[str, str] | None = None) -> list[dict]:
+    """The evidence the answer prompt shows: each item clipped, in order, within a total budget.
+
+    ``texts`` replaces an item's text by its verbalised form (a KG path as a sentence, a cell with its row).
+    """
+    shown, size = [], 0
+    for e in citable[:EVIDENCE_MAX_ITEMS]:
+        item = {"id": e.id, "text": clip((texts or {}).get(e.id, e.text), EVIDENCE_ITEM_CHARS),
+                "source": clip(e.source, 80)}
+        size += len(item["text"]) + len(item["source"]) + 12
+        if shown and size > EVIDENCE_TOTAL_CHARS:
+            break
+        shown.append(item)
+    return shown

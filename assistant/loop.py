@@ -23,21 +23,16 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import socket
 import time
-import uuid
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
-
-from pydantic import BaseModel, ValidationError
 
 from assistant.answering import (ANSWER_MAX_TOKENS, DOES_NOT_ANSWER_TEXT, MAX_CLOSEST, GroundedAnswer, ProseStream,
                                  Statement, SupportReport, answer_adapter, carriers_of, check_support, chips,
                                  is_yes_no_question, merge_repeats, parse_answer, render_prose, strip_echoes)
-from assistant.citations import NO_EVIDENCE_TEXT, CitationCheck, check_citations, mark_invalid, normalize_answer
+from assistant.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid, normalize_answer
 from assistant.deps import Deps
-from assistant.evidence import Evidence, EvidenceLedger
+from assistant.evidence import Evidence, EvidenceLedger, evidence_for_prompt
 from assistant.llm import LLMUnavailable, ToolCall, counting_generated_tokens
 from assistant.planner import PlannedCall, plan
 from assistant.pool import RankedPool, build_pool, rank_pool
@@ -47,189 +42,14 @@ from assistant.small_talk import is_small_talk
 from assistant.support import asks_for_quantity, content_words, gives_quantity, mentions, states_quantity, \
     unnamed_subjects
 from assistant.verdicts import CONCLUSION_SENTENCES, has_conclusion, must_answer, verdict_from_evidence
-from tools._registry import REGISTRY, ToolContext, ToolError, load_all
+from assistant.tool_calls import (ANSWER_TOOL, answer_tool_schema, dump_output, execute_tool, fit_arguments,
+                                  gather_all, tool_message_content)
+from assistant.turn import RETRY_HINT, AnswerOutcome, EndedSteps, Step, StepLLMUnavailable, TurnHooks, TurnResult, \
+    failure_reason
+from tools._registry import REGISTRY, ToolContext, load_all
 
 log = logging.getLogger(__name__)
 
-ANSWER_TOOL = "answer"
-MAX_TOOL_MESSAGE_CHARS = 4000
-RETRY_HINT = "Your question is saved: retry it with the Retry button, or /retry in `evidentia chat`."
-
-
-@dataclass
-class Step:
-    """One visible step of a turn (intent, a tool call, the answer check)."""
-
-    name: str
-    kind: str  # intent | tool | check
-    input: dict[str, Any]
-    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
-    output: Any = None
-    error: str | None = None
-    duration_s: float = 0.0
-    origin: str = "plan"  # plan | model
-
-
-class StepLLMUnavailable(LLMUnavailable):
-    """The model server failed while a step ran; carries that step so the turn can say where."""
-
-    def __init__(self, message: str, step: Step):
-        super().__init__(message)
-        self.step = step
-
-
-class TurnHooks:
-    """Override what a front end wants to show; every method is optional."""
-
-    async def step_start(self, step: Step) -> None: ...
-
-    async def step_end(self, step: Step) -> None: ...
-
-    async def answer_start(self) -> None: ...
-
-    async def answer_token(self, token: str) -> None: ...
-
-    async def answer_discard(self, reason: str) -> None: ...
-
-
-class _EndedSteps(TurnHooks):
-    """Forwards to the front end's hooks and keeps every step that ended, in order.
-
-    A turn that fails part-way stores these, so the tool calls that did run (earlier model rounds,
-    siblings of the call that failed) are kept with their evidence.
-    """
-
-    def __init__(self, inner: TurnHooks):
-        self.inner = inner
-        self.ended: list[Step] = []
-
-    async def step_start(self, step: Step) -> None:
-        await self.inner.step_start(step)
-
-    async def step_end(self, step: Step) -> None:
-        self.ended.append(step)
-        await self.inner.step_end(step)
-
-    async def answer_start(self) -> None:
-        await self.inner.answer_start()
-
-    async def answer_token(self, token: str) -> None:
-        await self.inner.answer_token(token)
-
-    async def answer_discard(self, reason: str) -> None:
-        await self.inner.answer_discard(reason)
-
-
-@dataclass
-class TurnResult:
-    answer: str
-    status: str  # verified | cited_by_code | unverified | no_evidence | chit_chat | error
-    intent: dict[str, Any] | None
-    evidence: list[Evidence]
-    cited: list[str]
-    invalid: list[str]
-    steps: list[Step]
-    timings: dict[str, float]
-    first_try_valid: bool | None = None
-    turn_id: str | None = None
-    error_kind: str | None = None  # llm_unavailable | internal, when status is "error"
-    # Grammar-bound answers (#14): how often the support check flagged a statement, whether the answer was
-    # regenerated for it, whether the citation regex (the guard behind the grammar) fired, the pool's makeup.
-    support_flagged: int = 0
-    regenerated: bool = False
-    guard_fired: bool = False
-    verdict: str | None = None  # yes | no | maybe, for a yes/no question
-    generated_tokens: int = 0  # completion tokens of every LLM request the turn made (server usage)
-    model_verdict: str | None = None  # the model's own verdict slot (verdict_by="code" replaces it)
-    required_answer: bool = False  # code left "does not answer" out of the schema (assistant/verdicts.py)
-    abstained: bool = False  # the model said the evidence does not answer the question
-    pool: dict[str, Any] | None = None
-    # What the code verdict line cites (the cited document's conclusion), apart from the answer's own
-    # citations so that measures of what the model cited (PubMedQA's citation precision) stay about the model.
-    verdict_cited: list[str] = field(default_factory=list)
-    # The subject check: the turn's subjects that the evidence shown (answer not generated) or cited (answer
-    # unverified) never names; empty when the check passed.
-    unnamed_subjects: list[str] = field(default_factory=list)
-
-    @property
-    def reply_cited(self) -> list[str]:
-        """Every id the reply cites: the answer's citations, then the verdict line's."""
-        return list(dict.fromkeys(self.cited + self.verdict_cited))
-
-    @property
-    def cited_evidence(self) -> list[Evidence]:
-        by_id = {e.id: e for e in self.evidence}
-        return [by_id[c] for c in self.reply_cited if c in by_id]
-
-
-class AnswerArgs(BaseModel):
-    text: str
-
-
-def answer_tool_schema() -> dict:
-    params = AnswerArgs.model_json_schema()
-    params.pop("title", None)
-    return {"type": "function", "function": {
-        "name": ANSWER_TOOL, "parameters": params,
-        "description": "Finish the turn: the final answer to the user, citing evidence ids like [S1]."}}
-
-
-# --- tool execution ------------------------------------------------------------------------
-def _validation_message(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors()[:3]:
-        loc = ".".join(str(x) for x in err.get("loc", ())) or "arguments"
-        parts.append(f"{loc}: {err.get('msg')}")
-    return "; ".join(parts)
-
-
-def fit_arguments(tool_name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """Keep the planner's arguments that the tool's Input declares (tools differ in their slots)."""
-    fields = REGISTRY[tool_name].input_model.model_fields
-    return {k: v for k, v in arguments.items() if k in fields}
-
-
-async def execute_tool(ctx: ToolContext, name: str, arguments: dict[str, Any] | None, *,
-                       parse_error: str | None = None) -> tuple[Any, str | None]:
-    """Run one tool; return ``(output, error)``. Errors name the tool and the problem."""
-    tool = REGISTRY.get(name)
-    if tool is None:
-        offered = ", ".join(sorted(t for t, v in REGISTRY.items() if v.offer_to_model))
-        return None, f"unknown tool {name!r}; the tools are: {offered}, {ANSWER_TOOL}"
-    if parse_error:
-        return None, f"tool {name!r}: {parse_error}"
-    try:
-        args = tool.input_model.model_validate(arguments or {})
-    except ValidationError as exc:
-        return None, f"tool {name!r}: invalid arguments: {_validation_message(exc)}"
-    try:
-        if tool.is_async:
-            out = await tool.fn(ctx, args)
-        elif tool.cpu_bound:
-            out = await asyncio.to_thread(tool.fn, ctx, args)
-        else:
-            out = tool.fn(ctx, args)
-    except LLMUnavailable:
-        raise
-    except ToolError as exc:
-        return None, f"tool {name!r} failed: {exc}"
-    except Exception as exc:  # noqa: BLE001 - a broken tool must not break the chat
-        log.exception("tool %s raised", name)
-        return None, f"tool {name!r} failed unexpectedly: {type(exc).__name__}: {exc}"
-    return out, None
-
-
-def _dump(output: Any) -> Any:
-    if isinstance(output, BaseModel):
-        return output.model_dump(mode="json")
-    return output
-
-
-def _tool_message_content(output: Any, error: str | None) -> str:
-    if error:
-        return json.dumps({"error": error})
-    text = json.dumps(_dump(output), ensure_ascii=False, default=str)
-    return text if len(text) <= MAX_TOOL_MESSAGE_CHARS else text[:MAX_TOOL_MESSAGE_CHARS] + "…(truncated)"
 
 
 # --- the loop --------------------------------------------------------------------------------
@@ -249,7 +69,7 @@ class Assistant:
         return result
 
     async def _turn(self, message: str, hooks: TurnHooks | None) -> TurnResult:
-        hooks = _EndedSteps(hooks or TurnHooks())
+        hooks = EndedSteps(hooks or TurnHooks())
         ledger = EvidenceLedger()
         steps: list[Step] = []
         timings = {"intent_s": 0.0, "retrieval_s": 0.0, "generation_s": 0.0}
@@ -340,7 +160,7 @@ class Assistant:
         self.deps.memory.finish_turn(
             turn_id, answer=answer, status=status, intent=frame_dict,
             evidence=[e.model_dump() for e in ledger.items()], cited=cited, valid_ids={e.id for e in ledger.items()},
-            tool_calls=[{"name": s.name, "arguments": s.input, "result": _dump(s.output), "error": s.error,
+            tool_calls=[{"name": s.name, "arguments": s.input, "result": dump_output(s.output), "error": s.error,
                          "duration_s": s.duration_s, "origin": s.origin} for s in steps if s.kind != "check"],
             timings=timings, error=error)
 
@@ -375,7 +195,7 @@ class Assistant:
         return step.output, step
 
     async def _run_calls(self, ctx, hooks, calls: list[PlannedCall]) -> list[Step]:
-        results = await _gather_all([
+        results = await gather_all([
             self._run_step(ctx, hooks, c.name, fit_arguments(c.name, c.arguments)) for c in calls])
         return [step for _, step in results]
 
@@ -397,11 +217,11 @@ class Assistant:
                 for c in turn.tool_calls]})
             finishing = [c for c in turn.tool_calls if c.name == ANSWER_TOOL]
             others = [c for c in turn.tool_calls if c.name != ANSWER_TOOL]
-            outcomes = await _gather_all([self._model_call(ctx, hooks, c) for c in others])
+            outcomes = await gather_all([self._model_call(ctx, hooks, c) for c in others])
             for call, (output, step) in zip(others, outcomes):
                 steps.append(step)
                 messages.append({"role": "tool", "tool_call_id": call.id,
-                                 "content": _tool_message_content(output, step.error)})
+                                 "content": tool_message_content(output, step.error)})
             if finishing:
                 call = finishing[0]
                 text = (call.arguments or {}).get("text") if not call.error else None
@@ -704,90 +524,6 @@ class Assistant:
             parts.append(token)
             await hooks.answer_token(token)
         return "".join(parts).strip()
-
-
-@dataclass
-class AnswerOutcome:
-    text: str
-    status: str
-    check: CitationCheck | None = None
-    first_ok: bool | None = None
-    support_flagged: int = 0
-    regenerated: bool = False
-    guard_fired: bool = False
-    verdict: str | None = None
-    abstained: bool = False
-    pool: dict[str, Any] | None = None
-    model_verdict: str | None = None  # the grammar slot's value, whoever decided ``verdict``
-    verdict_line: str = ""  # how code decided the verdict, shown after the statements
-    verdict_cited: tuple[str, ...] = ()  # ids the verdict line cites
-    required_answer: bool = False  # "does not answer" was not offered (the evidence is plainly on topic)
-    unnamed_subjects: list[str] = field(default_factory=list)  # see TurnResult
-
-
-def failure_reason(exc: BaseException) -> str:
-    """What went wrong underneath a connection failure, in a few words ("connection refused"), or "".
-
-    The client library's own message ("Connection error.") does not tell a server that is not running
-    from one that died mid-answer; the OS error at the bottom of the exception chain does.
-    """
-    seen: set[int] = set()
-    cause: BaseException | None = exc
-    while cause is not None and id(cause) not in seen:
-        seen.add(id(cause))
-        if isinstance(cause, ConnectionRefusedError):
-            return "connection refused"
-        if isinstance(cause, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
-            return "the connection was dropped"
-        if isinstance(cause, socket.gaierror):
-            return "host name not found"
-        if isinstance(cause, TimeoutError):
-            return "timed out"
-        if type(cause).__name__ == "RemoteProtocolError":  # httpx: the server closed the connection mid-request
-            return "the server closed the connection"
-        cause = cause.__cause__ or cause.__context__
-    return ""
-
-
-async def _gather_all(calls: list) -> list:
-    """Run calls concurrently and let every one finish before the first failure is raised.
-
-    Plain ``gather`` would raise at once and leave the others running unobserved, adding evidence to a
-    turn that was already stored as failed.
-    """
-    results = await asyncio.gather(*calls, return_exceptions=True)
-    for outcome in results:
-        if isinstance(outcome, BaseException):
-            raise outcome
-    return results
-
-
-# The answer prompt must fit the model's window (4,096 tokens by default) with room to answer: a 100 KB
-# uploaded cell once made a 102,540-character prompt.
-EVIDENCE_ITEM_CHARS = 400
-EVIDENCE_TOTAL_CHARS = 8000
-EVIDENCE_MAX_ITEMS = 40
-
-
-def clip(text: str, limit: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
-
-
-def evidence_for_prompt(citable: list[Evidence], texts: dict[str, str] | None = None) -> list[dict]:
-    """The evidence the answer prompt shows: each item clipped, in order, within a total budget.
-
-    ``texts`` replaces an item's text by its verbalised form (a KG path as a sentence, a cell with its row).
-    """
-    shown, size = [], 0
-    for e in citable[:EVIDENCE_MAX_ITEMS]:
-        item = {"id": e.id, "text": clip((texts or {}).get(e.id, e.text), EVIDENCE_ITEM_CHARS),
-                "source": clip(e.source, 80)}
-        size += len(item["text"]) + len(item["source"]) + 12
-        if shown and size > EVIDENCE_TOTAL_CHARS:
-            break
-        shown.append(item)
-    return shown
 
 
 def subject_names(entities: list[str], steps: list[Step]) -> list[str]:

@@ -15,7 +15,7 @@ import json, asyncio
 import assistant.app as app
 from chainlit.config import config
 from assistant.evidence import EvidenceLedger
-from assistant.loop import TurnResult
+from assistant.turn import TurnResult
 
 out = {"password": config.code.password_auth_callback is not None,
        "header": config.code.header_auth_callback is not None,

@@ -143,7 +143,7 @@ def test_run_reports_a_model_that_cannot_be_served_as_a_message(cli_env, monkeyp
 
 async def test_a_step_after_the_streamed_answer_starts_on_its_own_line(capsys):
     from assistant.chat_cli import TerminalHooks
-    from assistant.loop import Step
+    from assistant.turn import Step
 
     hooks = TerminalHooks()
     await hooks.answer_token("Exercise lowers blood pressure [S1].")

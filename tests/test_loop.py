@@ -9,7 +9,8 @@ from pydantic import BaseModel
 
 from assistant.deps import Deps
 from assistant.llm import LLMClient
-from assistant.loop import Assistant, TurnHooks
+from assistant.loop import Assistant
+from assistant.turn import TurnHooks
 from assistant.session import Session
 from tests.fake_openai import Reply, tool_reply
 from tools._registry import REGISTRY, Tool, ToolError

@@ -113,7 +113,7 @@ def test_the_gullible_model_would_be_fooled_without_the_block():
 
 def test_a_huge_cited_cell_does_not_blow_up_the_answer_prompt():
     from assistant.evidence import EvidenceLedger
-    from assistant.loop import EVIDENCE_TOTAL_CHARS, evidence_for_prompt
+    from assistant.evidence import EVIDENCE_TOTAL_CHARS, evidence_for_prompt
 
     led = EvidenceLedger()
     led.add_cell("t", 1, 1, "x" * 100_000, source="big.csv", header="Note", row_label="r1")
