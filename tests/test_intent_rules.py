@@ -125,6 +125,31 @@ def test_a_follow_up_rewrite_adds_only_the_entities(message, rewrite, expected):
     assert out.follow_up and out.rewrite == expected
 
 
+def test_a_modified_one_names_the_noun_the_earlier_entities_share():
+    # Seen on the chat bench: the turn kept only the spoons it did not ask about, and found plastic knives.
+    history = [{"user_text": "Why does a metal spoon feel colder than a wooden spoon?", "rewrite": "",
+                "intent": {"entities": ["metal spoon", "wooden spoon"]}}]
+    out = contextualize(IntentFrame(task="question", entities=["metal spoon", "wooden spoon"],
+                                    rewrite="And what about a plastic one?"),
+                        "And what about a plastic one?", history, has_table=False, source="model")
+    assert out.follow_up and out.entities == ["plastic spoon", "metal spoon", "wooden spoon"]
+    assert out.rewrite == "And what about a plastic spoon? (regarding plastic spoon, metal spoon, wooden spoon)"
+    assert out.carried_over == ["metal spoon", "wooden spoon"]
+
+
+@pytest.mark.parametrize("message,earlier,expected", [
+    ("And the red ones?", ["green apples"], ("red apples", "And the red apples?")),
+    ("What about an electric one?", ["car"], ("electric car", "What about an electric car?")),
+    ("And the other one?", ["metal spoon", "wooden spoon"], None),        # which one, not a new kind
+    ("What about a cheaper one?", ["aspirin", "ibuprofen"], None),       # no noun shared to stand for
+    ("Is this one safe?", ["aspirin"], None),
+])
+def test_noun_for_one(message, earlier, expected):
+    from tools.intent import noun_for_one
+
+    assert noun_for_one(message, earlier) == expected
+
+
 @pytest.mark.parametrize("message,relation,expected", [
     ("What are its symptoms?", "treats", ""),               # seen: carried from "What drugs treat…?"
     ("Which of those drugs also treats restless legs?", "treats", "treats"),

@@ -373,6 +373,35 @@ def ground_entities(entities: list[str], message: str, history_entities: list[st
     return out
 
 
+# "a plastic one", "the red ones": a modifier and the pronoun "one" standing for a noun said earlier.
+_MODIFIED_ONE = re.compile(r"\b(?:a|an|the)\s+([a-z][a-z\-]+(?:\s+[a-z][a-z\-]+)?)\s+ones?\b", re.I)
+_NOT_MODIFIERS = {"other", "first", "second", "third", "last", "next", "previous", "same", "only", "right", "wrong",
+                  "best", "worst", "former", "latter", "each", "every", "which", "this", "that", "any", "no"}
+
+
+def noun_for_one(message: str, earlier: list[str]) -> tuple[str, str] | None:
+    """("plastic spoon", the message saying it) when "a plastic one" stands for the noun the earlier entities
+    share ("metal spoon", "wooden spoon"), else None.
+
+    Seen on the chat bench: "And what about a plastic one?" after a question about metal and wooden spoons kept
+    only the spoons it did not ask about, and retrieval found plastic knives.
+    """
+    m = _MODIFIED_ONE.search(message)
+    if not m or not earlier:
+        return None
+    modifier = m.group(1)
+    if modifier.split()[0].lower() in _NOT_MODIFIERS:
+        return None
+    heads = {e.split()[-1].lower() for e in earlier if e.split()}
+    if len(heads) != 1:
+        return None  # the earlier entities share no one noun for "one" to stand for
+    noun = next(e.split()[-1] for e in earlier if e.split())
+    if m.group(0).lower().endswith("ones") and not noun.lower().endswith("s"):
+        noun += "s"
+    entity = f"{modifier} {noun}"
+    return entity, message[:m.start(1)] + entity + message[m.end():]
+
+
 def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_table: bool,
                   source: str) -> Output:
     """Ground the frame and carry entities over for elliptical follow-ups."""
@@ -414,8 +443,15 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
         # Small models sometimes "rewrite" a follow-up into the previous question ("when did he leave?"
         # became "when did he join?"): a rewrite must keep what this turn asks.
         rewrite = message.strip()
+    # "And what about a plastic one?": the new thing is named by the noun the earlier entities share.
+    one = noun_for_one(message, (history[-1].get("intent") or {}).get("entities", [])) if follow_up else None
+    said = message.strip()
+    if one:
+        entities = [one[0]] + [e for e in entities if e.lower() != one[0].lower()]
+        said = one[1].strip()
+        rewrite = said if rewrite == message.strip() else rewrite
     if carried and not all(e.lower() in rewrite.lower() for e in carried):
-        rewrite = f"{message.strip()} (regarding {', '.join(entities)})"
+        rewrite = f"{said} (regarding {', '.join(entities)})"
     # A follow-up's relation must be its own words: the model carried "treats" from "What drugs treat Parkinson's
     # disease?" into "What are its symptoms?", and relation-aware retrieval then filled the pool with drug facts.
     relation = frame.relation
