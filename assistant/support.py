@@ -6,6 +6,11 @@ in none of its cited items asserts something its citations do not carry; a state
 share at least one content word with them. Matching is case-insensitive and tolerant of inflection
 ("Parkinson's" ~ "Parkinson", "treats" ~ "treatment" by a 5-letter stem), not of different facts.
 
+A statement that negates ("is not", "never", "no") must cite evidence that negates something too: seen as a new
+user, "A plastic spoon is not a kind of utensil" passed citing "wooden <-has property- spaghetti spoon", and a
+negation turns what the evidence says into its opposite. The evidence side counts any negating word ("failed
+to", "lack of", "nonrenewable"), so a paraphrase of a negative finding passes.
+
 Deliberately lexical: a paraphrase that keeps the entities and numbers passes, a new number never does.
 Known limit: without a lexicon, a lower-case name in mid-sentence ("... and amantadine") reads as a common
 word; it then only has to share some content word with its citations.
@@ -89,6 +94,21 @@ class Support:
     reason: str = ""
 
 
+# A statement's negation ("not only" does not negate), and the wider set that counts as one in the evidence.
+_STATED_NEGATION = re.compile(r"\b(?:not(?!\s+only\b)|no|never|none|nothing|cannot|neither|nor)\b|n[’']t\b", re.I)
+_EVIDENCE_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nothing|nobody|cannot|neither|nor|without|fail\w*|lack\w*|absen\w*|unable|"
+    r"unlikely|insufficient|ineffective|non\w+|un\w+able)\b|n[’']t\b", re.I)
+
+
+def negates_unlike(statement: str, cited_texts: list[str]) -> str:
+    """The statement's negating word when none of ``cited_texts`` negates anything, else ""."""
+    m = _STATED_NEGATION.search(statement)
+    if not m or any(_EVIDENCE_NEGATION.search(t) for t in cited_texts):
+        return ""
+    return m.group(0)
+
+
 def check_statement(statement: str, cited_texts: list[str]) -> Support:
     """Does ``statement`` share its key content with ``cited_texts`` (the items it cites, verbalised)?"""
     evidence = " \n ".join(cited_texts)
@@ -114,6 +134,10 @@ def check_statement(statement: str, cited_texts: list[str]) -> Support:
     own = content_words(statement)
     if own and not (_stems(own) & _stems(content_words(evidence))):
         return Support(ok=False, reason="it shares no content word with the cited evidence")
+    negation = negates_unlike(statement, cited_texts)
+    if negation:
+        return Support(ok=False, missing=[negation],
+                       reason=f"it says “{negation}” and none of the cited evidence negates anything")
     return Support(ok=True)
 
 

@@ -166,6 +166,21 @@ def test_the_check_uses_every_cited_item_but_only_those():
     assert check_statement("Levodopa and amantadine are used.", [EVIDENCE]).ok
 
 
+def test_a_negation_the_cited_evidence_does_not_carry_is_flagged():
+    # Seen as a new user: four statements like this one, each passed and the answer showed "verified".
+    result = check_statement("A plastic spoon is not a kind of utensil.",
+                             ["wooden has property spaghetti spoon", "spoon is a kind of utensil"])
+    assert not result.ok and result.missing == ["not"] and "negates" in result.reason
+    assert not check_statement("Levodopa never improved motor scores.", [EVIDENCE]).ok
+    assert not check_statement("Parkinson's disease isn't treated by levodopa.", [EVIDENCE]).ok
+    # a negative finding said in other words is kept, and "not only" negates nothing
+    assert check_statement("Vitamin D did not lower fractures.", ["Vitamin D failed to lower fractures."]).ok
+    assert check_statement("Coal is not renewable.", ["coal is a nonrenewable resource"]).ok
+    assert check_statement("There was no effect of levodopa on motor scores.",
+                           ["Levodopa had no effect on motor scores."]).ok
+    assert check_statement("Levodopa not only improved motor scores but also sleep.", [EVIDENCE]).ok
+
+
 def test_key_content_extraction():
     assert numbers("Take 500 mg (2.50 ml), 1,000 patients, 45% in 2011; S1 and IL-6.") == {
         "500", "2.5", "1000", "45", "2011", "6"}
