@@ -141,13 +141,13 @@ def match_relations(graph: KGGraph, phrases: list[str], embedder, *, node_kinds:
 
 
 def one_hop_facts(graph: KGGraph, nodes: list[int], relations: list[RelationMatch], *,
-                  limit: int) -> list[Fact]:
-    """Edges of the selected relation types that touch one of ``nodes``, at most ``limit``.
+                  limit: int | None) -> list[Fact]:
+    """Edges of the selected relation types that touch one of ``nodes``, at most ``limit`` (all when None).
 
     Order: facts whose other end touches more of ``nodes`` first (for "a drug for X and Y", those that
     join both), then the best relation type, then the other end's name (a stable order).
     """
-    if not nodes or not relations or limit <= 0:
+    if not nodes or not relations or (limit is not None and limit <= 0):
         return []
     node_set = np.zeros(graph.num_nodes, dtype=bool)
     node_set[nodes] = True

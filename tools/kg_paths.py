@@ -371,7 +371,8 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
     selected = match_relations(graph, relation_phrases(args.relation, args.question,
                                                        [c.mention for c, _ in roles] + args.entities),
                                embedder, node_kinds={graph.kinds[i] for i in anchors})
-    facts = one_hop_facts(graph, anchors, selected, limit=args.max_facts)
+    every_fact = one_hop_facts(graph, anchors, selected, limit=None)  # counted, so the reply can say how many
+    facts = every_fact[:args.max_facts]
     out_facts = _register_facts(ctx, store, source, graph, facts)
     relations = [SelectedRelation(name=m.name, template=m.template, score=m.score) for m in selected]
     t_facts = time.perf_counter() - t1
@@ -381,7 +382,7 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
         return Output(kg=source, paths=[], facts=out_facts, relations=relations, linked=linked, subgraph_nodes=0,
                       subgraph_edges=0, kept_nodes=0,
                       timings_s={"linking": round(t_link, 3), "facts": round(t_facts, 3)},
-                      answer=facts_reply(source, out_facts, args.max_facts, graph.names[anchors[0]])
+                      answer=facts_reply(source, out_facts, len(every_fact), graph.names[anchors[0]])
                       if args.list_reply else "")
     q_vec = embedder.encode([" ".join([args.question] + args.options)])[0]
     ctx.report(f"finding paths in {source} from {len(q_concepts) + sum(map(len, option_concepts.values()))} "
@@ -416,7 +417,7 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
                   timings_s=timings, message=msg)
 
 
-def facts_reply(source: str, facts: list[KGFact], limit: int, anchor: str) -> str:
+def facts_reply(source: str, facts: list[KGFact], total: int, anchor: str) -> str:
     """The facts as the answer, grouped by relation, each name cited by its fact, in the ranked order.
 
     Composed by code, like a table verdict: each citation is the fact that says exactly that. The model is not
@@ -432,9 +433,8 @@ def facts_reply(source: str, facts: list[KGFact], limit: int, anchor: str) -> st
             groups.setdefault(f"{anchor} {template}", []).append(f"{tail} [{f.id}]")
     lines = [f"- **{label}**: {', '.join(items)}" for label, items in groups.items()]
     n = len(facts)
-    head = (f"The knowledge graph {source} holds {n} fact{'s' if n != 1 else ''} of this relation:" if n < limit else
-            f"The first {n} fact{'s' if n != 1 else ''} of this relation in the knowledge graph {source} (it may hold "
-            "more):")
+    head = (f"The knowledge graph {source} holds {n} fact{'s' if n != 1 else ''} of this relation:" if n >= total else
+            f"The first {n} of the {total} facts of this relation in the knowledge graph {source}, in ranked order:")
     return head + "\n" + "\n".join(lines)
 
 
