@@ -14,7 +14,8 @@ item (accuracy 0.25 on 20 answerable items against 0.55 for always-"yes"), and t
   hedging-word count for it lowered dev accuracy (0.687 vs 0.693). A question asking whether two things are
   the same ("Are polyps from pre- and post-menopausal women similar?") turns the reading round: a stated
   sameness ("comparable", "did not differ") answers "yes", any other finding "no". The negation rule answered
-  1 of the 15 such dev questions right, this reading 10 (all 700: 0.671 -> 0.684). Tried and not kept, on the
+  1 of the 15 such dev questions right, this reading 10 (all 700: 0.671 -> 0.684). "The same" after a
+  preposition ("optimized to the same preoperative hemoglobin level") places the question and does not ask it. Tried and not kept, on the
   same dev questions: a TF-IDF logistic regression on the conclusion (5-fold, best 0.617), and more negating
   words ("similar", "lacked", "insufficient", "should not": at most +0.009 each, 0.673 together).
 - **answering is required** when one evidence sentence carries at least 40% of the question's content
@@ -120,9 +121,20 @@ class CodeVerdict:
         return f"**Verdict: Yes.** Read in code from {source}: none of it negates the finding."
 
 
+# "at the same centre", "to the same level": after a preposition, "the same" places the question, it does not ask it.
+_PREPOSITIONS = {"at", "in", "on", "to", "from", "within", "by", "of", "into", "under", "for", "with", "during"}
+
+
 def asks_sameness(question: str) -> bool:
-    """Does the yes/no question ask whether things are alike ("Are A and B similar?")?"""
-    return bool(_ASKS_SAMENESS.search(question))
+    """Does the yes/no question ask whether things are alike ("Are A and B similar?", "Is it the same disease
+    as …?"), rather than use the word in passing ("Does management at the same centre improve results?")?"""
+    for m in _ASKS_SAMENESS.finditer(question):
+        before = question[:m.start()].split()
+        if m.group(0).lower() == "same" and len(before) >= 2 and before[-1].lower() == "the" \
+                and before[-2].lower().strip(",;:") in _PREPOSITIONS:
+            continue
+        return True
+    return False
 
 
 def verdict_from_evidence(cited: dict[str, str], conclusion: dict[str, str] | None = None,

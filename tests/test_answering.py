@@ -297,6 +297,14 @@ def test_a_question_about_sameness_is_answered_by_a_stated_sameness():
     assert (decided.verdict, decided.cited) == ("yes", ("S9",))
     # a question that does not ask about sameness keeps the negation rule
     assert verdict_from_evidence(alike, question="Does surgery lower mortality?").verdict == "no"
+    # "the same" after a preposition places the question; it does not ask about sameness
+    from assistant.verdicts import asks_sameness
+
+    assert not asks_sameness("Does management at the same centre improve results?")
+    assert not asks_sameness("Should all patients be optimized to the same preoperative hemoglobin level?")
+    assert asks_sameness("Juvenile ankylosing spondylitis--is it the same disease as adult ankylosing spondylitis?")
+    assert asks_sameness("Are patients receiving the same message from dietitians and nurses?")
+    assert asks_sameness("Is ultrasound equal to X-ray in pediatric fracture diagnosis?")
 
 
 def test_question_coverage_is_the_best_single_sentence_share():
