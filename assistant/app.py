@@ -301,6 +301,12 @@ def evidence_element(ev: Evidence, result: TurnResult) -> cl.Element:
     return cl.Text(name=ui_id(ev.id), content=evidence_markdown(ev, result), display="side")
 
 
+def source_markdown(source: str) -> str:
+    """A source name as Markdown that shows it whole: the UI's Markdown reads ":name" as a directive and drops
+    it, so "harvest:evidentia-qwen2.5-coder-1.5b-instruct:MadeOf" showed without its relation. Colons escaped."""
+    return source.replace(":", "\\:")
+
+
 def evidence_markdown(ev: Evidence, result: TurnResult) -> str:
     """What the side panel shows for one piece of evidence."""
     if ev.kind == "cell":
@@ -308,7 +314,7 @@ def evidence_markdown(ev: Evidence, result: TurnResult) -> str:
         body = f"**{ev.meta.get('header', '')}** = **{ev.text}**"
         if ev.meta.get("row_label"):
             body += f" (row: {ev.meta['row_label']})"
-        body += f"\n\nTable: {ev.source}, row {ev.meta.get('row')}, column {ev.meta.get('col')}"
+        body += f"\n\nTable: {source_markdown(ev.source)}, row {ev.meta.get('row')}, column {ev.meta.get('col')}"
         if table is not None:
             body += "\n\n" + highlight_table(table, result.cited)
         return body
@@ -319,11 +325,11 @@ def evidence_markdown(ev: Evidence, result: TurnResult) -> str:
                           for (h, r, t), x in zip(triples, extracted))
         origin = "; ".join(x for x in (ev.meta.get("provenance"), ev.meta.get("license") and
                                        f"license {ev.meta['license']}") if x)
-        return f"**{ev.text}**\n\n{lines}\n\nSource: {ev.source}{(' · ' + origin) if origin else ''}"
+        return f"**{ev.text}**\n\n{lines}\n\nSource: {source_markdown(ev.source)}{(' · ' + origin) if origin else ''}"
     meta = ev.meta
     where = ", ".join(str(x) for x in (meta.get("title") or "", meta.get("url") or meta.get("path") or "",
                                        meta.get("license") and f"license {meta['license']}") if x)
-    return f"{ev.text}\n\n— {ev.source}{(' · ' + where) if where else ''}"
+    return f"{ev.text}\n\n— {source_markdown(ev.source)}{(' · ' + where) if where else ''}"
 
 
 def highlight_table(table: Evidence, cited: list[str]) -> str:

@@ -49,10 +49,16 @@ def fake_handler(req: dict) -> Reply:
     if name in ("IntentFrame", "intent"):  # the compact wire frame also accepts the long field names
         if "Is it true" in last or "claim" in last.lower():
             return Reply(content=_frame("claim_check", ["measles"], "Is it true that measles cases rose to 220 in 2011?"))
+        if "violin bow" in last:
+            return Reply(content=_frame("question", ["violin bow"], "What is a violin bow part of?"))
         if "Clippers?" in last:
             return Reply(content=_frame("question", ["Wang Zhizhi"],
                                         "Did Wang Zhizhi play for the Los Angeles Clippers?"))
         return Reply(content=_frame("question", ["Wang Zhizhi", "NBA"], "When did Wang Zhizhi join the NBA?"))
+    if name == "GroundedAnswer" and "violin bow" in last:  # cite the harvested edge (#16)
+        edge = re.search(r"\[(P\d+)\] violin bow", last)
+        return Reply(content=json.dumps({"statements": [
+            {"text": "A violin bow is part of a violin.", "cite": [edge.group(1)] if edge else []}]}))
     if name == "GroundedAnswer":  # the answer: statements citing ids of this turn's evidence (#14)
         found = dict(re.findall(r"\[(S\d+)\] (Wang Zhizhi joined|He later played)", last))
         ids = {v: k for k, v in found.items()}
@@ -92,7 +98,17 @@ def ui(tmp_path_factory):
             "from kb.ingest import Document; d = Deps(Settings()); "
             "d.text_kb.add_documents([Document(doc_id='pubmed:wang', title='Wang Zhizhi', source='fixture', "
             "text='Wang Zhizhi joined the NBA in 2001 with the Dallas Mavericks. He later played for the "
-            "Los Angeles Clippers.')], collection='fixture', show_progress=False)")],
+            "Los Angeles Clippers.')], collection='fixture', show_progress=False); "
+            # A graph harvested from the language model (K-Bloom, #16), stored as the harvest command stores it.
+            "from kb.kg_store import KGStore; from kb.kg_harvest import HarvestProvenance, TupleScores, "
+            "PromptWeight, store_harvest; "
+            "p = HarvestProvenance(relation='PartOf', template='is part of', initial_prompts=['<ENT0> is part of "
+            "<ENT1> .'], prompts=[PromptWeight(prompt='<ENT0> is part of <ENT1> .', weight=1.0)], "
+            "seeds=[('wheel', 'car')], model='fake-model', date='2026-11-26', threshold=1.2); "
+            "store_harvest(KGStore(d.settings.kb_dir / 'kg.db'), 'harvest:fake-model:PartOf', p, "
+            "[TupleScores(head=h, tail=t, final=f, semantic=0.5, fluency=0.5, loglik=-3.0, loglik_per_token=-1.0) "
+            "for h, t, f in [('violin bow', 'violin', 1.43), ('piano key', 'piano', 1.31), "
+            "('car engine', 'car', 1.2)]])")],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert build.returncode == 0, build.stderr[-2000:]
     port = _free_port()
@@ -244,6 +260,20 @@ def test_a_yes_no_question_shows_the_verdict_code_read_from_the_evidence(page, u
     assert "Verdict: Yes." in text and "none of it negates the finding" in text
     assert "No." not in text  # the model's slot ("no") is never shown, not even while streaming
     page.screenshot(path=str(ui[1] / "yes_no.png"))
+
+
+def test_a_harvested_edge_is_marked_as_extracted_from_the_language_model(page, ui):
+    # A user must never mistake a K-Bloom edge for a curated fact (#16): the chip's side element says where the
+    # edge came from and with which score.
+    _send(page, "What is a violin bow part of?")
+    page.wait_for_selector("text=A violin bow is part of a violin", timeout=120_000)
+    chip = page.locator("a.element-link", has_text=re.compile(r"^P\d+$")).last
+    chip.wait_for(timeout=60_000)
+    chip.click()
+    page.wait_for_selector("text=extracted from the language model, score 1.43", timeout=30_000)
+    # the source is shown whole: the UI's Markdown once dropped ":PartOf" as a directive
+    page.wait_for_selector("text=Source: harvest:fake-model:PartOf", timeout=30_000)
+    page.screenshot(path=str(ui[1] / "harvested_edge.png"))
 
 
 def test_csv_upload_shows_preview_and_claim_is_checked(page, ui, tmp_path):
