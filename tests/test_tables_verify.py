@@ -208,9 +208,20 @@ async def test_real_model_default_verdicts_on_unambiguous_claims(real_settings):
     and one it contradicts (one matching row each), checked the default way: the model's program must decide
     (not CCoE, not a fallback), and a constant answer fails one of the two."""
     llm = LLMClient(real_settings)
+
+    async def checked(claim: str):
+        # The samples are unseeded on a local CPU server (vLLM dies on some seeded requests; Settings.
+        # llm_request_seeds), so a vote can split and fall back to CCoE by design: seen once in four suite runs.
+        # One more try asks whether the program path decides, not whether one draw of five samples agrees.
+        for _ in range(2):
+            check = await check_claim(llm, MEASLES, claim)
+            if check.decided_by == "program":
+                break
+        return check
+
     try:
-        true = await check_claim(llm, MEASLES, "British Columbia had 82 cases of measles in 2010.")
-        false = await check_claim(llm, MEASLES, "Ontario had 530 cases of measles in 2008.")
+        true = await checked("British Columbia had 82 cases of measles in 2010.")
+        false = await checked("Ontario had 530 cases of measles in 2008.")
     finally:
         await llm.aclose()
     assert (true.label, false.label) == ("SUPPORTS", "REFUTES")
