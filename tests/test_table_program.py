@@ -461,7 +461,10 @@ def test_program_prompt_is_bounded_for_long_tables():
 async def test_real_model_program_claim_check_and_question(real_settings):
     llm = LLMClient(real_settings)
     try:
-        true = await check_claim(llm, CASES, "Alberta had 1,012 cases in 2011.", variant="program")
+        for _ in range(2):  # unseeded samples on a local CPU server can split (tests/test_tables_verify.py)
+            true = await check_claim(llm, CASES, "Alberta had 1,012 cases in 2011.", variant="program")
+            if true.decided_by == "program":
+                break
         false = await check_claim(llm, CASES, "Ontario had more cases than Alberta in 2011.", variant="program")
         from tools.table_qa import answer_question
 
