@@ -15,9 +15,10 @@ item (accuracy 0.25 on 20 answerable items against 0.55 for always-"yes"), and t
   the same ("Are polyps from pre- and post-menopausal women similar?") turns the reading round: a stated
   sameness ("comparable", "did not differ") answers "yes", any other finding "no". The negation rule answered
   1 of the 15 such dev questions right, this reading 10 (all 700: 0.671 -> 0.684). "The same" after a
-  preposition ("optimized to the same preoperative hemoglobin level") places the question and does not ask it. Tried and not kept, on the
-  same dev questions: a TF-IDF logistic regression on the conclusion (5-fold, best 0.617), and more negating
-  words ("similar", "lacked", "insufficient", "should not": at most +0.009 each, 0.673 together).
+  preposition ("optimized to the same preoperative hemoglobin level") places the question and does not ask
+  it. Tried and not kept, on the same dev questions: a TF-IDF logistic regression on the conclusion (5-fold,
+  best 0.617), and more negating words ("similar", "lacked", "insufficient", "should not": at most +0.009
+  each, 0.673 together).
 - **answering is required** when one evidence sentence carries at least 40% of the question's content
   words: then the schema offers no "does not answer" branch. On 150 dev questions, the own abstract's top
   six sentences reach that for 88% of the questions, the KB's top six for a question whose abstract is not
@@ -61,6 +62,8 @@ _NEGATED_FINDING = re.compile(
     r"failed to|unable to|neither|nor|not support)\b", re.I)
 # A question about sameness, and a finding that states it.
 _ASKS_SAMENESS = re.compile(r"\b(similar|same|equal|equivalent|comparable|identical)\b", re.I)
+# "at the same centre", "to the same level": after a preposition, "the same" places the question, it does not ask it.
+_PREPOSITIONS = {"at", "in", "on", "to", "from", "within", "by", "of", "into", "under", "for", "with", "during"}
 _SAMENESS_FINDING = re.compile(
     r"\b(similar(?:ly)?|comparable|equally|equivalent|the same|identical|"
     r"no (?:statistically )?(?:significant )?differences?|did not differ|not (?:significantly )?differ\w*)\b", re.I)
@@ -119,10 +122,6 @@ class CodeVerdict:
             return (f"**Verdict: No.** Read in code from {source}: it says “{self.cue}” "
                     f"[{self.evidence_id}].")
         return f"**Verdict: Yes.** Read in code from {source}: none of it negates the finding."
-
-
-# "at the same centre", "to the same level": after a preposition, "the same" places the question, it does not ask it.
-_PREPOSITIONS = {"at", "in", "on", "to", "from", "within", "by", "of", "into", "under", "for", "with", "during"}
 
 
 def asks_sameness(question: str) -> bool:
