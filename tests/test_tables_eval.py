@@ -331,5 +331,32 @@ async def test_published_predictions_are_carried_into_the_next_report(tmp_settin
     carried, ran = second["variants"]["direct"], first["variants"]["direct"]
     assert carried["n"] == 4 and all(carried[k] == ran[k] for k in ("accuracy", "macro_f1", "confusion"))
     assert second["paired"]["full vs direct"]["n"] == 4
-    assert "Carried over from the published report's per-item predictions: direct" in \
-        (tmp_path / "eval" / "pubhealthtab.md").read_text()
+    assert "Carried over from the published report's per-item predictions (checked on another machine; " \
+        "latencies are of the items checked here): direct (4 items)" in (tmp_path / "eval" / "pubhealthtab.md").read_text()
+
+
+async def test_a_variant_resumes_on_another_machine_from_the_published_predictions(tmp_settings, tmp_path,
+                                                                                   fake_llm_server):
+    """A run cut short on one machine goes on elsewhere: the published items are not checked again."""
+    calls = []
+
+    def handler(req):
+        calls.append(req)
+        if "response_format" in req:
+            return Reply(content=json.dumps({"label": "SUPPORTS", "cited_cells": ["R1C1"], "reason": "x"}))
+        return Reply(content="R1C1 says so.")
+
+    with fake_llm_server(handler) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        await run_benchmark("pubhealthtab", tmp_settings, variants=["direct"], limit=2, llm=llm, docs_dir=tmp_path,
+                            echo=lambda *_: None)
+        per_check = len(calls)
+        other = tmp_settings.model_copy(update={"data_dir": tmp_path / "other-data"})
+        lines = []
+        second = json.loads((await run_benchmark("pubhealthtab", other, variants=["direct"], limit=4, llm=llm,
+                                                 docs_dir=tmp_path, echo=lines.append)).read_text())
+    assert "2 checks to run" in lines[0]
+    assert len(calls) == 2 * per_check  # the two new items only
+    direct = second["variants"]["direct"]
+    assert direct["n"] == 4 and direct["timed_items"] == 2 and len(second["predictions"]["direct"]) == 4
+    assert "direct (2 items)" in (tmp_path / "eval" / "pubhealthtab.md").read_text()

@@ -223,7 +223,7 @@ def summarize(records: list[dict], labels: tuple[str, ...]) -> dict:
     m = classification_metrics(golds, preds, labels)
     lat = [r["latency_s"] for r in records if r.get("latency_s") is not None]
     return {"accuracy": m["accuracy"], "macro_f1": m["macro_f1"], "n": m["n"],
-            "median_latency_s": statistics.median(lat) if lat else None,
+            "median_latency_s": statistics.median(lat) if lat else None, "timed_items": len(lat),
             "errors": sum(1 for r in records if r.get("error")),
             "invalid_citation_rate": _invalid_rate(records),
             # Since the judge's grammar admits only the view's own cells (logged as cells_constrained);
@@ -264,6 +264,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
 
         embedder = Embedder(settings.embedding_model)
     suffix = ("" if filter_method == "cosine" else f"-{filter_method}") + ("" if split == "test" else f"-{split}")
+    name = benchmark if split == "test" else f"{benchmark}-{split}"
     fingerprints = {it.id: table_fingerprint(it.table) for it in selection}
 
     def current(rec: dict) -> bool:
@@ -277,9 +278,16 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
             await llm.list_models()  # fail fast, with the client's clear message, if the server is down
             await llm._ensure_model()
         log = ResultsLog(settings.data_dir / "eval" / f"tables-{benchmark}-{_slug(llm.model)}{suffix}.jsonl")
+        published = earlier_report(docs_dir, name, seed).get("predictions", {})
+
         def pending(variant: str, item_id: str) -> bool:
             rec = log.get(variant, item_id)
-            return rec is None or not current(rec) or (retry_errors and "error" in rec)
+            if rec is None:
+                # Checked on another machine and published: an evaluation resumes across machines (its
+                # per-item log stays behind), unless errors are to be retried.
+                pred = published.get(variant, {}).get(item_id)
+                return pred is None or (retry_errors and pred == "ERROR")
+            return not current(rec) or (retry_errors and "error" in rec)
 
         todo = sum(1 for it in items for v in variants if pending(v, it.id))
         stale = sum(1 for it in items for v in variants if (rec := log.get(v, it.id)) and not current(rec))
@@ -332,19 +340,21 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
     results = {}
     from tools.verify_claim import SQL_VARIANTS, VARIANTS
 
-    name = benchmark if split == "test" else f"{benchmark}-{split}"
     gold = {it.id: it.label for it in items}
     records_by_variant = {v: [r for r in log.records(v) if r["id"] in selected and current(r)] for v in VARIANTS}
-    predictions = {v: {str(r["id"]): r["pred"] for r in recs} for v, recs in records_by_variant.items() if recs}
     earlier = earlier_report(docs_dir, name, seed)
-    carried = []
+    carried = {}
     for variant, preds in earlier.get("predictions", {}).items():
-        # Predictions published by an earlier run (another machine's log) still count, item by item.
-        if variant in VARIANTS and variant not in predictions:
-            records_by_variant[variant] = [{"id": i, "gold": gold[i], "pred": p} for i, p in preds.items()
-                                           if i in gold]
-            predictions[variant] = {i: p for i, p in preds.items() if i in gold}
-            carried.append(variant)
+        # Predictions published by an earlier run (another machine's log) still count, item by item; this
+        # machine's own record of an item wins. Their latencies are not published, so the median latency
+        # is over the items timed here.
+        if variant in VARIANTS:
+            own = {str(r["id"]) for r in records_by_variant[variant]}
+            extra = [{"id": i, "gold": gold[i], "pred": p} for i, p in preds.items() if i in gold and i not in own]
+            if extra:
+                records_by_variant[variant] = records_by_variant[variant] + extra
+                carried[variant] = len(extra)
+    predictions = {v: {str(r["id"]): r["pred"] for r in recs} for v, recs in records_by_variant.items() if recs}
     baselines = label_baselines([it.label for it in items])  # always-one-label accuracy on these claims (#18)
     majority = baselines.get("majority_label")
     for variant in VARIANTS:
@@ -386,8 +396,9 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
                     + (f"; not run: {', '.join(not_run)}" if not_run else ""))
     notes = (f"{description}. Selection seed {seed}; {coverage} "
              f"({measured}). Column filter: {filter_method}.\n\n"
-             + (f"Carried over from the published report's per-item predictions: {', '.join(carried)}.\n\n"
-                if carried else "")
+             + ("Carried over from the published report's per-item predictions (checked on another machine; "
+                "latencies are of the items checked here): "
+                + ", ".join(f"{v} ({n} items)" for v, n in carried.items()) + ".\n\n" if carried else "")
              + (f"Numbers only, from the earlier published report (its per-item log is not on this machine, so "
                 f"they are not paired with the new variants): {', '.join(summaries_only)}.\n\n"
                 if summaries_only else "")
@@ -559,7 +570,7 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
             continue
         lat = [r["latency_s"] for r in records if r.get("latency_s") is not None]
         results[variant] = {"accuracy": sum(bool(r["correct"]) for r in records) / len(records), "n": len(records),
-                            "median_latency_s": statistics.median(lat) if lat else None,
+                            "median_latency_s": statistics.median(lat) if lat else None, "timed_items": len(lat),
                             "errors": sum(1 for r in records if r.get("error")),
                             "decided_by": dict(Counter(r.get("decided_by", "error") for r in records))}
         correct[variant] = {r["id"]: bool(r["correct"]) for r in records}
