@@ -39,8 +39,8 @@ from assistant.pool import RankedPool, build_pool, rank_pool
 from assistant.prompts import render
 from assistant.session import Session
 from assistant.small_talk import is_small_talk
-from assistant.support import asks_for_quantity, content_words, gives_quantity, mentions, states_quantity, \
-    unnamed_subjects
+from assistant.support import asks_for_quantity, content_words, gives_quantity, mentions, off_subject, \
+    states_quantity, unnamed_subjects
 from assistant.verdicts import CONCLUSION_SENTENCES, has_conclusion, must_answer, verdict_from_evidence
 from assistant.tool_calls import (ANSWER_TOOL, answer_tool_schema, dump_output, execute_tool, fit_arguments,
                                   gather_all, tool_message_content)
@@ -426,6 +426,14 @@ class Assistant:
                 note = ("\n\n⚠ Unverified: " + support.problem() +
                         ". Treat this answer with care; the evidence list shows what was found.")
         answer = merge_repeats(answer)
+        off = [] if answer.does_not_answer or status not in ("verified", "cited_by_code") else off_subject(
+            [(st.text, [texts.get(c, "") for c in st.cite]) for st in answer.statements], subjects or [],
+            list(texts.values()))
+        if off:  # true and cited, but about something the question did not ask: left out, and said so
+            answer = answer.model_copy(update={"statements": [st for i, st in enumerate(answer.statements)
+                                                              if i not in off]})
+            note += (f"\n\n(Left out {len(off)} statement{'s' if len(off) > 1 else ''} that, like the evidence "
+                     f"{'they cite, do' if len(off) > 1 else 'it cites, does'} not mention {_join_names([s for s in subjects or [] if content_words(s)])}.)")
         unnamed = [] if answer.does_not_answer or status not in ("verified", "cited_by_code") else unnamed_subjects(
             subjects or [], [texts.get(c, "") for c in answer.cited], shown=list(texts.values()))
         if unnamed:  # true of its citations, but about something else (the evidence shown did name the subject)

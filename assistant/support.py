@@ -181,6 +181,18 @@ def unnamed_subjects(subjects: list[str], texts: list[str], shown: list[str] | N
     return real
 
 
+def off_subject(statements: list[tuple[str, list[str]]], subjects: list[str], shown: list[str]) -> list[int]:
+    """Indexes of the statements about none of ``subjects`` when some other statement is about one, else [].
+
+    A statement is about a subject when its own words or its cited texts name it (as :func:`unnamed_subjects`
+    reads them, ``shown`` linking by a shared phrase). Support is not relevance, statement by statement too:
+    an answer on glaucoma risk padded with a true, well-cited sentence on cataract surgery. When no statement
+    is about a subject, the answer as a whole is off the question, which the caller says instead.
+    """
+    off = [i for i, (text, cited) in enumerate(statements) if unnamed_subjects(subjects, [text, *cited], shown=shown)]
+    return off if len(off) < len(statements) else []
+
+
 def _phrases(texts: list[str]) -> set[tuple[str, str]]:
     """Adjacent pairs of content words (no stop word between them) in each text, as stems: "renewable resource"."""
     out: set[tuple[str, str]] = set()

@@ -354,6 +354,19 @@ def test_the_subject_check_fires_only_when_no_subject_word_is_in_the_evidence():
     assert unnamed_subjects([], facts) == [] and unnamed_subjects(["it"], facts) == []
 
 
+def test_statements_about_none_of_the_subjects_are_picked_out_only_beside_one_that_is():
+    from assistant.support import off_subject
+
+    on = ("Timolol lowers eye pressure in glaucoma.", ["Timolol is used to treat glaucoma."])
+    off = ("Cataract surgery is common.", ["Cataract surgery is a common operation in older adults."])
+    own_words = ("Glaucoma damages the optic nerve.", ["The optic nerve carries signals to the brain."])
+    shown = [on[1][0], off[1][0], own_words[1][0]]
+    assert off_subject([on, off, own_words], ["glaucoma"], shown) == [1]
+    assert off_subject([off, on], ["glaucoma", "timolol"], shown) == [0]
+    assert off_subject([off], ["glaucoma"], shown) == []  # all off: the whole answer is, which is said apart
+    assert off_subject([on, off], [], shown) == [] and off_subject([on, off], ["it"], shown) == []
+
+
 def test_cited_evidence_linked_to_the_subject_by_a_shown_item_is_about_it():
     from assistant.support import unnamed_subjects
 

@@ -764,6 +764,20 @@ async def test_an_answer_citing_only_evidence_about_something_else_is_unverified
     assert result.unnamed_subjects == ["Vitamin D"]
 
 
+async def test_a_true_statement_about_something_else_is_left_out(tmp_settings, fake_llm_server, patched_tools):
+    # Support is not relevance statement by statement: the vitamin D sentence is true and well cited, and says
+    # nothing about measles, which the question asks about.
+    router = Router(intents=[frame(entities=["measles"], rewrite="How did measles and vitamin figures change?")],
+                    answers=[said(("Measles cases in 2011 rose to 220 in the United States.", ["S1"]),
+                                  ("Vitamin D levels were measured in 400 older adults.", ["S2"]))])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn("How did measles and vitamin figures change?", Recorder())
+    assert result.status == "verified" and result.cited == ["S1"]
+    assert "Vitamin D levels" not in result.answer
+    assert "(Left out 1 statement that, like the evidence it cites, does not mention “measles”.)" in result.answer
+
+
 async def test_cited_evidence_linked_to_the_subject_by_a_shown_item_passes(tmp_settings, fake_llm_server,
                                                                            patched_tools):
     # Seen: "Why is it renewable?" (it: energy) cited "A renewable resource can be replaced", and the subject
