@@ -530,3 +530,48 @@ def test_a_month_the_question_states_filters_the_dates_the_program_left_unfilter
     stated_day = other_day.model_copy(update={"filters": [read.filters[0].model_copy(update={
         "op": "=", "value": "1 December 2006"})]})
     assert add_stated_date(stated_day, t, "Which series ran on 1 December 2006?") == stated_day
+
+
+GLP1_TRIALS = Table(name="trials", title="GLP-1 trials", columns=[
+    "Trial", "Drug", "Participants", "Duration (weeks)", "Dropouts", "Dropouts per 100"], rows=[
+    ["SURPASS-1", "Tirzepatide", "478", "40", "31", "6.5"],
+    ["AWARD-1", "Dulaglutide", "978", "52", "64", "6.5"],
+    ["LEAD-3", "Liraglutide", "746", "52", "58", "7.8"],
+    ["DURATION-1", "Exenatide", "295", "30", "19", "6.4"],
+    ["EMPTY-0", "Placebo", "0", "12", "0", "0"],
+])
+
+
+@pytest.mark.parametrize("question, fn, per", [
+    ("Which trial had the most dropouts relative to participants?", "argmax", "participants"),
+    ("which trial had the fewest dropouts per participant?", "argmin", "participants"),
+    ("What is the highest number of dropouts as a share of the participants in these trials?", "max", "participants"),
+    ("Which trial had the most dropouts per week?", "argmax", "duration_weeks"),
+    ("Which trial had the most dropouts?", "argmax", None),            # no ratio asked
+    ("Which trial had the most dropouts per capita?", "argmax", None),  # no column is named by "capita"
+])
+def test_a_ratio_asked_divides_by_the_column_it_names(question, fn, per):
+    from tools._question_rules import read_ratio
+
+    t = TypedTable.build(GLP1_TRIALS)
+    out = read_ratio(Program.model_validate({"fn": fn, "column": "dropouts", "answer_column": "trial"}), t, question)
+    assert out.per_column == per
+
+
+def test_a_ratio_runs_row_by_row_and_cites_both_columns():
+    from tools._question_rules import read_ratio
+
+    t = TypedTable.build(GLP1_TRIALS)
+    program = read_ratio(Program.model_validate({"fn": "argmax", "column": "dropouts", "answer_column": "trial"}), t,
+                         "Which trial had the most dropouts relative to participants?")
+    ex = execute(program, t)
+    # 58/746 = 0.0777 beats 64/978 = 0.0654 (the most dropouts) and 31/478 = 0.0649; 0 participants is skipped
+    assert ex.result == "LEAD-3" and ex.result_text == "LEAD-3 (0.07775)" and ex.decisive_rows == [3]
+    assert set(ex.cells) == {(3, 5), (3, 1), (3, 3)}
+    from tools._table_ops import describe
+    assert describe(program, t) == "all rows → Trial of the row with the largest Dropouts per Participants"
+    # the measure already a ratio is left alone; a ratio cannot feed a count or a sum
+    done = Program.model_validate({"fn": "argmax", "column": "dropouts_per_100", "answer_column": "trial"})
+    assert read_ratio(done, t, "Which trial had the most dropouts per participant?").per_column is None
+    with pytest.raises(ProgramError, match="ratio"):
+        execute(Program.model_validate({"fn": "sum", "column": "dropouts", "per_column": "participants"}), t)

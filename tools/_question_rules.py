@@ -18,6 +18,8 @@ meant, code reads the program so (WikiTableQuestions' training split, the tuning
 - :func:`read_rank_order`: "which track had the highest peak position?" is the smallest position number;
 - :func:`drop_named_row`: "which country has the most bronze medals?" filtered on one country is that country by
   construction, so a filter on the answer column that the question does not state is dropped;
+- :func:`read_ratio`: "which trial had the most dropouts relative to participants?" is the largest ratio of the two
+  columns (found as a new user: it named the trial with the most dropouts);
 - :func:`one_of_several`: a first/last question answered by a list is its first or last row;
 - :func:`yes_or_no`: a yes/no question is answered by whether a row meets its filters.
 
@@ -32,7 +34,8 @@ from dataclasses import replace
 from tools._answer_type import AnswerKind, expected_answer, position_asked, yes_no_asked
 from tools._cells import TypedTable
 from tools._question_grounding import alternatives, column_named, value_grounded
-from tools._table_ops import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Program, RowFilter, format_value, words_match
+from tools._table_ops import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter, format_value, \
+    words_match
 from tools._words import WORD
 
 
@@ -291,6 +294,36 @@ def drop_named_row(program: Program, typed: TypedTable, question: str) -> Progra
     kept = [f for f in program.filters
             if not (f.op == "=" and f.column == program.answer_column and not value_grounded(f.value, question))]
     return program if len(kept) == len(program.filters) else program.model_copy(update={"filters": kept})
+
+
+# "relative to the participants", "per game", "as a share of the votes cast": the measure over another column.
+_RATIO = re.compile(r"\b(?:relative to|per|for (?:each|every)|divided by|in proportion to|as an? (?:share|proportion|"
+                    r"fraction|percentage) of)\s+(?:the\s+|its\s+|their\s+)?(?:number\s+of\s+|total\s+)?"
+                    r"([^\W\d_][\w\s()%-]{0,40}?)\s*(?=[?.,;]|\b(?:in|of|among|across|at|on|during|than|and|or)\b|$)",
+                    re.I)
+
+
+def read_ratio(program: Program, typed: TypedTable, question: str) -> Program:
+    """"Which trial had the most dropouts relative to participants?" is the largest Dropouts / Participants.
+
+    The phrase after "relative to", "per", "for each", "as a share of" must name another numeric column; the
+    program's max, min, argmax or argmin then runs over the ratio. Not when the measure already is a ratio (a
+    header with "per", "/" or "%", e.g. "Points per game"), nor for a phrase no column is named by ("per capita").
+    """
+    m = _RATIO.search(question)
+    if not m or program.fn not in RATIO_FNS or program.per_column:
+        return program
+    try:
+        measure = typed.column(program.column)
+    except KeyError:
+        return program
+    if not measure.numeric or re.search(r"\bper\b|/|%", measure.name, re.I):
+        return program
+    named = [col for col in typed.columns
+             if col.numeric and col.ident != measure.ident and column_named(col.name, m.group(1))]
+    if not named:
+        return program
+    return program.model_copy(update={"per_column": named[0].ident})
 
 
 def yes_or_no(ex: Execution) -> Execution:

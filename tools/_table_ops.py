@@ -65,12 +65,18 @@ class Check(BaseModel):
     value: str = Field(max_length=VALUE_MAX_CHARS)
 
 
+# The functions a computed ratio column feeds: "the most dropouts relative to participants" is the row with the
+# largest Dropouts / Participants. Code sets ``per_column`` (tools._question_rules.read_ratio), no grammar offers it.
+RATIO_FNS = ("argmax", "argmin", "max", "min")
+
+
 class Program(BaseModel):
     filters: list[RowFilter] = Field(default_factory=list, max_length=MAX_FILTERS)
     fn: Fn
     column: str
     answer_column: str | None = None
     check: Check | None = None
+    per_column: str | None = None  # divide ``column`` by this column, row by row, before ``fn``
 
 
 class ColumnChoice(BaseModel):
@@ -238,9 +244,12 @@ def describe(program: Program, typed: TypedTable) -> str:
     where = " and ".join(f"{name(f.column)} {f.op} {f.value!r}" for f in program.filters)
     rows = f"rows where {where}" if where else "all rows"
     fn = program.fn
+    measure = name(program.column) + (f" per {name(program.per_column)}" if program.per_column else "")
     if fn in ("argmax", "argmin"):
         what = f"{name(program.answer_column)} of the row with the {'largest' if fn == 'argmax' else 'smallest'} " \
-               f"{name(program.column)}"
+               f"{measure}"
+    elif program.per_column:
+        what = f"{fn} of {measure}"
     elif fn == "value":
         what = f"{name(program.column)}"
     elif fn == "most_common":
@@ -378,6 +387,15 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     truth: bool | None = None
     check_text = ""
 
+    per_c = None
+    if program.per_column:
+        per_c = _col(typed, program.per_column, "ratio column")
+        if fn not in RATIO_FNS:
+            raise ProgramError(f"a ratio of two columns feeds {', '.join(RATIO_FNS)}, not {fn}")
+        if not typed.columns[per_c - 1].numeric or per_c == c:
+            raise ProgramError(f"the ratio column {program.per_column!r} must be another column of numbers")
+        read_cols.append(per_c)
+
     def numbers(rs: list[int]) -> list[tuple[int, float]]:
         if not typed.columns[c - 1].numeric:
             raise ProgramError(f"{fn} needs numbers, but column {program.column!r} holds text")
@@ -385,10 +403,18 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         for r in rs:
             clock.tick()
             x = typed.number(r, c)
-            if x is not None and not is_empty(typed.text(r, c)):
-                out.append((r, x))
+            if x is None or is_empty(typed.text(r, c)):
+                continue
+            if per_c is not None:  # the computed column: this row's value over its divisor (none when 0 or empty)
+                d = typed.number(r, per_c)
+                if d is None or d == 0 or is_empty(typed.text(r, per_c)):
+                    continue
+                x = x / d
+            out.append((r, x))
         if not out:
-            raise ProgramError(f"no numbers in column {program.column!r} among the {len(rs)} selected rows")
+            raise ProgramError(f"no numbers in column {program.column!r}"
+                               + (f" with a non-zero {program.per_column!r}" if per_c else "")
+                               + f" among the {len(rs)} selected rows")
         return out
 
     if fn not in ("count", "count_distinct") and not rows:
@@ -432,7 +458,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         names = [" ".join(typed.text(r, answer_c).split()) for r in decisive]
         result = names[0] if len(names) == 1 else names
         result_text = f"{format_value(result)} ({format_value(best)})"
-        read_cols = [c, answer_c]
+        read_cols = [c, answer_c] + ([per_c] if per_c else [])
     elif fn in ("every", "only"):
         if program.check is None:
             raise ProgramError(f"{fn} needs a check: the condition every selected row must meet")
