@@ -184,9 +184,9 @@ def _assistant() -> Assistant:
         if not _login_still_valid(name, token_issued_at(cl.context.session.token)):
             raise ConversationAccessError("This login is no longer valid; log out and log in again.")
         session = Session(thread_id, user=name)
-        from assistant.chat_cli import restore_tables
+        from assistant.chat_cli import restore_session
 
-        restore_tables(deps, session)
+        restore_session(deps, session)
         bot = Assistant(deps, session)
         cl.user_session.set("assistant", bot)
     return bot

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -17,6 +18,8 @@ from assistant.loop import Assistant
 from assistant.turn import Step, TurnHooks, TurnResult
 from assistant.session import Session
 from assistant.settings import Settings
+
+log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -117,22 +120,30 @@ def build(settings: Settings, conversation: str | None):
             user = "local"
     session = Session(conversation or uuid.uuid4().hex, user=user)
     try:
-        restore_tables(deps, session)
+        restore_session(deps, session)
         return deps, Assistant(deps, session)
     except ConversationAccessError as exc:
         raise click.ClickException(f"Conversation {session.conversation_id}: {exc}") from None
 
 
-def restore_tables(deps, session: Session) -> None:
-    """Uploaded tables are part of the conversation: bring them back after a restart (its owner's only)."""
+def restore_session(deps, session: Session) -> None:
+    """Uploaded tables and the last table answer are part of the conversation: bring them back after a
+    restart or in a new process (its owner's only)."""
     deps.memory.check_owner(session.conversation_id, session.user)
     stored = deps.memory.tables(session.conversation_id)
     if not stored:
         return
     from kb.tables import Table
+    from tools.table_qa import TableAnswer
 
     for _name, table_json in stored:
         session.add_table(Table.model_validate_json(table_json))
+    answer_json = deps.memory.table_answer(session.conversation_id)
+    if answer_json:
+        try:
+            session.last_table_answer = TableAnswer.model_validate_json(answer_json)
+        except ValueError:  # written by an older version: a follow-up then reads the question alone
+            log.warning("conversation %s: its last table answer could not be read", session.conversation_id)
 
 
 def add_table_file(deps, session: Session, path: Path, sheet: str | None = None) -> str:

@@ -143,6 +143,10 @@ class Assistant:
         # SQLite writes are blocking: keep them off the event loop.
         await asyncio.to_thread(self._store, turn_id, answer=answer, status=status, frame_dict=frame_dict,
                                 ledger=ledger, steps=steps, timings=timings, cited=result.reply_cited)
+        if self.session.tables:  # what a follow-up's "it" refers to survives a restart (assistant.chat_cli)
+            last = self.session.last_table_answer
+            await asyncio.to_thread(self.deps.memory.save_table_answer, self.session.conversation_id,
+                                    last.model_dump_json() if last is not None else None)
         return result
 
     async def _end_with_error(self, turn_id: str, error: str, kind: str, frame_dict: dict | None,

@@ -111,6 +111,14 @@ def m007_turn_process_start(db):
     db["turns"].add_column("pid_started", float)
 
 
+@migration
+def m008_session_table_answers(db):
+    # The last answer computed from a table, per conversation: a follow-up's "it" ("how many participants did
+    # it have?") resolves to its row after a restart too, and from the terminal's `ask -c` (a new process).
+    db["session_table_answers"].create({"conversation_id": str, "answer_json": str, "updated_at": str},
+                                       pk="conversation_id")
+
+
 @ui_migration
 def ui001_chainlit_data_layer(db):
     """Tables of Chainlit's SQLAlchemy data layer, so UI threads persist and can be reopened."""

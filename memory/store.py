@@ -218,3 +218,19 @@ class Memory:
         with self._lock:
             return [(r["name"], r["table_json"]) for r in self.db["session_tables"].rows_where(
                 "conversation_id = ?", [conversation_id], order_by="created_at")]
+
+    def save_table_answer(self, conversation_id: str, answer_json: str | None) -> None:
+        """Keep (or, with None, forget) the conversation's last answer computed from a table."""
+        with self._lock:
+            if answer_json is None:
+                self.db.execute("DELETE FROM session_table_answers WHERE conversation_id = ?", [conversation_id])
+                self.db.conn.commit()
+            else:
+                self.db["session_table_answers"].upsert({"conversation_id": conversation_id,
+                                                         "answer_json": answer_json, "updated_at": _now()},
+                                                        pk="conversation_id")
+
+    def table_answer(self, conversation_id: str) -> str | None:
+        with self._lock:
+            rows = list(self.db["session_table_answers"].rows_where("conversation_id = ?", [conversation_id]))
+            return rows[0]["answer_json"] if rows else None

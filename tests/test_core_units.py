@@ -200,13 +200,24 @@ def test_migrations_apply_once_and_are_recorded(tmp_path):
     assert applied == [m.__name__ for m in MIGRATIONS]
     assert migrate(db) == []
     assert {r["name"] for r in db["_evidentia_migrations"].rows} == set(applied)
-    for table in ("conversations", "turns", "intents", "tool_calls", "evidence", "citations", "session_tables"):
+    for table in ("conversations", "turns", "intents", "tool_calls", "evidence", "citations", "session_tables",
+                  "session_table_answers"):
         assert db[table].exists(), table
     ui = sqlite_utils.Database(tmp_path / "ui.db")
     assert migrate(ui, UI_MIGRATIONS) == ["ui001_chainlit_data_layer", "ui002_accounts"]
     assert migrate(ui, UI_MIGRATIONS) == []
     for table in ("users", "threads", "steps", "elements", "feedbacks", "evidentia_accounts"):
         assert ui[table].exists(), table
+
+
+def test_memory_keeps_one_last_table_answer_per_conversation(tmp_path):
+    mem = Memory(tmp_path / "mem.db")
+    mem.save_table_answer("c", '{"answer": "Alberta"}')
+    mem.save_table_answer("c", '{"answer": "Ontario"}')
+    mem.save_table_answer("d", '{"answer": "Quebec"}')
+    assert Memory(tmp_path / "mem.db").table_answer("c") == '{"answer": "Ontario"}'  # the latest, after reopen
+    mem.save_table_answer("c", None)
+    assert mem.table_answer("c") is None and mem.table_answer("d") == '{"answer": "Quebec"}'
 
 
 def test_memory_persists_tables_and_turns_across_reopen(tmp_path):

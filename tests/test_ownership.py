@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 import pytest
 
-from assistant.chat_cli import build, restore_tables
+from assistant.chat_cli import build, restore_session
 from assistant.deps import Deps
 from assistant.loop import Assistant
 from assistant.session import Session
@@ -36,13 +36,13 @@ def test_bob_cannot_attach_to_anns_conversation_or_see_her_tables(tmp_settings):
 
     bob = Session("thread-ann", user="bob")
     with pytest.raises(ConversationAccessError):
-        restore_tables(deps, bob)
+        restore_session(deps, bob)
     assert bob.tables == {}
     with pytest.raises(ConversationAccessError):
         Assistant(deps, bob)
 
     again = Session("thread-ann", user="ann")
-    restore_tables(deps, again)
+    restore_session(deps, again)
     assert list(again.tables) == ["secrets"]
 
 

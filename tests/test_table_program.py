@@ -746,3 +746,37 @@ def test_texts_equal_up_to_punctuation_and_one_repeated_value_is_one_value():
                       column="publisher", answer_column="title",
                       check={"op": "=", "against": "value", "value": "Johnson & Johnson. , 1898"}), pub)
     assert ok.truth is True  # two rows, one value: a lookup, not an ambiguous selection
+
+
+async def test_a_follow_up_after_a_restart_still_finds_the_last_answers_row(tmp_settings, fake_llm_server):
+    """'it' in "and what year was it?" is the row of the last table answer, also in a new process (`ask -c`, a
+    restarted app): the answer is kept with the conversation, like its tables."""
+    from assistant.chat_cli import restore_session
+    from assistant.loop import Assistant
+
+    intents = iter([{"task": "question", "entities": [], "relation": "", "rewrite": "Which province had the most "
+                     "cases in 2011?"}, {"task": "question", "entities": [], "relation": "",
+                                          "rewrite": "and what year was it?"}])
+    programs = scripted(["province", "cases"], [ARGMAX] * 3, [LOOKUP_YEAR] * 3)
+
+    def handler(req):
+        if req.get("response_format") and not is_columns(req) and not is_program(req):
+            return Reply(content=json.dumps(next(intents)))
+        return programs(req)
+
+    with fake_llm_server(handler) as srv:
+        deps = Deps(tmp_settings, llm=llm_for(tmp_settings, srv))
+        deps.__dict__["embedder"] = BagOfWordsEmbedder()
+        first = Assistant(deps, Session("c-restart"))
+        deps.memory.save_table("c-restart", CASES.name, CASES.model_dump_json())
+        restore_session(deps, first.session)
+        one = await first.run_turn("Which province had the most cases in 2011?")
+        assert "Alberta" in one.answer
+        # A new process: the same conversation, restored from memory only.
+        again = Assistant(deps, Session("c-restart"))
+        restore_session(deps, again.session)
+        assert again.session.last_table_answer == first.session.last_table_answer
+        two = await again.run_turn("and what year was it?")
+    assert [s.name for s in two.steps if s.kind == "tool"] == ["table_qa"]
+    program_prompts = [r["messages"][-1]["content"] for r in srv.requests if is_program(r)]
+    assert "'it' is Alberta" in program_prompts[-1] and "2011" in two.answer
