@@ -533,12 +533,12 @@ def test_a_month_the_question_states_filters_the_dates_the_program_left_unfilter
 
 
 GLP1_TRIALS = Table(name="trials", title="GLP-1 trials", columns=[
-    "Trial", "Drug", "Participants", "Duration (weeks)", "Dropouts", "Dropouts per 100"], rows=[
-    ["SURPASS-1", "Tirzepatide", "478", "40", "31", "6.5"],
-    ["AWARD-1", "Dulaglutide", "978", "52", "64", "6.5"],
-    ["LEAD-3", "Liraglutide", "746", "52", "58", "7.8"],
-    ["DURATION-1", "Exenatide", "295", "30", "19", "6.4"],
-    ["EMPTY-0", "Placebo", "0", "12", "0", "0"],
+    "Trial", "Drug", "Participants", "Duration (weeks)", "Dropouts", "Dropouts per 100", "Year"], rows=[
+    ["SURPASS-1", "Tirzepatide", "478", "40", "31", "6.5", "2021"],
+    ["AWARD-1", "Dulaglutide", "978", "52", "64", "6.5", "2014"],
+    ["LEAD-3", "Liraglutide", "746", "52", "58", "7.8", "2009"],
+    ["DURATION-1", "Exenatide", "295", "30", "19", "6.4", "2008"],
+    ["EMPTY-0", "Placebo", "0", "12", "0", "0", "2001"],
 ])
 
 
@@ -549,6 +549,7 @@ GLP1_TRIALS = Table(name="trials", title="GLP-1 trials", columns=[
     ("Which trial had the most dropouts per week?", "argmax", "duration_weeks"),
     ("Which trial had the most dropouts?", "argmax", None),            # no ratio asked
     ("Which trial had the most dropouts per capita?", "argmax", None),  # no column is named by "capita"
+    ("Which trial had the most dropouts per year?", "argmax", None),    # a column of years is no denominator
 ])
 def test_a_ratio_asked_divides_by_the_column_it_names(question, fn, per):
     from tools._question_rules import read_ratio

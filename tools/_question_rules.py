@@ -319,8 +319,11 @@ def read_ratio(program: Program, typed: TypedTable, question: str) -> Program:
         return program
     if not measure.numeric or re.search(r"\bper\b|/|%", measure.name, re.I):
         return program
+    # A year or a rank is no denominator: "the most wins per season" over a Season column of years groups by
+    # season, it does not divide by 1998.
     named = [col for col in typed.columns
-             if col.numeric and col.ident != measure.ident and column_named(col.name, m.group(1))]
+             if col.numeric and col.ident != measure.ident and not col.holds_years
+             and not _RANK_HEADER.search(col.name) and column_named(col.name, m.group(1))]
     if not named:
         return program
     return program.model_copy(update={"per_column": named[0].ident})
