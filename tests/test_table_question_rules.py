@@ -12,7 +12,7 @@ from kb.tables import Table
 from tests.test_table_program import is_program, llm_for, scripted
 from tools._answer_type import expected_answer, fits, position_asked
 from tools._cells import TypedTable
-from tools._table_ops import Program, ProgramError, execute, total_rows
+from tools._table_ops import Program, ProgramError, RowFilter, execute, total_rows
 from tools._question_rules import one_of_several, read_as_asked
 from tools._table_program import solve
 
@@ -576,3 +576,20 @@ def test_a_ratio_runs_row_by_row_and_cites_both_columns():
     assert read_ratio(done, t, "Which trial had the most dropouts per participant?").per_column is None
     with pytest.raises(ProgramError, match="ratio"):
         execute(Program.model_validate({"fn": "sum", "column": "dropouts", "per_column": "participants"}), t)
+
+
+def test_a_ratio_is_checked_against_the_other_rows_ratio():
+    """Seen with the real model: "AWARD-1 had the most dropouts relative to its participants" compared the largest
+    ratio (0.0654) with AWARD-1's raw dropouts (64): the right verdict for a wrong reason."""
+    t = TypedTable.build(GLP1_TRIALS)
+    program = Program.model_validate({"fn": "max", "column": "dropouts", "per_column": "participants",
+                                      "check": {"op": "=", "against": "row", "value": "AWARD-1"}})
+    ex = execute(program, t)
+    assert ex.truth is False and ex.check_text == "= AWARD-1's Dropouts per Participants 0.06544"
+    assert {(2, 3), (2, 5)} <= set(ex.cells)
+    lead = program.model_copy(update={"check": program.check.model_copy(update={"value": "LEAD-3"})})
+    assert execute(lead, t).truth is True
+    # the same superlative over AWARD-1's own row (its drug) is true of any row: it does not run
+    own = program.model_copy(update={"filters": [RowFilter(column="drug", op="=", value="Dulaglutide")]})
+    with pytest.raises(ProgramError, match="keep only 'AWARD-1'"):
+        execute(own, t)

@@ -501,6 +501,13 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         raise ProgramError(f"unknown operation {fn!r}")
 
     extra_cells: list[tuple[int, int]] = []
+    chk = program.check
+    if chk is not None and chk.against == "row" and fn in ("max", "min") and len(rows) == 1 and label \
+            and _norm(typed.text(rows[0], label)) == _norm(chk.value):
+        # Seen: "AWARD-1 had the most dropouts relative to its participants" as the largest ratio over the rows
+        # of AWARD-1's drug (AWARD-1 alone), checked against AWARD-1: true of any row, whatever the table says.
+        raise ProgramError(f"the filters keep only {chk.value!r}, the row the check compares with: the "
+                           f"{'largest' if fn == 'max' else 'smallest'} value must range over the other rows too")
     if program.check is not None and fn not in ("every", "only"):
         truth, check_text, extra_cells = _check(program, typed, result, c)
     cols = list(dict.fromkeys(filter_cols + read_cols))
@@ -640,7 +647,18 @@ def _check(program: Program, typed: TypedTable, result: Any, c: int) -> tuple[bo
         other = _row_like_the_selection(program, typed, matches, label, c)
         rhs_text, rhs_number = typed.text(other, c), typed.number(other, c)
         extra = [(other, label), (other, c)]
-        shown = f"{typed.row_name(other)}'s {typed.columns[c - 1].name} {format_value(rhs_text)}"
+        measure = typed.columns[c - 1].name
+        if program.per_column:  # the other row's ratio, as the result is one (not its raw cell)
+            per_c = _col(typed, program.per_column, "ratio column")
+            divisor = typed.number(other, per_c)
+            if rhs_number is None or not divisor:
+                raise ProgramError(f"{typed.row_name(other)} has no ratio of {program.column!r} to "
+                                   f"{program.per_column!r} to compare with")
+            rhs_number = rhs_number / divisor
+            rhs_text = format_value(rhs_number)
+            extra.append((other, per_c))
+            measure += f" per {typed.columns[per_c - 1].name}"
+        shown = f"{typed.row_name(other)}'s {measure} {format_value(rhs_text)}"
         tolerance = 0.0
     else:
         rhs_text, rhs_number, shown, tolerance = chk.value, cell_number(chk.value), repr(chk.value), None
