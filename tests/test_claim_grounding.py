@@ -123,6 +123,18 @@ def test_the_largest_over_the_named_row_alone_is_read_as_the_row_with_the_larges
     assert prog.fn == "argmin" and prog.filters == [Program.model_validate(gorges).filters[0]] and truth is True
 
 
+def test_the_named_row_selected_by_another_of_its_cells_is_read_the_same_way():
+    # Seen with the real model: the claimed row picked out by its drug (here: its country), not by its name.
+    by_country = {**PINNED, "filters": [{"column": "country", "op": "=", "value": "Zambia/Zimbabwe"}]}
+    prog, truth = superlative("Lake Kariba has the largest surface area.", **by_country)
+    assert (prog.fn, prog.filters, prog.answer_column, prog.check.value) == ("argmax", [], "reservoir", "Lake Kariba")
+    assert truth is False
+    ghana = {**PINNED, "filters": [{"column": "country", "op": "=", "value": "Ghana"}]}
+    assert superlative("Lake Volta has the largest surface area.", **ghana)[1] is True
+    # a claim that names neither the selected row nor the filter's value keeps its program
+    assert superlative("The largest reservoir is Lake Nasser.", **ghana)[0] == Program.model_validate(ghana)
+
+
 @pytest.mark.parametrize("claim, program", [
     # not a superlative: the maximum over Kariba's row is just its area, which the claim states
     ("Lake Kariba's surface area is 5,580 km².", PINNED),

@@ -105,9 +105,10 @@ def read_superlative(program: Program, typed: TypedTable, claim: str) -> Program
     if program.fn not in ("max", "min", "argmax", "argmin") or not is_superlative(claim):
         return program
     try:
-        if len(execute(program, typed).selected) != 1:
-            return program
+        selected = execute(program, typed).selected
     except ProgramError:
+        return program
+    if len(selected) != 1:
         return program
     low = claim.lower()
     for f in program.filters:
@@ -125,4 +126,24 @@ def read_superlative(program: Program, typed: TypedTable, claim: str) -> Program
                 return repaired
         except ProgramError:
             continue
-    return program
+    # The one row is selected by another of its cells ("Drug = Dulaglutide" for "AWARD-1 had the most dropouts
+    # relative to its participants", seen with the real model): when the claim names that row, the same reading.
+    label = typed.label_col
+    name = " ".join(typed.text(selected[0], label).split()) if label else ""
+    if not name or not re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", low):
+        return program
+    kept = [g for g in program.filters if not (g.op == "=" and _text_column(typed, g.column))]
+    repaired = Program(filters=kept, fn="argmin" if program.fn in ("min", "argmin") else "argmax",
+                       column=program.column, answer_column=typed.columns[label - 1].ident,
+                       check=Check(op="=", against="value", value=name), per_column=program.per_column)
+    try:
+        return repaired if len(execute(repaired, typed).selected) >= 2 else program
+    except ProgramError:
+        return program
+
+
+def _text_column(typed: TypedTable, ident: str) -> bool:
+    try:
+        return not typed.column(ident).numeric
+    except KeyError:
+        return False
