@@ -157,3 +157,37 @@ def test_a_name_with_several_rows_is_a_group_whose_maximum_stands():
                "answer_column": "country", "check": {"op": "=", "against": "value", "value": "39"}}
     prog, truth = superlative("Norway's highest medal count was 39.", medals, **program)
     assert prog == Program.model_validate(program) and truth is True
+
+
+@pytest.mark.parametrize("claim, fn, column, blocked", [
+    ("Lake Kariba has the largest surface area.", "argmin", "surface_area_km2", True),
+    ("Lake Kariba has the largest surface area.", "argmax", "surface_area_km2", False),
+    ("Three Gorges has the smallest area.", "max", "surface_area_km2", True),
+    ("Lake Volta was the most recently completed, in the most years.", "argmin", "year_completed", True),
+    ("Most reservoirs were completed after 1950.", "min", "year_completed", False),  # no extreme claimed
+    ("Lake Kariba is the oldest reservoir.", "argmin", "year_completed", False),  # oldest: a year or an age
+    ("The largest reservoir has the smallest year.", "argmin", "year_completed", False),  # both directions
+])
+def test_an_extreme_the_other_way_from_the_claims_does_not_vote(claim, fn, column, blocked):
+    from tools._claim_grounding import direction_blocker
+
+    program = Program.model_validate({"fn": fn, "column": column, "answer_column": "reservoir",
+                                      "check": {"op": "=", "against": "value", "value": "Lake Kariba"}})
+    assert bool(direction_blocker(program, TypedTable.build(RESERVOIRS), claim)) is blocked
+
+
+def test_an_extreme_over_a_rank_column_may_run_either_way():
+    from tools._claim_grounding import direction_blocker
+
+    ranks = Table(name="r", title="r", columns=["Team", "Position"], rows=[["A", "1"], ["B", "2"]])
+    program = Program.model_validate({"fn": "argmin", "column": "position", "answer_column": "team",
+                                      "check": {"op": "=", "against": "value", "value": "A"}})
+    assert direction_blocker(program, TypedTable.build(ranks), "A reached the highest position.") == ""
+
+
+def test_the_named_row_with_a_check_against_itself_is_still_read_as_the_row_with_the_extreme():
+    # Seen: "rows where Trial = 'AWARD-1' -> max; check >= AWARD-1's value" did not run (it compares AWARD-1 with
+    # itself), and the repair did not see it because running it raised.
+    pinned = {**PINNED, "check": {"op": ">=", "against": "row", "value": "Lake Kariba"}}
+    prog, truth = superlative("Lake Kariba has the largest surface area.", **pinned)
+    assert (prog.fn, prog.filters, prog.check.value) == ("argmax", [], "Lake Kariba") and truth is False

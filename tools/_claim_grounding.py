@@ -90,6 +90,45 @@ deepest tallest widest narrowest hottest coldest warmest strongest weakest busie
 highest-ranked lowest-ranked""".split())
 
 
+# Words whose direction does not depend on the column: not "oldest" (a year or an age), "fastest" (a speed or a
+# time), "top" ("top 10"); "most" and "least" only as "the most"/"the least" ("most trials lasted 30 weeks" is
+# no extreme).
+_UPWARD = frozenset("""highest largest biggest greatest longest latest maximum heaviest richest deepest tallest
+widest hottest warmest strongest busiest costliest densest""".split())
+_DOWNWARD = frozenset("""fewest lowest smallest shortest earliest minimum lightest poorest narrowest coldest weakest
+cheapest""".split())
+# Columns where the best is the smallest number (rank 1): "the highest rank" may be a minimum.
+_RANK_HEADER = re.compile(r"\b(?:pos|position|rank|ranking|place|placing|seed|pick|order)\b", re.I)
+
+
+def direction_blocker(program: Program, typed: TypedTable, claim: str) -> str:
+    """Why an extreme that runs the other way from the claim's must not vote, or ``""``.
+
+    Seen with the real model: "AWARD-1 had the most dropouts relative to its participants" written as "the row
+    with the smallest ratio is AWARD-1", a refutation of a claim nobody made. Not for rank-like columns, where the
+    highest place is the smallest number, nor for a claim that says both ("the most … of the smallest …").
+    """
+    if program.fn not in ("max", "min", "argmax", "argmin"):
+        return ""
+    low = claim.lower()
+    words = (set(re.findall(r"[a-z][a-z-]*", low)) - {"most", "least"}) | {
+        w for w in ("most", "least") if re.search(rf"\bthe {w}\b", low)}
+    up, down = bool(words & (_UPWARD | {"most"})), bool(words & (_DOWNWARD | {"least"}))
+    if up == down:
+        return ""
+    try:
+        header = typed.column(program.column).name
+    except KeyError:
+        return ""
+    if _RANK_HEADER.search(header):
+        return ""
+    takes_max = program.fn in ("max", "argmax")
+    if takes_max == up:
+        return ""
+    said = sorted(words & ((_UPWARD | {"most"}) if up else (_DOWNWARD | {"least"})))[0]
+    return f"it takes the {'largest' if takes_max else 'smallest'} {header} where the claim says “{said}”"
+
+
 def is_superlative(claim: str) -> bool:
     return any(w in SUPERLATIVES for w in re.findall(r"[a-z][a-z-]*", claim.lower()))
 
@@ -104,8 +143,8 @@ def read_superlative(program: Program, typed: TypedTable, claim: str) -> Program
     """
     if program.fn not in ("max", "min", "argmax", "argmin") or not is_superlative(claim):
         return program
-    try:
-        selected = execute(program, typed).selected
+    try:  # the rows it ranges over, whatever its check (one that compares a row with itself does not run)
+        selected = execute(program.model_copy(update={"check": None}), typed).selected
     except ProgramError:
         return program
     if len(selected) != 1:
