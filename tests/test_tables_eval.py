@@ -49,6 +49,9 @@ async def test_scripted_run_writes_report_and_resumes(tmp_settings, tmp_path, fa
             return Reply(content=json.dumps({"label": "SUPPORTS", "cited_cells": ["R1C1"], "reason": "x"}))
         return Reply(content="R1C1 says so.")
 
+    # A check that times out is left for the next run by design; on a loaded machine three concurrent checks
+    # against the in-process server once took over the fixture's 10 s, and the resumed run then checked it.
+    tmp_settings = tmp_settings.model_copy(update={"llm_timeout_s": 120})
     with fake_llm_server(handler) as srv:
         llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
         path = await run_benchmark("pubhealthtab", tmp_settings, variants=["full", "direct"], limit=3, llm=llm,
@@ -270,6 +273,14 @@ async def test_wtq_run_scores_both_variants(tmp_settings, tmp_path, fake_llm_ser
     assert report["variants"]["program"]["decided_by"] == {"program": 2}
     assert report["majority_baseline"] == 0.5 and report["paired"]["program vs llm"]["n"] == 2
     assert report["first_option_baseline"] == 0.0  # the first row's first cell, Ajax, answers neither question
+    assert report["complete"] and "subset (seed 0); complete." in (tmp_path / "eval" / "wikitablequestions.md").read_text()
+    # Only one variant run: the report says which, not "PARTIAL: 2 of 2 questions".
+    with fake_llm_server(handler) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        other = tmp_settings.model_copy(update={"data_dir": tmp_path / "other-data"})
+        await run_wtq(other, variants=["program"], llm=llm, docs_dir=tmp_path, wtq_dir=wtq, echo=lambda *_: None)
+    assert "PARTIAL: questions answered per variant of the 2: program 2; not run: llm." in \
+        (tmp_path / "eval" / "wikitablequestions.md").read_text()
 
 
 def test_wtq_replay_re_votes_logged_programs_without_the_model(tmp_settings, tmp_path):

@@ -583,8 +583,15 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
                                 first_labels=first_cells)
     baselines.pop("constant_label_baselines", None)  # one per distinct answer: hundreds
     complete = all(results.get(v, {}).get("n") == len(selection) for v in WTQ_VARIANTS)
+    if complete:
+        coverage = "complete"
+    else:  # say which part is missing: it read "PARTIAL: 300 of 300" when only the llm variant was not run
+        covered = ", ".join(f"{v} {results[v]['n']}" for v in WTQ_VARIANTS if v in results)
+        missing = [v for v in WTQ_VARIANTS if v not in results]
+        coverage = (f"PARTIAL: questions answered per variant of the {len(selection)}: {covered or 'none'}"
+                    + (f"; not run: {', '.join(missing)}" if missing else ""))
     notes = (f"WikiTableQuestions {WTQ_SPLIT_FILES[split]}, a fixed {len(selection)}-question subset (seed {seed}); "
-             f"{'complete' if complete else f'PARTIAL: {len(items)} of {len(selection)} questions'}. Scored by "
+             f"{coverage}. Scored by "
              "denotation: the answer's values equal the gold values as a set, numbers compared as numbers. "
              "program: five voted table programs, the model's own answer when none runs or the vote splits; "
              "llm: the model's own answer over the table. The first option of a table question is taken to be "
