@@ -271,3 +271,20 @@ def test_the_registered_table_shows_every_decisive_cells_row_even_outside_the_fi
     assert meta["rows"] == [["Kenya", "2019", "12000"], ["Uganda", "2020", "5600"]]
     assert ledger.get(table_id).text == view.markdown  # what the model was shown is unchanged
     assert cells == [f"{table_id}:R4C3", f"{table_id}:R1C3", f"{table_id}:R1C2"]
+
+
+def test_numbers_a_judge_writes_that_neither_the_table_nor_the_claim_states_are_found():
+    from tools.verify_claim import unstated_numbers
+
+    reason = ("R5C3 shows 678 cases in 2011 (claim: 678) against 94 in 2007, a ratio of approximately 7.2 "
+              "(-7.2 the other way); COVID-19 is not involved; see R5C2.")
+    assert unstated_numbers(reason, MEASLES, CLAIM) == ["7.2", "-7.2"]
+    assert unstated_numbers("Row 5 says 678; rows 2 and 3 do not.", MEASLES, CLAIM) == []
+
+
+async def test_a_judges_reason_with_its_own_figure_says_so(tmp_settings, fake_llm_server):
+    judge = {"label": "REFUTES", "cited_cells": ["R5C3"], "reason": "R5C3 shows 678, about 0.6667 of the total."}
+    with fake_llm_server(scripted(judge)) as srv:
+        out = await verify_claim(_ctx(tmp_settings, srv), Input(claim=CLAIM, variant="full"))
+    assert out.reason.endswith("(The judge wrote 0.6667, which is in neither the table nor the claim: the model's "
+                               "own figure, not computed by code.)")

@@ -23,6 +23,7 @@ comparison of the two forms; the chat path picks its form with ``EVIDENTIA_TABLE
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from functools import lru_cache
 from typing import Literal
@@ -31,6 +32,8 @@ from pydantic import BaseModel, Field, create_model
 
 from assistant.prompts import render
 from kb.tables import Table
+from tools._cells import cell_number
+from tools._claim_grounding import claim_numbers
 from tools._coverage import NEI_COVERAGE, claim_coverage
 from tools._registry import ToolContext, ToolError, tool
 from tools._table_program import DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, \
@@ -272,6 +275,36 @@ class Output(BaseModel):
         return text
 
 
+# A number in running text, not part of a cell id ("R3C6") or a word ("COVID-19").
+_REASON_NUMBER = re.compile(r"(?<![\w.,−-])[−-]?\d[\d,]*(?:\.\d+)?(?!\w)")
+
+
+def unstated_numbers(reason: str, table: Table, claim: str) -> list[str]:
+    """Numbers a model-written reason gives that neither a cell of ``table`` nor ``claim`` states.
+
+    The judge's reason is the model's prose: seen as a new user, "the ratio of dropouts to participants is
+    64/978, which is approximately 0.0667" (it is 0.0654) under a verdict the cells did decide. Code cannot
+    vouch for such a number, so the reply says which numbers it could not find. Equal as numbers counts
+    ("4,512" in a cell states 4512), and so does a number the table writes with a unit ("12%").
+    """
+    stated = claim_numbers(claim)
+    for row in table.rows:
+        for cell in row:
+            for m in _REASON_NUMBER.finditer(str(cell)):
+                n = cell_number(m.group(0))
+                if n is not None:
+                    stated.add(round(n, 6))
+    out = []
+    # "row 5", "rows 2 and 3", "column 4" point at the table; they state no figure.
+    prose = re.sub(r"\b(?:rows?|columns?|cols?)\s+\d+(?:\s*(?:,|and|-|–|to)\s*\d+)*", " ", reason or "", flags=re.I)
+    for m in _REASON_NUMBER.finditer(prose):
+        n = cell_number(m.group(0))
+        if n is not None and round(n, 6) not in stated and abs(round(-n, 6)) not in stated \
+                and m.group(0) not in out:
+            out.append(m.group(0))
+    return out
+
+
 @tool("verify_claim")
 async def verify_claim(ctx: ToolContext, args: Input) -> Output:
     """Check whether an uploaded table supports, refutes or cannot decide a claim, citing the decisive cells."""
@@ -290,6 +323,13 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
         ctx.evidence, CollapsedView.build(table, check.cols, check.rows), check.cells,
         verdict=check.label, reason=check.reason, explanations=check.explanations, claim=check.claim)
     note = "" if check.citations_valid else " (none of the cells the judge cited exist in the table)"
+    judge_wrote = check.decided_by == "ccoe" or (
+        check.decided_by == "program+ccoe" and (check.programs is None or check.reason != check.programs.reason))
+    if judge_wrote:
+        unstated = unstated_numbers(check.reason, table, args.claim)
+        if unstated:  # the model's arithmetic or memory, not the table's: said, not silently shown as checked
+            note += (f" (The judge wrote {', '.join(unstated)}, which {'is' if len(unstated) == 1 else 'are'} in "
+                     "neither the table nor the claim: the model's own figure, not computed by code.)")
     return Output(
         verdict=check.label, table=table.name, table_id=table_id, cells=cell_ids, reason=check.reason + note,
         explanations=check.explanations, invalid_citations=check.invalid_cells,
