@@ -7,7 +7,7 @@ import pytest
 from kb.tables import Table
 from tools._cells import TypedTable
 from tools._claim_grounding import claim_numbers, read_superlative, vote_blocker
-from tools._table_ops import Program, execute
+from tools._table_ops import Program, ProgramError, execute
 
 TABLE = Table(name="deaths", title="Deaths by cause", columns=["Cause", "Deaths", "Share"], rows=[
     ["Heart disease", "659,041", "23%"],
@@ -191,3 +191,37 @@ def test_the_named_row_with_a_check_against_itself_is_still_read_as_the_row_with
     pinned = {**PINNED, "check": {"op": ">=", "against": "row", "value": "Lake Kariba"}}
     prog, truth = superlative("Lake Kariba has the largest surface area.", **pinned)
     assert (prog.fn, prog.filters, prog.check.value) == ("argmax", [], "Lake Kariba") and truth is False
+
+
+SITES = Table(name="sites", title="Sites", columns=["Site", "Enrolled", "Target", "Year"], rows=[
+    ["Leeds", "120", "150", "2019"], ["Oslo", "90", "80", "2020"], ["Lyon", "45", "100", "2021"]])
+
+
+@pytest.mark.parametrize("claim, op, truth", [
+    ("Is it true that Oslo enrolled more than its target?", ">", True),
+    ("Leeds enrolled more than its target.", ">", False),
+    ("Lyon enrolled fewer people than its target.", "<", True),
+])
+def test_a_row_compared_with_itself_is_read_as_two_columns_of_that_row(claim, op, truth):
+    from tools._claim_grounding import read_own_row
+    from tools._table_ops import describe
+
+    typed = TypedTable.build(SITES)
+    site = claim.split()[4] if claim.startswith("Is it") else claim.split()[0]
+    written = Program.model_validate({"filters": [{"column": "site", "op": "=", "value": site}], "fn": "value",
+                                      "column": "enrolled", "check": {"op": op, "against": "row", "value": site}})
+    with pytest.raises(ProgramError, match="compared with itself"):
+        execute(written, typed)  # as the model wrote it: decides nothing, so it does not vote
+    read = read_own_row(written, typed, claim)
+    assert (read.check.against, read.check.value) == ("column", "target")
+    ex = execute(read, typed)
+    assert ex.truth is truth and (SITES.rows.index(next(r for r in SITES.rows if r[0] == site)) + 1, 3) in ex.cells
+    assert describe(read, typed).endswith(f"check: result {op} Target of the same row")
+
+
+def test_a_claim_naming_no_other_column_keeps_its_program():
+    from tools._claim_grounding import read_own_row
+
+    written = Program.model_validate({"filters": [{"column": "site", "op": "=", "value": "Oslo"}], "fn": "value",
+                                      "column": "enrolled", "check": {"op": ">", "against": "row", "value": "Oslo"}})
+    assert read_own_row(written, TypedTable.build(SITES), "Oslo enrolled more than Leeds.") == written

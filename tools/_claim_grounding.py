@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable, cell_number
+from tools._question_grounding import column_named
 from tools._table_ops import Check, Execution, Program, ProgramError, execute
 
 _NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?")
@@ -179,6 +180,33 @@ def read_superlative(program: Program, typed: TypedTable, claim: str) -> Program
         return repaired if len(execute(repaired, typed).selected) >= 2 else program
     except ProgramError:
         return program
+
+
+def read_own_row(program: Program, typed: TypedTable, claim: str) -> Program:
+    """"Oslo enrolled more than its target" compares two columns of Oslo's row, not Oslo with itself.
+
+    The grammar's checks compare with a value or with the same column of another row; the model wrote "Oslo's
+    Enrolled > Oslo's Enrolled" (seen as a new user). When a value program's filters keep the one row its check
+    names, and the claim names exactly one other numeric column (not one it filters on), the check compares the
+    row's value with that column of the same row.
+    """
+    chk = program.check
+    if chk is None or chk.against != "row" or program.fn != "value":
+        return program
+    label = typed.label_col
+    try:
+        selected = execute(program.model_copy(update={"check": None}), typed).selected
+    except ProgramError:
+        return program
+    if len(selected) != 1 or not label or " ".join(typed.text(selected[0], label).split()).lower() != \
+            " ".join(chk.value.split()).lower():
+        return program
+    filtered = {f.column for f in program.filters}
+    named = [col for col in typed.columns if col.numeric and col.ident != program.column
+             and col.ident not in filtered and col.index != label and column_named(col.name, claim)]
+    if len(named) != 1:
+        return program
+    return program.model_copy(update={"check": Check(op=chk.op, against="column", value=named[0].ident)})
 
 
 def _text_column(typed: TypedTable, ident: str) -> bool:

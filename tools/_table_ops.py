@@ -59,9 +59,10 @@ class RowFilter(BaseModel):
 
 class Check(BaseModel):
     op: CmpOp
-    against: Literal["value", "row"] = Field(
+    # "column" is set by code only (tools._claim_grounding.read_own_row); no grammar offers it.
+    against: Literal["value", "row", "column"] = Field(
         "value", description="value: compare with the value written here; row: with the same column in the "
-                             "row named here.")
+                             "row named here; column: with the column named here, in the same row.")
     value: str = Field(max_length=VALUE_MAX_CHARS)
 
 
@@ -271,6 +272,7 @@ def describe(program: Program, typed: TypedTable) -> str:
     text = f"{rows} → {what}"
     if program.check is not None and fn not in ("every", "only"):
         rhs = (f"{name(program.column)} of {program.check.value!r}" if program.check.against == "row"
+               else f"{name(program.check.value)} of the same row" if program.check.against == "column"
                else repr(program.check.value))
         text += f"; check: result {program.check.op} {rhs}"
     return text
@@ -502,14 +504,15 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
 
     extra_cells: list[tuple[int, int]] = []
     chk = program.check
-    if chk is not None and chk.against == "row" and fn in ("max", "min") and len(rows) == 1 and label \
-            and _norm(typed.text(rows[0], label)) == _norm(chk.value):
-        # Seen: "AWARD-1 had the most dropouts relative to its participants" as the largest ratio over the rows
-        # of AWARD-1's drug (AWARD-1 alone), checked against AWARD-1: true of any row, whatever the table says.
-        raise ProgramError(f"the filters keep only {chk.value!r}, the row the check compares with: the "
-                           f"{'largest' if fn == 'max' else 'smallest'} value must range over the other rows too")
+    if chk is not None and chk.against == "row" and fn in ("max", "min", "value", "sum", "avg") and len(rows) == 1 \
+            and label and _norm(typed.text(rows[0], label)) == _norm(chk.value):
+        # A row compared with itself decides nothing. Seen: "AWARD-1 had the most dropouts relative to its
+        # participants" as the largest ratio over AWARD-1's row, checked against AWARD-1 (true of any row), and
+        # "Is it true that Oslo enrolled more than its target?" as Oslo's Enrolled > Oslo's Enrolled (false).
+        raise ProgramError(f"the filters keep only {chk.value!r}, the row the check compares with: a row "
+                           "compared with itself decides nothing")
     if program.check is not None and fn not in ("every", "only"):
-        truth, check_text, extra_cells = _check(program, typed, result, c)
+        truth, check_text, extra_cells = _check(program, typed, result, c, rows)
     cols = list(dict.fromkeys(filter_cols + read_cols))
     cells = [(r, cc) for r in decisive for cc in cols]
     if fn in ("value", "min", "max", "sum", "avg", "count", "difference") and label and label not in cols \
@@ -622,12 +625,34 @@ def _row_like_the_selection(program: Program, typed: TypedTable, named: list[int
     return like[0]
 
 
-def _check(program: Program, typed: TypedTable, result: Any, c: int) -> tuple[bool, str, list[tuple[int, int]]]:
-    """Compare the computed result with the claim's value (or another row's value)."""
+def _check_own_row(program: Program, typed: TypedTable, c: int,
+                   rows: list[int]) -> tuple[bool, str, list[tuple[int, int]]]:
+    """"Oslo enrolled more than its target": the row's value against another column of the same row."""
+    chk = program.check
+    assert chk is not None
+    other = _col(typed, chk.value, "comparison column")
+    if program.fn != "value" or len(rows) != 1:
+        raise ProgramError("a comparison with another column of the same row needs one selected row and its value")
+    [r] = rows
+    if other == c or not (typed.columns[c - 1].numeric and typed.columns[other - 1].numeric):
+        raise ProgramError("a comparison within a row needs two different columns of numbers")
+    left, right = typed.number(r, c), typed.number(r, other)
+    if left is None or right is None:
+        raise ProgramError(f"{typed.row_name(r)} has no number in {program.column!r} or {chk.value!r}")
+    truth = compare(typed.text(r, c), left, chk.op, typed.text(r, other), right, tolerance=0.0)
+    shown = f"{typed.row_name(r)}'s {typed.columns[other - 1].name} {format_value(typed.text(r, other))}"
+    return truth, f"{chk.op} {shown}", [(r, other)]
+
+
+def _check(program: Program, typed: TypedTable, result: Any, c: int,
+           rows: list[int] | None = None) -> tuple[bool, str, list[tuple[int, int]]]:
+    """Compare the computed result with the claim's value (or another row's value, or another column's)."""
     chk = program.check
     assert chk is not None
     extra: list[tuple[int, int]] = []
     fn = program.fn
+    if chk.against == "column":
+        return _check_own_row(program, typed, c, rows or [])
     if fn in ("argmax", "argmin") and chk.op in _ORDER:
         raise ProgramError(f"{fn} names a row; a row name is checked with = or !=, not {chk.op}")
     if fn == "count" and chk.against == "row":
