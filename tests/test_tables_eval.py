@@ -371,3 +371,26 @@ async def test_a_variant_resumes_on_another_machine_from_the_published_predictio
     direct = second["variants"]["direct"]
     assert direct["n"] == 4 and direct["timed_items"] == 2 and len(second["predictions"]["direct"]) == 4
     assert "direct (2 items)" in (tmp_path / "eval" / "pubhealthtab.md").read_text()
+
+
+def test_claim_replay_re_votes_logged_programs_without_the_model():
+    """--replay for the claim sets: the logged samples voted again under today's rules, paired with the log."""
+    from types import SimpleNamespace
+
+    from assistant.evals.program_replay import replay_claims
+    from kb.tables import Table
+
+    table = Table(name="sites", title="Sites", columns=["Site", "Enrolled", "Target"],
+                  rows=[["Leeds", "120", "150"], ["Oslo", "90", "80"], ["Lyon", "45", "100"]])
+    claim = "Oslo enrolled more than its target."
+    item = SimpleNamespace(id="c-1", table=table, claim=claim)
+    # As logged before the same-row rule: Oslo's Enrolled > Oslo's Enrolled, three times, refuted the claim.
+    self_check = {"filters": [{"column": "site", "op": "=", "value": "Oslo"}], "fn": "value", "column": "enrolled",
+                  "answer_column": "site", "check": {"op": ">", "against": "row", "value": "Oslo"}}
+    runs = [{"raw": self_check, "ran": True}] * 3
+    records = [{"id": "c-1", "gold": "SUPPORTS", "pred": "REFUTES", "decided_by": "program",
+                "programs": {"program_form": "ops", "runs": runs}}]
+    result = replay_claims([item], records)
+    assert (result.items, result.logged_correct, result.replayed_correct, result.needs_model) == (1, 0, 1, 0)
+    assert result.changed[0]["replayed"] == "SUPPORTS" and "3 logged claims" not in result.summary()
+    assert result.summary().startswith("1 logged claims with ops programs")

@@ -25,10 +25,11 @@ class ReplayResult:
     replayed_correct: int = 0
     needs_model: int = 0
     changed: list[dict] = field(default_factory=list)  # {"id", "question", "gold", "logged", "replayed", ...}
+    what: str = "questions"
 
     def summary(self) -> str:
         n = max(self.items, 1)
-        return (f"{self.items} logged questions with ops programs: accuracy as logged {self.logged_correct / n:.3f} "
+        return (f"{self.items} logged {self.what} with ops programs: accuracy as logged {self.logged_correct / n:.3f} "
                 f"({self.logged_correct}), replayed under the current rules {self.replayed_correct / n:.3f} "
                 f"({self.replayed_correct}); {self.needs_model} now split with no logged model answer (scored wrong); "
                 f"{len(self.changed)} answers changed")
@@ -43,6 +44,48 @@ def replay_question(table, question: str, runs: list[dict]) -> ProgramOutcome:
     outcome = ProgramOutcome(kind="question", form=shaped.form)
     decide(outcome, sampled, typed, "question", question)
     return outcome
+
+
+def replay_claim(table, claim: str, runs: list[dict]) -> ProgramOutcome:
+    """The vote the logged claim ``runs`` give under the current rules (like :func:`replay_question`)."""
+    shaped = shape_for_programs(table)
+    typed = TypedTable.build(shaped.table)
+    sampled = [run_sampled(r["raw"], typed, "claim", claim) if r.get("raw")
+               else _Sampled(None, error=r.get("error") or "no program") for r in runs]
+    outcome = ProgramOutcome(kind="claim", form=shaped.form)
+    decide(outcome, sampled, typed, "claim", claim)
+    return outcome
+
+
+def replay_claims(items, records: list[dict]) -> ReplayResult:
+    """Replay the logged claim checks of a program variant; a claim the programs decided before and that now
+    splits would go to the CCoE fallback, which a replay cannot ask: counted in ``needs_model``, scored wrong.
+    A claim decided by the fallback before keeps its logged label when the replay splits too."""
+    by_id = {it.id: it for it in items}
+    out = ReplayResult(what="claims")
+    for rec in records:
+        item = by_id.get(str(rec["id"]))
+        programs = rec.get("programs") or {}
+        if item is None or not programs.get("runs") or programs.get("program_form", "ops") != "ops":
+            continue
+        out.items += 1
+        logged_ok = rec["pred"] == rec["gold"]
+        out.logged_correct += logged_ok
+        outcome = replay_claim(item.table, item.claim, programs["runs"])
+        if outcome.winner is not None:
+            pred = outcome.winner
+        elif rec.get("decided_by") == "program":
+            out.needs_model += 1
+            pred = None
+        else:
+            pred = rec["pred"]
+        correct = pred == rec["gold"]
+        out.replayed_correct += correct
+        if pred != rec["pred"]:
+            out.changed.append({"id": item.id, "question": item.claim, "gold": rec["gold"], "logged": rec["pred"],
+                                "replayed": pred, "logged_correct": logged_ok, "replayed_correct": correct,
+                                "votes": outcome.votes})
+    return out
 
 
 def replay_wtq(items, records: list[dict], match) -> ReplayResult:

@@ -634,6 +634,33 @@ def replay_wtq_log(settings, *, limit: int | None, seed: int, split: str, echo=p
     return result
 
 
+def replay_claims_log(benchmark: str, settings, *, variant: str, limit: int | None, seed: int, split: str,
+                      filter_method: str = "cosine", echo=print, model: str | None = None):
+    """``--replay``: a claim benchmark's logged program checks re-voted under today's rules, paired."""
+    from assistant.evals.program_replay import replay_claims
+    from assistant.evals.report import ResultsLog
+
+    if settings.eval_data_dir is None or not Path(settings.eval_data_dir).exists():
+        raise click.ClickException("Benchmark data not found: set EVIDENTIA_EVAL_DATA_DIR (e.g. ../shared/eval-data).")
+    selection = select_items(benchmark, load_split(benchmark, Path(settings.eval_data_dir), split), seed=seed,
+                             limit=None, split=split)
+    items = selection[:limit] if limit else selection
+    suffix = ("" if filter_method == "cosine" else f"-{filter_method}") + ("" if split == "test" else f"-{split}")
+    path = settings.data_dir / "eval" / f"tables-{benchmark}-{_slug(model or settings.llm_model)}{suffix}.jsonl"
+    if not path.exists():
+        raise click.ClickException(f"No logged checks to replay at {path}; run the evaluation first.")
+    wanted = {it.id for it in items}
+    records = [r for r in ResultsLog(path).records(variant) if str(r["id"]) in wanted]
+    result = replay_claims(items, records)
+    for ch in result.changed:
+        mark = {(True, False): "lost", (False, True): "gained"}.get((ch["logged_correct"], ch["replayed_correct"]),
+                                                                     "same score")
+        echo(f"  {ch['id']} [{mark}] {ch['question'][:90]!r}: {ch['logged']} -> {ch['replayed']} (gold {ch['gold']}); "
+             f"votes {ch['votes']}")
+    echo(result.summary())
+    return result
+
+
 def _wtq_command() -> click.Command:
     @click.command("wikitablequestions",
                    help="Table QA on a fixed 300-question WikiTableQuestions subset; "
@@ -689,10 +716,18 @@ def _command(benchmark: str, description: str, variants: tuple[str, ...], defaul
     @click.option("--split", type=click.Choice(SPLITS), default="test", show_default=True,
                   help=f"test: the reported items; dev: the tuning items ({DEV_DESCRIPTION[benchmark]}), "
                        f"reported apart in docs/eval/{benchmark}-dev.*")
-    def command(limit, chosen, seed, filter_method, report_only, concurrency, retry_errors, split):
+    @click.option("--replay", is_flag=True,
+                  help="Re-vote the logged programs of the program variant under the current rules (no model call) "
+                       "and list what changed.")
+    def command(limit, chosen, seed, filter_method, report_only, concurrency, retry_errors, split, replay):
         from assistant.llm import LLMUnavailable
         from assistant.settings import Settings
 
+        if replay:
+            for variant in chosen or ("program",):
+                replay_claims_log(benchmark, Settings(), variant=variant, limit=limit, seed=seed, split=split,
+                                  filter_method=filter_method, echo=click.echo)
+            return
         try:
             asyncio.run(run_benchmark(benchmark, Settings(), variants=list(chosen or default), limit=limit,
                                       seed=seed, filter_method=filter_method, echo=click.echo,
