@@ -384,6 +384,7 @@ class Assistant:
         await hooks.step_start(check_step)
         # Off the event loop: the code verdict reads the cited document's conclusion from the text KB.
         outcome = await asyncio.to_thread(self._finish_grounded, answer, support, ctx.evidence, texts,
+                                          sources=sources,
                                           code_verdict=code_verdict, subjects=subjects or [], quantity=quantity,
                                           question=frame.rewrite or message or "")
         outcome.required_answer = required
@@ -399,7 +400,8 @@ class Assistant:
     def _finish_grounded(self, answer: GroundedAnswer | None, support: SupportReport | None,
                          ledger: EvidenceLedger, texts: dict[str, str], *,
                          code_verdict: bool = False, subjects: list[str] | None = None,
-                         quantity: str | None = None, question: str = "") -> AnswerOutcome:
+                         quantity: str | None = None, question: str = "",
+                         sources: dict[str, str] | None = None) -> AnswerOutcome:
         if answer is None:
             text = f"{NO_EVIDENCE_TEXT} (The model's answer could not be read twice; the evidence list shows what was found.)"
             return AnswerOutcome(text, "unverified")
@@ -430,9 +432,12 @@ class Assistant:
                 note = ("\n\n⚠ Unverified: " + support.problem() +
                         ". Treat this answer with care; the evidence list shows what was found.")
         answer = merge_repeats(answer)
+        # A cited sentence is about a subject when it or its document's title names it: "Tremor is the most common
+        # symptom" from the page "Parkinson's Disease" is about Parkinson's disease.
+        titled = {i: f"{t}\n{(sources or {}).get(i, '').replace('-', ' ')}" for i, t in texts.items()}  # words
         off = [] if answer.does_not_answer or status not in ("verified", "cited_by_code") else off_subject(
-            [(st.text, [texts.get(c, "") for c in st.cite]) for st in answer.statements], subjects or [],
-            list(texts.values()))
+            [(st.text, [titled.get(c, "") for c in st.cite]) for st in answer.statements], subjects or [],
+            list(titled.values()))
         if off:  # true and cited, but about something the question did not ask: left out, and said so
             answer = answer.model_copy(update={"statements": [st for i, st in enumerate(answer.statements)
                                                               if i not in off]})

@@ -778,6 +778,22 @@ async def test_a_true_statement_about_something_else_is_left_out(tmp_settings, f
     assert "(Left out 1 statement that, like the evidence it cites, does not mention “measles”.)" in result.answer
 
 
+async def test_a_statement_citing_a_sentence_of_a_document_about_the_subject_is_kept(tmp_settings, fake_llm_server,
+                                                                                   patched_tools):
+    # The second sentence does not name measles, its document does (source "doc-measles"): about the subject.
+    CORPUS_EXTRA = {"measles": ["Measles cases in 2011 rose to 220 in the United States.",
+                                "Most cases were in unvaccinated children."]}
+    router = Router(intents=[frame(entities=["measles"], rewrite="How did measles figures change?")],
+                    answers=[said(("Measles cases in 2011 rose to 220 in the United States.", ["S1"]),
+                                  ("Most cases were in unvaccinated children.", ["S2"]))])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(CORPUS, "measles", CORPUS_EXTRA["measles"])
+        with fake_llm_server(router) as srv:
+            bot, _ = make_assistant(tmp_settings, srv)
+            result = await bot.run_turn("How did measles figures change?", Recorder())
+    assert result.status == "verified" and result.cited == ["S1", "S2"] and "Left out" not in result.answer
+
+
 async def test_cited_evidence_linked_to_the_subject_by_a_shown_item_passes(tmp_settings, fake_llm_server,
                                                                            patched_tools):
     # Seen: "Why is it renewable?" (it: energy) cited "A renewable resource can be replaced", and the subject
