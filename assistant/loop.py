@@ -384,7 +384,7 @@ class Assistant:
         await hooks.step_start(check_step)
         # Off the event loop: the code verdict reads the cited document's conclusion from the text KB.
         outcome = await asyncio.to_thread(self._finish_grounded, answer, support, ctx.evidence, texts,
-                                          sources=sources,
+                                          sources=sources, focus=_follow_up_focus(frame, message),
                                           code_verdict=code_verdict, subjects=subjects or [], quantity=quantity,
                                           question=frame.rewrite or message or "")
         outcome.required_answer = required
@@ -401,7 +401,7 @@ class Assistant:
                          ledger: EvidenceLedger, texts: dict[str, str], *,
                          code_verdict: bool = False, subjects: list[str] | None = None,
                          quantity: str | None = None, question: str = "",
-                         sources: dict[str, str] | None = None) -> AnswerOutcome:
+                         sources: dict[str, str] | None = None, focus: list[str] | None = None) -> AnswerOutcome:
         if answer is None:
             text = f"{NO_EVIDENCE_TEXT} (The model's answer could not be read twice; the evidence list shows what was found.)"
             return AnswerOutcome(text, "unverified")
@@ -436,8 +436,8 @@ class Assistant:
         # symptom" from the page "Parkinson's Disease" is about Parkinson's disease.
         titled = {i: f"{t}\n{(sources or {}).get(i, '').replace('-', ' ')}" for i, t in texts.items()}  # words
         off = [] if answer.does_not_answer or status not in ("verified", "cited_by_code") else off_subject(
-            [(st.text, [titled.get(c, "") for c in st.cite]) for st in answer.statements], subjects or [],
-            list(titled.values()))
+            [(st.text, [titled.get(c, "") for c in st.cite]) for st in answer.statements],
+            (subjects or []) + (focus or []), list(titled.values()))
         if off:  # true and cited, but about something the question did not ask: left out, and said so
             answer = answer.model_copy(update={"statements": [st for i, st in enumerate(answer.statements)
                                                               if i not in off]})
@@ -541,6 +541,15 @@ class Assistant:
             parts.append(token)
             await hooks.answer_token(token)
         return "".join(parts).strip()
+
+
+def _follow_up_focus(frame, message: str) -> list[str]:
+    """A follow-up's own content words, beside the entities it carried over: "Why is it warmer in summer?" after
+    a question on the seasons is about summer too (the bench's answer "Summer is when a hemisphere is tilted
+    towards the sun" names neither "seasons" nor "Earth", the carried entities)."""
+    if not getattr(frame, "carried_over", None):
+        return []
+    return sorted(content_words(message or ""))
 
 
 def subject_names(entities: list[str], steps: list[Step]) -> list[str]:

@@ -794,6 +794,22 @@ async def test_a_statement_citing_a_sentence_of_a_document_about_the_subject_is_
     assert result.status == "verified" and result.cited == ["S1", "S2"] and "Left out" not in result.answer
 
 
+async def test_a_follow_ups_own_words_count_as_its_subject_too(tmp_settings, fake_llm_server, patched_tools):
+    # Seen on the chat bench: "Why is it warmer in summer?" carried "seasons" and "Earth"; the answer's statement
+    # on summer named neither and was left out. The follow-up's own words are what it asks about.
+    router = Router(intents=[frame(entities=["measles"], rewrite="How many measles cases were there in 2011?"),
+                             frame(entities=[], rewrite="And what vitamin levels were measured?")],
+                    answers=[said(("Measles cases in 2011 rose to 220 in the United States.", ["S1"])),
+                             said(("Measles cases in 2011 rose to 220 in the United States.", ["S1"]),
+                                  ("Vitamin D levels were measured in 400 older adults.", ["S2"]))])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        await bot.run_turn("How many measles cases were there in 2011?", Recorder())
+        result = await bot.run_turn("And what vitamin levels were measured?", Recorder())
+    assert result.intent["carried_over"] == ["measles"]
+    assert "Left out" not in result.answer and result.cited == ["S1", "S2"]
+
+
 async def test_cited_evidence_linked_to_the_subject_by_a_shown_item_passes(tmp_settings, fake_llm_server,
                                                                            patched_tools):
     # Seen: "Why is it renewable?" (it: energy) cited "A renewable resource can be replaced", and the subject
