@@ -37,7 +37,7 @@ SCITAB_SUBSET = 300
 THESIS_NOTES = """\
 Published (thesis, UCRET with Llama-3.3-70B on one A6000/A100; methods.md §3): PubHealthTab 81.41, SciTab 60.88;
 without column filtering 74.25 / 54.66; without CCoE 77.32 / 56.12; Qwen2.5-14B (full) 58.27 / 40.85.
-Ours runs Qwen2.5-Coder-1.5B-Instruct (bf16, vLLM on 2 CPU cores, greedy): a model about 47x smaller than
+Ours runs Qwen2.5-Coder-1.5B-Instruct (the served default weights, vLLM on 2 CPU cores): a model about 47x smaller than
 Llama-3.3-70B and 9x smaller than Qwen2.5-14B, so absolute accuracy is not comparable; compare the variants
 with each other (same model, same items). MiniLM-L6 embeddings replace the thesis's encoder in the filter.
 """
