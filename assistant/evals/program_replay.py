@@ -27,6 +27,15 @@ class ReplayResult:
     changed: list[dict] = field(default_factory=list)  # {"id", "question", "gold", "logged", "replayed", ...}
     what: str = "questions"
 
+    def echo_changes(self, echo) -> None:
+        """Each changed answer, marked gained, lost or same score, then the summary line."""
+        for ch in self.changed:
+            mark = {(True, False): "lost", (False, True): "gained"}.get(
+                (ch["logged_correct"], ch["replayed_correct"]), "same score")
+            echo(f"  {ch['id']} [{mark}] {str(ch['question'])[:90]!r}: {ch['logged']!r} -> {ch['replayed']!r} "
+                 f"(gold {ch['gold']}); votes {ch['votes']}")
+        echo(self.summary())
+
     def summary(self) -> str:
         n = max(self.items, 1)
         return (f"{self.items} logged {self.what} with ops programs: accuracy as logged {self.logged_correct / n:.3f} "
@@ -35,26 +44,40 @@ class ReplayResult:
                 f"{len(self.changed)} answers changed")
 
 
+def replay_runs(table, text: str, runs: list[dict], kind: str = "question") -> ProgramOutcome:
+    """The vote the logged ``runs`` (each with the model's ``raw`` program) give under the current rules;
+    ``kind`` is "question" (table QA) or "claim" (verification)."""
+    shaped = shape_for_programs(table)
+    typed = TypedTable.build(shaped.table)
+    sampled = [run_sampled(r["raw"], typed, kind, text) if r.get("raw")
+               else _Sampled(None, error=r.get("error") or "no program") for r in runs]
+    outcome = ProgramOutcome(kind=kind, form=shaped.form)
+    decide(outcome, sampled, typed, kind, text)
+    return outcome
+
+
 def replay_question(table, question: str, runs: list[dict]) -> ProgramOutcome:
-    """The vote the logged ``runs`` (each with the model's ``raw`` program) give under the current rules."""
-    shaped = shape_for_programs(table)
-    typed = TypedTable.build(shaped.table)
-    sampled = [run_sampled(r["raw"], typed, "question", question) if r.get("raw")
-               else _Sampled(None, error=r.get("error") or "no program") for r in runs]
-    outcome = ProgramOutcome(kind="question", form=shaped.form)
-    decide(outcome, sampled, typed, "question", question)
-    return outcome
+    return replay_runs(table, question, runs, "question")
 
 
-def replay_claim(table, claim: str, runs: list[dict]) -> ProgramOutcome:
-    """The vote the logged claim ``runs`` give under the current rules (like :func:`replay_question`)."""
-    shaped = shape_for_programs(table)
-    typed = TypedTable.build(shaped.table)
-    sampled = [run_sampled(r["raw"], typed, "claim", claim) if r.get("raw")
-               else _Sampled(None, error=r.get("error") or "no program") for r in runs]
-    outcome = ProgramOutcome(kind="claim", form=shaped.form)
-    decide(outcome, sampled, typed, "claim", claim)
-    return outcome
+def _tally(out: ReplayResult, rec: dict, outcome: ProgramOutcome, *, item_id: str, text: str, gold,
+           logged_ok: bool, match) -> None:
+    """Score one replayed record: the new vote, else the logged fallback answer, else counted as needing the model
+    (a record the programs decided that now splits: its fallback was never asked)."""
+    out.items += 1
+    out.logged_correct += logged_ok
+    if outcome.winner is not None:
+        pred = outcome.winner
+    elif rec.get("decided_by") == "program":
+        out.needs_model += 1
+        pred = None
+    else:
+        pred = rec["pred"]  # the model's (or the judge's) answer, which the logged run fell back to as well
+    correct = pred is not None and match(pred, gold)
+    out.replayed_correct += correct
+    if pred != rec["pred"]:
+        out.changed.append({"id": item_id, "question": text, "gold": gold, "logged": rec["pred"], "replayed": pred,
+                            "logged_correct": logged_ok, "replayed_correct": correct, "votes": outcome.votes})
 
 
 def replay_claims(items, records: list[dict]) -> ReplayResult:
@@ -68,23 +91,9 @@ def replay_claims(items, records: list[dict]) -> ReplayResult:
         programs = rec.get("programs") or {}
         if item is None or not programs.get("runs") or programs.get("program_form", "ops") != "ops":
             continue
-        out.items += 1
-        logged_ok = rec["pred"] == rec["gold"]
-        out.logged_correct += logged_ok
-        outcome = replay_claim(item.table, item.claim, programs["runs"])
-        if outcome.winner is not None:
-            pred = outcome.winner
-        elif rec.get("decided_by") == "program":
-            out.needs_model += 1
-            pred = None
-        else:
-            pred = rec["pred"]
-        correct = pred == rec["gold"]
-        out.replayed_correct += correct
-        if pred != rec["pred"]:
-            out.changed.append({"id": item.id, "question": item.claim, "gold": rec["gold"], "logged": rec["pred"],
-                                "replayed": pred, "logged_correct": logged_ok, "replayed_correct": correct,
-                                "votes": outcome.votes})
+        outcome = replay_runs(item.table, item.claim, programs["runs"], "claim")
+        _tally(out, rec, outcome, item_id=item.id, text=item.claim, gold=rec["gold"],
+               logged_ok=rec["pred"] == rec["gold"], match=lambda pred, gold: pred == gold)
     return out
 
 
@@ -97,20 +106,7 @@ def replay_wtq(items, records: list[dict], match) -> ReplayResult:
         programs = rec.get("programs") or {}
         if item is None or programs.get("program_form", "ops") != "ops" or programs.get("not_in_table"):
             continue
-        out.items += 1
-        out.logged_correct += bool(rec["correct"])
         outcome = replay_question(item.table, item.question, programs.get("runs") or [])
-        if outcome.winner is not None:
-            pred = outcome.winner
-        elif rec.get("decided_by") == "program":
-            out.needs_model += 1
-            pred = None
-        else:
-            pred = rec["pred"]  # the model's answer, which the logged run fell back to as well
-        correct = pred is not None and match(pred, item.answers)
-        out.replayed_correct += correct
-        if pred != rec["pred"]:
-            out.changed.append({"id": item.id, "question": item.question, "gold": item.answers,
-                                "logged": rec["pred"], "replayed": pred, "logged_correct": bool(rec["correct"]),
-                                "replayed_correct": correct, "votes": outcome.votes})
+        _tally(out, rec, outcome, item_id=item.id, text=item.question, gold=item.answers,
+               logged_ok=bool(rec["correct"]), match=match)
     return out

@@ -625,12 +625,7 @@ def replay_wtq_log(settings, *, limit: int | None, seed: int, split: str, echo=p
     wanted = {it.id for it in items}
     records = [r for r in ResultsLog(path).records("program") if r["id"] in wanted]
     result = replay_wtq(items, records, denotation_match)
-    for ch in result.changed:
-        mark = {(True, False): "lost", (False, True): "gained"}.get((ch["logged_correct"], ch["replayed_correct"]),
-                                                                     "same score")
-        echo(f"  {ch['id']} [{mark}] {ch['question']!r}: {ch['logged']!r} -> {ch['replayed']!r} (gold {ch['gold']}); "
-             f"votes {ch['votes']}")
-    echo(result.summary())
+    result.echo_changes(echo)
     return result
 
 
@@ -652,12 +647,7 @@ def replay_claims_log(benchmark: str, settings, *, variant: str, limit: int | No
     wanted = {it.id for it in items}
     records = [r for r in ResultsLog(path).records(variant) if str(r["id"]) in wanted]
     result = replay_claims(items, records)
-    for ch in result.changed:
-        mark = {(True, False): "lost", (False, True): "gained"}.get((ch["logged_correct"], ch["replayed_correct"]),
-                                                                     "same score")
-        echo(f"  {ch['id']} [{mark}] {ch['question'][:90]!r}: {ch['logged']} -> {ch['replayed']} (gold {ch['gold']}); "
-             f"votes {ch['votes']}")
-    echo(result.summary())
+    result.echo_changes(echo)
     return result
 
 
