@@ -780,3 +780,20 @@ async def test_a_follow_up_after_a_restart_still_finds_the_last_answers_row(tmp_
     assert [s.name for s in two.steps if s.kind == "tool"] == ["table_qa"]
     program_prompts = [r["messages"][-1]["content"] for r in srv.requests if is_program(r)]
     assert "'it' is Alberta" in program_prompts[-1] and "2011" in two.answer
+
+
+def test_a_follow_up_names_the_referenced_rows_text_cells():
+    """A program that picks LEAD-3's row by its drug reads the question too: the note names the drug."""
+    from tools.table_qa import TableAnswer, resolve_follow_up
+
+    trials = Table(name="trials", title="Trials", columns=["Trial", "Drug", "Participants", "Notes"], rows=[
+        ["AWARD-1", "Dulaglutide", "978", "x" * 60], ["LEAD-3", "Liraglutide", "746", ""]])
+    session = Session("c")
+    session.last_table_answer = TableAnswer(table="trials", question="Which trial had the most dropouts?",
+                                            answer="LEAD-3", rows=[2], row_names=["LEAD-3"])
+    assert resolve_follow_up("And what was its HbA1c change?", trials, session) == (
+        "And what was its HbA1c change? ('it' is LEAD-3 (Drug: Liraglutide), the answer to: Which trial had the "
+        "most dropouts?)")
+    session.last_table_answer = session.last_table_answer.model_copy(update={"rows": [1], "row_names": ["AWARD-1"]})
+    assert "(Drug: Dulaglutide)," in resolve_follow_up("and its size?", trials, session)  # long and numeric cells left out
+    assert resolve_follow_up("What about Oslo?", trials, session) == "What about Oslo?"  # no pointer back

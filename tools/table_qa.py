@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 
 from assistant.prompts import render
 from kb.tables import Table
+from tools._cells import cell_number
 from tools._registry import ToolContext, ToolError, tool
 from tools._table_program import DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, \
     solve
@@ -88,7 +89,6 @@ class QAResult(BaseModel):
 
 def matching_options(answer: str, options: list[str]) -> list[int]:
     """1-based options the computed ``answer`` matches: same number, same text, or one contains the other."""
-    from tools._cells import cell_number
     from tools._table_ops import compare
 
     parts = [a.strip() for a in answer.split(", ")] if ", " in answer else [answer.strip()]
@@ -277,6 +277,8 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
                   vote=result.programs.vote_text() if result.programs else "")
 
 
+MAX_DETAILS = 3  # text cells of the referenced row named beside it
+MAX_DETAIL_CHARS = 40
 _POINTS_BACK = re.compile(r"\b(it|its|it's|they|their|them|that one|this one|that row|the same one)\b", re.I)
 
 
@@ -286,4 +288,27 @@ def resolve_follow_up(question: str, table: Table, session) -> str:
     if last is None or last.table != table.name or not last.row_names or not _POINTS_BACK.search(question):
         return question
     names = ", ".join(n for n in last.row_names[:3] if n)
-    return f"{question} ('it' is {names}, the answer to: {last.question})" if names else question
+    if not names:
+        return question
+    return f"{question} ('it' is {names}{_row_details(table, last.rows)}, the answer to: {last.question})"
+
+
+def _row_details(table: Table, rows: list[int]) -> str:
+    """The text cells that also name a single referenced row: " (Drug: Liraglutide)".
+
+    Seen: "And what was its HbA1c change?" after LEAD-3; a program selecting the row by "Drug = Liraglutide" did
+    not vote, its value being in neither the question nor the note, though it selects the same row.
+    """
+    if len(rows) != 1 or not (1 <= rows[0] <= table.n_rows):
+        return ""
+    label = table.row_label_col
+    row = table.rows[rows[0] - 1]
+    details = []
+    for c, (header, cell) in enumerate(zip(table.columns, row), start=1):
+        text = " ".join(str(cell).split())
+        if c == label or not text or len(text) > MAX_DETAIL_CHARS or cell_number(text) is not None:
+            continue
+        details.append(f"{header}: {text}")
+        if len(details) == MAX_DETAILS:
+            break
+    return f" ({'; '.join(details)})" if details else ""
