@@ -435,14 +435,17 @@ class Assistant:
         # A cited sentence is about a subject when it or its document's title names it: "Tremor is the most common
         # symptom" from the page "Parkinson's Disease" is about Parkinson's disease.
         titled = {i: f"{t}\n{(sources or {}).get(i, '').replace('-', ' ')}" for i, t in texts.items()}  # words
+        about = (subjects or []) + (focus or [])
         off = [] if answer.does_not_answer or status not in ("verified", "cited_by_code") else off_subject(
-            [(st.text, [titled.get(c, "") for c in st.cite]) for st in answer.statements],
-            (subjects or []) + (focus or []), list(titled.values()))
+            [(st.text, [titled.get(c, "") for c in st.cite]) for st in answer.statements], about,
+            list(titled.values()))
         if off:  # true and cited, but about something the question did not ask: left out, and said so
             answer = answer.model_copy(update={"statements": [st for i, st in enumerate(answer.statements)
                                                               if i not in off]})
+            # Named as checked: off_subject only fires for subjects with content words, so the list is not empty.
             note += (f"\n\n(Left out {len(off)} statement{'s' if len(off) > 1 else ''} that, like the evidence "
-                     f"{'they cite, do' if len(off) > 1 else 'it cites, does'} not mention {_join_names([s for s in subjects or [] if content_words(s)])}.)")
+                     f"{'they cite, do' if len(off) > 1 else 'it cites, does'} not mention "
+                     f"{_join_names([s for s in about if content_words(s)])}.)")
         unnamed = [] if answer.does_not_answer or status not in ("verified", "cited_by_code") else unnamed_subjects(
             subjects or [], [texts.get(c, "") for c in answer.cited], shown=list(texts.values()))
         if unnamed:  # true of its citations, but about something else (the evidence shown did name the subject)
@@ -547,7 +550,7 @@ def _follow_up_focus(frame, message: str) -> list[str]:
     """A follow-up's own content words, beside the entities it carried over: "Why is it warmer in summer?" after
     a question on the seasons is about summer too (the bench's answer "Summer is when a hemisphere is tilted
     towards the sun" names neither "seasons" nor "Earth", the carried entities)."""
-    if not getattr(frame, "carried_over", None):
+    if not frame.carried_over:
         return []
     return sorted(content_words(message or ""))
 
