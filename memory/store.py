@@ -223,8 +223,7 @@ class Memory:
         """Keep (or, with None, forget) the conversation's last answer computed from a table."""
         with self._lock:
             if answer_json is None:
-                self.db.execute("DELETE FROM session_table_answers WHERE conversation_id = ?", [conversation_id])
-                self.db.conn.commit()
+                self.db["session_table_answers"].delete_where("conversation_id = ?", [conversation_id])
             else:
                 self.db["session_table_answers"].upsert({"conversation_id": conversation_id,
                                                          "answer_json": answer_json, "updated_at": _now()},

@@ -265,6 +265,9 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         embedder = Embedder(settings.embedding_model)
     suffix = ("" if filter_method == "cosine" else f"-{filter_method}") + ("" if split == "test" else f"-{split}")
     name = benchmark if split == "test" else f"{benchmark}-{split}"
+    # The published report: its per-item predictions resume a run begun elsewhere and fill the report below.
+    earlier = earlier_report(docs_dir, name, seed)
+    published = earlier.get("predictions", {})
     fingerprints = {it.id: table_fingerprint(it.table) for it in selection}
 
     def current(rec: dict) -> bool:
@@ -278,7 +281,6 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
             await llm.list_models()  # fail fast, with the client's clear message, if the server is down
             await llm._ensure_model()
         log = ResultsLog(settings.data_dir / "eval" / f"tables-{benchmark}-{_slug(llm.model)}{suffix}.jsonl")
-        published = earlier_report(docs_dir, name, seed).get("predictions", {})
 
         def pending(variant: str, item_id: str) -> bool:
             rec = log.get(variant, item_id)
@@ -342,9 +344,8 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
 
     gold = {it.id: it.label for it in items}
     records_by_variant = {v: [r for r in log.records(v) if r["id"] in selected and current(r)] for v in VARIANTS}
-    earlier = earlier_report(docs_dir, name, seed)
     carried = {}
-    for variant, preds in earlier.get("predictions", {}).items():
+    for variant, preds in published.items():
         # Predictions published by an earlier run (another machine's log) still count, item by item; this
         # machine's own record of an item wins. Their latencies are not published, so the median latency
         # is over the items timed here.
