@@ -36,7 +36,7 @@ import re
 
 from tools._cells import TypedTable, cell_number
 from tools._question_grounding import column_named
-from tools._table_ops import Check, Execution, Program, ProgramError, execute
+from tools._table_ops import Check, Execution, Program, ProgramError, execute, row_names
 
 _NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -144,11 +144,8 @@ def read_superlative(program: Program, typed: TypedTable, claim: str) -> Program
     """
     if program.fn not in ("max", "min", "argmax", "argmin") or not is_superlative(claim):
         return program
-    try:  # the rows it ranges over, whatever its check (one that compares a row with itself does not run)
-        selected = execute(program.model_copy(update={"check": None}), typed).selected
-    except ProgramError:
-        return program
-    if len(selected) != 1:
+    selected = _selected(program, typed)
+    if selected is None or len(selected) != 1:
         return program
     low = claim.lower()
     for f in program.filters:
@@ -194,12 +191,8 @@ def read_own_row(program: Program, typed: TypedTable, claim: str) -> Program:
     if chk is None or chk.against != "row" or program.fn != "value":
         return program
     label = typed.label_col
-    try:
-        selected = execute(program.model_copy(update={"check": None}), typed).selected
-    except ProgramError:
-        return program
-    if len(selected) != 1 or not label or " ".join(typed.text(selected[0], label).split()).lower() != \
-            " ".join(chk.value.split()).lower():
+    selected = _selected(program, typed)
+    if selected is None or len(selected) != 1 or not row_names(typed, selected[0], chk.value):
         return program
     filtered = {f.column for f in program.filters}
     named = [col for col in typed.columns if col.numeric and col.ident != program.column
@@ -207,6 +200,15 @@ def read_own_row(program: Program, typed: TypedTable, claim: str) -> Program:
     if len(named) != 1:
         return program
     return program.model_copy(update={"check": Check(op=chk.op, against="column", value=named[0].ident)})
+
+
+def _selected(program: Program, typed: TypedTable) -> list[int] | None:
+    """The rows ``program`` ranges over, whatever its check (one comparing a row with itself does not run), or
+    None when it cannot run."""
+    try:
+        return execute(program.model_copy(update={"check": None}), typed).selected
+    except ProgramError:
+        return None
 
 
 def _text_column(typed: TypedTable, ident: str) -> bool:

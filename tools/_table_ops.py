@@ -404,14 +404,10 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         out = []
         for r in rs:
             clock.tick()
-            x = typed.number(r, c)
+            # the computed column: this row's value over its divisor (none when 0 or empty)
+            x = _ratio(typed, r, c, per_c) if per_c is not None else typed.number(r, c)
             if x is None or is_empty(typed.text(r, c)):
                 continue
-            if per_c is not None:  # the computed column: this row's value over its divisor (none when 0 or empty)
-                d = typed.number(r, per_c)
-                if d is None or d == 0 or is_empty(typed.text(r, per_c)):
-                    continue
-                x = x / d
             out.append((r, x))
         if not out:
             raise ProgramError(f"no numbers in column {program.column!r}"
@@ -505,7 +501,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     extra_cells: list[tuple[int, int]] = []
     chk = program.check
     if chk is not None and chk.against == "row" and fn in ("max", "min", "value", "sum", "avg") and len(rows) == 1 \
-            and label and _norm(typed.text(rows[0], label)) == _norm(chk.value):
+            and row_names(typed, rows[0], chk.value):
         # A row compared with itself decides nothing. Seen: "AWARD-1 had the most dropouts relative to its
         # participants" as the largest ratio over AWARD-1's row, checked against AWARD-1 (true of any row), and
         # "Is it true that Oslo enrolled more than its target?" as Oslo's Enrolled > Oslo's Enrolled (false).
@@ -625,6 +621,20 @@ def _row_like_the_selection(program: Program, typed: TypedTable, named: list[int
     return like[0]
 
 
+def row_names(typed: TypedTable, r: int, value: str) -> bool:
+    """Whether row ``r``'s name (its label cell) is ``value``, compared as texts are (markup, accents, case)."""
+    label = typed.label_col
+    return bool(label) and _norm(typed.text(r, label)) == _norm(value)
+
+
+def _ratio(typed: TypedTable, r: int, c: int, per_c: int) -> float | None:
+    """Row ``r``'s value in column ``c`` over its value in ``per_c``; None when either is missing or the divisor 0."""
+    x, d = typed.number(r, c), typed.number(r, per_c)
+    if x is None or d is None or d == 0 or is_empty(typed.text(r, c)) or is_empty(typed.text(r, per_c)):
+        return None
+    return x / d
+
+
 def _check_own_row(program: Program, typed: TypedTable, c: int,
                    rows: list[int]) -> tuple[bool, str, list[tuple[int, int]]]:
     """"Oslo enrolled more than its target": the row's value against another column of the same row."""
@@ -645,14 +655,14 @@ def _check_own_row(program: Program, typed: TypedTable, c: int,
 
 
 def _check(program: Program, typed: TypedTable, result: Any, c: int,
-           rows: list[int] | None = None) -> tuple[bool, str, list[tuple[int, int]]]:
+           rows: list[int]) -> tuple[bool, str, list[tuple[int, int]]]:
     """Compare the computed result with the claim's value (or another row's value, or another column's)."""
     chk = program.check
     assert chk is not None
     extra: list[tuple[int, int]] = []
     fn = program.fn
     if chk.against == "column":
-        return _check_own_row(program, typed, c, rows or [])
+        return _check_own_row(program, typed, c, rows)
     if fn in ("argmax", "argmin") and chk.op in _ORDER:
         raise ProgramError(f"{fn} names a row; a row name is checked with = or !=, not {chk.op}")
     if fn == "count" and chk.against == "row":
@@ -675,11 +685,10 @@ def _check(program: Program, typed: TypedTable, result: Any, c: int,
         measure = typed.columns[c - 1].name
         if program.per_column:  # the other row's ratio, as the result is one (not its raw cell)
             per_c = _col(typed, program.per_column, "ratio column")
-            divisor = typed.number(other, per_c)
-            if rhs_number is None or not divisor:
+            rhs_number = _ratio(typed, other, c, per_c)
+            if rhs_number is None:
                 raise ProgramError(f"{typed.row_name(other)} has no ratio of {program.column!r} to "
                                    f"{program.per_column!r} to compare with")
-            rhs_number = rhs_number / divisor
             rhs_text = format_value(rhs_number)
             extra.append((other, per_c))
             measure += f" per {typed.columns[per_c - 1].name}"
