@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 
 from kb.errors import TableError
@@ -24,6 +25,7 @@ class _HTMLTableReader(HTMLParser):
         self._cell: list[str] | None = None
         self._span = (1, 1)
         self._skip = 0  # inside <script>/<style>: code, not cell text
+        self._sup: int | None = None  # where the open <sup>'s text starts in the cell
         self.done = False
 
     @staticmethod
@@ -60,6 +62,8 @@ class _HTMLTableReader(HTMLParser):
             self._cell, self._span = [], (self._int(a.get("colspan")), self._int(a.get("rowspan")))
         elif tag == "br" and self._cell is not None:
             self._cell.append(" ")
+        elif tag == "sup" and self._cell is not None and self._sup is None:
+            self._sup = len(self._cell)
 
     def handle_endtag(self, tag):
         if tag in ("script", "style", "template", "noscript"):
@@ -67,7 +71,10 @@ class _HTMLTableReader(HTMLParser):
             return
         if self.done:
             return
-        if tag == "table":
+        if tag == "sup" and self._cell is not None and self._sup is not None:
+            self._cell[self._sup:] = [_superscript(self._cell[:self._sup], "".join(self._cell[self._sup:]))]
+            self._sup = None
+        elif tag == "table":
             self._depth -= 1
             self.done = self._depth == 0
         elif self._depth == 1 and tag == "thead":
@@ -76,7 +83,7 @@ class _HTMLTableReader(HTMLParser):
             self._row_open = False
         elif self._depth == 1 and tag in ("td", "th") and self._cell is not None:
             self.rows[-1][1].append((" ".join("".join(self._cell).split()), *self._span))
-            self._cell = None
+            self._cell, self._sup = None, None
 
     def handle_data(self, data):
         if self._skip:
@@ -85,6 +92,28 @@ class _HTMLTableReader(HTMLParser):
             self._cell.append(data)
         elif self.caption is not None and self._depth == 1 and not self.rows:
             self.caption.append(data)
+
+
+# A footnote mark: a letter ("East<sup>a</sup>"), a bracketed reference ("<sup>[3]</sup>", Wikipedia's) or a
+# dagger. Asterisks are kept: in results tables they mark significance, which a claim may be about.
+_FOOTNOTE_MARK = re.compile(r"^\s*(?:[A-Za-z]|\[[^\]]{1,12}\]|\([a-z\d]{1,3}\)|[†‡§¶#]+)\s*$")
+_SUPERSCRIPT_DIGITS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _superscript(before: list[str], text: str) -> str:
+    """What a <sup> contributes to its cell's text.
+
+    Read as plain text, "East<sup>a</sup>" became the row label "Easta" and "451<sup>1</sup>" the number 4511.
+    A footnote mark is dropped; digits after a digit are a footnote number, dropped too; other digits are an
+    exponent ("km<sup>2</sup>"), written as superscript digits so that they do not join the word's text.
+    """
+    if _FOOTNOTE_MARK.match(text):
+        return ""
+    stripped = text.strip()
+    if stripped.isdigit():
+        preceding = "".join(before).rstrip()
+        return "" if preceding[-1:].isdigit() else stripped.translate(_SUPERSCRIPT_DIGITS)
+    return text
 
 
 # Spans are expanded into a grid; their product is bounded before anything is built (four 1000x1000

@@ -367,6 +367,18 @@ def test_html_grid_expands_spans_and_finds_header_rows():
     assert merge_header_rows(grid[:head_rows]) == ["Study", "LCINS n", "LCINS %"]
 
 
+def test_html_footnote_marks_do_not_join_cell_text():
+    """Found as a new user: "East<sup>a</sup>" became the row label "Easta", and a footnote number after a
+    value would have made 451 into 4511."""
+    from kb.tables import grid_from_html
+
+    html = """<table><tr><th>Region</th><th>Area (km<sup>2</sup>)</th><th>Score</th></tr>
+      <tr><td>East<sup>a</sup></td><td>451<sup>1</sup></td><td>0.215<sup>***</sup></td></tr>
+      <tr><td>West<sup>[3]</sup></td><td>12<sup> (b) </sup></td><td>7<sup>†</sup></td></tr></table>"""
+    grid, _ = grid_from_html(html)
+    assert grid == [["Region", "Area (km²)", "Score"], ["East", "451", "0.215***"], ["West", "12", "7"]]
+
+
 def test_html_grid_counts_th_only_rows_as_header():
     from kb.tables import grid_from_html
 
