@@ -17,6 +17,7 @@ import numpy as np
 
 from tools._cells import cell_number, is_empty
 from tools._words import related
+from tools.intent import without_regarding_note
 
 # A score at or above this sends the message to the table: one header plus one value, a row label, or a
 # header with a table-shaped question word ("which … most", "how many"). One header alone (a "year" in
@@ -199,6 +200,7 @@ _IS_IT_TRUE = re.compile(r"^\s*(?:is it (?:true|correct|right|the case)|true or 
                          r"that|according to the table,?)\s*(?:that\b|:)?\s*", re.I)
 _IMPERATIVE = re.compile(r"^\s*(list|show|give|find|name|tell|count|compute|calculate|sum|rank|sort|which|what|"
                          r"who|whom|whose|when|where|why|how)\b", re.I)
+_LEADING_LINK = re.compile(r"^(?:and|but|so|also|then|now|ok(?:ay)?|well)\b[,\s]*", re.I)
 _YES_NO = re.compile(r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could)\b", re.I)
 
 
@@ -208,7 +210,9 @@ def as_claim(message: str) -> str | None:
     "Is it true that Quebec had 678 cases?" -> "Quebec had 678 cases."; a plain statement is itself;
     "Did Quebec have 678 cases?" is checked as written; wh-questions are not claims.
     """
-    text = " ".join((message or "").split())
+    # A follow-up's form is its own words': "and how full are its beds? (regarding ICU beds)" asks a question
+    # (found as a new user: it was checked as a claim and "Supported").
+    text = _LEADING_LINK.sub("", " ".join(without_regarding_note(message or "").split()))
     if not text:
         return None
     m = _IS_IT_TRUE.match(text)

@@ -147,7 +147,10 @@ def test_embedding_similarity_adds_to_the_score():
 @pytest.mark.parametrize("message, claim", [
     ("Is it true that X rose?", "X rose."), ("True or false: prices fell.", "Prices fell."),
     ("Which trial won?", None), ("Show the trials.", None), ("Was it larger?", "Was it larger?"),
-    ("ALPHA-1 ran in 2019.", "ALPHA-1 ran in 2019."), ("", None)])
+    ("ALPHA-1 ran in 2019.", "ALPHA-1 ran in 2019."), ("", None),
+    # found as a new user: a follow-up question, with the note code adds for what it leans on, was checked as a claim
+    ("and how full are its beds? (regarding ICU beds)", None), ("And which one won?", None),
+    ("So, is it true that X rose?", "X rose."), ("And South had the most beds.", "South had the most beds.")])
 def test_as_claim(message, claim):
     assert as_claim(message) == claim
 

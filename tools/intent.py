@@ -34,6 +34,16 @@ log = logging.getLogger(__name__)
 
 TaskKind = Literal["question", "claim_check", "table_question", "multiple_choice", "chit_chat", "command"]
 
+# Where a follow-up does not name what it leans on, code appends it to the rewrite: "and its beds? (regarding
+# ICU beds)".
+REGARDING_NOTE = " (regarding {})"
+_REGARDING = re.compile(r"\s*\(regarding [^()]*\)\s*$")
+
+
+def without_regarding_note(rewrite: str) -> str:
+    """The rewrite as the turn's own words put it, without the note code appends for carried entities."""
+    return _REGARDING.sub("", rewrite)
+
 
 class IntentFrame(BaseModel):
     """The frame the model fills (kept short: every token costs time on a CPU)."""
@@ -451,7 +461,7 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
         said = one[1].strip()
         rewrite = said if rewrite == message.strip() else rewrite
     if carried and not all(e.lower() in rewrite.lower() for e in carried):
-        rewrite = f"{said} (regarding {', '.join(entities)})"
+        rewrite = f"{said}{REGARDING_NOTE.format(', '.join(entities))}"
     # A follow-up's relation must be its own words: the model carried "treats" from "What drugs treat Parkinson's
     # disease?" into "What are its symptoms?", and relation-aware retrieval then filled the pool with drug facts.
     relation = frame.relation
