@@ -593,3 +593,19 @@ def test_a_ratio_is_checked_against_the_other_rows_ratio():
     own = program.model_copy(update={"filters": [RowFilter(column="drug", op="=", value="Dulaglutide")]})
     with pytest.raises(ProgramError, match="keep only 'AWARD-1'"):
         execute(own, t)
+
+
+def test_a_threshold_without_a_superlative_asks_for_every_row_over_it():
+    """Found as a new user: "which regions have an occupancy above 85%?" was answered by the row with the largest
+    occupancy among those above 85%, one region of two."""
+    from tools._question_rules import read_threshold_list
+
+    t = typed()
+    extreme = prog(filters=[{"column": "capacity", "op": ">", "value": "10000"}], fn="argmax", column="capacity")
+    read = read_threshold_list(extreme, t, "Which stadiums hold more than 10,000 people?")
+    assert read.fn == "value" and execute(read, t).result == ["Provident Stadium", "Glebe Oval", "Quay Arena"]
+    # A superlative or a first/last asks for one row; an extreme of a column no threshold bounds is left alone.
+    for q in ("Which stadium over 10,000 seats is the largest?", "Which was the first stadium above 10,000?"):
+        assert read_threshold_list(extreme, t, q) == extreme
+    opened = prog(filters=[{"column": "capacity", "op": ">", "value": "10000"}], fn="argmax", column="opened")
+    assert read_threshold_list(opened, t, "Which stadiums hold more than 10,000 people?") == opened

@@ -37,6 +37,7 @@ import re
 from tools._cells import TypedTable, cell_number
 from tools._question_grounding import column_named
 from tools._table_ops import Check, Execution, Program, ProgramError, execute, row_names
+from tools._words import is_superlative
 
 _NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -84,13 +85,6 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int) -> st
     return ""
 
 
-# Words that compare one row with all the others (the claim's form settles that a maximum spans the rows).
-SUPERLATIVES = frozenset("""most least fewest highest lowest largest smallest biggest greatest longest shortest oldest
-newest youngest earliest latest best worst maximum minimum top heaviest lightest fastest slowest richest poorest
-deepest tallest widest narrowest hottest coldest warmest strongest weakest busiest cheapest costliest densest
-highest-ranked lowest-ranked""".split())
-
-
 # Words whose direction does not depend on the column: not "oldest" (a year or an age), "fastest" (a speed or a
 # time), "top" ("top 10"); "most" and "least" only as "the most"/"the least" ("most trials lasted 30 weeks" is
 # no extreme).
@@ -128,10 +122,6 @@ def direction_blocker(program: Program, typed: TypedTable, claim: str) -> str:
         return ""
     said = sorted(words & ((_UPWARD | {"most"}) if up else (_DOWNWARD | {"least"})))[0]
     return f"it takes the {'largest' if takes_max else 'smallest'} {header} where the claim says “{said}”"
-
-
-def is_superlative(claim: str) -> bool:
-    return any(w in SUPERLATIVES for w in re.findall(r"[a-z][a-z-]*", claim.lower()))
 
 
 def read_superlative(program: Program, typed: TypedTable, claim: str) -> Program:

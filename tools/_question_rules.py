@@ -15,6 +15,8 @@ meant, code reads the program so (WikiTableQuestions' training split, the tuning
 - :func:`count_choice`: "which artist has more songs, A or B?" written as a count counts each one's rows;
 - :func:`read_distinct`: "how many different series are listed?" counts the different values of Series;
 - :func:`read_rows_asked`: "which week(s) had under 75,000?" written as a count asks for the rows, not how many;
+- :func:`read_threshold_list`: "which regions have an occupancy above 85%?" written as the row with the largest
+  occupancy among those asks for every such row (no superlative asks for one);
 - :func:`read_rank_order`: "which track had the highest peak position?" is the smallest position number;
 - :func:`drop_named_row`: "which country has the most bronze medals?" filtered on one country is that country by
   construction, so a filter on the answer column that the question does not state is dropped;
@@ -36,7 +38,7 @@ from tools._cells import TypedTable
 from tools._question_grounding import alternatives, column_named, value_grounded
 from tools._table_ops import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter, format_value, \
     words_match
-from tools._words import WORD
+from tools._words import WORD, is_superlative
 
 
 def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | None) -> Program:
@@ -255,6 +257,21 @@ def read_rows_asked(program: Program, typed: TypedTable, question: str) -> Progr
     if ident in fixed and typed.label_col:
         ident = typed.columns[typed.label_col - 1].ident
     return program.model_copy(update={"fn": "value", "column": ident})
+
+
+def read_threshold_list(program: Program, typed: TypedTable, question: str) -> Program:
+    """"Which regions have an occupancy above 85%?" asks for every region over the threshold.
+
+    Found as a new user: four of five programs took the row with the largest occupancy among those above 85% and
+    answered "East" (South is above 85% too). A largest or smallest value of the very column a threshold filter
+    bounds, asked with no superlative and no first/last, lists the answer column over the rows the filters select.
+    """
+    if program.fn not in ("argmax", "argmin") or not program.answer_column or is_superlative(question) \
+            or position_asked(question) is not None:
+        return program
+    if not any(f.column == program.column and f.op in ("<", "<=", ">", ">=") for f in program.filters):
+        return program
+    return program.model_copy(update={"fn": "value", "column": program.answer_column})
 
 
 _RANK_HEADER = re.compile(r"\b(?:pos|position|positions|rank|ranks|ranking|rankings|place|placing|seed|seeding|"

@@ -31,3 +31,15 @@ def related(a: str, b: str) -> bool:
         return True
     short, long_ = sorted((a, b), key=len)
     return len(short) >= 3 and long_.startswith(short) and long_[len(short):] in SUFFIXES
+
+
+# Words that ask for an extreme: a claim or question with none of them does not ask for a maximum or minimum.
+SUPERLATIVES = frozenset("""most least fewest highest lowest largest smallest biggest greatest longest shortest oldest
+newest youngest earliest latest best worst maximum minimum top heaviest lightest fastest slowest richest poorest
+deepest tallest widest narrowest hottest coldest warmest strongest weakest busiest cheapest costliest densest
+highest-ranked lowest-ranked""".split())
+
+
+def is_superlative(text: str) -> bool:
+    """Does the text use a superlative ("the most", "largest", "top")?"""
+    return any(w in SUPERLATIVES for w in re.findall(r"[a-z][a-z-]*", text.lower()))
