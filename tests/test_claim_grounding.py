@@ -225,3 +225,57 @@ def test_a_claim_naming_no_other_column_keeps_its_program():
     written = Program.model_validate({"filters": [{"column": "site", "op": "=", "value": "Oslo"}], "fn": "value",
                                       "column": "enrolled", "check": {"op": ">", "against": "row", "value": "Oslo"}})
     assert read_own_row(written, TypedTable.build(SITES), "Oslo enrolled more than Leeds.") == written
+
+
+@pytest.mark.parametrize("claim, op, truth", [
+    # 659,041 / 173,040 = 3.81; 599,601 / 150,005 = 4.00
+    ("Heart disease killed five times as many people as accidents.", "=", False),
+    ("Heart disease killed four times as many people as accidents.", "=", True),  # 4.8% off: within 5%
+    ("Heart disease killed nearly four times as many people as accidents.", "=", True),
+    ("Heart disease killed more than three times as many people as accidents.", ">", True),
+    ("Heart disease killed at least 4-fold the deaths of accidents.", ">=", False),
+    ("Accidents killed half as many people as heart disease.", "=", False),
+])
+def test_a_stated_multiple_scales_the_other_row(claim, op, truth):
+    """Found as a new user: "South has twice as many general beds as East" was checked as South = East."""
+    from tools._claim_grounding import read_multiplier
+
+    typed = TypedTable.build(TABLE)
+    first, other = ("Accidents", "Heart disease") if claim.startswith("Accidents") else ("Heart disease", "Accidents")
+    written = Program.model_validate({"filters": [{"column": "cause", "op": "=", "value": first}], "fn": "value",
+                                      "column": "deaths", "check": {"op": "=", "against": "row", "value": other}})
+    read = read_multiplier(written, claim)
+    assert read.check.op == op and read.check.factor in (5.0, 4.0, 3.0, 0.5)
+    ex = execute(read, typed)
+    assert ex.truth is truth
+    assert f"{read.check.factor:g} × {other}'s Deaths" in ex.check_text  # the reason states the scaled value
+
+
+def test_a_claim_without_a_multiple_or_a_check_against_a_value_is_left_alone():
+    from tools._claim_grounding import read_multiplier
+
+    against_row = Program.model_validate({"filters": HEART, "fn": "value", "column": "deaths",
+                                          "check": {"op": ">", "against": "row", "value": "Cancer"}})
+    assert read_multiplier(against_row, "Heart disease killed more people than cancer.") == against_row
+    against_value = Program.model_validate({"filters": HEART, "fn": "value", "column": "deaths",
+                                            "check": {"op": "=", "against": "value", "value": "659041"}})
+    assert read_multiplier(against_value, "Heart disease killed twice 329,520 people.") == against_value
+    # "the mixed double" names an event, "the first half of" a period: not multiples
+    assert read_multiplier(against_row, "In the first half of the year heart disease killed more than cancer.") \
+        == against_row
+    assert read_multiplier(against_row, "Heart disease won the mixed double against cancer.") == against_row
+
+
+def test_a_stated_multiple_scales_another_column_of_the_same_row():
+    from tools._claim_grounding import read_multiplier, read_own_row
+
+    typed = TypedTable.build(SITES)
+    written = Program.model_validate({"filters": [{"column": "site", "op": "=", "value": "Lyon"}], "fn": "value",
+                                      "column": "enrolled", "check": {"op": "=", "against": "row", "value": "Lyon"}})
+    claim = "Lyon enrolled half as many people as its target."
+    read = read_multiplier(read_own_row(written, typed, claim), claim)
+    assert (read.check.against, read.check.factor) == ("column", 0.5)
+    assert execute(read, typed).truth is False  # 45 is not within 5% of 50
+    near = read_multiplier(read_own_row(written, typed, "Lyon enrolled nearly half its target."),
+                           "Lyon enrolled nearly half its target.")
+    assert execute(near, typed).truth is True  # within 15%

@@ -192,6 +192,55 @@ def read_own_row(program: Program, typed: TypedTable, claim: str) -> Program:
     return program.model_copy(update={"check": Check(op=chk.op, against="column", value=named[0].ident)})
 
 
+_MULTIPLE_WORDS = {"twice": 2.0, "double": 2.0, "thrice": 3.0, "triple": 3.0, "quadruple": 4.0, "half": 0.5,
+                   "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0,
+                   "nine": 9.0, "ten": 10.0}
+# "twice as many", "double the", "3 times more", "three-fold higher", "half as many", "five times fewer": a multiple
+# of the other value, with the bound the words before it set ("more than twice", "at least three times").
+_MULTIPLIER = re.compile(
+    r"(?:\b(?P<bound>more than|over|above|at least|less than|under|below|at most|nearly|almost|about|around|roughly|"
+    r"approximately|close to)\s+)?"
+    r"\b(?:(?P<word>twice|double|thrice|triple|quadruple|half)|(?P<n>\d+(?:\.\d+)?|two|three|four|five|six|seven|"
+    r"eight|nine|ten)[- ]?(?:times|fold|x))\b"
+    r"(?=\s+(?:as|the|that|of|what|its|their|(?P<down>less|lower|smaller|fewer)|more|higher|larger|greater|"
+    r"bigger)\b)", re.I)
+# "the first half of 2020" is a period, not a multiple
+_HALF_OF_A_PERIOD = re.compile(r"\b(?:first|second|last|the|latter|former|other|back)\s+$", re.I)
+_BOUND_OP = {"more than": ">", "over": ">", "above": ">", "at least": ">=", "less than": "<", "under": "<",
+             "below": "<", "at most": "<="}
+EXACT_MULTIPLE_TOLERANCE = 0.05  # "twice as many": within 5% of twice the other value
+ROUGH_MULTIPLE_TOLERANCE = 0.15  # "nearly/about twice": within 15%
+
+
+def read_multiplier(program: Program, claim: str) -> Program:
+    """"South has twice as many general beds as East" compares South's value with twice East's.
+
+    Found as a new user: the program checked South's beds against East's (6,034 = 2,118), a check the claim never
+    states, and its reason said "the claim needs it = East's General beds". A check against another row or
+    column of a claim that states a multiple takes that multiple, and the comparison the claim's words set ("more
+    than twice": >; "twice": = within 5%; "nearly twice": = within 15%).
+    """
+    chk = program.check
+    if chk is None or chk.against not in ("row", "column") or chk.factor:
+        return program
+    m = next((m for m in _MULTIPLIER.finditer(claim)
+              if not (m.group("word") or "").lower() == "half" or not _HALF_OF_A_PERIOD.search(claim[:m.start()])),
+             None)
+    if m is None:
+        return program
+    n = m.group("word") or m.group("n")
+    factor = _MULTIPLE_WORDS.get(n.lower()) or float(n)
+    if m.group("down") and not m.group("word"):
+        factor = 1.0 / factor  # "five times fewer"
+    bound = (m.group("bound") or "").lower()
+    op = _BOUND_OP.get(bound, "=")
+    tolerance = ROUGH_MULTIPLE_TOLERANCE if bound and op == "=" else EXACT_MULTIPLE_TOLERANCE
+    if factor <= 0 or factor == 1.0:
+        return program
+    return program.model_copy(update={"check": chk.model_copy(update={
+        "op": op, "factor": factor, "relative_tolerance": tolerance if op == "=" else 0.0})})
+
+
 def _selected(program: Program, typed: TypedTable) -> list[int] | None:
     """The rows ``program`` ranges over, whatever its check (one comparing a row with itself does not run), or
     None when it cannot run."""

@@ -64,6 +64,10 @@ class Check(BaseModel):
         "value", description="value: compare with the value written here; row: with the same column in the "
                              "row named here; column: with the column named here, in the same row.")
     value: str = Field(max_length=VALUE_MAX_CHARS)
+    # "twice as many as East": the other row's (or column's) value times this, within ``relative_tolerance`` of
+    # it for "=". Set by code from the claim's words (tools._claim_grounding.read_multiplier); no grammar offers it.
+    factor: float | None = None
+    relative_tolerance: float = 0.0
 
 
 # The functions a computed ratio column feeds: "the most dropouts relative to participants" is the row with the
@@ -649,9 +653,20 @@ def _check_own_row(program: Program, typed: TypedTable, c: int,
     left, right = typed.number(r, c), typed.number(r, other)
     if left is None or right is None:
         raise ProgramError(f"{typed.row_name(r)} has no number in {program.column!r} or {chk.value!r}")
-    truth = compare(typed.text(r, c), left, chk.op, typed.text(r, other), right, tolerance=0.0)
     shown = f"{typed.row_name(r)}'s {typed.columns[other - 1].name} {format_value(typed.text(r, other))}"
+    right_text, shown, tolerance = _scaled(chk, typed.text(r, other), right, shown)
+    truth = compare(typed.text(r, c), left, chk.op, right_text, right * (chk.factor or 1.0), tolerance=tolerance)
     return truth, f"{chk.op} {shown}", [(r, other)]
+
+
+def _scaled(chk: Check, text: str, number: float | None, shown: str) -> tuple[str, str, float]:
+    """The other value a claim's multiplier scales ("twice as many as East"), how the step shows it, and the
+    tolerance of "=" (none without a multiplier: two cells of a table are compared exactly)."""
+    if not chk.factor or number is None:
+        return text, shown, 0.0
+    scaled = number * chk.factor
+    return (format_value(scaled), f"{chk.factor:g} × {shown} = {format_value(scaled)}",
+            abs(scaled) * chk.relative_tolerance)
 
 
 def _check(program: Program, typed: TypedTable, result: Any, c: int,
@@ -693,7 +708,8 @@ def _check(program: Program, typed: TypedTable, result: Any, c: int,
             extra.append((other, per_c))
             measure += f" per {typed.columns[per_c - 1].name}"
         shown = f"{typed.row_name(other)}'s {measure} {format_value(rhs_text)}"
-        tolerance = 0.0
+        rhs_text, shown, tolerance = _scaled(chk, rhs_text, rhs_number, shown)
+        rhs_number = rhs_number * chk.factor if chk.factor and rhs_number is not None else rhs_number
     else:
         rhs_text, rhs_number, shown, tolerance = chk.value, cell_number(chk.value), repr(chk.value), None
     values = result if isinstance(result, list) else [result]
