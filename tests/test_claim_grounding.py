@@ -279,3 +279,43 @@ def test_a_stated_multiple_scales_another_column_of_the_same_row():
     near = read_multiplier(read_own_row(written, typed, "Lyon enrolled nearly half its target."),
                            "Lyon enrolled nearly half its target.")
     assert execute(near, typed).truth is True  # within 15%
+
+
+BEDS = Table(name="beds", title="Hospital capacity", columns=["Region", "Hospitals", "ICU beds", "General beds",
+                                                              "Occupancy (%)"], rows=[
+    ["North", "14", "312", "4,210", "81.5"], ["South", "22", "451", "6,034", "88.2"],
+    ["East", "9", "127", "2,118", "92.7"], ["West", "17", "389", "5,377", "76.0"]])
+
+
+@pytest.mark.parametrize("claim, truth", [
+    ("The region with the fewest hospitals has the highest occupancy.", True),  # East both
+    ("Is it true that the region with the most hospitals also has the most ICU beds?", True),  # South both
+    ("The region with the most ICU beds has the lowest occupancy.", False),  # South 451; West 76.0
+    ("The region with the most general beds had the highest occupancy", False),  # South; East
+])
+def test_a_claim_about_two_extremes_checks_that_one_row_holds_both(claim, truth):
+    """Found as a new user: the grammar could not say it, and the one program that ran compared invented values."""
+    from tools._claim_grounding import read_two_extremes
+    from tools._table_ops import describe
+
+    typed = TypedTable.build(BEDS)
+    written = Program.model_validate({"filters": [{"column": "hospitals", "op": "<", "value": "10"}], "fn": "max",
+                                      "column": "occupancy", "check": {"op": "=", "against": "row", "value": "South"}})
+    read = read_two_extremes(written, typed, claim)
+    assert read.check.against == "extreme" and read.filters == []  # the invented threshold is not the claim's
+    ex = execute(read, typed)
+    assert ex.truth is truth
+    assert "check: result = the row with the" in describe(read, typed)
+    named = {BEDS.rows[r - 1][0] for r, _ in ex.cells}
+    assert named <= {"North", "South", "East", "West"} and len(named) <= 2
+
+
+def test_one_extreme_or_an_unnamed_column_keeps_the_program():
+    from tools._claim_grounding import read_two_extremes
+
+    typed = TypedTable.build(BEDS)
+    written = Program.model_validate({"filters": [], "fn": "argmax", "column": "hospitals", "answer_column": "region",
+                                      "check": {"op": "=", "against": "value", "value": "South"}})
+    for claim in ("South has the most hospitals.", "The region with the most hospitals has the best staff.",
+                  "The region with the most beds has the highest occupancy."):  # "beds": ICU or general?
+        assert read_two_extremes(written, typed, claim) == written

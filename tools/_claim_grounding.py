@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable, cell_number
-from tools._question_grounding import column_named
+from tools._question_grounding import column_named, value_grounded
 from tools._table_ops import Check, Execution, Program, ProgramError, execute, row_names
 from tools._words import is_superlative
 
@@ -190,6 +190,55 @@ def read_own_row(program: Program, typed: TypedTable, claim: str) -> Program:
     if len(named) != 1:
         return program
     return program.model_copy(update={"check": Check(op=chk.op, against="column", value=named[0].ident)})
+
+
+_EXTREME_WORD = r"(?:the\s+)?(?P<{0}>most|least|" + "|".join(sorted(_UPWARD | _DOWNWARD)) + r")"
+_TWO_EXTREMES = re.compile(
+    r"\bwith\s+" + _EXTREME_WORD.format("first") + r"\s+(?P<a>[^,;.]{1,60}?)\s+(?:also\s+)?"
+    r"(?:has|had|have|is|was|are|were|shows?|showed|reports?|reported|records?|recorded|gets?|got)\s+(?:also\s+)?"
+    + _EXTREME_WORD.format("second") + r"\s+(?P<b>[^,;.?!]{1,60})", re.I)
+
+
+def read_two_extremes(program: Program, typed: TypedTable, claim: str) -> Program:
+    """"The region with the fewest hospitals has the highest occupancy" asks whether one row holds both extremes.
+
+    Found as a new user: the grammar has no way to say it, so the programs compared invented values (one ran:
+    "rows where Hospitals < 10 -> max of Occupancy, = South's"). The claim's form settles the program: the row
+    with the first extreme of the column the first phrase names, checked against the row with the second extreme
+    of the column the second names. Every sample becomes that program; the model's filters stay only where the
+    claim states their values ("in 2020"). Not for rank-like columns, whose "highest" is the smallest number.
+    """
+    m = _TWO_EXTREMES.search(claim)
+    label = typed.label_col
+    if m is None or not label or program.check is None:
+        return program
+    first, second = _named_measure(typed, m.group("a")), _named_measure(typed, m.group("b"))
+    if first is None or second is None or first == second:
+        return program
+    if any(_RANK_HEADER.search(typed.column(ident).name) for ident in (first, second)):
+        return program
+    up = _UPWARD | {"most"}
+    kept = [f for f in program.filters if value_grounded(f.value, claim)]
+    return Program(filters=kept, fn="argmax" if m.group("first").lower() in up else "argmin", column=first,
+                   answer_column=typed.columns[label - 1].ident,
+                   check=Check(op="=", against="extreme", value=second,
+                               extreme="max" if m.group("second").lower() in up else "min"))
+
+
+def _named_measure(typed: TypedTable, phrase: str) -> str | None:
+    """The one numeric column (not the row names) whose header the phrase names best ("ICU beds" over "General
+    beds" for "the most ICU beds"), or None when none or several tie."""
+    words = set(re.findall(r"[a-z0-9]+", phrase.lower()))
+    scored = []
+    for col in typed.columns:
+        if not col.numeric or col.index == typed.label_col or not column_named(col.name, phrase):
+            continue
+        header = [w for w in re.findall(r"[a-z0-9]+", col.name.lower()) if len(w) >= 3]
+        scored.append((sum(w in words for w in header) / max(1, len(header)), col.ident))
+    scored.sort(reverse=True)
+    if not scored or (len(scored) > 1 and scored[0][0] == scored[1][0]):
+        return None
+    return scored[0][1]
 
 
 _MULTIPLE_WORDS = {"twice": 2.0, "double": 2.0, "thrice": 3.0, "triple": 3.0, "quadruple": 4.0, "half": 0.5,

@@ -59,15 +59,18 @@ class RowFilter(BaseModel):
 
 class Check(BaseModel):
     op: CmpOp
-    # "column" is set by code only (tools._claim_grounding.read_own_row); no grammar offers it.
-    against: Literal["value", "row", "column"] = Field(
+    # "column" and "extreme" are set by code only (tools._claim_grounding.read_own_row, read_two_extremes); no
+    # grammar offers them.
+    against: Literal["value", "row", "column", "extreme"] = Field(
         "value", description="value: compare with the value written here; row: with the same column in the "
-                             "row named here; column: with the column named here, in the same row.")
+                             "row named here; column: with the column named here, in the same row; extreme: "
+                             "with the row holding the largest or smallest value of the column named here.")
     value: str = Field(max_length=VALUE_MAX_CHARS)
     # "twice as many as East": the other row's (or column's) value times this, within ``relative_tolerance`` of
     # it for "=". Set by code from the claim's words (tools._claim_grounding.read_multiplier); no grammar offers it.
     factor: float | None = None
     relative_tolerance: float = 0.0
+    extreme: Literal["max", "min"] | None = None  # with against="extreme": which end of the column named in value
 
 
 # The functions a computed ratio column feeds: "the most dropouts relative to participants" is the row with the
@@ -275,9 +278,13 @@ def describe(program: Program, typed: TypedTable) -> str:
         what = f"{fn} of {name(program.column)}"
     text = f"{rows} → {what}"
     if program.check is not None and fn not in ("every", "only"):
-        rhs = (f"{name(program.column)} of {program.check.value!r}" if program.check.against == "row"
-               else f"{name(program.check.value)} of the same row" if program.check.against == "column"
-               else repr(program.check.value))
+        chk = program.check
+        rhs = (f"{name(program.column)} of {chk.value!r}" if chk.against == "row"
+               else f"{name(chk.value)} of the same row" if chk.against == "column"
+               else f"the row with the {'largest' if chk.extreme == 'max' else 'smallest'} {name(chk.value)}"
+               if chk.against == "extreme" else repr(chk.value))
+        if chk.factor:
+            rhs = f"{chk.factor:g} × {rhs}"
         text += f"; check: result {program.check.op} {rhs}"
     return text
 
@@ -669,6 +676,34 @@ def _scaled(chk: Check, text: str, number: float | None, shown: str) -> tuple[st
             abs(scaled) * chk.relative_tolerance)
 
 
+def _check_extreme(program: Program, typed: TypedTable, result: Any,
+                   rows: list[int]) -> tuple[bool, str, list[tuple[int, int]]]:
+    """"The region with the fewest hospitals has the highest occupancy": the row the program's argmax or argmin
+    names must be one holding the largest (or smallest) value of the check's column, over the same rows."""
+    chk = program.check
+    assert chk is not None and chk.extreme is not None
+    if program.fn not in ("argmax", "argmin"):
+        raise ProgramError("a comparison of two extremes needs argmax or argmin")
+    other = _col(typed, chk.value, "extreme column")
+    if not typed.columns[other - 1].numeric:
+        raise ProgramError(f"column {chk.value!r} holds text, which has no largest or smallest value")
+    pairs = [(r, typed.number(r, other)) for r in rows if not is_empty(typed.text(r, other))]
+    pairs = [(r, x) for r, x in pairs if x is not None]
+    if not pairs:
+        raise ProgramError(f"no numbers in column {chk.value!r} among the {len(rows)} selected rows")
+    best = (max if chk.extreme == "max" else min)(x for _, x in pairs)
+    holders = [r for r, x in pairs if x == best]
+    answer_c = _col(typed, program.answer_column, "answer column") if program.answer_column else typed.label_col
+    names = {_words(typed.text(r, answer_c)) for r in holders}
+    named = result if isinstance(result, list) else [result]
+    truth = all(_words(n) in names for n in named)
+    column = typed.columns[other - 1].name
+    holder_names = ", ".join(" ".join(typed.text(r, answer_c).split()) for r in holders)
+    shown = f"the row with the {'largest' if chk.extreme == 'max' else 'smallest'} {column}: {holder_names} " \
+            f"({format_value(best)})"
+    return truth, f"{chk.op} {shown}", [(r, cc) for r in holders for cc in (answer_c, other)]
+
+
 def _check(program: Program, typed: TypedTable, result: Any, c: int,
            rows: list[int]) -> tuple[bool, str, list[tuple[int, int]]]:
     """Compare the computed result with the claim's value (or another row's value, or another column's)."""
@@ -678,6 +713,8 @@ def _check(program: Program, typed: TypedTable, result: Any, c: int,
     fn = program.fn
     if chk.against == "column":
         return _check_own_row(program, typed, c, rows)
+    if chk.against == "extreme":
+        return _check_extreme(program, typed, result, rows)
     if fn in ("argmax", "argmin") and chk.op in _ORDER:
         raise ProgramError(f"{fn} names a row; a row name is checked with = or !=, not {chk.op}")
     if fn == "count" and chk.against == "row":
