@@ -37,7 +37,7 @@ import re
 from tools._cells import TypedTable, cell_number
 from tools._question_grounding import column_named, value_grounded
 from tools._table_ops import Check, Execution, Program, ProgramError, execute, row_names
-from tools._words import is_superlative
+from tools._words import RANK_HEADER, is_superlative
 
 _NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -92,8 +92,6 @@ _UPWARD = frozenset("""highest largest biggest greatest longest latest maximum h
 widest hottest warmest strongest busiest costliest densest""".split())
 _DOWNWARD = frozenset("""fewest lowest smallest shortest earliest minimum lightest poorest narrowest coldest weakest
 cheapest""".split())
-# Columns where the best is the smallest number (rank 1): "the highest rank" may be a minimum.
-_RANK_HEADER = re.compile(r"\b(?:pos|position|rank|ranking|place|placing|seed|pick|order)\b", re.I)
 
 
 def direction_blocker(program: Program, typed: TypedTable, claim: str) -> str:
@@ -115,7 +113,7 @@ def direction_blocker(program: Program, typed: TypedTable, claim: str) -> str:
         header = typed.column(program.column).name
     except KeyError:
         return ""
-    if _RANK_HEADER.search(header):
+    if RANK_HEADER.search(header):
         return ""
     takes_max = program.fn in ("max", "argmax")
     if takes_max == up:
@@ -215,7 +213,7 @@ def read_two_extremes(program: Program, typed: TypedTable, claim: str) -> Progra
     first, second = _named_measure(typed, m.group("a")), _named_measure(typed, m.group("b"))
     if first is None or second is None or first == second:
         return program
-    if any(_RANK_HEADER.search(typed.column(ident).name) for ident in (first, second)):
+    if any(RANK_HEADER.search(typed.column(ident).name) for ident in (first, second)):
         return program
     up = _UPWARD | {"most"}
     kept = [f for f in program.filters if value_grounded(f.value, claim)]

@@ -38,7 +38,7 @@ from tools._cells import TypedTable
 from tools._question_grounding import alternatives, column_named, value_grounded
 from tools._table_ops import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter, format_value, \
     words_match
-from tools._words import WORD, is_superlative
+from tools._words import RANK_HEADER, WORD, is_superlative
 
 
 def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | None) -> Program:
@@ -274,8 +274,6 @@ def read_threshold_list(program: Program, typed: TypedTable, question: str) -> P
     return program.model_copy(update={"fn": "value", "column": program.answer_column})
 
 
-_RANK_HEADER = re.compile(r"\b(?:pos|position|positions|rank|ranks|ranking|rankings|place|placing|seed|seeding|"
-                          r"pick)\b", re.I)
 _BEST = re.compile(r"\b(?:highest|best|top)\b", re.I)
 _WORST = re.compile(r"\b(?:lowest|worst|bottom)\b", re.I)
 
@@ -293,7 +291,7 @@ def read_rank_order(program: Program, typed: TypedTable, question: str) -> Progr
     except KeyError:
         return program
     best, worst = _BEST.search(question), _WORST.search(question)
-    if not _RANK_HEADER.search(header) or bool(best) == bool(worst):
+    if not RANK_HEADER.search(header) or bool(best) == bool(worst):
         return program
     smallest = bool(best)
     fn = {("max", True): "min", ("argmax", True): "argmin", ("min", False): "max", ("argmin", False): "argmax"}
@@ -340,7 +338,7 @@ def read_ratio(program: Program, typed: TypedTable, question: str) -> Program:
     # season, it does not divide by 1998.
     named = [col for col in typed.columns
              if col.numeric and col.ident != measure.ident and not col.holds_years
-             and not _RANK_HEADER.search(col.name) and column_named(col.name, m.group(1))]
+             and not RANK_HEADER.search(col.name) and column_named(col.name, m.group(1))]
     if not named:
         return program
     return program.model_copy(update={"per_column": named[0].ident})

@@ -33,6 +33,12 @@ def related(a: str, b: str) -> bool:
     return len(short) >= 3 and long_.startswith(short) and long_[len(short):] in SUFFIXES
 
 
+# Columns where the best is the smallest number (rank 1, first place): "the highest position" is a minimum, and a
+# rank is no measure to divide by. Claims and questions read them alike.
+RANK_HEADER = re.compile(r"\b(?:pos|position|positions|rank|ranks|ranking|rankings|place|placing|seed|seeding|pick|"
+                         r"order)\b", re.I)
+
+
 # Words that ask for an extreme: a claim or question with none of them does not ask for a maximum or minimum.
 SUPERLATIVES = frozenset("""most least fewest highest lowest largest smallest biggest greatest longest shortest oldest
 newest youngest earliest latest best worst maximum minimum top heaviest lightest fastest slowest richest poorest
