@@ -319,3 +319,21 @@ def test_one_extreme_or_an_unnamed_column_keeps_the_program():
     for claim in ("South has the most hospitals.", "The region with the most hospitals has the best staff.",
                   "The region with the most beds has the highest occupancy."):  # "beds": ICU or general?
         assert read_two_extremes(written, typed, claim) == written
+
+
+def test_a_check_against_the_claims_multiple_does_not_vote():
+    """Seen with the real model: "twice as many general beds" checked as a count of rows = 2."""
+    from tools._claim_grounding import multiple_blocker
+
+    counted = Program.model_validate({"filters": HEART, "fn": "count", "column": "cause",
+                                      "check": {"op": "=", "against": "value", "value": "2"}})
+    claim = "Heart disease killed twice as many people as accidents."
+    assert "multiple" in multiple_blocker(counted, claim)
+    assert "multiple" in multiple_blocker(counted.model_copy(update={"check": counted.check.model_copy(
+        update={"value": "0.2"})}), "Accidents killed 5 times fewer people than heart disease.")
+    assert "multiple" in multiple_blocker(counted.model_copy(update={"check": counted.check.model_copy(
+        update={"value": "5"})}), "Accidents killed 5 times fewer people than heart disease.")
+    # Without a multiple, or against another value, it votes as before.
+    assert multiple_blocker(counted, "Heart disease and cancer killed 2 groups of people.") == ""
+    assert multiple_blocker(counted.model_copy(update={"check": counted.check.model_copy(
+        update={"value": "659041"})}), claim) == ""

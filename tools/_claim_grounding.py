@@ -259,6 +259,24 @@ EXACT_MULTIPLE_TOLERANCE = 0.05  # "twice as many": within 5% of twice the other
 ROUGH_MULTIPLE_TOLERANCE = 0.15  # "nearly/about twice": within 15%
 
 
+def _first_multiplier(claim: str) -> re.Match | None:
+    return next((m for m in _MULTIPLIER.finditer(claim)
+                 if (m.group("word") or "").lower() != "half" or not _HALF_OF_A_PERIOD.search(claim[:m.start()])),
+                None)
+
+
+def _multiple(m: re.Match) -> float:
+    """The number the claim writes ("twice" and "2 times": 2)."""
+    n = m.group("word") or m.group("n")
+    return _MULTIPLE_WORDS.get(n.lower()) or float(n)
+
+
+def _factor(m: re.Match) -> float:
+    """The factor the other value is scaled by: the multiple, or its inverse for "five times fewer"."""
+    n = _multiple(m)
+    return 1.0 / n if m.group("down") and not m.group("word") else n
+
+
 def read_multiplier(program: Program, claim: str) -> Program:
     """"South has twice as many general beds as East" compares South's value with twice East's.
 
@@ -270,15 +288,10 @@ def read_multiplier(program: Program, claim: str) -> Program:
     chk = program.check
     if chk is None or chk.against not in ("row", "column") or chk.factor:
         return program
-    m = next((m for m in _MULTIPLIER.finditer(claim)
-              if not (m.group("word") or "").lower() == "half" or not _HALF_OF_A_PERIOD.search(claim[:m.start()])),
-             None)
+    m = _first_multiplier(claim)
     if m is None:
         return program
-    n = m.group("word") or m.group("n")
-    factor = _MULTIPLE_WORDS.get(n.lower()) or float(n)
-    if m.group("down") and not m.group("word"):
-        factor = 1.0 / factor  # "five times fewer"
+    factor = _factor(m)
     bound = (m.group("bound") or "").lower()
     op = _BOUND_OP.get(bound, "=")
     tolerance = ROUGH_MULTIPLE_TOLERANCE if bound and op == "=" else EXACT_MULTIPLE_TOLERANCE
@@ -286,6 +299,25 @@ def read_multiplier(program: Program, claim: str) -> Program:
         return program
     return program.model_copy(update={"check": chk.model_copy(update={
         "op": op, "factor": factor, "relative_tolerance": tolerance if op == "=" else 0.0})})
+
+
+def multiple_blocker(program: Program, claim: str) -> str:
+    """Why a check against the claim's multiple itself must not vote, or ``""``.
+
+    Seen with the real model: "South has twice as many general beds as East" written as "the number of rows where
+    Region = South = 2". The "2" is a multiple of another value, not a value of the table; such a check decides
+    nothing, whichever way it comes out.
+    """
+    chk = program.check
+    if chk is None or chk.against != "value":
+        return ""
+    m = _first_multiplier(claim)
+    if m is None:
+        return ""
+    said = cell_number(chk.value)
+    if said is None or round(said, 6) not in {round(_factor(m), 6), round(_multiple(m), 6)}:
+        return ""
+    return f"the check compares with {chk.value!r}, the claim's multiple (“{m.group(0).strip()}”), not a table value"
 
 
 def _selected(program: Program, typed: TypedTable) -> list[int] | None:

@@ -32,8 +32,8 @@ from assistant.prompts import render
 from kb.tables import Table
 from tools._answer_type import expected_answer, fits, position_asked, yes_no_asked
 from tools._cells import TypedTable, display_cell
-from tools._claim_grounding import direction_blocker, read_multiplier, read_own_row, read_superlative, \
-    read_two_extremes, vote_blocker
+from tools._claim_grounding import direction_blocker, multiple_blocker, read_multiplier, read_own_row, \
+    read_superlative, read_two_extremes, vote_blocker
 from tools._question_grounding import describe_grounding, grounding
 from tools._question_rules import add_stated_date, count_choice, drop_named_row, one_of_several, read_as_asked, \
     read_choice, read_distinct, read_frequency, read_position, read_rank_order, read_ratio, read_rows_asked, \
@@ -207,8 +207,8 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             execution = one_of_several(execution, position_asked(text))
             if yes_no_asked(text):
                 execution = yes_or_no(execution)
-        blocked = (direction_blocker(program, typed, text) or vote_blocker(program, execution, text, typed.table.n_rows)
-                   ) if kind == "claim" else ""
+        blocked = (direction_blocker(program, typed, text) or multiple_blocker(program, text)
+                   or vote_blocker(program, execution, text, typed.table.n_rows)) if kind == "claim" else ""
         if blocked:  # it ran, but it does not check what the claim states: it must not vote
             return _Sampled(program, error=f"does not vote: {blocked}", raw=raw)
         return _Sampled(program, execution=execution, raw=raw)
