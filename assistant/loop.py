@@ -471,8 +471,22 @@ class Assistant:
         if code_verdict and not answer.does_not_answer:
             # Read from the statements that survived the support check, in the order they cite.
             cited = {c: texts.get(c, "") for c in answer.cited}
-            decided = verdict_from_evidence(cited, self._cited_conclusion(answer.cited, ledger), question)
-            verdict, verdict_line = decided.verdict, decided.explain()
+            conclusion = self._cited_conclusion(answer.cited, ledger)
+            # "Is aspirin used to prevent heart attacks?" answered from "aspirin is a kind of medicine" and "aspirin
+            # relieves headache" (found as a new user) was "Yes: none of it negates the finding". Evidence that
+            # never mentions one of the question's subjects says nothing about it either way. (A cited abstract's
+            # conclusion is read whole: its document is about the question, titled by it.)
+            unsaid = [] if conclusion else [s for s in subjects or [] if content_words(s)
+                                            and not mentions(s, [titled.get(c, "") for c in answer.cited])]
+            if unsaid:
+                verdict = None
+                verdict_line = (f"**No verdict.** The evidence this answer cites does not mention "
+                                f"{_join_names(unsaid)}, so it cannot say yes or no.")
+                if status in ("verified", "cited_by_code"):
+                    status = "no_evidence"
+            else:
+                decided = verdict_from_evidence(cited, conclusion, question)
+                verdict, verdict_line = decided.verdict, decided.explain()
         return AnswerOutcome(text + note + ("\n\n" + verdict_line if verdict_line else ""), status, check, None,
                              guard_fired=guard_fired, verdict=verdict, abstained=answer.does_not_answer,
                              model_verdict=answer.verdict, verdict_line=verdict_line,

@@ -267,6 +267,23 @@ async def test_a_yes_no_question_gets_its_verdict_from_code_not_the_slot(tmp_set
     assert streamed == result.answer and "**No.**" not in streamed
 
 
+async def test_no_verdict_is_read_from_evidence_that_does_not_mention_a_subject(tmp_settings, fake_llm_server,
+                                                                                patched_tools):
+    """Found as a new user: "Is aspirin used to prevent heart attacks?" answered from sentences about aspirin alone
+    was "Verdict: Yes ... none of it negates the finding"."""
+    question = "Did Wang Zhizhi play for the Boston Celtics?"
+    router = Router(intents=[frame(entities=["Wang Zhizhi", "Boston Celtics"], rewrite=question)],
+                    answers=[said(("Wang Zhizhi later played for the Miami Heat.", ["S2"]), verdict="yes")])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn(question, Recorder())
+    assert result.verdict is None and result.status == "no_evidence"
+    assert result.answer.startswith("Wang Zhizhi later played for the Miami Heat [S2].")
+    assert result.answer.endswith("**No verdict.** The evidence this answer cites does not mention “Boston Celtics”, "
+                                  "so it cannot say yes or no.")
+    assert "Verdict: Yes" not in result.answer
+
+
 async def test_a_negated_finding_in_the_cited_evidence_answers_no(tmp_settings, fake_llm_server, patched_tools):
     question = "Does vitamin D supplementation reduce fracture risk?"
     router = Router(intents=[frame(entities=["vitamin D"], rewrite=question)],
