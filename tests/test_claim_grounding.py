@@ -306,6 +306,7 @@ def test_a_claim_about_two_extremes_checks_that_one_row_holds_both(claim, truth)
     ex = execute(read, typed)
     assert ex.truth is truth
     assert "check: result = the row with the" in describe(read, typed)
+    assert ex.check_text.startswith("to be the row with the")  # the reason reads "the claim needs it to be …"
     named = {BEDS.rows[r - 1][0] for r, _ in ex.cells}
     assert named <= {"North", "South", "East", "West"} and len(named) <= 2
 

@@ -701,7 +701,8 @@ def _check_extreme(program: Program, typed: TypedTable, result: Any,
     holder_names = ", ".join(" ".join(typed.text(r, answer_c).split()) for r in holders)
     shown = f"the row with the {'largest' if chk.extreme == 'max' else 'smallest'} {column}: {holder_names} " \
             f"({format_value(best)})"
-    return truth, f"{chk.op} {shown}", [(r, cc) for r in holders for cc in (answer_c, other)]
+    said = f"to be {shown}" if chk.op == "=" else f"{chk.op} {shown}"  # the reason: "the claim needs it to be …"
+    return truth, said, [(r, cc) for r in holders for cc in (answer_c, other)]
 
 
 def _check(program: Program, typed: TypedTable, result: Any, c: int,
