@@ -97,7 +97,11 @@ class Assistant:
 
             where = "tools"
             t_tools = time.perf_counter()
-            planned = plan(frame, self.session, await self._available_tools(), self.deps.settings)
+            available = await self._available_tools()
+            # Routing to an uploaded table matches the message by embedding too, off the event loop (the encoder
+            # may load on first use). It had never been given the encoder: two tables tied on words alone.
+            planned = await asyncio.to_thread(plan, frame, self.session, available, self.deps.settings,
+                                              embedder=self._routing_embedder())
             final_text: str | None = None
             if planned:
                 steps += await self._run_calls(ctx, hooks, planned)
@@ -507,6 +511,17 @@ class Assistant:
                 f"The closest evidence: {chips(closest)}.")
         check = check_citations(text, ledger)
         return AnswerOutcome(text, "no_evidence", check, check.ok, abstained=True)
+
+    def _routing_embedder(self):
+        """The KB's sentence encoder for matching a message against uploaded tables, or None when no table is
+        loaded (nothing to match) or it cannot load (the words and values still route)."""
+        if not self.session.tables:
+            return None
+        try:
+            return self.deps.embedder
+        except Exception as exc:  # noqa: BLE001 - a missing encoder degrades routing, it does not fail the turn
+            log.warning("table routing without embeddings: %s", exc)
+            return None
 
     def _cited_conclusion(self, cited: list[str], ledger: EvidenceLedger) -> dict[str, str]:
         """The closing sentences of the abstract the answer cites most (ties: the first cited), added to the

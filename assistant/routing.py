@@ -24,6 +24,7 @@ from tools.intent import without_regarding_note
 # an unrelated history question) is not enough.
 ROUTE_THRESHOLD = 1.5
 HEADER_SCORE = 1.0
+WHOLE_HEADER_BONUS = 0.25  # breaks ties between tables; a whole header alone stays under the threshold
 LABEL_SCORE = 1.5
 VALUE_SCORE = 1.0
 NUMBER_SCORE = 1.0
@@ -92,8 +93,12 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
     header_hit = False
     for header in table.columns:
         hw = _content(header)
-        if hw and any(related(h, w) for h in hw for w in words):
-            match.score += HEADER_SCORE
+        named = {h for h in hw if any(related(h, w) for w in words)}
+        if named:
+            # A message that names the whole header is more about it than one that names a part: with two tables
+            # loaded, "How many nurses work in Central?" is about "Nurses" rather than "Nurses per 1,000 pop."
+            # (found as a new user: the tie went to the rate).
+            match.score += HEADER_SCORE + (WHOLE_HEADER_BONUS if named == hw else 0.0)
             match.matched.append(f"header {header!r}")
             header_hit = True
     label_col = table.row_label_col if hasattr(table, "row_label_col") else None

