@@ -22,12 +22,13 @@ import jiter
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
 
 from assistant.llm import close_json_after_value
-from assistant.support import Support, check_statement
+from assistant.support import Support, check_statement, word_share
 
 MAX_STATEMENTS = 4
 MAX_CITES = 4
 MAX_CLOSEST = 3
 MAX_CARRIERS = 2  # items named in the retry hint as carrying a mis-cited statement
+CARRIER_WORD_SHARE = 0.75  # of a statement's content words, in an item that carries it alone
 STATEMENT_CHARS = 300
 ANSWER_MAX_TOKENS = 320
 VERDICTS = ("yes", "no", "maybe")
@@ -308,9 +309,16 @@ class SupportReport:
 
 
 def carriers_of(checked: StatementSupport, texts: dict[str, str]) -> list[str]:
-    """The shown items (``texts``: id -> text), other than those cited, that each carry the statement on their own."""
+    """The shown items (``texts``: id -> text), other than those cited, that each carry the statement on their own.
+
+    Carrying takes more than the support check's names and numbers: code then cites the item in the model's
+    place. Found as a new user: "Regular exercise increases a body's strength", which names nothing, was cited by
+    code to a sentence on outpatient visits and one on arterial compliance. A carrier also holds most of the
+    statement's content words.
+    """
     return [i for i, t in texts.items()
-            if i not in checked.cite and check_statement(checked.statement, [t]).ok][:MAX_CARRIERS]
+            if i not in checked.cite and check_statement(checked.statement, [t]).ok
+            and word_share(checked.statement, t) >= CARRIER_WORD_SHARE][:MAX_CARRIERS]
 
 
 def check_support(answer: GroundedAnswer, texts: dict[str, str]) -> SupportReport:

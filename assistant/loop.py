@@ -478,10 +478,13 @@ class Assistant:
             conclusion = self._cited_conclusion(answer.cited, ledger)
             # "Is aspirin used to prevent heart attacks?" answered from "aspirin is a kind of medicine" and "aspirin
             # relieves headache" (found as a new user) was "Yes: none of it negates the finding". Evidence that
-            # never mentions one of the question's subjects says nothing about it either way. (A cited abstract's
-            # conclusion is read whole: its document is about the question, titled by it.)
-            unsaid = [] if conclusion else [s for s in subjects or [] if content_words(s)
-                                            and not mentions(s, [titled.get(c, "") for c in answer.cited])]
+            # never mentions one of the question's subjects says nothing about it either way. When a cited
+            # abstract's conclusion decides, that conclusion and its title must mention them: "Does regular
+            # exercise lower blood pressure?" got "Yes" from the conclusion of an abstract on lifestyles and the
+            # use of healthcare, which one cited result sentence linked to exercise.
+            read = ([f"{t}\n{getattr(ledger.get(i), 'source', '')}" for i, t in conclusion.items()] if conclusion
+                    else [titled.get(c, "") for c in answer.cited])
+            unsaid = [s for s in subjects or [] if content_words(s) and not mentions(s, read)]
             if unsaid:
                 verdict = None
                 verdict_line = (f"**No verdict.** The evidence this answer cites does not mention "

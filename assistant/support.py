@@ -155,6 +155,12 @@ def mentions(name: str, texts: list[str]) -> bool:
     return not own or bool(own & _roots(content_words(" \n ".join(texts))))
 
 
+def word_share(statement: str, text: str) -> float:
+    """The share of the statement's content words (as 5-letter stems) that ``text`` has; 1.0 when it has none."""
+    own = _roots(content_words(statement))
+    return len(own & _roots(content_words(text))) / len(own) if own else 1.0
+
+
 def _root(word: str) -> str:
     """The 5-letter stem after a plural "s" ("lungs" ~ "lung", which the plain stem keeps apart)."""
     return (word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)[:STEM]

@@ -405,3 +405,17 @@ def test_chips_name_each_id_once():
     from assistant.answering import chips
 
     assert chips(["P2", "P5", "P5", "P5", "S1", "bogus"]) == "[P2][P5][S1]"
+
+
+def test_code_re_cites_only_to_an_item_that_holds_most_of_the_statement():
+    """Found as a new user: "Regular exercise increases a body's strength" (no names, no numbers) was cited by code
+    to sentences on outpatient visits and arterial compliance, which share three of its five words."""
+    from assistant.answering import StatementSupport, carriers_of
+    from assistant.support import Support
+
+    texts = {"S1": "Regular exercise increased central arterial compliance in older men.",
+             "S2": "Specifically, people with regular exercise habits have an increased number of outpatient visits.",
+             "S3": "Regular exercise increases the strength of the body."}
+    flagged = StatementSupport("Regular exercise increases a body's strength.", ["S9"], Support(ok=False))
+    assert carriers_of(flagged, texts) == ["S3"]
+    assert carriers_of(flagged, {k: v for k, v in texts.items() if k != "S3"}) == []

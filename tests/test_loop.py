@@ -351,6 +351,23 @@ async def test_the_verdict_is_read_from_the_cited_documents_conclusion(tmp_setti
     assert all(e.meta["role"] == "conclusion" for e in result.cited_evidence[1:])
 
 
+async def test_a_conclusion_that_does_not_mention_a_subject_gives_no_verdict(tmp_settings, fake_llm_server,
+                                                                             patched_tools):
+    """Found as a new user: "Does regular exercise lower blood pressure?" got "Yes" from the conclusion of an
+    abstract on lifestyles and healthcare use."""
+    question = "Does vitamin D supplementation reduce hip pain?"
+    router = Router(intents=[frame(entities=["vitamin D", "hip pain"], rewrite=question)],
+                    answers=[said(("Vitamin D was studied in older adults.", ["S1"]), verdict="yes")])
+    with fake_llm_server(router) as srv:
+        deps = ConclusionDeps(tmp_settings, {"pubmed:vitamin": ["Fractures were counted for five years.",
+                                                                "Supplementation lowered fractures."]},
+                              llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"))
+        result = await Assistant(deps, Session("c1")).run_turn(question, Recorder())
+    assert result.verdict is None and result.status == "no_evidence"
+    assert result.answer.endswith("**No verdict.** The evidence this answer cites does not mention “hip pain”, so "
+                                  "it cannot say yes or no.")
+
+
 async def test_a_question_about_sameness_reads_the_conclusion_the_other_way_round(tmp_settings, fake_llm_server,
                                                                                    patched_tools):
     # "did not differ" negates, but the question asks whether the two are alike: it answers yes.
