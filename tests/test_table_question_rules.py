@@ -609,3 +609,21 @@ def test_a_threshold_without_a_superlative_asks_for_every_row_over_it():
         assert read_threshold_list(extreme, t, q) == extreme
     opened = prog(filters=[{"column": "capacity", "op": ">", "value": "10000"}], fn="argmax", column="opened")
     assert read_threshold_list(opened, t, "Which stadiums hold more than 10,000 people?") == opened
+
+
+STAFF = Table(name="staff", title="staff", columns=["Region", "Doctors", "Nurses"], rows=[
+    ["North", "1210", "3480"], ["South", "1675", "4020"], ["Central", "980", "=1000+2000"]])
+
+
+async def test_a_program_that_reads_the_named_row_is_not_outvoted_for_its_cell_being_text(tmp_settings,
+                                                                                         fake_llm_server):
+    """Found as a new user: "How many nurses work in Central?" (Central's cell: the formula text "=1000+2000")
+    was answered by the sum over every row, once the programs reading Central's row were dropped for giving no
+    number. Grounding is judged first: the sums ignore "Central", which the question states."""
+    central = {"filters": [{"column": "region", "op": "=", "value": "Central"}], "fn": "value", "column": "nurses",
+               "answer_column": "nurses"}
+    total = {"filters": [], "fn": "sum", "column": "nurses", "answer_column": "nurses"}
+    with fake_llm_server(scripted(["region", "nurses"], [total, total, total, central, central])) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), STAFF, "question", "How many nurses work in Central?", n=5)
+    assert outcome.winner == "=1000+2000"  # the cell as the table holds it, never evaluated
+    assert all("does not vote" in r.error for r in outcome.runs if not r.ran) and outcome.votes == {"=1000+2000": 2}

@@ -331,8 +331,11 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
             outcome.runs.append(ProgramRun(program=shown, raw=s.raw, ran=True, result=ex.result_text,
                                            verdict=_verdict(kind, ex), rows=ex.decisive_rows, cells=ex.cells))
     if kind == "question":
-        _drop_wrong_kind(outcome, text)
+        # Grounding first: "How many nurses work in Central?", whose Central cell holds the formula text
+        # "=1000+2000", had its programs that read Central's row dropped for computing no number, and the sum
+        # over every row (which ignores "Central") answered (found as a new user).
         _drop_ungrounded(outcome, sampled, text, typed)
+        _drop_wrong_kind(outcome, text)
     ran = [r for r in outcome.runs if r.ran]
     outcome.votes = dict(Counter(r.verdict for r in ran))
     if ran:
