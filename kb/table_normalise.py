@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any
 
 from kb.errors import TableError
-from kb.table_model import Table, _is_year, parse_number
+from kb.table_model import NOT_COMPUTED, Table, _is_year, parse_number
 
 
 def _limits(settings: Any) -> tuple[int, int]:
@@ -178,6 +178,35 @@ def table_from_grid(grid: list[list[Any]], *, name: str, header: list[Any] | Non
                     renamed.append(head[i])
         notes.append("renamed duplicate column names: " + ", ".join(renamed))
 
+    rows, marked = _mark_formula_text(rows)
+    if marked:
+        notes.append(f"{marked} cell{'s' * (marked != 1)} hold{'s' * (marked == 1)} formula text, shown marked "
+                     "'not computed' (formulas are never run)")
     return Table(name=name, title=clean_title(title, name), columns=head, rows=rows, notes=notes,
                  source=source, sheet=sheet, sheet_names=sheet_names or [])
+
+
+# Text a spreadsheet would run: "=1000+2000", "=HYPERLINK(…)", and "+cmd|' /C calc'!A0" or "@SUM(1+1)" (the other
+# characters that open a formula, when what follows is no number and calls or references something).
+_FORMULA_TEXT = re.compile(r"^=.|^[+@-](?=.*[(|!])")
+
+
+def _mark_formula_text(rows: list[list[str]]) -> tuple[list[list[str]], int]:
+    """Formula-looking text in a CSV, JSON or HTML cell, marked as XLSX formulas without a saved value are.
+
+    Found as a new user: a JSON cell "=1000+2000" was the answer to "How many nurses work in Central?", shown
+    bare; marked, the reply says the table holds a formula that was not computed, and the cell cannot be pasted
+    into a spreadsheet as a live formula.
+    """
+    marked = 0
+    out = []
+    for row in rows:
+        new = []
+        for cell in row:
+            if _FORMULA_TEXT.match(cell) and parse_number(cell) is None and not cell.endswith(NOT_COMPUTED):
+                cell += NOT_COMPUTED
+                marked += 1
+            new.append(cell)
+        out.append(new)
+    return out, marked
 

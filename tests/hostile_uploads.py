@@ -238,7 +238,10 @@ def build_cases() -> list[Case]:
                           lambda t: None if "2000" not in cells(t) else "a formula was computed")))
     add(Case("csv formula-looking cells", "inject.csv",
              b'name,value\n"=HYPERLINK(""http://evil.example"",""x"")",=1+1\n+cmd|\' /C calc\'!A0,@SUM(1+1)\n', "load",
-             formula=True, check=all_of(has_cell("=1+1"), has_cell("@SUM(1+1)"),
+             formula=True, check=all_of(has_cell("=1+1 (formula, not computed)"),
+                                        has_cell("@SUM(1+1) (formula, not computed)"),
+                                        has_cell("+cmd|' /C calc'!A0 (formula, not computed)"),
+                                        note_mentions("formula text"),
                                         lambda t: None if "2" not in cells(t) else "a formula was computed")))
 
     # Encodings

@@ -417,3 +417,11 @@ def test_clock_times_do_not_name_the_rows():
     t = Table(name="m", title="m", columns=["Year", "Winner", "Time"], rows=[
         ["2018", "Eliud Kipchoge", "2:04:42"], ["2019", "Eliud Kipchoge", "2:02:37"], ["2020", "Shura Kitata", "2:05:41"]])
     assert t.row_label_col == 2
+
+
+def test_formula_text_in_a_json_or_csv_cell_is_marked_not_computed(tmp_settings):
+    """Found as a new user: a JSON cell "=1000+2000" answered "How many nurses work in Central?" bare."""
+    t = load_table(b'[{"Region": "Central", "Nurses": "=1000+2000", "Note": "- see text", "Delta": "-5"}]',
+                   name="staff.json", settings=tmp_settings)
+    assert t.rows[0] == ["Central", "=1000+2000" + NOT_COMPUTED, "- see text", "-5"]
+    assert any("formula text" in n for n in t.notes)
