@@ -627,3 +627,38 @@ async def test_a_program_that_reads_the_named_row_is_not_outvoted_for_its_cell_b
         outcome = await solve(llm_for(tmp_settings, srv), STAFF, "question", "How many nurses work in Central?", n=5)
     assert outcome.winner == "=1000+2000"  # the cell as the table holds it, never evaluated
     assert all("does not vote" in r.error for r in outcome.runs if not r.ran) and outcome.votes == {"=1000+2000": 2}
+
+
+def test_an_ordinal_superlative_takes_that_place_from_the_end():
+    """ "the second largest" was read as the largest: the grammar has no place for the ordinal."""
+    from tools._question_rules import read_ordinal
+    from tools._table_ops import describe
+
+    t = typed()
+    largest = prog(fn="argmax", column="capacity")
+    read = read_ordinal(largest, "Which stadium has the second largest capacity?")
+    assert read.nth == 2 and execute(read, t).result == "Quay Arena"  # 27,000 > 15,000 > 12,250 (Total excluded)
+    assert "the second largest Capacity" in describe(read, t)
+    third_smallest = read_ordinal(prog(fn="min", column="capacity"), "What is the 3rd-smallest capacity?")
+    assert execute(third_smallest, t).result == 12250.0
+    assert read_ordinal(largest, "Which stadium has the largest capacity?") == largest
+    assert read_ordinal(largest, "Who came second?") == largest
+    with pytest.raises(ProgramError, match="only 5 different values"):
+        execute(read_ordinal(largest, "the ninth largest capacity"), t)
+
+
+def test_a_claim_with_an_ordinal_superlative_checks_that_place():
+    from tools._claim_grounding import read_superlative
+    from tools._question_rules import read_ordinal
+
+    t = typed()
+    claim = "Quay Arena has the second largest capacity."
+    written = Program.model_validate({"filters": [{"column": "stadium", "op": "=", "value": "Quay Arena"}],
+                                      "fn": "max", "column": "capacity", "answer_column": "stadium",
+                                      "check": {"op": "=", "against": "value", "value": "15000"}})
+    read = read_ordinal(read_superlative(written, t, claim), claim)
+    assert read.fn == "argmax" and read.nth == 2 and execute(read, t).truth is True
+    wrong = "Glebe Oval has the second largest capacity."
+    read = read_ordinal(read_superlative(written.model_copy(update={"filters": [
+        RowFilter(column="stadium", op="=", value="Glebe Oval")]}), t, wrong), wrong)
+    assert execute(read, t).truth is False

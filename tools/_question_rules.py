@@ -22,6 +22,8 @@ meant, code reads the program so (WikiTableQuestions' training split, the tuning
   construction, so a filter on the answer column that the question does not state is dropped;
 - :func:`read_ratio`: "which trial had the most dropouts relative to participants?" is the largest ratio of the two
   columns (found as a new user: it named the trial with the most dropouts);
+- :func:`read_ordinal`: "which film grossed the second highest?" takes the second largest value, not the largest
+  (claims too: "X had the second most cases");
 - :func:`one_of_several`: a first/last question answered by a list is its first or last row;
 - :func:`yes_or_no`: a yes/no question is answered by whether a row meets its filters.
 
@@ -38,7 +40,7 @@ from tools._cells import TypedTable
 from tools._question_grounding import alternatives, column_named, value_grounded
 from tools._table_ops import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter, format_value, \
     words_match
-from tools._words import RANK_HEADER, WORD, is_superlative
+from tools._words import RANK_HEADER, WORD, is_superlative, ordinal_extreme
 
 
 def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | None) -> Program:
@@ -342,6 +344,15 @@ def read_ratio(program: Program, typed: TypedTable, question: str) -> Program:
     if not named:
         return program
     return program.model_copy(update={"per_column": named[0].ident})
+
+
+def read_ordinal(program: Program, text: str) -> Program:
+    """"Which country won the second-highest number of silver medals?" is the second largest value, not the
+    largest: the grammar has no place for the ordinal, so code sets it on an extreme (a question's or a claim's)."""
+    nth = ordinal_extreme(text)
+    if nth == 1 or program.fn not in ("max", "min", "argmax", "argmin") or program.nth != 1:
+        return program
+    return program.model_copy(update={"nth": nth})
 
 
 def yes_or_no(ex: Execution) -> Execution:

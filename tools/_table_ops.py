@@ -33,6 +33,7 @@ MAX_FILTERS = 3
 VALUE_MAX_CHARS = 60
 MAX_ROWS = 100_000  # uploads are limited far below this; a program never scans more
 TIME_LIMIT_S = 2.0
+MAX_NTH = 10  # "the tenth largest" at most
 MAX_CELLS = 12  # citations per program: the decisive cells, not the whole table
 NOT_IN_TABLE = "not_in_table"
 
@@ -85,6 +86,9 @@ class Program(BaseModel):
     answer_column: str | None = None
     check: Check | None = None
     per_column: str | None = None  # divide ``column`` by this column, row by row, before ``fn``
+    # "the second highest": max, min, argmax and argmin take the nth distinct value from that end. Code sets it
+    # from the question's or claim's ordinal (tools._words.ordinal_extreme); no grammar offers it.
+    nth: int = Field(1, ge=1, le=MAX_NTH)
 
 
 class ColumnChoice(BaseModel):
@@ -253,9 +257,12 @@ def describe(program: Program, typed: TypedTable) -> str:
     rows = f"rows where {where}" if where else "all rows"
     fn = program.fn
     measure = name(program.column) + (f" per {name(program.per_column)}" if program.per_column else "")
+    nth = f"{_ORDINALS[program.nth]} " if program.nth > 1 else ""
     if fn in ("argmax", "argmin"):
-        what = f"{name(program.answer_column)} of the row with the {'largest' if fn == 'argmax' else 'smallest'} " \
-               f"{measure}"
+        what = f"{name(program.answer_column)} of the row with the {nth}" \
+               f"{'largest' if fn == 'argmax' else 'smallest'} {measure}"
+    elif nth and fn in ("max", "min"):
+        what = f"the {nth}{'largest' if fn == 'max' else 'smallest'} {measure}"
     elif program.per_column:
         what = f"{fn} of {measure}"
     elif fn == "value":
@@ -457,12 +464,12 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         elif fn == "avg":
             result = float(math.fsum(xs) / len(xs))
         else:
-            result = min(xs) if fn == "min" else max(xs)
+            result = _nth_extreme(xs, largest=fn == "max", nth=program.nth)
             decisive = [r for r, x in pairs if x == result]
         result_text = format_value(result)
     elif fn in ("argmax", "argmin"):
         pairs = numbers(rows)
-        best = (max if fn == "argmax" else min)(x for _, x in pairs)
+        best = _nth_extreme([x for _, x in pairs], largest=fn == "argmax", nth=program.nth)
         decisive = [r for r, x in pairs if x == best]
         names = [" ".join(typed.text(r, answer_c).split()) for r in decisive]
         result = names[0] if len(names) == 1 else names
@@ -528,6 +535,20 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     cells = list(dict.fromkeys(cells + extra_cells))[:MAX_CELLS]
     return Execution(selected=rows, result=result, result_text=result_text, decisive_rows=decisive, cells=cells,
                      truth=truth, check_text=check_text, steps=steps)
+
+
+_ORDINALS = {2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh", 8: "eighth", 9: "ninth",
+             10: "tenth"}
+
+
+def _nth_extreme(xs: list[float], *, largest: bool, nth: int) -> float:
+    """The ``nth`` distinct value from the top (or bottom) of ``xs``: ties share a place, so the second highest of
+    9, 9, 7 is 7."""
+    distinct = sorted(set(xs), reverse=largest)
+    if nth > len(distinct):
+        raise ProgramError(f"the {_ORDINALS.get(nth, str(nth))} {'largest' if largest else 'smallest'} value is "
+                           f"asked, but the selected rows hold only {len(distinct)} different values")
+    return distinct[nth - 1]
 
 
 def _value_groups(typed: TypedTable, rows: list[int], c: int,

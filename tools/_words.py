@@ -49,3 +49,15 @@ highest-ranked lowest-ranked""".split())
 def is_superlative(text: str) -> bool:
     """Does the text use a superlative ("the most", "largest", "top")?"""
     return any(w in SUPERLATIVES for w in re.findall(r"[a-z][a-z-]*", text.lower()))
+
+
+_ORDINAL_WORDS = {w: i for i, w in enumerate("second third fourth fifth sixth seventh eighth ninth tenth".split(), 2)} \
+    | {f"{i}{s}": i for i, s in ((2, "nd"), (3, "rd"), *((k, "th") for k in range(4, 11)))}
+_ORDINAL_EXTREME = re.compile(r"\b(" + "|".join(_ORDINAL_WORDS) + r")[\s-]+(?:most|" + "|".join(
+    sorted(w for w in SUPERLATIVES if w not in ("most",))) + r")\b", re.I)
+
+
+def ordinal_extreme(text: str) -> int:
+    """The place an ordinal superlative asks for ("the second highest" -> 2, "3rd-largest" -> 3), else 1."""
+    m = _ORDINAL_EXTREME.search(text)
+    return _ORDINAL_WORDS[m.group(1).lower()] if m else 1
