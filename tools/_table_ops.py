@@ -51,6 +51,11 @@ class ProgramError(ValueError):
     """A program that cannot run on this table; the message says why, for the retry and the user."""
 
 
+class NoNumbersError(ProgramError):
+    """The rows a program selects hold no number in the column it computes over: a finding about the table (the
+    cell the question points at is text, empty or a formula), not a misread question."""
+
+
 # -- the program, untyped (what the executor accepts) -----------------------------------------
 class RowFilter(BaseModel):
     column: str
@@ -428,7 +433,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
                 continue
             out.append((r, x))
         if not out:
-            raise ProgramError(f"no numbers in column {program.column!r}"
+            raise NoNumbersError(f"no numbers in column {program.column!r}"
                                + (f" with a non-zero {program.per_column!r}" if per_c else "")
                                + f" among the {len(rs)} selected rows")
         return out

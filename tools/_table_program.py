@@ -40,8 +40,8 @@ from tools._question_rules import add_stated_date, count_choice, drop_named_row,
     read_ordinal, read_stated_part, read_threshold_list, yes_or_no
 from tools._table_grammar import typed_program_schema
 from tools._table_shape import ShapedTable, shape_for_programs
-from tools._table_ops import NOT_IN_TABLE, Execution, Program, ProgramError, column_choice_schema, describe, \
-    execute, format_value
+from tools._table_ops import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema, \
+    describe, execute, format_value
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar
 
 Kind = Literal["claim", "question"]
@@ -113,6 +113,7 @@ class _Sampled:
     execution: Execution | None = None
     raw: dict = field(default_factory=dict)
     shown: str = ""  # the program in words, when it is not a Program (SQL)
+    no_numbers: bool = False  # it failed because its rows hold no number there (tools._table_ops.NoNumbersError)
 
 
 def columns_for_prompt(typed: TypedTable, max_chars: int = PROGRAM_COLUMNS_CHARS) -> list[str]:
@@ -214,7 +215,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             return _Sampled(program, error=f"does not vote: {blocked}", raw=raw)
         return _Sampled(program, execution=execution, raw=raw)
     except ProgramError as exc:
-        return _Sampled(program, error=str(exc), raw=raw)
+        return _Sampled(program, error=str(exc), raw=raw, no_numbers=isinstance(exc, NoNumbersError))
     except ValueError as exc:  # pydantic's ValidationError: a schema the server did not enforce
         return _Sampled(None, error=f"the program is malformed: {exc}", raw=raw)
 
@@ -360,9 +361,13 @@ def _drop_ungrounded(outcome: ProgramOutcome, sampled: list[_Sampled], text: str
     Only programs written as fixed operations are compared (a SQL query's filters are not read here).
     """
     ran = [i for i, r in enumerate(outcome.runs) if r.ran and sampled[i].program is not None]
-    if len(ran) < 2:
+    # A program that read the question and found no number where it points counts too: "How many nurses work in
+    # Central?" failed four times on Central's formula cell, and the one sum over every row, which ignores
+    # "Central", answered alone (found as a new user).
+    empty = [i for i, s in enumerate(sampled) if s.no_numbers and s.program is not None]
+    if len(ran) + len(empty) < 2 or not ran:
         return
-    level = {i: grounding(sampled[i].program, text, typed) for i in ran}
+    level = {i: grounding(sampled[i].program, text, typed) for i in ran + empty}
     best = max(level.values())
     for i in ran:
         if level[i] < best:
