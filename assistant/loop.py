@@ -39,7 +39,7 @@ from assistant.pool import RankedPool, build_pool, rank_pool
 from assistant.prompts import render
 from assistant.session import Session
 from assistant.small_talk import is_small_talk
-from assistant.support import asks_for_quantity, content_words, gives_quantity, mentions, off_subject, \
+from assistant.support import asks_for_quantity, content_words, gives_quantity, mentions, off_subject, repeats, \
     states_quantity, unnamed_subjects
 from assistant.verdicts import CONCLUSION_SENTENCES, has_conclusion, must_answer, verdict_from_evidence
 from assistant.tool_calls import (ANSWER_TOOL, answer_tool_schema, dump_output, execute_tool, fit_arguments,
@@ -484,11 +484,13 @@ class Assistant:
             # use of healthcare, which one cited result sentence linked to exercise.
             read = ([f"{t}\n{getattr(ledger.get(i), 'source', '')}" for i, t in conclusion.items()] if conclusion
                     else [titled.get(c, "") for c in answer.cited])
-            unsaid = [s for s in subjects or [] if content_words(s) and not mentions(s, read)]
+            unsaid = _distinct_names([s for s in subjects or [] if content_words(s) and not mentions(s, read)])
             if unsaid:
                 verdict = None
-                verdict_line = (f"**No verdict.** The evidence this answer cites does not mention "
-                                f"{_join_names(unsaid)}, so it cannot say yes or no.")
+                where = (f"The conclusion of the cited abstract [{', '.join(conclusion)}], which would decide it,"
+                         if conclusion else "The evidence this answer cites")
+                verdict_line = (f"**No verdict.** {where} does not mention {_join_names(unsaid)}, so it cannot say "
+                                "yes or no.")
                 if status in ("verified", "cited_by_code"):
                     status = "no_evidence"
             else:
@@ -598,6 +600,15 @@ def subject_names(entities: list[str], steps: list[Step]) -> list[str]:
             if link.mention.strip().lower() in wanted and link.name.lower() not in {n.lower() for n in names}:
                 names.append(link.name)
     return names
+
+
+def _distinct_names(names: list[str]) -> list[str]:
+    """``names`` less those that repeat an earlier one ("cold" after "colds"), in order."""
+    out: list[str] = []
+    for name in names:
+        if not any(repeats(name, earlier) for earlier in out):
+            out.append(name)
+    return out
 
 
 def _join_names(names: list[str]) -> str:

@@ -155,6 +155,13 @@ def mentions(name: str, texts: list[str]) -> bool:
     return not own or bool(own & _roots(content_words(" \n ".join(texts))))
 
 
+def repeats(name: str, other: str) -> bool:
+    """Does ``name`` say no more than ``other`` or the reverse ("cold" and "colds", "pressure" and "blood
+    pressure"), word stems compared?"""
+    a, b = _roots(content_words(name)), _roots(content_words(other))
+    return bool(a) and bool(b) and (a <= b or b <= a)
+
+
 def word_share(statement: str, text: str) -> float:
     """The share of the statement's content words (as 5-letter stems) that ``text`` has; 1.0 when it has none."""
     own = _roots(content_words(statement))

@@ -272,7 +272,7 @@ async def test_no_verdict_is_read_from_evidence_that_does_not_mention_a_subject(
     """Found as a new user: "Is aspirin used to prevent heart attacks?" answered from sentences about aspirin alone
     was "Verdict: Yes ... none of it negates the finding"."""
     question = "Did Wang Zhizhi play for the Boston Celtics?"
-    router = Router(intents=[frame(entities=["Wang Zhizhi", "Boston Celtics"], rewrite=question)],
+    router = Router(intents=[frame(entities=["Wang Zhizhi", "Boston Celtics", "Celtics"], rewrite=question)],
                     answers=[said(("Wang Zhizhi later played for the Miami Heat.", ["S2"]), verdict="yes")])
     with fake_llm_server(router) as srv:
         bot, _ = make_assistant(tmp_settings, srv)
@@ -364,8 +364,8 @@ async def test_a_conclusion_that_does_not_mention_a_subject_gives_no_verdict(tmp
                               llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"))
         result = await Assistant(deps, Session("c1")).run_turn(question, Recorder())
     assert result.verdict is None and result.status == "no_evidence"
-    assert result.answer.endswith("**No verdict.** The evidence this answer cites does not mention “hip pain”, so "
-                                  "it cannot say yes or no.")
+    assert result.answer.endswith("**No verdict.** The conclusion of the cited abstract [S3, S4], which would decide "
+                                  "it, does not mention “hip pain”, so it cannot say yes or no.")
 
 
 async def test_a_question_about_sameness_reads_the_conclusion_the_other_way_round(tmp_settings, fake_llm_server,
