@@ -667,23 +667,34 @@ def test_a_claim_with_an_ordinal_superlative_checks_that_place():
 async def test_programs_that_find_no_number_where_the_question_points_outrank_one_that_ignores_it(
         tmp_settings, fake_llm_server):
     """Found as a new user: four programs summed Central's Nurses cell (a formula's text) and failed; the one sum
-    over every row answered alone. It reads less of the question than those that failed on the table's cell."""
+    over every row answered alone. A sum over a cell of text now answers with the cell as written; over an empty
+    cell it still fails, and such a failure reads more of the question than the sum that ignores the row."""
     from tools._table_program import ProgramOutcome, decide, run_sampled
 
-    t = TypedTable.build(STAFF)
-    question = "How many nurses work in Central?"
-    central = {"filters": [{"column": "region", "op": "=", "value": "Central"}], "fn": "sum", "column": "nurses",
-               "answer_column": "nurses"}
+    t = TypedTable.build(Table(name="staff", title="staff", columns=STAFF.columns,
+                               rows=STAFF.rows + [["East", "640", ""]]))
     total = {"filters": [], "fn": "sum", "column": "nurses", "answer_column": "nurses"}
-    sampled = [run_sampled(p, t, "question", question) for p in (central, central, total)]
+
+    def region(name: str) -> dict:
+        return {"filters": [{"column": "region", "op": "=", "value": name}], "fn": "sum", "column": "nurses",
+                "answer_column": "nurses"}
+
+    question = "How many nurses work in Central?"
+    sampled = [run_sampled(p, t, "question", question) for p in (region("Central"), region("Central"), total)]
+    outcome = ProgramOutcome(kind="question")
+    decide(outcome, sampled, t, "question", question)
+    assert outcome.winner == "=1000+2000" and "the cell as the table holds it" in outcome.reason + str(
+        sampled[0].execution.steps)
+    question = "How many nurses work in East?"
+    sampled = [run_sampled(p, t, "question", question) for p in (region("East"), region("East"), total)]
     assert [s.no_numbers for s in sampled] == [True, True, False]
     outcome = ProgramOutcome(kind="question")
     decide(outcome, sampled, t, "question", question)
     assert outcome.winner is None and not any(r.ran for r in outcome.runs)
     assert "filters on a value the question states" in outcome.runs[2].error
     # A failure of another kind (a filter matching no row) does not outrank a program that ran.
-    typo = {**central, "filters": [{"column": "region", "op": "=", "value": "Centre"}]}
+    typo = region("Centre")
     sampled = [run_sampled(p, t, "question", question) for p in (typo, typo, total)]
     outcome = ProgramOutcome(kind="question")
     decide(outcome, sampled, t, "question", question)
-    assert outcome.winner == "7500"  # 3480 + 4020: the formula cell is no number
+    assert outcome.winner == "7500"  # 3480 + 4020: the formula cell and the empty one are no numbers

@@ -23,7 +23,7 @@ The reason is written here from computed values, so it can only quote numbers th
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field
 from assistant.prompts import render
 from kb.tables import Table
 from tools._answer_type import expected_answer, fits, position_asked, yes_no_asked
-from tools._cells import TypedTable, display_cell
+from tools._cells import TypedTable, display_cell, is_empty
 from tools._claim_grounding import direction_blocker, multiple_blocker, read_multiplier, read_own_row, \
     read_superlative, read_two_extremes, vote_blocker
 from tools._question_grounding import describe_grounding, grounding
@@ -104,6 +104,9 @@ class ProgramOutcome(BaseModel):
             return "no program was written"
         tally = ", ".join(f"{k}: {v}" for k, v in sorted(self.votes.items(), key=lambda kv: -kv[1]))
         return f"{ran} of {len(self.runs)} programs ran" + (f"; votes {tally}" if tally else "")
+
+
+MAX_AS_WRITTEN_ROWS = 3  # a computation over cells that hold no number answers with them, for so many rows at most
 
 
 @dataclass
@@ -204,7 +207,21 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_two_extremes(program, typed, text)
             program = read_own_row(read_ratio(read_superlative(program, typed, text), typed, text), typed, text)
             program = read_ordinal(read_multiplier(program, text), text)
-        execution = execute(program, typed, union_same_column=kind == "question")
+        try:
+            execution = execute(program, typed, union_same_column=kind == "question")
+        except NoNumbersError:
+            if kind != "question" or program.fn not in ("sum", "avg", "min", "max"):
+                raise
+            # "How many nurses work in Central?" over a cell holding the formula text "=1000+2000": the answer is
+            # what the cell holds, shown as written, not a failure that leaves a sum over other rows to answer.
+            as_written = program.model_copy(update={"fn": "value", "per_column": None, "nth": 1})
+            execution = execute(as_written, typed, union_same_column=True)
+            cells = execution.result if isinstance(execution.result, list) else [execution.result]
+            if len(execution.selected) > MAX_AS_WRITTEN_ROWS or all(is_empty(str(c)) for c in cells):
+                raise  # an empty cell is no answer: the failure stands
+            program = as_written
+            execution = replace(execution, steps=execution.steps + [
+                f"no number in {describe(as_written, typed).split(' → ', 1)[-1]}: the cell as the table holds it"])
         if kind == "question":
             execution = one_of_several(execution, position_asked(text))
             if yes_no_asked(text):
