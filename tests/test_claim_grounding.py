@@ -238,7 +238,7 @@ def test_a_claim_naming_no_other_column_keeps_its_program():
 ])
 def test_a_stated_multiple_scales_the_other_row(claim, op, truth):
     """Found as a new user: "South has twice as many general beds as East" was checked as South = East."""
-    from tools._claim_grounding import read_multiplier
+    from tools._claim_multiples import read_multiplier
 
     typed = TypedTable.build(TABLE)
     first, other = ("Accidents", "Heart disease") if claim.startswith("Accidents") else ("Heart disease", "Accidents")
@@ -252,7 +252,7 @@ def test_a_stated_multiple_scales_the_other_row(claim, op, truth):
 
 
 def test_a_claim_without_a_multiple_or_a_check_against_a_value_is_left_alone():
-    from tools._claim_grounding import read_multiplier
+    from tools._claim_multiples import read_multiplier
 
     against_row = Program.model_validate({"filters": HEART, "fn": "value", "column": "deaths",
                                           "check": {"op": ">", "against": "row", "value": "Cancer"}})
@@ -267,7 +267,8 @@ def test_a_claim_without_a_multiple_or_a_check_against_a_value_is_left_alone():
 
 
 def test_a_stated_multiple_scales_another_column_of_the_same_row():
-    from tools._claim_grounding import read_multiplier, read_own_row
+    from tools._claim_grounding import read_own_row
+    from tools._claim_multiples import read_multiplier
 
     typed = TypedTable.build(SITES)
     written = Program.model_validate({"filters": [{"column": "site", "op": "=", "value": "Lyon"}], "fn": "value",
@@ -324,7 +325,7 @@ def test_one_extreme_or_an_unnamed_column_keeps_the_program():
 
 def test_a_check_against_the_claims_multiple_does_not_vote():
     """Seen with the real model: "twice as many general beds" checked as a count of rows = 2."""
-    from tools._claim_grounding import multiple_blocker
+    from tools._claim_multiples import multiple_blocker
 
     counted = Program.model_validate({"filters": HEART, "fn": "count", "column": "cause",
                                       "check": {"op": "=", "against": "value", "value": "2"}})

@@ -32,8 +32,8 @@ from assistant.prompts import render
 from kb.tables import Table
 from tools._answer_type import expected_answer, fits, position_asked, yes_no_asked
 from tools._cells import TypedTable, display_cell, is_empty
-from tools._claim_grounding import direction_blocker, multiple_blocker, read_multiplier, read_own_row, \
-    read_superlative, read_two_extremes, vote_blocker
+from tools._claim_grounding import direction_blocker, read_own_row, read_superlative, read_two_extremes, vote_blocker
+from tools._claim_multiples import multiple_blocker, read_multiplier
 from tools._question_grounding import describe_grounding, grounding
 from tools._question_rules import add_stated_date, count_choice, drop_named_row, one_of_several, read_as_asked, \
     read_choice, read_distinct, read_frequency, read_position, read_rank_order, read_ratio, read_rows_asked, \

@@ -1,0 +1,96 @@
+"""Claims that state a multiple of another value: "South has twice as many general beds as East".
+
+The grammar's checks compare with a value or with another row's (or column's) value; a claim that states a
+multiple ("twice", "3 times more", "half as many", "five-fold fewer") compares with that multiple of it. Code reads
+the multiple from the claim's words and sets it on the check (:func:`read_multiplier`), with the comparison the
+words before it set ("more than twice": >; "twice": = within 5%; "nearly twice": = within 15%), and keeps a check
+against the multiple itself out of the vote (:func:`multiple_blocker`: "twice as many" checked as a count = 2).
+Both were found as a new user; neither changes a logged SciTab or TabFact verdict on replay.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools._cells import cell_number
+from tools._table_ops import Program
+
+_MULTIPLE_WORDS = {"twice": 2.0, "double": 2.0, "thrice": 3.0, "triple": 3.0, "quadruple": 4.0, "half": 0.5,
+                   "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0,
+                   "nine": 9.0, "ten": 10.0}
+# "twice as many", "double the", "3 times more", "three-fold higher", "half as many", "five times fewer": a multiple
+# of the other value, with the bound the words before it set ("more than twice", "at least three times").
+_MULTIPLIER = re.compile(
+    r"(?:\b(?P<bound>more than|over|above|at least|less than|under|below|at most|nearly|almost|about|around|roughly|"
+    r"approximately|close to)\s+)?"
+    r"\b(?:(?P<word>twice|double|thrice|triple|quadruple|half)|(?P<n>\d+(?:\.\d+)?|two|three|four|five|six|seven|"
+    r"eight|nine|ten)[- ]?(?:times|fold|x))\b"
+    r"(?=\s+(?:as|the|that|of|what|its|their|(?P<down>less|lower|smaller|fewer)|more|higher|larger|greater|"
+    r"bigger)\b)", re.I)
+# "the first half of 2020" is a period, not a multiple
+_HALF_OF_A_PERIOD = re.compile(r"\b(?:first|second|last|the|latter|former|other|back)\s+$", re.I)
+_BOUND_OP = {"more than": ">", "over": ">", "above": ">", "at least": ">=", "less than": "<", "under": "<",
+             "below": "<", "at most": "<="}
+EXACT_MULTIPLE_TOLERANCE = 0.05  # "twice as many": within 5% of twice the other value
+ROUGH_MULTIPLE_TOLERANCE = 0.15  # "nearly/about twice": within 15%
+
+
+def _first_multiplier(claim: str) -> re.Match | None:
+    return next((m for m in _MULTIPLIER.finditer(claim)
+                 if (m.group("word") or "").lower() != "half" or not _HALF_OF_A_PERIOD.search(claim[:m.start()])),
+                None)
+
+
+def _multiple(m: re.Match) -> float:
+    """The number the claim writes ("twice" and "2 times": 2)."""
+    n = m.group("word") or m.group("n")
+    return _MULTIPLE_WORDS.get(n.lower()) or float(n)
+
+
+def _factor(m: re.Match) -> float:
+    """The factor the other value is scaled by: the multiple, or its inverse for "five times fewer"."""
+    n = _multiple(m)
+    return 1.0 / n if m.group("down") and not m.group("word") else n
+
+
+def read_multiplier(program: Program, claim: str) -> Program:
+    """"South has twice as many general beds as East" compares South's value with twice East's.
+
+    Found as a new user: the program checked South's beds against East's (6,034 = 2,118), a check the claim never
+    states, and its reason said "the claim needs it = East's General beds". A check against another row or
+    column of a claim that states a multiple takes that multiple, and the comparison the claim's words set ("more
+    than twice": >; "twice": = within 5%; "nearly twice": = within 15%).
+    """
+    chk = program.check
+    if chk is None or chk.against not in ("row", "column") or chk.factor:
+        return program
+    m = _first_multiplier(claim)
+    if m is None:
+        return program
+    factor = _factor(m)
+    bound = (m.group("bound") or "").lower()
+    op = _BOUND_OP.get(bound, "=")
+    tolerance = ROUGH_MULTIPLE_TOLERANCE if bound and op == "=" else EXACT_MULTIPLE_TOLERANCE
+    if factor <= 0 or factor == 1.0:
+        return program
+    return program.model_copy(update={"check": chk.model_copy(update={
+        "op": op, "factor": factor, "relative_tolerance": tolerance if op == "=" else 0.0})})
+
+
+def multiple_blocker(program: Program, claim: str) -> str:
+    """Why a check against the claim's multiple itself must not vote, or ``""``.
+
+    Seen with the real model: "South has twice as many general beds as East" written as "the number of rows where
+    Region = South = 2". The "2" is a multiple of another value, not a value of the table; such a check decides
+    nothing, whichever way it comes out.
+    """
+    chk = program.check
+    if chk is None or chk.against != "value":
+        return ""
+    m = _first_multiplier(claim)
+    if m is None:
+        return ""
+    said = cell_number(chk.value)
+    if said is None or round(said, 6) not in {round(_factor(m), 6), round(_multiple(m), 6)}:
+        return ""
+    return f"the check compares with {chk.value!r}, the claim's multiple (“{m.group(0).strip()}”), not a table value"
