@@ -698,3 +698,22 @@ async def test_programs_that_find_no_number_where_the_question_points_outrank_on
     outcome = ProgramOutcome(kind="question")
     decide(outcome, sampled, t, "question", question)
     assert outcome.winner == "7500"  # 3480 + 4020: the formula cell and the empty one are no numbers
+
+
+def test_an_extreme_runs_the_way_the_question_says():
+    """Found as a new user: "which region has the second most ICU beds?" split between the second largest and the
+    second smallest, and the model's fallback then named the largest."""
+    from tools._question_rules import read_direction, read_ordinal
+
+    t = typed()
+    smallest = prog(fn="argmin", column="capacity")
+    question = "Which stadium has the second most capacity?"
+    read = read_ordinal(read_direction(smallest, t, question), question)
+    assert (read.fn, read.nth) == ("argmax", 2) and execute(read, t).result == "Quay Arena"
+    assert read_direction(prog(fn="max", column="capacity"), t, "What is the lowest capacity?").fn == "min"
+    # Neither word, both, or a rank column: as written.
+    for q in ("Which stadium is it?", "Which has the most capacity of the smallest cities?"):
+        assert read_direction(smallest, t, q) == smallest
+    chart = TypedTable.build(CHART)
+    best = tprog(fn="argmin", column="peak_position", answer_column="title")
+    assert read_direction(best, chart, "which track had the highest peak position?") == best

@@ -37,7 +37,7 @@ import re
 from tools._cells import TypedTable, cell_number
 from tools._question_grounding import column_named, value_grounded
 from tools._table_ops import Check, Execution, Program, ProgramError, execute, row_names
-from tools._words import RANK_HEADER, is_superlative
+from tools._words import DOWNWARD, RANK_HEADER, UPWARD, extreme_words, is_superlative
 
 _NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -85,15 +85,6 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int) -> st
     return ""
 
 
-# Words whose direction does not depend on the column: not "oldest" (a year or an age), "fastest" (a speed or a
-# time), "top" ("top 10"); "most" and "least" only as "the most"/"the least" ("most trials lasted 30 weeks" is
-# no extreme).
-_UPWARD = frozenset("""highest largest biggest greatest longest latest maximum heaviest richest deepest tallest
-widest hottest warmest strongest busiest costliest densest""".split())
-_DOWNWARD = frozenset("""fewest lowest smallest shortest earliest minimum lightest poorest narrowest coldest weakest
-cheapest""".split())
-
-
 def direction_blocker(program: Program, typed: TypedTable, claim: str) -> str:
     """Why an extreme that runs the other way from the claim's must not vote, or ``""``.
 
@@ -103,10 +94,8 @@ def direction_blocker(program: Program, typed: TypedTable, claim: str) -> str:
     """
     if program.fn not in ("max", "min", "argmax", "argmin"):
         return ""
-    low = claim.lower()
-    words = (set(re.findall(r"[a-z][a-z-]*", low)) - {"most", "least"}) | {
-        w for w in ("most", "least") if re.search(rf"\bthe {w}\b", low)}
-    up, down = bool(words & (_UPWARD | {"most"})), bool(words & (_DOWNWARD | {"least"}))
+    words = extreme_words(claim)
+    up, down = bool(words & (UPWARD | {"most"})), bool(words & (DOWNWARD | {"least"}))
     if up == down:
         return ""
     try:
@@ -118,7 +107,7 @@ def direction_blocker(program: Program, typed: TypedTable, claim: str) -> str:
     takes_max = program.fn in ("max", "argmax")
     if takes_max == up:
         return ""
-    said = sorted(words & ((_UPWARD | {"most"}) if up else (_DOWNWARD | {"least"})))[0]
+    said = sorted(words & ((UPWARD | {"most"}) if up else (DOWNWARD | {"least"})))[0]
     return f"it takes the {'largest' if takes_max else 'smallest'} {header} where the claim says “{said}”"
 
 
@@ -190,7 +179,7 @@ def read_own_row(program: Program, typed: TypedTable, claim: str) -> Program:
     return program.model_copy(update={"check": Check(op=chk.op, against="column", value=named[0].ident)})
 
 
-_EXTREME_WORD = r"(?:the\s+)?(?P<{0}>most|least|" + "|".join(sorted(_UPWARD | _DOWNWARD)) + r")"
+_EXTREME_WORD = r"(?:the\s+)?(?P<{0}>most|least|" + "|".join(sorted(UPWARD | DOWNWARD)) + r")"
 _TWO_EXTREMES = re.compile(
     r"\bwith\s+" + _EXTREME_WORD.format("first") + r"\s+(?P<a>[^,;.]{1,60}?)\s+(?:also\s+)?"
     r"(?:has|had|have|is|was|are|were|shows?|showed|reports?|reported|records?|recorded|gets?|got)\s+(?:also\s+)?"
@@ -215,7 +204,7 @@ def read_two_extremes(program: Program, typed: TypedTable, claim: str) -> Progra
         return program
     if any(RANK_HEADER.search(typed.column(ident).name) for ident in (first, second)):
         return program
-    up = _UPWARD | {"most"}
+    up = UPWARD | {"most"}
     kept = [f for f in program.filters if value_grounded(f.value, claim)]
     return Program(filters=kept, fn="argmax" if m.group("first").lower() in up else "argmin", column=first,
                    answer_column=typed.columns[label - 1].ident,

@@ -22,6 +22,8 @@ meant, code reads the program so (WikiTableQuestions' training split, the tuning
   construction, so a filter on the answer column that the question does not state is dropped;
 - :func:`read_ratio`: "which trial had the most dropouts relative to participants?" is the largest ratio of the two
   columns (found as a new user: it named the trial with the most dropouts);
+- :func:`read_direction`: "which region has the second most ICU beds?" written as the second smallest takes the
+  second largest (not for rank columns, whose best is the smallest number: :func:`read_rank_order`);
 - :func:`read_ordinal`: "which film grossed the second highest?" takes the second largest value, not the largest
   (claims too: "X had the second most cases");
 - :func:`one_of_several`: a first/last question answered by a list is its first or last row;
@@ -40,7 +42,7 @@ from tools._cells import TypedTable
 from tools._question_grounding import alternatives, column_named, value_grounded
 from tools._table_ops import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter, format_value, \
     words_match
-from tools._words import RANK_HEADER, WORD, is_superlative, ordinal_extreme
+from tools._words import DOWNWARD, RANK_HEADER, UPWARD, WORD, extreme_words, is_superlative, ordinal_extreme
 
 
 def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | None) -> Program:
@@ -344,6 +346,31 @@ def read_ratio(program: Program, typed: TypedTable, question: str) -> Program:
     if not named:
         return program
     return program.model_copy(update={"per_column": named[0].ident})
+
+
+_FLIPPED = {"max": "min", "min": "max", "argmax": "argmin", "argmin": "argmax"}
+
+
+def read_direction(program: Program, typed: TypedTable, question: str) -> Program:
+    """"Which region has the second most ICU beds?" written as the second smallest is read as the second largest.
+
+    Found as a new user: the votes split between West (second largest) and North (second smallest), and the
+    model's fallback named South. A question that says only "most/highest/…" or only "fewest/lowest/…" sets the
+    direction of an extreme over a column of measures; rank columns are left to :func:`read_rank_order`.
+    """
+    if program.fn not in _FLIPPED:
+        return program
+    words = extreme_words(question)
+    up, down = bool(words & (UPWARD | {"most"})), bool(words & (DOWNWARD | {"least"}))
+    if up == down:
+        return program
+    try:
+        header = typed.column(program.column).name
+    except KeyError:
+        return program
+    if RANK_HEADER.search(header) or (program.fn in ("max", "argmax")) == up:
+        return program
+    return program.model_copy(update={"fn": _FLIPPED[program.fn]})
 
 
 def read_ordinal(program: Program, text: str) -> Program:

@@ -46,6 +46,15 @@ deepest tallest widest narrowest hottest coldest warmest strongest weakest busie
 highest-ranked lowest-ranked""".split())
 
 
+# Words whose direction does not depend on the column: not "oldest" (a year or an age), "fastest" (a speed or a
+# time), "top" ("top 10"); "most" and "least" only as "the most"/"the least" ("most trials lasted 30 weeks" is
+# no extreme).
+UPWARD = frozenset("""highest largest biggest greatest longest latest maximum heaviest richest deepest tallest
+widest hottest warmest strongest busiest costliest densest""".split())
+DOWNWARD = frozenset("""fewest lowest smallest shortest earliest minimum lightest poorest narrowest coldest weakest
+cheapest""".split())
+
+
 def is_superlative(text: str) -> bool:
     """Does the text use a superlative ("the most", "largest", "top")?"""
     return any(w in SUPERLATIVES for w in re.findall(r"[a-z][a-z-]*", text.lower()))
@@ -61,3 +70,12 @@ def ordinal_extreme(text: str) -> int:
     """The place an ordinal superlative asks for ("the second highest" -> 2, "3rd-largest" -> 3), else 1."""
     m = _ORDINAL_EXTREME.search(text)
     return _ORDINAL_WORDS[m.group(1).lower()] if m else 1
+
+
+def extreme_words(text: str) -> set[str]:
+    """The text's words, with "most" and "least" only where they make an extreme ("the most", "the second most";
+    not "most trials lasted 30 weeks")."""
+    low = text.lower()
+    ordinal = "|".join(_ORDINAL_WORDS)
+    return (set(re.findall(r"[a-z][a-z-]*", low)) - {"most", "least"}) | {
+        w for w in ("most", "least") if re.search(rf"\bthe (?:(?:{ordinal})[\s-]+)?{w}\b", low)}
