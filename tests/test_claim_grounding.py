@@ -339,3 +339,34 @@ def test_a_check_against_the_claims_multiple_does_not_vote():
     assert multiple_blocker(counted, "Heart disease and cancer killed 2 groups of people.") == ""
     assert multiple_blocker(counted.model_copy(update={"check": counted.check.model_copy(
         update={"value": "659041"})}), claim) == ""
+
+
+@pytest.mark.parametrize("claim, truth", [
+    ("North has the third highest occupancy.", True),  # East 92.7, South 88.2, North 81.5, West 76.0
+    ("West has the third highest occupancy (%).", False),
+    ("South has the second highest occupancy.", True),
+    ("East had the fewest hospitals.", True),
+    ("West has the most ICU beds.", False),
+])
+def test_a_claim_that_ranks_a_named_row_checks_its_place(claim, truth):
+    """Found as a new user: "North has the third highest occupancy" was refuted by comparing North with South, a
+    row the claim never names."""
+    from tools._claim_grounding import read_ranked_claim
+
+    typed = TypedTable.build(BEDS)
+    written = Program.model_validate({"filters": [{"column": "region", "op": "=", "value": "North"}], "fn": "value",
+                                      "column": "occupancy", "check": {"op": ">", "against": "row", "value": "South"}})
+    read = read_ranked_claim(written, typed, claim)
+    assert read.fn in ("argmax", "argmin") and read.filters == [] and read.check.against == "value"
+    assert execute(read, typed).truth is truth
+
+
+def test_a_claim_naming_no_row_or_no_column_keeps_its_program():
+    from tools._claim_grounding import read_ranked_claim
+
+    typed = TypedTable.build(BEDS)
+    written = Program.model_validate({"filters": [], "fn": "argmax", "column": "hospitals", "answer_column": "region",
+                                      "check": {"op": "=", "against": "value", "value": "South"}})
+    for claim in ("Atlantis has the most hospitals.", "South has the most staff.",
+                  "The region with the most hospitals has the most ICU beds."):
+        assert read_ranked_claim(written, typed, claim) == written

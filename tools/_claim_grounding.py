@@ -36,8 +36,8 @@ import re
 
 from tools._cells import TypedTable, cell_number
 from tools._question_grounding import column_named, value_grounded
-from tools._table_ops import Check, Execution, Program, ProgramError, execute, row_names
-from tools._words import DOWNWARD, RANK_HEADER, UPWARD, extreme_words, is_superlative
+from tools._table_ops import VALUE_MAX_CHARS, Check, Execution, Program, ProgramError, execute, row_names
+from tools._words import DOWNWARD, ORDINAL_WORDS, RANK_HEADER, UPWARD, extreme_words, is_superlative
 
 _NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -210,6 +210,36 @@ def read_two_extremes(program: Program, typed: TypedTable, claim: str) -> Progra
                    answer_column=typed.columns[label - 1].ident,
                    check=Check(op="=", against="extreme", value=second,
                                extreme="max" if m.group("second").lower() in up else "min"))
+
+
+_RANKED = re.compile(
+    r"^\s*(?P<row>[^,;]{1,60}?)\s+(?:has|had|have|is|was|are|were|got|gets|scored|received|recorded|reported)\s+"
+    r"the\s+(?:(?P<nth>" + "|".join(ORDINAL_WORDS) + r")[\s-]+)?(?P<sup>most|least|" + "|".join(
+        sorted(UPWARD | DOWNWARD)) + r")\s+(?P<measure>[^,;.?!]{1,60})", re.I)
+
+
+def read_ranked_claim(program: Program, typed: TypedTable, claim: str) -> Program:
+    """"North has the third highest occupancy": the row with the third largest occupancy is North.
+
+    Found as a new user: the programs compared North's occupancy with South's, a row the claim never names, and
+    refuted it for that reason. When the claim opens with a row's name, then "has/is … the (ordinal) most/highest/
+    fewest … <column>", its form settles the program: the nth extreme of that column over the rows the claim's
+    stated filters keep, checked against the named row. Not for rank-like columns.
+    """
+    m = _RANKED.match(claim)
+    label = typed.label_col
+    if m is None or not label or program.check is None:
+        return program
+    row = re.sub(r"^(?:the|is it true that)\s+", "", m.group("row").strip(), flags=re.I)
+    named = [r for r in range(1, typed.table.n_rows + 1) if row_names(typed, r, row)]
+    measure = _named_measure(typed, m.group("measure"))
+    if not named or measure is None or RANK_HEADER.search(typed.column(measure).name):
+        return program
+    kept = [f for f in program.filters if value_grounded(f.value, claim) and f.column != typed.columns[label - 1].ident]
+    nth = ORDINAL_WORDS.get((m.group("nth") or "").lower(), 1)
+    return Program(filters=kept, fn="argmax" if m.group("sup").lower() in UPWARD | {"most"} else "argmin",
+                   column=measure, answer_column=typed.columns[label - 1].ident, nth=nth,
+                   check=Check(op="=", against="value", value=typed.text(named[0], label)[:VALUE_MAX_CHARS]))
 
 
 def _named_measure(typed: TypedTable, phrase: str) -> str | None:

@@ -32,7 +32,8 @@ from assistant.prompts import render
 from kb.tables import Table
 from tools._answer_type import expected_answer, fits, position_asked, yes_no_asked
 from tools._cells import TypedTable, display_cell, is_empty
-from tools._claim_grounding import direction_blocker, read_own_row, read_superlative, read_two_extremes, vote_blocker
+from tools._claim_grounding import direction_blocker, read_own_row, read_ranked_claim, read_superlative, \
+    read_two_extremes, vote_blocker
 from tools._claim_multiples import multiple_blocker, read_multiplier
 from tools._question_grounding import describe_grounding, grounding
 from tools._question_rules import add_stated_date, count_choice, drop_named_row, one_of_several, read_as_asked, \
@@ -204,7 +205,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             if yes_no_asked(text):
                 program = program.model_copy(update={"fn": "count"})  # yes when a row meets the question's filters
         else:
-            program = read_two_extremes(program, typed, text)
+            program = read_ranked_claim(read_two_extremes(program, typed, text), typed, text)
             program = read_own_row(read_ratio(read_superlative(program, typed, text), typed, text), typed, text)
             program = read_ordinal(read_multiplier(program, text), text)
         try:

@@ -60,22 +60,22 @@ def is_superlative(text: str) -> bool:
     return any(w in SUPERLATIVES for w in re.findall(r"[a-z][a-z-]*", text.lower()))
 
 
-_ORDINAL_WORDS = {w: i for i, w in enumerate("second third fourth fifth sixth seventh eighth ninth tenth".split(), 2)} \
+ORDINAL_WORDS = {w: i for i, w in enumerate("second third fourth fifth sixth seventh eighth ninth tenth".split(), 2)} \
     | {f"{i}{s}": i for i, s in ((2, "nd"), (3, "rd"), *((k, "th") for k in range(4, 11)))}
-_ORDINAL_EXTREME = re.compile(r"\b(" + "|".join(_ORDINAL_WORDS) + r")[\s-]+(?:most|" + "|".join(
+_ORDINAL_EXTREME = re.compile(r"\b(" + "|".join(ORDINAL_WORDS) + r")[\s-]+(?:most|" + "|".join(
     sorted(w for w in SUPERLATIVES if w not in ("most",))) + r")\b", re.I)
 
 
 def ordinal_extreme(text: str) -> int:
     """The place an ordinal superlative asks for ("the second highest" -> 2, "3rd-largest" -> 3), else 1."""
     m = _ORDINAL_EXTREME.search(text)
-    return _ORDINAL_WORDS[m.group(1).lower()] if m else 1
+    return ORDINAL_WORDS[m.group(1).lower()] if m else 1
 
 
 def extreme_words(text: str) -> set[str]:
     """The text's words, with "most" and "least" only where they make an extreme ("the most", "the second most";
     not "most trials lasted 30 weeks")."""
     low = text.lower()
-    ordinal = "|".join(_ORDINAL_WORDS)
+    ordinal = "|".join(ORDINAL_WORDS)
     return (set(re.findall(r"[a-z][a-z-]*", low)) - {"most", "least"}) | {
         w for w in ("most", "least") if re.search(rf"\bthe (?:(?:{ordinal})[\s-]+)?{w}\b", low)}
