@@ -100,8 +100,8 @@ class Assistant:
             available = await self._available_tools()
             # Routing to an uploaded table matches the message by embedding too, off the event loop (the encoder
             # may load on first use). It had never been given the encoder: two tables tied on words alone.
-            planned = await asyncio.to_thread(plan, frame, self.session, available, self.deps.settings,
-                                              embedder=self._routing_embedder())
+            planned = await asyncio.to_thread(lambda: plan(frame, self.session, available, self.deps.settings,
+                                                           embedder=self._routing_embedder()))
             final_text: str | None = None
             if planned:
                 steps += await self._run_calls(ctx, hooks, planned)

@@ -419,8 +419,10 @@ async def test_wtq_runs_the_sql_form_beside_the_default(tmp_settings, tmp_path, 
         if is_sql(req):
             return Reply(content=top, more_choices=[top] * 4)
         if is_program(req):
-            argmax = {"filters": [], "fn": "argmin", "column": "wins", "answer_column": "team"}
-            return Reply(content=json.dumps(argmax), more_choices=[json.dumps(argmax)] * 4)
+            # Feyenoord's row, whatever was asked (an argmin for "won the most" is now read as an argmax)
+            wrong = {"filters": [{"column": "wins", "op": "=", "value": "7"}], "fn": "value", "column": "team",
+                     "answer_column": "team"}
+            return Reply(content=json.dumps(wrong), more_choices=[json.dumps(wrong)] * 4)
         raise AssertionError("no model answer was expected")
 
     with fake_llm_server(handler) as srv:
