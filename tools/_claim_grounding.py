@@ -37,7 +37,7 @@ import re
 from tools._cells import TypedTable, cell_number
 from tools._question_grounding import column_named, value_grounded
 from tools._table_ops import VALUE_MAX_CHARS, Check, Execution, Program, ProgramError, execute, row_names
-from tools._words import DOWNWARD, ORDINAL_WORDS, RANK_HEADER, UPWARD, extreme_words, is_superlative
+from tools._words import DOWNWARD, MAX_WORDS, ORDINAL_WORDS, RANK_HEADER, UPWARD, extreme_directions, is_superlative
 
 _NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -94,8 +94,8 @@ def direction_blocker(program: Program, typed: TypedTable, claim: str) -> str:
     """
     if program.fn not in ("max", "min", "argmax", "argmin"):
         return ""
-    words = extreme_words(claim)
-    up, down = bool(words & (UPWARD | {"most"})), bool(words & (DOWNWARD | {"least"}))
+    ups, downs = extreme_directions(claim)
+    up, down = bool(ups), bool(downs)
     if up == down:
         return ""
     try:
@@ -107,7 +107,7 @@ def direction_blocker(program: Program, typed: TypedTable, claim: str) -> str:
     takes_max = program.fn in ("max", "argmax")
     if takes_max == up:
         return ""
-    said = sorted(words & ((UPWARD | {"most"}) if up else (DOWNWARD | {"least"})))[0]
+    said = sorted(ups if up else downs)[0]
     return f"it takes the {'largest' if takes_max else 'smallest'} {header} where the claim says “{said}”"
 
 
@@ -204,12 +204,11 @@ def read_two_extremes(program: Program, typed: TypedTable, claim: str) -> Progra
         return program
     if any(RANK_HEADER.search(typed.column(ident).name) for ident in (first, second)):
         return program
-    up = UPWARD | {"most"}
     kept = [f for f in program.filters if value_grounded(f.value, claim)]
-    return Program(filters=kept, fn="argmax" if m.group("first").lower() in up else "argmin", column=first,
+    return Program(filters=kept, fn="argmax" if m.group("first").lower() in MAX_WORDS else "argmin", column=first,
                    answer_column=typed.columns[label - 1].ident,
                    check=Check(op="=", against="extreme", value=second,
-                               extreme="max" if m.group("second").lower() in up else "min"))
+                               extreme="max" if m.group("second").lower() in MAX_WORDS else "min"))
 
 
 _RANKED = re.compile(
@@ -237,7 +236,7 @@ def read_ranked_claim(program: Program, typed: TypedTable, claim: str) -> Progra
         return program
     kept = [f for f in program.filters if value_grounded(f.value, claim) and f.column != typed.columns[label - 1].ident]
     nth = ORDINAL_WORDS.get((m.group("nth") or "").lower(), 1)
-    return Program(filters=kept, fn="argmax" if m.group("sup").lower() in UPWARD | {"most"} else "argmin",
+    return Program(filters=kept, fn="argmax" if m.group("sup").lower() in MAX_WORDS else "argmin",
                    column=measure, answer_column=typed.columns[label - 1].ident, nth=nth,
                    check=Check(op="=", against="value", value=typed.text(named[0], label)[:VALUE_MAX_CHARS]))
 

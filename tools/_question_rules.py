@@ -42,7 +42,7 @@ from tools._cells import TypedTable
 from tools._question_grounding import alternatives, column_named, value_grounded
 from tools._table_ops import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter, format_value, \
     words_match
-from tools._words import DOWNWARD, RANK_HEADER, UPWARD, WORD, extreme_words, is_superlative, ordinal_extreme
+from tools._words import RANK_HEADER, WORD, extreme_directions, is_superlative, ordinal_extreme
 
 
 def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | None) -> Program:
@@ -360,8 +360,8 @@ def read_direction(program: Program, typed: TypedTable, question: str) -> Progra
     """
     if program.fn not in _FLIPPED:
         return program
-    words = extreme_words(question)
-    up, down = bool(words & (UPWARD | {"most"})), bool(words & (DOWNWARD | {"least"}))
+    ups, downs = extreme_directions(question)
+    up, down = bool(ups), bool(downs)
     if up == down:
         return program
     try:

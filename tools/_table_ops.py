@@ -28,6 +28,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from tools._cells import TypedTable, cell_number, is_empty
+from tools._words import ORDINAL_WORDS
 
 MAX_FILTERS = 3
 VALUE_MAX_CHARS = 60
@@ -542,8 +543,8 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
                      truth=truth, check_text=check_text, steps=steps)
 
 
-_ORDINALS = {2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh", 8: "eighth", 9: "ninth",
-             10: "tenth"}
+# "second", "third", …: the words of tools._words' ordinals, by place
+_ORDINALS = {i: w for w, i in ORDINAL_WORDS.items() if w.isalpha()}
 
 
 def _nth_extreme(xs: list[float], *, largest: bool, nth: int) -> float:

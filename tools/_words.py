@@ -79,3 +79,14 @@ def extreme_words(text: str) -> set[str]:
     ordinal = "|".join(ORDINAL_WORDS)
     return (set(re.findall(r"[a-z][a-z-]*", low)) - {"most", "least"}) | {
         w for w in ("most", "least") if re.search(rf"\bthe (?:(?:{ordinal})[\s-]+)?{w}\b", low)}
+
+
+# Words that ask for the largest, and for the smallest ("most"/"least" counted only where extreme_words keeps them).
+MAX_WORDS = UPWARD | {"most"}
+MIN_WORDS = DOWNWARD | {"least"}
+
+
+def extreme_directions(text: str) -> tuple[set[str], set[str]]:
+    """The words of ``text`` that ask for the largest, and those that ask for the smallest."""
+    words = extreme_words(text)
+    return words & MAX_WORDS, words & MIN_WORDS
