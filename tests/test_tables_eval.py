@@ -373,6 +373,35 @@ async def test_a_variant_resumes_on_another_machine_from_the_published_predictio
     assert "direct (2 items)" in (tmp_path / "eval" / "pubhealthtab.md").read_text()
 
 
+async def test_rerun_published_checks_the_carried_items_again_and_the_new_records_win(tmp_settings, tmp_path,
+                                                                                      fake_llm_server):
+    """Items carried from another machine's report (older rules) can be checked again here; the report then
+    counts this machine's records, not the carried predictions."""
+    label = {"now": "SUPPORTS"}
+
+    def handler(req):
+        if "response_format" in req:
+            return Reply(content=json.dumps({"label": label["now"], "cited_cells": ["R1C1"], "reason": "x"}))
+        return Reply(content="R1C1 says so.")
+
+    with fake_llm_server(handler) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        await run_benchmark("pubhealthtab", tmp_settings, variants=["direct"], limit=2, llm=llm, docs_dir=tmp_path,
+                            echo=lambda *_: None)
+        other = tmp_settings.model_copy(update={"data_dir": tmp_path / "other-data"})
+        label["now"] = "REFUTES"
+        lines = []
+        again = json.loads((await run_benchmark("pubhealthtab", other, variants=["direct"], limit=2, llm=llm,
+                                                docs_dir=tmp_path, echo=lines.append,
+                                                rerun_published=True)).read_text())
+        resumed = []
+        await run_benchmark("pubhealthtab", other, variants=["direct"], limit=2, llm=llm, docs_dir=tmp_path,
+                            echo=resumed.append, rerun_published=True)
+    assert "2 checks to run" in lines[0] and "0 checks to run" in resumed[0]  # rerun once, then resumed
+    assert set(again["predictions"]["direct"].values()) == {"REFUTES"}
+    assert again["variants"]["direct"]["n"] == 2 and again["variants"]["direct"]["timed_items"] == 2
+
+
 def test_claim_replay_re_votes_logged_programs_without_the_model():
     """--replay for the claim sets: the logged samples voted again under today's rules, paired with the log."""
     from types import SimpleNamespace

@@ -238,7 +238,8 @@ def summarize(records: list[dict], labels: tuple[str, ...]) -> dict:
 async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit: int | None = None,
                         seed: int = DEFAULT_SEED, filter_method: str = "cosine", llm=None, embedder=None,
                         docs_dir: Path | None = None, echo=print, report_only: bool = False,
-                        concurrency: int = 1, retry_errors: bool = False, split: str = "test") -> Path:
+                        concurrency: int = 1, retry_errors: bool = False, split: str = "test",
+                        rerun_published: bool = False) -> Path:
     """Run (or resume) ``benchmark`` for ``variants`` and write the report; returns the JSON path.
 
     ``concurrency`` checks are in flight at once; each check's ``latency_s`` is then its wall time while
@@ -286,9 +287,10 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
             rec = log.get(variant, item_id)
             if rec is None:
                 # Checked on another machine and published: an evaluation resumes across machines (its
-                # per-item log stays behind), unless errors are to be retried.
+                # per-item log stays behind), unless errors are to be retried or the published checks are to be
+                # run again under today's rules (this machine's record then wins in the report).
                 pred = published.get(variant, {}).get(item_id)
-                return pred is None or (retry_errors and pred == "ERROR")
+                return pred is None or rerun_published or (retry_errors and pred == "ERROR")
             return not current(rec) or (retry_errors and "error" in rec)
 
         todo = sum(1 for it in items for v in variants if pending(v, it.id))
@@ -704,13 +706,17 @@ def _command(benchmark: str, description: str, variants: tuple[str, ...], defaul
                   help="Claims checked at once (the server batches them; per-claim latency then rises).")
     @click.option("--retry-errors", is_flag=True,
                   help="Run again the checks logged as errors (an unreadable judgement); the new result replaces them.")
+    @click.option("--rerun-published", is_flag=True,
+                  help="Check again the items whose result was carried from the published report (checked on "
+                       "another machine, under the rules of that time); the new record replaces it in the report.")
     @click.option("--split", type=click.Choice(SPLITS), default="test", show_default=True,
                   help=f"test: the reported items; dev: the tuning items ({DEV_DESCRIPTION[benchmark]}), "
                        f"reported apart in docs/eval/{benchmark}-dev.*")
     @click.option("--replay", is_flag=True,
                   help="Re-vote the logged programs of the program variant under the current rules (no model call) "
                        "and list what changed.")
-    def command(limit, chosen, seed, filter_method, report_only, concurrency, retry_errors, split, replay):
+    def command(limit, chosen, seed, filter_method, report_only, concurrency, retry_errors, rerun_published, split,
+                replay):
         from assistant.llm import LLMUnavailable
         from assistant.settings import Settings
 
@@ -723,7 +729,7 @@ def _command(benchmark: str, description: str, variants: tuple[str, ...], defaul
             asyncio.run(run_benchmark(benchmark, Settings(), variants=list(chosen or default), limit=limit,
                                       seed=seed, filter_method=filter_method, echo=click.echo,
                                       report_only=report_only, concurrency=concurrency,
-                                      retry_errors=retry_errors, split=split))
+                                      retry_errors=retry_errors, split=split, rerun_published=rerun_published))
         except LLMUnavailable as exc:
             raise click.ClickException(str(exc)) from exc
 
