@@ -7,7 +7,8 @@ import pytest
 from kb.tables import Table
 from tools._cells import TypedTable
 from tools._claim_grounding import claim_numbers, read_superlative, vote_blocker
-from tools._table_ops import Program, ProgramError, execute
+from tools._table_ops import execute
+from tools._table_ops_model import Program, ProgramError
 
 TABLE = Table(name="deaths", title="Deaths by cause", columns=["Cause", "Deaths", "Share"], rows=[
     ["Heart disease", "659,041", "23%"],

@@ -18,7 +18,7 @@ from tests.test_table_program import CASES, CLAIM, LOOKUP, is_columns, is_progra
 from tests.test_tables_filter import BagOfWordsEmbedder
 from tools import ToolContext
 from tools._cells import TypedTable
-from tools._table_ops import ProgramError
+from tools._table_ops_model import ProgramError
 from tools._table_program import solve, table_for_prompt
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar
 from tools.verify_claim import Input, check_claim, verify_claim

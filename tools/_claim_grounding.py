@@ -36,7 +36,8 @@ import re
 
 from tools._cells import TypedTable, cell_number
 from tools._question_grounding import column_named, value_grounded
-from tools._table_ops import VALUE_MAX_CHARS, Check, Execution, Program, ProgramError, execute, row_names
+from tools._table_ops import execute, row_names
+from tools._table_ops_model import VALUE_MAX_CHARS, Check, Execution, Program, ProgramError
 from tools._words import DOWNWARD, MAX_WORDS, ORDINAL_WORDS, RANK_HEADER, UPWARD, extreme_directions, is_superlative
 
 _NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?")

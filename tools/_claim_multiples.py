@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import cell_number
-from tools._table_ops import Program
+from tools._table_ops_model import Program
 
 _MULTIPLE_WORDS = {"twice": 2.0, "double": 2.0, "thrice": 3.0, "triple": 3.0, "quadruple": 4.0, "half": 0.5,
                    "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0,

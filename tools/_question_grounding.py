@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable, cell_number
-from tools._table_ops import Program
+from tools._table_ops_model import Program
 from tools._words import WORD, related
 
 # Thousands separators only between groups of three: "in 1906, how many" states 1906, not "1906,".

@@ -1,6 +1,6 @@
 """The typed program grammar: a JSON schema under which a nonsensical table program cannot be written.
 
-The plain schema (``tools._table_ops.program_schema``) binds column names to the table, but the 1.5B model
+The plain schema (``tools._table_ops_model.program_schema``) binds column names to the table, but the 1.5B model
 still wrote, on PubHealthTab's tuning split, programs such as "the number of rows = 'North America'",
 "min of Deaths = 'Flagler'", "Deaths <= 'new_cases'" and filters on values no cell holds. Each such program
 ran, came out false and voted REFUTES. This schema is a union of typed program shapes, so the server's
@@ -17,7 +17,7 @@ grammar only admits programs whose parts fit together:
   selects the rows it names; ``contains`` stays free for a partial name.
 
 Values are strings throughout (the executor parses numbers as it parses cells), so a sample validates
-against :class:`tools._table_ops.Program` unchanged. The executor repeats the type checks in code, for a
+against :class:`tools._table_ops_model.Program` unchanged. The executor repeats the type checks in code, for a
 server that does not enforce the schema.
 """
 
@@ -30,7 +30,7 @@ from typing import Any, Literal, Union
 from pydantic import BaseModel, Field, RootModel, create_model
 
 from tools._cells import TypedTable, display_cell, is_empty
-from tools._table_ops import MAX_FILTERS, VALUE_MAX_CHARS
+from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS
 
 # A number as a claim states it: "678", "-2", "4,512", "0.215", "12%". Words ("7 million") are written out.
 NUMBER_PATTERN = r"^-?[0-9][0-9,]*(\.[0-9]+)?%?$"

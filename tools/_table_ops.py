@@ -9,10 +9,10 @@ thing over them, and, for a claim, checks the result against the value the claim
 
 The model writes it as JSON under a schema whose column names are an enum of the table's own
 identifiers (:func:`program_schema`), so it cannot name a column the table lacks or write prose
-around it. Nothing the model wrote is ever evaluated as code: the executor interprets the fixed
-operations over the typed table, within row and time limits, and records the cells it read in the
-rows that decided the result (the citations). Anything wrong with a program is a
-:class:`ProgramError` with one sentence saying what, never a crash.
+around it (the program's model: :mod:`tools._table_ops_model`). Nothing the model wrote is ever
+evaluated as code: the executor interprets the fixed operations over the typed table, within row and
+time limits, and records the cells it read in the rows that decided the result (the citations).
+Anything wrong with a program is a :class:`ProgramError` with one sentence saying what, never a crash.
 """
 
 from __future__ import annotations
@@ -20,215 +20,14 @@ from __future__ import annotations
 import math
 import re
 import time
-import unicodedata
-from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field, create_model
-
+from tools._cell_compare import clipped, compare, format_value, leading_number, norm_text, text_words, words_match, \
+    written_tolerance
 from tools._cells import TypedTable, cell_number, is_empty
+from tools._table_ops_model import MAX_CELLS, MAX_FILTERS, MAX_ROWS, RATIO_FNS, TIME_LIMIT_S, Check, Execution, \
+    NoNumbersError, Program, ProgramError, RowFilter
 from tools._words import ORDINAL_WORDS
-
-MAX_FILTERS = 3
-VALUE_MAX_CHARS = 60
-MAX_ROWS = 100_000  # uploads are limited far below this; a program never scans more
-TIME_LIMIT_S = 2.0
-MAX_NTH = 10  # "the tenth largest" at most
-MAX_CELLS = 12  # citations per program: the decisive cells, not the whole table
-NOT_IN_TABLE = "not_in_table"
-
-CmpOp = Literal["=", "!=", "<", "<=", ">", ">=", "contains"]
-# most_common, next_row, previous_row and difference are offered only by a question's grammar: which value occurs
-# most, the row after or before the one the filters select (the table's order), the difference between two
-# selected rows' numbers. count_distinct is offered by no grammar: code rewrites a program into it where the
-# question's form says so (tools._question_rules.read_distinct: "how many different series …?" counts the
-# distinct values of Series).
-Fn = Literal["value", "count", "sum", "avg", "min", "max", "argmax", "argmin", "every", "only", "most_common",
-             "next_row", "previous_row", "difference", "count_distinct"]
-
-
-class ProgramError(ValueError):
-    """A program that cannot run on this table; the message says why, for the retry and the user."""
-
-
-class NoNumbersError(ProgramError):
-    """The rows a program selects hold no number in the column it computes over: a finding about the table (the
-    cell the question points at is text, empty or a formula), not a misread question."""
-
-
-# -- the program, untyped (what the executor accepts) -----------------------------------------
-class RowFilter(BaseModel):
-    column: str
-    op: CmpOp
-    value: str = Field(max_length=VALUE_MAX_CHARS)
-
-
-class Check(BaseModel):
-    op: CmpOp
-    # "column" and "extreme" are set by code only (tools._claim_grounding.read_own_row, read_two_extremes); no
-    # grammar offers them.
-    against: Literal["value", "row", "column", "extreme"] = Field(
-        "value", description="value: compare with the value written here; row: with the same column in the "
-                             "row named here; column: with the column named here, in the same row; extreme: "
-                             "with the row holding the largest or smallest value of the column named here.")
-    value: str = Field(max_length=VALUE_MAX_CHARS)
-    # "twice as many as East": the other row's (or column's) value times this, within ``relative_tolerance`` of
-    # it for "=". Set by code from the claim's words (tools._claim_grounding.read_multiplier); no grammar offers it.
-    factor: float | None = None
-    relative_tolerance: float = 0.0
-    extreme: Literal["max", "min"] | None = None  # with against="extreme": which end of the column named in value
-
-
-# The functions a computed ratio column feeds: "the most dropouts relative to participants" is the row with the
-# largest Dropouts / Participants. Code sets ``per_column`` (tools._question_rules.read_ratio), no grammar offers it.
-RATIO_FNS = ("argmax", "argmin", "max", "min")
-
-
-class Program(BaseModel):
-    filters: list[RowFilter] = Field(default_factory=list, max_length=MAX_FILTERS)
-    fn: Fn
-    column: str
-    answer_column: str | None = None
-    check: Check | None = None
-    per_column: str | None = None  # divide ``column`` by this column, row by row, before ``fn``
-    # "the second highest": max, min, argmax and argmin take the nth distinct value from that end. Code sets it
-    # from the question's or claim's ordinal (tools._words.ordinal_extreme); no grammar offers it.
-    nth: int = Field(1, ge=1, le=MAX_NTH)
-
-
-class ColumnChoice(BaseModel):
-    """The columns a claim or question needs; ``not_in_table`` when it needs something absent."""
-
-    columns: list[str]
-
-
-# -- schemas bound to one table --------------------------------------------------------------
-@lru_cache(maxsize=32)
-def program_schema(idents: tuple[str, ...], with_check: bool) -> type[BaseModel]:
-    """The program schema with every column an enum of ``idents``; ``with_check`` for claims."""
-    Col = Literal[idents]  # type: ignore[valid-type]
-    value_field = (str, Field(json_schema_extra={"maxLength": VALUE_MAX_CHARS}))
-    filt = create_model("Filter", column=(Col, ...), op=(CmpOp, ...), value=value_field)
-    fields: dict[str, Any] = {
-        "filters": (list[filt], Field(json_schema_extra={"maxItems": MAX_FILTERS})),  # type: ignore[valid-type]
-        "fn": (Fn, ...),
-        "column": (Col, ...),
-        "answer_column": (Col, ...),
-    }
-    if with_check:
-        check = create_model("Check", op=(CmpOp, ...), against=(Literal["value", "row"], ...), value=value_field)
-        fields["check"] = (check, ...)
-    return create_model("TableProgram", **fields)
-
-
-@lru_cache(maxsize=32)
-def column_choice_schema(idents: tuple[str, ...]) -> type[BaseModel]:
-    """The column choice: one to four of ``idents`` or ``not_in_table``."""
-    Choice = Literal[idents + (NOT_IN_TABLE,)]  # type: ignore[valid-type]
-    return create_model("ColumnChoice", columns=(list[Choice], Field(  # type: ignore[valid-type]
-        json_schema_extra={"minItems": 1, "maxItems": 4})))
-
-
-# -- running ----------------------------------------------------------------------------------
-@dataclass
-class Execution:
-    """What a program computed and which cells decided it."""
-
-    selected: list[int]  # rows left after the filters
-    result: Any  # a number, a text, a bool or a list of texts
-    result_text: str
-    decisive_rows: list[int]
-    cells: list[tuple[int, int]]
-    truth: bool | None = None  # the check's outcome (claims only)
-    check_text: str = ""
-    steps: list[str] = field(default_factory=list)
-
-
-def _norm(text: object) -> str:
-    """Text as compared: markup, accents, case and spacing do not matter ("Québec" = "quebec")."""
-    plain = re.sub(r"\[(?:BOLD|ITALIC|EMPTY|UNDERLINE|SMALL)\]", "", str(text))
-    plain = "".join(ch for ch in unicodedata.normalize("NFKD", plain) if not unicodedata.combining(ch))
-    return " ".join(plain.split()).casefold()
-
-
-def _tolerance(text: str) -> float:
-    """Half a unit in the last digit the value was written with: "3.5" matches 3.46, "12" matches 12.4."""
-    m = re.search(r"\d+(?:\.(\d+))?", text.replace(",", ""))
-    decimals = len(m.group(1) or "") if m else 0
-    body = cell_number(m.group(0)) if m else None
-    whole = cell_number(text)
-    scale = abs(whole / body) if whole is not None and body not in (None, 0) else 1.0
-    return 0.5 * 10 ** -decimals * scale
-
-
-def compare(left_text: str, left_number: float | None, op: str, right_text: str,
-            right_number: float | None = None, tolerance: float | None = None) -> bool:
-    """``left op right``, as numbers when both sides are numbers, else as case-folded text."""
-    if op == "contains":
-        return _norm(right_text) in _norm(left_text)
-    if right_number is None:
-        right_number = cell_number(right_text)
-    if left_number is not None and right_number is not None:
-        tol = _tolerance(right_text) if tolerance is None else tolerance
-        diff = left_number - right_number
-        # Equality within the precision the value was written with; strict order stays strict.
-        return {"=": abs(diff) <= tol, "!=": abs(diff) > tol, "<": diff < 0, "<=": diff <= tol,
-                ">": diff > 0, ">=": diff >= -tol}[op]
-    a, b = _words(left_text), _words(right_text)  # "Johnson & Johnson., 1898" = "Johnson & Johnson. , 1898"
-    if op == "=":
-        return a == b
-    if op == "!=":
-        return a != b
-    return False  # ordering between texts is not something a claim over a table means
-
-
-def _words(text: object) -> str:
-    """Text as its words: punctuation and spacing do not make two texts different."""
-    return " ".join(re.findall(r"[^\W_]+", _norm(text)))
-
-
-def clipped(value: str) -> bool:
-    """A value copied from a clipped cell of the prompt (it ends in an ellipsis)."""
-    return value.rstrip().endswith(("…", "...")) and len(value.rstrip("…. ")) >= 8
-
-
-_LEADING_NUMBER = re.compile(r"^\s*([-−]?[\d][\d,]*(?:\.\d+)?)\s*%?\s*[^\W\d_]")
-
-
-def leading_number(text: str) -> float | None:
-    """The number a text cell opens with before its unit words: '464 pages' -> 464, '12 m2' -> 12."""
-    m = _LEADING_NUMBER.match(str(text))
-    return cell_number(m.group(1)) if m else None
-
-
-def words_match(cell: str, value: str) -> bool:
-    """Whether ``value`` occurs in ``cell`` as whole words (case, accents and markup ignored)."""
-    needle = _norm(value)
-    if len(needle) < 3:
-        return False
-    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", _norm(cell)) is not None
-
-
-def format_value(x: Any) -> str:
-    """A computed value as the user reads it (1012.0 -> '1012', 527.46 -> '527.46', 1/3 -> '0.3333')."""
-    if isinstance(x, bool):
-        return "true" if x else "false"
-    if isinstance(x, float):
-        if not math.isfinite(x):
-            return str(x)
-        if x.is_integer() and abs(x) < 1e15:
-            return f"{int(x):,}" if abs(x) >= 10000 else str(int(x))
-        short = round(x, 6)
-        if abs(short - x) <= 1e-12 * max(1.0, abs(x)):
-            # A value with few decimals (a cell's, a sum or difference of cells') is shown exactly: rounding
-            # 527.46 to 527.5 would quote a number the table does not hold.
-            text = f"{short:,.6f}" if abs(short) >= 10000 else f"{short:.6f}"
-            return text.rstrip("0").rstrip(".")
-        return f"{x:.4g}" if abs(x) < 1e6 else f"{x:,.0f}"  # a ratio or a mean: 4 significant digits
-    if isinstance(x, list):
-        return ", ".join(str(v) for v in x)
-    return str(x)
 
 
 class _Clock:
@@ -313,7 +112,7 @@ def total_rows(typed: TypedTable) -> list[int]:
     """
     out = []
     for r in range(1, typed.table.n_rows + 1):
-        heads = [_norm(typed.text(r, c)) for c in range(1, min(2, typed.table.n_cols) + 1)]
+        heads = [norm_text(typed.text(r, c)) for c in range(1, min(2, typed.table.n_cols) + 1)]
         if any(_TOTAL_ROW.match(h) for h in heads if h):
             out.append(r)
     return out
@@ -321,7 +120,7 @@ def total_rows(typed: TypedTable) -> list[int]:
 
 def _filter_groups(program: Program, union_same_column: bool) -> list[list[RowFilter]]:
     """The filters as AND-ed groups; a group of several is their OR (one column asked for several values)."""
-    equal_on = [(f.column, _norm(f.value)) for f in program.filters if f.op == "="]
+    equal_on = [(f.column, norm_text(f.value)) for f in program.filters if f.op == "="]
     if len({col for col, _ in equal_on}) == len(set(equal_on)):
         return [[f] for f in program.filters]
     if not union_same_column:
@@ -386,15 +185,15 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         kept = []
         for r in rows:
             clock.tick()
-            if compare(typed.text(r, c), typed.number(r, c), f.op, f.value, wanted, tolerance=_tolerance(f.value)
+            if compare(typed.text(r, c), typed.number(r, c), f.op, f.value, wanted, tolerance=written_tolerance(f.value)
                        if wanted is not None else 0):
                 kept.append(r)
         note = ""
         if not kept and f.op == "=" and clipped(f.value):
             # The prompt shows long cells clipped ("Oral doxycycline: 100 mg twice per…"), and the grammar
             # offers them so: such a value names the cells it is the start of.
-            start = _norm(f.value.rstrip("…. "))
-            kept = [r for r in rows if _norm(typed.text(r, c)).startswith(start)]
+            start = norm_text(f.value.rstrip("…. "))
+            kept = [r for r in rows if norm_text(typed.text(r, c)).startswith(start)]
             note = " (a clipped value: rows whose cell starts with it)" if kept else ""
         if not kept and f.op == "=" and (wanted is None or not typed.columns[c - 1].numeric):
             # Small models write the short form of a cell ("Quebec" for "Quebec (QC)"): when nothing is equal,
@@ -444,7 +243,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
                            + "; ".join(steps) + " (check the values against the example values)")
     if fn == "value":
         values = [typed.text(r, c) for r in rows]
-        if program.check is not None and len({_words(v) for v in values}) > 1:
+        if program.check is not None and len({text_words(v) for v in values}) > 1:
             # A claim states one value of one thing; a check over several different cells reads no such claim.
             raise ProgramError(f"the filters select {len(rows)} rows with different values in column "
                                f"{program.column!r}; a value check needs the one row the claim is about "
@@ -568,7 +367,7 @@ def _value_groups(typed: TypedTable, rows: list[int], c: int,
         text = typed.text(r, c)
         if is_empty(text):
             continue
-        key = _words(text)
+        key = text_words(text)
         first.setdefault(key, " ".join(str(text).split()))
         where.setdefault(key, []).append(r)
     return first, where
@@ -615,7 +414,7 @@ def _matches(typed: TypedTable, r: int, f: RowFilter, *, words: bool = False) ->
         return False
     wanted = cell_number(f.value)
     if compare(typed.text(r, c), typed.number(r, c), f.op, f.value, wanted,
-               tolerance=_tolerance(f.value) if wanted is not None else 0):
+               tolerance=written_tolerance(f.value) if wanted is not None else 0):
         return True
     return words and f.op == "=" and wanted is None and words_match(typed.text(r, c), f.value)
 
@@ -629,8 +428,8 @@ def _check_types(typed: TypedTable, op: str, value: str, *, numeric_result: bool
     A program that compares a count with a place name, or orders two texts, is not a reading of the claim;
     running it would only add a false verdict to the vote.
     """
-    names = {_norm(col.ident) for col in typed.columns} | {_norm(col.name) for col in typed.columns}
-    if _norm(value) in names and not any(_norm(value) == _norm(v) for col in typed.columns
+    names = {norm_text(col.ident) for col in typed.columns} | {norm_text(col.name) for col in typed.columns}
+    if norm_text(value) in names and not any(norm_text(value) == norm_text(v) for col in typed.columns
                                          for v in typed.table.column_values(col.index)):
         raise ProgramError(f"the check compares with {value!r}, which is a column name, not a value")
     if numeric_result and op != "contains" and cell_number(value) is None:
@@ -653,7 +452,7 @@ def _row_like_the_selection(program: Program, typed: TypedTable, named: list[int
     if not like:
         raise ProgramError(f"no row named {typed.row_name(named[0])!r} meets the other filters ("
                            + "; ".join(f"{f.column} {f.op} {f.value!r}" for f in others) + ")")
-    if len({_norm(typed.text(r, c)) for r in like}) > 1:
+    if len({norm_text(typed.text(r, c)) for r in like}) > 1:
         raise ProgramError(f"{len(like)} rows are named {typed.row_name(like[0])!r} with different values in "
                            f"column {program.column!r}; add a filter that tells them apart")
     return like[0]
@@ -662,7 +461,7 @@ def _row_like_the_selection(program: Program, typed: TypedTable, named: list[int
 def row_names(typed: TypedTable, r: int, value: str) -> bool:
     """Whether row ``r``'s name (its label cell) is ``value``, compared as texts are (markup, accents, case)."""
     label = typed.label_col
-    return bool(label) and _norm(typed.text(r, label)) == _norm(value)
+    return bool(label) and norm_text(typed.text(r, label)) == norm_text(value)
 
 
 def _ratio(typed: TypedTable, r: int, c: int, per_c: int) -> float | None:
@@ -721,9 +520,9 @@ def _check_extreme(program: Program, typed: TypedTable, result: Any,
     best = (max if chk.extreme == "max" else min)(x for _, x in pairs)
     holders = [r for r, x in pairs if x == best]
     answer_c = _col(typed, program.answer_column, "answer column") if program.answer_column else typed.label_col
-    names = {_words(typed.text(r, answer_c)) for r in holders}
+    names = {text_words(typed.text(r, answer_c)) for r in holders}
     named = result if isinstance(result, list) else [result]
-    truth = all(_words(n) in names for n in named)
+    truth = all(text_words(n) in names for n in named)
     column = typed.columns[other - 1].name
     holder_names = ", ".join(" ".join(typed.text(r, answer_c).split()) for r in holders)
     shown = f"the row with the {'largest' if chk.extreme == 'max' else 'smallest'} {column}: {holder_names} " \
@@ -756,7 +555,8 @@ def _check(program: Program, typed: TypedTable, result: Any, c: int,
         label = typed.label_col
         if not label:
             raise ProgramError("the check names a row, but this table has no column of row names")
-        matches = [r for r in range(1, typed.table.n_rows + 1) if _norm(typed.text(r, label)) == _norm(chk.value)]
+        named = norm_text(chk.value)
+        matches = [r for r in range(1, typed.table.n_rows + 1) if norm_text(typed.text(r, label)) == named]
         if not matches:
             raise ProgramError(f"no row is named {chk.value!r} in column {typed.columns[label - 1].ident!r}")
         other = _row_like_the_selection(program, typed, matches, label, c)

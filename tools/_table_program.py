@@ -14,7 +14,7 @@
 
 The program form is selectable (``program_form``): ``ops`` (the default, above) or ``sql``, one read-only
 SELECT under a grammar of this table's typed identifiers, run in a SQLite sandbox (``tools._table_sql``).
-Both give the same :class:`~tools._table_ops.Execution`, so voting, reasons and citations are shared.
+Both give the same :class:`~tools._table_ops_model.Execution`, so voting, reasons and citations are shared.
 
 The reason is written here from computed values, so it can only quote numbers the table holds
 (or sums and averages of them, or the value the claim itself states).
@@ -41,8 +41,9 @@ from tools._question_rules import add_stated_date, count_choice, drop_named_row,
     read_direction, read_ordinal, read_stated_part, read_threshold_list, yes_or_no
 from tools._table_grammar import typed_program_schema
 from tools._table_shape import ShapedTable, shape_for_programs
-from tools._table_ops import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema, \
-    describe, execute, format_value
+from tools._cell_compare import format_value
+from tools._table_ops import describe, execute
+from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar
 
 Kind = Literal["claim", "question"]
@@ -117,7 +118,7 @@ class _Sampled:
     execution: Execution | None = None
     raw: dict = field(default_factory=dict)
     shown: str = ""  # the program in words, when it is not a Program (SQL)
-    no_numbers: bool = False  # it failed because its rows hold no number there (tools._table_ops.NoNumbersError)
+    no_numbers: bool = False  # it failed because its rows hold no number there (tools._table_ops_model.NoNumbersError)
 
 
 def columns_for_prompt(typed: TypedTable, max_chars: int = PROGRAM_COLUMNS_CHARS) -> list[str]:

@@ -13,16 +13,16 @@ sqlglot parses the query and refuses anything but one SELECT over ``t`` (no join
 functions outside an allow-list), and the query runs in a :class:`Sandbox`: a private in-memory
 database, ``query_only``, an authorizer that allows only reads of ``t`` and the allowed functions,
 a progress handler that stops it after a time limit, and a cap on the rows it may return. Refusals
-are :class:`~tools._table_ops.ProgramError`, one sentence each, never a crash.
+are :class:`~tools._table_ops_model.ProgramError`, one sentence each, never a crash.
 
-Comparisons mean what the fixed operations mean (``tools._table_ops.compare``): text case-, accent-
+Comparisons mean what the fixed operations mean (``tools._cell_compare.compare``): text case-, accent-
 and markup-insensitively (a collation), numbers within the precision the claim wrote them with
 ("3.5" matches 3.46), and a short form of a cell ("Quebec" for "Quebec (QC)") as whole words when no
 cell equals it. sqlglot rewrites the query for that before it runs; the user sees the query as written.
 
 The citations come from execution: the columns each (sub)query reads, in the rows that decided it
 (the returned rows, the rows an aggregate read, or the rows holding a minimum or maximum), as
-1-based ``(row, column)`` cells in an :class:`~tools._table_ops.Execution`, like the fixed operations'.
+1-based ``(row, column)`` cells in an :class:`~tools._table_ops_model.Execution`, like the fixed operations'.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ from sqlglot.errors import ParseError, TokenError
 
 from tools._cells import TypedTable, cell_number, is_empty
 from tools._table_grammar import GrammarSpec
-from tools._table_ops import MAX_CELLS, MAX_ROWS, TIME_LIMIT_S, VALUE_MAX_CHARS, Execution, ProgramError, _norm, \
-    compare, format_value, words_match
+from tools._cell_compare import compare, format_value, norm_text, words_match
+from tools._table_ops_model import MAX_CELLS, MAX_ROWS, TIME_LIMIT_S, VALUE_MAX_CHARS, Execution, ProgramError
 
 Kind = Literal["claim", "question"]
 TABLE = "t"
@@ -68,8 +68,8 @@ _REFUSED = {exp.With: "WITH (common table expressions)", exp.Union: "UNION", exp
 # -- the SQLite copy of the table -------------------------------------------------------------------
 @lru_cache(maxsize=100_000)
 def _folded(text: str) -> str:
-    """``_norm`` once per distinct cell: a sort or a LIKE calls it for every comparison."""
-    return _norm(text)
+    """``norm_text`` once per distinct cell: a sort or a LIKE calls it for every comparison."""
+    return norm_text(text)
 
 
 def _collate(a: str, b: str) -> int:
@@ -356,7 +356,7 @@ def _number_literal(node: exp.Expression) -> str | None:
 
 
 def rewrite(tree: exp.Select, typed: TypedTable) -> tuple[exp.Select, list[str]]:
-    """The query as it runs: comparisons mean what ``tools._table_ops.compare`` means (see the module)."""
+    """The query as it runs: comparisons mean what ``tools._cell_compare.compare`` means (see the module)."""
     notes: list[str] = []
     idents = {c.ident: c for c in typed.columns}
 
@@ -379,7 +379,7 @@ def rewrite(tree: exp.Select, typed: TypedTable) -> tuple[exp.Select, list[str]]
                 and left.name in idents and not idents[left.name].numeric):
             col = idents[left.name]
             values = typed.table.column_values(col.index)
-            if not any(_norm(v) == _norm(right.this) for v in values) and any(
+            if not any(norm_text(v) == norm_text(right.this) for v in values) and any(
                     words_match(v, right.this) for v in values):
                 notes.append(f"no {col.name} equals {right.this!r}; rows whose {col.name} contains it as words")
                 return exp.Anonymous(this="ev_words", expressions=[left, right])

@@ -89,7 +89,7 @@ class QAResult(BaseModel):
 
 def matching_options(answer: str, options: list[str]) -> list[int]:
     """1-based options the computed ``answer`` matches: same number, same text, or one contains the other."""
-    from tools._table_ops import compare
+    from tools._cell_compare import compare
 
     parts = [a.strip() for a in answer.split(", ")] if ", " in answer else [answer.strip()]
     hits = []

@@ -1,0 +1,100 @@
+"""How a cell is compared with a value a program (or a claim) states: one meaning for every program form.
+
+Text compares case-, accent-, markup- and spacing-insensitively; numbers compare within the precision the
+value was written with. The fixed operations (:mod:`tools._table_ops`) and the SQL form
+(:mod:`tools._table_sql`) both compare through here, so "Québec" = "quebec" and "3.5" = 3.46 in either.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from typing import Any
+
+from tools._cells import cell_number
+
+def norm_text(text: object) -> str:
+    """Text as compared: markup, accents, case and spacing do not matter ("Québec" = "quebec")."""
+    plain = re.sub(r"\[(?:BOLD|ITALIC|EMPTY|UNDERLINE|SMALL)\]", "", str(text))
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", plain) if not unicodedata.combining(ch))
+    return " ".join(plain.split()).casefold()
+
+
+def written_tolerance(text: str) -> float:
+    """Half a unit in the last digit the value was written with: "3.5" matches 3.46, "12" matches 12.4."""
+    m = re.search(r"\d+(?:\.(\d+))?", text.replace(",", ""))
+    decimals = len(m.group(1) or "") if m else 0
+    body = cell_number(m.group(0)) if m else None
+    whole = cell_number(text)
+    scale = abs(whole / body) if whole is not None and body not in (None, 0) else 1.0
+    return 0.5 * 10 ** -decimals * scale
+
+
+def compare(left_text: str, left_number: float | None, op: str, right_text: str,
+            right_number: float | None = None, tolerance: float | None = None) -> bool:
+    """``left op right``, as numbers when both sides are numbers, else as case-folded text."""
+    if op == "contains":
+        return norm_text(right_text) in norm_text(left_text)
+    if right_number is None:
+        right_number = cell_number(right_text)
+    if left_number is not None and right_number is not None:
+        tol = written_tolerance(right_text) if tolerance is None else tolerance
+        diff = left_number - right_number
+        # Equality within the precision the value was written with; strict order stays strict.
+        return {"=": abs(diff) <= tol, "!=": abs(diff) > tol, "<": diff < 0, "<=": diff <= tol,
+                ">": diff > 0, ">=": diff >= -tol}[op]
+    a, b = text_words(left_text), text_words(right_text)  # "Johnson & Johnson., 1898" = "Johnson & Johnson. , 1898"
+    if op == "=":
+        return a == b
+    if op == "!=":
+        return a != b
+    return False  # ordering between texts is not something a claim over a table means
+
+
+def text_words(text: object) -> str:
+    """Text as its words: punctuation and spacing do not make two texts different."""
+    return " ".join(re.findall(r"[^\W_]+", norm_text(text)))
+
+
+def clipped(value: str) -> bool:
+    """A value copied from a clipped cell of the prompt (it ends in an ellipsis)."""
+    return value.rstrip().endswith(("…", "...")) and len(value.rstrip("…. ")) >= 8
+
+
+_LEADING_NUMBER = re.compile(r"^\s*([-−]?[\d][\d,]*(?:\.\d+)?)\s*%?\s*[^\W\d_]")
+
+
+def leading_number(text: str) -> float | None:
+    """The number a text cell opens with before its unit words: '464 pages' -> 464, '12 m2' -> 12."""
+    m = _LEADING_NUMBER.match(str(text))
+    return cell_number(m.group(1)) if m else None
+
+
+def words_match(cell: str, value: str) -> bool:
+    """Whether ``value`` occurs in ``cell`` as whole words (case, accents and markup ignored)."""
+    needle = norm_text(value)
+    if len(needle) < 3:
+        return False
+    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", norm_text(cell)) is not None
+
+
+def format_value(x: Any) -> str:
+    """A computed value as the user reads it (1012.0 -> '1012', 527.46 -> '527.46', 1/3 -> '0.3333')."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            return str(x)
+        if x.is_integer() and abs(x) < 1e15:
+            return f"{int(x):,}" if abs(x) >= 10000 else str(int(x))
+        short = round(x, 6)
+        if abs(short - x) <= 1e-12 * max(1.0, abs(x)):
+            # A value with few decimals (a cell's, a sum or difference of cells') is shown exactly: rounding
+            # 527.46 to 527.5 would quote a number the table does not hold.
+            text = f"{short:,.6f}" if abs(short) >= 10000 else f"{short:.6f}"
+            return text.rstrip("0").rstrip(".")
+        return f"{x:.4g}" if abs(x) < 1e6 else f"{x:,.0f}"  # a ratio or a mean: 4 significant digits
+    if isinstance(x, list):
+        return ", ".join(str(v) for v in x)
+    return str(x)

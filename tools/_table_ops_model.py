@@ -1,0 +1,137 @@
+"""The fixed-operation table program: what the model may write and what running it yields.
+
+A program (Chain-of-Table style, issue 13) selects rows with up to three filters, computes one
+thing over them, and, for a claim, checks the result against the value the claim states::
+
+    {"filters": [{"column": "province", "op": "=", "value": "Quebec"}],
+     "fn": "value", "column": "cases", "answer_column": "province",
+     "check": {"op": "=", "against": "value", "value": "678"}}
+
+The model writes it as JSON under a schema whose column names are an enum of the table's own
+identifiers (:func:`program_schema`), so it cannot name a column the table lacks or write prose
+around it. :mod:`tools._table_ops` runs it; :class:`Execution` is what a run gives, for the fixed
+operations and for SQL alike. Kept apart from the executor so the rules that read or rewrite a program
+(and the SQL form) need the model, not the interpreter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, create_model
+
+MAX_FILTERS = 3
+VALUE_MAX_CHARS = 60
+MAX_ROWS = 100_000  # uploads are limited far below this; a program never scans more
+TIME_LIMIT_S = 2.0
+MAX_NTH = 10  # "the tenth largest" at most
+MAX_CELLS = 12  # citations per program: the decisive cells, not the whole table
+NOT_IN_TABLE = "not_in_table"
+
+CmpOp = Literal["=", "!=", "<", "<=", ">", ">=", "contains"]
+# most_common, next_row, previous_row and difference are offered only by a question's grammar: which value occurs
+# most, the row after or before the one the filters select (the table's order), the difference between two
+# selected rows' numbers. count_distinct is offered by no grammar: code rewrites a program into it where the
+# question's form says so (tools._question_rules.read_distinct: "how many different series …?" counts the
+# distinct values of Series).
+Fn = Literal["value", "count", "sum", "avg", "min", "max", "argmax", "argmin", "every", "only", "most_common",
+             "next_row", "previous_row", "difference", "count_distinct"]
+
+
+class ProgramError(ValueError):
+    """A program that cannot run on this table; the message says why, for the retry and the user."""
+
+
+class NoNumbersError(ProgramError):
+    """The rows a program selects hold no number in the column it computes over: a finding about the table (the
+    cell the question points at is text, empty or a formula), not a misread question."""
+
+
+# -- the program, untyped (what the executor accepts) -----------------------------------------
+class RowFilter(BaseModel):
+    column: str
+    op: CmpOp
+    value: str = Field(max_length=VALUE_MAX_CHARS)
+
+
+class Check(BaseModel):
+    op: CmpOp
+    # "column" and "extreme" are set by code only (tools._claim_grounding.read_own_row, read_two_extremes); no
+    # grammar offers them.
+    against: Literal["value", "row", "column", "extreme"] = Field(
+        "value", description="value: compare with the value written here; row: with the same column in the "
+                             "row named here; column: with the column named here, in the same row; extreme: "
+                             "with the row holding the largest or smallest value of the column named here.")
+    value: str = Field(max_length=VALUE_MAX_CHARS)
+    # "twice as many as East": the other row's (or column's) value times this, within ``relative_tolerance`` of
+    # it for "=". Set by code from the claim's words (tools._claim_grounding.read_multiplier); no grammar offers it.
+    factor: float | None = None
+    relative_tolerance: float = 0.0
+    extreme: Literal["max", "min"] | None = None  # with against="extreme": which end of the column named in value
+
+
+# The functions a computed ratio column feeds: "the most dropouts relative to participants" is the row with the
+# largest Dropouts / Participants. Code sets ``per_column`` (tools._question_rules.read_ratio), no grammar offers it.
+RATIO_FNS = ("argmax", "argmin", "max", "min")
+
+
+class Program(BaseModel):
+    filters: list[RowFilter] = Field(default_factory=list, max_length=MAX_FILTERS)
+    fn: Fn
+    column: str
+    answer_column: str | None = None
+    check: Check | None = None
+    per_column: str | None = None  # divide ``column`` by this column, row by row, before ``fn``
+    # "the second highest": max, min, argmax and argmin take the nth distinct value from that end. Code sets it
+    # from the question's or claim's ordinal (tools._words.ordinal_extreme); no grammar offers it.
+    nth: int = Field(1, ge=1, le=MAX_NTH)
+
+
+class ColumnChoice(BaseModel):
+    """The columns a claim or question needs; ``not_in_table`` when it needs something absent."""
+
+    columns: list[str]
+
+
+# -- schemas bound to one table --------------------------------------------------------------
+@lru_cache(maxsize=32)
+def program_schema(idents: tuple[str, ...], with_check: bool) -> type[BaseModel]:
+    """The program schema with every column an enum of ``idents``; ``with_check`` for claims."""
+    Col = Literal[idents]  # type: ignore[valid-type]
+    value_field = (str, Field(json_schema_extra={"maxLength": VALUE_MAX_CHARS}))
+    filt = create_model("Filter", column=(Col, ...), op=(CmpOp, ...), value=value_field)
+    fields: dict[str, Any] = {
+        "filters": (list[filt], Field(json_schema_extra={"maxItems": MAX_FILTERS})),  # type: ignore[valid-type]
+        "fn": (Fn, ...),
+        "column": (Col, ...),
+        "answer_column": (Col, ...),
+    }
+    if with_check:
+        check = create_model("Check", op=(CmpOp, ...), against=(Literal["value", "row"], ...), value=value_field)
+        fields["check"] = (check, ...)
+    return create_model("TableProgram", **fields)
+
+
+@lru_cache(maxsize=32)
+def column_choice_schema(idents: tuple[str, ...]) -> type[BaseModel]:
+    """The column choice: one to four of ``idents`` or ``not_in_table``."""
+    Choice = Literal[idents + (NOT_IN_TABLE,)]  # type: ignore[valid-type]
+    return create_model("ColumnChoice", columns=(list[Choice], Field(  # type: ignore[valid-type]
+        json_schema_extra={"minItems": 1, "maxItems": 4})))
+
+
+# -- running ----------------------------------------------------------------------------------
+@dataclass
+class Execution:
+    """What a program computed and which cells decided it."""
+
+    selected: list[int]  # rows left after the filters
+    result: Any  # a number, a text, a bool or a list of texts
+    result_text: str
+    decisive_rows: list[int]
+    cells: list[tuple[int, int]]
+    truth: bool | None = None  # the check's outcome (claims only)
+    check_text: str = ""
+    steps: list[str] = field(default_factory=list)
