@@ -13,6 +13,7 @@ from typing import Any
 
 from kb.errors import TableError
 from kb.table_model import NOT_COMPUTED, Table, _is_year, parse_number
+from kb.table_numbers import convert_decimal_commas
 
 
 def _limits(settings: Any) -> tuple[int, int]:
@@ -128,6 +129,11 @@ def table_from_grid(grid: list[list[Any]], *, name: str, header: list[Any] | Non
         dropped = len(rows) - len(kept)
         notes.append(f"dropped {dropped} blank row{'s' * (dropped != 1)}")
     rows = kept
+    # Before the header is chosen: a first row of "891,1"-style numbers is data, which only the converted form shows.
+    rows, converted = convert_decimal_commas(rows)
+    if converted:
+        notes.append(f"read {converted} number{'s' * (converted != 1)} written with decimal commas (891,1 as 891.1, "
+                     "3.645.000 as 3,645,000); cells show them in that form")
     if head is None and not rows:
         raise TableError("The table is empty: no cells with content were found.")
 

@@ -49,7 +49,7 @@ def test_tsv_and_semicolon_delimiters_are_detected(tmp_settings):
     tsv = load_table(b"a\tb\n1\t2\n3\t4\n", name="x.tsv", settings=tmp_settings)
     assert tsv.columns == ["a", "b"] and tsv.rows == [["1", "2"], ["3", "4"]]
     semi = load_table(b"name;score\nann;1,5\nbob;2,5\n", name="x.csv", settings=tmp_settings)
-    assert semi.columns == ["name", "score"] and semi.cell(2, 2) == "2,5"
+    assert semi.columns == ["name", "score"] and semi.cell(2, 2) == "2.5"  # decimal commas, read as such
     assert any("delimiter" in n for n in semi.notes)
 
 
@@ -425,3 +425,34 @@ def test_formula_text_in_a_json_or_csv_cell_is_marked_not_computed(tmp_settings)
                    name="staff.json", settings=tmp_settings)
     assert t.rows[0] == ["Central", "=1000+2000" + NOT_COMPUTED, "- see text", "-5"]
     assert any("formula text" in n for n in t.notes)
+
+
+def test_decimal_comma_numbers_are_read_as_numbers_and_the_user_is_told(tmp_settings):
+    """Found as a new user: a German CSV ('3.645.000', '891,1', '12,5%') loaded with no numeric column."""
+    from tools._cells import TypedTable
+
+    csv = "Stadt;Einwohner;Fläche (km²);Anteil\nBerlin;3.645.000;891,1;12,5%\nHamburg;1.841.000;755,2;7,3%\n" \
+          "Bonn;331.000;141,1;1,234\n"
+    t = load_table(csv.encode(), name="städte.csv", settings=tmp_settings)
+    assert t.rows[0] == ["Berlin", "3,645,000", "891.1", "12.5%"]
+    assert t.cell(3, 2) == "331,000" and t.cell(3, 4) == "1.234"  # the ambiguous forms follow the table
+    assert any("decimal commas" in n and "891,1 as 891.1" in n for n in t.notes)
+    typed = TypedTable.build(t)
+    assert [typed.number(r, 3) for r in (1, 2, 3)] == [891.1, 755.2, 141.1]
+    assert typed.number(1, 2) == 3645000.0
+    # Without a header row, the first row of such numbers is data, not column names.
+    bare = load_table("Berlin;3.645.000;891,1\nHamburg;1.841.000;755,2\n".encode(), name="b.csv",
+                      settings=tmp_settings)
+    assert bare.columns[0] == "Column 1" and bare.n_rows == 2
+
+
+@pytest.mark.parametrize("rows", [
+    [["a", "0.93"], ["b", "1,5"], ["c", "2,5"]],  # a decimal point anywhere keeps the table as it is
+    [["a", "1,5"], ["b", "7"]],  # one lone comma form ("pages 1,5"?) is not enough
+    [["a", "1,234"], ["b", "4,512"]],  # thousands separators: the decimal-point reading
+    [["a", "1,234,567"], ["b", "2,5"]],
+])
+def test_decimal_point_tables_are_left_alone(rows):
+    from kb.table_numbers import convert_decimal_commas
+
+    assert convert_decimal_commas(rows) == (rows, 0)
