@@ -718,3 +718,25 @@ def test_an_extreme_runs_the_way_the_question_says():
     chart = TypedTable.build(CHART)
     best = tprog(fn="argmin", column="peak_position", answer_column="title")
     assert read_direction(best, chart, "which track had the highest peak position?") == best
+
+
+SEASONS = Table(name="seasons", title="seasons", columns=["Season", "Half", "Wins", "Losses"], rows=[
+    ["1980", "", "93", "70"], ["1981", "first", "25", "22"], ["1981", "second", "34", "25"], ["1982", "", "80", "82"]])
+
+
+def test_how_many_over_several_rows_is_their_total_not_the_smallest():
+    """WTQ dev: "how many losses did the team have in 1981?" (a split season) was answered 22, one half's losses."""
+    from tools._question_rules import read_total_asked
+
+    t = TypedTable.build(SEASONS)
+    smallest = prog(answer_column="losses", filters=[{"column": "season", "op": "=", "value": "1981"}], fn="min", column="losses")
+    read = read_total_asked(smallest, t, "how many losses did the team have in 1981?")
+    assert read.fn == "sum" and execute(read, t).result == 47
+    for asks_an_extreme in ("how many losses did the team have in its worst half of 1981?",
+                            "how many losses did the team have on average in 1981?",
+                            "how many losses at most did the team have in a half of 1981?",
+                            "how many losses did the team have in the second best half?"):
+        assert read_total_asked(smallest, t, asks_an_extreme) == smallest
+    assert read_total_asked(smallest, t, "what were the fewest losses in 1981?") == smallest  # not how many
+    years = prog(answer_column="season", filters=[{"column": "losses", "op": ">", "value": "60"}], fn="max", column="season")
+    assert read_total_asked(years, t, "how many seasons ago was the team last over 60 losses?") == years  # years

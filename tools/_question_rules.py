@@ -14,6 +14,8 @@ meant, code reads the program so (WikiTableQuestions' training split, the tuning
 - :func:`add_stated_date`: "how many shows were in April?" with no filter on the dates filters them on "April";
 - :func:`count_choice`: "which artist has more songs, A or B?" written as a count counts each one's rows;
 - :func:`read_distinct`: "how many different series are listed?" counts the different values of Series;
+- :func:`read_total_asked`: "how many losses did the team have in 1981?" over two rows is their sum, not the
+  smaller one;
 - :func:`read_rows_asked`: "which week(s) had under 75,000?" written as a count asks for the rows, not how many;
 - :func:`read_threshold_list`: "which regions have an occupancy above 85%?" written as the row with the largest
   occupancy among those asks for every such row (no superlative asks for one);
@@ -241,6 +243,29 @@ def read_distinct(program: Program, typed: TypedTable, question: str) -> Program
         return program
     pick = next((col for col in named if col.ident == program.column), named[0])
     return program.model_copy(update={"fn": "count_distinct", "column": pick.ident})
+
+
+_HOW_MANY = re.compile(r"\bhow (?:many|much)\b", re.I)
+_MEAN_OR_LIMIT = re.compile(r"\b(?:average|mean|median|typical|per|each|at (?:most|least)|up to)\b", re.I)
+
+
+def read_total_asked(program: Program, typed: TypedTable, question: str) -> Program:
+    """"How many losses did the team have in 1981?" over the two rows of a split season is their sum.
+
+    WTQ's dev split: two of three programs took the smaller half-season (22) rather than the season's 47. A
+    how-many question with no superlative, ordinal, average or "at most" asks for no smallest, largest or mean of
+    the rows it selects; over one row the sum is that row's value, so only a several-row reading changes. Years
+    and other labels are not summed.
+    """
+    if program.fn not in ("min", "max", "avg") or program.per_column or not _HOW_MANY.search(question) \
+            or is_superlative(question) or ordinal_extreme(question) != 1 or _MEAN_OR_LIMIT.search(question):
+        return program
+    try:
+        if typed.column(program.column).holds_years:
+            return program
+    except KeyError:
+        return program
+    return program.model_copy(update={"fn": "sum", "nth": 1})
 
 
 _WHICH = re.compile(r"^\s*(?:(?:in|on|at|for|from|during|of|between|after|before)\b[^,?]{0,40},\s*)?"
