@@ -254,6 +254,21 @@ async def test_majority_of_programs_decides_with_cells_and_confidence(tmp_settin
     assert not [r for r in srv.requests if r.get("messages") and "response_format" not in r]  # no CCoE
 
 
+async def test_a_reason_over_one_row_names_the_cell_not_a_computation(tmp_settings, fake_llm_server):
+    """Seen as a new user: "Min of Deaths is 142 (rows: Drug A)" for a one-row program; over one row the min is the
+    cell, so the reason says what the table holds. Over several rows the computation stays in the reason."""
+    one_row_min = {**LOOKUP, "fn": "min"}
+    with fake_llm_server(scripted(["province", "cases"], [one_row_min] * 5)) as srv:
+        check = await check_claim(llm_for(tmp_settings, srv), CASES, CLAIM, embedder=BagOfWordsEmbedder())
+    assert check.reason == "Cases is 220 (rows: Ontario); the claim needs it = '220', so the table supports the claim."
+    two_row_sum = {"filters": [{"column": "year", "op": "=", "value": "2011"}], "fn": "sum", "column": "cases",
+                   "answer_column": "province", "check": {"op": "=", "against": "value", "value": "1910"}}
+    with fake_llm_server(scripted(["year", "cases"], [two_row_sum] * 5)) as srv:
+        check = await check_claim(llm_for(tmp_settings, srv), CASES, "In 2011 there were 1910 cases in total.",
+                                  embedder=BagOfWordsEmbedder())
+    assert check.reason.startswith("Sum of Cases is 1910 (rows: Ontario, Alberta, Québec"), check.reason
+
+
 async def test_a_program_checking_a_value_the_claim_does_not_state_does_not_vote(tmp_settings, fake_llm_server):
     unstated = {**LOOKUP, "check": {"op": ">", "against": "value", "value": "300"}}  # REFUTES, but 300 is not claimed
     with fake_llm_server(scripted(["province", "cases"], [LOOKUP, unstated, unstated, LOOKUP, unstated])) as srv:

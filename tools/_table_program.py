@@ -395,12 +395,19 @@ def _drop_ungrounded(outcome: ProgramOutcome, sampled: list[_Sampled], text: str
             outcome.runs[i] = outcome.runs[i].model_copy(update={"ran": False, "error": f"does not vote: {why}"})
 
 
+_ONE_ROW_SAME = ("min of ", "max of ", "sum of ", "avg of ")
+
+
 def write_reason(kind: Kind, run: ProgramRun, ex: Execution, typed: TypedTable, verdict: str) -> str:
     """The reason, from computed values only: what was computed, its value, where, and the verdict."""
     names = [typed.row_name(r) for r in ex.decisive_rows[:3]]
     more = len(ex.decisive_rows) - len(names)
     where = ", ".join(names) + (f" and {more} more" if more > 0 else "")
     computed = run.program.split(" → ", 1)[-1].split("; check:", 1)[0]
+    if len(ex.selected) == 1 and computed.startswith(_ONE_ROW_SAME):
+        # Over one row a min, max, sum or mean is that row's cell: "Min of Deaths is 142 (rows: Drug A)" (seen as
+        # a new user) says a computation that did not happen; "Deaths is 142" says what the table holds.
+        computed = computed.split(" of ", 1)[1]
     if kind == "question" and verdict in ("yes", "no") and ex.steps and ex.steps[-1].endswith(verdict):
         return ex.steps[-1][0].upper() + ex.steps[-1][1:] + (f" (rows: {where})." if where and ex.selected else ".")
     text = f"{computed} is {ex.result_text}" + (f" (rows: {where})" if where else "")
