@@ -34,6 +34,7 @@ from assistant.prompts import render
 from kb.tables import Table
 from tools._cells import cell_number
 from tools._claim_grounding import claim_numbers
+from tools._claim_significance import significance_check
 from tools._coverage import NEI_COVERAGE, claim_coverage
 from tools._registry import ToolContext, ToolError, tool
 from tools._table_program import DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, \
@@ -92,7 +93,8 @@ class ClaimCheck(BaseModel):
     rows: list[int]
     collapsed: str
     timings: dict[str, float] = Field(default_factory=dict)
-    decided_by: Literal["program", "ccoe", "program+ccoe", "columns", "coverage"] = "ccoe"
+    # "rule": a claim whose form settles it in code (tools._claim_significance)
+    decided_by: Literal["program", "ccoe", "program+ccoe", "columns", "coverage", "rule"] = "ccoe"
     confidence: float | None = Field(None, description="Share of the sampled programs that agree.")
     programs: ProgramOutcome | None = None
 
@@ -172,6 +174,14 @@ async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant:
                                                  labels=labels, filter_method=filter_method, seed=seed,
                                                  filter_result=filter_result))
 
+    significance = significance_check(claim, table)
+    if significance is not None:
+        # "Drug B's effect was statistically significant": the named row's p-value settles it (a rule, no model).
+        view = CollapsedView.build(table, sorted({significance.label_col, significance.p_col}), [significance.row])
+        return ClaimCheck(claim=claim, table=table.name, variant=variant, label=significance.verdict,
+                          cells=significance.cells, citations_valid=True, reason=significance.reason, cols=view.cols,
+                          rows=view.shown_rows, collapsed=view.markdown,
+                          timings={"total_s": time.perf_counter() - t0}, decided_by="rule", confidence=None)
     coverage = claim_coverage(claim, table)
     if "NOT ENOUGH INFO" in labels and coverage.share < NEI_COVERAGE:
         # The table does not talk about most of the claim: no program over its rows can settle it.

@@ -1,0 +1,67 @@
+"""Claims of statistical significance, settled in code by the named row's p-value (tools._claim_significance)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.tables import Table
+from tests.test_table_program import BagOfWordsEmbedder, llm_for
+from tools._claim_significance import significance_check
+from tools.verify_claim import check_claim
+
+TRIAL = Table(name="trial", title="trial", columns=["Treatment", "Patients", "Deaths", "Hazard ratio (95% CI)",
+                                                     "p-value"], rows=[
+    ["Placebo", "1,204", "187", "1.00 (reference)", "–"],
+    ["Drug A", "1,198", "142", "0.74 (0.60–0.92)", "0.006"],
+    ["Drug B", "1,211", "171", "0.91 (0.74–1.12)", "0.37"],
+    ["Drug A + B", "603", "61", "0.63 (0.47–0.85)", "<0.001"],
+    ["Drug C", "590", "80", "0.97 (0.70–1.30)", "NS"],
+])
+
+
+@pytest.mark.parametrize("claim,verdict,row", [
+    ("Is it true that Drug B's effect was statistically significant?", "REFUTES", 3),
+    ("Drug A's effect was statistically significant", "SUPPORTS", 2),
+    ("Drug B was not significant", "SUPPORTS", 3),
+    ("The effect of Drug B did not reach statistical significance", "SUPPORTS", 3),
+    ("Drug A + B was significant", "SUPPORTS", 4),  # '<0.001', and not also the row 'Drug A'
+    ("Drug A was significant at the 0.1% level", "REFUTES", 2),  # 0.006 is not below 0.001
+    ("The difference for Drug A was significant (p < 0.01)", "SUPPORTS", 2),
+    ("Drug C had a significant effect", "REFUTES", 5),  # 'NS'
+    ("Drug C's result was non-significant", "SUPPORTS", 5),
+])
+def test_a_claim_of_significance_is_settled_by_the_named_rows_p_value(claim, verdict, row):
+    check = significance_check(claim, TRIAL)
+    assert check is not None and check.verdict == verdict and check.cells == [(row, 1), (row, 5)]
+    assert TRIAL.cell(row, 5).lstrip("<") in check.reason or "NS" in check.reason
+
+
+@pytest.mark.parametrize("claim", [
+    "Drug A significantly reduced deaths",  # a direction too, which a p-value does not check
+    "Drug A significantly increased deaths",
+    "Placebo was significant",  # its p cell is empty
+    "Drug A and Drug B were both significant",  # two rows
+    "The treatment was significant",  # no row named
+    "Drug A reduced deaths",  # no significance
+])
+def test_claims_a_p_value_does_not_settle_are_left_to_the_programs(claim):
+    assert significance_check(claim, TRIAL) is None
+
+
+def test_no_p_value_column_no_rule():
+    no_p = Table(name="t", title="t", columns=TRIAL.columns[:4], rows=[r[:4] for r in TRIAL.rows])
+    assert significance_check("Drug A's effect was statistically significant", no_p) is None
+
+
+async def test_the_rule_decides_without_asking_the_model(tmp_settings, fake_llm_server):
+    """Found as a new user: the claim came back NOT ENOUGH INFO from the coverage rule, the p-value unread."""
+    def handler(req):
+        raise AssertionError("the model was asked")
+
+    with fake_llm_server(handler) as srv:
+        check = await check_claim(llm_for(tmp_settings, srv), TRIAL,
+                                  "Is it true that Drug B's effect was statistically significant?",
+                                  embedder=BagOfWordsEmbedder())
+    assert check.label == "REFUTES" and check.decided_by == "rule" and check.cells == [(3, 1), (3, 5)]
+    assert check.reason.startswith("P-value of Drug B is 0.37, not below 0.05")
+    assert check.collapsed.count("| R") == 1 and "0.37" in check.collapsed  # the view shows the decisive row

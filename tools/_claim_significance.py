@@ -1,0 +1,134 @@
+"""Claims of statistical significance, settled by the p-value the table gives for the row the claim names.
+
+Found as a new user: over a trial table with a "p-value" column, "Is it true that Drug B's effect was
+statistically significant?" came back NOT ENOUGH INFO ("the table mentions only 1 of the claim's 4 content
+words"), although the table answers it (p = 0.37). The small model does not turn "significant" into a
+comparison with 0.05, and the claim's form settles the check, so code does:
+
+- the claim says (statistically) significant, or negates it ("not significant", "non-significant", "failed to
+  reach significance");
+- the table has one p-value column (a header such as "p", "P value", "p-value (two-sided)");
+- the claim names exactly one row (its label, as whole words; a longer name wins over one it contains, so
+  "Drug A + B" is not also "Drug A");
+- and says nothing else: "Drug A significantly reduced deaths" also states a direction, which a p-value does not
+  check (it would support "significantly increased" alike), so such a claim is left to the programs.
+
+The threshold is the one the claim states ("at the 1% level", "p < 0.01"), else 0.05. A cell "<0.001" is below
+0.001; "NS" or "n.s." is not significant. Anything else (no such column, no or several named rows, an unreadable
+cell) leaves the claim to the programs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kb.table_model import Table
+from tools._cell_compare import format_value, norm_text
+from tools._cells import cell_number, is_empty
+
+DEFAULT_ALPHA = 0.05
+_SIGNIFICANT = re.compile(r"\b(?:statistically\s+)?(?:significant(?:ly)?|significance)\b", re.I)
+_NEGATED = re.compile(
+    r"\b(?:not|no|non|never|nor|failed\s+to\s+(?:reach|achieve|show)|did\s+not\s+(?:reach|achieve|show))"
+    r"[\s-]+(?:\w+[\s-]+){0,2}?(?:statistically\s+)?significan|\b(?:insignificant|nonsignificant)\b", re.I)
+_P_HEADER = re.compile(r"^\s*p(?:[\s-]*values?|[\s-]*val\.?)?\s*(?:\([^)]*\))?\s*$|\bp[\s-]?values?\b", re.I)
+_STATED_ALPHA = re.compile(
+    r"\bp\s*(?:<|≤|<=)\s*(0?\.\d+)|\bat\s+the\s+(\d+(?:\.\d+)?)\s*%\s+level|\balpha\s*(?:=|of)\s*(0?\.\d+)", re.I)
+_BELOW = re.compile(r"^\s*[<≤]\s*=?\s*(0?\.\d+|\d(?:\.\d+)?(?:e-?\d+)?)\s*$", re.I)
+_NOT_SIGNIFICANT_CELL = re.compile(r"^\s*(?:n\.?\s?s\.?|not\s+significant)\s*$", re.I)
+# Words a claim of bare (non-)significance may use besides the row's name; any other word states something more.
+_ONLY_SIGNIFICANCE = frozenset("""is it true that the a an was were be been is are its their of for in on at to s
+effect effects result results difference differences association finding findings outcome outcomes
+statistically statistical significant significantly significance insignificant nonsignificant non not no did
+does do had has have reach reached achieve achieved show showed shown failed fail level alpha p value""".split())
+
+
+@dataclass(frozen=True)
+class SignificanceCheck:
+    verdict: str  # "SUPPORTS" | "REFUTES"
+    row: int  # 1-based data row
+    label_col: int  # 1-based
+    p_col: int  # 1-based
+    reason: str
+
+    @property
+    def cells(self) -> list[tuple[int, int]]:
+        return [(self.row, self.label_col), (self.row, self.p_col)]
+
+
+def _alpha(claim: str) -> float:
+    m = _STATED_ALPHA.search(claim)
+    if not m:
+        return DEFAULT_ALPHA
+    if m.group(2):
+        return float(m.group(2)) / 100
+    return float(m.group(1) or m.group(3))
+
+
+def _p_column(table: Table) -> int | None:
+    hits = [c for c, name in enumerate(table.columns, 1) if _P_HEADER.search(name)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _says_only_significance(claim: str, name: str) -> bool:
+    rest = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", norm_text(claim), count=1)
+    return all(w in _ONLY_SIGNIFICANCE for w in re.findall(r"[^\W\d_]+", rest))
+
+
+def _named_row(table: Table, claim: str) -> int | None:
+    label = table.row_label_col
+    if not label:
+        return None
+    said = norm_text(claim)
+    named = {}
+    for r in range(1, table.n_rows + 1):
+        name = norm_text(table.cell(r, label))
+        if len(name) >= 2 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", said):
+            named[r] = name
+    longest = [r for r, n in named.items() if not any(n != m and n in m for m in named.values())]
+    return longest[0] if len(longest) == 1 else None
+
+
+def _significant(cell: str, alpha: float) -> tuple[bool, str] | None:
+    """(below alpha, the p as the reason writes it), or None when the cell says neither."""
+    if _NOT_SIGNIFICANT_CELL.match(cell):
+        return False, "not significant (NS)"
+    m = _BELOW.match(cell)
+    if m:
+        bound = float(m.group(1))
+        return (True, f"below {format_value(bound)}") if bound <= alpha else None
+    p = cell_number(cell)
+    if p is None or not 0 <= p <= 1:
+        return None
+    return p < alpha, format_value(p)
+
+
+def significance_check(claim: str, table: Table) -> SignificanceCheck | None:
+    """The verdict on a claim of (non-)significance from the named row's p-value, or None (module docstring)."""
+    if not _SIGNIFICANT.search(claim) and not re.search(r"\b(?:in|non)significant\b", claim, re.I):
+        return None
+    p_col = _p_column(table)
+    row = _named_row(table, claim) if p_col else None
+    if p_col is None or row is None:
+        return None
+    if not _says_only_significance(claim, norm_text(table.cell(row, table.row_label_col))):
+        return None
+    cell = table.cell(row, p_col)
+    if is_empty(cell):
+        return None
+    alpha = _alpha(claim)
+    read = _significant(cell, alpha)
+    if read is None:
+        return None
+    below, shown = read
+    negated = bool(_NEGATED.search(claim))
+    holds = below != negated
+    name, header = table.cell(row, table.row_label_col), table.columns[p_col - 1]
+    finding = (f"{header} of {name} is {shown}, below {format_value(alpha)}: statistically significant" if below
+               else f"{header} of {name} is {shown}, not below {format_value(alpha)}: not statistically significant")
+    says = "not significant" if negated else "significant"
+    verdict = "SUPPORTS" if holds else "REFUTES"
+    reason = (f"{finding[0].upper()}{finding[1:]} at the {format_value(alpha)} level; the claim says it is {says}, "
+              f"so the table {'supports' if holds else 'refutes'} the claim.")
+    return SignificanceCheck(verdict, row, table.row_label_col, p_col, reason)
