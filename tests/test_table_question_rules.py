@@ -740,3 +740,25 @@ def test_how_many_over_several_rows_is_their_total_not_the_smallest():
     assert read_total_asked(smallest, t, "what were the fewest losses in 1981?") == smallest  # not how many
     years = prog(answer_column="season", filters=[{"column": "losses", "op": ">", "value": "60"}], fn="max", column="season")
     assert read_total_asked(years, t, "how many seasons ago was the team last over 60 losses?") == years  # years
+
+
+TRIAL_ARMS = Table(name="trial", title="trial", columns=["Treatment", "Patients", "Deaths", "Death rate (%)"], rows=[
+    ["Placebo", "1,204", "187", "15.5"], ["Drug A", "1,198", "142", "11.9"], ["Drug B", "1,211", "171", "14.1"]])
+
+
+def test_what_share_of_a_rows_members_is_its_ratio_of_the_two_columns():
+    """Found as a new user: "What share of Drug A patients died?" answered 142, Drug A's deaths."""
+    from tools._question_rules import read_share
+
+    t = TypedTable.build(TRIAL_ARMS)
+    deaths = prog(filters=[{"column": "treatment", "op": "=", "value": "Drug A"}], fn="value", column="deaths",
+                  answer_column="deaths")
+    for q in ("What share of Drug A patients died?", "what proportion of the patients on Drug A died?"):
+        read = read_share(deaths, t, q)
+        assert read.per_column == "patients" and execute(read, t).result == pytest.approx(142 / 1198)
+    assert read_share(deaths, t, "How many Drug A patients died?") == deaths  # a count, not a share
+    everyone = prog(filters=[], fn="sum", column="deaths", answer_column="deaths")
+    assert read_share(everyone, t, "What share of patients died?") == everyone  # a ratio of sums: not read so
+    rate = prog(filters=[{"column": "treatment", "op": "=", "value": "Drug A"}], fn="value", column="death_rate",
+                answer_column="death_rate")
+    assert read_share(rate, t, "What share of Drug A patients died?") == rate  # already a rate

@@ -24,6 +24,8 @@ meant, code reads the program so (WikiTableQuestions' training split, the tuning
   construction, so a filter on the answer column that the question does not state is dropped;
 - :func:`read_ratio`: "which trial had the most dropouts relative to participants?" is the largest ratio of the two
   columns (found as a new user: it named the trial with the most dropouts);
+- :func:`read_share`: "what share of Drug A patients died?" is Drug A's Deaths over its Patients (found as a new
+  user: it answered 142);
 - :func:`read_direction`: "which region has the second most ICU beds?" written as the second smallest takes the
   second largest (not for rank columns, whose best is the smallest number: :func:`read_rank_order`);
 - :func:`read_ordinal`: "which film grossed the second highest?" takes the second largest value, not the largest
@@ -371,6 +373,39 @@ def read_ratio(program: Program, typed: TypedTable, question: str) -> Program:
     if not named:
         return program
     return program.model_copy(update={"per_column": named[0].ident})
+
+
+_SHARE = re.compile(r"\b(?:what|which)\s+(?:share|proportion|fraction|percentage|percent|rate)\s+of\s+(?:the\s+)?"
+                    r"([^\W\d_][\w\s()%+-]{0,60}?)\s*(?=\b(?:who|that|which|were|was|had|have|did|died|are|is)\b|[?.,;]|$)",
+                    re.I)
+
+
+def read_share(program: Program, typed: TypedTable, question: str) -> Program:
+    """"What share of Drug A patients died?" is Drug A's Deaths over its Patients, not its Deaths.
+
+    Found as a new user: the answer was 142, Drug A's deaths. When the phrase after "what share / proportion /
+    percentage of" names another numeric column (Patients) and the program reads one named row's number (a filter
+    on the row names), that row's ratio of the two columns answers. Over several rows a share is a ratio of sums,
+    which no program computes, so only one named row is read so.
+    """
+    m = _SHARE.search(question)
+    if not m or program.fn not in ("value", "sum", "max", "min") or program.per_column or not typed.label_col:
+        return program
+    label = typed.columns[typed.label_col - 1].ident
+    if not any(f.column == label and f.op == "=" for f in program.filters):
+        return program
+    try:
+        measure = typed.column(program.column)
+    except KeyError:
+        return program
+    if not measure.numeric or re.search(r"\bper\b|/|%|\brate\b", measure.name, re.I):
+        return program
+    named = [col for col in typed.columns
+             if col.numeric and col.ident != measure.ident and not col.holds_years
+             and not RANK_HEADER.search(col.name) and column_named(col.name, m.group(1))]
+    if len(named) != 1:
+        return program
+    return program.model_copy(update={"fn": "max", "per_column": named[0].ident, "nth": 1})
 
 
 _FLIPPED = {"max": "min", "min": "max", "argmax": "argmin", "argmin": "argmax"}

@@ -38,7 +38,7 @@ from tools._claim_multiples import multiple_blocker, read_multiplier
 from tools._question_grounding import describe_grounding, grounding
 from tools._question_rules import add_stated_date, count_choice, drop_named_row, one_of_several, read_as_asked, \
     read_choice, read_direction, read_distinct, read_frequency, read_ordinal, read_position, read_rank_order, \
-    read_ratio, read_rows_asked, read_stated_part, read_threshold_list, read_total_asked, yes_or_no
+    read_ratio, read_rows_asked, read_share, read_stated_part, read_threshold_list, read_total_asked, yes_or_no
 from tools._table_grammar import typed_program_schema
 from tools._table_shape import ShapedTable, shape_for_programs
 from tools._cell_compare import format_value
@@ -203,6 +203,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_rows_asked(program, typed, text)
             program = read_threshold_list(program, typed, text)
             program = read_ratio(program, typed, text)
+            program = read_share(program, typed, text)
             program = read_ordinal(read_direction(program, typed, text), text)
             if yes_no_asked(text):
                 program = program.model_copy(update={"fn": "count"})  # yes when a row meets the question's filters
