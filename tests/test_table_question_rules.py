@@ -729,7 +729,8 @@ def test_how_many_over_several_rows_is_their_total_not_the_smallest():
     from tools._question_rules import read_total_asked
 
     t = TypedTable.build(SEASONS)
-    smallest = prog(answer_column="losses", filters=[{"column": "season", "op": "=", "value": "1981"}], fn="min", column="losses")
+    smallest = prog(answer_column="losses", filters=[{"column": "season", "op": "=", "value": "1981"}], fn="min",
+                    column="losses")
     read = read_total_asked(smallest, t, "how many losses did the team have in 1981?")
     assert read.fn == "sum" and execute(read, t).result == 47
     for asks_an_extreme in ("how many losses did the team have in its worst half of 1981?",
@@ -738,7 +739,8 @@ def test_how_many_over_several_rows_is_their_total_not_the_smallest():
                             "how many losses did the team have in the second best half?"):
         assert read_total_asked(smallest, t, asks_an_extreme) == smallest
     assert read_total_asked(smallest, t, "what were the fewest losses in 1981?") == smallest  # not how many
-    years = prog(answer_column="season", filters=[{"column": "losses", "op": ">", "value": "60"}], fn="max", column="season")
+    years = prog(answer_column="season", filters=[{"column": "losses", "op": ">", "value": "60"}], fn="max",
+                 column="season")
     assert read_total_asked(years, t, "how many seasons ago was the team last over 60 losses?") == years  # years
 
 

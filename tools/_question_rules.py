@@ -376,7 +376,8 @@ def read_ratio(program: Program, typed: TypedTable, question: str) -> Program:
 
 
 _SHARE = re.compile(r"\b(?:what|which)\s+(?:share|proportion|fraction|percentage|percent|rate)\s+of\s+(?:the\s+)?"
-                    r"([^\W\d_][\w\s()%+-]{0,60}?)\s*(?=\b(?:who|that|which|were|was|had|have|did|died|are|is)\b|[?.,;]|$)",
+                    r"([^\W\d_][\w\s()%+-]{0,60}?)\s*"
+                    r"(?=\b(?:who|that|which|were|was|had|have|did|died|are|is)\b|[?.,;]|$)",
                     re.I)
 
 
