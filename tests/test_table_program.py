@@ -16,8 +16,8 @@ from kb.tables import Table
 from tests.fake_openai import Reply
 from tests.test_tables_filter import BagOfWordsEmbedder
 from tools import ToolContext
-from tools._cells import TypedTable, cell_number, identifier
 from tools._cell_compare import format_value
+from tools._cells import TypedTable, cell_number, identifier
 from tools._table_ops import describe, execute
 from tools._table_ops_model import Program, ProgramError, program_schema
 from tools._table_program import solve, table_for_prompt

@@ -12,9 +12,9 @@ from kb.tables import Table
 from tests.test_table_program import is_program, llm_for, scripted
 from tools._answer_type import expected_answer, fits, position_asked
 from tools._cells import TypedTable
+from tools._question_rules import one_of_several, read_as_asked
 from tools._table_ops import execute, total_rows
 from tools._table_ops_model import Program, ProgramError, RowFilter
-from tools._question_rules import one_of_several, read_as_asked
 from tools._table_program import solve
 
 LEAGUE = Table(name="league", title="Stadiums", columns=["Stadium", "City", "Capacity", "Opened"], rows=[

@@ -31,6 +31,7 @@ from pydantic import BaseModel, Field
 from assistant.prompts import render
 from kb.tables import Table
 from tools._answer_type import expected_answer, fits, position_asked, yes_no_asked
+from tools._cell_compare import format_value
 from tools._cells import TypedTable, display_cell, is_empty
 from tools._claim_grounding import direction_blocker, read_own_row, read_ranked_claim, read_superlative, \
     read_two_extremes, vote_blocker
@@ -40,10 +41,9 @@ from tools._question_rules import add_stated_date, count_choice, drop_named_row,
     read_choice, read_direction, read_distinct, read_frequency, read_ordinal, read_position, read_rank_order, \
     read_ratio, read_rows_asked, read_share, read_stated_part, read_threshold_list, read_total_asked, yes_or_no
 from tools._table_grammar import typed_program_schema
-from tools._table_shape import ShapedTable, shape_for_programs
-from tools._cell_compare import format_value
 from tools._table_ops import describe, execute
 from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema
+from tools._table_shape import ShapedTable, shape_for_programs
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar
 
 Kind = Literal["claim", "question"]

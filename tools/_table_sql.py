@@ -40,9 +40,9 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
+from tools._cell_compare import compare, format_value, norm_text, words_match
 from tools._cells import TypedTable, cell_number, is_empty
 from tools._table_grammar import GrammarSpec
-from tools._cell_compare import compare, format_value, norm_text, words_match
 from tools._table_ops_model import MAX_CELLS, MAX_ROWS, TIME_LIMIT_S, VALUE_MAX_CHARS, Execution, ProgramError
 
 Kind = Literal["claim", "question"]
