@@ -32,9 +32,10 @@ from pydantic import BaseModel, Field, create_model
 
 from assistant.prompts import render
 from kb.tables import Table
-from tools._cells import cell_number
+from tools._cells import TypedTable, cell_number
 from tools._claim_grounding import claim_numbers
 from tools._claim_significance import significance_check
+from tools._claim_trend import trend_check
 from tools._coverage import NEI_COVERAGE, claim_coverage
 from tools._registry import ToolContext, ToolError, tool
 from tools._table_program import DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, \
@@ -93,7 +94,7 @@ class ClaimCheck(BaseModel):
     rows: list[int]
     collapsed: str
     timings: dict[str, float] = Field(default_factory=dict)
-    # "rule": a claim whose form settles it in code (tools._claim_significance)
+    # "rule": a claim whose form settles it in code (tools._claim_significance, tools._claim_trend)
     decided_by: Literal["program", "ccoe", "program+ccoe", "columns", "coverage", "rule"] = "ccoe"
     confidence: float | None = Field(None, description="Share of the sampled programs that agree.")
     programs: ProgramOutcome | None = None
@@ -174,14 +175,15 @@ async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant:
                                                  labels=labels, filter_method=filter_method, seed=seed,
                                                  filter_result=filter_result))
 
-    significance = significance_check(claim, table)
-    if significance is not None:
-        # "Drug B's effect was statistically significant": the named row's p-value settles it (a rule, no model).
-        view = CollapsedView.build(table, sorted({significance.label_col, significance.p_col}), [significance.row])
-        return ClaimCheck(claim=claim, table=table.name, variant=variant, label=significance.verdict,
-                          cells=significance.cells, citations_valid=True, reason=significance.reason, cols=view.cols,
-                          rows=view.shown_rows, collapsed=view.markdown,
-                          timings={"total_s": time.perf_counter() - t0}, decided_by="rule", confidence=None)
+    # Claims whose form settles them in code, with no model call: "Drug B's effect was statistically significant"
+    # (the named row's p-value), "Revenue grew every month" (each value above the one before).
+    ruled = significance_check(claim, table) or trend_check(claim, TypedTable.build(table))
+    if ruled is not None:
+        view = CollapsedView.build(table, sorted({c for _, c in ruled.cells}), sorted({r for r, _ in ruled.cells}))
+        return ClaimCheck(claim=claim, table=table.name, variant=variant, label=ruled.verdict, cells=ruled.cells,
+                          citations_valid=True, reason=ruled.reason, cols=view.cols, rows=view.shown_rows,
+                          collapsed=view.markdown, timings={"total_s": time.perf_counter() - t0},
+                          decided_by="rule", confidence=None)
     coverage = claim_coverage(claim, table)
     if "NOT ENOUGH INFO" in labels and coverage.share < NEI_COVERAGE:
         # The table does not talk about most of the claim: no program over its rows can settle it.

@@ -1,0 +1,72 @@
+"""Claims of a trend over every period, settled in code (tools._claim_trend)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.tables import Table
+from tests.test_table_program import BagOfWordsEmbedder, llm_for
+from tools._cells import TypedTable
+from tools._claim_trend import trend_check
+from tools.verify_claim import check_claim
+
+SALES = Table(name="sales", title="sales", columns=["Month", "Revenue", "Costs", "Profit"], rows=[
+    ["2024-01", "$1,200,000", "$950,000", "$250,000"],
+    ["2024-02", "$1,150,000", "$980,000", "$170,000"],
+    ["2024-03", "$1,380,000", "$1,010,000", "$370,000"],
+    ["2024-04", "$1,420,000", "$1,450,000", "($30,000)"],
+])
+# Newest first, with a totals row: the years give the order, the totals row is no period.
+CASES = Table(name="cases", title="cases", columns=["Year", "Region", "Cases", "Deaths"], rows=[
+    ["2021", "North", "410", "12"], ["2020", "North", "380", "12"], ["2019", "North", "300", "15"],
+    ["Total", "", "1090", "39"]])
+
+
+@pytest.mark.parametrize("table,claim,verdict,rows", [
+    (SALES, "Revenue grew every month in 2024", "REFUTES", [1, 2]),  # fell in February: found as a new user
+    (SALES, "Costs increased every month", "SUPPORTS", [1, 2, 3, 4]),
+    (SALES, "Costs rose steadily", "SUPPORTS", [1, 2, 3, 4]),
+    (SALES, "Revenue did not grow every month", "SUPPORTS", [1, 2]),
+    (SALES, "Profit fell each month", "REFUTES", [2, 3]),
+    (CASES, "Cases rose every year", "SUPPORTS", [3, 2, 1]),  # time order, not the table's
+    (CASES, "Deaths fell every year", "REFUTES", [2, 1]),  # 15 -> 12, then 12 stays 12 (2020 -> 2021)
+])
+def test_a_trend_claim_is_checked_step_by_step_in_time_order(table, claim, verdict, rows):
+    check = trend_check(claim, TypedTable.build(table))
+    assert check is not None and check.verdict == verdict
+    assert [r for r, _ in check.cells][::2] == rows  # label and value cell per row, in time order
+    if verdict == "REFUTES" and "not" not in claim:
+        assert "from" in check.reason or "stayed" in check.reason
+
+
+def test_the_reason_quotes_the_cells_that_break_the_run():
+    check = trend_check("Revenue grew every month in 2024", TypedTable.build(SALES))
+    assert check.reason == ("Revenue fell from $1,200,000 (2024-01) to $1,150,000 (2024-02); the claim says it rose "
+                            "every time, so the table refutes the claim.")
+
+
+@pytest.mark.parametrize("claim", [
+    "Revenue grew in March",  # no 'every'
+    "Sales grew every month",  # no column named
+    "Revenue and costs grew every month",  # two columns
+    "The year grew every year",  # a column of years is no measure
+])
+def test_claims_the_rule_does_not_read_are_left_to_the_programs(claim):
+    assert trend_check(claim, TypedTable.build(SALES)) is None
+
+
+def test_without_a_time_column_the_table_order_is_used_and_said():
+    t = Table(name="t", title="t", columns=["Stage", "Score"], rows=[["early", "1"], ["middle", "2"], ["late", "3"]])
+    check = trend_check("The score increased at each stage steadily", TypedTable.build(t))
+    assert check.verdict == "SUPPORTS" and "in the table's row order" in check.reason
+
+
+async def test_the_rule_decides_without_asking_the_model(tmp_settings, fake_llm_server):
+    def handler(req):
+        raise AssertionError("the model was asked")
+
+    with fake_llm_server(handler) as srv:
+        check = await check_claim(llm_for(tmp_settings, srv), SALES, "Revenue grew every month in 2024",
+                                  embedder=BagOfWordsEmbedder())
+    assert check.label == "REFUTES" and check.decided_by == "rule"
+    assert check.cells == [(1, 1), (1, 2), (2, 1), (2, 2)]

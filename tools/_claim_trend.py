@@ -1,0 +1,121 @@
+"""Claims of a trend over every period ("Revenue grew every month", "Cases fell each year"), settled in code.
+
+Found as a new user: over a monthly sales table, "Revenue grew every month in 2024" was Supported by a program
+that compared January's *profit* with February's; revenue had fallen in February. The grammar has no "each
+value above the one before", and the claim's form settles the check, so code does:
+
+- the claim says a column rose (grew, increased, rose, went up, climbed) or fell (fell, decreased, declined,
+  dropped, went down) every or each period (year, month, quarter, week, season), or steadily, consistently,
+  year on year, year after year;
+- it names exactly one numeric column of the table (not a column of years);
+- the rows are put in time order by a column of years or of ISO dates ("2024-03", "2019-05-01"); without one,
+  the table's own order is the order, and the reason says so. A year the claim states keeps the rows of that
+  year when the time column spans several; totals rows are left out.
+
+The claim holds when every value is strictly above (below) the one before. A refutation cites the first pair of
+rows that breaks the run; a support cites the column's values (at most ten rows, else nothing is decided here).
+Anything else (no named column, an empty or text cell in the run, fewer than three rows) leaves the claim to
+the programs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tools._cell_compare import format_value
+from tools._cells import TypedTable, is_empty
+from tools._question_grounding import column_named
+from tools._table_ops import total_rows
+
+_UP = r"grew|grow|grows|growing|increased|increases|increasing|increase|rose|rise|rises|rising|went up|climbed|" \
+      r"climbs|improved|improves"
+_DOWN = r"fell|falls|falling|fall|decreased|decreases|decreasing|decrease|declined|declines|declining|decline|" \
+        r"dropped|drops|dropping|went down|shrank|shrinks"
+_VERB = re.compile(rf"\b(?:(?P<up>{_UP})|(?P<down>{_DOWN}))\b", re.I)
+_EVERY = re.compile(r"\b(?:every|each)\s+(?:single\s+)?(?:year|month|quarter|week|day|season|period|time|decade)\b|"
+                    r"\b(?:steadily|consistently|continuously|monotonically|year[- ]on[- ]year|year after year|"
+                    r"month after month|month[- ]on[- ]month)\b", re.I)
+_NEGATED = re.compile(r"\b(?:not|never|n't)\b", re.I)
+_YEAR = re.compile(r"\b(1[89]\d{2}|20\d{2})\b")
+_ISO = re.compile(r"^\d{4}(?:-\d{2}){0,2}$")
+MIN_ROWS = 3
+MAX_CITED_ROWS = 10
+
+
+@dataclass(frozen=True)
+class TrendCheck:
+    verdict: str  # "SUPPORTS" | "REFUTES"
+    cells: list[tuple[int, int]]
+    reason: str
+
+
+def _time_order(typed: TypedTable, rows: list[int]) -> tuple[list[int], int | None]:
+    """``rows`` in time order and the column that gave it (None: the table's own order)."""
+    for col in typed.columns:
+        if col.numeric and col.holds_years and all(col.numbers[r - 1] is not None for r in rows):
+            return sorted(rows, key=lambda r: (col.numbers[r - 1], r)), col.index
+    for col in typed.columns:
+        values = [typed.text(r, col.index).strip() for r in rows]
+        if not col.numeric and all(_ISO.match(v) for v in values):
+            return sorted(rows, key=lambda r: (typed.text(r, col.index).strip(), r)), col.index
+    return rows, None
+
+
+def trend_check(claim: str, typed: TypedTable) -> TrendCheck | None:
+    """The verdict on a claim that a column rose or fell every period, or None (module docstring)."""
+    verb, every = _VERB.search(claim), _EVERY.search(claim)
+    if not verb or not every:
+        return None
+    measures = [c for c in typed.columns if c.numeric and not c.holds_years and column_named(c.name, claim)]
+    if len(measures) != 1:
+        return None
+    measure = measures[0]
+    totals = set(total_rows(typed))
+    rows = [r for r in range(1, typed.table.n_rows + 1) if r not in totals]
+    rows, time_col = _time_order(typed, rows)
+    year = _YEAR.search(claim)
+    if year and time_col is not None:
+        in_year = [r for r in rows if year.group(1) in typed.text(r, time_col)]
+        if in_year and len(in_year) < len(rows):
+            rows = in_year
+    if len(rows) < MIN_ROWS or any(is_empty(typed.text(r, measure.index)) or measure.numbers[r - 1] is None
+                                   for r in rows):
+        return None
+    up = verb.group("up") is not None
+    negated = bool(_NEGATED.search(claim[:verb.start()]))
+    xs = [measure.numbers[r - 1] for r in rows]
+    broken = next((i for i in range(1, len(xs)) if (xs[i] <= xs[i - 1] if up else xs[i] >= xs[i - 1])), None)
+    # A row is named by its period when there is a time column ("2019"), else by its label ("North").
+    label = time_col if time_col is not None else typed.label_col
+
+    def name(r: int) -> str:
+        return " ".join(typed.text(r, label).split()) if label else f"row {r}"
+
+    def cells(rs: list[int]) -> list[tuple[int, int]]:
+        return [cell for r in rs for cell in (((r, label),) if label else ()) + ((r, measure.index),)]
+
+    def at(r: int) -> str:
+        return f"{typed.text(r, measure.index)} ({name(r)})"
+
+    order = "" if time_col is not None else " (in the table's row order)"
+    direction = "rose" if up else "fell"
+    if broken is None:
+        if len(rows) > MAX_CITED_ROWS:
+            return None
+        found = (f"{measure.name} {direction} at every step{order}: " + ", ".join(at(r) for r in rows))
+        holds = True
+        cited = cells(rows)
+    else:
+        a, b = rows[broken - 1], rows[broken]
+        moved = "fell" if xs[broken] < xs[broken - 1] else "rose" if xs[broken] > xs[broken - 1] else "stayed"
+        found = (f"{measure.name} {moved} from {at(a)} to {at(b)}" if moved != "stayed"
+                 else f"{measure.name} stayed at {format_value(xs[broken])} from {name(a)} to {name(b)}") + order
+        holds = False
+        cited = cells([a, b])
+    if negated:
+        holds = not holds
+    verdict = "SUPPORTS" if holds else "REFUTES"
+    says = f"did not {'rise' if up else 'fall'} every time" if negated else f"{direction} every time"
+    reason = f"{found}; the claim says it {says}, so the table {'supports' if holds else 'refutes'} the claim."
+    return TrendCheck(verdict, cited, reason)
