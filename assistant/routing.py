@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from tools._cell_compare import MONTHS, iso_month_match
 from tools._cells import cell_number, is_empty
 from tools._words import related
 from tools.intent import without_regarding_note
@@ -44,6 +45,7 @@ _TABLE_QUESTION = re.compile(r"\b(which|how many|how much|total|average|mean|sum
 PART_MAX_WORDS = 4  # cells this short may be named by part ("March 2010" of "3 March 2010"); long text may not
 _WORD = re.compile(r"[^\W_][\w'\-]*", re.U)
 _NUMBER = re.compile(r"[-−+]?\$?\d[\d,]*(?:\.\d+)?%?")
+_MONTH_WORD = re.compile(r"\b(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b\.?(?:,?\s+(\d{4})\b)?", re.I)
 
 
 def _words(text: str) -> list[str]:
@@ -106,6 +108,9 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
     seen_values: set[str] = set()
     seen_numbers: set[float] = set()
     value_hit, part_hit = False, False
+    # Month names the message uses ("may" only before a year: otherwise it is the verb).
+    asked_months = [m.group(0) for m in _MONTH_WORD.finditer(message or "")
+                    if m.group(1).lower() != "may" or m.group(2)]
     scanned = 0
     for row in table.rows:
         for c, cell in enumerate(row, start=1):
@@ -124,6 +129,12 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
                 continue
             key = text.lower()
             if key in seen_values or len(key) < 3 or key in _STOP:
+                continue
+            if not part_hit and asked_months and any(iso_month_match(text, m) for m in asked_months):
+                # "March revenue …" over a column of "2024-03" months (found as a new user: sent to the text KB)
+                part_hit = True
+                match.score += VALUE_SCORE
+                match.matched.append(f"month of {text!r}")
                 continue
             if re.search(rf"(?<!\w){re.escape(key)}(?!\w)", low):
                 seen_values.add(key)

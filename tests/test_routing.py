@@ -229,3 +229,15 @@ def test_routing_with_the_real_encoder_keeps_every_decision(embedder):
     assert route("How many nurses work in Central?", two.tables, embedder=embedder).name == "staff"
     assert route("Which region has the most doctors?", two.tables, embedder=embedder).name == "staff"
     assert route("Which region has the most hospitals?", two.tables, embedder=embedder).name == "beds"
+
+
+def test_month_names_route_to_a_table_of_iso_months():
+    """Found as a new user: "March revenue was about 20% higher than February revenue" over a table whose months
+    are written "2024-03" went to the text knowledge base (only the header matched)."""
+    sales = Table(name="sales", title="sales", columns=["Month", "Revenue"], rows=[
+        ["2024-01", "$1,200,000"], ["2024-02", "$1,150,000"], ["2024-03", "$1,380,000"]])
+    hit = route("March revenue was about 20% higher than February revenue", {"sales": sales})
+    assert hit is not None and any("month of" in m for m in hit.matched)
+    assert route("Revenue may have grown", {"sales": sales}) is None  # "may" is the verb here
+    other_year = score_table("Did March 2010 revenue beat the budget?", sales)
+    assert not any("month of" in m for m in other_year.matched)  # March of another year names no row

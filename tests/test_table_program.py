@@ -814,3 +814,20 @@ def test_a_follow_up_names_the_referenced_rows_text_cells():
     session.last_table_answer = session.last_table_answer.model_copy(update={"rows": [1], "row_names": ["AWARD-1"]})
     assert "(Drug: Dulaglutide)," in resolve_follow_up("and its size?", trials, session)  # long and numeric cells left out
     assert resolve_follow_up("What about Oslo?", trials, session) == "What about Oslo?"  # no pointer back
+
+
+def test_a_month_name_selects_the_rows_of_iso_dates_in_that_month():
+    """Found as a new user: "Month = 'March'" over "2024-03" cells matched no row, and 'February' named no row."""
+    from tools._cell_compare import iso_month_match
+
+    assert iso_month_match("2024-03", "March") and iso_month_match("2024-03-15", "mar 2024")
+    assert iso_month_match("2024-03", "March 2023") is False and iso_month_match("2024-02", "March") is False
+    assert iso_month_match("March 2024", "March") is None and iso_month_match("2024-03", "2024-03") is None
+    sales = TypedTable.build(Table(name="sales", title="sales", columns=["Month", "Revenue"], rows=[
+        ["2024-01", "$1,200,000"], ["2024-02", "$1,150,000"], ["2024-03", "$1,380,000"]]))
+    program = Program.model_validate({
+        "filters": [{"column": "month", "op": "=", "value": "March"}], "fn": "value", "column": "revenue",
+        "answer_column": "revenue", "check": {"op": ">", "against": "row", "value": "February"}})
+    ex = execute(program, sales)
+    assert ex.selected == [3] and ex.truth is True and "dates in the month it names" in ex.steps[0]
+    assert (2, 2) in ex.cells  # February's revenue, the value compared with, is cited

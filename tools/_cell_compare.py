@@ -98,3 +98,29 @@ def format_value(x: Any) -> str:
     if isinstance(x, list):
         return ", ".join(str(v) for v in x)
     return str(x)
+
+
+# Months as words, for cells that write dates as ISO numbers ("2024-03", "2019-05-01").
+MONTHS = {m: i for i, m in enumerate("january february march april may june july august september october november "
+                                     "december".split(), 1)}
+MONTHS |= {m[:3]: i for m, i in list(MONTHS.items())} | {"sept": 9}
+_ISO_MONTH = re.compile(r"^\s*(\d{4})-(\d{2})(?:-\d{2})?\s*$")
+_NAMED_MONTH = re.compile(r"^\s*(?:(?P<m1>[a-z]+)\.?,?\s*(?P<y1>\d{4})?|(?P<y2>\d{4})\s+(?P<m2>[a-z]+)\.?)\s*$", re.I)
+
+
+def iso_month_match(cell: str, value: str) -> bool | None:
+    """Whether an ISO date cell ("2024-03", "2024-03-15") falls in the month a value names ("March", "Mar 2024",
+    "2024 March"); None when the cell is no ISO date or the value names no month (then texts compare as usual).
+
+    Found as a new user: "March revenue was about 20% higher than February revenue" over a column of "2024-03"
+    months matched no row, since "March" is no word of "2024-03".
+    """
+    cell_m = _ISO_MONTH.match(str(cell))
+    value_m = _NAMED_MONTH.match(str(value))
+    if not cell_m or not value_m:
+        return None
+    month = MONTHS.get((value_m.group("m1") or value_m.group("m2") or "").casefold())
+    if month is None:
+        return None
+    year = value_m.group("y1") or value_m.group("y2")
+    return int(cell_m.group(2)) == month and (year is None or cell_m.group(1) == year)

@@ -22,8 +22,8 @@ import re
 import time
 from typing import Any
 
-from tools._cell_compare import clipped, compare, format_value, leading_number, norm_text, text_words, words_match, \
-    written_tolerance
+from tools._cell_compare import clipped, compare, format_value, iso_month_match, leading_number, norm_text, \
+    text_words, words_match, written_tolerance
 from tools._cells import TypedTable, cell_number, is_empty
 from tools._table_ops_model import MAX_CELLS, MAX_FILTERS, MAX_ROWS, RATIO_FNS, TIME_LIMIT_S, Check, Execution, \
     NoNumbersError, Program, ProgramError, RowFilter
@@ -201,6 +201,9 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             # "Date = 1906" names the cells "1906–07" and "March 1906".
             kept = [r for r in rows if words_match(typed.text(r, c), f.value)]
             note = " (no cell equals it; rows whose cell contains it as words)" if kept else ""
+        if not kept and f.op in ("=", "contains"):
+            kept = [r for r in rows if iso_month_match(typed.text(r, c), f.value)]
+            note = " (dates in the month it names)" if kept else ""
         steps.append(f"{typed.column(f.column).name} {f.op} {f.value!r}: {len(kept)} of {len(rows)} rows{note}")
         rows = kept
     c = _col(typed, program.column, "column")
@@ -412,6 +415,10 @@ def _matches(typed: TypedTable, r: int, f: RowFilter, *, words: bool = False) ->
         c = typed.column(f.column).index
     except KeyError:
         return False
+    if f.op in ("=", "contains"):
+        in_month = iso_month_match(typed.text(r, c), f.value)
+        if in_month is not None:
+            return in_month
     wanted = cell_number(f.value)
     if compare(typed.text(r, c), typed.number(r, c), f.op, f.value, wanted,
                tolerance=written_tolerance(f.value) if wanted is not None else 0):
@@ -459,9 +466,14 @@ def _row_like_the_selection(program: Program, typed: TypedTable, named: list[int
 
 
 def row_names(typed: TypedTable, r: int, value: str) -> bool:
-    """Whether row ``r``'s name (its label cell) is ``value``, compared as texts are (markup, accents, case)."""
+    """Whether row ``r``'s name (its label cell) is ``value``, compared as texts are (markup, accents, case), or, for
+    a row named by an ISO month ("2024-02"), as the month ``value`` names ("February")."""
     label = typed.label_col
-    return bool(label) and norm_text(typed.text(r, label)) == norm_text(value)
+    if not label:
+        return False
+    cell = typed.text(r, label)
+    in_month = iso_month_match(cell, value)  # "February" names the row "2024-02"
+    return in_month if in_month is not None else norm_text(cell) == norm_text(value)
 
 
 def _ratio(typed: TypedTable, r: int, c: int, per_c: int) -> float | None:
@@ -555,8 +567,7 @@ def _check(program: Program, typed: TypedTable, result: Any, c: int,
         label = typed.label_col
         if not label:
             raise ProgramError("the check names a row, but this table has no column of row names")
-        named = norm_text(chk.value)
-        matches = [r for r in range(1, typed.table.n_rows + 1) if norm_text(typed.text(r, label)) == named]
+        matches = [r for r in range(1, typed.table.n_rows + 1) if row_names(typed, r, chk.value)]
         if not matches:
             raise ProgramError(f"no row is named {chk.value!r} in column {typed.columns[label - 1].ident!r}")
         other = _row_like_the_selection(program, typed, matches, label, c)
