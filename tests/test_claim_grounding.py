@@ -252,6 +252,30 @@ def test_a_stated_multiple_scales_the_other_row(claim, op, truth):
     assert f"{read.check.factor:g} × {other}'s Deaths" in ex.check_text  # the reason states the scaled value
 
 
+@pytest.mark.parametrize("claim, op, truth", [
+    # 1,380,000 / 1,150,000 = 1.20 exactly
+    ("March revenue was 20% higher than February revenue.", "=", True),
+    ("March revenue was about 22% higher than February revenue.", "=", True),  # within 2.5 points
+    ("March revenue was 25% higher than February revenue.", "=", False),
+    ("March revenue was more than 10% higher than February revenue.", ">", True),
+    ("March revenue was 5% lower than February revenue.", "=", False),
+    ("March revenue was more than 30% lower than February revenue.", "<", False),
+])
+def test_a_stated_difference_in_percent_scales_the_other_row(claim, op, truth):
+    """Found as a new user: "about 20% higher than February" could only be checked as March > February."""
+    from tools._claim_multiples import multiple_blocker, read_multiplier
+
+    typed = TypedTable.build(Table(name="sales", title="sales", columns=["Month", "Revenue"], rows=[
+        ["2024-02", "$1,150,000"], ["2024-03", "$1,380,000"]]))
+    written = Program.model_validate({"filters": [{"column": "month", "op": "=", "value": "2024-03"}], "fn": "value",
+                                      "column": "revenue", "check": {"op": ">", "against": "row", "value": "2024-02"}})
+    read = read_multiplier(written, claim)
+    assert read.check.op == op and read.check.factor != 1.0
+    assert execute(read, typed).truth is truth
+    pct = Program.model_validate({**written.model_dump(), "check": {"op": "=", "against": "value", "value": "20%"}})
+    assert "difference in percent" in multiple_blocker(pct, "March revenue was about 20% higher than February.")
+
+
 def test_a_claim_without_a_multiple_or_a_check_against_a_value_is_left_alone():
     from tools._claim_multiples import read_multiplier
 

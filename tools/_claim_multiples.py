@@ -5,7 +5,8 @@ multiple ("twice", "3 times more", "half as many", "five-fold fewer") compares w
 the multiple from the claim's words and sets it on the check (:func:`read_multiplier`), with the comparison the
 words before it set ("more than twice": >; "twice": = within 5%; "nearly twice": = within 15%), and keeps a check
 against the multiple itself out of the vote (:func:`multiple_blocker`: "twice as many" checked as a count = 2).
-Both were found as a new user; neither changes a logged SciTab or TabFact verdict on replay.
+A stated difference in percent ("about 20% higher than February") scales the other value by 1.2, within the
+precision it is written with (half a point, or 2.5 points for "about"). All were found as a new user.
 """
 
 from __future__ import annotations
@@ -33,6 +34,32 @@ _BOUND_OP = {"more than": ">", "over": ">", "above": ">", "at least": ">=", "les
              "below": "<", "at most": "<="}
 EXACT_MULTIPLE_TOLERANCE = 0.05  # "twice as many": within 5% of twice the other value
 ROUGH_MULTIPLE_TOLERANCE = 0.15  # "nearly/about twice": within 15%
+
+
+# "about 20% higher than", "15 percent fewer than": the other value scaled by 1 ± the percentage.
+_PERCENT_DIFFERENCE = re.compile(
+    r"(?:\b(?P<bound>more than|over|above|at least|less than|under|below|at most|nearly|almost|about|around|roughly|"
+    r"approximately|close to)\s+)?"
+    r"(?P<pct>\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b)\s*"
+    r"(?:(?P<up>higher|more|larger|greater|bigger|above)|(?P<down>lower|less|smaller|fewer|below))\s+than\b", re.I)
+ROUGH_PERCENT_POINTS = 2.5  # "about 20% higher": 17.5% to 22.5% higher
+
+
+def _percent_difference(claim: str) -> tuple[float, str, float] | None:
+    """(factor, op, relative tolerance) for "about 20% higher than", or None."""
+    m = _PERCENT_DIFFERENCE.search(claim)
+    if not m:
+        return None
+    pct = float(m.group("pct"))
+    factor = 1 + pct / 100 if m.group("up") else 1 - pct / 100
+    bound = (m.group("bound") or "").lower()
+    op = _BOUND_OP.get(bound, "=")
+    decimals = len(m.group("pct").partition(".")[2])
+    points = ROUGH_PERCENT_POINTS if bound and op == "=" else 0.5 * 10 ** -decimals  # "20%" is 19.5% to 20.5%
+    if m.group("up") is None and op in (">", ">=", "<", "<="):
+        # "more than 20% lower than" is below 0.8 times the other value
+        op = {">": "<", ">=": "<=", "<": ">", "<=": ">="}[op]
+    return factor, op, (points / 100) / factor if op == "=" else 0.0
 
 
 def _first_multiplier(claim: str) -> re.Match | None:
@@ -66,7 +93,12 @@ def read_multiplier(program: Program, claim: str) -> Program:
         return program
     m = _first_multiplier(claim)
     if m is None:
-        return program
+        percent = _percent_difference(claim)
+        if percent is None or percent[0] <= 0:
+            return program
+        factor, op, tolerance = percent
+        return program.model_copy(update={"check": chk.model_copy(update={
+            "op": op, "factor": factor, "relative_tolerance": tolerance})})
     factor = _factor(m)
     bound = (m.group("bound") or "").lower()
     op = _BOUND_OP.get(bound, "=")
@@ -89,6 +121,11 @@ def multiple_blocker(program: Program, claim: str) -> str:
         return ""
     m = _first_multiplier(claim)
     if m is None:
+        percent = _PERCENT_DIFFERENCE.search(claim)
+        said = cell_number(chk.value)
+        if percent and said is not None and round(said, 6) == round(float(percent.group("pct")), 6):
+            return (f"the check compares with {chk.value!r}, the claim's difference in percent "
+                    f"(“{percent.group(0).strip()}”), not a table value")
         return ""
     said = cell_number(chk.value)
     if said is None or round(said, 6) not in {round(_factor(m), 6), round(_multiple(m), 6)}:
