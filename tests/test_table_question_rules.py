@@ -764,3 +764,27 @@ def test_what_share_of_a_rows_members_is_its_ratio_of_the_two_columns():
     rate = prog(filters=[{"column": "treatment", "op": "=", "value": "Drug A"}], fn="value", column="death_rate",
                 answer_column="death_rate")
     assert read_share(rate, t, "What share of Drug A patients died?") == rate  # already a rate
+
+
+MONTHLY = Table(name="sales", title="sales", columns=["Month", "Revenue"], rows=[
+    ["2024-01", "$1,200,000"], ["2024-02", "$1,150,000"], ["2024-03", "$1,380,000"], ["2024-04", "$1,420,000"],
+    ["2024-05", "$1,510,000"], ["2024-06", "$1,490,000"]])
+
+
+def test_a_stated_quarter_keeps_its_three_months():
+    """Found as a new user: "total revenue in the first quarter of 2024" summed all six months."""
+    from tools._question_rules import add_stated_quarter
+    from tools._table_ops import describe
+
+    t = TypedTable.build(MONTHLY)
+    everything = prog(filters=[], fn="sum", column="revenue", answer_column="revenue")
+    q1 = add_stated_quarter(everything, t, "What was the total revenue in the first quarter of 2024?")
+    assert execute(q1, t, union_same_column=True).result == 3_730_000
+    assert "Month is one of 'January 2024', 'February 2024', 'March 2024'" in describe(q1, t)
+    q2 = add_stated_quarter(everything, t, "And in Q2?")
+    assert [f.value for f in q2.filters] == ["April", "May", "June"]
+    assert execute(q2, t, union_same_column=True).result == 4_420_000
+    assert add_stated_quarter(everything, t, "What was the total revenue?") == everything
+    other = prog(filters=[{"column": "revenue", "op": ">", "value": "1,300,000"}], fn="count", column="revenue",
+                 answer_column="revenue")
+    assert add_stated_quarter(other, t, "How many months of the first quarter had over 1,300,000?") == other

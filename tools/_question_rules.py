@@ -12,6 +12,7 @@ meant, code reads the program so (WikiTableQuestions' training split, the tuning
 - :func:`read_stated_part`: "how many trials were in November 2006?" written as "Date = '13 November 2006'" means
   the dates that contain the month the question states;
 - :func:`add_stated_date`: "how many shows were in April?" with no filter on the dates filters them on "April";
+- :func:`add_stated_quarter`: "the total revenue in the first quarter of 2024" keeps January to March 2024;
 - :func:`count_choice`: "which artist has more songs, A or B?" written as a count counts each one's rows;
 - :func:`read_distinct`: "how many different series are listed?" counts the different values of Series;
 - :func:`read_total_asked`: "how many losses did the team have in 1981?" over two rows is their sum, not the
@@ -42,7 +43,7 @@ import re
 from dataclasses import replace
 
 from tools._answer_type import AnswerKind, expected_answer, position_asked, yes_no_asked
-from tools._cell_compare import format_value, words_match
+from tools._cell_compare import format_value, iso_month_match, words_match
 from tools._cells import TypedTable
 from tools._question_grounding import alternatives, column_named, value_grounded
 from tools._table_ops_model import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter
@@ -194,6 +195,37 @@ def add_stated_date(program: Program, typed: TypedTable, question: str) -> Progr
         if len(kept) >= MAX_FILTERS:
             return program
         return program.model_copy(update={"filters": kept + [RowFilter(column=col.ident, op="contains", value=part)]})
+    return program
+
+
+_QUARTER = re.compile(r"\b(?:(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter|q(?P<n>[1-4]))\b"
+                      r"(?:\s+(?:of\s+)?(?P<year>(?:1[89]|20)\d{2})\b)?", re.I)
+_QUARTER_NUMBER = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                "November", "December"]
+
+
+def add_stated_quarter(program: Program, typed: TypedTable, question: str) -> Program:
+    """"What was the total revenue in the first quarter of 2024?" keeps January to March of 2024.
+
+    Found as a new user: over a table of months written "2024-01", the sum ran over all six months. A quarter the
+    question states ("first quarter", "Q3 2019") becomes its three months as filters on the column that holds
+    months (ISO dates, or month names as words), which a question's program reads as any of them; only when the
+    program has no other filter, since a program holds three at most.
+    """
+    m = _QUARTER.search(question)
+    if not m or program.fn in ("every", "only"):
+        return program
+    q = _QUARTER_NUMBER[m.group("ord").lower()] if m.group("ord") else int(m.group("n"))
+    year = m.group("year") or next(iter(re.findall(r"\b(?:1[89]|20)\d{2}\b", question)), None)
+    months = [f"{name} {year}" if year else name for name in _MONTH_NAMES[3 * q - 3:3 * q]]
+    for col in typed.columns:
+        cells = typed.table.column_values(col.index)
+        if not any(iso_month_match(v, months[0]) or words_match(v, months[0]) for v in cells):
+            continue
+        if any(f.column != col.ident for f in program.filters):
+            return program
+        return program.model_copy(update={"filters": [RowFilter(column=col.ident, op="=", value=v) for v in months]})
     return program
 
 

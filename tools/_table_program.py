@@ -37,9 +37,10 @@ from tools._claim_grounding import direction_blocker, read_own_row, read_ranked_
     read_two_extremes, vote_blocker
 from tools._claim_multiples import multiple_blocker, read_multiplier
 from tools._question_grounding import describe_grounding, grounding
-from tools._question_rules import add_stated_date, count_choice, drop_named_row, one_of_several, read_as_asked, \
-    read_choice, read_direction, read_distinct, read_frequency, read_ordinal, read_position, read_rank_order, \
-    read_ratio, read_rows_asked, read_share, read_stated_part, read_threshold_list, read_total_asked, yes_or_no
+from tools._question_rules import add_stated_date, add_stated_quarter, count_choice, drop_named_row, one_of_several, \
+    read_as_asked, read_choice, read_direction, read_distinct, read_frequency, read_ordinal, read_position, \
+    read_rank_order, read_ratio, read_rows_asked, read_share, read_stated_part, read_threshold_list, read_total_asked, \
+    yes_or_no
 from tools._table_grammar import typed_program_schema
 from tools._table_ops import describe, execute
 from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema
@@ -191,6 +192,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
         if kind == "question":
             program = read_stated_part(program, typed, text)
             program = add_stated_date(program, typed, text)
+            program = add_stated_quarter(program, typed, text)
             program = read_as_asked(program, typed, expected_answer(text))
             program = read_rank_order(program, typed, text)
             program = drop_named_row(program, typed, text)
