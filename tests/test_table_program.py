@@ -674,6 +674,18 @@ def test_claim_coverage_counts_content_words_by_prefix():
     assert claim_coverage("Canadian deaths were fewer", sars).missing == ["fewer"]  # 'canad' and 'death' match
 
 
+def test_a_month_the_claim_names_is_covered_by_iso_dates_in_it():
+    """Found as a new user: "March revenue was about 20% higher than February revenue" over "2024-03" months was
+    NOT ENOUGH INFO from coverage (march and february counted as missing)."""
+    from tools._coverage import claim_coverage
+
+    sales = Table(name="sales", title="sales", columns=["Month", "Revenue"], rows=[
+        ["2024-02", "$1,150,000"], ["2024-03", "$1,380,000"]])
+    cov = claim_coverage("March revenue was about 20% higher than February revenue", sales)
+    assert cov.missing == ["higher"] and cov.share == 0.75
+    assert "july" in claim_coverage("July revenue was higher than March revenue", sales).missing  # no July row
+
+
 async def test_a_claim_the_table_does_not_cover_is_nei_without_any_model_call(tmp_settings, fake_llm_server):
     with fake_llm_server(scripted(["cases"], [LOOKUP] * 5)) as srv:
         check = await check_claim(llm_for(tmp_settings, srv), CASES, "Ebola vaccines halved hospital admissions.",

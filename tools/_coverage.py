@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from kb.tables import Table
+from tools._cell_compare import MONTHS, iso_month_match
 
 PREFIX = 5
 # Tuned on the tuning splits only (PubHealthTab's eval split; SciTab claims outside the fixed test subset):
@@ -44,6 +45,12 @@ def claim_coverage(claim: str, table: Table) -> Coverage:
     vocabulary = {w[:PREFIX] for w in _words(" ".join([table.title, *table.columns,
                                                        *(cell for row in table.rows for cell in row)]))}
     words = list(dict.fromkeys(_words(claim)))
+    # A month the claim names is mentioned by a cell that writes a date in it as numbers ("March" by "2024-03"):
+    # found as a new user, "March revenue was about 20% higher than February revenue" was NOT ENOUGH INFO.
+    months = [w for w in words if w in MONTHS and w[:PREFIX] not in vocabulary]
+    if months:
+        cells = [cell for row in table.rows for cell in row]
+        vocabulary |= {w[:PREFIX] for w in months if any(iso_month_match(cell, w) for cell in cells)}
     missing = [w for w in words if w[:PREFIX] not in vocabulary]
     share = 1.0 - len(missing) / len(words) if words else 1.0
     return Coverage(share=share, words=words, missing=missing)
