@@ -391,20 +391,26 @@ def read_ratio(program: Program, typed: TypedTable, question: str) -> Program:
     m = _RATIO.search(question)
     if not m or program.fn not in RATIO_FNS or program.per_column:
         return program
-    try:
-        measure = typed.column(program.column)
-    except KeyError:
-        return program
-    if not measure.numeric or re.search(r"\bper\b|/|%", measure.name, re.I):
-        return program
-    # A year or a rank is no denominator: "the most wins per season" over a Season column of years groups by
-    # season, it does not divide by 1998.
-    named = [col for col in typed.columns
-             if col.numeric and col.ident != measure.ident and not col.holds_years
-             and not RANK_HEADER.search(col.name) and column_named(col.name, m.group(1))]
+    named = _denominators(typed, program.column, m.group(1), already_a_ratio=r"\bper\b|/|%")
     if not named:
         return program
     return program.model_copy(update={"per_column": named[0].ident})
+
+
+def _denominators(typed: TypedTable, ident: str, phrase: str, *, already_a_ratio: str) -> list:
+    """The numeric columns ``phrase`` names that column ``ident`` may be divided by; none when ``ident`` is no
+    column of numbers or already a ratio (its header matches ``already_a_ratio``: "Points per game")."""
+    try:
+        measure = typed.column(ident)
+    except KeyError:
+        return []
+    if not measure.numeric or re.search(already_a_ratio, measure.name, re.I):
+        return []
+    # A year or a rank is no denominator: "the most wins per season" over a Season column of years groups by
+    # season, it does not divide by 1998.
+    return [col for col in typed.columns
+            if col.numeric and col.ident != measure.ident and not col.holds_years
+            and not RANK_HEADER.search(col.name) and column_named(col.name, phrase)]
 
 
 _SHARE = re.compile(r"\b(?:what|which)\s+(?:share|proportion|fraction|percentage|percent|rate)\s+of\s+(?:the\s+)?"
@@ -427,15 +433,7 @@ def read_share(program: Program, typed: TypedTable, question: str) -> Program:
     label = typed.columns[typed.label_col - 1].ident
     if not any(f.column == label and f.op == "=" for f in program.filters):
         return program
-    try:
-        measure = typed.column(program.column)
-    except KeyError:
-        return program
-    if not measure.numeric or re.search(r"\bper\b|/|%|\brate\b", measure.name, re.I):
-        return program
-    named = [col for col in typed.columns
-             if col.numeric and col.ident != measure.ident and not col.holds_years
-             and not RANK_HEADER.search(col.name) and column_named(col.name, m.group(1))]
+    named = _denominators(typed, program.column, m.group(1), already_a_ratio=r"\bper\b|/|%|\brate\b")
     if len(named) != 1:
         return program
     return program.model_copy(update={"fn": "max", "per_column": named[0].ident, "nth": 1})

@@ -1,17 +1,8 @@
 """Table programs: a short chain of fixed operations, validated and run in plain Python.
 
-A program (Chain-of-Table style, issue 13) selects rows with up to three filters, computes one
-thing over them, and, for a claim, checks the result against the value the claim states::
-
-    {"filters": [{"column": "province", "op": "=", "value": "Quebec"}],
-     "fn": "value", "column": "cases", "answer_column": "province",
-     "check": {"op": "=", "against": "value", "value": "678"}}
-
-The model writes it as JSON under a schema whose column names are an enum of the table's own
-identifiers (:func:`program_schema`), so it cannot name a column the table lacks or write prose
-around it (the program's model: :mod:`tools._table_ops_model`). Nothing the model wrote is ever
-evaluated as code: the executor interprets the fixed operations over the typed table, within row and
-time limits, and records the cells it read in the rows that decided the result (the citations).
+What a program is, and the schema the model writes it under, are in :mod:`tools._table_ops_model`. Nothing the
+model wrote is ever evaluated as code: the executor interprets the fixed operations over the typed table, within
+row and time limits, and records the cells it read in the rows that decided the result (the citations).
 Anything wrong with a program is a :class:`ProgramError` with one sentence saying what, never a crash.
 """
 
