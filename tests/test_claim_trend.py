@@ -6,7 +6,6 @@ import pytest
 
 from kb.tables import Table
 from tests.test_table_program import BagOfWordsEmbedder, llm_for
-from tools._cells import TypedTable
 from tools._claim_trend import trend_check
 from tools.verify_claim import check_claim
 
@@ -32,7 +31,7 @@ CASES = Table(name="cases", title="cases", columns=["Year", "Region", "Cases", "
     (CASES, "Deaths fell every year", "REFUTES", [2, 1]),  # 15 -> 12, then 12 stays 12 (2020 -> 2021)
 ])
 def test_a_trend_claim_is_checked_step_by_step_in_time_order(table, claim, verdict, rows):
-    check = trend_check(claim, TypedTable.build(table))
+    check = trend_check(claim, table)
     assert check is not None and check.verdict == verdict
     assert [r for r, _ in check.cells][::2] == rows  # label and value cell per row, in time order
     if verdict == "REFUTES" and "not" not in claim:
@@ -40,7 +39,7 @@ def test_a_trend_claim_is_checked_step_by_step_in_time_order(table, claim, verdi
 
 
 def test_the_reason_quotes_the_cells_that_break_the_run():
-    check = trend_check("Revenue grew every month in 2024", TypedTable.build(SALES))
+    check = trend_check("Revenue grew every month in 2024", SALES)
     assert check.reason == ("Revenue fell from $1,200,000 (2024-01) to $1,150,000 (2024-02); the claim says it rose "
                             "every time, so the table refutes the claim.")
 
@@ -52,12 +51,12 @@ def test_the_reason_quotes_the_cells_that_break_the_run():
     "The year grew every year",  # a column of years is no measure
 ])
 def test_claims_the_rule_does_not_read_are_left_to_the_programs(claim):
-    assert trend_check(claim, TypedTable.build(SALES)) is None
+    assert trend_check(claim, SALES) is None
 
 
 def test_without_a_time_column_the_table_order_is_used_and_said():
     t = Table(name="t", title="t", columns=["Stage", "Score"], rows=[["early", "1"], ["middle", "2"], ["late", "3"]])
-    check = trend_check("The score increased at each stage steadily", TypedTable.build(t))
+    check = trend_check("The score increased at each stage steadily", t)
     assert check.verdict == "SUPPORTS" and "in the table's row order" in check.reason
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kb.table_model import Table
 from tools._cell_compare import format_value
 from tools._cells import TypedTable, is_empty
 from tools._question_grounding import column_named
@@ -62,11 +63,14 @@ def _time_order(typed: TypedTable, rows: list[int]) -> tuple[list[int], int | No
     return rows, None
 
 
-def trend_check(claim: str, typed: TypedTable) -> TrendCheck | None:
+def trend_check(claim: str, table: Table) -> TrendCheck | None:
     """The verdict on a claim that a column rose or fell every period, or None (module docstring)."""
     verb, every = _VERB.search(claim), _EVERY.search(claim)
     if not verb or not every:
         return None
+    # Typed only once the claim's words call for it: every claim check passes here, and the programs type the
+    # table themselves.
+    typed = TypedTable.build(table)
     measures = [c for c in typed.columns if c.numeric and not c.holds_years and column_named(c.name, claim)]
     if len(measures) != 1:
         return None

@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field, create_model
 
 from assistant.prompts import render
 from kb.tables import Table
-from tools._cells import TypedTable, cell_number
+from tools._cells import cell_number
 from tools._claim_grounding import claim_numbers
 from tools._claim_significance import significance_check
 from tools._claim_trend import trend_check
@@ -177,7 +177,7 @@ async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant:
 
     # Claims whose form settles them in code, with no model call: "Drug B's effect was statistically significant"
     # (the named row's p-value), "Revenue grew every month" (each value above the one before).
-    ruled = significance_check(claim, table) or trend_check(claim, TypedTable.build(table))
+    ruled = significance_check(claim, table) or trend_check(claim, table)
     if ruled is not None:
         view = CollapsedView.build(table, sorted({c for _, c in ruled.cells}), sorted({r for r, _ in ruled.cells}))
         return ClaimCheck(claim=claim, table=table.name, variant=variant, label=ruled.verdict, cells=ruled.cells,
