@@ -101,9 +101,8 @@ def format_value(x: Any) -> str:
 
 
 # Months as words, for cells that write dates as ISO numbers ("2024-03", "2019-05-01").
-MONTHS = {m: i for i, m in enumerate("january february march april may june july august september october november "
-                                     "december".split(), 1)}
-MONTHS |= {m[:3]: i for m, i in list(MONTHS.items())} | {"sept": 9}
+MONTH_NAMES = "january february march april may june july august september october november december".split()
+MONTHS = {m: i for i, m in enumerate(MONTH_NAMES, 1)} | {m[:3]: i for i, m in enumerate(MONTH_NAMES, 1)} | {"sept": 9}
 _ISO_MONTH = re.compile(r"^\s*(\d{4})-(\d{2})(?:-\d{2})?\s*$")
 _NAMED_MONTH = re.compile(r"^\s*(?:(?P<m1>[a-z]+)\.?,?\s*(?P<y1>\d{4})?|(?P<y2>\d{4})\s+(?P<m2>[a-z]+)\.?)\s*$", re.I)
 

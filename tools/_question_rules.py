@@ -43,7 +43,7 @@ import re
 from dataclasses import replace
 
 from tools._answer_type import AnswerKind, expected_answer, position_asked, yes_no_asked
-from tools._cell_compare import format_value, iso_month_match, words_match
+from tools._cell_compare import MONTH_NAMES, format_value, iso_month_match, words_match
 from tools._cells import TypedTable
 from tools._question_grounding import alternatives, column_named, value_grounded
 from tools._table_ops_model import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter
@@ -201,8 +201,6 @@ def add_stated_date(program: Program, typed: TypedTable, question: str) -> Progr
 _QUARTER = re.compile(r"\b(?:(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter|q(?P<n>[1-4]))\b"
                       r"(?:\s+(?:of\s+)?(?P<year>(?:1[89]|20)\d{2})\b)?", re.I)
 _QUARTER_NUMBER = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
-_MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-                "November", "December"]
 
 
 def add_stated_quarter(program: Program, typed: TypedTable, question: str) -> Program:
@@ -218,7 +216,7 @@ def add_stated_quarter(program: Program, typed: TypedTable, question: str) -> Pr
         return program
     q = _QUARTER_NUMBER[m.group("ord").lower()] if m.group("ord") else int(m.group("n"))
     year = m.group("year") or next(iter(re.findall(r"\b(?:1[89]|20)\d{2}\b", question)), None)
-    months = [f"{name} {year}" if year else name for name in _MONTH_NAMES[3 * q - 3:3 * q]]
+    months = [f"{name.capitalize()} {year}" if year else name.capitalize() for name in MONTH_NAMES[3 * q - 3:3 * q]]
     for col in typed.columns:
         cells = typed.table.column_values(col.index)
         if not any(iso_month_match(v, months[0]) or words_match(v, months[0]) for v in cells):

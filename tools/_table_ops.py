@@ -49,17 +49,10 @@ def describe(program: Program, typed: TypedTable) -> str:
         except KeyError:
             return str(ident)
 
-    parts, grouped = [], {}
-    for f in program.filters:  # several '=' on one column: a question's "any of" (the executor's groups)
-        if f.op == "=" and sum(g.op == "=" and g.column == f.column for g in program.filters) > 1:
-            if f.column not in grouped:
-                grouped[f.column] = []
-                parts.append(grouped[f.column])
-            grouped[f.column].append(f)
-        else:
-            parts.append(f)
-    where = " and ".join(f"{name(p[0].column)} is one of {', '.join(repr(g.value) for g in p)}" if isinstance(p, list)
-                         else f"{name(p.column)} {p.op} {p.value!r}" for p in parts)
+    # Several '=' on one column are a question's "any of": the executor's groups, said as such.
+    where = " and ".join(f"{name(g[0].column)} is one of {', '.join(repr(f.value) for f in g)}" if len(g) > 1
+                         else f"{name(g[0].column)} {g[0].op} {g[0].value!r}"
+                         for g in _filter_groups(program, union_same_column=True))
     rows = f"rows where {where}" if where else "all rows"
     fn = program.fn
     measure = name(program.column) + (f" per {name(program.per_column)}" if program.per_column else "")
