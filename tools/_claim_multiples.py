@@ -19,11 +19,13 @@ from tools._table_ops_model import Program
 _MULTIPLE_WORDS = {"twice": 2.0, "double": 2.0, "thrice": 3.0, "triple": 3.0, "quadruple": 4.0, "half": 0.5,
                    "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0,
                    "nine": 9.0, "ten": 10.0}
+# The words before a multiple or a percentage that bound it ("more than twice", "about 20% higher").
+_BOUND = (r"(?:\b(?P<bound>more than|over|above|at least|less than|under|below|at most|nearly|almost|about|around|"
+          r"roughly|approximately|close to)\s+)?")
 # "twice as many", "double the", "3 times more", "three-fold higher", "half as many", "five times fewer": a multiple
 # of the other value, with the bound the words before it set ("more than twice", "at least three times").
 _MULTIPLIER = re.compile(
-    r"(?:\b(?P<bound>more than|over|above|at least|less than|under|below|at most|nearly|almost|about|around|roughly|"
-    r"approximately|close to)\s+)?"
+    _BOUND +
     r"\b(?:(?P<word>twice|double|thrice|triple|quadruple|half)|(?P<n>\d+(?:\.\d+)?|two|three|four|five|six|seven|"
     r"eight|nine|ten)[- ]?(?:times|fold|x))\b"
     r"(?=\s+(?:as|the|that|of|what|its|their|(?P<down>less|lower|smaller|fewer)|more|higher|larger|greater|"
@@ -38,8 +40,7 @@ ROUGH_MULTIPLE_TOLERANCE = 0.15  # "nearly/about twice": within 15%
 
 # "about 20% higher than", "15 percent fewer than": the other value scaled by 1 ± the percentage.
 _PERCENT_DIFFERENCE = re.compile(
-    r"(?:\b(?P<bound>more than|over|above|at least|less than|under|below|at most|nearly|almost|about|around|roughly|"
-    r"approximately|close to)\s+)?"
+    _BOUND +
     r"(?P<pct>\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b)\s*"
     r"(?:(?P<up>higher|more|larger|greater|bigger|above)|(?P<down>lower|less|smaller|fewer|below))\s+than\b", re.I)
 ROUGH_PERCENT_POINTS = 2.5  # "about 20% higher": 17.5% to 22.5% higher
@@ -52,6 +53,8 @@ def _percent_difference(claim: str) -> tuple[float, str, float] | None:
         return None
     pct = float(m.group("pct"))
     factor = 1 + pct / 100 if m.group("up") else 1 - pct / 100
+    if factor <= 0:
+        return None
     bound = (m.group("bound") or "").lower()
     op = _BOUND_OP.get(bound, "=")
     decimals = len(m.group("pct").partition(".")[2])
@@ -91,22 +94,26 @@ def read_multiplier(program: Program, claim: str) -> Program:
     chk = program.check
     if chk is None or chk.against not in ("row", "column") or chk.factor:
         return program
+    scale = _stated_scale(claim)
+    if scale is None:
+        return program
+    factor, op, tolerance = scale
+    return program.model_copy(update={"check": chk.model_copy(update={
+        "op": op, "factor": factor, "relative_tolerance": tolerance})})
+
+
+def _stated_scale(claim: str) -> tuple[float, str, float] | None:
+    """(factor, op, relative tolerance) of the multiple the claim states, else of its difference in percent."""
     m = _first_multiplier(claim)
     if m is None:
-        percent = _percent_difference(claim)
-        if percent is None or percent[0] <= 0:
-            return program
-        factor, op, tolerance = percent
-        return program.model_copy(update={"check": chk.model_copy(update={
-            "op": op, "factor": factor, "relative_tolerance": tolerance})})
+        return _percent_difference(claim)
     factor = _factor(m)
+    if factor <= 0 or factor == 1.0:
+        return None
     bound = (m.group("bound") or "").lower()
     op = _BOUND_OP.get(bound, "=")
     tolerance = ROUGH_MULTIPLE_TOLERANCE if bound and op == "=" else EXACT_MULTIPLE_TOLERANCE
-    if factor <= 0 or factor == 1.0:
-        return program
-    return program.model_copy(update={"check": chk.model_copy(update={
-        "op": op, "factor": factor, "relative_tolerance": tolerance if op == "=" else 0.0})})
+    return factor, op, tolerance if op == "=" else 0.0
 
 
 def multiple_blocker(program: Program, claim: str) -> str:
