@@ -92,7 +92,21 @@ def test_argmax_decides_by_number_not_by_text():
     ex = execute(p, typed())
     assert ex.result == "Alberta" and ex.truth is False  # "1,012" beats "678" and "220" as a number
     assert ex.decisive_rows == [3] and (3, 3) in ex.cells and (3, 1) in ex.cells
-    assert "Alberta (1012)" == ex.result_text
+    assert "Alberta (1,012)" == ex.result_text  # the number as the cell writes it
+
+
+def test_extremes_show_the_number_as_the_table_writes_it():
+    # Found as a new user: "Netherlands (17.1)" for a Solar share of "17.1%", the unit lost in the reason.
+    t = TypedTable.build(Table(name="energy", title="Electricity", columns=["Country", "Solar share", "Wind"], rows=[
+        ["Spain", "17.0%", "23.5"], ["Netherlands", "17.1%", "24.0"], ["Italy", "11.8%", "24.0"]]))
+    ex = execute(prog(fn="argmax", column="solar_share", answer_column="country"), t)
+    assert ex.result == "Netherlands" and ex.result_text == "Netherlands (17.1%)"
+    ex = execute(prog(fn="min", column="solar_share", answer_column="country"), t)
+    assert ex.result == 11.8 and ex.result_text == "11.8%"
+    # Several rows tie with the same text: still as written; a ratio over two columns is a plain number.
+    assert execute(prog(fn="max", column="wind", answer_column="country"), t).result_text == "24.0"
+    ratio = execute(prog(fn="max", column="wind", per_column="solar_share", answer_column="country"), t)
+    assert ratio.result_text == format_value(ratio.result)
 
 
 def test_aggregates_count_and_every_only():
@@ -361,7 +375,7 @@ async def test_solve_answers_questions_without_a_check(tmp_settings, fake_llm_se
     with fake_llm_server(scripted(["province", "cases"], [question] * 3)) as srv:
         outcome = await solve(llm_for(tmp_settings, srv), CASES, "question", "Which province had the most cases?",
                               n=3)
-    assert outcome.winner == "Alberta" and "Alberta (1012)" in outcome.reason and outcome.cells and outcome.rows[0] >= 1
+    assert outcome.winner == "Alberta" and "Alberta (1,012)" in outcome.reason and outcome.cells and outcome.rows[0] >= 1
     schema = [r for r in srv.requests if is_program(r)][0]["response_format"]["json_schema"]["schema"]
     shapes = [schema["$defs"][ref["$ref"].rsplit("/", 1)[1]] for ref in schema["anyOf"]]
     assert shapes and not any("check" in shape["properties"] for shape in shapes)
@@ -392,7 +406,7 @@ async def test_question_answered_by_program_and_follow_up_resolves_it(tmp_settin
         assert first.answer == "Alberta" and first.decided_by == "program" and first.vote_share == 1.0
         assert first.cells == ["T1:R3C2", "T1:R3C3", "T1:R3C1"] and ctx.evidence.get("T1:R3C3").text == "1,012"
         assert ctx.session.last_table_answer.rows == [3] and ctx.session.last_table_answer.row_names == ["Alberta"]
-        assert "1,012" not in first.reason and "1012" in first.reason  # computed values, written by code
+        assert "Alberta (1,012)" in first.reason  # written by code: the decisive cell as the table writes it
         second = await table_qa(ctx, QAInput(question="and what year was it?"))
     program_prompts = [r["messages"][-1]["content"] for r in srv.requests if is_program(r)]
     assert "'it' is Alberta" in program_prompts[1]  # the follow-up's "it" named for the model
@@ -768,6 +782,17 @@ def test_programs_that_read_no_claim_are_refused(program, message):
         execute(prog(**program), typed())
 
 
+def test_a_value_in_none_of_several_rows_refutes():
+    """TabFact's tuning split: "the date for the opponent the chicago bear be december 5 , 1983" over two Chicago
+    games on other dates was refused as ambiguous, and a wrong program decided. In none of them: false."""
+    ex = execute(prog(filters=[{"column": "year", "op": "=", "value": "2011"}], fn="value", column="cases",
+                      check={"op": "=", "against": "value", "value": "999"}), typed())
+    assert ex.truth is False and len(ex.selected) == 4
+    with pytest.raises(ProgramError, match="different values"):  # in one of them: which row was meant decides
+        execute(prog(filters=[{"column": "year", "op": "=", "value": "2011"}], fn="value", column="cases",
+                     check={"op": "=", "against": "value", "value": "678"}), typed())
+
+
 def test_texts_equal_up_to_punctuation_and_one_repeated_value_is_one_value():
     pub = TypedTable.build(Table(name="p", title="p", columns=["Title", "Publisher"], rows=[
         ["Red Cross Notes", "Johnson & Johnson., 1898"], ["Red Cross Notes", "Johnson & Johnson., 1898"]]))
@@ -826,6 +851,12 @@ def test_a_follow_up_names_the_referenced_rows_text_cells():
     session.last_table_answer = session.last_table_answer.model_copy(update={"rows": [1], "row_names": ["AWARD-1"]})
     assert "(Drug: Dulaglutide)," in resolve_follow_up("and its size?", trials, session)  # long and numeric cells left out
     assert resolve_follow_up("What about Oslo?", trials, session) == "What about Oslo?"  # no pointer back
+    # after one row, "their" is the question's own plural (found as a new user)
+    own = "How many phase III trials met their primary endpoint?"
+    assert resolve_follow_up(own, trials, session) == own
+    session.last_table_answer = session.last_table_answer.model_copy(update={"rows": [1, 2],
+                                                                             "row_names": ["AWARD-1", "LEAD-3"]})
+    assert "('it' is AWARD-1, LEAD-3" in resolve_follow_up("What were their sizes?", trials, session)
 
 
 def test_a_month_name_selects_the_rows_of_iso_dates_in_that_month():
@@ -843,3 +874,23 @@ def test_a_month_name_selects_the_rows_of_iso_dates_in_that_month():
     ex = execute(program, sales)
     assert ex.selected == [3] and ex.truth is True and "dates in the month it names" in ex.steps[0]
     assert (2, 2) in ex.cells  # February's revenue, the value compared with, is cited
+
+
+def test_sums_and_means_keep_the_unit_every_cell_writes():
+    t = TypedTable.build(Table(name="energy", title="Electricity", columns=["Country", "Wind", "Cost", "Mixed"], rows=[
+        ["Spain", "23.5%", "$1,500", "3%"], ["Italy", "8.5%", "$2,500", "4"]]))
+    assert execute(prog(fn="avg", column="wind", answer_column="country"), t).result_text == "16%"
+    assert execute(prog(fn="sum", column="cost", answer_column="country"), t).result_text == "$4000"
+    assert execute(prog(fn="sum", column="mixed", answer_column="country"), t).result_text == "7"
+
+
+def test_a_number_given_in_parentheses_after_names_is_compared():
+    """TabFact's tuning split: "the team with a record of 34 - 27 have 7 high assist by n mcmillan" checked
+    High assists = 7 against the cell "n mcmillan (7)", which holds no number at its start, and refuted."""
+    t = TypedTable.build(Table(name="g", title="g", columns=["Record", "High assists"], rows=[
+        ["34 - 27", "n mcmillan (7)"], ["35 - 27", "g payton , d barros (9)"]]))
+    for value, truth in (("7", True), ("8", False)):
+        ex = execute(prog(filters=[{"column": "record", "op": "=", "value": "34 - 27"}], fn="value",
+                          column="high_assists", answer_column="record",
+                          check={"op": "=", "against": "value", "value": value}), t)
+        assert ex.truth is truth

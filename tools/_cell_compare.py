@@ -71,6 +71,17 @@ def leading_number(text: str) -> float | None:
     return cell_number(m.group(1)) if m else None
 
 
+# "n mcmillan (7)", "kobe bryant , pau gasol (11)": names, then the one number they share in parentheses
+_NAMED_NUMBER = re.compile(r"^[^\d()]*[^\W\d_][^\d()]*\((\d+(?:\.\d+)?)\)\s*$")
+
+
+def named_number(text: str) -> float | None:
+    """The number a cell of names gives in closing parentheses: 'n mcmillan (7)' -> 7 (TabFact's "high
+    assists" cells); None for any other cell."""
+    m = _NAMED_NUMBER.match(str(text))
+    return float(m.group(1)) if m else None
+
+
 def words_match(cell: str, value: str) -> bool:
     """Whether ``value`` occurs in ``cell`` as whole words (case, accents and markup ignored)."""
     needle = norm_text(value)

@@ -29,7 +29,7 @@ _MULTIPLIER = re.compile(
     r"\b(?:(?P<word>twice|double|thrice|triple|quadruple|half)|(?P<n>\d+(?:\.\d+)?|two|three|four|five|six|seven|"
     r"eight|nine|ten)[- ]?(?:times|fold|x))\b"
     r"(?=\s+(?:as|the|that|of|what|its|their|(?P<down>less|lower|smaller|fewer)|more|higher|larger|greater|"
-    r"bigger)\b)", re.I)
+    r"bigger)\b|\s+[^\W\d_][\w.-]*['’]s\b)", re.I)  # or a possessive: "three times Spain's"
 # "the first half of 2020" is a period, not a multiple
 _HALF_OF_A_PERIOD = re.compile(r"\b(?:first|second|last|the|latter|former|other|back)\s+$", re.I)
 _BOUND_OP = {"more than": ">", "over": ">", "above": ">", "at least": ">=", "less than": "<", "under": "<",

@@ -24,12 +24,12 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable, cell_number
-from tools._table_ops_model import Program
-from tools._words import WORD, related
+from tools._flag_columns import names_flag
+from tools._table_ops_model import Program, RowFilter
+from tools._words import WORD, content_words, word_in
 
 # Thousands separators only between groups of three: "in 1906, how many" states 1906, not "1906,".
 _NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
-_STOP = frozenset("a an the of in on at to for by and or with from as is was were are be its it his her their".split())
 
 
 _NUMBER_WORDS = {w: float(i) for i, w in enumerate(
@@ -50,52 +50,24 @@ def question_numbers(question: str) -> set[float]:
     return out
 
 
-def _words(text: str) -> list[str]:
-    return [w for w in WORD.findall(text.casefold()) if w not in _STOP]
-
-
-def _common_prefix(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
-def _word_in(word: str, have: list[str]) -> bool:
-    """``word`` is one of ``have``, the start of one ('win' in 'winning'), or shares its stem with one
-    ('attendance' and 'attended': a common start of 5 letters or more, all but 3 letters of the shorter)."""
-    if word in have:
-        return True
-    if len(word) < 3:
-        return False
-    for h in have:
-        if h.startswith(word) or (len(h) >= 4 and word.startswith(h)) or related(word, h):
-            return True
-        if _common_prefix(word, h) >= max(5, min(len(word), len(h)) - 3):
-            return True
-    return False
-
-
 def value_grounded(value: str, question: str, numbers: set[float] | None = None) -> bool:
     """Whether a filter's ``value`` is something ``question`` states (module docstring)."""
     numbers = question_numbers(question) if numbers is None else numbers
     n = cell_number(value)
     if n is not None:
         return round(abs(n), 6) in numbers
-    words = _words(value)
+    words = content_words(value)
     if not words:
         return False
-    have = _words(question.replace("'s", " "))
-    found = sum(1 for w in words if _word_in(w, have))
+    have = content_words(question.replace("'s", " "))
+    found = sum(1 for w in words if word_in(w, have))
     return found * 2 >= len(words) and found >= 1
 
 
 def column_named(name: str, question: str) -> bool:
     """Whether the question names the column: one of its header's words (3 letters or more) is in the question."""
-    have = _words(question.replace("'s", " "))
-    return any(len(w) >= 3 and _word_in(w, have) for w in _words(name))
+    have = content_words(question.replace("'s", " "))
+    return any(len(w) >= 3 and word_in(w, have) for w in content_words(name))
 
 
 def reads_named_column(program: Program, question: str, typed: TypedTable | None) -> bool:
@@ -119,17 +91,23 @@ def grounding(program: Program, question: str, typed: TypedTable | None = None) 
     """(every filter grounded, the number of grounded filters, it reads a column the question names):
     higher reads more of the question."""
     numbers = question_numbers(question)
-    grounded = [value_grounded(f.value, question, numbers) for f in program.filters]
+    grounded = [_filter_grounded(f, question, numbers, typed) for f in program.filters]
     return all(grounded), sum(grounded), reads_named_column(program, question, typed)
 
 
-def describe_grounding(program: Program, question: str, best: tuple[bool, int, bool]) -> str:
+def _filter_grounded(f: RowFilter, question: str, numbers: set[float], typed: TypedTable | None) -> bool:
+    """A value the question states, or the yes (no) of a yes/no column it names ("net importers")."""
+    return value_grounded(f.value, question, numbers) or (typed is not None and names_flag(typed, f, question))
+
+
+def describe_grounding(program: Program, question: str, best: tuple[bool, int, bool],
+                       typed: TypedTable | None = None) -> str:
     """Why this program reads less of the question than the best one (for the step)."""
     numbers = question_numbers(question)
-    invented = [f.value for f in program.filters if not value_grounded(f.value, question, numbers)]
+    invented = [f.value for f in program.filters if not _filter_grounded(f, question, numbers, typed)]
     if invented:
         return "its filter value " + ", ".join(repr(v) for v in invented) + " is not in the question"
-    if sum(value_grounded(f.value, question, numbers) for f in program.filters) < best[1]:
+    if sum(_filter_grounded(f, question, numbers, typed) for f in program.filters) < best[1]:
         return "another program also filters on a value the question states"
     return "it reads a column the question does not name, and another program reads one it names"
 

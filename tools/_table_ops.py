@@ -13,8 +13,8 @@ import re
 import time
 from typing import Any
 
-from tools._cell_compare import clipped, compare, format_value, iso_month_match, leading_number, norm_text, \
-    text_words, words_match, written_tolerance
+from tools._cell_compare import clipped, compare, format_value, iso_month_match, leading_number, named_number, \
+    norm_text, text_words, words_match, written_tolerance
 from tools._cells import TypedTable, cell_number, is_empty
 from tools._table_ops_model import MAX_CELLS, MAX_FILTERS, MAX_ROWS, RATIO_FNS, TIME_LIMIT_S, Check, Execution, \
     NoNumbersError, Program, ProgramError, RowFilter
@@ -240,8 +240,12 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
                            + "; ".join(steps) + " (check the values against the example values)")
     if fn == "value":
         values = [typed.text(r, c) for r in rows]
-        if program.check is not None and len({text_words(v) for v in values}) > 1:
-            # A claim states one value of one thing; a check over several different cells reads no such claim.
+        if program.check is not None and len({text_words(v) for v in values}) > 1 \
+                and not _in_none_of(program, typed, values, c, rows):
+            # A claim states one value of one thing; a check over several different cells reads no such claim,
+            # unless the value is in none of them: "the date for the opponent the chicago bear be december 5 ,
+            # 1983" over two Chicago games, on other dates, is false whichever game was meant (TabFact's tuning
+            # split). all() over the values then refutes it.
             raise ProgramError(f"the filters select {len(rows)} rows with different values in column "
                                f"{program.column!r}; a value check needs the one row the claim is about "
                                "(add a filter, or use every, count or argmax)")
@@ -268,14 +272,15 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         else:
             result = _nth_extreme(xs, largest=fn == "max", nth=program.nth)
             decisive = [r for r, x in pairs if x == result]
-        result_text = format_value(result)
+        result_text = _as_written(typed, decisive, c, result) if fn in ("min", "max") else \
+            _with_unit(typed, [r for r, _ in pairs], c, result)
     elif fn in ("argmax", "argmin"):
         pairs = numbers(rows)
         best = _nth_extreme([x for _, x in pairs], largest=fn == "argmax", nth=program.nth)
         decisive = [r for r, x in pairs if x == best]
         names = [" ".join(typed.text(r, answer_c).split()) for r in decisive]
         result = names[0] if len(names) == 1 else names
-        result_text = f"{format_value(result)} ({format_value(best)})"
+        result_text = f"{format_value(result)} ({_as_written(typed, decisive, c, best)})"
         read_cols = [c, answer_c] + ([per_c] if per_c else [])
     elif fn in ("every", "only"):
         if program.check is None:
@@ -334,6 +339,10 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     if fn in ("value", "min", "max", "sum", "avg", "count", "difference") and label and label not in cols \
             and len(decisive) <= 3:
         cells = [(r, label) for r in decisive] + cells  # name the row the number belongs to
+    if fn == "count" and not cells and label and len(decisive) <= MAX_CELLS:
+        # "How many countries are listed?" reads no column: the names of the rows it counted are what a reader
+        # checks the count against (found as a new user: an answer citing nothing, shown as unverified).
+        cells = [(r, label) for r in decisive]
     cells = list(dict.fromkeys(cells + extra_cells))[:MAX_CELLS]
     return Execution(selected=rows, result=result, result_text=result_text, decisive_rows=decisive, cells=cells,
                      truth=truth, check_text=check_text, steps=steps)
@@ -341,6 +350,42 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
 
 # "second", "third", …: the words of tools._words' ordinals, by place
 _ORDINALS = {i: w for w, i in ORDINAL_WORDS.items() if w.isalpha()}
+
+
+def _in_none_of(program: Program, typed: TypedTable, values: list[str], c: int, rows: list[int]) -> bool:
+    """Whether an "=" check against a stated value matches none of the cells the filters select, when the value
+    is of the column's kind (a number for numbers, text for text). A program with no filter, or one that checks
+    a number against names, reads the wrong column more often than the claim is false (TabFact and SciTab)."""
+    chk = program.check
+    if chk is None or chk.op != "=" or chk.against != "value" or not program.filters:
+        return False
+    if (cell_number(chk.value) is not None) != typed.columns[c - 1].numeric:
+        return False
+    return not any(_check(program, typed, v, c, rows)[0] for v in values)
+
+
+def _as_written(typed: TypedTable, rows: list[int], c: int, number: float) -> str:
+    """The number as its cells write it ("17.1%", "$4,512"), so a reason keeps the unit the table shows; the
+    plain number when the cells differ or hold another number (a ratio over two columns)."""
+    written = {" ".join(typed.text(r, c).split()) for r in rows}
+    if len(written) == 1:
+        (text,) = written
+        if cell_number(text) == number and len(text) <= 40:
+            return text
+    return format_value(number)
+
+
+def _with_unit(typed: TypedTable, rows: list[int], c: int, number: float) -> str:
+    """A sum or mean with the unit every cell it read writes: "18.36%" over "27.0%", "10.2%", …; "$4,000" over
+    "$1,500" and "$2,500" (the number plain when the cells differ)."""
+    texts = [typed.text(r, c).strip() for r in rows]
+    shown = format_value(number)
+    if texts and all(t.endswith("%") for t in texts):
+        return shown + "%"
+    for sign in ("$", "€", "£"):
+        if texts and all(t.startswith(sign) for t in texts):
+            return ("-" + sign + shown[1:]) if shown.startswith("-") else sign + shown
+    return shown
 
 
 def _nth_extreme(xs: list[float], *, largest: bool, nth: int) -> float:
@@ -553,7 +598,7 @@ def _check(program: Program, typed: TypedTable, result: Any, c: int,
     if fn == "count" and chk.against == "row":
         raise ProgramError("a count is checked against a number, not against another row's cell")
     if chk.against == "value":
-        numeric_result = fn in ("count", "sum", "avg", "min", "max") or (
+        numeric_result = fn in ("count", "count_distinct", "sum", "avg", "min", "max") or (
             fn == "value" and typed.columns[c - 1].numeric)
         _check_types(typed, chk.op, chk.value, numeric_result=numeric_result,
                      what="the result" if fn != "value" else f"column {program.column!r}")
@@ -582,6 +627,8 @@ def _check(program: Program, typed: TypedTable, result: Any, c: int,
         rhs_number = rhs_number * chk.factor if chk.factor and rhs_number is not None else rhs_number
     else:
         rhs_text, rhs_number, shown, tolerance = chk.value, cell_number(chk.value), repr(chk.value), None
+        if chk.relative_tolerance and rhs_number is not None:  # "about half": within a tenth of 50%, set by code
+            tolerance = abs(rhs_number) * chk.relative_tolerance
     values = result if isinstance(result, list) else [result]
     outcomes = []
     for v in values:
@@ -591,6 +638,8 @@ def _check(program: Program, typed: TypedTable, result: Any, c: int,
             left_number = cell_number(v)
             if left_number is None and rhs_number is not None and chk.op != "contains":
                 left_number = leading_number(str(v))  # '464 pages' states the number 464
+                if left_number is None:
+                    left_number = named_number(str(v))  # 'n mcmillan (7)': 7 assists, by the name before it
             same = compare(str(v), left_number, chk.op, rhs_text, rhs_number, tolerance)
             if not same and chk.op in ("=", "!=") and cell_number(v) is None and rhs_number is None:
                 # "Quebec" stated for a computed "Quebec (QC)" (or the reverse) is the same answer.

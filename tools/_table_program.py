@@ -34,13 +34,17 @@ from tools._answer_type import expected_answer, fits, position_asked, yes_no_ask
 from tools._cell_compare import format_value
 from tools._cells import TypedTable, display_cell, is_empty
 from tools._claim_grounding import direction_blocker, read_own_row, read_ranked_claim, read_superlative, \
-    read_two_extremes, vote_blocker
+    read_two_extremes, tautology_blocker, vote_blocker
+from tools._claim_counts import read_counted_column
+from tools._claim_fractions import read_stated_fraction
 from tools._claim_multiples import multiple_blocker, read_multiplier
+from tools._flag_columns import add_stated_flag
 from tools._question_grounding import describe_grounding, grounding
 from tools._question_rules import add_stated_date, add_stated_quarter, count_choice, drop_named_row, one_of_several, \
     read_as_asked, read_choice, read_direction, read_distinct, read_frequency, read_ordinal, read_position, \
     read_rank_order, read_ratio, read_rows_asked, read_share, read_stated_part, read_threshold_list, read_total_asked, \
     yes_or_no
+from tools._rates import read_rate
 from tools._table_grammar import typed_program_schema
 from tools._table_ops import describe, execute
 from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema
@@ -189,6 +193,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
     program = None
     try:
         program = Program.model_validate(raw)
+        program = add_stated_flag(program, typed, text, yes_no=kind == "question" and yes_no_asked(text))
         if kind == "question":
             program = read_stated_part(program, typed, text)
             program = add_stated_date(program, typed, text)
@@ -204,15 +209,17 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_total_asked(program, typed, text)
             program = read_rows_asked(program, typed, text)
             program = read_threshold_list(program, typed, text)
-            program = read_ratio(program, typed, text)
+            program = read_rate(read_ratio(program, typed, text), typed, text)
             program = read_share(program, typed, text)
             program = read_ordinal(read_direction(program, typed, text), text)
             if yes_no_asked(text):
                 program = program.model_copy(update={"fn": "count"})  # yes when a row meets the question's filters
         else:
+            program = read_counted_column(program, typed, text)
             program = read_ranked_claim(read_two_extremes(program, typed, text), typed, text)
-            program = read_own_row(read_ratio(read_superlative(program, typed, text), typed, text), typed, text)
-            program = read_ordinal(read_multiplier(program, text), text)
+            program = read_rate(read_ratio(read_superlative(program, typed, text), typed, text), typed, text)
+            program = read_own_row(program, typed, text)
+            program = read_ordinal(read_multiplier(read_stated_fraction(program, typed, text), text), text)
         try:
             execution = execute(program, typed, union_same_column=kind == "question")
         except NoNumbersError:
@@ -232,8 +239,9 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             execution = one_of_several(execution, position_asked(text))
             if yes_no_asked(text):
                 execution = yes_or_no(execution)
-        blocked = (direction_blocker(program, typed, text) or multiple_blocker(program, text)
-                   or vote_blocker(program, execution, text, typed.table.n_rows)) if kind == "claim" else ""
+        blocked = (tautology_blocker(program) or direction_blocker(program, typed, text)
+                   or multiple_blocker(program, text)
+                   or vote_blocker(program, execution, text, typed.table.n_rows, typed)) if kind == "claim" else ""
         if blocked:  # it ran, but it does not check what the claim states: it must not vote
             return _Sampled(program, error=f"does not vote: {blocked}", raw=raw)
         return _Sampled(program, execution=execution, raw=raw)
@@ -394,7 +402,7 @@ def _drop_ungrounded(outcome: ProgramOutcome, sampled: list[_Sampled], text: str
     best = max(level.values())
     for i in ran:
         if level[i] < best:
-            why = describe_grounding(sampled[i].program, text, best)
+            why = describe_grounding(sampled[i].program, text, best, typed)
             outcome.runs[i] = outcome.runs[i].model_copy(update={"ran": False, "error": f"does not vote: {why}"})
 
 

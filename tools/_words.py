@@ -18,7 +18,7 @@ IRREGULAR = {"won": "win", "lost": "loss", "ran": "run", "sold": "sale", "bought
              "took": "take", "came": "come", "gave": "give", "made": "make", "wrote": "write", "written": "write",
              "taught": "teach", "sang": "sing", "sung": "sing", "fought": "fight", "drove": "drive",
              "driven": "drive", "flew": "fly", "grew": "grow", "fell": "fall", "rose": "rise", "scored": "score",
-             "beat": "beat", "chose": "choose", "chosen": "choose", "began": "begin", "begun": "begin"}
+             "beat": "beat", "met": "meet", "chose": "choose", "chosen": "choose", "began": "begin", "begun": "begin"}
 SUFFIXES = ("s", "es", "ed", "d", "er", "ers", "ner", "ners", "ning", "ing", "ings", "ion", "ions", "ment", "ments",
             "ance", "ence", "al", "ly", "ist", "ists")
 STEM = 5
@@ -90,3 +90,36 @@ def extreme_directions(text: str) -> tuple[set[str], set[str]]:
     """The words of ``text`` that ask for the largest, and those that ask for the smallest."""
     words = extreme_words(text)
     return words & MAX_WORDS, words & MIN_WORDS
+
+
+# Words too common to say what a message is about ("the", "of", "was"): left out when matching words.
+STOP = frozenset("a an the of in on at to for by and or with from as is was were are be its it his her their".split())
+
+
+def content_words(text: str) -> list[str]:
+    """The words of ``text``, lower-cased, without the STOP words."""
+    return [w for w in WORD.findall(text.casefold()) if w not in STOP]
+
+
+def common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def word_in(word: str, have: list[str]) -> bool:
+    """``word`` is one of ``have``, the start of one ('win' in 'winning'), or shares its stem with one
+    ('attendance' and 'attended': a common start of 5 letters or more, all but 3 letters of the shorter)."""
+    if word in have:
+        return True
+    if len(word) < 3:
+        return False
+    for h in have:
+        if h.startswith(word) or (len(h) >= 4 and word.startswith(h)) or related(word, h):
+            return True
+        if common_prefix(word, h) >= max(5, min(len(word), len(h)) - 3):
+            return True
+    return False

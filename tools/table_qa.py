@@ -227,8 +227,9 @@ class Output(BaseModel):
             if not self.answer.strip():
                 return None
             # The tool's answer stands, said to be uncited: the loop's check marks it unverified.
-            return (f"**{self.answer.strip()}** — {self.reason.strip() or 'computed from the table'}. No cell of "
-                    "the table was cited for this answer, so it cannot be checked.")
+            reason = self.reason.strip().rstrip(".") or "computed from the table"
+            return (f"**{self.answer.strip()}** — {reason}. No cell of the table was cited for this answer, so it "
+                    "cannot be checked.")
         # A tie is said in the headline too: a bold first option read as the answer (seen as a new user:
         # "**Germany**" above "the cells support Germany, France equally well").
         head = " or ".join(self.tied) + " (tied)" if len(self.tied) > 1 else self.answer.strip()
@@ -279,13 +280,19 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
 
 MAX_DETAILS = 3  # text cells of the referenced row named beside it
 MAX_DETAIL_CHARS = 40
-_POINTS_BACK = re.compile(r"\b(it|its|it's|they|their|them|that one|this one|that row|the same one)\b", re.I)
+_POINTS_BACK = re.compile(r"\b(it|its|it's|that one|this one|that row|the same one)\b", re.I)
+# "they / their / them" point back to an answer of several rows; after one row they are the question's own
+# plural ("How many phase III trials met their primary endpoint?" after EPS-5: found as a new user, the note
+# named EPS-5's drug and every program counted Warfarin's phase III trials).
+_POINTS_BACK_TO_SEVERAL = re.compile(r"\b(they|their|them|those|these)\b", re.I)
 
 
 def resolve_follow_up(question: str, table: Table, session) -> str:
     """Name the row a follow-up's "it" points to: the previous table answer's row, on the same table."""
     last = getattr(session, "last_table_answer", None)
-    if last is None or last.table != table.name or not last.row_names or not _POINTS_BACK.search(question):
+    if last is None or last.table != table.name or not last.row_names:
+        return question
+    if not (_POINTS_BACK.search(question) or (len(last.row_names) > 1 and _POINTS_BACK_TO_SEVERAL.search(question))):
         return question
     names = ", ".join(n for n in last.row_names[:3] if n)
     if not names:

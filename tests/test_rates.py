@@ -1,0 +1,58 @@
+"""A rate the message names over a column of counts (found as a new user: "the highest completion rate" was
+answered with the trial that completed the most participants)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.tables import Table
+from tools._cells import TypedTable
+from tools._rates import population, read_rate
+from tools._table_ops_model import Program
+from tools._table_program import run_sampled
+
+TRIALS = Table(name="trials", title="Trials", columns=["Trial", "Year", "Enrolled", "Completed",
+                                                       "Serious adverse events", "Dropout %"], rows=[
+    ["ALPHA-1", "2019", "1420", "1301", "88", "8.4%"],
+    ["BETA-2", "2020", "2210", "2050", "97", "7.2%"],
+    ["GAMMA-3", "2018", "640", "512", "41", "20.0%"],
+    ["DELTA-4", "2021", "1875", "1790", "120", "4.5%"],
+    ["EPS-5", "2017", "3050", "2480", "210", "18.7%"],
+])
+
+
+def typed() -> TypedTable:
+    return TypedTable.build(TRIALS)
+
+
+def argmax(column: str) -> dict:
+    return {"fn": "argmax", "column": column, "answer_column": "trial", "filters": []}
+
+
+def test_the_population_is_the_column_at_least_as_large_as_every_other():
+    t = typed()
+    assert population(t, 4) == 3  # Completed of Enrolled
+    assert population(t, 5) == 3  # adverse events of Enrolled (not of Completed, which Enrolled bounds)
+    assert population(t, 3) is None  # nothing bounds Enrolled
+
+
+@pytest.mark.parametrize("question, column, answer", [
+    ("Which trial had the highest completion rate?", "completed", "DELTA-4"),  # 1790/1875
+    ("Which trial had the lowest serious adverse event rate?", "serious_adverse_events", "BETA-2"),  # 97/2210
+    ("Which trial completed the most participants?", "completed", "EPS-5"),  # no rate: the count itself
+])
+def test_a_named_rate_divides_by_the_population(question, column, answer):
+    raw = argmax(column) if "highest" in question or "most" in question else {**argmax(column), "fn": "argmin"}
+    ran = run_sampled(raw, typed(), "question", question)
+    assert ran.execution is not None and ran.execution.result == answer, ran.program
+
+
+def test_a_column_that_is_already_a_rate_is_left_alone():
+    p = Program.model_validate(argmax("dropout"))
+    assert read_rate(p, typed(), "Which trial had the highest dropout rate?") == p
+
+
+def test_a_claim_about_a_rate_is_checked_over_the_rate():
+    raw = {**argmax("completed"), "check": {"op": "=", "against": "value", "value": "DELTA-4"}}
+    ran = run_sampled(raw, typed(), "claim", "DELTA-4 had the highest completion rate.")
+    assert ran.execution is not None and ran.execution.truth is True, ran.error

@@ -1,0 +1,67 @@
+"""Claims that count the different values of a column: "there be a total of 4 country represent by the player".
+
+TabFact's statements outside the test subset (the tuning split) showed it: every program counted the 12 rows
+(players) and refuted the claim, while the players come from 4 countries. When the claim writes its number right
+before a word that names a text column ("4 country", "3 different nationality", "two venue"), what is counted is
+that column's different values among the rows the program selects. Over a column whose values differ in every
+selected row this is the count of rows, so only repeated values change the result.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools._cells import TypedTable, cell_number
+from tools._table_ops_model import Program
+
+_NUMBER_WORDS = {w: float(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+# "4 country", "3 different nationality", "two distinct venues": a number, then what it counts
+_COUNTED = re.compile(r"(?<![\w.,])(?P<n>\d+|" + "|".join(_NUMBER_WORDS) + r")\s+(?:different\s+|distinct\s+|"
+                      r"unique\s+|separate\s+)?(?P<noun>[^\W\d_][\w-]*)", re.I)
+
+
+def counted_nouns(claim: str) -> list[tuple[float, str]]:
+    """(number, the word after it) for each number the claim writes before a word."""
+    out = []
+    for m in _COUNTED.finditer(claim):
+        n = m.group("n").lower()
+        out.append((_NUMBER_WORDS[n] if n in _NUMBER_WORDS else float(n), m.group("noun").casefold()))
+    return out
+
+
+def read_counted_column(program: Program, typed: TypedTable, claim: str) -> Program:
+    """A count checked against a number the claim writes before a text column's name counts that column's
+    different values (module docstring); any other program as written."""
+    chk = program.check
+    if program.fn != "count" or chk is None or chk.against != "value":
+        return program
+    want = cell_number(chk.value)
+    if want is None:
+        return program
+    for n, noun in counted_nouns(claim):
+        if n != want:
+            continue
+        named = [col for col in typed.columns if not col.numeric and _names(col.name, noun)]
+        if len(named) == 1:
+            return program.model_copy(update={"fn": "count_distinct", "column": named[0].ident})
+    return program
+
+
+def _forms(word: str) -> set[str]:
+    """The word and what it may be the plural of ("games": game; "countries": country; "matches": match)."""
+    out = {word}
+    if word.endswith("s") and len(word) > 3:
+        out.add(word[:-1])
+    if word.endswith("es") and len(word) > 4:
+        out.add(word[:-2])
+    if word.endswith("ies") and len(word) > 4:
+        out.add(word[:-3] + "y")
+    return out
+
+
+def _names(header: str, noun: str) -> bool:
+    """Whether ``noun`` is the header's head word, singular or plural ("country" or "countries" for "Country",
+    "nationality" for "Nationality"): its last word."""
+    words = re.findall(r"[^\W\d_]+", header.casefold())
+    return bool(words) and len(words[-1]) >= 3 and bool(_forms(noun) & _forms(words[-1]))

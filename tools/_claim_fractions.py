@@ -1,0 +1,79 @@
+"""Claims that state a fraction of a whole over a column of shares: "Poland generated more than half of its
+electricity from coal" over a Coal share column of "61.0%".
+
+Found as a new user: every program checked Poland's "61.0%" against 0.5, the fraction as a number, and the
+claim went to the judge (168 s), whose reason quoted a 50 the table never states. On a column of percentages the
+fraction is that many percent (half: 50), on a column of proportions (all between 0 and 1) the fraction itself.
+:func:`read_stated_fraction` sets the check's value so, with the comparison the words before it set ("more than
+half": >; "about half": = within a tenth of it; "the majority": >).
+
+A fraction of another value ("half as many beds as East", "more than half of East's beds") is a multiple, read by
+``tools._claim_multiples``; "of its / their / all / the / Poland's" marks a share of a whole, and only a check
+against a value on a column of shares is read so (a check against another row is a multiple).
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools._cell_compare import format_value
+from tools._cells import TypedTable, cell_number
+from tools._claim_multiples import _BOUND, _BOUND_OP
+from tools._table_ops_model import Program
+
+_FRACTIONS = {"half": 0.5, "a half": 0.5, "one half": 0.5, "a third": 1 / 3, "one third": 1 / 3,
+              "two thirds": 2 / 3, "a quarter": 0.25, "one quarter": 0.25, "three quarters": 0.75,
+              "a fifth": 0.2, "one fifth": 0.2, "a tenth": 0.1, "one tenth": 0.1,
+              "the majority": 0.5, "a majority": 0.5}
+STATED_FRACTION = re.compile(
+    _BOUND + r"\b(?P<fraction>" + "|".join(sorted((re.escape(k) for k in _FRACTIONS), key=len, reverse=True))
+    + r")\s+of\s+(?:its|their|his|her|the|all|[^\W\d_][\w.-]*['’]s)(?!\w)", re.I)
+ROUGH_FRACTION_TOLERANCE = 0.1  # "about half": 45% to 55%
+_PERCENT_HEADER = re.compile(r"%|\b(?:percent|percentage|per cent|share|proportion|fraction|rate|pct)\b", re.I)
+
+
+def stated_fraction(claim: str) -> tuple[float, str, float] | None:
+    """(fraction, op, relative tolerance) of a share of a whole the claim states, or None."""
+    m = STATED_FRACTION.search(claim)
+    if not m:
+        return None
+    phrase = m.group("fraction").lower()
+    bound = (m.group("bound") or "").lower()
+    if "majority" in phrase:
+        return _FRACTIONS[phrase], ">", 0.0  # a majority is more than half
+    op = _BOUND_OP.get(bound, "=")
+    return _FRACTIONS[phrase], op, (ROUGH_FRACTION_TOLERANCE if op == "=" else 0.0)
+
+
+def _scale(typed: TypedTable, ident: str) -> float | None:
+    """100 for a column of percentages ("61.0%", or a header that says share or %), 1 for proportions (every
+    number between 0 and 1), None for a column of anything else (counts, amounts: no fraction of a whole)."""
+    try:
+        col = typed.column(ident)
+    except KeyError:
+        return None
+    xs = [x for x in col.numbers if x is not None]
+    if not xs:
+        return None
+    cells = [v for v in typed.table.column_values(col.index) if cell_number(v) is not None]
+    if sum(v.strip().endswith("%") for v in cells) * 2 > len(cells) or _PERCENT_HEADER.search(col.name):
+        return 1.0 if all(0 <= x <= 1 for x in xs) and not any(v.strip().endswith("%") for v in cells) else 100.0
+    return None
+
+
+def read_stated_fraction(program: Program, typed: TypedTable, claim: str) -> Program:
+    """A check of a share column against the fraction the claim states is against that fraction in the column's
+    own scale (module docstring); any other program as written."""
+    chk = program.check
+    if chk is None or chk.against != "value" or program.fn not in ("value", "min", "max", "avg") or chk.factor:
+        return program
+    stated = stated_fraction(claim)
+    scale = _scale(typed, program.column) if stated else None
+    if stated is None or scale is None:
+        return program
+    written = cell_number(chk.value)
+    fraction, op, tolerance = stated
+    if written is not None and round(written, 6) not in {round(fraction, 6), round(fraction * 100, 6)}:
+        return program  # the check compares with some other number the claim states
+    return program.model_copy(update={"check": chk.model_copy(update={
+        "op": op, "value": format_value(round(fraction * scale, 4)), "relative_tolerance": tolerance})})

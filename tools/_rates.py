@@ -1,0 +1,62 @@
+"""A rate the message names over a column of counts: "Which trial had the highest completion rate?".
+
+Found as a new user, over a trials table with Enrolled and Completed counts: all five programs took the trial
+with the most completed participants (EPS-5, 2,480 of 3,050: 81%), not the highest rate (DELTA-4, 95%). A rate of
+a count is that count over the population it is part of. When the word before "rate" names the column the
+program reads ("completion" and Completed), and that column holds counts, :func:`read_rate` divides it by the
+column that holds its population: the numeric column at least as large in every row, and at least as large as
+every other such column (Enrolled, not Completed, for serious adverse events). No such column: no rate is read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools._cells import TypedTable
+from tools._question_grounding import column_named
+from tools._table_ops_model import RATIO_FNS, Program
+from tools._words import RANK_HEADER
+
+_RATE = re.compile(r"\b([^\W\d_][\w-]*)\s+(?:rate|rates|ratio)\b", re.I)
+_ALREADY_A_RATE = re.compile(r"%|\b(?:rate|ratio|per|percent|percentage|share|proportion|fraction)\b|/", re.I)
+
+
+def _holds_counts(typed: TypedTable, c: int) -> bool:
+    col = typed.columns[c - 1]
+    xs = [x for x in col.numbers if x is not None]
+    return bool(xs) and not col.holds_years and not RANK_HEADER.search(col.name) \
+        and not _ALREADY_A_RATE.search(col.name) and all(x >= 0 for x in xs) \
+        and not any(v.strip().endswith("%") for v in typed.table.column_values(c))
+
+
+def population(typed: TypedTable, c: int) -> int | None:
+    """The column that holds column ``c``'s population (module docstring), or None."""
+    def at_least(big: int, small: int) -> bool:
+        pairs = [(typed.columns[big - 1].numbers[r], typed.columns[small - 1].numbers[r])
+                 for r in range(typed.table.n_rows)]
+        pairs = [(b, s) for b, s in pairs if b is not None and s is not None]
+        return bool(pairs) and len(pairs) * 2 > typed.table.n_rows and all(b >= s for b, s in pairs)
+
+    bigger = [col.index for col in typed.columns
+              if col.index != c and col.numeric and _holds_counts(typed, col.index) and at_least(col.index, c)]
+    whole = [b for b in bigger if all(b == o or at_least(b, o) for o in bigger)]
+    return whole[0] if len(whole) == 1 else None
+
+
+def read_rate(program: Program, typed: TypedTable, message: str) -> Program:
+    """The program's extreme over a count the message calls a rate runs over that count per its population
+    (module docstring); any other program as written."""
+    if program.fn not in RATIO_FNS or program.per_column:
+        return program
+    try:
+        measure = typed.column(program.column)
+    except KeyError:
+        return program
+    if not measure.numeric or not _holds_counts(typed, measure.index):
+        return program
+    if not any(column_named(measure.name, m.group(1)) for m in _RATE.finditer(message)):
+        return program
+    whole = population(typed, measure.index)
+    if whole is None:
+        return program
+    return program.model_copy(update={"per_column": typed.columns[whole - 1].ident})
