@@ -894,3 +894,43 @@ def test_a_number_given_in_parentheses_after_names_is_compared():
                           column="high_assists", answer_column="record",
                           check={"op": "=", "against": "value", "value": value}), t)
         assert ex.truth is truth
+
+
+async def test_which_of_them_ranges_over_the_previous_answers_rows(tmp_settings, fake_llm_server):
+    """Found as a new user: "Which of them has the largest coal share?" after three net importers took the largest
+    over every row. The rows of the previous answer (every counted row, not only the cited ones) bound the next
+    question's programs; a question that does not point back ranges over the whole table."""
+    from tools.table_qa import Input as QAInput
+    from tools.table_qa import table_qa
+
+    count_2011 = {"filters": [{"column": "year", "op": "=", "value": "2011"}], "fn": "count", "column": "province",
+                  "answer_column": "province"}
+    fewest = {"filters": [], "fn": "argmin", "column": "cases", "answer_column": "province"}
+    with fake_llm_server(scripted(["year"], [count_2011] * 5, [fewest] * 5, [fewest] * 5)) as srv:
+        ctx = qa_ctx(tmp_settings, srv)
+        first = await table_qa(ctx, QAInput(question="How many provinces reported in 2011?"))
+        assert first.answer == "4" and ctx.session.last_table_answer.rows == [2, 3, 4, 5]
+        second = await table_qa(ctx, QAInput(question="Which of them had the fewest cases?"))
+        assert second.answer == "Ontario"  # 220 among the 2011 rows; Quebec's 12 is 2010's
+        assert second.program.startswith("the previous answer's rows (Ontario, Alberta, Québec, Manitoba) → ")
+        third = await table_qa(ctx, QAInput(question="Which province had the fewest cases overall?"))
+        assert third.answer == "Quebec"
+
+
+def test_a_follow_ups_scope_needs_several_rows_and_a_pointer_back():
+    from tools.table_qa import TableAnswer, follow_up_scope
+
+    session = Session("c")
+    session.last_table_answer = TableAnswer(table="cases", question="q", answer="4", rows=[2, 3, 4], row_names=[])
+    assert follow_up_scope("Which of them had the most cases?", CASES, session) == (2, 3, 4)
+    assert follow_up_scope("How many of those are in 2011?", CASES, session) == (2, 3, 4)
+    assert follow_up_scope("Which province had the most cases?", CASES, session) == ()
+    session.last_table_answer = session.last_table_answer.model_copy(update={"rows": [3]})
+    assert follow_up_scope("Which of them had the most cases?", CASES, session) == ()  # one row: "it" names it
+
+
+def test_a_scope_bounds_the_rows_a_program_reads():
+    t = TypedTable.build(CASES, scope=(2, 3))
+    ex = execute(prog(fn="argmax", column="cases"), t)
+    assert ex.result == "Alberta" and ex.steps[0].startswith("the rows of the previous answer (Ontario, Alberta)")
+    assert execute(prog(fn="count", column="cases"), t).result == 2.0

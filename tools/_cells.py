@@ -106,9 +106,11 @@ class TypedTable:
 
     table: Table
     columns: list[TypedColumn]
+    # The rows a follow-up ranges over ("which of them …" after an answer of three rows); empty: every row.
+    scope: tuple[int, ...] = ()
 
     @classmethod
-    def build(cls, table: Table) -> TypedTable:
+    def build(cls, table: Table, scope: tuple[int, ...] = ()) -> TypedTable:
         taken: set[str] = set()
         columns = []
         for c, name in enumerate(table.columns, start=1):
@@ -119,7 +121,7 @@ class TypedTable:
             numeric = bool(filled) and n_numbers / len(filled) >= NUMERIC_SHARE
             columns.append(TypedColumn(index=c, name=name, ident=identifier(name, c, taken), numeric=numeric,
                                        numbers=numbers))
-        return cls(table=table, columns=columns)
+        return cls(table=table, columns=columns, scope=tuple(r for r in scope if 1 <= r <= table.n_rows))
 
     @property
     def idents(self) -> list[str]:

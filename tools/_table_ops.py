@@ -54,6 +54,9 @@ def describe(program: Program, typed: TypedTable) -> str:
                          else f"{name(g[0].column)} {g[0].op} {g[0].value!r}"
                          for g in _filter_groups(program, union_same_column=True))
     rows = f"rows where {where}" if where else "all rows"
+    if typed.scope:
+        rows = (f"of the previous answer's rows ({_names(typed, list(typed.scope))}), those where {where}" if where
+                else f"the previous answer's rows ({_names(typed, list(typed.scope))})")
     fn = program.fn
     measure = name(program.column) + (f" per {name(program.per_column)}" if program.per_column else "")
     nth = f"{_ORDINALS[program.nth]} " if program.nth > 1 else ""
@@ -96,6 +99,12 @@ def describe(program: Program, typed: TypedTable) -> str:
 
 
 _TOTAL_ROW = re.compile(r"^(grand |overall )?totals?\b|^all$|^sum$", re.I)
+
+
+def _names(typed: TypedTable, rows: list[int], shown: int = 5) -> str:
+    """"Ontario, Alberta and 3 more": the rows' names, the first few."""
+    more = f" and {len(rows) - shown} more" if len(rows) > shown else ""
+    return ", ".join(typed.row_name(r) for r in rows[:shown]) + more
 
 
 def total_rows(typed: TypedTable) -> list[int]:
@@ -150,6 +159,9 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     clock = _Clock(time_limit_s)
     steps: list[str] = []
     rows = list(range(1, table.n_rows + 1))
+    if typed.scope:  # a follow-up about the previous answer's rows ranges over those rows only
+        rows = [r for r in rows if r in set(typed.scope)]
+        steps.append(f"the rows of the previous answer ({_names(typed, rows)}): {len(rows)} of {table.n_rows} rows")
     filter_cols: list[int] = []
     groups = _filter_groups(program, union_same_column)
     totals = set(total_rows(typed))

@@ -300,13 +300,19 @@ def _verdict(kind: Kind, ex: Execution) -> str:
 
 async def solve(llm, table: Table, kind: Kind, text: str, *, n: int = DEFAULT_SAMPLES,
                 temperature: float = DEFAULT_TEMPERATURE, check_columns: bool = True,
-                program_form: ProgramForm = DEFAULT_FORM) -> ProgramOutcome:
-    """Choose columns, sample ``n`` programs (``program_form``: fixed operations or SQL), run them and vote."""
+                program_form: ProgramForm = DEFAULT_FORM, scope: tuple[int, ...] = ()) -> ProgramOutcome:
+    """Choose columns, sample ``n`` programs (``program_form``: fixed operations or SQL), run them and vote.
+
+    ``scope``: the table's rows a follow-up ranges over ("which of them …"); the programs' filters apply within
+    them. Kept only where the table is programmed as uploaded (a reshaped table numbers its rows otherwise) and
+    for the fixed operations (a SQL query reads the whole table)."""
     if program_form not in PROGRAM_FORMS:
         raise ValueError(f"unknown program form {program_form!r}; choose one of {', '.join(PROGRAM_FORMS)}")
     shaped = shape_for_programs(table)
+    if shaped.cell_map or program_form == "sql":
+        scope = ()
     outcome = await _solve_shaped(llm, shaped, kind, text, n=n, temperature=temperature, check_columns=check_columns,
-                                  program_form=program_form)
+                                  program_form=program_form, scope=scope)
     return to_original(outcome, shaped)
 
 
@@ -330,8 +336,8 @@ def to_original(outcome: ProgramOutcome, shaped: ShapedTable) -> ProgramOutcome:
 
 
 async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: int, temperature: float,
-                        check_columns: bool, program_form: ProgramForm) -> ProgramOutcome:
-    typed = TypedTable.build(shaped.table)
+                        check_columns: bool, program_form: ProgramForm, scope: tuple[int, ...] = ()) -> ProgramOutcome:
+    typed = TypedTable.build(shaped.table, scope=scope)
     outcome = ProgramOutcome(kind=kind, form=shaped.form, program_form=program_form)
     sample = _sample_sql if program_form == "sql" else _sample
     if check_columns:

@@ -107,8 +107,9 @@ def matching_options(answer: str, options: list[str]) -> list[int]:
 async def answer_question(llm, table: Table, question: str, options: list[str] | None = None, *,
                           embedder=None, use_filter: bool = True, seed: int = 0, use_program: bool = True,
                           samples: int = DEFAULT_SAMPLES, temperature: float = DEFAULT_TEMPERATURE,
-                          program_form: str = DEFAULT_FORM) -> QAResult:
-    """Answer ``question`` from ``table`` (choosing among ``options`` when given); ``program_form``: ops or sql."""
+                          program_form: str = DEFAULT_FORM, scope: tuple[int, ...] = ()) -> QAResult:
+    """Answer ``question`` from ``table`` (choosing among ``options`` when given); ``program_form``: ops or sql;
+    ``scope``: the rows a follow-up ranges over (tools._table_program.solve)."""
     t0 = time.perf_counter()
     options = [o.strip() for o in (options or []) if o and o.strip()]
     if len(options) > MAX_OPTIONS:
@@ -117,7 +118,7 @@ async def answer_question(llm, table: Table, question: str, options: list[str] |
     if use_program:
         task = question + (" Options: " + "; ".join(options) if options else "")
         outcome = await solve(llm, table, "question", task, n=samples, temperature=temperature,
-                              program_form=program_form)
+                              program_form=program_form, scope=scope)
         program_s = time.perf_counter() - t0
         computed = _from_program(table, question, options, outcome, program_s)
         if computed is not None:
@@ -256,13 +257,14 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
     result = await answer_question(ctx.deps.llm, table, resolve_follow_up(args.question, table, ctx.session),
                                    options, embedder=ctx.deps.embedder, samples=ctx.deps.settings.table_program_samples,
                                    temperature=ctx.deps.settings.table_program_temperature,
-                                   program_form=ctx.deps.settings.table_program_form)
+                                   program_form=ctx.deps.settings.table_program_form,
+                                   scope=follow_up_scope(args.question, table, ctx.session))
     table_id, cell_ids = "", []
     if result.cols and result.rows:
         table_id, cell_ids = register_evidence(ctx.evidence, CollapsedView.build(table, result.cols, result.rows),
                                                result.cells, answer=result.answer, question=result.question)
     if result.decided_by != "columns":
-        rows = sorted({r for r, _ in result.cells})
+        rows = _answer_rows(result)
         ctx.session.last_table_answer = TableAnswer(table=table.name, question=args.question, answer=result.answer,
                                                     rows=rows, row_names=[table.row_label(r) for r in rows])
     reason = result.reason
@@ -298,6 +300,32 @@ def resolve_follow_up(question: str, table: Table, session) -> str:
     if not names:
         return question
     return f"{question} ('it' is {names}{_row_details(table, last.rows)}, the answer to: {last.question})"
+
+
+# "which of them", "how many of those": the previous answer's rows, whatever the pronoun's place
+_OF_THEM = re.compile(r"\b(?:of|among|between)\s+(?:them|those|these|they)\b|\b(?:those|these)\s+(?:ones|rows)\b",
+                      re.I)
+
+
+def follow_up_scope(question: str, table: Table, session) -> tuple[int, ...]:
+    """The rows a follow-up ranges over: the previous table answer's rows, on the same table, when it named
+    several and the question points back to them ("Which of them has the largest coal share?" after three net
+    importers: found as a new user, the programs took the largest over all seven rows). Empty: every row."""
+    last = getattr(session, "last_table_answer", None)
+    if last is None or last.table != table.name or len(last.rows) < 2 or not _OF_THEM.search(question):
+        return ()
+    return tuple(last.rows)
+
+
+def _answer_rows(result) -> list[int]:
+    """The rows an answer rests on, for a follow-up: the winning program's decisive rows (every counted row,
+    not only the cited ones, which stop at a dozen cells), else the cited cells' rows."""
+    outcome = result.programs
+    if result.decided_by == "program" and outcome is not None and outcome.winner is not None:
+        run = next((r for r in outcome.runs if r.ran and r.verdict == outcome.winner), None)
+        if run is not None and run.rows:
+            return sorted(set(run.rows))
+    return sorted({r for r, _ in result.cells})
 
 
 def _row_details(table: Table, rows: list[int]) -> str:
