@@ -96,3 +96,38 @@ def test_a_multiple_of_a_possessive_scales_the_other_row():
         read = read_multiplier(written, claim)
         assert read.check.factor in (3.0, 4.0) and read.check.op == ">"
         assert execute(read, typed()).truth is truth
+
+
+HOSPITALS = Table(name="hospitals", title="Hospitals", columns=["Hospital", "Beds", "Teaching hospital"], rows=[
+    ["St. Mary's", "620", "Y"], ["Riverside General", "340", "N"], ["Lakeside Medical", "510", "Y"],
+    ["Hillcrest", "220", "N"], ["Mercy Central", "780", "Y"], ["Valley Community", "150", "N"]])
+
+
+@pytest.mark.parametrize("claim, truth", [
+    ("More than half of the hospitals are teaching hospitals.", False),  # 3 of 6
+    ("Half of the hospitals are teaching hospitals.", True),
+    ("At least a third of the hospitals are teaching hospitals.", True),
+    ("Less than a quarter of all hospitals are teaching hospitals.", False),
+])
+def test_a_share_of_the_rows_is_a_count_of_them(claim, truth):
+    """Found as a new user: "More than half of the hospitals are teaching hospitals" was Supported by "mean beds
+    of the teaching hospitals > 0.5 × Riverside General's beds"."""
+    t = TypedTable.build(HOSPITALS)
+    count = {"filters": [{"column": "teaching_hospital", "op": "=", "value": "Y"}], "fn": "count",
+             "column": "hospital", "answer_column": "hospital",
+             "check": {"op": ">", "against": "value", "value": "0.5"}}
+    ran = run_sampled(count, t, "claim", claim)
+    assert ran.execution is not None and ran.execution.truth is truth, ran.error
+    other = {"filters": [{"column": "teaching_hospital", "op": "=", "value": "Y"}], "fn": "avg", "column": "beds",
+             "answer_column": "hospital", "check": {"op": ">", "against": "row", "value": "Riverside General"}}
+    blocked = run_sampled(other, t, "claim", claim)
+    assert blocked.execution is None and "share of the table's rows" in blocked.error
+
+
+def test_a_share_of_something_else_is_not_a_share_of_the_rows():
+    from tools._claim_fractions import fraction_of_rows
+
+    t = TypedTable.build(HOSPITALS)
+    assert fraction_of_rows("More than half of its beds are empty.", t) is None
+    assert fraction_of_rows("Mercy Central has more than half of the beds.", t) is None
+    assert fraction_of_rows("more than half of the hospitals", TypedTable.build(ENERGY)) is None  # rows are countries

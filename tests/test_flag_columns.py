@@ -11,7 +11,8 @@ from tools._flag_columns import add_stated_flag, flag_values
 from tools._table_ops_model import Program
 from tools._table_program import run_sampled
 
-ENERGY = Table(name="energy", title="Electricity", columns=["Country", "Total (TWh)", "Coal share", "Net importer"], rows=[
+ENERGY = Table(name="energy", title="Electricity", columns=["Country", "Total (TWh)", "Coal share", "Net importer"],
+               rows=[
     ["Germany", "514.2", "26.1%", "Yes"],
     ["France", "494.6", "0.4%", "No"],
     ["Spain", "268.9", "1.4%", "No"],
@@ -36,7 +37,8 @@ def test_only_all_yes_or_no_columns_are_flags():
     t = typed()
     assert flag_values(t, 4) == ("Yes", "No")
     assert flag_values(t, 1) is None and flag_values(t, 3) is None
-    one_sided = TypedTable.build(Table(name="x", title="x", columns=["Name", "Smoker"], rows=[["a", "Yes"], ["b", "yes"]]))
+    one_sided = TypedTable.build(Table(name="x", title="x", columns=["Name", "Smoker"],
+                                       rows=[["a", "Yes"], ["b", "yes"]]))
     assert flag_values(one_sided, 2) is None  # a column that is yes everywhere tells no rows apart
 
 

@@ -42,7 +42,7 @@ def read_counted_column(program: Program, typed: TypedTable, claim: str) -> Prog
     for n, noun in counted_nouns(claim):
         if n != want:
             continue
-        named = [col for col in typed.columns if not col.numeric and _names(col.name, noun)]
+        named = [col for col in typed.columns if not col.numeric and names_column(col.name, noun)]
         if len(named) == 1:
             return program.model_copy(update={"fn": "count_distinct", "column": named[0].ident})
     return program
@@ -60,7 +60,7 @@ def _forms(word: str) -> set[str]:
     return out
 
 
-def _names(header: str, noun: str) -> bool:
+def names_column(header: str, noun: str) -> bool:
     """Whether ``noun`` is the header's head word, singular or plural ("country" or "countries" for "Country",
     "nationality" for "Nationality"): its last word."""
     words = re.findall(r"[^\W\d_]+", header.casefold())

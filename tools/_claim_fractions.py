@@ -18,7 +18,9 @@ import re
 
 from tools._cell_compare import format_value
 from tools._cells import TypedTable, cell_number
+from tools._claim_counts import names_column
 from tools._claim_multiples import _BOUND, _BOUND_OP
+from tools._table_ops import total_rows
 from tools._table_ops_model import Program
 
 _FRACTIONS = {"half": 0.5, "a half": 0.5, "one half": 0.5, "a third": 1 / 3, "one third": 1 / 3,
@@ -77,3 +79,46 @@ def read_stated_fraction(program: Program, typed: TypedTable, claim: str) -> Pro
         return program  # the check compares with some other number the claim states
     return program.model_copy(update={"check": chk.model_copy(update={
         "op": op, "value": format_value(round(fraction * scale, 4)), "relative_tolerance": tolerance})})
+
+
+# "more than half of the hospitals are teaching hospitals": a share of the table's rows, named by their kind
+_OF_THE_ROWS = re.compile(
+    _BOUND + r"\b(?P<fraction>" + "|".join(sorted((re.escape(k) for k in _FRACTIONS), key=len, reverse=True))
+    + r")\s+of\s+(?:all\s+)?(?:the\s+)?(?P<noun>[^\W\d_][\w-]*)", re.I)
+
+
+def fraction_of_rows(claim: str, typed: TypedTable) -> tuple[float, str, float] | None:
+    """(the number of rows the claim's fraction is, op, tolerance) when it states a fraction of the table's rows,
+    named by the header of the column of row names ("half of the hospitals" over a Hospital column); else None.
+
+    Found as a new user: "More than half of the hospitals are teaching hospitals" (3 of 6: false) was supported
+    by a program comparing mean beds with half of another hospital's beds."""
+    label = typed.label_col
+    if not label:
+        return None
+    for m in _OF_THE_ROWS.finditer(claim):
+        if not names_column(typed.columns[label - 1].name, m.group("noun").casefold()):
+            continue
+        phrase, bound = m.group("fraction").lower(), (m.group("bound") or "").lower()
+        n = typed.table.n_rows - len(total_rows(typed))
+        op = ">" if "majority" in phrase else _BOUND_OP.get(bound, "=")
+        return _FRACTIONS[phrase] * n, op, (ROUGH_FRACTION_TOLERANCE if op == "=" else 0.0)
+    return None
+
+
+def read_fraction_of_rows(program: Program, typed: TypedTable, claim: str) -> Program:
+    """A count checked against the claim's share of the rows is checked against that many rows."""
+    chk = program.check
+    stated = fraction_of_rows(claim, typed) if chk is not None and program.fn == "count" else None
+    if stated is None or chk.against != "value":
+        return program
+    n, op, tolerance = stated
+    return program.model_copy(update={"check": chk.model_copy(update={
+        "op": op, "value": format_value(round(n, 4)), "relative_tolerance": tolerance, "factor": None})})
+
+
+def fraction_of_rows_blocker(program: Program, typed: TypedTable, claim: str) -> str:
+    """Why a program other than a count must not vote on a claim about a share of the rows, or ``""``."""
+    if program.fn == "count" or fraction_of_rows(claim, typed) is None:
+        return ""
+    return "the claim states a share of the table's rows, which only a count of them checks"

@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable, cell_number
+from tools._claim_fractions import fraction_of_rows
 from tools._flag_columns import names_flag
 from tools._question_grounding import column_named, value_grounded
 from tools._table_ops import execute, row_names
@@ -78,7 +79,9 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed
         return ""  # only a refutation is held to the claim's own values (see the module's docstring)
     # "Is Sweden a net importer?" states the 'Yes' of the column Net importer by naming it (found as a new user)
     flag = typed is not None and names_flag(typed, RowFilter(column=program.column, op="=", value=chk.value), claim)
-    if not flag and not _stated(chk.value, claim, claim_numbers(claim)):
+    # "more than half of the hospitals": the count it is checked against is the claim's fraction of the rows
+    share = typed is not None and program.fn == "count" and fraction_of_rows(claim, typed) is not None
+    if not flag and not share and not _stated(chk.value, claim, claim_numbers(claim)):
         return f"the check compares with {chk.value!r}, which the claim does not state"
     if program.fn in ("count", "count_distinct"):
         target = cell_number(chk.value)

@@ -36,7 +36,7 @@ from tools._cells import TypedTable, display_cell, is_empty
 from tools._claim_grounding import direction_blocker, read_own_row, read_ranked_claim, read_superlative, \
     read_two_extremes, tautology_blocker, vote_blocker
 from tools._claim_counts import read_counted_column
-from tools._claim_fractions import read_stated_fraction
+from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_rows, read_stated_fraction
 from tools._claim_multiples import multiple_blocker, read_multiplier
 from tools._flag_columns import add_stated_flag
 from tools._question_grounding import describe_grounding, grounding
@@ -219,7 +219,8 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_ranked_claim(read_two_extremes(program, typed, text), typed, text)
             program = read_rate(read_ratio(read_superlative(program, typed, text), typed, text), typed, text)
             program = read_own_row(program, typed, text)
-            program = read_ordinal(read_multiplier(read_stated_fraction(program, typed, text), text), text)
+            program = read_fraction_of_rows(read_stated_fraction(program, typed, text), typed, text)
+            program = read_ordinal(read_multiplier(program, text), text)
         try:
             execution = execute(program, typed, union_same_column=kind == "question")
         except NoNumbersError:
@@ -239,7 +240,8 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             execution = one_of_several(execution, position_asked(text))
             if yes_no_asked(text):
                 execution = yes_or_no(execution)
-        blocked = (tautology_blocker(program) or direction_blocker(program, typed, text)
+        blocked = (tautology_blocker(program) or fraction_of_rows_blocker(program, typed, text)
+                   or direction_blocker(program, typed, text)
                    or multiple_blocker(program, text)
                    or vote_blocker(program, execution, text, typed.table.n_rows, typed)) if kind == "claim" else ""
         if blocked:  # it ran, but it does not check what the claim states: it must not vote
