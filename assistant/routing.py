@@ -17,7 +17,7 @@ import numpy as np
 
 from tools._cell_compare import MONTHS, iso_month_match
 from tools._cells import cell_number, is_empty
-from tools._words import related
+from tools._words import OF_THEM, related
 from tools.intent import without_regarding_note
 
 # A score at or above this sends the message to the table: one header plus one value, a row label, or a
@@ -200,10 +200,14 @@ def route(message: str, tables: dict[str, Any], *, embedder=None, previous: str 
         return None
     matches = [score_table(message, t, embedder) for t in tables.values()]
     if previous and _ANAPHORA.search(message or ""):
+        # "Which of them can be stored warmest?" asks about the rows of the last table answer whatever words it
+        # shares with the headers (found as a new user: it went to the text knowledge base); "it" alone leans.
+        rows_asked = OF_THEM.search(message or "") is not None
         for m in matches:
             if m.name == previous:
-                m.score = round(m.score + FOLLOW_UP_SCORE, 3)
-                m.matched.append("a follow-up to the last table answer")
+                m.score = round(m.score + (ROUTE_THRESHOLD if rows_asked else FOLLOW_UP_SCORE), 3)
+                m.matched.append("a follow-up to the last table answer's rows" if rows_asked
+                                 else "a follow-up to the last table answer")
     named = [m for m in matches if m.by_name]
     pool = named or [m for m in matches if m.routes]
     if not pool:

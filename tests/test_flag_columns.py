@@ -149,3 +149,20 @@ def test_an_uncited_answer_reads_as_one_sentence():
 
     text = Output(answer="0", table="t", cells=[], reason="The number of rows is 0.").reply()
     assert text.startswith("**0** — The number of rows is 0. No cell of the table was cited") and ".." not in text
+
+
+def test_tick_and_cross_cells_are_different_values():
+    """Found as a new user (an XLSX of vaccines): "Approved in EU = '✓'" also kept the ✗ rows, since both cells
+    have no word characters; "How many vaccines are not approved in the EU?" counted all 6."""
+    t = TypedTable.build(Table(name="v", title="v", columns=["Vaccine", "Approved in EU"], rows=[
+        ["Comirnaty", "✓"], ["Covaxin", "✗"], ["Spikevax", "✓"], ["Sputnik V", "✗"]]))
+    assert flag_values(t, 2) == ("✓", "✗")
+    for q, n in (("How many vaccines are approved in the EU?", 2.0), ("How many vaccines are not approved in the EU?",
+                                                                      2.0)):
+        ran = run_sampled({"fn": "count", "column": "vaccine", "answer_column": "vaccine", "filters": []}, t,
+                          "question", q)
+        assert ran.execution is not None and ran.execution.result == n, (q, ran.program)
+    ran = run_sampled({"fn": "value", "column": "vaccine", "answer_column": "vaccine",
+                       "filters": [{"column": "approved_in_eu", "op": "=", "value": "✗"}]}, t, "question",
+                      "Which vaccines are not approved in the EU?")
+    assert ran.execution.result == ["Covaxin", "Sputnik V"]

@@ -110,6 +110,18 @@ def test_follow_up_resolves_to_the_table_of_the_last_answer():
     assert [n for n, _ in planned("and its year?", sess)] == ["text_search", "kg_paths"]
 
 
+def test_which_of_them_goes_to_the_table_of_the_last_answer_whatever_its_words():
+    """Found as a new user: "Which of them can be stored at the warmest temperature?" after a list of vaccines
+    shared no header word with the table ("Storage (°C)") and went to the text knowledge base."""
+    sess = session(TRIALS, PRICES)
+    sess.last_table_answer = TableAnswer(table="trials", question="Which trials enrolled over 100?",
+                                         answer="ALPHA-1, GAMMA-3", rows=[1, 3], row_names=["ALPHA-1", "GAMMA-3"])
+    q = "Which of them can be stored at the warmest temperature?"
+    assert planned(q, sess)[0][1]["table"] == "trials"
+    sess.last_table_answer = None
+    assert [n for n, _ in planned(q, sess)] == ["text_search", "kg_paths"]
+
+
 def test_two_tables_pick_by_content_or_by_name():
     sess = session(TRIALS, PRICES)
     assert planned("Ethiopia's coffee costs 4.20 per kg.", sess, "claim_check")[0][1]["table"] == "prices"

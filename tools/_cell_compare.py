@@ -53,8 +53,11 @@ def compare(left_text: str, left_number: float | None, op: str, right_text: str,
 
 
 def text_words(text: object) -> str:
-    """Text as its words: punctuation and spacing do not make two texts different."""
-    return " ".join(re.findall(r"[^\W_]+", norm_text(text)))
+    """Text as its words: punctuation and spacing do not make two texts different. A text of symbols only is
+    itself: "✓" and "✗" are different cells (found as a new user: "Approved in EU = '✓'" kept the ✗ rows too)."""
+    normal = norm_text(text)
+    words = re.findall(r"[^\W_]+", normal)
+    return " ".join(words) if words else " ".join(normal.split())
 
 
 def clipped(value: str) -> bool:

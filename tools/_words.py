@@ -123,3 +123,8 @@ def word_in(word: str, have: list[str]) -> bool:
         if common_prefix(word, h) >= max(5, min(len(word), len(h)) - 3):
             return True
     return False
+
+
+# "which of them", "how many of those", "among these ones": a follow-up about the rows of the previous answer
+OF_THEM = re.compile(r"\b(?:of|among|between)\s+(?:them|those|these|they)\b|\b(?:those|these)\s+(?:ones|rows)\b",
+                     re.I)

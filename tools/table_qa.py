@@ -34,6 +34,7 @@ from tools._table_program import DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERAT
 from tools._table_llm import (
     JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, cited_for_view,
     register_evidence, validate_cells)
+from tools._words import OF_THEM
 from tools.table_filter import filter_table, resolve_table
 
 OPTION_MAX_TOKENS = 100
@@ -302,17 +303,12 @@ def resolve_follow_up(question: str, table: Table, session) -> str:
     return f"{question} ('it' is {names}{_row_details(table, last.rows)}, the answer to: {last.question})"
 
 
-# "which of them", "how many of those": the previous answer's rows, whatever the pronoun's place
-_OF_THEM = re.compile(r"\b(?:of|among|between)\s+(?:them|those|these|they)\b|\b(?:those|these)\s+(?:ones|rows)\b",
-                      re.I)
-
-
 def follow_up_scope(question: str, table: Table, session) -> tuple[int, ...]:
     """The rows a follow-up ranges over: the previous table answer's rows, on the same table, when it named
     several and the question points back to them ("Which of them has the largest coal share?" after three net
     importers: found as a new user, the programs took the largest over all seven rows). Empty: every row."""
     last = getattr(session, "last_table_answer", None)
-    if last is None or last.table != table.name or len(last.rows) < 2 or not _OF_THEM.search(question):
+    if last is None or last.table != table.name or len(last.rows) < 2 or not OF_THEM.search(question):
         return ()
     return tuple(last.rows)
 
