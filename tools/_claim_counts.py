@@ -13,11 +13,10 @@ import re
 
 from tools._cells import TypedTable, cell_number
 from tools._table_ops_model import Program
+from tools._words import CARDINALS
 
-_NUMBER_WORDS = {w: float(i) for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())}
 # "4 country", "3 different nationality", "two distinct venues": a number, then what it counts
-_COUNTED = re.compile(r"(?<![\w.,])(?P<n>\d+|" + "|".join(_NUMBER_WORDS) + r")\s+(?:different\s+|distinct\s+|"
+_COUNTED = re.compile(r"(?<![\w.,])(?P<n>\d+|" + "|".join(CARDINALS) + r")\s+(?:different\s+|distinct\s+|"
                       r"unique\s+|separate\s+)?(?P<noun>[^\W\d_][\w-]*)", re.I)
 
 
@@ -26,7 +25,7 @@ def counted_nouns(claim: str) -> list[tuple[float, str]]:
     out = []
     for m in _COUNTED.finditer(claim):
         n = m.group("n").lower()
-        out.append((_NUMBER_WORDS[n] if n in _NUMBER_WORDS else float(n), m.group("noun").casefold()))
+        out.append((CARDINALS[n] if n in CARDINALS else float(n), m.group("noun").casefold()))
     return out
 
 

@@ -40,14 +40,13 @@ from tools._flag_columns import names_flag
 from tools._question_grounding import column_named, value_grounded
 from tools._table_ops import execute, row_names
 from tools._table_ops_model import VALUE_MAX_CHARS, Check, Execution, Program, ProgramError, RowFilter
-from tools._words import DOWNWARD, MAX_WORDS, ORDINAL_WORDS, RANK_HEADER, UPWARD, extreme_directions, is_superlative
+from tools._words import CARDINALS, DOWNWARD, MAX_WORDS, ORDINAL_WORDS, RANK_HEADER, UPWARD, extreme_directions, is_superlative
 
 _NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-_NUMBER_WORDS = {w: float(i) for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())} | {
+_NUMBER_WORDS = CARDINALS | {
     "single": 1.0, "twice": 2.0, "double": 2.0, "half": 0.5, "dozen": 12.0, "none": 0.0, "no": 0.0}
 
 

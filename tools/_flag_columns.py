@@ -83,8 +83,12 @@ def add_stated_flag(program: Program, typed: TypedTable, message: str, *, yes_no
     when the message names no such column, the program already filters on it, or reads it as its value (unless
     the question is answered yes or no: "Is Germany a net importer?" is whether Germany's row has it)."""
     for col in typed.columns:
+        # The header test first: it reads only words, the flag test every cell of the column (each sampled program
+        # passes here).
+        if _stated_at(col.name, message) is None:
+            continue
         values = flag_values(typed, col.index)
-        if values is None or _stated_at(col.name, message) is None:
+        if values is None:
             continue
         if any(f.column == col.ident for f in program.filters) or \
                 (program.column == col.ident and program.fn in _READS_THE_FLAG and not yes_no):
@@ -108,8 +112,10 @@ def names_flag(typed: TypedTable, f: RowFilter, message: str) -> bool:
         col = typed.column(f.column)
     except KeyError:
         return False
+    if f.op != "=" or _stated_at(col.name, message) is None:
+        return False
     values = flag_values(typed, col.index)
-    if values is None or f.op != "=" or _stated_at(col.name, message) is None:
+    if values is None:
         return False
     negated = _negated(message, col.name)
     return negated is not None and norm_text(f.value) == norm_text(values[1] if negated else values[0])

@@ -26,14 +26,13 @@ import re
 from tools._cells import TypedTable, cell_number
 from tools._flag_columns import names_flag
 from tools._table_ops_model import Program, RowFilter
-from tools._words import WORD, content_words, word_in
+from tools._words import CARDINALS, WORD, content_words, word_in
 
 # Thousands separators only between groups of three: "in 1906, how many" states 1906, not "1906,".
 _NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 
 
-_NUMBER_WORDS = {w: float(i) for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())} | {
+_NUMBER_WORDS = CARDINALS | {
     w: float(i) for i, w in enumerate(
         "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split())}
 

@@ -52,9 +52,9 @@ def read_rate(program: Program, typed: TypedTable, message: str) -> Program:
         measure = typed.column(program.column)
     except KeyError:
         return program
-    if not measure.numeric or not _holds_counts(typed, measure.index):
+    if not measure.numeric or not any(column_named(measure.name, m.group(1)) for m in _RATE.finditer(message)):
         return program
-    if not any(column_named(measure.name, m.group(1)) for m in _RATE.finditer(message)):
+    if not _holds_counts(typed, measure.index):
         return program
     whole = population(typed, measure.index)
     if whole is None:

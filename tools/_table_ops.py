@@ -55,8 +55,8 @@ def describe(program: Program, typed: TypedTable) -> str:
                          for g in _filter_groups(program, union_same_column=True))
     rows = f"rows where {where}" if where else "all rows"
     if typed.scope:
-        rows = (f"of the previous answer's rows ({_names(typed, list(typed.scope))}), those where {where}" if where
-                else f"the previous answer's rows ({_names(typed, list(typed.scope))})")
+        previous = f"the previous answer's rows ({_names(typed, list(typed.scope))})"
+        rows = f"of {previous}, those where {where}" if where else previous
     fn = program.fn
     measure = name(program.column) + (f" per {name(program.per_column)}" if program.per_column else "")
     nth = f"{_ORDINALS[program.nth]} " if program.nth > 1 else ""
@@ -160,7 +160,8 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     steps: list[str] = []
     rows = list(range(1, table.n_rows + 1))
     if typed.scope:  # a follow-up about the previous answer's rows ranges over those rows only
-        rows = [r for r in rows if r in set(typed.scope)]
+        scope = set(typed.scope)
+        rows = [r for r in rows if r in scope]
         steps.append(f"the rows of the previous answer ({_names(typed, rows)}): {len(rows)} of {table.n_rows} rows")
     filter_cols: list[int] = []
     groups = _filter_groups(program, union_same_column)

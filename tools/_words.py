@@ -92,6 +92,11 @@ def extreme_directions(text: str) -> tuple[set[str], set[str]]:
     return words & MAX_WORDS, words & MIN_WORDS
 
 
+# "zero" to "twelve" as numbers: the counts a message writes as words ("three causes", "two venues").
+CARDINALS = {w: float(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+
+
 # Words too common to say what a message is about ("the", "of", "was"): left out when matching words.
 STOP = frozenset("a an the of in on at to for by and or with from as is was were are be its it his her their".split())
 
