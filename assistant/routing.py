@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from tools._cell_compare import MONTHS, iso_month_match
+from tools._cell_compare import iso_month_match
 from tools._cells import cell_number, is_empty
-from tools._words import OF_THEM, related
+from tools._words import MONTHS, OF_THEM, related
 from tools.intent import without_regarding_note
 
 # A score at or above this sends the message to the table: one header plus one value, a row label, or a

@@ -33,8 +33,12 @@ _NOT_NAMES = ("year", "years", "season", "seasons", "date", "dates", "day", "day
               "time", "times", "number", "numbers", "amount", "total", "score", "scores", "rank", "ranking", "round",
               "rounds", "age", "place", "position", "percentage", "percent", "count", "decade", "century", "is",
               "was", "were", "are", "did", "does", "do", "has", "had", "of", "the", "a", "an", "kind", "type")
-_NAME = re.compile(_LEAD + r"(?:who|whom|whose|(?:which|what|name (?:a|an|the|one|all|each))\s+(?!(?:"
-                   + "|".join(_NOT_NAMES) + r")\b)[a-z]+)", re.I)
+_NOT_NAME = r"(?!(?:" + "|".join(_NOT_NAMES) + r")\b)[a-z]+"
+# "Which of them …?", "Which of the studies …?" ask for rows by name too (found as a new user: "Which of the studies
+# was published most recently?" voted for the date over the study's name).
+_WHICH_OF = r"which\s+(?:one\s+)?of\s+(?:them|(?:the|these|those)\s+" + _NOT_NAME + ")"
+_NAME = re.compile(_LEAD + r"(?:who|whom|whose|" + _WHICH_OF
+                   + r"|(?:which|what|name (?:a|an|the|one|all|each))\s+" + _NOT_NAME + ")", re.I)
 
 
 def expected_answer(question: str) -> AnswerKind | None:

@@ -13,6 +13,7 @@ import unicodedata
 from typing import Any
 
 from tools._cells import cell_number
+from tools._words import MONTHS
 
 def norm_text(text: object) -> str:
     """Text as compared: markup, accents, case and spacing do not matter ("Québec" = "quebec")."""
@@ -44,12 +45,43 @@ def compare(left_text: str, left_number: float | None, op: str, right_text: str,
         # Equality within the precision the value was written with; strict order stays strict.
         return {"=": abs(diff) <= tol, "!=": abs(diff) > tol, "<": diff < 0, "<=": diff <= tol,
                 ">": diff > 0, ">=": diff >= -tol}[op]
+    if left_number is None and right_number is not None:
+        bounded = _bounded(left_text, op, right_number)
+        if bounded is not None:
+            return bounded
     a, b = text_words(left_text), text_words(right_text)  # "Johnson & Johnson., 1898" = "Johnson & Johnson. , 1898"
     if op == "=":
         return a == b
     if op == "!=":
         return a != b
     return False  # ordering between texts is not something a claim over a table means
+
+
+_BOUND_CELL = re.compile(r"^\s*(<=|>=|<|>|≤|≥)\s*(\S+)\s*$")
+
+
+def _bounded(cell: str, op: str, right: float) -> bool | None:
+    """``cell op right`` for a cell that gives a bound ("<0.001", "> 100"), where the bound settles it: a p-value
+    of "<0.001" is below 0.05 and not above it. None when it does not ("<0.01" against 0.005)."""
+    m = _BOUND_CELL.match(str(cell))
+    bound = cell_number(m.group(2)) if m else None
+    if bound is None:
+        return None
+    below = m.group(1) in ("<", "<=", "≤")
+    inclusive = m.group(1) in ("<=", ">=", "≤", "≥")
+    # below: the value is under the bound (or at it); above: over it. "beyond" holds when every such value
+    # lies on the far side of ``right``.
+    if below:
+        under = bound < right or (bound == right and not inclusive)
+        over = False
+    else:
+        over = bound > right or (bound == right and not inclusive)
+        under = False
+    if under:
+        return {"<": True, "<=": True, ">": False, ">=": False, "=": False, "!=": True}.get(op)
+    if over:
+        return {"<": False, "<=": False, ">": True, ">=": True, "=": False, "!=": True}.get(op)
+    return None
 
 
 def text_words(text: object) -> str:
@@ -115,8 +147,6 @@ def format_value(x: Any) -> str:
 
 
 # Months as words, for cells that write dates as ISO numbers ("2024-03", "2019-05-01").
-MONTH_NAMES = "january february march april may june july august september october november december".split()
-MONTHS = {m: i for i, m in enumerate(MONTH_NAMES, 1)} | {m[:3]: i for i, m in enumerate(MONTH_NAMES, 1)} | {"sept": 9}
 _ISO_MONTH = re.compile(r"^\s*(\d{4})-(\d{2})(?:-\d{2})?\s*$")
 _NAMED_MONTH = re.compile(r"^\s*(?:(?P<m1>[a-z]+)\.?,?\s*(?P<y1>\d{4})?|(?P<y2>\d{4})\s+(?P<m2>[a-z]+)\.?)\s*$", re.I)
 

@@ -17,6 +17,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from kb.tables import Table, parse_number
+from tools._dates import cell_date
 
 _MAGNITUDE = re.compile(
     r"^(?P<body>.*?\d)\s*(?P<unit>k|thousand|m|mn|mio|million|b|bn|billion|t|tn|trillion)\.?$", re.I)
@@ -77,6 +78,13 @@ class TypedColumn:
     ident: str  # what programs call it
     numeric: bool
     numbers: list[float | None] = field(default_factory=list)  # per data row; None: not a number
+    # Per data row, the day number of a text column of dates ("2019-03-14", "March 14, 2019"); empty when the
+    # column is not one: programs order such a column by these (tools._dates).
+    dates: list[float | None] = field(default_factory=list)
+
+    @property
+    def holds_dates(self) -> bool:
+        return bool(self.dates)
 
     @property
     def holds_years(self) -> bool:
@@ -119,8 +127,14 @@ class TypedTable:
             filled = [v for v in values if not is_empty(v)]
             n_numbers = sum(1 for v, x in zip(values, numbers) if x is not None and not is_empty(v))
             numeric = bool(filled) and n_numbers / len(filled) >= NUMERIC_SHARE
+            dates: list[float | None] = []
+            if not numeric and filled:
+                dates = [cell_date(v) for v in values]
+                if sum(1 for v, d in zip(values, dates) if d is not None and not is_empty(v)) / len(filled) \
+                        < NUMERIC_SHARE:
+                    dates = []
             columns.append(TypedColumn(index=c, name=name, ident=identifier(name, c, taken), numeric=numeric,
-                                       numbers=numbers))
+                                       numbers=numbers, dates=dates))
         return cls(table=table, columns=columns, scope=tuple(r for r in scope if 1 <= r <= table.n_rows))
 
     @property
@@ -139,6 +153,11 @@ class TypedTable:
     def number(self, r: int, c: int) -> float | None:
         return self.columns[c - 1].numbers[r - 1]
 
+    def order_value(self, r: int, c: int) -> float | None:
+        """What orders cell (r, c): its number, or its day number in a column of dates."""
+        col = self.columns[c - 1]
+        return col.numbers[r - 1] if col.numeric else col.dates[r - 1] if col.holds_dates else None
+
     @property
     def label_col(self) -> int | None:
         return self.table.row_label_col
@@ -152,6 +171,6 @@ class TypedTable:
         lines = []
         for col in self.columns:
             examples = ", ".join(repr(v) for v in col.examples(self.table.column_values(col.index)))
-            kind = "number" if col.numeric else "text"
+            kind = "number" if col.numeric else "date" if col.holds_dates else "text"
             lines.append(f"{col.ident} ({kind}; header {col.name!r}; e.g. {examples})")
         return lines

@@ -1,4 +1,5 @@
-"""Claims of statistical significance, settled by the p-value the table gives for the row the claim names.
+"""Claims of statistical significance, settled by the p-value the table gives for the row the claim names; and
+questions about the rows that were significant (:func:`add_significance_filter`).
 
 Found as a new user: over a trial table with a "p-value" column, "Is it true that Drug B's effect was
 statistically significant?" came back NOT ENOUGH INFO ("the table mentions only 1 of the claim's 4 content
@@ -25,7 +26,8 @@ from dataclasses import dataclass
 
 from kb.table_model import Table
 from tools._cell_compare import format_value, norm_text
-from tools._cells import cell_number, is_empty
+from tools._cells import TypedTable, cell_number, is_empty
+from tools._table_ops_model import MAX_FILTERS, Program, RowFilter
 
 DEFAULT_ALPHA = 0.05
 _SIGNIFICANT = re.compile(r"\b(?:statistically\s+)?(?:significant(?:ly)?|significance)\b", re.I)
@@ -132,3 +134,26 @@ def significance_check(claim: str, table: Table) -> SignificanceCheck | None:
     reason = (f"{finding[0].upper()}{finding[1:]} at the {format_value(alpha)} level; the claim says it is {says}, "
               f"so the table {'supports' if holds else 'refutes'} the claim.")
     return SignificanceCheck(verdict, row, table.row_label_col, p_col, reason)
+
+
+def add_significance_filter(program: Program, typed: TypedTable, question: str) -> Program:
+    """"How many studies reported a statistically significant result?" keeps the rows whose p-value is below 0.05.
+
+    Found as a new user: over a table of studies with a "P value" column, the model counted all 6 studies. The
+    question's word settles the filter, as for claims above: p below the stated level (else 0.05), or not below
+    it for "not significant". Only when the table has one p-value column and the program reads it nowhere: a
+    program that already filters on it, or asks for the p-value itself, is left as written.
+    """
+    if not _SIGNIFICANT.search(question) and not re.search(r"\b(?:in|non)significant\b", question, re.I):
+        return program
+    if program.fn in ("every", "only") or len(program.filters) >= MAX_FILTERS:
+        return program
+    p_col = _p_column(typed.table)
+    if p_col is None:
+        return program
+    ident = typed.columns[p_col - 1].ident
+    if any(f.column == ident for f in program.filters) or (program.fn != "count" and program.column == ident):
+        return program
+    op = ">=" if _NEGATED.search(question) else "<"
+    added = RowFilter(column=ident, op=op, value=format_value(_alpha(question)))
+    return program.model_copy(update={"filters": [*program.filters, added]})

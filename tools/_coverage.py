@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass
 
 from kb.tables import Table
-from tools._cell_compare import MONTHS, iso_month_match
+from tools._cell_compare import iso_month_match
+from tools._words import MONTHS
 
 PREFIX = 5
 # Tuned on the tuning splits only (PubHealthTab's eval split; SciTab claims outside the fixed test subset):

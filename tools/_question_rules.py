@@ -43,11 +43,11 @@ import re
 from dataclasses import replace
 
 from tools._answer_type import AnswerKind, expected_answer, position_asked, yes_no_asked
-from tools._cell_compare import MONTH_NAMES, format_value, iso_month_match, words_match
+from tools._cell_compare import format_value, iso_month_match, words_match
 from tools._cells import TypedTable
 from tools._question_grounding import alternatives, column_named, value_grounded
 from tools._table_ops_model import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter
-from tools._words import RANK_HEADER, WORD, extreme_directions, is_superlative, ordinal_extreme
+from tools._words import MONTH_NAMES, RANK_HEADER, WORD, extreme_directions, is_superlative, ordinal_extreme
 
 
 def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | None) -> Program:

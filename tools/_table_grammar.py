@@ -6,7 +6,8 @@ still wrote, on PubHealthTab's tuning split, programs such as "the number of row
 ran, came out false and voted REFUTES. This schema is a union of typed program shapes, so the server's
 grammar only admits programs whose parts fit together:
 
-- sum, avg, min, max, argmax and argmin read a *numeric* column (an enum of the numeric columns only);
+- sum, avg, min, max, argmax and argmin read a *numeric* column (an enum of the numeric columns only); argmax,
+  argmin, min and max (questions) also read a column of dates, which ``<``/``>`` filters compare in time;
 - a number (a count, a sum, a numeric cell) is checked against a number (a numeric pattern) or another row's
   value (an enum of the row names), never against text;
 - a text cell is checked with ``=``, ``!=`` or ``contains`` against text, never ordered;
@@ -35,6 +36,9 @@ from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS
 # A number as a claim states it: "678", "-2", "4,512", "0.215", "12%". Words ("7 million") are written out.
 NUMBER_PATTERN = r"^-?[0-9][0-9,]*(\.[0-9]+)?%?$"
 ORDER_OPS = ("=", "!=", "<", "<=", ">", ">=")
+# A date or a year as a filter writes it: "2020", "2021-06-30", "June 2021", "March 14, 2019".
+DATE_PATTERN = (r"^([0-9]{4}(-[0-9]{1,2}(-[0-9]{1,2})?)?|[A-Za-z]{3,9}\.? ([0-9]{1,2},? )?[0-9]{4}"
+                r"|[0-9]{1,2} [A-Za-z]{3,9} [0-9]{4})$")
 TEXT_OPS = ("=", "!=")
 # Enums of cell values keep filters on real values; a column with more distinct values (or longer ones)
 # than this takes free text, so the grammar stays small.
@@ -49,6 +53,7 @@ class GrammarSpec:
     numeric: tuple[str, ...]  # identifiers of numeric columns
     text: tuple[tuple[str, tuple[str, ...] | None], ...]  # text identifiers with their values (None: too many)
     row_names: tuple[str, ...]  # the label column's names, for checks against another row
+    dated: tuple[str, ...] = ()  # the text columns that hold dates: ordered, so argmax and "after 2020" apply
 
     @classmethod
     def of(cls, typed: TypedTable) -> GrammarSpec:
@@ -60,7 +65,8 @@ class GrammarSpec:
                 text.append((col.ident, _enum_values(typed.table.column_values(col.index))))
         label = typed.label_col
         names = _enum_values(typed.table.column_values(label)) if label else None
-        return cls(tuple(numeric), tuple(text), names or ())
+        dated = tuple(col.ident for col in typed.columns if col.holds_dates)
+        return cls(tuple(numeric), tuple(text), names or (), dated)
 
     @property
     def idents(self) -> tuple[str, ...]:
@@ -104,6 +110,9 @@ def _schema(spec: GrammarSpec, with_check: bool) -> type[BaseModel]:
     if free:
         filters.append(create_model("FreeTextFilter", column=(_lit(free), ...), op=(_lit(TEXT_OPS), ...),
                                     value=_text()))
+    if spec.dated:  # "published after 2020", "before 2021-06-30": a date or a year, compared in time
+        filters.append(create_model("DateFilter", column=(_lit(spec.dated), ...), op=(_lit(ORDER_OPS[2:]), ...),
+                                    value=(str, Field(pattern=DATE_PATTERN))))
     if spec.text:
         filters.append(create_model("ContainsFilter", column=(_lit(tuple(i for i, _ in spec.text)), ...),
                                     op=(Literal["contains"], ...), value=_text()))
@@ -136,7 +145,10 @@ def _schema(spec: GrammarSpec, with_check: bool) -> type[BaseModel]:
 
     if spec.numeric:
         shape("Aggregate", ("sum", "avg", "min", "max"), spec.numeric, "number")
-        shape("Extreme", ("argmax", "argmin"), spec.numeric, "name")
+    if spec.numeric or spec.dated:
+        shape("Extreme", ("argmax", "argmin"), spec.numeric + spec.dated, "name")
+    if spec.dated and not with_check:  # "when was the latest study published?": the date as a cell writes it
+        shape("DateExtreme", ("min", "max"), spec.dated, "text")
     shape("Count", ("count",), spec.idents, "count")
     if with_check:
         if spec.numeric:

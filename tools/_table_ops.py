@@ -8,6 +8,7 @@ Anything wrong with a program is a :class:`ProgramError` with one sentence sayin
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import re
 import time
@@ -16,6 +17,7 @@ from typing import Any
 from tools._cell_compare import clipped, compare, format_value, iso_month_match, leading_number, named_number, \
     norm_text, text_words, words_match, written_tolerance
 from tools._cells import TypedTable, cell_number, is_empty
+from tools._dates import compare_dates
 from tools._table_ops_model import MAX_CELLS, MAX_FILTERS, MAX_ROWS, RATIO_FNS, TIME_LIMIT_S, Check, Execution, \
     NoNumbersError, Program, ProgramError, RowFilter
 from tools._words import ORDINAL_WORDS
@@ -60,11 +62,16 @@ def describe(program: Program, typed: TypedTable) -> str:
     fn = program.fn
     measure = name(program.column) + (f" per {name(program.per_column)}" if program.per_column else "")
     nth = f"{_ORDINALS[program.nth]} " if program.nth > 1 else ""
+    try:
+        dated = typed.column(program.column or "").holds_dates
+    except KeyError:
+        dated = False
+    larger, smaller = ("latest", "earliest") if dated else ("largest", "smallest")
     if fn in ("argmax", "argmin"):
         what = f"{name(program.answer_column)} of the row with the {nth}" \
-               f"{'largest' if fn == 'argmax' else 'smallest'} {measure}"
-    elif nth and fn in ("max", "min"):
-        what = f"the {nth}{'largest' if fn == 'max' else 'smallest'} {measure}"
+               f"{larger if fn == 'argmax' else smaller} {measure}"
+    elif (nth or dated) and fn in ("max", "min"):
+        what = f"the {nth}{larger if fn == 'max' else smaller} {measure}"
     elif program.per_column:
         what = f"{fn} of {measure}"
     elif fn == "value":
@@ -192,8 +199,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         kept = []
         for r in rows:
             clock.tick()
-            if compare(typed.text(r, c), typed.number(r, c), f.op, f.value, wanted, tolerance=written_tolerance(f.value)
-                       if wanted is not None else 0):
+            if _compare_cell(typed, r, c, f.op, f.value, wanted):
                 kept.append(r)
         note = ""
         if not kept and f.op == "=" and clipped(f.value):
@@ -232,13 +238,16 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         read_cols.append(per_c)
 
     def numbers(rs: list[int]) -> list[tuple[int, float]]:
-        if not typed.columns[c - 1].numeric:
-            raise ProgramError(f"{fn} needs numbers, but column {program.column!r} holds text")
+        col = typed.columns[c - 1]
+        # A column of dates has an order (the latest, the earliest), but no sum or mean.
+        if not (col.numeric or (col.holds_dates and per_c is None and fn in ("argmax", "argmin", "min", "max"))):
+            raise ProgramError(f"{fn} needs numbers, but column {program.column!r} holds "
+                               + ("dates" if col.holds_dates else "text"))
         out = []
         for r in rs:
             clock.tick()
             # the computed column: this row's value over its divisor (none when 0 or empty)
-            x = _ratio(typed, r, c, per_c) if per_c is not None else typed.number(r, c)
+            x = _ratio(typed, r, c, per_c) if per_c is not None else typed.order_value(r, c)
             if x is None or is_empty(typed.text(r, c)):
                 continue
             out.append((r, x))
@@ -287,6 +296,8 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             decisive = [r for r, x in pairs if x == result]
         result_text = _as_written(typed, decisive, c, result) if fn in ("min", "max") else \
             _with_unit(typed, [r for r, _ in pairs], c, result)
+        if typed.columns[c - 1].holds_dates:  # the latest date is the date, as its cell writes it
+            result = result_text
     elif fn in ("argmax", "argmin"):
         pairs = numbers(rows)
         best = _nth_extreme([x for _, x in pairs], largest=fn == "argmax", nth=program.nth)
@@ -383,8 +394,10 @@ def _as_written(typed: TypedTable, rows: list[int], c: int, number: float) -> st
     written = {" ".join(typed.text(r, c).split()) for r in rows}
     if len(written) == 1:
         (text,) = written
-        if cell_number(text) == number and len(text) <= 40:
+        if (cell_number(text) == number or typed.columns[c - 1].holds_dates) and len(text) <= 40:
             return text
+    if typed.columns[c - 1].holds_dates and number.is_integer() and number >= 1:
+        return dt.date.fromordinal(int(number)).isoformat()
     return format_value(number)
 
 
@@ -472,13 +485,23 @@ def _matches(typed: TypedTable, r: int, f: RowFilter, *, words: bool = False) ->
         if in_month is not None:
             return in_month
     wanted = cell_number(f.value)
-    if compare(typed.text(r, c), typed.number(r, c), f.op, f.value, wanted,
-               tolerance=written_tolerance(f.value) if wanted is not None else 0):
+    if _compare_cell(typed, r, c, f.op, f.value, wanted):
         return True
     return words and f.op == "=" and wanted is None and words_match(typed.text(r, c), f.value)
 
 
 _ORDER = ("<", "<=", ">", ">=")
+
+
+def _compare_cell(typed: TypedTable, r: int, c: int, op: str, value: str, wanted: float | None) -> bool:
+    """Whether cell (r, c) meets ``op value``: in time for a column of dates ("Published > 2020"), else as
+    numbers or text (``tools._cell_compare.compare``)."""
+    if op in _ORDER and typed.columns[c - 1].holds_dates:
+        in_time = compare_dates(typed.text(r, c), op, value)
+        if in_time is not None:
+            return in_time
+    return compare(typed.text(r, c), typed.number(r, c), op, value, wanted,
+                   tolerance=written_tolerance(value) if wanted is not None else 0)
 
 
 def _check_types(typed: TypedTable, op: str, value: str, *, numeric_result: bool, what: str) -> None:

@@ -38,6 +38,7 @@ from tools._claim_grounding import direction_blocker, read_own_row, read_ranked_
 from tools._claim_counts import read_counted_column
 from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_rows, read_stated_fraction
 from tools._claim_multiples import multiple_blocker, read_multiplier
+from tools._claim_significance import add_significance_filter
 from tools._flag_columns import add_stated_flag
 from tools._question_grounding import describe_grounding, grounding
 from tools._question_rules import add_stated_date, add_stated_quarter, count_choice, drop_named_row, one_of_several, \
@@ -198,6 +199,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_stated_part(program, typed, text)
             program = add_stated_date(program, typed, text)
             program = add_stated_quarter(program, typed, text)
+            program = add_significance_filter(program, typed, text)
             program = read_as_asked(program, typed, expected_answer(text))
             program = read_rank_order(program, typed, text)
             program = drop_named_row(program, typed, text)

@@ -133,3 +133,6 @@ def word_in(word: str, have: list[str]) -> bool:
 # "which of them", "how many of those", "among these ones": a follow-up about the rows of the previous answer
 OF_THEM = re.compile(r"\b(?:of|among|between)\s+(?:them|those|these|they)\b|\b(?:those|these)\s+(?:ones|rows)\b",
                      re.I)
+
+MONTH_NAMES = "january february march april may june july august september october november december".split()
+MONTHS = {m: i for i, m in enumerate(MONTH_NAMES, 1)} | {m[:3]: i for i, m in enumerate(MONTH_NAMES, 1)} | {"sept": 9}

@@ -1,0 +1,171 @@
+"""Columns of dates have an order, and bounded cells ("<0.001") compare as bounds (found as a new user on a table
+of studies: "Which of the studies was published most recently?" took the longest follow-up, and "How many studies
+reported a statistically significant result?" counted all six)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from pydantic import ValidationError
+
+from kb.tables import Table
+from tests.test_table_program import is_program, llm_for, scripted
+from tools._cell_compare import compare
+from tools._cells import TypedTable
+from tools._claim_significance import add_significance_filter
+from tools._dates import DAY, MONTH, YEAR, compare_dates, parse_date
+from tools._table_grammar import typed_program_schema
+from tools._table_ops import describe, execute
+from tools._table_ops_model import Program, ProgramError
+from tools._table_program import solve
+
+STUDIES = Table(name="studies", title="Trials", columns=["Study", "Published", "Participants", "P value"], rows=[
+    ["ALPHA-1", "2019-03-14", "1,204", "<0.001"],
+    ["BETA", "2020-11-02", "856", "0.54"],
+    ["CARDIO-X", "2021-06-30", "2,310", "0.005"],
+    ["DELTA-HF", "2018-01-20", "640", "0.65"],
+    ["ZETA", "2023-02-08", "512", "0.38"],
+])
+
+
+def typed() -> TypedTable:
+    return TypedTable.build(STUDIES)
+
+
+def prog(**kw) -> Program:
+    kw.setdefault("filters", [])
+    kw.setdefault("answer_column", "study")
+    return Program.model_validate(kw)
+
+
+@pytest.mark.parametrize("text, day, grain", [
+    ("2019-03-14", dt.date(2019, 3, 14), DAY),
+    ("March 14, 2019", dt.date(2019, 3, 14), DAY),
+    ("14 March 2019", dt.date(2019, 3, 14), DAY),
+    ("march 14 , 2019", dt.date(2019, 3, 14), DAY),  # TabFact's spacing
+    ("Sept. 3, 2001", dt.date(2001, 9, 3), DAY),
+    ("4th of July 1990", dt.date(1990, 7, 4), DAY),
+    ("June 2021", dt.date(2021, 6, 1), MONTH),
+    ("2024-03", dt.date(2024, 3, 1), MONTH),
+])
+def test_dates_are_read_with_their_grain(text, day, grain):
+    assert parse_date(text) == (day, grain)
+
+
+@pytest.mark.parametrize("text", ["2019", "1906–07", "03/04/2019", "2019-02-30", "Smarch 3, 2019", "july 4", ""])
+def test_what_is_not_an_unambiguous_dated_cell_is_none(text):
+    # a bare year is a number; day-month order with slashes differs by country; "july 4" has no year
+    assert parse_date(text) is None
+
+
+def test_a_year_alone_is_a_date_only_where_a_filter_writes_it():
+    assert parse_date("2020", year_alone=True) == (dt.date(2020, 1, 1), YEAR)
+
+
+@pytest.mark.parametrize("cell, op, value, expected", [
+    ("2021-06-30", ">", "2020", True),  # a later year
+    ("2020-11-02", ">", "2020", False),  # the same year is not after it
+    ("2020-11-02", ">=", "2020", True),
+    ("2021-06-30", ">", "June 2021", False),  # the same month
+    ("2021-06-30", "<", "2021-07-01", True),
+    ("2021-06-30", "=", "June 2021", True),
+    ("Smarch", ">", "2020", None),
+])
+def test_dates_compare_at_the_grain_the_value_is_written_in(cell, op, value, expected):
+    assert compare_dates(cell, op, value) is expected
+
+
+def test_a_column_of_dates_is_typed_and_shown_as_dates():
+    t = typed()
+    published = t.column("published")
+    assert published.holds_dates and not published.numeric
+    assert not t.column("study").holds_dates and not t.column("participants").holds_dates
+    assert any(line.startswith("published (date;") for line in t.schema_lines())
+    # a column with mostly other text is no date column
+    mixed = TypedTable.build(Table(name="m", title="m", columns=["When"], rows=[["2019-03-14"], ["soon"], ["later"]]))
+    assert not mixed.column("when").holds_dates
+
+
+def test_the_grammar_orders_dates_but_does_not_add_them():
+    schema = typed_program_schema(typed(), with_check=False)
+    schema.model_validate({"filters": [], "fn": "argmax", "column": "published", "answer_column": "study"})
+    schema.model_validate({"filters": [], "fn": "max", "column": "published", "answer_column": "study"})
+    schema.model_validate({"filters": [{"column": "published", "op": ">", "value": "2020"}], "fn": "count",
+                           "column": "study", "answer_column": "study"})
+    for bad in ({"filters": [], "fn": "sum", "column": "published", "answer_column": "study"},
+                {"filters": [{"column": "published", "op": ">", "value": "soon"}], "fn": "count", "column": "study",
+                 "answer_column": "study"}):
+        with pytest.raises(ValidationError):
+            schema.model_validate(bad)
+    claims = typed_program_schema(typed(), with_check=True)
+    claims.model_validate({"filters": [], "fn": "argmax", "column": "published", "answer_column": "study",
+                           "check": {"op": "=", "against": "value", "value": "ZETA"}})
+
+
+def test_the_latest_and_earliest_rows_and_dates_as_the_cells_write_them():
+    t = typed()
+    latest = execute(prog(fn="argmax", column="published"), t)
+    assert latest.result == "ZETA" and latest.result_text == "ZETA (2023-02-08)" and latest.decisive_rows == [5]
+    assert execute(prog(fn="argmin", column="published"), t).result == "DELTA-HF"
+    assert execute(prog(fn="max", column="published"), t).result == "2023-02-08"
+    assert describe(prog(fn="argmax", column="published"), t).endswith("Study of the row with the latest Published")
+    assert describe(prog(fn="min", column="published"), t).endswith("the earliest Published")
+    assert execute(prog(fn="argmax", column="published", nth=2), t).result == "CARDIO-X"
+    with pytest.raises(ProgramError, match="holds dates"):
+        execute(prog(fn="avg", column="published"), t)
+
+
+def test_filters_on_dates_compare_in_time():
+    after = execute(prog(filters=[{"column": "published", "op": ">", "value": "2020"}], fn="count", column="study"),
+                    typed())
+    assert after.result == 2 and after.decisive_rows == [3, 5]
+    before = execute(prog(filters=[{"column": "published", "op": "<", "value": "November 2020"}], fn="value",
+                          column="study"), typed())
+    assert before.result == ["ALPHA-1", "DELTA-HF"]
+
+
+@pytest.mark.parametrize("cell, op, value, expected", [
+    ("<0.001", "<", "0.05", True),
+    ("<0.001", ">=", "0.05", False),
+    ("<0.05", "<", "0.05", True),
+    ("<0.05", "<", "0.01", False),  # unknown: it could be 0.02
+    ("≤0.05", "<", "0.05", False),  # unknown: it could be 0.05
+    ("> 100", ">", "50", True),
+    ("<0.001", "=", "0.001", False),
+])
+def test_bounded_cells_compare_where_the_bound_settles_it(cell, op, value, expected):
+    assert compare(cell, None, op, value) is expected
+
+
+@pytest.mark.parametrize("question, selected", [
+    ("How many of the studies reported a statistically significant result?", [1, 3]),
+    ("Which studies were significant at the 1% level?", [1, 3]),
+    ("Which studies were not statistically significant?", [2, 4, 5]),
+    ("Which studies had non-significant results?", [2, 4, 5]),
+])
+def test_significance_in_a_question_filters_on_the_p_value(question, selected):
+    program = add_significance_filter(prog(fn="count", column="study"), typed(), question)
+    assert execute(program, typed()).selected == selected
+
+
+def test_the_significance_filter_leaves_programs_that_read_the_p_value_and_tables_without_one():
+    on_p = prog(filters=[{"column": "p_value", "op": "<", "value": "0.01"}], fn="count", column="study")
+    question = "How many studies were significant?"
+    assert add_significance_filter(on_p, typed(), question) == on_p
+    p_itself = prog(fn="value", column="p_value", filters=[{"column": "study", "op": "=", "value": "BETA"}])
+    assert add_significance_filter(p_itself, typed(), "What was the p-value of the significant BETA?") == p_itself
+    plain = prog(fn="count", column="study")
+    assert add_significance_filter(plain, typed(), "How many studies were published?") == plain
+    no_p = TypedTable.build(Table(name="t", title="t", columns=["Study", "N"], rows=[["A", "1"], ["B", "2"]]))
+    assert add_significance_filter(plain, no_p, question) == plain
+
+
+async def test_a_which_of_question_over_dates_names_the_row(tmp_settings, fake_llm_server):
+    # The model writes the latest date; the question asks which study, so the row's name is the answer.
+    latest_date = {"filters": [], "fn": "max", "column": "published", "answer_column": "study"}
+    with fake_llm_server(scripted(["published"], [latest_date, latest_date, latest_date])) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), STUDIES, "question",
+                              "Which of the studies was published most recently?", n=3)
+    assert outcome.winner == "ZETA" and {r for r, _ in outcome.cells} == {5}
+    assert len([r for r in srv.requests if is_program(r)]) == 1
