@@ -13,7 +13,9 @@ from kb.tables import Table
 from tests.test_table_program import is_program, llm_for, scripted
 from tools._cell_compare import compare
 from tools._cells import TypedTable
+from tools._claim_counts import quantity_count_blocker
 from tools._claim_significance import add_significance_filter
+from tools._date_rules import read_stated_year
 from tools._dates import DAY, MONTH, YEAR, compare_dates, parse_date
 from tools._table_grammar import typed_program_schema
 from tools._table_ops import describe, execute
@@ -169,3 +171,57 @@ async def test_a_which_of_question_over_dates_names_the_row(tmp_settings, fake_l
                               "Which of the studies was published most recently?", n=3)
     assert outcome.winner == "ZETA" and {r for r, _ in outcome.cells} == {5}
     assert len([r for r in srv.requests if is_program(r)]) == 1
+
+
+@pytest.mark.parametrize("value, text, read", [
+    ("2020-01-01", "Every study published after 2020 enrolled fewer than 1,000 participants.", "2020"),
+    ("2020-12-31", "How many studies were published before 2021?", "2020-12-31"),  # not the year it states
+    ("2021-06-30", "Was anything published after 2021-06-30 in 2021?", "2021-06-30"),  # the date is written
+    ("June 2021", "Which studies came out after 2021?", "2021"),
+])
+def test_a_date_filter_reads_a_stated_year_at_its_grain(value, text, read):
+    program = prog(filters=[{"column": "published", "op": ">", "value": value}], fn="count", column="study")
+    assert read_stated_year(program, typed(), text).filters[0].value == read
+
+
+def test_a_year_filter_on_text_or_numbers_is_left_alone():
+    program = prog(filters=[{"column": "study", "op": "=", "value": "2020-01-01"}], fn="count", column="study")
+    assert read_stated_year(program, typed(), "after 2020") == program
+
+
+@pytest.mark.parametrize("claim, value, blocked", [
+    ("Every study published after 2020 enrolled fewer than 1,000 participants.", "1000", True),
+    ("Two studies enrolled fewer than 1,000 participants.", "2", False),  # "2 studies" counts rows
+    ("Fewer than 1,000 studies were published.", "1000", False),
+])
+def test_a_count_of_rows_against_an_amount_of_a_numeric_column_does_not_vote(claim, value, blocked):
+    program = prog(fn="count", column="study", check={"op": "<", "against": "value", "value": value})
+    assert bool(quantity_count_blocker(program, typed(), claim)) is blocked
+
+
+async def test_a_claim_about_the_studies_after_a_year(tmp_settings, fake_llm_server):
+    # The five programs the model wrote for this claim (as a new user saw it): a count against 1,000, three value
+    # checks over several rows (they cannot run), and one "every" that reads "after 2020" as a year.
+    after = [{"column": "published", "op": ">", "value": "2020-01-01"}]
+    count = {"filters": after, "fn": "count", "column": "study", "answer_column": "study",
+             "check": {"op": "<", "against": "value", "value": "1000"}}
+    value = {"filters": after, "fn": "value", "column": "participants", "answer_column": "study",
+             "check": {"op": "<", "against": "value", "value": "1000"}}
+    every = {"filters": after, "fn": "every", "column": "participants", "answer_column": "study",
+             "check": {"op": "<", "against": "value", "value": "1000"}}
+    with fake_llm_server(scripted(["published", "participants"], [count, value, every, value, every])) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), STUDIES, "claim",
+                              "Every study published after 2020 enrolled fewer than 1,000 participants.", n=5)
+    assert outcome.winner == "REFUTES" and outcome.votes == {"REFUTES": 2}
+    assert any("an amount of Participants" in r.error for r in outcome.runs)
+    assert {r for r, _ in outcome.cells} == {3}  # CARDIO-X, 2,310 participants, published 2021
+
+
+def test_a_count_against_a_column_that_numbers_the_rows_still_votes():
+    games = TypedTable.build(Table(name="g", title="g", columns=["Game", "Result", "Points"], rows=[
+        ["1", "W", "101"], ["2", "L", "99"], ["3", "L", "87"], ["4", "W", "110"]]))
+    program = Program.model_validate({"filters": [{"column": "result", "op": "=", "value": "L"}], "fn": "count",
+                                      "column": "game", "answer_column": "game",
+                                      "check": {"op": "=", "against": "value", "value": "2"}})
+    assert quantity_count_blocker(program, games, "the team lose 2 game during this period") == ""
+    assert quantity_count_blocker(program, games, "the team scored 2 points in its losses") != ""

@@ -56,3 +56,19 @@ def test_a_claim_about_a_rate_is_checked_over_the_rate():
     raw = {**argmax("completed"), "check": {"op": "=", "against": "value", "value": "DELTA-4"}}
     ran = run_sampled(raw, typed(), "claim", "DELTA-4 had the highest completion rate.")
     assert ran.execution is not None and ran.execution.truth is True, ran.error
+
+
+@pytest.mark.parametrize("message, column, per, answer", [
+    # found as a new user: the most hospitalized is not the highest share hospitalized
+    ("Which trial had the highest share of its enrolled patients completing?", "completed", "enrolled", "DELTA-4"),
+    ("Which trial had the lowest proportion of enrolled participants with serious adverse events?",
+     "serious_adverse_events", "enrolled", "BETA-2"),  # 97/2210
+    ("Which trial completed the highest percentage of the enrolled?", "completed", "enrolled", "DELTA-4"),
+    # the phrase names no column at least as large: as written
+    ("Which trial had the highest share of completed in 2020?", "enrolled", None, "EPS-5"),
+    ("Which trial had the most completions?", "completed", None, "EPS-5"),
+])
+def test_a_share_of_a_population_is_read_as_a_rate(message, column, per, answer):
+    done = run_sampled(argmax(column) | ({"fn": "argmin"} if "lowest" in message else {}), typed(), "question",
+                       message)
+    assert done.program.per_column == per and done.execution.result == answer

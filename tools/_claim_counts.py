@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cells import TypedTable, cell_number
+from tools._cells import TypedColumn, TypedTable, cell_number
 from tools._table_ops_model import Program
 from tools._words import CARDINALS
 
@@ -64,3 +64,42 @@ def names_column(header: str, noun: str) -> bool:
     "nationality" for "Nationality"): its last word."""
     words = re.findall(r"[^\W\d_]+", header.casefold())
     return bool(words) and len(words[-1]) >= 3 and bool(_forms(noun) & _forms(words[-1]))
+
+
+# A number as a claim writes it, with thousands separators: "1,000 participants", "2.5 goals".
+_QUANTITY = re.compile(r"(?<![\w.,])(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s+(?P<noun>[^\W\d_][\w-]*)")
+
+
+def quantity_count_blocker(program: Program, typed: TypedTable, claim: str) -> str:
+    """Why a count of rows does not vote when its number is a quantity of a numeric column, or "".
+
+    Found as a new user: "Every study published after 2020 enrolled fewer than 1,000 participants" was read by
+    one program as "the number of rows < 1000" (4 rows: SUPPORTS). The claim writes 1,000 before "participants",
+    the head word of the numeric column Participants, so it states participants, not rows. Columns of labels
+    are left out, since their noun is what a row is: years ("in 3 seasons") and columns that number the rows
+    ("lose 6 game" over Game 1 to 82, "1 grid have 105 lap" over grid places; TabFact's statements).
+    """
+    chk = program.check
+    if program.fn != "count" or chk is None or chk.against != "value":
+        return ""
+    want = cell_number(chk.value)
+    if want is None:
+        return ""
+    for m in _QUANTITY.finditer(claim):
+        if cell_number(m.group("n")) != want:
+            continue
+        noun = m.group("noun").casefold()
+        named = [col for col in typed.columns if col.numeric and not col.holds_years and not _numbers_rows(col)
+                 and names_column(col.name, noun)]
+        if named:
+            return (f"it counts rows, but the claim's {m.group(0)!r} is an amount of {named[0].name}, "
+                    "not a number of rows")
+    return ""
+
+
+def _numbers_rows(col: TypedColumn) -> bool:
+    """Whether the column numbers its rows: distinct whole numbers that run without a gap (1, 2, 3, …)."""
+    xs = [x for x in col.numbers if x is not None]
+    if not xs or not all(float(x).is_integer() for x in xs) or len(set(xs)) != len(xs):
+        return False
+    return max(xs) - min(xs) + 1 == len(xs)

@@ -6,6 +6,10 @@ a count is that count over the population it is part of. When the word before "r
 program reads ("completion" and Completed), and that column holds counts, :func:`read_rate` divides it by the
 column that holds its population: the numeric column at least as large in every row, and at least as large as
 every other such column (Enrolled, not Completed, for serious adverse events). No such column: no rate is read.
+
+A share written out is read the same way: "Which outbreak had the highest share of cases hospitalized?" took the
+most hospitalized (260 of 1,040), not the highest share (31 of 36; found as a new user). The phrase after "share /
+proportion / percentage of" must name one count column that is at least the measure in every row.
 """
 
 from __future__ import annotations
@@ -18,6 +22,10 @@ from tools._table_ops_model import RATIO_FNS, Program
 from tools._words import RANK_HEADER
 
 _RATE = re.compile(r"\b([^\W\d_][\w-]*)\s+(?:rate|rates|ratio)\b", re.I)
+# "the highest share of cases hospitalized", "the lowest proportion of its participants": the population follows.
+_SHARE_OF = re.compile(r"\b(?:share|proportion|fraction|percentage|percent)\s+of\s+(?:the\s+|its\s+|their\s+|all\s+)?"
+                       r"([^\W\d_][\w\s-]{0,40}?)\s*(?=[?.,;]|\b(?:in|among|across|at|on|during|than|and|or|was|were|"
+                       r"is|are|who|that|with)\b|$)", re.I)
 _ALREADY_A_RATE = re.compile(r"%|\b(?:rate|ratio|per|percent|percentage|share|proportion|fraction)\b|/", re.I)
 
 
@@ -29,18 +37,31 @@ def _holds_counts(typed: TypedTable, c: int) -> bool:
         and not any(v.strip().endswith("%") for v in typed.table.column_values(c))
 
 
+def _at_least(typed: TypedTable, big: int, small: int) -> bool:
+    """Whether column ``big`` is at least column ``small`` in every row that has both (most rows do)."""
+    pairs = [(typed.columns[big - 1].numbers[r], typed.columns[small - 1].numbers[r])
+             for r in range(typed.table.n_rows)]
+    pairs = [(b, s) for b, s in pairs if b is not None and s is not None]
+    return bool(pairs) and len(pairs) * 2 > typed.table.n_rows and all(b >= s for b, s in pairs)
+
+
 def population(typed: TypedTable, c: int) -> int | None:
     """The column that holds column ``c``'s population (module docstring), or None."""
-    def at_least(big: int, small: int) -> bool:
-        pairs = [(typed.columns[big - 1].numbers[r], typed.columns[small - 1].numbers[r])
-                 for r in range(typed.table.n_rows)]
-        pairs = [(b, s) for b, s in pairs if b is not None and s is not None]
-        return bool(pairs) and len(pairs) * 2 > typed.table.n_rows and all(b >= s for b, s in pairs)
-
     bigger = [col.index for col in typed.columns
-              if col.index != c and col.numeric and _holds_counts(typed, col.index) and at_least(col.index, c)]
-    whole = [b for b in bigger if all(b == o or at_least(b, o) for o in bigger)]
+              if col.index != c and col.numeric and _holds_counts(typed, col.index) and _at_least(typed, col.index, c)]
+    whole = [b for b in bigger if all(b == o or _at_least(typed, b, o) for o in bigger)]
     return whole[0] if len(whole) == 1 else None
+
+
+def _share_of(typed: TypedTable, c: int, message: str) -> int | None:
+    """The population a "share of <population>" phrase names for the counts in column ``c``, or None."""
+    for m in _SHARE_OF.finditer(message):
+        named = [col.index for col in typed.columns
+                 if col.index != c and col.numeric and _holds_counts(typed, col.index)
+                 and column_named(col.name, m.group(1)) and _at_least(typed, col.index, c)]
+        if len(named) == 1:
+            return named[0]
+    return None
 
 
 def read_rate(program: Program, typed: TypedTable, message: str) -> Program:
@@ -52,11 +73,12 @@ def read_rate(program: Program, typed: TypedTable, message: str) -> Program:
         measure = typed.column(program.column)
     except KeyError:
         return program
-    if not measure.numeric or not any(column_named(measure.name, m.group(1)) for m in _RATE.finditer(message)):
+    if not measure.numeric or not _holds_counts(typed, measure.index):
         return program
-    if not _holds_counts(typed, measure.index):
-        return program
-    whole = population(typed, measure.index)
+    if any(column_named(measure.name, m.group(1)) for m in _RATE.finditer(message)):
+        whole = population(typed, measure.index)
+    else:
+        whole = _share_of(typed, measure.index, message)
     if whole is None:
         return program
     return program.model_copy(update={"per_column": typed.columns[whole - 1].ident})

@@ -35,10 +35,11 @@ from tools._cell_compare import format_value
 from tools._cells import TypedTable, display_cell, is_empty
 from tools._claim_grounding import direction_blocker, read_own_row, read_ranked_claim, read_superlative, \
     read_two_extremes, tautology_blocker, vote_blocker
-from tools._claim_counts import read_counted_column
+from tools._claim_counts import quantity_count_blocker, read_counted_column
 from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_rows, read_stated_fraction
 from tools._claim_multiples import multiple_blocker, read_multiplier
 from tools._claim_significance import add_significance_filter
+from tools._date_rules import read_stated_year
 from tools._flag_columns import add_stated_flag
 from tools._question_grounding import describe_grounding, grounding
 from tools._question_rules import add_stated_date, add_stated_quarter, count_choice, drop_named_row, one_of_several, \
@@ -195,6 +196,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
     try:
         program = Program.model_validate(raw)
         program = add_stated_flag(program, typed, text, yes_no=kind == "question" and yes_no_asked(text))
+        program = read_stated_year(program, typed, text)
         if kind == "question":
             program = read_stated_part(program, typed, text)
             program = add_stated_date(program, typed, text)
@@ -244,7 +246,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
                 execution = yes_or_no(execution)
         blocked = (tautology_blocker(program) or fraction_of_rows_blocker(program, typed, text)
                    or direction_blocker(program, typed, text)
-                   or multiple_blocker(program, text)
+                   or multiple_blocker(program, text) or quantity_count_blocker(program, typed, text)
                    or vote_blocker(program, execution, text, typed.table.n_rows, typed)) if kind == "claim" else ""
         if blocked:  # it ran, but it does not check what the claim states: it must not vote
             return _Sampled(program, error=f"does not vote: {blocked}", raw=raw)
