@@ -47,6 +47,7 @@ from tools._question_rules import add_stated_date, add_stated_quarter, count_cho
     read_rank_order, read_ratio, read_rows_asked, read_share, read_stated_part, read_threshold_list, read_total_asked, \
     yes_or_no
 from tools._rates import read_rate
+from tools._stated_values import add_stated_value
 from tools._table_grammar import typed_program_schema
 from tools._table_ops import describe, execute
 from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema
@@ -202,6 +203,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = add_stated_date(program, typed, text)
             program = add_stated_quarter(program, typed, text)
             program = add_significance_filter(program, typed, text)
+            program = add_stated_value(program, typed, text)
             program = read_as_asked(program, typed, expected_answer(text))
             program = read_rank_order(program, typed, text)
             program = drop_named_row(program, typed, text)
