@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from kb.tables import Table
 from tests.test_table_program import is_program, llm_for, scripted
-from tools._cell_compare import compare
+from tools._cell_compare import compare, iso_month_match
 from tools._cells import TypedTable
 from tools._claim_counts import quantity_count_blocker
 from tools._claim_significance import add_significance_filter
@@ -20,7 +20,7 @@ from tools._dates import DAY, MONTH, YEAR, compare_dates, parse_date
 from tools._table_grammar import typed_program_schema
 from tools._table_ops import describe, execute
 from tools._table_ops_model import Program, ProgramError
-from tools._table_program import solve
+from tools._table_program import run_sampled, solve
 
 STUDIES = Table(name="studies", title="Trials", columns=["Study", "Published", "Participants", "P value"], rows=[
     ["ALPHA-1", "2019-03-14", "1,204", "<0.001"],
@@ -225,3 +225,26 @@ def test_a_count_against_a_column_that_numbers_the_rows_still_votes():
                                       "check": {"op": "=", "against": "value", "value": "2"}})
     assert quantity_count_blocker(program, games, "the team lose 2 game during this period") == ""
     assert quantity_count_blocker(program, games, "the team scored 2 points in its losses") != ""
+
+
+@pytest.mark.parametrize("cell, value, expected", [
+    ("27 Apr 2014", "April", True),
+    ("27 Apr 2014", "May", False),
+    ("Apr. 3, 2014", "April 2014", True),
+    ("Apr 3, 2014", "April 2013", False),
+    ("27 April 2014", "April", None),  # a full month name is a word of the cell: texts compare as before
+    ("2024-03", "March", True),
+    ("Approved", "April", None),
+])
+def test_a_month_names_dates_written_with_its_short_name(cell, value, expected):
+    assert iso_month_match(cell, value) is expected
+
+
+def test_a_question_about_a_month_counts_the_dates_in_it():
+    releases = TypedTable.build(Table(name="r", title="r", columns=["Issue", "Release Date"], rows=[
+        ["1", "27 Dec 2013"], ["2", "15 Jan 2014"], ["3", "2 Apr 2014"], ["4", "30 Apr 2014"], ["5", "4 Jun 2014"]]))
+    copied_day = prog(filters=[{"column": "release_date", "op": "=", "value": "15 Jan 2014"}], fn="count",
+                      column="issue", answer_column="issue")
+    for program in (copied_day, prog(fn="count", column="issue", answer_column="issue")):
+        done = run_sampled(program.model_dump(), releases, "question", "how many release dates were in april?")
+        assert done.execution.result == 2 and done.execution.selected == [3, 4]

@@ -15,7 +15,7 @@ from tools._cells import TypedTable
 from tools._question_rules import one_of_several, read_as_asked
 from tools._table_ops import execute, total_rows
 from tools._table_ops_model import Program, ProgramError, RowFilter
-from tools._table_program import solve
+from tools._table_program import run_sampled, solve
 
 LEAGUE = Table(name="league", title="Stadiums", columns=["Stadium", "City", "Capacity", "Opened"], rows=[
     ["Provident Stadium", "Barrington", "27,000", "1999"],
@@ -792,3 +792,24 @@ def test_a_stated_quarter_keeps_its_three_months():
     other = prog(filters=[{"column": "revenue", "op": ">", "value": "1,300,000"}], fn="count", column="revenue",
                  answer_column="revenue")
     assert add_stated_quarter(other, t, "How many months of the first quarter had over 1,300,000?") == other
+
+
+def test_a_last_question_is_not_answered_by_the_most_frequent_value():
+    # WTQ's training split: "what is the last competition listed?" voted for the competition in most rows
+    frequent = prog(fn="most_common", column="city")
+    last = run_sampled(frequent.model_dump(), typed(), "question", "what is the last city listed on the table?")
+    assert last.program.fn == "value" and last.execution.result == "Dover"
+    asked = run_sampled(frequent.model_dump(), typed(), "question", "which city is listed the most?")
+    assert asked.program.fn == "most_common"
+
+
+def test_a_question_value_also_names_the_cells_that_list_it():
+    served = Table(name="c", title="Commissioners", columns=["Name", "President served under"], rows=[
+        ["Haynes", "Warren G. Harding"], ["Blair", "Warren G. Harding, Calvin Coolidge"], ["Doran", "Calvin Coolidge"],
+        ["Lowman", "Calvin Coolidge; Herbert Hoover"], ["Woodcock", "Herbert Hoover"], ["Coolidge Jr", "Coolidgeville"]])
+    program = prog(filters=[{"column": "president_served_under", "op": "=", "value": "Calvin Coolidge"}], fn="count",
+                   column="name", answer_column="name")
+    asked = execute(program, TypedTable.build(served), union_same_column=True)
+    assert asked.selected == [2, 3, 4] and "with 2 that list it" in asked.steps[0]
+    # a claim's '=' stays exact: "X served under Coolidge alone" is another statement
+    assert execute(program, TypedTable.build(served)).selected == [3]

@@ -13,6 +13,7 @@ import unicodedata
 from typing import Any
 
 from tools._cells import cell_number
+from tools._dates import parse_date
 from tools._words import MONTHS
 
 def norm_text(text: object) -> str:
@@ -148,6 +149,7 @@ def format_value(x: Any) -> str:
 
 # Months as words, for cells that write dates as ISO numbers ("2024-03", "2019-05-01").
 _ISO_MONTH = re.compile(r"^\s*(\d{4})-(\d{2})(?:-\d{2})?\s*$")
+_SHORT_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b\.?", re.I)
 _NAMED_MONTH = re.compile(r"^\s*(?:(?P<m1>[a-z]+)\.?,?\s*(?P<y1>\d{4})?|(?P<y2>\d{4})\s+(?P<m2>[a-z]+)\.?)\s*$", re.I)
 
 
@@ -158,12 +160,21 @@ def iso_month_match(cell: str, value: str) -> bool | None:
     Found as a new user: "March revenue was about 20% higher than February revenue" over a column of "2024-03"
     months matched no row, since "March" is no word of "2024-03".
     """
-    cell_m = _ISO_MONTH.match(str(cell))
     value_m = _NAMED_MONTH.match(str(value))
-    if not cell_m or not value_m:
+    if not value_m:
         return None
+    cell_m = _ISO_MONTH.match(str(cell))
+    if cell_m:
+        cell_year, cell_month = int(cell_m.group(1)), int(cell_m.group(2))
+    else:
+        # A date written with a short month name: "how many release dates were in april?" over "27 Apr 2014"
+        # (WTQ's training split), where "April" is no word of the cell.
+        parsed = parse_date(cell)
+        if parsed is None or not _SHORT_MONTH.search(str(cell)):
+            return None
+        cell_year, cell_month = parsed[0].year, parsed[0].month
     month = MONTHS.get((value_m.group("m1") or value_m.group("m2") or "").casefold())
     if month is None:
         return None
     year = value_m.group("y1") or value_m.group("y2")
-    return int(cell_m.group(2)) == month and (year is None or cell_m.group(1) == year)
+    return cell_month == month and (year is None or cell_year == int(year))

@@ -71,11 +71,18 @@ def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | No
 def read_position(program: Program, typed: TypedTable, question: str) -> Program:
     """"What is the last design code on this chart?" asks for a row by its place in the table, not by a measure.
 
-    A largest or smallest value of a column the question does not name answers some other question; the
+    A largest or smallest value of a column the question does not name, or the most frequent value, answers some
+    other question; the
     program's answer column, listed in table order, is what was asked (:func:`one_of_several` then takes the
     first or the last row).
     """
-    if program.fn not in ("max", "min", "argmax", "argmin") or position_asked(question) is None:
+    if position_asked(question) is None:
+        return program
+    if program.fn == "most_common" and not _FREQUENCY.search(question):
+        # "what is the last competition listed on the table?" is the last row's, not the most frequent one
+        # (WTQ's training split: 'UEFA Cup', in 5 rows, outvoted the last row's 'UEFA Europa League').
+        return program.model_copy(update={"fn": "value"})
+    if program.fn not in ("max", "min", "argmax", "argmin"):
         return program
     try:
         measured = typed.column(program.column).name
@@ -186,7 +193,8 @@ def add_stated_date(program: Program, typed: TypedTable, question: str) -> Progr
     if not part or any(part.casefold() in f.value.casefold() for f in program.filters):
         return program
     for col in typed.columns:
-        if col.numeric or not any(words_match(v, part) for v in typed.table.column_values(col.index)):
+        if col.numeric or not any(words_match(v, part) or iso_month_match(v, part)
+                                  for v in typed.table.column_values(col.index)):
             continue
         on_it = [f for f in program.filters if f.column == col.ident]
         if any(f.op != "=" or value_grounded(f.value, question) for f in on_it):

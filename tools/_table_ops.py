@@ -202,6 +202,13 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             if _compare_cell(typed, r, c, f.op, f.value, wanted):
                 kept.append(r)
         note = ""
+        if kept and union_same_column and f.op == "=" and wanted is None:
+            # A question's value also names the cells that list it: "how many commissioners served under calvin
+            # coolidge?" counts "Warren G. Harding, Calvin Coolidge" too (WTQ's training split).
+            listing = [r for r in rows if r not in kept and _lists(typed.text(r, c), f.value)]
+            if listing:
+                kept = sorted(kept + listing)
+                note = f" (with {len(listing)} that list it among others)"
         if not kept and f.op == "=" and clipped(f.value):
             # The prompt shows long cells clipped ("Oral doxycycline: 100 mg twice per…"), and the grammar
             # offers them so: such a value names the cells it is the start of.
@@ -472,6 +479,15 @@ def _neighbour(typed: TypedTable, rows: list[int], universe: list[int], c: int, 
                            f"{'after' if after else 'before'} it")
     other = order[i]
     return " ".join(str(typed.text(other, c)).split()), [anchor, other]
+
+
+_LIST_SEPARATOR = re.compile(r"\s*(?:[,;/&]|\band\b)\s*", re.I)
+
+
+def _lists(cell: str, value: str) -> bool:
+    """Whether ``cell`` is a list of several items ("Warren G. Harding, Calvin Coolidge") and one is ``value``."""
+    items = [i for i in _LIST_SEPARATOR.split(cell) if i]
+    return len(items) > 1 and len(norm_text(value)) >= 3 and any(text_words(i) == text_words(value) for i in items)
 
 
 def _matches(typed: TypedTable, r: int, f: RowFilter, *, words: bool = False) -> bool:
