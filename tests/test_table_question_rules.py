@@ -572,7 +572,7 @@ def test_a_ratio_runs_row_by_row_and_cites_both_columns():
                          "Which trial had the most dropouts relative to participants?")
     ex = execute(program, t)
     # 58/746 = 0.0777 beats 64/978 = 0.0654 (the most dropouts) and 31/478 = 0.0649; 0 participants is skipped
-    assert ex.result == "LEAD-3" and ex.result_text == "LEAD-3 (0.07775)" and ex.decisive_rows == [3]
+    assert ex.result == "LEAD-3" and ex.result_text == "LEAD-3 (58 / 746 = 0.07775)" and ex.decisive_rows == [3]
     assert set(ex.cells) == {(3, 5), (3, 1), (3, 3)}
     from tools._table_ops import describe
     assert describe(program, t) == "all rows → Trial of the row with the largest Dropouts per Participants"

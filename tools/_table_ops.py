@@ -311,7 +311,11 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         decisive = [r for r, x in pairs if x == best]
         names = [" ".join(typed.text(r, answer_c).split()) for r in decisive]
         result = names[0] if len(names) == 1 else names
-        result_text = f"{format_value(result)} ({_as_written(typed, decisive, c, best)})"
+        shown = _as_written(typed, decisive, c, best)
+        if per_c is not None and len(decisive) == 1:  # the ratio with the two cells it divides: "31 / 36 = 0.8611"
+            [r] = decisive
+            shown = f"{' '.join(typed.text(r, c).split())} / {' '.join(typed.text(r, per_c).split())} = {shown}"
+        result_text = f"{format_value(result)} ({shown})"
         read_cols = [c, answer_c] + ([per_c] if per_c else [])
     elif fn in ("every", "only"):
         if program.check is None:

@@ -41,6 +41,7 @@ from tools._claim_multiples import multiple_blocker, read_multiplier
 from tools._claim_significance import add_significance_filter
 from tools._date_rules import read_stated_year
 from tools._flag_columns import add_stated_flag
+from tools._partial_values import widen_partial_value
 from tools._question_grounding import describe_grounding, grounding
 from tools._question_rules import add_stated_date, add_stated_quarter, count_choice, drop_named_row, one_of_several, \
     read_as_asked, read_choice, read_direction, read_distinct, read_frequency, read_ordinal, read_position, \
@@ -199,7 +200,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
         program = add_stated_flag(program, typed, text, yes_no=kind == "question" and yes_no_asked(text))
         program = read_stated_year(program, typed, text)
         if kind == "question":
-            program = read_stated_part(program, typed, text)
+            program = widen_partial_value(read_stated_part(program, typed, text), typed, text)
             program = add_stated_date(program, typed, text)
             program = add_stated_quarter(program, typed, text)
             program = add_significance_filter(program, typed, text)

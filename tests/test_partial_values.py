@@ -1,0 +1,55 @@
+"""A question's filter value it only partly writes, when that part names several cells (found as a new user:
+"the outbreaks linked to onions" was written "Source = 'Red onions'")."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.tables import Table
+from tools._cells import TypedTable
+from tools._partial_values import widen_partial_value
+from tools._table_ops import execute
+from tools._table_ops_model import Program
+from tools._table_program import run_sampled
+
+OUTBREAKS = Table(name="o", title="Outbreaks", columns=["Outbreak", "Source", "Deaths"], rows=[
+    ["Salmonella Newport", "Red onions", "0"],
+    ["E. coli O157", "Romaine lettuce", "0"],
+    ["Listeria", "Enoki mushrooms", "4"],
+    ["Salmonella Oranienburg", "Onions", "0"],
+    ["Cyclospora", "Iceberg lettuce", "1"],
+])
+
+
+def on_source(value: str) -> Program:
+    return Program.model_validate({"filters": [{"column": "source", "op": "=", "value": value}], "fn": "sum",
+                                   "column": "deaths", "answer_column": "outbreak"})
+
+
+@pytest.mark.parametrize("question, value, rows", [
+    ("How many deaths were there in the outbreaks linked to onions?", "Red onions", [1, 4]),
+    ("How many people died in the lettuce outbreaks?", "Romaine lettuce", [2, 5]),
+])
+def test_a_partly_written_value_that_names_several_cells_keeps_them_all(question, value, rows):
+    t = TypedTable.build(OUTBREAKS)
+    program = widen_partial_value(on_source(value), t, question)
+    assert program.filters[0].op == "contains" and execute(program, t, union_same_column=True).selected == rows
+
+
+@pytest.mark.parametrize("question, value", [
+    ("How many deaths were there in the red onions outbreak?", "Red onions"),  # written whole
+    ("How many deaths did the enoki outbreak cause?", "Enoki mushrooms"),  # "enoki" names one cell only
+    ("How many deaths were there?", "Red onions"),  # nothing of it written
+])
+def test_other_filters_are_left_as_written(question, value):
+    assert widen_partial_value(on_source(value), TypedTable.build(OUTBREAKS), question) == on_source(value)
+
+
+def test_claims_keep_the_cell_the_model_chose():
+    claim = on_source("Red onions").model_copy(update={"fn": "value"}).model_dump()
+    claim["check"] = {"op": "=", "against": "value", "value": "0"}
+    done = run_sampled(claim, TypedTable.build(OUTBREAKS), "claim", "No one died in the outbreaks linked to onions.")
+    assert done.program.filters[0].op == "="
+    asked = run_sampled(on_source("Red onions").model_dump(), TypedTable.build(OUTBREAKS), "question",
+                        "How many deaths were there in the outbreaks linked to onions?")
+    assert asked.execution.selected == [1, 4]

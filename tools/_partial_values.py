@@ -1,0 +1,53 @@
+"""A filter value the text only partly writes, when the part it writes names several cells: "the outbreaks linked
+to onions" over the sources "Red onions" and "Onions".
+
+Found as a new user: "Were any deaths reported in the outbreaks linked to onions?" was written "Source = 'Red
+onions'", since the grammar makes an '=' filter take one of the column's cells, and the model picked one. The text
+writes "onions" and not "red", and "onions" is a whole word of more than one cell of that column, so the text
+names all of them: the filter becomes "contains" the written words. When the written words name one cell only,
+the filter is left as the model wrote it (then that cell is the only one meant).
+
+Questions only. Replayed on claims too, it cost TabFact test 352 -> 348, dev 83 -> 80 and SciTab 81 -> 80 (the
+lost statements were not examined one by one). On questions it gained WTQ test 119 -> 121 (0 lost) and dev 84 -> 86 (WTQ's training split).
+"""
+
+from __future__ import annotations
+
+from tools._cell_compare import norm_text, words_match
+from tools._cells import TypedTable
+from tools._table_ops_model import Program, RowFilter
+from tools._words import WORD, content_words
+
+
+def _written_part(value: str, text: str) -> str:
+    """The longest run of the value's words that ``text`` writes as whole words ("onions" of "Red onions"), or ""."""
+    words = WORD.findall(norm_text(value))
+    best = ""
+    for i in range(len(words)):
+        for j in range(len(words), i, -1):
+            run = " ".join(words[i:j])
+            if len(run) > len(best) and content_words(run) and words_match(text, run):
+                best = run
+                break
+    return best
+
+
+def widen_partial_value(program: Program, typed: TypedTable, text: str) -> Program:
+    """``program`` with each such filter read as "contains" its written words (module docstring)."""
+    filters, changed = [], False
+    for f in program.filters:
+        try:
+            col = typed.column(f.column)
+        except KeyError:
+            col = None
+        if col is None or col.numeric or f.op != "=" or words_match(text, f.value):
+            filters.append(f)
+            continue
+        part = _written_part(f.value, text)
+        cells = {norm_text(v) for v in typed.table.column_values(col.index)}
+        named = [v for v in cells if part and words_match(v, part)]
+        if len(named) >= 2:
+            f = RowFilter(column=f.column, op="contains", value=part)
+            changed = True
+        filters.append(f)
+    return program.model_copy(update={"filters": filters}) if changed else program
