@@ -1,5 +1,5 @@
-"""A question's filter value it only partly writes, when that part names several cells (found as a new user:
-"the outbreaks linked to onions" was written "Source = 'Red onions'")."""
+"""A question's filter value it only partly writes, or writes whole, when what it writes names several cells (found
+as a new user: "the outbreaks linked to onions" was written "Source = 'Red onions'", then "Source = 'Onions'")."""
 
 from __future__ import annotations
 
@@ -29,6 +29,8 @@ def on_source(value: str) -> Program:
 @pytest.mark.parametrize("question, value, rows", [
     ("How many deaths were there in the outbreaks linked to onions?", "Red onions", [1, 4]),
     ("How many people died in the lettuce outbreaks?", "Romaine lettuce", [2, 5]),
+    # the whole cell written, and another cell holds it as words: both (found as a new user, with the real model)
+    ("How many deaths were there in the outbreaks linked to onions?", "Onions", [1, 4]),
 ])
 def test_a_partly_written_value_that_names_several_cells_keeps_them_all(question, value, rows):
     t = TypedTable.build(OUTBREAKS)
