@@ -248,3 +248,41 @@ def test_a_question_about_a_month_counts_the_dates_in_it():
     for program in (copied_day, prog(fn="count", column="issue", answer_column="issue")):
         done = run_sampled(program.model_dump(), releases, "question", "how many release dates were in april?")
         assert done.execution.result == 2 and done.execution.selected == [3, 4]
+
+
+def test_a_name_question_over_the_earliest_date_names_the_row():
+    # found as a new user: "Which was the first Alzheimer drug to be approved?" answered "6 Jan 2023"
+    earliest = {"filters": [], "fn": "min", "column": "published", "answer_column": "published"}
+    done = run_sampled(earliest, typed(), "question", "Which was the first study to be published?")
+    assert done.program.fn == "argmin" and done.execution.result == "DELTA-HF"
+    asked_date = run_sampled(earliest, typed(), "question", "When was the first study published?")
+    assert asked_date.execution.result == "2018-01-20"
+
+
+APPROVALS = Table(name="a", title="Approvals", columns=["Drug", "Approved", "Agency", "Indication"], rows=[
+    ["Lecanemab", "6 Jan 2023", "FDA", "Alzheimer disease"],
+    ["Donanemab", "2 Jul 2024", "FDA", "Alzheimer disease"],
+    ["Tirzepatide", "13 May 2022", "FDA", "Type 2 diabetes"],
+    ["Semaglutide", "5 Dec 2017", "FDA", "Type 2 diabetes"],
+    ["Nirsevimab", "31 Oct 2022", "EMA", "RSV prevention"],
+])
+
+
+async def test_claim_programs_that_ignore_a_stated_date_do_not_vote(tmp_settings, fake_llm_server):
+    # found as a new user: four programs checked every FDA drug and outvoted the one that kept "after 2022"
+    claim = "Is it true that every drug the FDA approved after 2022 treats Alzheimer disease?"
+    fda = {"column": "agency", "op": "=", "value": "FDA"}
+
+    def every(*filters):
+        return {"filters": list(filters), "fn": "every", "column": "indication", "answer_column": "drug",
+                "check": {"op": "contains", "against": "value", "value": "Alzheimer disease"}}
+
+    batch = [every(fda)] * 4 + [every(fda, {"column": "approved", "op": ">", "value": "2022"})]
+    with fake_llm_server(scripted(["agency", "approved", "indication"], batch)) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), APPROVALS, "claim", claim, n=5)
+    assert outcome.winner == "SUPPORTS" and outcome.votes == {"SUPPORTS": 1}
+    assert sum("the date the claim states (Approved)" in r.error for r in outcome.runs) == 4
+    # without a program that keeps the date, the others vote as before
+    with fake_llm_server(scripted(["agency", "indication"], [every(fda)] * 3)) as srv:
+        plain = await solve(llm_for(tmp_settings, srv), APPROVALS, "claim", claim, n=3)
+    assert plain.winner == "REFUTES"

@@ -37,7 +37,10 @@ _NOT_NAME = r"(?!(?:" + "|".join(_NOT_NAMES) + r")\b)[a-z]+"
 # "Which of them …?", "Which of the studies …?" ask for rows by name too (found as a new user: "Which of the studies
 # was published most recently?" voted for the date over the study's name).
 _WHICH_OF = r"which\s+(?:one\s+)?of\s+(?:them|(?:the|these|those)\s+" + _NOT_NAME + ")"
-_NAME = re.compile(_LEAD + r"(?:who|whom|whose|" + _WHICH_OF
+# "Which was the first Alzheimer drug to be approved?": a row picked by its place in an order, by name.
+_WHICH_WAS_FIRST = (r"which\s+(?:is|was|are|were)\s+the\s+(?:first|last|earliest|latest|oldest|newest)\s+"
+                    + _NOT_NAME)
+_NAME = re.compile(_LEAD + r"(?:who|whom|whose|" + _WHICH_OF + "|" + _WHICH_WAS_FIRST
                    + r"|(?:which|what|name (?:a|an|the|one|all|each))\s+" + _NOT_NAME + ")", re.I)
 
 

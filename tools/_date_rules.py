@@ -34,3 +34,45 @@ def read_stated_year(program: Program, typed: TypedTable, text: str) -> Program:
             changed = True
         filters.append(f)
     return program.model_copy(update={"filters": filters}) if changed else program
+
+
+def _stated(value: str, text: str) -> bool:
+    """Whether ``text`` writes this filter's date or, for a year, the year."""
+    parsed = parse_date(value, year_alone=True)
+    if parsed is None:
+        return False
+    if value.casefold() in text.casefold():
+        return True
+    return parsed[1] == YEAR and re.search(rf"(?<![\d-]){parsed[0].year}(?![\d-])", text) is not None
+
+
+def dated_filter_columns(program: Program, typed: TypedTable, text: str) -> set[str]:
+    """The columns of dates ``program`` filters by a date or year that ``text`` writes."""
+    out = set()
+    for f in program.filters:
+        try:
+            dated = typed.column(f.column).holds_dates
+        except KeyError:
+            continue
+        if dated and _stated(f.value, text):
+            out.add(f.column)
+    return out
+
+
+def leaves_out_stated_date(programs: list[Program], typed: TypedTable, text: str) -> list[str]:
+    """For each program, why it does not vote (or ""): another program filters a column of dates by a date or year
+    the claim writes, and this one reads that column nowhere.
+
+    Found as a new user: "Is it true that every drug the FDA approved after 2022 treats Alzheimer disease?" had four
+    programs check every FDA drug, refuted by two approved in 2017 and 2022, and one that kept the approvals after
+    2022 (true). The date is what the claim states; a program without it checks another claim.
+    """
+    stated = [dated_filter_columns(p, typed, text) for p in programs]
+    wanted = set().union(*stated) if stated else set()
+    out = []
+    for p in programs:
+        read = {f.column for f in p.filters} | {p.column}
+        missing = sorted(wanted - read)
+        out.append(f"another program keeps the rows of the date the claim states ({typed.column(missing[0]).name}), "
+                   "and this one reads every date" if missing else "")
+    return out

@@ -56,8 +56,17 @@ def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | No
     The model names the answer column on every program; when the question asks for a name and that column holds
     names, a maximum or minimum of another column can only have been meant as the row that has it.
     """
-    if expected != "name" or program.fn not in ("max", "min") or not program.answer_column \
-            or program.answer_column == program.column:
+    if expected != "name" or program.fn not in ("max", "min"):
+        return program
+    dated = program.column in {col.ident for col in typed.columns if col.holds_dates}
+    if dated and typed.label_col and program.answer_column in (None, "", program.column):
+        # "Which was the first Alzheimer drug to be approved?" written as the earliest Approved, answered by
+        # Approved: a date is text, so the answer-kind rule lets it through; the row's name was asked.
+        label = typed.columns[typed.label_col - 1].ident
+        if label != program.column:
+            return program.model_copy(update={"fn": "argmax" if program.fn == "max" else "argmin",
+                                              "answer_column": label})
+    if not program.answer_column or program.answer_column == program.column:
         return program
     try:
         answer = typed.column(program.answer_column)

@@ -39,7 +39,7 @@ from tools._claim_counts import quantity_count_blocker, read_counted_column
 from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_rows, read_stated_fraction
 from tools._claim_multiples import multiple_blocker, read_multiplier
 from tools._claim_significance import add_significance_filter
-from tools._date_rules import read_stated_year
+from tools._date_rules import leaves_out_stated_date, read_stated_year
 from tools._flag_columns import add_stated_flag
 from tools._partial_values import widen_partial_value
 from tools._question_grounding import describe_grounding, grounding
@@ -384,6 +384,8 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
         # over every row (which ignores "Central") answered (found as a new user).
         _drop_ungrounded(outcome, sampled, text, typed)
         _drop_wrong_kind(outcome, text)
+    else:
+        _drop_without_stated_date(outcome, sampled, text, typed)
     ran = [r for r in outcome.runs if r.ran]
     outcome.votes = dict(Counter(r.verdict for r in ran))
     if ran:
@@ -418,6 +420,16 @@ def _drop_ungrounded(outcome: ProgramOutcome, sampled: list[_Sampled], text: str
     for i in ran:
         if level[i] < best:
             why = describe_grounding(sampled[i].program, text, best, typed)
+            outcome.runs[i] = outcome.runs[i].model_copy(update={"ran": False, "error": f"does not vote: {why}"})
+
+
+def _drop_without_stated_date(outcome: ProgramOutcome, sampled: list[_Sampled], text: str, typed: TypedTable) -> None:
+    """A claim's programs that ignore a date it states, while another that ran keeps it, do not vote
+    (``tools._date_rules.leaves_out_stated_date``)."""
+    ran = [i for i, r in enumerate(outcome.runs) if r.ran and sampled[i].program is not None]
+    whys = leaves_out_stated_date([sampled[i].program for i in ran], typed, text)  # type: ignore[misc]
+    for i, why in zip(ran, whys):
+        if why:
             outcome.runs[i] = outcome.runs[i].model_copy(update={"ran": False, "error": f"does not vote: {why}"})
 
 
