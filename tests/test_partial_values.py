@@ -55,3 +55,11 @@ def test_claims_keep_the_cell_the_model_chose():
     asked = run_sampled(on_source("Red onions").model_dump(), TypedTable.build(OUTBREAKS), "question",
                         "How many deaths were there in the outbreaks linked to onions?")
     assert asked.execution.selected == [1, 4]
+
+
+def test_a_hyphenated_compound_is_another_value():
+    people = TypedTable.build(Table(name="p", title="p", columns=["Name", "Nationality"], rows=[
+        ["Vaid", "Indian-American"], ["Vanita", "Indian"], ["Vachon", "American"], ["Vargas", "Mexican"]]))
+    program = Program.model_validate({"filters": [{"column": "nationality", "op": "=", "value": "Indian"}],
+                                      "fn": "count", "column": "name", "answer_column": "name"})
+    assert widen_partial_value(program, people, "how many people in this group were indian?") == program

@@ -15,6 +15,8 @@ lost statements were not examined one by one). On questions it gained WTQ test 1
 
 from __future__ import annotations
 
+import re
+
 from tools._cell_compare import norm_text, words_match
 from tools._cells import TypedTable
 from tools._table_ops_model import Program, RowFilter
@@ -34,6 +36,12 @@ def _written_part(value: str, text: str) -> str:
     return best
 
 
+def _holds(cell: str, part: str) -> bool:
+    """Whether ``cell`` holds ``part`` as whole words, not inside a hyphenated compound: "Indian-American" is
+    another nationality than "Indian" (WTQ's training split: "how many … were indian?" counted both)."""
+    return len(part) >= 3 and re.search(rf"(?<![\w-]){re.escape(part)}(?![\w-])", cell) is not None
+
+
 def widen_partial_value(program: Program, typed: TypedTable, text: str) -> Program:
     """``program`` with each such filter read as "contains" its written words (module docstring)."""
     filters, changed = [], False
@@ -47,7 +55,7 @@ def widen_partial_value(program: Program, typed: TypedTable, text: str) -> Progr
             continue
         part = norm_text(f.value) if words_match(text, f.value) else _written_part(f.value, text)
         cells = {norm_text(v) for v in typed.table.column_values(col.index)}
-        named = [v for v in cells if part and words_match(v, part)]
+        named = [v for v in cells if part and _holds(v, part)]
         if len(named) >= 2:
             f = RowFilter(column=f.column, op="contains", value=part)
             changed = True
