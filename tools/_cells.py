@@ -153,6 +153,10 @@ class TypedTable:
     def number(self, r: int, c: int) -> float | None:
         return self.columns[c - 1].numbers[r - 1]
 
+    def is_dated(self, ident: str | None) -> bool:
+        """Whether ``ident`` names a column of dates (False for no such column)."""
+        return any(col.ident == ident and col.holds_dates for col in self.columns)
+
     def order_value(self, r: int, c: int) -> float | None:
         """What orders cell (r, c): its number, or its day number in a column of dates."""
         col = self.columns[c - 1]

@@ -32,10 +32,7 @@ def counted_nouns(claim: str) -> list[tuple[float, str]]:
 def read_counted_column(program: Program, typed: TypedTable, claim: str) -> Program:
     """A count checked against a number the claim writes before a text column's name counts that column's
     different values (module docstring); any other program as written."""
-    chk = program.check
-    if program.fn != "count" or chk is None or chk.against != "value":
-        return program
-    want = cell_number(chk.value)
+    want = _checked_count(program)
     if want is None:
         return program
     for n, noun in counted_nouns(claim):
@@ -45,6 +42,14 @@ def read_counted_column(program: Program, typed: TypedTable, claim: str) -> Prog
         if len(named) == 1:
             return program.model_copy(update={"fn": "count_distinct", "column": named[0].ident})
     return program
+
+
+def _checked_count(program: Program) -> float | None:
+    """The number a count of rows is checked against, or None when the program is no such count."""
+    chk = program.check
+    if program.fn != "count" or chk is None or chk.against != "value":
+        return None
+    return cell_number(chk.value)
 
 
 def _forms(word: str) -> set[str]:
@@ -79,10 +84,7 @@ def quantity_count_blocker(program: Program, typed: TypedTable, claim: str) -> s
     are left out, since their noun is what a row is: years ("in 3 seasons") and columns that number the rows
     ("lose 6 game" over Game 1 to 82, "1 grid have 105 lap" over grid places; TabFact's statements).
     """
-    chk = program.check
-    if program.fn != "count" or chk is None or chk.against != "value":
-        return ""
-    want = cell_number(chk.value)
+    want = _checked_count(program)
     if want is None:
         return ""
     for m in _QUANTITY.finditer(claim):

@@ -59,6 +59,10 @@ class SignificanceCheck:
         return [(self.row, self.label_col), (self.row, self.p_col)]
 
 
+def _mentions_significance(text: str) -> bool:
+    return bool(_SIGNIFICANT.search(text) or re.search(r"\b(?:in|non)significant\b", text, re.I))
+
+
 def _alpha(claim: str) -> float:
     m = _STATED_ALPHA.search(claim)
     if not m:
@@ -108,7 +112,7 @@ def _significant(cell: str, alpha: float) -> tuple[bool, str] | None:
 
 def significance_check(claim: str, table: Table) -> SignificanceCheck | None:
     """The verdict on a claim of (non-)significance from the named row's p-value, or None (module docstring)."""
-    if not _SIGNIFICANT.search(claim) and not re.search(r"\b(?:in|non)significant\b", claim, re.I):
+    if not _mentions_significance(claim):
         return None
     p_col = _p_column(table)
     row = _named_row(table, claim) if p_col else None
@@ -144,7 +148,7 @@ def add_significance_filter(program: Program, typed: TypedTable, question: str) 
     it for "not significant". Only when the table has one p-value column and the program reads it nowhere: a
     program that already filters on it, or asks for the p-value itself, is left as written.
     """
-    if not _SIGNIFICANT.search(question) and not re.search(r"\b(?:in|non)significant\b", question, re.I):
+    if not _mentions_significance(question):
         return program
     if program.fn in ("every", "only") or len(program.filters) >= MAX_FILTERS:
         return program

@@ -23,13 +23,9 @@ def read_stated_year(program: Program, typed: TypedTable, text: str) -> Program:
     changed = False
     filters = []
     for f in program.filters:
-        try:
-            dated = typed.column(f.column).holds_dates
-        except KeyError:
-            dated = False
-        parsed = parse_date(f.value, year_alone=True) if dated and f.op in _ORDER else None
+        parsed = parse_date(f.value, year_alone=True) if f.op in _ORDER and typed.is_dated(f.column) else None
         if parsed is not None and parsed[1] > YEAR and f.value.casefold() not in text.casefold() \
-                and re.search(rf"(?<![\d-]){parsed[0].year}(?![\d-])", text):
+                and _writes_year(text, parsed[0].year):
             f = f.model_copy(update={"value": str(parsed[0].year)})
             changed = True
         filters.append(f)
@@ -43,20 +39,17 @@ def _stated(value: str, text: str) -> bool:
         return False
     if value.casefold() in text.casefold():
         return True
-    return parsed[1] == YEAR and re.search(rf"(?<![\d-]){parsed[0].year}(?![\d-])", text) is not None
+    return parsed[1] == YEAR and _writes_year(text, parsed[0].year)
+
+
+def _writes_year(text: str, year: int) -> bool:
+    """Whether ``text`` writes ``year`` as a number of its own (not inside "2020-21" or "12020")."""
+    return re.search(rf"(?<![\d-]){year}(?![\d-])", text) is not None
 
 
 def dated_filter_columns(program: Program, typed: TypedTable, text: str) -> set[str]:
     """The columns of dates ``program`` filters by a date or year that ``text`` writes."""
-    out = set()
-    for f in program.filters:
-        try:
-            dated = typed.column(f.column).holds_dates
-        except KeyError:
-            continue
-        if dated and _stated(f.value, text):
-            out.add(f.column)
-    return out
+    return {f.column for f in program.filters if typed.is_dated(f.column) and _stated(f.value, text)}
 
 
 def leaves_out_stated_date(programs: list[Program], typed: TypedTable, text: str) -> list[str]:

@@ -58,8 +58,7 @@ def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | No
     """
     if expected != "name" or program.fn not in ("max", "min"):
         return program
-    dated = program.column in {col.ident for col in typed.columns if col.holds_dates}
-    if dated and typed.label_col and program.answer_column in (None, "", program.column):
+    if typed.is_dated(program.column) and typed.label_col and program.answer_column in (None, "", program.column):
         # "Which was the first Alzheimer drug to be approved?" written as the earliest Approved, answered by
         # Approved: a date is text, so the answer-kind rule lets it through; the row's name was asked.
         label = typed.columns[typed.label_col - 1].ident

@@ -62,10 +62,7 @@ def describe(program: Program, typed: TypedTable) -> str:
     fn = program.fn
     measure = name(program.column) + (f" per {name(program.per_column)}" if program.per_column else "")
     nth = f"{_ORDINALS[program.nth]} " if program.nth > 1 else ""
-    try:
-        dated = typed.column(program.column or "").holds_dates
-    except KeyError:
-        dated = False
+    dated = typed.is_dated(program.column)
     larger, smaller = ("latest", "earliest") if dated else ("largest", "smallest")
     if fn in ("argmax", "argmin"):
         what = f"{name(program.answer_column)} of the row with the {nth}" \

@@ -297,8 +297,7 @@ def _drop_wrong_kind(outcome: ProgramOutcome, text: str) -> None:
     what = "a number" if expected == "number" else "a name, not a number"
     for i, run in enumerate(outcome.runs):
         if run.ran and not fits(run.verdict, expected):
-            outcome.runs[i] = run.model_copy(update={
-                "ran": False, "error": f"does not vote: the question asks for {what}, and it computed {run.result}"})
+            _withhold(outcome, i, f"the question asks for {what}, and it computed {run.result}")
 
 
 def _verdict(kind: Kind, ex: Execution) -> str:
@@ -419,8 +418,7 @@ def _drop_ungrounded(outcome: ProgramOutcome, sampled: list[_Sampled], text: str
     best = max(level.values())
     for i in ran:
         if level[i] < best:
-            why = describe_grounding(sampled[i].program, text, best, typed)
-            outcome.runs[i] = outcome.runs[i].model_copy(update={"ran": False, "error": f"does not vote: {why}"})
+            _withhold(outcome, i, describe_grounding(sampled[i].program, text, best, typed))
 
 
 def _drop_without_stated_date(outcome: ProgramOutcome, sampled: list[_Sampled], text: str, typed: TypedTable) -> None:
@@ -430,7 +428,12 @@ def _drop_without_stated_date(outcome: ProgramOutcome, sampled: list[_Sampled], 
     whys = leaves_out_stated_date([sampled[i].program for i in ran], typed, text)  # type: ignore[misc]
     for i, why in zip(ran, whys):
         if why:
-            outcome.runs[i] = outcome.runs[i].model_copy(update={"ran": False, "error": f"does not vote: {why}"})
+            _withhold(outcome, i, why)
+
+
+def _withhold(outcome: ProgramOutcome, i: int, why: str) -> None:
+    """Run ``i`` ran, but does not vote, for the reason ``why`` (shown in the step)."""
+    outcome.runs[i] = outcome.runs[i].model_copy(update={"ran": False, "error": f"does not vote: {why}"})
 
 
 _ONE_ROW_SAME = ("min of ", "max of ", "sum of ", "avg of ")
