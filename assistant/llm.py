@@ -6,6 +6,7 @@ It owns the base URL, the model name, timeouts, retries and server quirks, and o
 - :meth:`LLMClient.complete` — the same, collected;
 - :meth:`LLMClient.call_tools` — tool calls with ``tool_choice`` auto, required or a named function;
 - :meth:`LLMClient.structured` — JSON-schema-constrained output returned as a validated pydantic object;
+- :meth:`LLMClient.first_token_logprobs` — how likely each first word of a reply is (the model's leaning);
 - :meth:`LLMClient.prompt_logprobs` and :meth:`LLMClient.sample_text` — raw text completions with token
   log-probabilities (K-Bloom's harvest).
 
@@ -410,6 +411,20 @@ class LLMClient:
             else:
                 out.append(text)
         return out
+
+    async def first_token_logprobs(self, messages: list[dict], *, top_k: int = 10) -> dict[str, float]:
+        """The log-probabilities of the reply's first token: {the token, stripped and lower-cased: logprob} over
+        the ``top_k`` alternatives the server returns, most likely first; {} when it returns none. One token
+        is generated, greedily (a reading of the model's leaning, not a sample)."""
+        resp = await self._create(messages=messages, max_tokens=1, temperature=0.0, logprobs=True,
+                                  top_logprobs=top_k)
+        lp = resp.choices[0].logprobs if resp.choices else None
+        out: dict[str, float] = {}
+        for alt in (lp.content[0].top_logprobs or []) if lp and lp.content else []:
+            token = alt.token.strip().lower()
+            if token and float(alt.logprob) > out.get(token, float("-inf")):  # " yes" and "yes": the likelier
+                out[token] = float(alt.logprob)
+        return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
     # -- raw text completions with log-probabilities (K-Bloom, assistant/kbloom) ----------------
     async def prompt_logprobs(self, prompts: list[str], *, top_k: int = 0) -> list[TokenLogprobs]:

@@ -33,7 +33,7 @@ from assistant.answering import (ANSWER_MAX_TOKENS, DOES_NOT_ANSWER_TEXT, MAX_CL
 from assistant.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid, normalize_answer
 from assistant.deps import Deps
 from assistant.evidence import Evidence, EvidenceLedger, evidence_for_prompt
-from assistant.llm import LLMUnavailable, ToolCall, counting_generated_tokens
+from assistant.llm import LLMResponseError, LLMUnavailable, ToolCall, counting_generated_tokens
 from assistant.planner import PlannedCall, plan
 from assistant.pool import RankedPool, build_pool, rank_pool
 from assistant.prompts import render
@@ -41,7 +41,8 @@ from assistant.session import Session
 from assistant.small_talk import is_small_talk
 from assistant.support import asks_for_quantity, content_words, gives_quantity, mentions, off_subject, repeats, \
     states_quantity, unnamed_subjects
-from assistant.verdicts import CONCLUSION_SENTENCES, has_conclusion, must_answer, verdict_from_evidence
+from assistant.verdicts import (CONCLUSION_SENTENCES, has_conclusion, must_answer, question_coverage,
+                               reading_from, verdict_from_evidence)
 from assistant.tool_calls import (ANSWER_TOOL, answer_tool_schema, dump_output, execute_tool, fit_arguments,
                                   gather_all, tool_message_content)
 from assistant.turn import RETRY_HINT, AnswerOutcome, EndedSteps, Step, StepLLMUnavailable, TurnHooks, TurnResult, \
@@ -143,7 +144,8 @@ class Assistant:
                             guard_fired=outcome.guard_fired, verdict=outcome.verdict, abstained=outcome.abstained,
                             model_verdict=outcome.model_verdict, required_answer=outcome.required_answer,
                             pool=outcome.pool, verdict_cited=list(outcome.verdict_cited),
-                            unnamed_subjects=list(outcome.unnamed_subjects))
+                            unnamed_subjects=list(outcome.unnamed_subjects), rule_verdict=outcome.rule_verdict,
+                            reading=outcome.reading)
         # SQLite writes are blocking: keep them off the event loop.
         await asyncio.to_thread(self._store, turn_id, answer=answer, status=status, frame_dict=frame_dict,
                                 ledger=ledger, steps=steps, timings=timings, cited=result.reply_cited)
@@ -343,7 +345,9 @@ class Assistant:
         yes_no = is_yes_no_question(message) or is_yes_no_question(frame.rewrite)
         # A yes/no question whose terms one evidence sentence plainly carries must be answered: the model
         # declined 9 of 20 PubMedQA questions it was shown the abstract of (assistant/verdicts.py).
-        required = yes_no and must_answer(message or frame.rewrite, list(texts.values()))
+        # An item's document title counts with its text: a paper titled with the question is about it.
+        required = yes_no and must_answer(message or frame.rewrite,
+                                          [f"{t}\n{sources.get(i, '')}" for i, t in texts.items()])
         code_verdict = yes_no and settings.verdict_by == "code"
         adapter = answer_adapter(list(texts), yes_no, allow_abstain=not required)
         schema = adapter.json_schema()
@@ -391,6 +395,7 @@ class Assistant:
                                           sources=sources, focus=_follow_up_focus(frame, message),
                                           code_verdict=code_verdict, subjects=subjects or [], quantity=quantity,
                                           question=frame.rewrite or message or "")
+        outcome.reading = await self._read_conclusion(outcome, ctx.evidence, frame.rewrite or message or "")
         outcome.required_answer = required
         outcome.first_ok, outcome.support_flagged, outcome.regenerated = first_ok, flagged, regenerated
         outcome.pool = ranked.summary()
@@ -475,7 +480,7 @@ class Assistant:
         if code_verdict and not answer.does_not_answer:
             # Read from the statements that survived the support check, in the order they cite.
             cited = {c: texts.get(c, "") for c in answer.cited}
-            conclusion = self._cited_conclusion(answer.cited, ledger)
+            conclusion = self._cited_conclusion(answer.cited, ledger, question)
             # "Is aspirin used to prevent heart attacks?" answered from "aspirin is a kind of medicine" and "aspirin
             # relieves headache" (found as a new user) was "Yes: none of it negates the finding". Evidence that
             # never mentions one of the question's subjects says nothing about it either way. When a cited
@@ -499,7 +504,33 @@ class Assistant:
         return AnswerOutcome(text + note + ("\n\n" + verdict_line if verdict_line else ""), status, check, None,
                              guard_fired=guard_fired, verdict=verdict, abstained=answer.does_not_answer,
                              model_verdict=answer.verdict, verdict_line=verdict_line,
-                             verdict_cited=decided.cited if decided else (), unnamed_subjects=unnamed)
+                             verdict_cited=decided.cited if decided else (), unnamed_subjects=unnamed,
+                             decided=decided, rule_verdict=verdict)
+
+    async def _read_conclusion(self, outcome: AnswerOutcome, ledger: EvidenceLedger, question: str) -> dict | None:
+        """Ask the model the question over the conclusion the rule said "yes" from, and turn the verdict to "no"
+        when its reading leans no (:class:`assistant.verdicts.Reading`). Returns the reading's log-probabilities,
+        or None when none was asked or the server gave none (then the rule's verdict stands)."""
+        decided = outcome.decided
+        if decided is None or not decided.wants_reading or not question:
+            return None
+        conclusion = " ".join(ev.text for ev in map(ledger.get, decided.conclusion_ids) if ev is not None)
+        messages = [{"role": "system", "content": render("verdict_reading_system")},
+                    {"role": "user", "content": render("verdict_reading_user", conclusion=conclusion,
+                                                       question=question)}]
+        try:
+            reading = reading_from(await self.deps.llm.first_token_logprobs(messages))
+        except LLMResponseError as exc:  # an endpoint without log-probabilities: the rule's verdict stands
+            log.warning("no reading of the conclusion: %s", exc)
+            return None
+        if reading is None:
+            return None
+        revised = decided.read_as(reading)
+        if revised is not decided and outcome.text.endswith(outcome.verdict_line):
+            line = revised.explain()
+            outcome.text = outcome.text[:len(outcome.text) - len(outcome.verdict_line)] + line
+            outcome.verdict, outcome.verdict_line, outcome.decided = revised.verdict, line, revised
+        return {"yes": reading.yes, "no": reading.no}
 
     @staticmethod
     def _not_about(unnamed: list[str], closest: list[str], ledger: EvidenceLedger) -> AnswerOutcome:
@@ -528,21 +559,31 @@ class Assistant:
             log.warning("table routing without embeddings: %s", exc)
             return None
 
-    def _cited_conclusion(self, cited: list[str], ledger: EvidenceLedger) -> dict[str, str]:
-        """The closing sentences of the abstract the answer cites most (ties: the first cited), added to the
-        turn's evidence so the verdict line can cite them; {} when no cited sentence is from a KB abstract
-        (:func:`assistant.verdicts.has_conclusion`): then the cited sentences themselves decide."""
-        docs = Counter(d for d in (ev.meta.get("doc_id", "") for ev in map(ledger.get, cited)
-                                   if ev is not None and ev.kind == "sentence")
-                       if d and has_conclusion(d))
+    def _cited_conclusion(self, cited: list[str], ledger: EvidenceLedger, question: str = "") -> dict[str, str]:
+        """The closing sentences of the cited abstract most about the question, added to the turn's evidence so the
+        verdict line can cite them; {} when no cited sentence is from a KB abstract
+        (:func:`assistant.verdicts.has_conclusion`): then the cited sentences themselves decide.
+
+        "Most about the question": the largest share of the question's content words in the abstract's title and
+        conclusion; ties go to the abstract cited most, then to the first cited. An answer that also cites a
+        related study must not take its verdict from that study's conclusion."""
+        sentences = [ev for ev in map(ledger.get, cited) if ev is not None and ev.kind == "sentence"]
+        docs = Counter(d for d in (ev.meta.get("doc_id", "") for ev in sentences) if d and has_conclusion(d))
         if not docs:
             return {}
-        doc_id = docs.most_common(1)[0][0]
+        titles = {ev.meta.get("doc_id", ""): ev.source for ev in sentences}
         try:
-            hits = self.deps.text_kb.closing_sentences(doc_id, CONCLUSION_SENTENCES)
+            closings = {d: self.deps.text_kb.closing_sentences(d, CONCLUSION_SENTENCES) for d in docs}
         except Exception as exc:  # noqa: BLE001 - an unreadable KB falls back to the cited sentences
-            log.warning("could not read the conclusion of %s: %s", doc_id, exc)
+            log.warning("could not read the conclusions of %s: %s", ", ".join(docs), exc)
             return {}
+        order = list(docs)  # Counter keeps first-cited order
+
+        def about(doc_id: str) -> tuple[float, int, int]:
+            read = titles.get(doc_id, "") + "\n" + " ".join(h.text for h in closings[doc_id])
+            return question_coverage(question, [read]) if question else 0.0, docs[doc_id], -order.index(doc_id)
+
+        hits = closings[max(docs, key=about)]
         return {ev.id: ev.text for ev in (ledger.add_kb_sentence(h, chunk=h.chunk, role="conclusion") for h in hits)}
 
     def _rank(self, pool: list, query: str, k: int) -> RankedPool:

@@ -11,6 +11,7 @@ from typing import Any
 from assistant.citations import CitationCheck
 from assistant.evidence import Evidence
 from assistant.llm import LLMUnavailable
+from assistant.verdicts import CodeVerdict
 
 RETRY_HINT = "Your question is saved: retry it with the Retry button, or /retry in `evidentia chat`."
 
@@ -109,6 +110,10 @@ class TurnResult:
     # The subject check: the turn's subjects that the evidence shown (answer not generated) or cited (answer
     # unverified) never names; empty when the check passed.
     unnamed_subjects: list[str] = field(default_factory=list)
+    # The rule's verdict before the model's reading of the conclusion could turn it (assistant/verdicts.py), and
+    # that reading's log-probabilities ({"yes": …, "no": …}), when it was asked.
+    rule_verdict: str | None = None
+    reading: dict[str, float] | None = None
 
     @property
     def reply_cited(self) -> list[str]:
@@ -138,6 +143,9 @@ class AnswerOutcome:
     verdict_cited: tuple[str, ...] = ()  # ids the verdict line cites
     required_answer: bool = False  # "does not answer" was not offered (the evidence is plainly on topic)
     unnamed_subjects: list[str] = field(default_factory=list)  # see TurnResult
+    decided: CodeVerdict | None = None  # what the code verdict was read from, when code decided it
+    rule_verdict: str | None = None  # the rule's verdict before the model's reading of the conclusion
+    reading: dict[str, float] | None = None  # that reading's log-probabilities, when it was asked
 
 
 def failure_reason(exc: BaseException) -> str:

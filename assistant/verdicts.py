@@ -19,13 +19,30 @@ item (accuracy 0.25 on 20 answerable items against 0.55 for always-"yes"), and t
   it. Tried and not kept, on the same dev questions: a TF-IDF logistic regression on the conclusion (5-fold,
   best 0.617), and more negating words ("similar", "lacked", "insufficient", "should not": at most +0.009
   each, 0.673 together).
-- **answering is required** when one evidence sentence carries at least 40% of the question's content
-  words: then the schema offers no "does not answer" branch. On 150 dev questions, the own abstract's top
-  six sentences reach that for 88% of the questions, the KB's top six for a question whose abstract is not
-  in the KB for 10% (thresholds 0.5 and 0.6: 75% and 5%, 45% and 1%). 0.4 is the better trade on the dev
+- **answering is required** when one evidence item carries enough of the question's content words (first
+  40% in the sentence, now 60% in the sentence and its document's title): then the schema offers no "does
+  not answer" branch. On 150 dev questions, the own abstract's top six sentences reach that for 88% of the
+  questions, the KB's top six for a question whose abstract is not in the KB for 10% (thresholds 0.5 and
+  0.6: 75% and 5%, 45% and 1%). 0.4 is the better trade on the dev
   estimate of refrain accuracy: about 0.90 against 0.885 for 0.5 (0.5 was the first choice), taking the
   model's own abstention rates where the gate is off (it declines about two in three answerable questions
   and nearly all unanswerable ones), and it leaves fewer answerable questions to the model's refusal.
+  Since 2026-11-26 an item's document title counts with its text, at a threshold of 0.6: a paper titled with
+  the question is about it. The KB's top six then reach it for 25 of the 26 dev questions whose abstract is in
+  the KB (text alone at 0.4: 23) and for 1 of 120 dev questions whose abstract is not (text alone at 0.4: 11);
+  titles at 0.4 would force 13 of those 120 (the top six of ``tools.text_search.rank_kb`` per question).
+
+- **the model's reading** may turn the rule's "yes" into "no". Asked the question over the conclusion alone
+  (``prompts/verdict_reading_*.j2``, one greedy token), the model's log-probabilities carry what the negation
+  list misses ("was not superior", "offers little"): it answers "no" when log P(no) > log P(yes) - 1.5, i.e.
+  P(no) above 0.22 x P(yes), because the code model leans "yes" on nearly everything (its plain argmax scores
+  0.553 on the 700 dev questions, always-"yes" 0.539). On the same 700 questions, the last two sentences of each
+  abstract: the rule alone 0.683, the reading alone 0.691, the rule's "no" or the reading's 0.716 (margins 1.0 /
+  1.25 / 1.75 / 2.0: 0.707 / 0.713 / 0.711 / 0.699); chosen on one half of five random splits, the margin was 1.5
+  four times (1.75 once), and on the other half the pair beat the rule alone each time (+2.0 to +3.7 points).
+  A logistic regression on the rule and the three log-probabilities did 0.740 (5-fold), but its verdict could
+  not be explained in one line. Sameness questions keep their own reading (the rule's), and so does a verdict
+  read from cited sentences rather than a conclusion (not measured there).
 
 Applied to yes/no questions only: there a sentence that repeats the question's terms is about the question;
 for a "which/what" question it need not contain the answer.
@@ -34,17 +51,22 @@ for a "which/what" question it need not contain the answer.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-FORCE_ANSWER_COVERAGE = 0.4
+FORCE_ANSWER_COVERAGE = 0.6  # of the question's content words, in one item's text and title
 CONCLUSION_SENTENCES = 2  # dev: last 1 / 2 / 3 sentences 0.637 / 0.671 / 0.653
 # Documents whose closing sentences state their finding: research abstracts (the default KB's PubMed and SciFact
 # collections). A MedQuAD page ends with treatment notes and an OpenBookQA or WorldTree fact is one sentence, so
 # their last sentences decide nothing. Seen: "Does smoking increase the risk of lung cancer?" got its verdict
 # from the end of an alpha-1 antitrypsin deficiency page ("AAT deficiency has no cure, but treatments are ...").
 ABSTRACT_DOC_PREFIXES = ("pubmed:", "scifact:")
+
+
+# How far below "yes" the model's "no" may be and still win (natural log; dev 700: see the module docstring).
+LEANS_NO_NATS = 1.5
 
 
 def has_conclusion(doc_id: str) -> bool:
@@ -91,6 +113,31 @@ def must_answer(question: str, texts: list[str]) -> bool:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """The model's leaning, asked the question over a conclusion: log-probabilities of "yes" and "no" as the
+    reply's first word."""
+
+    yes: float
+    no: float
+
+    @property
+    def leans_no(self) -> bool:
+        return self.no > self.yes - LEANS_NO_NATS
+
+    def describe(self) -> str:
+        return f"P(no) {math.exp(self.no):.2f} against P(yes) {math.exp(self.yes):.2f}"
+
+
+def reading_from(first_token: dict[str, float]) -> Reading | None:
+    """A :class:`Reading` from the first token's alternatives (:meth:`assistant.llm.LLMClient.first_token_logprobs`);
+    None when neither word is among them. A word missing from them counts as impossible, as it did when the
+    margin was tuned (with ten alternatives it is far behind: "no" missing, "yes" ahead, the rule stands)."""
+    if "yes" not in first_token and "no" not in first_token:
+        return None
+    return Reading(yes=first_token.get("yes", -math.inf), no=first_token.get("no", -math.inf))
+
+
+@dataclass(frozen=True)
 class CodeVerdict:
     """A verdict and what it was read from: the negating words, the id of the sentence holding them, and
     (when the cited document's conclusion decided) the ids of that conclusion."""
@@ -100,6 +147,18 @@ class CodeVerdict:
     evidence_id: str = ""
     conclusion_ids: tuple[str, ...] = ()
     asks_sameness: bool = False
+    reading: Reading | None = None  # set when the model's reading turned the rule's "yes" into "no"
+
+    @property
+    def wants_reading(self) -> bool:
+        """Could the model's reading change this verdict? Only a "yes" the rule read from a conclusion."""
+        return self.verdict == "yes" and bool(self.conclusion_ids) and not self.asks_sameness
+
+    def read_as(self, reading: Reading) -> CodeVerdict:
+        """This verdict after the model's reading of the conclusion: "no" when the reading leans no."""
+        if not self.wants_reading or not reading.leans_no:
+            return self
+        return replace(self, verdict="no", reading=reading)
 
     @property
     def cited(self) -> tuple[str, ...]:
@@ -118,6 +177,10 @@ class CodeVerdict:
                         f"and it says “{self.cue}” [{self.evidence_id}].")
             return (f"**Verdict: No.** Read in code from {source}: the question asks whether they are alike, and "
                     "none of it says they are similar or do not differ.")
+        if self.reading is not None:
+            return (f"**Verdict: No.** Read from {source}: none of it negates the finding in so many words, but "
+                    f"the model, asked the question over it, leans no ({self.reading.describe()}; no wins above "
+                    f"{math.exp(-LEANS_NO_NATS):.2f} × P(yes), the level tuned on PubMedQA dev questions).")
         if self.verdict == "no":
             return (f"**Verdict: No.** Read in code from {source}: it says “{self.cue}” "
                     f"[{self.evidence_id}].")

@@ -33,6 +33,18 @@ class Reply:
 Handler = Callable[[dict], Reply]
 
 
+def first_token_reply(alternatives: dict[str, float]) -> Reply:
+    """A one-token chat completion with ``logprobs``: ``alternatives`` are the first token's top log-probabilities
+    (token -> logprob), the likeliest generated."""
+    ranked = sorted(alternatives.items(), key=lambda kv: -kv[1])
+    top = [{"token": t, "logprob": lp, "bytes": None} for t, lp in ranked]
+    return Reply(body={"id": "r", "object": "chat.completion", "created": 0, "model": "fake-model",
+                       "choices": [{"index": 0, "finish_reason": "length",
+                                    "message": {"role": "assistant", "content": ranked[0][0]},
+                                    "logprobs": {"content": [{**top[0], "top_logprobs": top}]}}],
+                       "usage": {"prompt_tokens": 50, "completion_tokens": 1, "total_tokens": 51}})
+
+
 def tool_reply(name: str, arguments: Any) -> Reply:
     raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
     return Reply(tool_calls=[(name, raw)])

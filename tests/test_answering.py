@@ -315,7 +315,8 @@ def test_question_coverage_is_the_best_single_sentence_share():
     assert question_coverage(q, ["Aspirin is cheap.", "Mortality after stroke fell."]) == 0.5
     assert question_coverage(q, ["Aspirin reduced mortality."]) == 0.5  # no stemming: "reduced" is not "reduce"
     assert question_coverage(q, []) == 0.0 and question_coverage("Is it?", ["It is."]) == 0.0
-    assert must_answer(q, ["Mortality after stroke fell."]) and not must_answer(q, ["Aspirin is cheap."])
+    assert must_answer(q, ["Mortality after stroke fell in aspirin users."])  # 3 of 4
+    assert not must_answer(q, ["Mortality after stroke fell."]) and not must_answer(q, ["Aspirin is cheap."])
 
 
 def test_without_the_abstain_branch_only_an_answer_parses():

@@ -12,7 +12,7 @@ from assistant.llm import LLMClient
 from assistant.loop import Assistant
 from assistant.turn import TurnHooks
 from assistant.session import Session
-from tests.fake_openai import Reply, tool_reply
+from tests.fake_openai import Reply, first_token_reply, tool_reply
 from tools._registry import REGISTRY, Tool, ToolError
 
 
@@ -87,10 +87,13 @@ def frame(task="question", entities=(), rewrite="", options=()):
 class Router:
     """Routes requests by kind: structured (intent), tools (model rounds), stream (answer)."""
 
-    def __init__(self, intents=(), tool_turns=(), answers=()):
+    def __init__(self, intents=(), tool_turns=(), answers=(), readings=()):
         self.intents, self.tool_turns, self.answers = list(intents), list(tool_turns), list(answers)
+        self.readings = list(readings)  # the model's reading of a conclusion: first-token log-probabilities
 
     def __call__(self, req):
+        if req.get("logprobs"):  # unscripted: the code model's usual leaning, "yes" far ahead
+            return first_token_reply(self.readings.pop(0) if self.readings else {"Yes": -0.1, "No": -4.0})
         if req.get("stream"):  # the answer (grammar-bound, streamed) and chit-chat
             return Reply(content=self.answers.pop(0))
         if req.get("response_format"):
@@ -382,6 +385,95 @@ async def test_a_question_about_sameness_reads_the_conclusion_the_other_way_roun
     assert result.verdict == "yes"
     assert result.answer.endswith("**Verdict: Yes.** Read in code from the conclusion of the cited document [S3, S4]: "
                                   "the question asks whether they are alike, and it says “did not differ” [S4].")
+
+
+@pytest.mark.parametrize("reading, verdict", [
+    ({"Yes": -0.9, "No": -1.5, "Maybe": -2.0}, "no"),   # "no" within 1.5 nats of "yes": the reading turns it
+    ({"Yes": -0.2, "No": -2.5, "Maybe": -2.6}, "yes"),  # 2.3 nats behind: the rule's "yes" stands
+    ({"Maybe": -0.5, "Yes": -1.2}, "yes"),              # "no" not among the alternatives: the rule stands
+])
+async def test_the_models_reading_of_the_conclusion_may_turn_yes_into_no(tmp_settings, fake_llm_server,
+                                                                          patched_tools, reading, verdict):
+    question = "Does vitamin D supplementation reduce fracture risk?"
+    conclusion = ["Fractures were counted for five years.", "Supplementation offered little over placebo."]
+    router = Router(intents=[frame(entities=["vitamin D"], rewrite=question)],
+                    answers=[said(("Vitamin D was studied in older adults.", ["S1"]), verdict="yes")],
+                    readings=[reading])
+    with fake_llm_server(router) as srv:
+        deps = ConclusionDeps(tmp_settings, {"pubmed:vitamin": conclusion},
+                              llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"))
+        result = await Assistant(deps, Session("c1")).run_turn(question, Recorder())
+    asked = [r for r in srv.requests if r.get("logprobs")]
+    assert len(asked) == 1 and asked[0]["max_tokens"] == 1
+    assert " ".join(conclusion) in asked[0]["messages"][-1]["content"] and question in asked[0]["messages"][-1]["content"]
+    assert result.rule_verdict == "yes" and result.verdict == verdict
+    assert set(result.reading) == {"yes", "no"}
+    if verdict == "no":
+        assert result.answer.endswith(
+            "**Verdict: No.** Read from the conclusion of the cited document [S3, S4]: none of it negates the finding "
+            "in so many words, but the model, asked the question over it, leans no (P(no) 0.22 against P(yes) 0.41; "
+            "no wins above 0.22 × P(yes), the level tuned on PubMedQA dev questions).")
+    else:
+        assert result.answer.endswith("**Verdict: Yes.** Read in code from the conclusion of the cited document "
+                                      "[S3, S4]: none of it negates the finding.")
+
+
+async def test_a_rule_no_a_sameness_question_or_a_server_without_logprobs_asks_no_reading_or_keeps_the_rule(
+        tmp_settings, fake_llm_server, patched_tools):
+    question = "Does vitamin D supplementation reduce fracture risk?"
+    negated = ["Fractures were counted for five years.", "Supplementation did not lower the fracture rate."]
+    plain = ["Fractures were counted for five years.", "Supplementation lowered the fracture rate."]
+    same_q = "Is fracture risk similar with and without vitamin D?"
+    for q, conclusion, reading_reply, expected in [
+            (question, negated, None, "no"),     # the rule said no: nothing to turn
+            (same_q, plain, None, "no"),         # a sameness question keeps the rule's reading
+            (question, plain, Reply(status=400, error_body='{"error": {"message": "logprobs not supported"}}'),
+             "yes")]:                            # the endpoint refuses log-probabilities: the rule stands
+        router = Router(intents=[frame(entities=["vitamin D"], rewrite=q)],
+                        answers=[said(("Vitamin D was studied in older adults.", ["S1"]), verdict="yes")])
+        if reading_reply is not None:
+            router.readings = []
+            plain_call = router.__call__
+            router = (lambda req, _r=reading_reply, _c=plain_call: _r if req.get("logprobs") else _c(req))
+        with fake_llm_server(router) as srv:
+            deps = ConclusionDeps(tmp_settings, {"pubmed:vitamin": conclusion},
+                                  llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"))
+            result = await Assistant(deps, Session("c1")).run_turn(q, Recorder())
+        assert result.verdict == expected, q
+        assert sum(bool(r.get("logprobs")) for r in srv.requests) == (1 if reading_reply is not None else 0)
+        assert result.reading is None
+
+
+def two_abstracts(ctx, args: SearchIn) -> SearchOut:
+    """Two abstracts on a search: one cited twice about something else, one whose title asks the question."""
+    found = [("Calcium intake was recorded in 300 nurses.", "Calcium and blood pressure in nurses", "pubmed:calcium"),
+             ("Blood pressure was measured twice a year.", "Calcium and blood pressure in nurses", "pubmed:calcium"),
+             ("Vitamin D was given for five years.", "Vitamin D supplementation and fracture risk in nurses",
+              "pubmed:vitd")]
+    return SearchOut(ids=[ctx.evidence.add_sentence(t, source=src, doc_id=d).id for t, src, d in found])
+
+
+async def test_the_verdict_comes_from_the_cited_abstract_about_the_question(tmp_settings, fake_llm_server,
+                                                                             patched_tools, monkeypatch):
+    """The abstract cited most is about calcium and blood pressure; the one the question asks about is cited
+    once. Its conclusion decides, and its title makes answering required although no sentence's text alone
+    carries 60% of the question's words."""
+    monkeypatch.setitem(REGISTRY, "text_search", _tool("text_search", two_abstracts, cpu_bound=True))
+    question = "Does vitamin D supplementation reduce fracture risk in nurses?"
+    router = Router(intents=[frame(entities=["vitamin D"], rewrite=question)],
+                    answers=[said(("Nurses were followed for years.", ["S1", "S2", "S3"]), verdict="yes")])
+    closing = {"pubmed:calcium": ["Calcium intake was high.", "Higher calcium intake lowered blood pressure."],
+               "pubmed:vitd": ["Fractures were counted.", "Vitamin D supplementation did not reduce fracture risk."]}
+    with fake_llm_server(router) as srv:
+        deps = ConclusionDeps(tmp_settings, closing, llm=LLMClient(tmp_settings, base_url=srv.base_url,
+                                                                   model="fake-model"))
+        result = await Assistant(deps, Session("c1")).run_turn(question, Recorder())
+    assert result.verdict == "no"
+    assert result.answer.endswith("**Verdict: No.** Read in code from the conclusion of the cited document [S4, S5]: "
+                                  "it says “did not” [S5].")
+    assert [e.text for e in result.cited_evidence if e.meta.get("role") == "conclusion"] == closing["pubmed:vitd"]
+    schema = [r for r in srv.requests if r.get("stream")][0]["response_format"]["json_schema"]["schema"]
+    assert result.required_answer and "DoesNotAnswer" not in json.dumps(schema)
 
 
 async def test_without_the_cited_documents_conclusion_the_cited_sentences_decide(tmp_settings, fake_llm_server,

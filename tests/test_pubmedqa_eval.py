@@ -38,7 +38,7 @@ def test_too_few_abstracts_in_the_kb_is_a_clear_error():
 
 
 def _result(*, verdict, cited, status="verified", abstained=False, model_verdict=None, required_answer=False,
-            unnamed=()):
+            unnamed=(), rule_verdict=None, reading=None):
     led = EvidenceLedger()
     led.add_sentence("Own abstract sentence.", source="PubMed 1", doc_id="pubmed:1")
     led.add_sentence("Other abstract.", source="PubMed 2", doc_id="pubmed:2")
@@ -46,7 +46,8 @@ def _result(*, verdict, cited, status="verified", abstained=False, model_verdict
     return SimpleNamespace(evidence=led.items(), cited=cited, verdict=verdict, status=status, abstained=abstained,
                            model_verdict=model_verdict, required_answer=required_answer, support_flagged=0,
                            regenerated=False, guard_fired=False, first_try_valid=True,
-                           pool={"pool": {"text": 2, "kg": 1}}, answer="", unnamed_subjects=list(unnamed))
+                           pool={"pool": {"text": 2, "kg": 1}}, answer="", unnamed_subjects=list(unnamed),
+                           rule_verdict=rule_verdict, reading=reading)
 
 
 def test_a_record_counts_cited_sentences_from_the_gold_abstract_only():
@@ -72,6 +73,17 @@ def test_a_record_keeps_the_code_verdict_and_the_model_slot_apart():
     assert summarise(both)["accuracy"] == summarise(both, correct_key="correct_model")["accuracy"] == 0.5
     assert summarise([rec], correct_key="correct_model")["accuracy"] == 0.0
     assert summarise(both)["required_answer_rate_answerable"] == 0.5
+
+
+def test_a_record_keeps_the_rules_verdict_before_the_models_reading():
+    item = {"id": "1", "gold": "no", "answerable": True}
+    turned = record_of(_result(verdict="no", rule_verdict="yes", reading={"yes": -0.9, "no": -1.5}, cited=["S1"]),
+                       item, 2.0)
+    assert (turned["correct"], turned["pred_rule"], turned["correct_rule"]) == (True, "yes", False)
+    assert turned["reading"] == {"yes": -0.9, "no": -1.5}
+    kept = record_of(_result(verdict="no", rule_verdict="no", cited=["S1"]), item, 2.0)
+    assert summarise([turned, kept], correct_key="correct_rule")["accuracy"] == 0.5
+    assert summarise([turned, kept])["accuracy"] == 1.0
 
 
 def test_the_summary_metrics_on_hand_made_records():

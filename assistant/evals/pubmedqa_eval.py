@@ -90,6 +90,9 @@ def record_of(result, item: dict, seconds: float) -> dict:
             "correct": result.verdict == item["gold"] and not abstained, "abstained": abstained,
             # the same turn's verdict slot, as the model filled it (verdict_by="code" does not show it)
             "pred_model": model_verdict, "correct_model": model_verdict == item["gold"] and not abstained,
+            # the negation rule's verdict before the model's reading of the conclusion could turn it
+            "pred_rule": result.rule_verdict, "correct_rule": result.rule_verdict == item["gold"] and not abstained,
+            "reading": result.reading,
             "required_answer": result.required_answer,
             "status": result.status, "cited_sentences": len(cited_docs),
             "cited_from_gold": sum(d == gold_doc for d in cited_docs),
@@ -168,7 +171,7 @@ def run_pubmedqa(settings, *, limit: int | None = None, concurrency: int = 1, do
                  split: str = "test") -> dict:
     from assistant.deps import Deps
     from assistant.evals.report import ResultsLog, label_baselines, write_eval
-    from assistant.verdicts import CONCLUSION_SENTENCES, FORCE_ANSWER_COVERAGE
+    from assistant.verdicts import CONCLUSION_SENTENCES, FORCE_ANSWER_COVERAGE, LEANS_NO_NATS
 
     store = Deps(settings).text_kb
     if store.is_empty:
@@ -183,12 +186,14 @@ def run_pubmedqa(settings, *, limit: int | None = None, concurrency: int = 1, do
     variant = summarise(records)
     # The same turns scored by the model's own verdict slot: the ablation of the code verdict, at no extra cost.
     by_model = summarise(records, correct_key="correct_model")
+    # And by the negation rule alone (no reading by the model): records from before the reading have no such key.
+    by_rule = (summarise(records, correct_key="correct_rule") if all("correct_rule" in r for r in records) else None)
     answerable_golds = [r["gold"] for r in records if r["answerable"]]
     base = label_baselines(answerable_golds) if answerable_golds else {}
     base["yes_baseline"] = (sum(g == "yes" for g in answerable_golds) / len(answerable_golds)
                             if answerable_golds else 0.0)
     if split != "test":  # for tuning: printed, never published
-        for name, row in ((VARIANT, variant), ("model-verdict-slot", by_model)):
+        for name, row in ((VARIANT, variant), ("rule-only", by_rule or {}), ("model-verdict-slot", by_model)):
             click.echo(f"{split} {name}: " + ", ".join(f"{k} {v:.3f}" for k, v in row.items()))
         click.echo(f"{split} always-yes on the answerable half: {base['yes_baseline']:.3f}")
         return variant
@@ -196,12 +201,15 @@ def run_pubmedqa(settings, *, limit: int | None = None, concurrency: int = 1, do
              f"default KB, {variant['n_unanswerable']} whose abstract is not), drawn with seed {SEED} from "
              f"ori_pqal.json; each asked as a fresh chat turn (intent, plan, text and KG retrieval, one ranked pool, "
              f"the top {settings.answer_evidence_k} to a grammar-bound answer; 'does not answer' not offered when one "
-             f"evidence sentence carries {FORCE_ANSWER_COVERAGE:.0%} of the question's content words). 'default': "
-             f"the verdict read in code from the last {CONCLUSION_SENTENCES} sentences (the conclusion) of the "
-             f"document the answer cites most (a negated finding answers no, else yes); 'model-verdict-slot': the same "
+             f"evidence item, with its document's title, carries {FORCE_ANSWER_COVERAGE:.0%} of the question's "
+             f"content words). 'default': "
+             f"the verdict read from the last {CONCLUSION_SENTENCES} sentences (the conclusion) of the cited "
+             f"document most about the question: a negated finding answers no, and so does the model's reading of "
+             f"the conclusion when log P(no) > log P(yes) - {LEANS_NO_NATS} (one greedy token), else yes; "
+             f"'rule-only': the same turns without that reading; 'model-verdict-slot': the same "
              f"turns scored by the verdict the model wrote in its yes/no/maybe slot. "
-             f"Both rules were tuned on PubMedQA questions outside the fixed 300 (assistant/verdicts.py), none on "
-             f"these. "
+             f"The rules and the margin were tuned on PubMedQA questions outside the fixed 300 "
+             f"(assistant/verdicts.py), none on these. "
              f"Accuracy is on the answerable half, an abstention counting as wrong; always 'yes' (the majority "
              f"label and the first option) scores "
              f"{base['yes_baseline']:.3f} there. Citation precision: cited sentences from the question's own abstract "
@@ -209,7 +217,8 @@ def run_pubmedqa(settings, *, limit: int | None = None, concurrency: int = 1, do
              f"not in the KB (QUASAR-faithful on CompMix: {QUASAR_FAITHFUL_REFRAIN}). Note that the KB's PubMedQA "
              "documents include each abstract's conclusion (LONG_ANSWER), so the answerable half is an open-book test.")
     write_eval(BENCHMARK, model=settings.llm_model, items=len(records), seed=SEED,
-               variants={VARIANT: variant, "model-verdict-slot": by_model}, notes=notes, docs_dir=docs_dir, extra=base,
+               variants={VARIANT: variant, **({"rule-only": by_rule} if by_rule else {}),
+                         "model-verdict-slot": by_model}, notes=notes, docs_dir=docs_dir, extra=base,
                metric_keys=["accuracy", "citation_precision", "abstain_rate_answerable", "abstain_rate_unanswerable",
                             "refrain_accuracy", "required_answer_rate_answerable",
                             "required_answer_rate_unanswerable", "verified_rate", "s_per_question"])
