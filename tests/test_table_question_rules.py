@@ -816,3 +816,23 @@ def test_a_question_value_also_names_the_cells_that_list_it():
     assert asked.selected == [2, 3, 4] and "with 2 that list it" in asked.steps[0]
     # a claim's '=' stays exact: "X served under Coolidge alone" is another statement
     assert execute(program, TypedTable.build(served)).selected == [3]
+
+
+def test_a_value_asked_below_or_above_a_named_row_is_the_neighbouring_rows():
+    from tools._question_rules import read_neighbour
+
+    t = typed()
+    echo = prog(filters=[{"column": "stadium", "op": "=", "value": "Ayr Park"}], fn="value", column="stadium")
+    assert execute(echo, t).result == "Ayr Park"  # the question's own words
+    below = read_neighbour(echo, t, "which stadium is listed below ayr park?")
+    assert below.fn == "next_row" and execute(below, t).result == "Glebe Oval"
+    above = read_neighbour(echo, t, "what stadium comes right before Ayr Park?")
+    assert above.fn == "previous_row" and execute(above, t).result == "Provident Stadium"
+    # Both directions, none, another column read, or a value the question does not state: as written.
+    assert read_neighbour(echo, t, "which stadium is below Ayr Park but above Quay Arena?") == echo
+    assert read_neighbour(echo, t, "which stadium is Ayr Park?") == echo
+    city = prog(filters=[{"column": "stadium", "op": "=", "value": "Ayr Park"}], fn="value", column="city")
+    assert read_neighbour(city, t, "which city is listed after ayr park?") == city
+    assert read_neighbour(echo, t, "which stadium is listed after the oval?") == echo
+    counted = echo.model_copy(update={"fn": "count"})
+    assert read_neighbour(counted, t, "how many stadiums opened after Ayr Park?") == counted

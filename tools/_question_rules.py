@@ -7,6 +7,7 @@ meant, code reads the program so (WikiTableQuestions' training split, the tuning
 - :func:`read_position`: "the last design code on this chart" is a row's place in the table, not a maximum of
   a column the question never names;
 - :func:`read_choice`: "which had more, A or B?" compares exactly the rows A and B;
+- :func:`read_neighbour`: "which circuit is listed below X?" written as the circuit of the row X is the row after it;
 - :func:`read_frequency`: "who won the most times?" counts rows per name, not the row with the most of a
   column the question never names;
 - :func:`read_stated_part`: "how many trials were in November 2006?" written as "Date = '13 November 2006'" means
@@ -386,6 +387,31 @@ def drop_named_row(program: Program, typed: TypedTable, question: str) -> Progra
     kept = [f for f in program.filters
             if not (f.op == "=" and f.column == program.answer_column and not value_grounded(f.value, question))]
     return program if len(kept) == len(program.filters) else program.model_copy(update={"filters": kept})
+
+
+# "listed below X", "right after X", "the one above X": the question asks for a neighbouring row in the table's order.
+_AFTER = re.compile(r"\b(?:after|below|beneath|underneath|following|next to|behind)\b", re.I)
+_BEFORE = re.compile(r"\b(?:before|above|preceding|prior to|previous to|ahead of)\b", re.I)
+
+
+def read_neighbour(program: Program, typed: TypedTable, question: str) -> Program:
+    """"What circuit is listed below Autodromo di Pergusa?" written as the Circuit of the row "Circuit = Autodromo di
+    Pergusa" answers with the question's own words; the row below it was asked (WTQ's dev split, all 5 samples).
+
+    A program that reads the very column it fixes to a value the question states can only echo that value. When the
+    question places the answer after/below or before/above that value (one direction only), the neighbouring row's
+    value in that column is read instead; its filters must still select one row.
+    """
+    if program.fn != "value" or not program.column:
+        return program
+    after, before = bool(_AFTER.search(question)), bool(_BEFORE.search(question))
+    if after == before:
+        return program
+    echoed = [f for f in program.filters
+              if f.op == "=" and f.column == program.column and value_grounded(f.value, question)]
+    if not echoed:
+        return program
+    return program.model_copy(update={"fn": "next_row" if after else "previous_row"})
 
 
 # "relative to the participants", "per game", "as a share of the votes cast": the measure over another column.
