@@ -489,7 +489,10 @@ class Assistant:
             # use of healthcare, which one cited result sentence linked to exercise.
             read = ([f"{t}\n{getattr(ledger.get(i), 'source', '')}" for i, t in conclusion.items()] if conclusion
                     else [titled.get(c, "") for c in answer.cited])
-            unsaid = _distinct_names([s for s in subjects or [] if content_words(s) and not mentions(s, read)])
+            # Only subjects the question itself names: the intent model's entities can be its own inventions or
+            # misspellings ("yam" for Nd:YAG, "faulty" for faculty, seen on PubMedQA), which no abstract mentions.
+            unsaid = _distinct_names([s for s in subjects or [] if content_words(s) and mentions(s, [question])
+                                      and not mentions(s, read)])
             if unsaid:
                 verdict = None
                 where = (f"The conclusion of the cited abstract [{', '.join(conclusion)}], which would decide it,"
@@ -520,7 +523,9 @@ class Assistant:
                                                        question=question)}]
         try:
             reading = reading_from(await self.deps.llm.first_token_logprobs(messages))
-        except LLMResponseError as exc:  # an endpoint without log-probabilities: the rule's verdict stands
+        except (LLMResponseError, LLMUnavailable) as exc:
+            # An endpoint without log-probabilities, or a server gone after the answer was written: the rule's
+            # verdict stands, and the answer already shown is kept.
             log.warning("no reading of the conclusion: %s", exc)
             return None
         if reading is None:

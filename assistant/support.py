@@ -169,8 +169,11 @@ def word_share(statement: str, text: str) -> float:
 
 
 def _root(word: str) -> str:
-    """The 5-letter stem after a plural "s" ("lungs" ~ "lung", which the plain stem keeps apart)."""
-    return (word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)[:STEM]
+    """The 5-letter stem after a plural "s" ("lungs" ~ "lung", which the plain stem keeps apart). A word ending
+    in "us", "is" or "ss" is singular ("fetus", "sepsis", "stress"): cut to "fetu", "fetus" would not match the
+    "fetuses" of the same abstract's title (seen: a PubMedQA verdict withheld for it)."""
+    plural = len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+    return (word[:-1] if plural else word)[:STEM]
 
 
 def _roots(words: set[str]) -> set[str]:

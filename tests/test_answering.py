@@ -352,6 +352,9 @@ def test_the_subject_check_fires_only_when_no_subject_word_is_in_the_evidence():
     assert unnamed_subjects(["glaucoma", "risk"], facts) == []
     assert mentions("lung cancer", ["Smoking causes direct damage to the lungs."])  # lenient: one word suffices
     assert mentions("Parkinson's disease", ["Amantadine palliates Parkinson disease"])
+    # a singular in -us/-is is not a plural: "fetus" is named by "fetuses", "virus" by "viruses"
+    assert mentions("fetus", ["Outcomes for fetuses with anomalies."]) and mentions("viruses", ["A virus spread."])
+    assert mentions("lungs", ["The lung was scanned."]) and not mentions("fetus", ["The fetal heart rate."])
     assert unnamed_subjects([], facts) == [] and unnamed_subjects(["it"], facts) == []
 
 

@@ -371,6 +371,22 @@ async def test_a_conclusion_that_does_not_mention_a_subject_gives_no_verdict(tmp
                                   "it, does not mention “hip pain”, so it cannot say yes or no.")
 
 
+async def test_a_subject_the_question_does_not_name_does_not_withhold_the_verdict(tmp_settings, fake_llm_server,
+                                                                                   patched_tools):
+    """Seen on PubMedQA: the intent model's entity "faulty" (for "faculty") withheld the verdict, since no
+    conclusion mentions it. Only subjects the question names must be in the conclusion."""
+    question = "Does vitamin D supplementation reduce fracture risk?"
+    router = Router(intents=[frame(entities=["vitamin D", "faulty"], rewrite=question)],
+                    answers=[said(("Vitamin D supplementation did not reduce fracture risk.", ["S2"]),
+                                  verdict="yes")])
+    with fake_llm_server(router) as srv:
+        deps = ConclusionDeps(tmp_settings, {"pubmed:vitamin": ["Fractures were counted for five years.",
+                                                                "Supplementation did not lower fractures."]},
+                              llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"))
+        result = await Assistant(deps, Session("c1")).run_turn(question, Recorder())
+    assert result.verdict == "no" and result.status == "verified"
+
+
 async def test_a_question_about_sameness_reads_the_conclusion_the_other_way_round(tmp_settings, fake_llm_server,
                                                                                    patched_tools):
     # "did not differ" negates, but the question asks whether the two are alike: it answers yes.
