@@ -144,7 +144,8 @@ class Assistant:
                             guard_fired=outcome.guard_fired, verdict=outcome.verdict, abstained=outcome.abstained,
                             model_verdict=outcome.model_verdict, required_answer=outcome.required_answer,
                             pool=outcome.pool, verdict_cited=list(outcome.verdict_cited),
-                            unnamed_subjects=list(outcome.unnamed_subjects), rule_verdict=outcome.rule_verdict,
+                            unnamed_subjects=list(outcome.unnamed_subjects),
+                            rule_verdict=outcome.decided.rule_verdict if outcome.decided else outcome.verdict,
                             reading=outcome.reading)
         # SQLite writes are blocking: keep them off the event loop.
         await asyncio.to_thread(self._store, turn_id, answer=answer, status=status, frame_dict=frame_dict,
@@ -508,7 +509,7 @@ class Assistant:
                              guard_fired=guard_fired, verdict=verdict, abstained=answer.does_not_answer,
                              model_verdict=answer.verdict, verdict_line=verdict_line,
                              verdict_cited=decided.cited if decided else (), unnamed_subjects=unnamed,
-                             decided=decided, rule_verdict=verdict)
+                             decided=decided)
 
     async def _read_conclusion(self, outcome: AnswerOutcome, ledger: EvidenceLedger, question: str) -> dict | None:
         """Ask the model the question over the conclusion the rule said "yes" from, and turn the verdict to "no"
@@ -586,7 +587,7 @@ class Assistant:
 
         def about(doc_id: str) -> tuple[float, int, int]:
             read = titles.get(doc_id, "") + "\n" + " ".join(h.text for h in closings[doc_id])
-            return question_coverage(question, [read]) if question else 0.0, docs[doc_id], -order.index(doc_id)
+            return question_coverage(question, [read]), docs[doc_id], -order.index(doc_id)
 
         hits = closings[max(docs, key=about)]
         return {ev.id: ev.text for ev in (ledger.add_kb_sentence(h, chunk=h.chunk, role="conclusion") for h in hits)}

@@ -144,7 +144,6 @@ class AnswerOutcome:
     required_answer: bool = False  # "does not answer" was not offered (the evidence is plainly on topic)
     unnamed_subjects: list[str] = field(default_factory=list)  # see TurnResult
     decided: CodeVerdict | None = None  # what the code verdict was read from, when code decided it
-    rule_verdict: str | None = None  # the rule's verdict before the model's reading of the conclusion
     reading: dict[str, float] | None = None  # that reading's log-probabilities, when it was asked
 
 

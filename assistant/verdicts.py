@@ -150,6 +150,11 @@ class CodeVerdict:
     reading: Reading | None = None  # set when the model's reading turned the rule's "yes" into "no"
 
     @property
+    def rule_verdict(self) -> str:
+        """The negation rule's verdict, before the model's reading could turn it."""
+        return "yes" if self.reading is not None else self.verdict
+
+    @property
     def wants_reading(self) -> bool:
         """Could the model's reading change this verdict? Only a "yes" the rule read from a conclusion."""
         return self.verdict == "yes" and bool(self.conclusion_ids) and not self.asks_sameness

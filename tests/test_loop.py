@@ -448,7 +448,6 @@ async def test_a_rule_no_a_sameness_question_or_a_server_without_logprobs_asks_n
         router = Router(intents=[frame(entities=["vitamin D"], rewrite=q)],
                         answers=[said(("Vitamin D was studied in older adults.", ["S1"]), verdict="yes")])
         if reading_reply is not None:
-            router.readings = []
             plain_call = router.__call__
             router = (lambda req, _r=reading_reply, _c=plain_call: _r if req.get("logprobs") else _c(req))
         with fake_llm_server(router) as srv:

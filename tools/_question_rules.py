@@ -407,9 +407,8 @@ def read_neighbour(program: Program, typed: TypedTable, question: str) -> Progra
     after, before = bool(_AFTER.search(question)), bool(_BEFORE.search(question))
     if after == before:
         return program
-    echoed = [f for f in program.filters
-              if f.op == "=" and f.column == program.column and value_grounded(f.value, question)]
-    if not echoed:
+    if not any(f.op == "=" and f.column == program.column and value_grounded(f.value, question)
+               for f in program.filters):
         return program
     return program.model_copy(update={"fn": "next_row" if after else "previous_row"})
 
