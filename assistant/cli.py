@@ -1,7 +1,7 @@
 """The ``evidentia`` command line.
 
 Sub-command groups live beside the code they drive and attach themselves here:
-``model`` (assistant.model_cli), ``kb`` (kb.cli), ``eval`` (assistant.evals.cli), ``user``
+``model`` (assistant.model_cli), ``kb`` (assistant.kb_cli), ``eval`` (assistant.evals.cli), ``user``
 (assistant.user_cli); the chat
 commands (``ask``, ``chat``, ``run``) are in assistant.chat_cli.
 """
@@ -24,10 +24,10 @@ def main(verbose: bool) -> None:
 def _attach() -> None:
     from assistant.chat_cli import register as register_chat
     from assistant.evals.cli import eval_group
+    from assistant.kb_cli import kb_group
     from assistant.kbloom.cli import register as register_harvest
     from assistant.model_cli import model_group
     from assistant.user_cli import user_group
-    from kb.cli import kb_group
 
     main.add_command(model_group)
     main.add_command(kb_group)

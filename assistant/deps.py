@@ -45,7 +45,7 @@ class Deps:
 
     @cached_property
     def embedder(self):
-        from assistant.embeddings import Embedder
+        from kb.embeddings import Embedder
 
         import torch
 

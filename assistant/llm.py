@@ -34,6 +34,7 @@ import openai
 from pydantic import BaseModel, ValidationError
 
 from assistant.settings import Settings
+from kb.errors import LLMResponseError, LLMTimeout, LLMUnavailable
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
@@ -83,16 +84,6 @@ def unreachable_message(base_url: str) -> str:
             "OpenAI-compatible server.")
 
 
-class LLMUnavailable(RuntimeError):
-    """The LLM server cannot be reached or did not answer in time. The message is for users."""
-
-
-class LLMTimeout(LLMUnavailable):
-    """The server accepted the request but did not finish it in time (busy rather than gone)."""
-
-
-class LLMResponseError(RuntimeError):
-    """The server answered, but not with something usable (HTTP error, bad structured output)."""
 
 
 @dataclass

@@ -33,7 +33,7 @@ from assistant.answering import (ANSWER_MAX_TOKENS, DOES_NOT_ANSWER_TEXT, MAX_CL
 from assistant.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid, normalize_answer
 from assistant.deps import Deps
 from assistant.evidence import Evidence, EvidenceLedger, evidence_for_prompt
-from assistant.llm import LLMResponseError, LLMUnavailable, ToolCall, counting_generated_tokens
+from assistant.llm import ToolCall, counting_generated_tokens
 from assistant.planner import PlannedCall, plan
 from assistant.pool import RankedPool, build_pool, rank_pool
 from assistant.prompts import render
@@ -47,6 +47,7 @@ from assistant.tool_calls import (ANSWER_TOOL, answer_tool_schema, dump_output, 
                                   gather_all, tool_message_content)
 from assistant.turn import RETRY_HINT, AnswerOutcome, EndedSteps, Step, StepLLMUnavailable, TurnHooks, TurnResult, \
     failure_reason
+from kb.errors import LLMResponseError, LLMUnavailable
 from tools._registry import REGISTRY, ToolContext, load_all
 
 log = logging.getLogger(__name__)

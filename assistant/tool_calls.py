@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from assistant.llm import LLMUnavailable
+from kb.errors import LLMUnavailable
 from tools._registry import REGISTRY, ToolContext, ToolError
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from typing import Any
 
 from assistant.citations import CitationCheck
 from assistant.evidence import Evidence
-from assistant.llm import LLMUnavailable
+from kb.errors import LLMUnavailable
 from assistant.verdicts import CodeVerdict
 
 RETRY_HINT = "Your question is saved: retry it with the Retry button, or /retry in `evidentia chat`."

@@ -35,9 +35,9 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from kb._bm25 import BM25Index
+from kb._ot import DEFAULT_TEMPERATURE, token_roots
 from kb.ingest import Document, document_sentences, stable_id
-from tools._bm25 import BM25Index
-from tools._ot import DEFAULT_TEMPERATURE, token_roots
 
 # Tokens that carry no content (punctuation, special tokens) are not stored: they would only add
 # transport mass and cost to every OT problem.
@@ -83,7 +83,7 @@ class TextStore:
     @property
     def embedder(self):
         if self._embedder is None:
-            from assistant.embeddings import Embedder
+            from kb.embeddings import Embedder
 
             self._embedder = Embedder(self.embedding_model)
         return self._embedder

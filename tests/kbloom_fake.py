@@ -56,7 +56,7 @@ class ScriptedLM:
     # -- the LLMClient surface the harvest uses --------------------------------------------------
     async def prompt_logprobs(self, prompts: list[str], *, top_k: int = 0) -> list[TokenLogprobs]:
         if self.fail_after_scoring_calls is not None and self._score_calls >= self.fail_after_scoring_calls:
-            from assistant.llm import LLMUnavailable
+            from kb.errors import LLMUnavailable
 
             raise LLMUnavailable("scripted interruption")
         self._score_calls += 1

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from tools._bm25 import B, K1, BM25Index, Vocabulary, idf, simple_terms
+from kb._bm25 import B, K1, BM25Index, Vocabulary, idf, simple_terms
 
 
 def _index(docs):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assistant.embeddings import Embedder, PackedEncoder, cpu_has_bf16
+from kb.embeddings import Embedder, PackedEncoder, cpu_has_bf16
 
 
 @pytest.fixture(scope="module")

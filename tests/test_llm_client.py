@@ -8,9 +8,9 @@ import socket
 import pytest
 from pydantic import BaseModel, Field
 
-from assistant.llm import (ONE_LINE_JSON, WHITESPACE_RUNS, LLMClient, LLMResponseError, LLMUnavailable,
-                           close_json_after_value)
+from assistant.llm import ONE_LINE_JSON, WHITESPACE_RUNS, LLMClient, close_json_after_value
 from assistant.settings import Settings
+from kb.errors import LLMResponseError, LLMUnavailable
 from tests.fake_openai import Reply, tool_reply
 
 LOOKUP_TOOL = {"type": "function", "function": {

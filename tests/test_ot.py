@@ -8,7 +8,7 @@ import numpy as np
 import ot
 import pytest
 
-from tools import _ot
+from kb import _ot
 
 
 def _bag(rng, n_texts, d=16, lo=1, hi=6, scale=3.0):

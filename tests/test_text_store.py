@@ -10,7 +10,7 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from assistant.embeddings import Embedder  # noqa: E402
+from kb.embeddings import Embedder  # noqa: E402
 from kb.ingest import Document, parse_file  # noqa: E402
 from kb.text_store import TextStore  # noqa: E402
 from tools.text_search import rank_kb  # noqa: E402
@@ -136,7 +136,7 @@ def test_stored_roots_back_fill_and_rank_like_query_time_distributions(tmp_path,
     import json
     import shutil
 
-    from tools._ot import otjsd_top_k, TokenBag
+    from kb._ot import otjsd_top_k, TokenBag
     from tools.text_search import candidate_bag, ot_scales
 
     copy = tmp_path / "old"
@@ -170,7 +170,7 @@ def test_adding_documents_extends_the_roots(tmp_path, embedder):
     s.add_documents([Document(doc_id="b", text=FACTS[1], title="b", source="b", license="CC0")], show_progress=False)
     s._load()
     assert s.tok_root.shape == s.tok_z.shape
-    from tools._ot import DEFAULT_TEMPERATURE, token_roots
+    from kb._ot import DEFAULT_TEMPERATURE, token_roots
     expected = token_roots(np.asarray(s.tok_z, np.float32), DEFAULT_TEMPERATURE).astype(np.float16)
     np.testing.assert_array_equal(np.asarray(s.tok_root), expected)
 

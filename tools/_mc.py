@@ -140,10 +140,10 @@ async def choose_option(llm, question: str, options: dict[str, str], evidence: l
     ------
     ValueError
         With no options.
-    assistant.llm.LLMUnavailable
+    kb.errors.LLMUnavailable
         When the server cannot be reached (a structured-output failure falls back to the support score).
     """
-    from assistant.llm import LLMResponseError
+    from kb.errors import LLMResponseError
 
     if not options:
         raise ValueError("choose_option needs at least one option")

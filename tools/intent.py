@@ -26,7 +26,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assistant.llm import LLMResponseError
+from kb.errors import LLMResponseError
 from assistant.prompts import render
 from tools._registry import ToolContext, tool
 

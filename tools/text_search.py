@@ -19,9 +19,9 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from kb._bm25 import BM25Index, Vocabulary, simple_terms
+from kb._ot import DEFAULT_TEMPERATURE, TokenBag, otjsd_scores, otjsd_top_k, wmd_scores
 from kb.ingest import split_sentences
-from tools._bm25 import BM25Index, Vocabulary, simple_terms
-from tools._ot import DEFAULT_TEMPERATURE, TokenBag, otjsd_scores, otjsd_top_k, wmd_scores
 from tools._registry import ToolContext, ToolError, tool
 
 Method = Literal["fused", "otjsd", "bm25", "cosine", "wmd"]
@@ -86,7 +86,7 @@ def _rank_desc(values: np.ndarray) -> np.ndarray:
 
 
 # Token distributions: P = softmax(OT_TEMPERATURE * z / |z|); the measurements behind the value are at
-# tools._ot.DEFAULT_TEMPERATURE, which the store's precomputed roots use.
+# kb._ot.DEFAULT_TEMPERATURE, which the store's precomputed roots use.
 OT_TEMPERATURE = DEFAULT_TEMPERATURE
 FUSION_WEIGHTS = {"cosine": 3.0, "otjsd": 2.0, "bm25": 0.25}
 OTScaling = Literal["unit", "bm25"]

@@ -175,7 +175,7 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
                 rates: bool, settings=None, docs_dir: Path | None = None, concurrency: int = 1) -> Path:
     from assistant.deps import Deps
     from assistant.evals.report import ResultsLog, bounded_map, fallback_scores, label_baselines, mcnemar, write_eval
-    from assistant.llm import LLMTimeout
+    from kb.errors import LLMTimeout
     from assistant.settings import Settings
 
     settings = settings or Settings()

@@ -346,7 +346,7 @@ def register(group) -> None:
     @click.option("--seed", default=0, show_default=True)
     def cmd(relations: str, limit: int, prompts_kept: int, candidates_per_tuple: float, seed: int) -> None:
         """K-Bloom harvest on BertNet's ConceptNet relations: CN-100K-confirmed precision (a lower bound)."""
-        from assistant.llm import LLMResponseError, LLMUnavailable
+        from kb.errors import LLMResponseError, LLMUnavailable
 
         chosen = [r.strip() for r in relations.split(",") if r.strip()] or None
         try:

@@ -111,7 +111,7 @@ async def _ask(deps, item: dict) -> dict:
 def run(limit: int | None, settings=None, docs_dir: Path | None = None) -> Path:
     from assistant.deps import Deps
     from assistant.evals.report import ResultsLog, write_eval
-    from assistant.llm import LLMTimeout
+    from kb.errors import LLMTimeout
     from assistant.settings import Settings
 
     settings = settings or Settings()

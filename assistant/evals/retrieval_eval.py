@@ -170,7 +170,7 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
     from assistant.deps import Deps
     from assistant.evals.report import ResultsLog, bounded_map, fallback_scores, mcnemar
     from assistant.evidence import EvidenceLedger
-    from assistant.llm import LLMTimeout, LLMUnavailable
+    from kb.errors import LLMTimeout, LLMUnavailable
     from assistant.session import Session
     from tools._registry import ToolContext, ToolError
     from tools.mc_answer import Input, mc_answer

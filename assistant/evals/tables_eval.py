@@ -246,7 +246,8 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
     sharing the server, so the single-claim latency belongs in the benchmark (tests/bench/bench_tables.py).
     """
     from assistant.evals.report import ResultsLog, bounded_map, label_baselines, mcnemar, paired_notes, write_eval
-    from assistant.llm import LLMClient, LLMResponseError, LLMTimeout
+    from assistant.llm import LLMClient
+    from kb.errors import LLMResponseError, LLMTimeout
     from tools.verify_claim import PROGRAM_VARIANTS, check_claim
 
     if settings.eval_data_dir is None or not Path(settings.eval_data_dir).exists():
@@ -261,7 +262,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
     llm = llm or LLMClient(settings)
     # The program variants' CCoE fallback filters columns like "full" does.
     if embedder is None and not report_only and any(v in ("full", "no-ccoe") + PROGRAM_VARIANTS for v in variants):
-        from assistant.embeddings import Embedder
+        from kb.embeddings import Embedder
 
         embedder = Embedder(settings.embedding_model)
     suffix = ("" if filter_method == "cosine" else f"-{filter_method}") + ("" if split == "test" else f"-{split}")
@@ -512,7 +513,8 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
     ``split="dev"`` draws the subset from ``training.tsv`` instead (the tuning split, reported apart).
     """
     from assistant.evals.report import ResultsLog, bounded_map, label_baselines, mcnemar, paired_notes, write_eval
-    from assistant.llm import LLMClient, LLMResponseError, LLMTimeout
+    from assistant.llm import LLMClient
+    from kb.errors import LLMResponseError, LLMTimeout
     from tools.table_qa import answer_question
 
     wtq_dir = wtq_dir or (Path(settings.kb_mirror_dir) / "wikitablequestions" if settings.kb_mirror_dir else None)
@@ -670,7 +672,7 @@ def _wtq_command() -> click.Command:
     @click.option("--replay", is_flag=True,
                   help="Re-vote the logged programs under the current rules (no model call) and list what changed.")
     def command(limit, chosen, seed, report_only, split, concurrency, replay):
-        from assistant.llm import LLMUnavailable
+        from kb.errors import LLMUnavailable
         from assistant.settings import Settings
 
         if replay:
@@ -717,7 +719,7 @@ def _command(benchmark: str, description: str, variants: tuple[str, ...], defaul
                        "and list what changed.")
     def command(limit, chosen, seed, filter_method, report_only, concurrency, retry_errors, rerun_published, split,
                 replay):
-        from assistant.llm import LLMUnavailable
+        from kb.errors import LLMUnavailable
         from assistant.settings import Settings
 
         if replay:

@@ -68,7 +68,7 @@ def harvest_cmd(relation, prompts, seeds, from_bertnet, limit, prompts_kept, min
     """Harvest tuples of one relation from the served model into the KG store (resumes if interrupted)."""
     from assistant.deps import Deps
     from assistant.kbloom.harvest import CheckpointFile, HarvestError, harvest, harvest_settings, run_key, save
-    from assistant.llm import LLMResponseError, LLMUnavailable
+    from kb.errors import LLMResponseError, LLMUnavailable
     from assistant.settings import Settings
     from kb.kg_store import KGLoadError
 

@@ -1,6 +1,6 @@
 """Stage 3 of K-Bloom (methods.md §5): semantic and fluency scores, the final score and the threshold.
 
-- **Semantic score.** For each seed pair, the exact OT distance (``tools._ot.emd``, POT's ``ot.emd2``)
+- **Semantic score.** For each seed pair, the exact OT distance (``kb._ot.emd``, POT's ``ot.emd2``)
   between the initial prompt filled with the seed and filled with the candidate: contextual token
   embeddings of the packaged encoder, ground cost ``1 - cosine``, marginals the tokens' BM25 weights
   against all filled prompts of this harvest (so the template's words, present in every one, carry no
@@ -21,8 +21,8 @@ import math
 import numpy as np
 
 from assistant.kbloom.text import fill_spans
-from tools._bm25 import BM25Index, Vocabulary, simple_terms
-from tools._ot import cosine_cost, emd, normalise
+from kb._bm25 import BM25Index, Vocabulary, simple_terms
+from kb._ot import cosine_cost, emd, normalise
 
 
 def sigmoid(x: float) -> float:

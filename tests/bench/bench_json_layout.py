@@ -81,8 +81,9 @@ class Counter:
 async def claim_checks(counter: Counter, n: int) -> list[dict]:
     from bench_tables import eval_data_dir, load_pubhealthtab, select_items
 
-    from assistant.embeddings import Embedder
-    from assistant.llm import LLMClient, LLMResponseError
+    from assistant.llm import LLMClient
+    from kb.embeddings import Embedder
+    from kb.errors import LLMResponseError
     from tools.verify_claim import check_claim
 
     settings = Settings()

@@ -61,7 +61,7 @@ def main() -> None:
     if not parts <= {"timing", "scoring"}:
         ap.error("--parts takes timing and/or scoring")
     settings = Settings()
-    from assistant.embeddings import Embedder
+    from kb.embeddings import Embedder
     from kb.kg_store import KGStore
     from kb.linking import node_embeddings
     from tools.kg_paths import get_linker

@@ -97,7 +97,7 @@ class ReplicatingStore:
 
 
 def build_kb(path: Path, n_base: int, n_rows: int) -> dict:
-    from assistant.embeddings import Embedder
+    from kb.embeddings import Embedder
     from kb.ingest import Document
     from kb.text_store import TextStore
 
@@ -129,9 +129,9 @@ def build_kb(path: Path, n_base: int, n_rows: int) -> dict:
 
 
 def rerank_times(path: Path, queries: list[str]) -> dict:
-    from assistant.embeddings import Embedder
+    from kb._ot import TokenBag, otjsd_scores, otjsd_top_k
+    from kb.embeddings import Embedder
     from kb.text_store import TextStore
-    from tools._ot import TokenBag, otjsd_scores, otjsd_top_k
     from tools.text_search import candidate_bag, ot_scales
 
     store = TextStore(path, embedder=Embedder())
@@ -184,7 +184,7 @@ def rerank_times(path: Path, queries: list[str]) -> dict:
 
 def rss_probe(path: str, queries_json: str) -> None:
     """Run in a fresh process: open the KB, search at R=1000, print peak RSS in GB."""
-    from assistant.embeddings import Embedder
+    from kb.embeddings import Embedder
     from kb.text_store import TextStore
     from tools.text_search import rank_kb
 

@@ -32,10 +32,10 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from assistant.embeddings import Embedder  # noqa: E402
 from assistant.evals.report import write_bench  # noqa: E402
 from assistant.evals.tables_eval import load_pubhealthtab, load_scitab, select_items  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
+from kb.embeddings import Embedder  # noqa: E402
 from kb.tables import table_from_grid  # noqa: E402
 from tests.shared_data import eval_data_dir  # noqa: E402
 from tools.table_filter import filter_table  # noqa: E402
@@ -150,7 +150,7 @@ def main() -> None:
     torch.set_num_threads(other_threads)
     other_times, _, _ = bench_filter(embedder, items, "cosine")
     torch.set_num_threads(args.threads)
-    from assistant.embeddings import cpu_has_bf16
+    from kb.embeddings import cpu_has_bf16
 
     packed = embedder._packed_encoder() is not None if cpu_has_bf16() else False
     same_kept = kept_like_float32(embedder, items)

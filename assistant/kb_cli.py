@@ -1,0 +1,24 @@
+"""``evidentia kb ...``: build and inspect the knowledge base.
+
+The text commands are in assistant.kb_text_cli and the KG commands in assistant.kb_kg_cli. They live in
+``assistant`` because they read ``Settings``: kb/ stays below the app and imports nothing from it.
+"""
+
+from __future__ import annotations
+
+import click
+
+
+@click.group("kb")
+def kb_group() -> None:
+    """Build and inspect the knowledge base (text, tables, knowledge graphs)."""
+
+
+def _attach() -> None:
+    from assistant import kb_kg_cli, kb_text_cli
+
+    kb_text_cli.register(kb_group)
+    kb_kg_cli.register(kb_group)
+
+
+_attach()
