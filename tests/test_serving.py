@@ -38,7 +38,8 @@ def flag(cmd: list[str], name: str) -> str:
 
 # --- command and environment -------------------------------------------------------------------
 
-def test_cpu_command_uses_the_flags_that_work_on_cpu(settings):
+def test_cpu_command_uses_the_flags_that_work_on_cpu(settings, monkeypatch):
+    monkeypatch.setattr(serving, "cpu_has_bf16", lambda: True)
     cmd = build_command(settings, Path("/venv/bin/python"), cuda=False)
     assert cmd[:3] == ["/venv/bin/python", "-m", "vllm.entrypoints.openai.api_server"]
     assert flag(cmd, "--model") == str(settings.default_model_dir)
@@ -402,7 +403,8 @@ def test_free_json_layout_passes_no_structured_outputs_config(settings):
 
 
 @pytest.mark.parametrize("fmt", ["w8a8", "w4a16"])
-def test_an_installed_quantized_format_is_served_from_its_folder(settings, fmt):
+def test_an_installed_quantized_format_is_served_from_its_folder(settings, fmt, monkeypatch):
+    monkeypatch.setattr(serving, "cpu_has_bf16", lambda: False)  # quantized kernels keep bf16 activations anyway
     folder = quantized_folder(settings, fmt)
     cmd = build_command(settings.model_copy(update={"model_format": fmt}), Path("py"), cuda=False)
     assert flag(cmd, "--model") == str(folder) != str(settings.default_model_dir)
@@ -534,6 +536,91 @@ def test_ensure_server_starts_bf16_when_the_default_copy_fails(tmp_path, monkeyp
     monkeypatch.setattr("assistant.provision.install_default_model", lambda *a, **k: None)
     monkeypatch.setattr("assistant.quantize.install_quantized_model", failing_quantizer)
     monkeypatch.setattr(serving, "ensure_vllm_env", lambda *a, **k: Path("py"))
+    started: list[Settings] = []
+
+    class Started(Exception):
+        pass
+
+    def fake_local_server(settings, **kw):
+        started.append(settings)
+        raise Started
+
+    monkeypatch.setattr(serving, "LocalServer", fake_local_server)
+    with pytest.raises(Started):
+        ensure_server(default_settings(tmp_path), echo=lambda m: None)
+    assert [s.model_format for s in started] == ["bf16"]
+
+
+# --- fitting the served format to the CPU -------------------------------------------------------
+
+def test_unquantized_weights_run_in_float32_on_a_cpu_without_native_bf16(settings, monkeypatch):
+    monkeypatch.setattr(serving, "cpu_has_bf16", lambda: False)
+    assert flag(build_command(settings, Path("py"), cuda=False), "--dtype") == "float32"
+    assert flag(build_command(settings, Path("py"), cuda=True), "--dtype") == "bfloat16"
+    hub = default_settings(settings.data_dir, hf_model_id="Qwen/Qwen2.5-7B-Instruct")  # default format: w4a16
+    assert flag(build_command(hub, Path("py"), cuda=False), "--dtype") == "float32"
+    monkeypatch.setattr(serving, "cpu_has_bf16", lambda: True)
+    assert flag(build_command(settings, Path("py"), cuda=False), "--dtype") == "bfloat16"
+
+
+def fake_vllm_python(tmp_path: Path, answer: str, exit_code: int = 0) -> tuple[Path, Path]:
+    """A stand-in for the vLLM venv's python that prints the kernel probe's answer and counts its calls."""
+    calls = tmp_path / "calls"
+    python = tmp_path / "venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(f"#!/bin/sh\necho x >> {calls}\necho '{answer}'\nexit {exit_code}\n")
+    python.chmod(0o755)
+    return python, calls
+
+
+def test_the_kernel_probe_runs_once_per_cpu(tmp_path, monkeypatch):
+    python, calls = fake_vllm_python(tmp_path, '{"cpu_gemm_wna16": false}')
+    assert serving.cpu_kernels(python, ["cpu_gemm_wna16"]) == {"cpu_gemm_wna16": False}
+    assert serving.cpu_kernels(python, ["cpu_gemm_wna16"]) == {"cpu_gemm_wna16": False}
+    assert calls.read_text().count("x") == 1  # the second answer came from the venv's cache
+    monkeypatch.setattr(serving, "cpu_signature", lambda: "another-cpu")
+    serving.cpu_kernels(python, ["cpu_gemm_wna16"])
+    assert calls.read_text().count("x") == 2  # another CPU may load another build: asked again
+
+
+def test_a_failed_probe_knows_nothing_and_caches_nothing(tmp_path):
+    python, calls = fake_vllm_python(tmp_path, "Traceback: no module named vllm", exit_code=1)
+    assert serving.cpu_kernels(python, ["cpu_gemm_wna16"]) is None
+    assert not (python.parent.parent / serving.KERNELS_FILE).exists()
+
+
+def test_a_default_w4a16_without_its_cpu_kernel_serves_bf16_with_a_warning(tmp_path):
+    python, _ = fake_vllm_python(tmp_path, '{"cpu_gemm_wna16": false}')
+    s = default_settings(tmp_path)
+    said: list[str] = []
+    got = serving.fit_format_to_cpu(s, python, echo=said.append)
+    assert got.model_format == "bf16" and s.model_format == "w4a16"
+    assert len(said) == 1 and "bf16" in said[0] and "cpu_gemm_wna16" in said[0]
+
+
+def test_a_chosen_w4a16_without_its_cpu_kernel_is_a_clear_error(tmp_path):
+    python, _ = fake_vllm_python(tmp_path, '{"cpu_gemm_wna16": false}')
+    with pytest.raises(ServingError, match="MODEL_FORMAT=w4a16 cannot be served.*EVIDENTIA_MODEL_FORMAT=bf16"):
+        serving.fit_format_to_cpu(default_settings(tmp_path, model_format="w4a16"), python, echo=no_install)
+
+
+def test_w4a16_with_its_kernel_or_an_unknown_probe_is_kept(tmp_path):
+    python, _ = fake_vllm_python(tmp_path / "a", '{"cpu_gemm_wna16": true}')
+    s = default_settings(tmp_path)
+    assert serving.fit_format_to_cpu(s, python, echo=no_install) is s
+    broken, _ = fake_vllm_python(tmp_path / "b", "", exit_code=1)
+    assert serving.fit_format_to_cpu(s, broken, echo=no_install) is s
+    bf16 = default_settings(tmp_path, model_format="bf16")
+    assert serving.fit_format_to_cpu(bf16, Path("/nonexistent/python"), echo=no_install) is bf16  # nothing to probe
+
+
+def test_ensure_server_fits_the_format_to_the_cpu_before_starting(tmp_path, monkeypatch):
+    monkeypatch.setattr("assistant.provision.install_default_model", lambda *a, **k: None)
+    monkeypatch.setattr(serving, "resolve_model_format", lambda s, **k: s)
+    monkeypatch.setattr(serving, "has_cuda", lambda: False)
+    monkeypatch.setattr(serving, "model_source", lambda s: "folder")
+    python, _ = fake_vllm_python(tmp_path, '{"cpu_gemm_wna16": false}')
+    monkeypatch.setattr(serving, "ensure_vllm_env", lambda *a, **k: python)
     started: list[Settings] = []
 
     class Started(Exception):
