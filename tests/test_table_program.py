@@ -859,6 +859,34 @@ def test_a_follow_up_names_the_referenced_rows_text_cells():
     assert "('it' is AWARD-1, LEAD-3" in resolve_follow_up("What were their sizes?", trials, session)
 
 
+@pytest.mark.parametrize("question, points_back", [
+    ("How many patients were enrolled there?", True),
+    ("And what was the dropout rate there?", True),
+    ("There, how many dropped out?", True),
+    ("How many sites are there?", False),
+    ("Are there sites with more than 500 patients?", False),
+    ("Is there a site in Norway?", False),
+    ("Were there dropouts in Lyon?", False),
+    ("There are six sites; which is oldest?", False),
+    ("There's one in Poland, right?", False),
+])
+def test_a_follow_ups_there_points_to_the_answers_row_unless_it_states_existence(question, points_back):
+    """Found as a new user: "How many patients were enrolled there?" after Porto summed all six sites."""
+    from tools.table_qa import TableAnswer, resolve_follow_up
+
+    sites = Table(name="sites", title="sites", columns=["Site", "Country", "Patients enrolled"], rows=[
+        ["Leeds", "UK", "1,204"], ["Porto", "Portugal", "388"]])
+    session = Session("c")
+    session.last_table_answer = TableAnswer(table="sites", question="Which site had the most dropouts?",
+                                            answer="Porto", rows=[2], row_names=["Porto"])
+    resolved = resolve_follow_up(question, sites, session)
+    if points_back:
+        assert resolved == f"{question} ('there' is Porto (Country: Portugal), the answer to: Which site had the " \
+                           "most dropouts?)"
+    else:
+        assert resolved == question
+
+
 def test_a_month_name_selects_the_rows_of_iso_dates_in_that_month():
     """Found as a new user: "Month = 'March'" over "2024-03" cells matched no row, and 'February' named no row."""
     from tools._cell_compare import iso_month_match

@@ -284,6 +284,11 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
 MAX_DETAILS = 3  # text cells of the referenced row named beside it
 MAX_DETAIL_CHARS = 40
 _POINTS_BACK = re.compile(r"\b(it|its|it's|that one|this one|that row|the same one)\b", re.I)
+# "there" points back to a place ("How many patients were enrolled there?" after "Which site had the most
+# dropouts?": found as a new user, every program summed all six sites), unless it states existence ("Are there
+# sites …?", "How many sites are there?", "Is there one with …?").
+_THERE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?<!\bbeen )\bthere\b"
+                    r"(?!\s+(?:is|are|was|were|be|been|has|have|had)\b|'s\b)", re.I)
 # "they / their / them" point back to an answer of several rows; after one row they are the question's own
 # plural ("How many phase III trials met their primary endpoint?" after EPS-5: found as a new user, the note
 # named EPS-5's drug and every program counted Warfarin's phase III trials).
@@ -291,16 +296,19 @@ _POINTS_BACK_TO_SEVERAL = re.compile(r"\b(they|their|them|those|these)\b", re.I)
 
 
 def resolve_follow_up(question: str, table: Table, session) -> str:
-    """Name the row a follow-up's "it" points to: the previous table answer's row, on the same table."""
+    """Name the row a follow-up's "it" (or "there") points to: the previous table answer's row, on the same table."""
     last = getattr(session, "last_table_answer", None)
     if last is None or last.table != table.name or not last.row_names:
         return question
-    if not (_POINTS_BACK.search(question) or (len(last.row_names) > 1 and _POINTS_BACK_TO_SEVERAL.search(question))):
+    there = _THERE.search(question)
+    if not (_POINTS_BACK.search(question) or there
+            or (len(last.row_names) > 1 and _POINTS_BACK_TO_SEVERAL.search(question))):
         return question
     names = ", ".join(n for n in last.row_names[:3] if n)
     if not names:
         return question
-    return f"{question} ('it' is {names}{_row_details(table, last.rows)}, the answer to: {last.question})"
+    word = "there" if there and not _POINTS_BACK.search(question) else "it"
+    return f"{question} ('{word}' is {names}{_row_details(table, last.rows)}, the answer to: {last.question})"
 
 
 def follow_up_scope(question: str, table: Table, session) -> tuple[int, ...]:
