@@ -94,11 +94,18 @@ def serve_cmd(no_install: bool) -> None:
 def status_cmd(as_json: bool) -> None:
     """What is installed, where, and whether the server answers."""
     from assistant.provision import is_installed, read_model_info
-    from assistant.serving import VENV_MARKER, installed_formats, resolve_model_format, served_models, venv_python
+    from assistant.serving import (VENV_MARKER, ServingError, fit_format_to_cpu, has_cuda, installed_formats,
+                                   resolve_model_format, served_models, venv_python)
 
     s = _settings()
+    problem = ""
     if is_installed(s.default_model_dir):  # what `serve --no-install` would load: bf16 if the default copy is missing
         s = resolve_model_format(s, install=False, echo=lambda _: None)
+        if venv_python(s.vllm_venv_dir).exists() and not has_cuda():  # and bf16 where this CPU has no 4-bit kernel
+            try:
+                s = fit_format_to_cpu(s, venv_python(s.vllm_venv_dir), echo=lambda _: None, probe=False)
+            except ServingError as exc:
+                problem = str(exc)
     model_dir = s.default_model_dir
     info = read_model_info(model_dir) or {}
     venv_marker = s.vllm_venv_dir / VENV_MARKER
@@ -121,6 +128,8 @@ def status_cmd(as_json: bool) -> None:
         "served_models": models or [],
         "log": str(s.logs_dir / "vllm.log"),
     }
+    if problem:
+        status["model_format_problem"] = problem
     if as_json:
         click.echo(json.dumps(status, indent=2))
         return

@@ -131,11 +131,12 @@ def cpu_signature() -> str:
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
 
 
-def cpu_kernels(python: Path, names: list[str]) -> dict[str, bool] | None:
+def cpu_kernels(python: Path, names: list[str], *, probe: bool = True) -> dict[str, bool] | None:
     """Which of ``names`` (ops in ``torch.ops._C``) the vLLM in ``python``'s environment offers on this CPU.
 
     The probe imports vLLM (about 10 s on 2 cores), so its answer is kept beside the environment per CPU.
-    None when the probe itself fails: then nothing is known and the caller keeps its choice.
+    None when the probe itself fails, or when ``probe`` is off and no answer is kept: then nothing is known and
+    the caller keeps its choice.
     """
     cache = python.parent.parent / KERNELS_FILE
     key = cpu_signature()
@@ -145,6 +146,8 @@ def cpu_kernels(python: Path, names: list[str]) -> dict[str, bool] | None:
         known = {}
     if known.get("cpu") == key and all(n in known.get("kernels", {}) for n in names):
         return {n: bool(known["kernels"][n]) for n in names}
+    if not probe:
+        return None
     try:
         out = subprocess.run([str(python), "-c", _KERNEL_PROBE, *names], capture_output=True, text=True,
                              timeout=300)
@@ -161,13 +164,15 @@ def cpu_kernels(python: Path, names: list[str]) -> dict[str, bool] | None:
     return {n: bool(found.get(n)) for n in names}
 
 
-def fit_format_to_cpu(settings: Settings, python: Path, *, echo: Callable[[str], None] | None = None) -> Settings:
+def fit_format_to_cpu(settings: Settings, python: Path, *, echo: Callable[[str], None] | None = None,
+                      probe: bool = True) -> Settings:
     """The settings to serve with on this CPU: a quantized format whose kernel vLLM's build for this CPU lacks
-    is replaced by bf16 when it was the default, and is a clear error when it was chosen."""
+    is replaced by bf16 when it was the default, and is a clear error when it was chosen. ``probe`` off: only
+    an answer already kept counts (``evidentia model status`` starts no vLLM)."""
     kernel = CPU_KERNELS.get(settings.model_format)
     if settings.hf_model_id or kernel is None:
         return settings
-    have = cpu_kernels(python, [kernel])
+    have = cpu_kernels(python, [kernel], probe=probe)
     if have is None or have.get(kernel, True):
         return settings
     fmt = settings.model_format

@@ -85,3 +85,31 @@ def test_status_names_the_format_and_the_installed_quantized_folders(tmp_path, m
     quantized_folder(s, "w8a8")
     status = json.loads(CliRunner().invoke(model_group, ["status", "--json"]).output)
     assert status["installed_formats"] == ["bf16", "w8a8"] and status["model_installed"] is True
+
+
+def test_status_names_bf16_where_the_probe_found_no_4bit_kernel_for_this_cpu(tmp_path, monkeypatch):
+    import assistant.serving as serving
+    from assistant.settings import Settings
+    from tests.test_serving import fake_vllm_python, quantized_folder
+
+    monkeypatch.setenv("EVIDENTIA_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("EVIDENTIA_VLLM_PORT", "9")
+    monkeypatch.delenv("EVIDENTIA_MODEL_FORMAT", raising=False)
+    monkeypatch.delenv("EVIDENTIA_LLM_BASE_URL", raising=False)
+    monkeypatch.setattr(serving, "has_cuda", lambda: False)
+    s = Settings(_env_file=None)
+    quantized_folder(s, "bf16")
+    quantized_folder(s, "w4a16")
+    python, calls = fake_vllm_python(tmp_path / "probe", '{"cpu_gemm_wna16": false}')
+    s.vllm_venv_dir.mkdir(parents=True)
+    (s.vllm_venv_dir / "bin").symlink_to(python.parent)
+
+    def status() -> dict:
+        return json.loads(CliRunner().invoke(model_group, ["status", "--json"]).output)
+
+    assert status()["model_format"] == "w4a16" and not calls.exists()  # status starts no probe: nothing known yet
+    serving.cpu_kernels(serving.venv_python(s.vllm_venv_dir), ["cpu_gemm_wna16"])  # what `model serve` does
+    assert status()["model_format"] == "bf16"
+    monkeypatch.setenv("EVIDENTIA_MODEL_FORMAT", "w4a16")
+    chosen = status()
+    assert chosen["model_format"] == "w4a16" and "cannot be served on this machine" in chosen["model_format_problem"]
