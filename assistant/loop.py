@@ -39,8 +39,8 @@ from assistant.pool import RankedPool, build_pool, rank_pool
 from assistant.prompts import render
 from assistant.session import Session
 from assistant.small_talk import is_small_talk
-from assistant.support import asks_for_quantity, content_words, gives_quantity, mentions, off_subject, repeats, \
-    states_quantity, unnamed_subjects
+from assistant.support import asks_for_quantity, content_words, gives_quantity, mentions, off_subject, \
+    relation_object, repeats, states_quantity, unnamed_subjects
 from assistant.verdicts import (CONCLUSION_SENTENCES, has_conclusion, must_answer, question_coverage,
                                reading_from, verdict_from_evidence)
 from assistant.tool_calls import (ANSWER_TOOL, answer_tool_schema, dump_output, execute_tool, fit_arguments,
@@ -396,7 +396,7 @@ class Assistant:
         outcome = await asyncio.to_thread(self._finish_grounded, answer, support, ctx.evidence, texts,
                                           sources=sources, focus=_follow_up_focus(frame, message),
                                           code_verdict=code_verdict, subjects=subjects or [], quantity=quantity,
-                                          question=frame.rewrite or message or "")
+                                          question=frame.rewrite or message or "", relation=frame.relation or "")
         outcome.reading = await self._read_conclusion(outcome, ctx.evidence, frame.rewrite or message or "")
         outcome.required_answer = required
         outcome.first_ok, outcome.support_flagged, outcome.regenerated = first_ok, flagged, regenerated
@@ -412,7 +412,8 @@ class Assistant:
                          ledger: EvidenceLedger, texts: dict[str, str], *,
                          code_verdict: bool = False, subjects: list[str] | None = None,
                          quantity: str | None = None, question: str = "",
-                         sources: dict[str, str] | None = None, focus: list[str] | None = None) -> AnswerOutcome:
+                         sources: dict[str, str] | None = None, focus: list[str] | None = None,
+                         relation: str = "") -> AnswerOutcome:
         if answer is None:
             text = f"{NO_EVIDENCE_TEXT} (The model's answer could not be read twice; the evidence list shows what was found.)"
             return AnswerOutcome(text, "unverified")
@@ -493,7 +494,13 @@ class Assistant:
                     else [titled.get(c, "") for c in answer.cited])
             # Only subjects the question itself names: the intent model's entities can be its own inventions or
             # misspellings ("yam" for Nd:YAG, "faulty" for faculty, seen on PubMedQA), which no abstract mentions.
-            unsaid = _distinct_names([s for s in subjects or [] if content_words(s) and mentions(s, [question])
+            # The relation's object counts too when the intent left it out ("nausea" in "Does pramipexole cause
+            # nausea?", seen as a new user: "Yes" from facts about a receptor pramipexole binds).
+            asked = list(subjects or [])
+            obj = relation_object(question, relation)
+            if obj and not any(repeats(obj, s) or mentions(s, [obj]) for s in asked if content_words(s)):
+                asked.append(obj)
+            unsaid = _distinct_names([s for s in asked if content_words(s) and mentions(s, [question])
                                       and not mentions(s, read)])
             if unsaid:
                 verdict = None

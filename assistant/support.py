@@ -180,6 +180,32 @@ def _roots(words: set[str]) -> set[str]:
     return {_root(w) for w in words}
 
 
+def relation_object(question: str, relation: str) -> str:
+    """What the question asks its relation of: the words after the relation's last word in the question
+    ("Does pramipexole cause nausea?" with the relation "causes" -> "nausea"); "" when the question does not use
+    the relation's words or nothing with content follows them.
+
+    The intent model names the subject and the relation but may leave out the object (seen: entities
+    ["pramipexole"], relation "causes"), and a verdict read from evidence that never mentions the object ("Yes:
+    none of it negates the finding", from three facts about a receptor pramipexole binds) answers nothing.
+    """
+    rel = _roots(content_words(relation))
+    tokens = _WORD.findall(question or "")
+    last = max((i for i, t in enumerate(tokens) if any(_same_root(a, b) for a in _roots(content_words(t))
+                                                       for b in rel)), default=None)
+    if last is None:
+        return ""
+    rest = tokens[last + 1:]
+    while rest and not content_words(rest[0]):  # "the risk of lung cancer": the object starts at "lung"
+        rest = rest[1:]
+    return " ".join(rest)
+
+
+def _same_root(a: str, b: str) -> bool:
+    """One 5-letter root the start of the other ("play" and "playe" from "played"), four letters at least."""
+    return min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a))
+
+
 def unnamed_subjects(subjects: list[str], texts: list[str], shown: list[str] | None = None) -> list[str]:
     """``subjects`` when ``texts`` name none of them (the evidence is about something else), else [].
 

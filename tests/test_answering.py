@@ -423,3 +423,18 @@ def test_code_re_cites_only_to_an_item_that_holds_most_of_the_statement():
     flagged = StatementSupport("Regular exercise increases a body's strength.", ["S9"], Support(ok=False))
     assert carriers_of(flagged, texts) == ["S3"]
     assert carriers_of(flagged, {k: v for k, v in texts.items() if k != "S3"}) == []
+
+
+@pytest.mark.parametrize("question, relation, expected", [
+    ("Does pramipexole cause nausea?", "causes", "nausea"),
+    ("Does smoking increase the risk of lung cancer?", "increase the risk of", "lung cancer"),
+    ("Is aspirin used to prevent heart attacks?", "prevents", "heart attacks"),
+    ("Does pramipexole cause nausea?", "", ""),  # no relation named
+    ("What treats Parkinson's disease?", "treats", "Parkinson's disease"),
+    ("Is nausea a side effect?", "causes", ""),  # the relation's words are not in the question
+    ("Does it cause that?", "causes", ""),  # nothing with content after it
+])
+def test_the_relations_object_is_the_words_after_it(question, relation, expected):
+    from assistant.support import relation_object
+
+    assert relation_object(question, relation) == expected

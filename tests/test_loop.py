@@ -79,8 +79,8 @@ def patched_tools(monkeypatch):
     return REGISTRY
 
 
-def frame(task="question", entities=(), rewrite="", options=()):
-    return json.dumps({"task": task, "answer_type": [], "entities": list(entities), "relation": "", "time": "",
+def frame(task="question", entities=(), rewrite="", options=(), relation=""):
+    return json.dumps({"task": task, "answer_type": [], "entities": list(entities), "relation": relation, "time": "",
                        "location": "", "options": list(options), "rewrite": rewrite})
 
 
@@ -285,6 +285,28 @@ async def test_no_verdict_is_read_from_evidence_that_does_not_mention_a_subject(
     assert result.answer.endswith("**No verdict.** The evidence this answer cites does not mention “Boston Celtics”, "
                                   "so it cannot say yes or no.")
     assert "Verdict: Yes" not in result.answer
+
+
+@pytest.mark.parametrize("question, relation, verdict", [
+    ("Did Wang Zhizhi play basketball in Boston?", "played", None),  # the relation's object, not in the evidence
+    ("Did Wang Zhizhi play for Miami?", "plays for", "yes"),  # its object is: the verdict stands
+    ("Did Wang Zhizhi play basketball in Boston?", "", "yes"),  # no relation named: only the entities count
+])
+async def test_no_verdict_when_the_evidence_never_mentions_the_relations_object(tmp_settings, fake_llm_server,
+                                                                               patched_tools, question, relation,
+                                                                               verdict):
+    """Found as a new user: "Does pramipexole cause nausea?" (entities ["pramipexole"], relation "causes") got
+    "Verdict: Yes ... none of it negates the finding" from three facts about a receptor pramipexole binds."""
+    router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite=question, relation=relation)],
+                    answers=[said(("Wang Zhizhi later played for the Miami Heat.", ["S2"]), verdict="yes")])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn(question, Recorder())
+    assert result.verdict == verdict
+    if verdict is None:
+        assert result.status == "no_evidence"
+        assert result.answer.endswith("**No verdict.** The evidence this answer cites does not mention “basketball in "
+                                      "Boston”, so it cannot say yes or no.")
 
 
 async def test_a_negated_finding_in_the_cited_evidence_answers_no(tmp_settings, fake_llm_server, patched_tools):
