@@ -536,19 +536,24 @@ def test_ensure_server_starts_bf16_when_the_default_copy_fails(tmp_path, monkeyp
     monkeypatch.setattr("assistant.provision.install_default_model", lambda *a, **k: None)
     monkeypatch.setattr("assistant.quantize.install_quantized_model", failing_quantizer)
     monkeypatch.setattr(serving, "ensure_vllm_env", lambda *a, **k: Path("py"))
+    assert started_formats(monkeypatch, default_settings(tmp_path)) == ["bf16"]
+
+
+def started_formats(monkeypatch, settings: Settings) -> list[str]:
+    """The model format ``ensure_server`` would start the server with (the server itself is not started)."""
     started: list[Settings] = []
 
     class Started(Exception):
         pass
 
-    def fake_local_server(settings, **kw):
-        started.append(settings)
+    def fake_local_server(s, **kw):
+        started.append(s)
         raise Started
 
     monkeypatch.setattr(serving, "LocalServer", fake_local_server)
     with pytest.raises(Started):
-        ensure_server(default_settings(tmp_path), echo=lambda m: None)
-    assert [s.model_format for s in started] == ["bf16"]
+        ensure_server(settings, echo=lambda m: None)
+    return [s.model_format for s in started]
 
 
 # --- fitting the served format to the CPU -------------------------------------------------------
@@ -621,16 +626,4 @@ def test_ensure_server_fits_the_format_to_the_cpu_before_starting(tmp_path, monk
     monkeypatch.setattr(serving, "model_source", lambda s: "folder")
     python, _ = fake_vllm_python(tmp_path, '{"cpu_gemm_wna16": false}')
     monkeypatch.setattr(serving, "ensure_vllm_env", lambda *a, **k: python)
-    started: list[Settings] = []
-
-    class Started(Exception):
-        pass
-
-    def fake_local_server(settings, **kw):
-        started.append(settings)
-        raise Started
-
-    monkeypatch.setattr(serving, "LocalServer", fake_local_server)
-    with pytest.raises(Started):
-        ensure_server(default_settings(tmp_path), echo=lambda m: None)
-    assert [s.model_format for s in started] == ["bf16"]
+    assert started_formats(monkeypatch, default_settings(tmp_path)) == ["bf16"]
