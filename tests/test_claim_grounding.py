@@ -160,6 +160,118 @@ def test_a_name_with_several_rows_is_a_group_whose_maximum_stands():
     assert prog == Program.model_validate(program) and truth is True
 
 
+# -- "than any other": a superlative in comparative form (read_superlative, _read_than_the_others) ---------------
+TRIAL_SITES = Table(name="sites", title="sites", columns=["Site", "Country", "Patients enrolled", "Dropouts"], rows=[
+    ["Leeds", "UK", "1,204", "37"], ["Porto", "Portugal", "388", "52"], ["Utrecht", "Netherlands", "745", "18"],
+    ["Bergen", "Norway", "207", "9"]])
+
+
+@pytest.mark.parametrize("claim, expected", [
+    ("Porto had more dropouts than any other site.", "max"),
+    ("Bergen enrolled fewer patients than all the other sites.", "min"),
+    ("Leeds has a larger enrolment than each of the others.", "max"),
+    ("Porto had more dropouts than Leeds.", None),
+    ("Porto had more dropouts than any site in the UK.", None),
+])
+def test_than_any_other_reads_the_direction(claim, expected):
+    from tools._claim_grounding import than_any_other
+
+    assert than_any_other(claim) == expected
+
+
+def test_the_other_rows_maximum_checked_against_the_named_row_is_read_as_the_claim_means():
+    # Found as a new user: "rows where Site != Porto -> max of Dropouts; check: result > Porto's" refuted a true
+    # claim (the other sites' maximum, 37, is not above Porto's 52: that is the claim holding).
+    written = {"filters": [{"column": "site", "op": "!=", "value": "Porto"}], "fn": "max", "column": "dropouts",
+               "answer_column": "site", "check": {"op": ">", "against": "row", "value": "Porto"}}
+    assert execute(Program.model_validate(written), TypedTable.build(TRIAL_SITES)).truth is False
+    prog, truth = superlative("Porto had more dropouts than any other site.", TRIAL_SITES, **written)
+    assert (prog.fn, prog.filters, prog.check.value) == ("argmax", [], "Porto") and truth is True
+    leeds = {**written, "filters": [{"column": "site", "op": "!=", "value": "Leeds"}],
+             "check": {"op": ">", "against": "row", "value": "Leeds"}}
+    assert superlative("Leeds had more dropouts than any other site.", TRIAL_SITES, **leeds)[1] is False
+    bergen = {**written, "fn": "min", "column": "patients_enrolled",
+              "filters": [{"column": "site", "op": "!=", "value": "Bergen"}],
+              "check": {"op": "<", "against": "row", "value": "Bergen"}}
+    prog, truth = superlative("Bergen enrolled fewer patients than any other site.", TRIAL_SITES, **bergen)
+    assert prog.fn == "argmin" and truth is True
+
+
+def test_the_named_row_alone_in_a_than_any_other_claim_is_read_as_the_extreme():
+    # "rows where Site = Porto -> max of Dropouts; check > Leeds's": true, but for a weaker claim than the one made
+    written = {"filters": [{"column": "site", "op": "=", "value": "Utrecht"}], "fn": "max", "column": "dropouts",
+               "answer_column": "site", "check": {"op": ">", "against": "row", "value": "Bergen"}}
+    assert execute(Program.model_validate(written), TypedTable.build(TRIAL_SITES)).truth is True
+    prog, truth = superlative("Utrecht had more dropouts than any other site.", TRIAL_SITES, **written)
+    assert prog.fn == "argmax" and truth is False
+
+
+def test_the_named_row_against_one_other_row_is_read_as_against_every_other():
+    # "Utrecht's Patients enrolled < Leeds's" holds, but Bergen and Porto enrolled fewer than Utrecht
+    written = {"filters": [{"column": "site", "op": "=", "value": "Utrecht"}], "fn": "value",
+               "column": "patients_enrolled", "answer_column": "site",
+               "check": {"op": "<", "against": "row", "value": "Leeds"}}
+    assert execute(Program.model_validate(written), TypedTable.build(TRIAL_SITES)).truth is True
+    prog, truth = superlative("Utrecht enrolled fewer patients than any other site.", TRIAL_SITES, **written)
+    assert (prog.fn, prog.check.value, truth) == ("argmin", "Utrecht", False)
+    bergen = {**written, "filters": [{"column": "site", "op": "=", "value": "Bergen"}]}
+    assert superlative("Bergen enrolled fewer patients than any other site.", TRIAL_SITES, **bergen)[1] is True
+    # without "than any other" the comparison with one row is the claim
+    assert superlative("Utrecht enrolled fewer patients than Leeds.", TRIAL_SITES, **written)[0] == \
+        Program.model_validate(written)
+
+
+def test_a_than_the_others_program_for_another_claim_is_left_as_written():
+    written = {"filters": [{"column": "site", "op": "!=", "value": "Porto"}], "fn": "max", "column": "dropouts",
+               "answer_column": "site", "check": {"op": ">", "against": "value", "value": "40"}}
+    assert superlative("Porto had more dropouts than any other site.", TRIAL_SITES, **written)[0] == \
+        Program.model_validate(written)  # the check is not against Porto's row: another reading
+
+
+# -- "every" with a quantifier where the value should be (read_every_filter) -----------------------------------
+def every(claim: str, **program) -> tuple[Program, bool | None]:
+    from tools._claim_grounding import read_every_filter
+
+    typed = TypedTable.build(TRIAL_SITES)
+    prog = read_every_filter(Program.model_validate({"answer_column": "site", **program}), typed, claim)
+    return prog, execute(prog, typed).truth
+
+
+@pytest.mark.parametrize("value", ["every", "All", "site", "Sites"])
+def test_every_one_has_a_quantifier_is_read_as_every_row_meets_the_filter(value):
+    # Found as a new user: "Every site had fewer than 60 dropouts" written as "rows where Dropouts < 60 -> whether
+    # every one has Site = 'every'", false whatever the table says.
+    written = {"filters": [{"column": "dropouts", "op": "<", "value": "60"}], "fn": "every", "column": "site",
+               "check": {"op": "=", "against": "value", "value": value}}
+    prog, truth = every("Every site had fewer than 60 dropouts.", **written)
+    assert (prog.filters, prog.column, prog.check.op, prog.check.value) == ([], "dropouts", "<", "60")
+    assert truth is True
+    fewer_than_40 = {**written, "filters": [{"column": "dropouts", "op": "<", "value": "40"}]}
+    assert every("All sites had fewer than 40 dropouts.", **fewer_than_40)[1] is False
+
+
+@pytest.mark.parametrize("claim, program", [
+    # a real value in the check: the model's own reading stands
+    ("Every UK site had fewer than 60 dropouts.", {"filters": [{"column": "country", "op": "=", "value": "UK"}],
+                                                   "fn": "every", "column": "dropouts",
+                                                   "check": {"op": "<", "against": "value", "value": "60"}}),
+    # no universal word in the claim
+    ("Sites had fewer than 60 dropouts.", {"filters": [{"column": "dropouts", "op": "<", "value": "60"}],
+                                           "fn": "every", "column": "site",
+                                           "check": {"op": "=", "against": "value", "value": "site"}}),
+    # two filters: which is the scope and which the condition is not the form's to say
+    ("Every site had fewer than 60 dropouts.", {"filters": [{"column": "dropouts", "op": "<", "value": "60"},
+                                                            {"column": "country", "op": "!=", "value": "UK"}],
+                                                "fn": "every", "column": "site",
+                                                "check": {"op": "=", "against": "value", "value": "every"}}),
+])
+def test_other_every_programs_are_left_as_written(claim, program):
+    from tools._claim_grounding import read_every_filter
+
+    written = Program.model_validate({"answer_column": "site", **program})
+    assert read_every_filter(written, TypedTable.build(TRIAL_SITES), claim) == written
+
+
 @pytest.mark.parametrize("claim, fn, column, blocked", [
     ("Lake Kariba has the largest surface area.", "argmin", "surface_area_km2", True),
     ("Lake Kariba has the largest surface area.", "argmax", "surface_area_km2", False),

@@ -17,10 +17,16 @@ Each rule returns why a refuting program does not vote (the step shows it) or ``
 - **empty count**: a count over no selected rows, checked against anything but 0, means the filters
   missed, not that the claim is false.
 
-One rule repairs rather than blocks (:func:`read_superlative`): "X has the largest Y" written as "rows where
-name = X -> max of Y" takes the maximum over X's row alone, which is X's own value, so it could never fail (a
-new user's claim "Lake Kariba has the largest surface area" was Supported that way, though another reservoir is
-larger). Over a single row an extreme says nothing; the claim means "the row with the largest Y is X".
+Some rules repair rather than block:
+
+- :func:`read_superlative`: "X has the largest Y" written as "rows where name = X -> max of Y" takes the maximum
+  over X's row alone, which is X's own value, so it could never fail (a new user's claim "Lake Kariba has the
+  largest surface area" was Supported that way, though another reservoir is larger). Over a single row an extreme
+  says nothing; the claim means "the row with the largest Y is X". "X has more Y than any other Z" is the same
+  claim in comparative form; written as "the others' maximum > X's" (its negation) or as "X's Y > W's" (one other
+  row, not every other), it is read the same way.
+- :func:`read_every_filter`: "every Z has Y < 60" written as "rows where Y < 60 -> every one has Z = 'every'"
+  is read as "every row has Y < 60".
 
 Decided on the tuning split only: on the first 53 claims of PubHealthTab's eval split (docs/eval/
 pubhealthtab-dev.md, programs sampled without these rules), replaying the logged programs with them blocks
@@ -144,8 +150,13 @@ def read_superlative(program: Program, typed: TypedTable, claim: str) -> Program
     That filter is dropped, the extreme becomes argmax/argmin over the rows the other filters keep (at least
     two), and the check becomes "is the subject". Any other program is returned as it is.
     """
-    if program.fn not in ("max", "min", "argmax", "argmin") or not is_superlative(claim):
+    if program.fn == "value" and than_any_other(claim):
+        return _read_one_against_all(program, typed, claim)
+    if program.fn not in ("max", "min", "argmax", "argmin") or not (is_superlative(claim) or than_any_other(claim)):
         return program
+    others = _read_than_the_others(program, typed, claim)
+    if others is not program:
+        return others
     selected = _selected(program, typed)
     if selected is None or len(selected) != 1:
         return program
@@ -167,18 +178,105 @@ def read_superlative(program: Program, typed: TypedTable, claim: str) -> Program
             continue
     # The one row is selected by another of its cells ("Drug = Dulaglutide" for "AWARD-1 had the most dropouts
     # relative to its participants", seen with the real model): when the claim names that row, the same reading.
+    return _as_named_rows_extreme(program, typed, selected[0], claim,
+                                  "min" if program.fn in ("min", "argmin") else "max")
+
+
+def _as_named_rows_extreme(program: Program, typed: TypedTable, row: int, claim: str, direction: str) -> Program:
+    """"The row with the largest (``direction`` "max") or smallest ``program.column`` is ``row``", over the rows
+    the program's other filters keep (at least two), when the claim names ``row`` by its label; else ``program``."""
     label = typed.label_col
-    name = " ".join(typed.text(selected[0], label).split()) if label else ""
-    if not name or not re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", low):
+    name = " ".join(typed.text(row, label).split()) if label else ""
+    if not name or not re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", claim.lower()):
         return program
     kept = [g for g in program.filters if not (g.op == "=" and _text_column(typed, g.column))]
-    repaired = Program(filters=kept, fn="argmin" if program.fn in ("min", "argmin") else "argmax",
+    repaired = Program(filters=kept, fn="argmin" if direction == "min" else "argmax",
                        column=program.column, answer_column=typed.columns[label - 1].ident,
                        check=Check(op="=", against="value", value=name), per_column=program.per_column)
     try:
         return repaired if len(execute(repaired, typed).selected) >= 2 else program
     except ProgramError:
         return program
+
+
+# "Porto had more dropouts than any other site": a superlative in comparative form. The word after "than" may
+# also be "all the other", "every other", "each of the other".
+_THAN_ANY_OTHER = re.compile(
+    r"\b(?P<cmp>more|higher|larger|greater|bigger|longer|heavier|fewer|less|lower|smaller|shorter|lighter)\b"
+    r"(?:\s+[^\s.;]+){0,5}?\s+than\s+(?:any|all|every|each)\s+(?:of\s+)?(?:the\s+)?others?\b", re.I)
+_LESS = {"fewer", "less", "lower", "smaller", "shorter", "lighter"}
+
+
+def than_any_other(claim: str) -> str | None:
+    """"max" or "min" for a claim of the form "X has more/fewer Y than any other Z", else None."""
+    m = _THAN_ANY_OTHER.search(claim)
+    if m is None:
+        return None
+    return "min" if m.group("cmp").lower() in _LESS else "max"
+
+
+def _read_than_the_others(program: Program, typed: TypedTable, claim: str) -> Program:
+    """"Porto had more dropouts than any other site" written as "rows where Site != 'Porto' -> max of Dropouts;
+    check: result > Dropouts of 'Porto'" asks whether another site beats Porto, the claim's negation; its check
+    fails exactly when the claim holds (seen as a new user: two of five samples refuted a true claim that way).
+    Read as the claim means it: the row with the most Dropouts is Porto. Any other program is returned as it is."""
+    direction = than_any_other(claim) or ("max" if program.fn in ("max", "argmax") else "min")
+    chk = program.check
+    low = claim.lower()
+    for f in program.filters:
+        if f.op != "!=" or not _text_column(typed, f.column) or not f.value.strip() \
+                or f.value.strip().lower() not in low:
+            continue
+        if chk is not None and not (chk.against == "row" and chk.value.strip().lower() == f.value.strip().lower()):
+            continue
+        repaired = Program(filters=[g for g in program.filters if g is not f],
+                           fn="argmin" if direction == "min" else "argmax", column=program.column,
+                           answer_column=f.column, check=Check(op="=", against="value", value=f.value),
+                           per_column=program.per_column)
+        try:
+            if len(execute(repaired, typed).selected) >= 2:
+                return repaired
+        except ProgramError:
+            continue
+    return program
+
+
+def _read_one_against_all(program: Program, typed: TypedTable, claim: str) -> Program:
+    """"Utrecht enrolled fewer patients than any other site" written as "Utrecht's Patients enrolled < Leeds's"
+    checks one other site, not every other: read as "the row with the fewest Patients enrolled is Utrecht" when
+    the program's one row is the row the claim names and its check compares it with another row."""
+    chk = program.check
+    if chk is None or chk.against != "row":
+        return program
+    selected = _selected(program, typed)
+    if selected is None or len(selected) != 1:
+        return program
+    return _as_named_rows_extreme(program, typed, selected[0], claim, than_any_other(claim) or "max")
+
+
+# A quantifier where a value should be: "rows where Dropouts < 60 -> whether every one has Site = 'every'" (seen
+# as a new user for "Every site had fewer than 60 dropouts"); no cell holds "every", so it always refuted.
+_QUANTIFIERS = {"every", "all", "each", "any", "everyone", "everything", "every one", "all of them"}
+_SAYS_EVERY = re.compile(r"\b(?:every|all|each)\b", re.I)
+
+
+def read_every_filter(program: Program, typed: TypedTable, claim: str) -> Program:
+    """An "every" program whose condition names no value (a quantifier, or the column's own name) but whose one
+    filter states the claim's condition: read as "every row meets that filter". Any other program is returned
+    as it is."""
+    chk = program.check
+    if program.fn != "every" or chk is None or len(program.filters) != 1 or not _SAYS_EVERY.search(claim):
+        return program
+    value = " ".join(chk.value.lower().split())
+    try:
+        col = typed.column(program.column)
+    except KeyError:
+        return program
+    own_name = {col.name.lower(), col.ident.lower(), col.name.lower() + "s", col.ident.lower() + "s"}
+    if value not in _QUANTIFIERS and value not in own_name:
+        return program
+    [f] = program.filters
+    return Program(fn="every", column=f.column, check=Check(op=f.op, against="value", value=f.value))
 
 
 def read_own_row(program: Program, typed: TypedTable, claim: str) -> Program:
