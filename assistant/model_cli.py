@@ -101,9 +101,10 @@ def status_cmd(as_json: bool) -> None:
     problem = ""
     if is_installed(s.default_model_dir):  # what `serve --no-install` would load: bf16 if the default copy is missing
         s = resolve_model_format(s, install=False, echo=lambda _: None)
-        if venv_python(s.vllm_venv_dir).exists() and not has_cuda():  # and bf16 where this CPU has no 4-bit kernel
+        python = venv_python(s.vllm_venv_dir)
+        if python.exists() and not has_cuda():  # and bf16 where this CPU has no 4-bit kernel
             try:
-                s = fit_format_to_cpu(s, venv_python(s.vllm_venv_dir), echo=lambda _: None, probe=False)
+                s = fit_format_to_cpu(s, python, echo=lambda _: None, probe=False)
             except ServingError as exc:
                 problem = str(exc)
     model_dir = s.default_model_dir

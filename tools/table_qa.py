@@ -300,14 +300,13 @@ def resolve_follow_up(question: str, table: Table, session) -> str:
     last = getattr(session, "last_table_answer", None)
     if last is None or last.table != table.name or not last.row_names:
         return question
-    there = _THERE.search(question)
-    if not (_POINTS_BACK.search(question) or there
-            or (len(last.row_names) > 1 and _POINTS_BACK_TO_SEVERAL.search(question))):
+    it, there = _POINTS_BACK.search(question), _THERE.search(question)
+    if not (it or there or (len(last.row_names) > 1 and _POINTS_BACK_TO_SEVERAL.search(question))):
         return question
     names = ", ".join(n for n in last.row_names[:3] if n)
     if not names:
         return question
-    word = "there" if there and not _POINTS_BACK.search(question) else "it"
+    word = "there" if there and not it else "it"
     return f"{question} ('{word}' is {names}{_row_details(table, last.rows)}, the answer to: {last.question})"
 
 
