@@ -23,11 +23,26 @@ def add_table_file(deps, session: Session, path: Path, *, name: str | None = Non
 
     existing = [n for n in session.tables if n != replace]
     table = load_table(path, name=name or path.name, settings=deps.settings, sheet=sheet, existing_names=existing)
+    loaded = _same_table_loaded(session, table, replace)
+    if loaded is not None:
+        # Asking twice with the same --table (or uploading a file again) used to add "X (2)", a twin that
+        # made "which table?" ambiguous; the same content keeps its first name instead.
+        return loaded.model_copy(update={"notes": [f"Already loaded as {loaded.name}: the same content, "
+                                                   "so nothing was added."]})
     if replace:
         table.name = replace
     session.add_table(table)
     deps.memory.save_table(session.conversation_id, table.name, table.model_dump_json())
     return table
+
+
+def _same_table_loaded(session: Session, table: Any, replace: str | None) -> Any | None:
+    """The conversation's table with exactly ``table``'s content (file, sheet, title, cells), if any."""
+    for name, loaded in session.tables.items():
+        if name != replace and (loaded.source, loaded.sheet, loaded.title, loaded.columns, loaded.rows) == (
+                table.source, table.sheet, table.title, table.columns, table.rows):
+            return loaded
+    return None
 
 
 def other_sheets(table: Any) -> list[str]:

@@ -312,6 +312,27 @@ def test_unique_names(tmp_settings):
     assert t.name == "sales (2)"
 
 
+def test_loading_the_same_file_again_keeps_one_table(tmp_settings, tmp_path):
+    """`evidentia ask --table X -c C` twice (or a second upload of the file) used to add "X (2)"; an edited
+    file of the same name is another table."""
+    from assistant.chat_cli import add_table_file as cli_add
+    from assistant.deps import Deps
+    from assistant.session import Session
+
+    path = tmp_path / "sites.csv"
+    path.write_text("Site,Dropouts\nPorto,5\nLyon,3\n")
+    deps = Deps(tmp_settings)
+    session = Session("c1")
+    assert cli_add(deps, session, path).startswith("Loaded table sites")
+    again = cli_add(deps, session, path)
+    assert list(session.tables) == ["sites"] and "Already loaded as sites" in again
+    assert [name for name, _ in deps.memory.tables("c1")] == ["sites"]
+    assert session.tables["sites"].notes == []  # the note is for this reply, not kept on the shared table
+    path.write_text("Site,Dropouts\nPorto,6\nLyon,3\n")
+    cli_add(deps, session, path)
+    assert list(session.tables) == ["sites", "sites (2)"]
+
+
 def test_switching_sheet_replaces_the_table_under_its_name_and_in_memory(tmp_settings, tmp_path):
     """The upload path shared by the UI and the terminal: another sheet replaces the table, same name."""
     from assistant.chat_cli import add_table_file as cli_add, parse_table_command
