@@ -165,20 +165,27 @@ def cpu_kernels(python: Path, names: list[str], *, probe: bool = True) -> dict[s
 
 
 def fit_format_to_cpu(settings: Settings, python: Path, *, echo: Callable[[str], None] | None = None,
-                      probe: bool = True) -> Settings:
+                      probe: bool = True, guess: bool = False) -> Settings:
     """The settings to serve with on this CPU: a quantized format whose kernel vLLM's build for this CPU lacks
     is replaced by bf16 when it was the default, and is a clear error when it was chosen. ``probe`` off: only
-    an answer already kept counts (``evidentia model status`` starts no vLLM)."""
+    an answer already kept counts (``evidentia model status`` starts no vLLM). ``guess``: with no answer (vLLM
+    not installed yet), the default format's kernel is taken to come with AVX-512, as in vLLM's CPU wheel;
+    a guess never refuses a chosen format."""
     kernel = CPU_KERNELS.get(settings.model_format)
     if settings.hf_model_id or kernel is None:
         return settings
-    have = cpu_kernels(python, [kernel], probe=probe)
+    have = cpu_kernels(python, [kernel], probe=probe and python.exists())
+    guessed = have is None and guess and not settings.model_format_chosen
+    if guessed:
+        have = {kernel: "avx512f" in cpu_flags()}
     if have is None or have.get(kernel, True):
         return settings
     fmt = settings.model_format
     why = f"the vLLM build this CPU loads has no {fmt} kernel ({kernel})"
+    if guessed:
+        why = f"vLLM's CPU build has the {fmt} kernel ({kernel}) only for CPUs with AVX-512"
     if "avx512f" not in cpu_flags():
-        why += "; it comes with AVX-512, and this CPU has none"
+        why += ", and this CPU has none" if guessed else "; it comes with AVX-512, and this CPU has none"
     if settings.model_format_chosen:
         raise ServingError(f"EVIDENTIA_MODEL_FORMAT={fmt} cannot be served on this machine: {why}. "
                            "Set EVIDENTIA_MODEL_FORMAT=bf16.")

@@ -113,3 +113,31 @@ def test_status_names_bf16_where_the_probe_found_no_4bit_kernel_for_this_cpu(tmp
     monkeypatch.setenv("EVIDENTIA_MODEL_FORMAT", "w4a16")
     chosen = status()
     assert chosen["model_format"] == "w4a16" and "cannot be served on this machine" in chosen["model_format_problem"]
+
+
+def test_install_skips_the_w4a16_copy_a_cpu_without_avx512_cannot_serve(tmp_path, monkeypatch):
+    """`make model` on a fresh AVX2-only machine (no vLLM yet) used to spend minutes making a W4A16 copy that
+    `model serve` then skipped for bf16. A chosen format is still made as asked."""
+    import assistant.serving as serving
+
+    monkeypatch.setenv("EVIDENTIA_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("EVIDENTIA_MODEL_FORMAT", raising=False)
+    monkeypatch.setattr(provision, "install_default_model",
+                        lambda settings, **kw: provision.InstallResult(model_dir=tmp_path / "bf16"))
+    asked: list[str] = []
+
+    def record(settings, **kw):
+        asked.append(settings.model_format)
+        return settings
+
+    monkeypatch.setattr(serving, "resolve_model_format", record)
+    runner = CliRunner()
+    monkeypatch.setattr(serving, "cpu_flags", lambda: {"avx2", "fma"})
+    out = runner.invoke(model_group, ["install", "--quiet"])
+    assert out.exit_code == 0, out.output
+    assert asked == ["bf16"] and "only for CPUs with AVX-512, and this CPU has none" in out.output
+    chosen = runner.invoke(model_group, ["install", "--quiet", "--format", "w4a16"])
+    assert chosen.exit_code == 0 and asked[-1] == "w4a16"
+    monkeypatch.setattr(serving, "cpu_flags", lambda: {"avx2", "avx512f"})
+    runner.invoke(model_group, ["install", "--quiet"])
+    assert asked[-1] == "w4a16"
