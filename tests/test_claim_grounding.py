@@ -228,6 +228,73 @@ def test_a_than_the_others_program_for_another_claim_is_left_as_written():
         Program.model_validate(written)  # the check is not against Porto's row: another reading
 
 
+# -- "than A and B combined" (read_combined) ------------------------------------------------------------------
+def combined(claim: str, table: Table = TRIAL_SITES, **program) -> tuple[Program, bool | None]:
+    from tools._claim_grounding import read_combined
+
+    typed = TypedTable.build(table)
+    prog = read_combined(Program.model_validate({"answer_column": "site", **program}), typed, claim)
+    return prog, execute(prog, typed).truth
+
+
+PORTO_PATIENTS = {"filters": [{"column": "site", "op": "=", "value": "Porto"}], "fn": "value",
+                  "column": "patients_enrolled", "check": {"op": ">", "against": "row", "value": "Bergen"}}
+
+
+def test_a_combined_comparison_adds_up_the_rows_the_claim_lists():
+    # Found as a new user: Porto's 388 > Bergen's 207 holds, but Bergen and Utrecht together enrolled 952
+    assert execute(Program.model_validate({"answer_column": "site", **PORTO_PATIENTS}),
+                   TypedTable.build(TRIAL_SITES)).truth is True
+    prog, truth = combined("Porto enrolled more patients than Bergen and Utrecht combined.", **PORTO_PATIENTS)
+    assert (prog.check.against, prog.check.rows, truth) == ("rows", ["Bergen", "Utrecht"], False)
+    leeds = {**PORTO_PATIENTS, "filters": [{"column": "site", "op": "=", "value": "Leeds"}],
+             "check": {"op": ">", "against": "row", "value": "Utrecht and Bergen"}}  # no row has that name
+    prog, truth = combined("Leeds enrolled more patients than Utrecht, and Bergen put together", **leeds)
+    assert truth is True
+    ex = execute(prog, TypedTable.build(TRIAL_SITES))
+    assert ex.check_text == "> Patients enrolled of Utrecht (745) and Bergen (207) combined, 952"
+    assert {(3, 1), (3, 3), (4, 1), (4, 3), (1, 3)} <= set(ex.cells)  # both added rows are cited
+    bergen = {**PORTO_PATIENTS, "filters": [{"column": "site", "op": "=", "value": "Bergen"}],
+              "check": {"op": "<", "against": "value", "value": "1133"}}
+    assert combined("Bergen enrolled fewer patients than Porto and Utrecht together.", **bergen)[1] is True
+
+
+@pytest.mark.parametrize("written", [
+    {"fn": "sum", "check": {"op": ">", "against": "value", "value": "207"}},  # Bergen's value, stated by no one
+    {"filters": [], "fn": "sum", "check": {"op": "<", "against": "row", "value": "Bergen"}},  # every row's sum
+])
+def test_any_program_over_the_claims_column_is_rewritten_as_the_claim_states(written):
+    # both seen as a new user on another table; the column the model chose is kept
+    prog, truth = combined("Porto enrolled more patients than Bergen and Utrecht combined.",
+                           **{**PORTO_PATIENTS, **written})
+    assert (prog.fn, [f.value for f in prog.filters], prog.check.op, truth) == ("value", ["Porto"], ">", False)
+    text_column = {**PORTO_PATIENTS, "column": "country"}
+    assert combined("Porto enrolled more patients than Bergen and Utrecht combined.", **text_column)[0] == \
+        Program.model_validate({"answer_column": "site", **text_column})
+
+
+@pytest.mark.parametrize("claim", [
+    "Porto enrolled more patients than Bergen and Utrecht.",  # may mean "than each": left as written
+    "Porto and Leeds enrolled more patients than Bergen and Utrecht combined.",  # two rows before the comparison
+    "Porto enrolled more patients than Bergen and the weather combined.",  # not a list of rows
+    "Porto enrolled more patients than Bergen combined.",  # one row
+    "Porto enrolled no more patients than Bergen and Utrecht combined.",
+    "Porto enrolled more patients than Porto and Bergen combined.",  # the subject among the added rows
+])
+def test_a_comparison_that_is_not_a_sum_of_other_rows_is_left_as_written(claim):
+    assert combined(claim, **PORTO_PATIENTS)[0] == Program.model_validate({"answer_column": "site", **PORTO_PATIENTS})
+
+
+def test_a_row_name_with_and_in_it_is_one_row():
+    table = Table(name="c", title="c", columns=["Country", "Medals"], rows=[
+        ["Trinidad and Tobago", "30"], ["Jamaica", "20"], ["Tobago", "99"], ["Cuba", "5"]])
+    written = {"filters": [{"column": "country", "op": "=", "value": "Jamaica"}], "fn": "value",
+               "column": "medals", "answer_column": "country",
+               "check": {"op": ">", "against": "row", "value": "Cuba"}}
+    prog, truth = combined("Jamaica won more medals than Trinidad and Tobago and Cuba combined", table, **written)
+    assert prog.check.rows == ["Trinidad and Tobago", "Cuba"] and truth is False  # 20 against 30 + 5
+
+
 # -- "every" with a quantifier where the value should be (read_every_filter) -----------------------------------
 def every(claim: str, **program) -> tuple[Program, bool | None]:
     from tools._claim_grounding import read_every_filter

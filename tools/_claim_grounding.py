@@ -25,6 +25,7 @@ Some rules repair rather than block:
   says nothing; the claim means "the row with the largest Y is X". "X has more Y than any other Z" is the same
   claim in comparative form; written as "the others' maximum > X's" (its negation) or as "X's Y > W's" (one other
   row, not every other), it is read the same way.
+- :func:`read_combined`: "X has more Y than A and B combined" compares X's value with the sum of A's and B's.
 - :func:`read_every_filter`: "every Z has Y < 60" written as "rows where Y < 60 -> every one has Z = 'every'"
   is read as "every row has Y < 60".
 
@@ -40,6 +41,7 @@ from __future__ import annotations
 
 import re
 
+from tools._cell_compare import text_words
 from tools._cells import TypedTable, cell_number
 from tools._claim_fractions import fraction_of_rows
 from tools._flag_columns import names_flag
@@ -254,6 +256,59 @@ def _read_one_against_all(program: Program, typed: TypedTable, claim: str) -> Pr
     if selected is None or len(selected) != 1:
         return program
     return _as_named_rows_extreme(program, typed, selected[0], claim, than_any_other(claim) or "max")
+
+
+# "Lyon enrolled more patients than Utrecht and Bergen combined": the rows after "than", added up. Without a word
+# like "combined" the claim may mean "more than each", so it is left as the model wrote it.
+_COMBINED = re.compile(
+    r"\b(?P<cmp>more|higher|larger|greater|bigger|fewer|less|lower|smaller)\b(?:\s+[^\s.;]+){0,5}?\s+than\s+"
+    r"(?:(?:those|that)\s+of\s+)?(?P<rows>[^.;]{3,160}?),?\s+(?:combined|together|put\s+together|"
+    r"taken\s+together|altogether|in\s+total|between\s+them)\b", re.I)
+_JOINERS = {"and", "plus", "the", "&"}
+
+
+def _row_names_in(typed: TypedTable, phrase: str) -> tuple[list[str], list[str]]:
+    """The row names ``phrase`` writes, in its order, and its other words. Longest names first, so "Trinidad and
+    Tobago" is one row even when "Tobago" is another."""
+    label = typed.label_col
+    if not label:
+        return [], text_words(phrase).split()
+    rest = f" {text_words(phrase)} "
+    found: list[tuple[int, str]] = []
+    for name in sorted({typed.text(r, label) for r in range(1, typed.table.n_rows + 1)}, key=lambda n: -len(n)):
+        words = text_words(name)
+        at = rest.find(f" {words} ") if words else -1
+        if at >= 0:
+            found.append((at, name))
+            rest = rest[:at + 1] + "\0" * len(words) + rest[at + 1 + len(words):]  # taken: no shorter name inside
+    return [name for _, name in sorted(found)], rest.replace("\0", " ").split()
+
+
+def read_combined(program: Program, typed: TypedTable, claim: str) -> Program:
+    """"Lyon enrolled more patients than Utrecht and Bergen combined": Lyon's value against the sum of the rows the
+    claim lists, over the column the model chose. Seen as a new user, the model wrote Lyon against Utrecht alone
+    (a false claim supported), against the stated value of one row, or the sum of every row against one; the
+    claim's form settles the program, so code writes it when the claim names one row before the comparison and
+    only row names after it."""
+    m = _COMBINED.search(claim)
+    label = typed.label_col
+    if m is None or program.check is None or not label \
+            or re.search(r"\b(?:no|not|at\s+most|at\s+least)\s+(?:\w+\s+)?$", claim[:m.start("cmp")], re.I):
+        return program
+    try:
+        if not typed.column(program.column).numeric:
+            return program
+    except KeyError:
+        return program
+    listed, other_words = _row_names_in(typed, m.group("rows"))
+    subjects, _ = _row_names_in(typed, claim[:m.start("cmp")])
+    if len(listed) < 2 or any(w not in _JOINERS for w in other_words) or len(subjects) != 1 \
+            or text_words(subjects[0]) in {text_words(n) for n in listed}:
+        return program
+    return Program(filters=[RowFilter(column=typed.columns[label - 1].ident, op="=", value=subjects[0][
+        :VALUE_MAX_CHARS])], fn="value", column=program.column, answer_column=program.answer_column,
+        check=Check(op="<" if m.group("cmp").lower() in _LESS else ">", against="rows",
+                    value=" and ".join(listed)[:VALUE_MAX_CHARS], rows=listed))
 
 
 # A quantifier where a value should be: "rows where Dropouts < 60 -> whether every one has Site = 'every'" (seen

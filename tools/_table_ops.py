@@ -95,7 +95,9 @@ def describe(program: Program, typed: TypedTable) -> str:
         rhs = (f"{name(program.column)} of {chk.value!r}" if chk.against == "row"
                else f"{name(chk.value)} of the same row" if chk.against == "column"
                else f"the row with the {'largest' if chk.extreme == 'max' else 'smallest'} {name(chk.value)}"
-               if chk.against == "extreme" else repr(chk.value))
+               if chk.against == "extreme"
+               else f"{name(program.column)} of {' and '.join(repr(r) for r in chk.rows)} combined"
+               if chk.against == "rows" else repr(chk.value))
         if chk.factor:
             rhs = f"{chk.factor:g} × {rhs}"
         text += f"; check: result {program.check.op} {rhs}"
@@ -596,6 +598,41 @@ def _check_own_row(program: Program, typed: TypedTable, c: int,
     return truth, f"{chk.op} {shown}", [(r, other)]
 
 
+def _check_combined(program: Program, typed: TypedTable, c: int,
+                    rows: list[int]) -> tuple[bool, str, list[tuple[int, int]]]:
+    """"Lyon enrolled more patients than Utrecht and Bergen combined": the one selected row's value against the
+    sum of the same column over the rows the check names (each found as a compared row is, by its name)."""
+    chk = program.check
+    assert chk is not None
+    if program.fn != "value" or len(rows) != 1:
+        raise ProgramError("a comparison with several rows combined needs one selected row and its value")
+    label = typed.label_col
+    if not label:
+        raise ProgramError("the check names rows, but this table has no column of row names")
+    if not typed.columns[c - 1].numeric:
+        raise ProgramError(f"column {program.column!r} holds text, which does not add up")
+    others: list[int] = []
+    for name in chk.rows:
+        matches = [r for r in range(1, typed.table.n_rows + 1) if row_names(typed, r, name)]
+        if not matches:
+            raise ProgramError(f"no row is named {name!r} in column {typed.columns[label - 1].ident!r}")
+        others.append(_row_like_the_selection(program, typed, matches, label, c))
+    if len(set(others)) < 2 or rows[0] in others:
+        raise ProgramError("a combined comparison needs two other rows at least")
+    numbers = [typed.number(r, c) for r in others]
+    if any(x is None or is_empty(typed.text(r, c)) for r, x in zip(others, numbers)):
+        raise ProgramError(f"a row named in the check has no number in column {program.column!r}")
+    total = sum(x for x in numbers if x is not None)
+    [r0] = rows
+    left = typed.number(r0, c)
+    if left is None:
+        raise ProgramError(f"{typed.row_name(r0)} has no number in column {program.column!r}")
+    parts = [f"{typed.row_name(r)} ({format_value(typed.text(r, c))})" for r in others]
+    shown = f"{typed.columns[c - 1].name} of {', '.join(parts[:-1])} and {parts[-1]} combined, {format_value(total)}"
+    truth = compare(typed.text(r0, c), left, chk.op, format_value(total), total, tolerance=0.0)
+    return truth, f"{chk.op} {shown}", [(r, cc) for r in others for cc in (label, c)]
+
+
 def _scaled(chk: Check, text: str, number: float | None, shown: str) -> tuple[str, str, float]:
     """The other value a claim's multiplier scales ("twice as many as East"), how the step shows it, and the
     tolerance of "=" (none without a multiplier: two cells of a table are compared exactly)."""
@@ -646,6 +683,8 @@ def _check(program: Program, typed: TypedTable, result: Any, c: int,
         return _check_own_row(program, typed, c, rows)
     if chk.against == "extreme":
         return _check_extreme(program, typed, result, rows)
+    if chk.against == "rows":
+        return _check_combined(program, typed, c, rows)
     if fn in ("argmax", "argmin") and chk.op in _ORDER:
         raise ProgramError(f"{fn} names a row; a row name is checked with = or !=, not {chk.op}")
     if fn == "count" and chk.against == "row":

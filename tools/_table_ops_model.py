@@ -58,13 +58,16 @@ class RowFilter(BaseModel):
 
 class Check(BaseModel):
     op: CmpOp
-    # "column" and "extreme" are set by code only (tools._claim_grounding.read_own_row, read_two_extremes); no
-    # grammar offers them.
-    against: Literal["value", "row", "column", "extreme"] = Field(
+    # "column", "extreme" and "rows" are set by code only (tools._claim_grounding.read_own_row, read_two_extremes,
+    # read_combined); no grammar offers them.
+    against: Literal["value", "row", "column", "extreme", "rows"] = Field(
         "value", description="value: compare with the value written here; row: with the same column in the "
                              "row named here; column: with the column named here, in the same row; extreme: "
-                             "with the row holding the largest or smallest value of the column named here.")
+                             "with the row holding the largest or smallest value of the column named here; "
+                             "rows: with the sum of the same column over the rows named in ``rows``.")
     value: str = Field(max_length=VALUE_MAX_CHARS)
+    # with against="rows": the rows whose values a claim adds up ("than Utrecht and Bergen combined")
+    rows: list[str] = Field(default_factory=list, max_length=MAX_FILTERS + 2)
     # "twice as many as East": the other row's (or column's) value times this, within ``relative_tolerance`` of
     # it for "=". Set by code from the claim's words (tools._claim_grounding.read_multiplier); no grammar offers it.
     factor: float | None = None
