@@ -131,3 +131,39 @@ def test_a_share_of_something_else_is_not_a_share_of_the_rows():
     assert fraction_of_rows("More than half of its beds are empty.", t) is None
     assert fraction_of_rows("Mercy Central has more than half of the beds.", t) is None
     assert fraction_of_rows("more than half of the hospitals", TypedTable.build(ENERGY)) is None  # rows are countries
+
+
+@pytest.mark.parametrize("claim, filters, truth", [
+    ("Mercy Central has more than a quarter of all beds.", {"hospital": "Mercy Central"}, True),  # 780 > 655
+    ("Mercy Central accounts for more than a third of the beds.", {"hospital": "Mercy Central"}, False),  # < 873
+    ("St. Mary's has about 24% of the total beds.", {"hospital": "St. Mary's"}, True),  # 23.7%
+    ("St. Mary's has 30% of all beds.", {"hospital": "St. Mary's"}, False),
+    ("The teaching hospitals have more than half of all the beds.", {"teaching_hospital": "Y"}, True),  # 1910/2620
+])
+def test_a_share_of_a_columns_total_is_checked_against_that_total(claim, filters, truth):
+    """Found as a new user: "St Mary accounts for more than a third of all beds" was supported by 310 > 0.333."""
+    t = TypedTable.build(HOSPITALS)
+    written = {"filters": [{"column": c, "op": "=", "value": v} for c, v in filters.items()],
+               "fn": "sum" if "teaching_hospital" in filters else "value", "column": "beds",
+               "answer_column": "hospital", "check": {"op": ">", "against": "value", "value": "0.333"}}
+    for check in ({"op": ">", "against": "value", "value": "0.333"},
+                  {"op": ">=", "against": "row", "value": "Hillcrest"}):  # seen as a new user: either comparison
+        ran = run_sampled({**written, "check": check}, t, "claim", claim)
+        assert ran.execution is not None and ran.execution.truth is truth, ran.error
+    assert ran.program.check.against == "total" and "the total Beds 2620 = " in ran.execution.check_text
+    assert len(ran.execution.cells) > 2  # the other rows' beds, which the total adds up, are cited too
+
+
+def test_a_share_of_another_column_or_of_a_share_column_is_left_alone():
+    from tools._claim_fractions import read_share_of_total
+
+    t = TypedTable.build(HOSPITALS)
+    mercy = Program.model_validate({"filters": [{"column": "hospital", "op": "=", "value": "Mercy Central"}],
+                                    "fn": "value", "column": "beds", "answer_column": "hospital",
+                                    "check": {"op": ">", "against": "value", "value": "600"}})
+    assert read_share_of_total(mercy, t, "Mercy Central has more than a third of all teaching posts.") == mercy
+    several = mercy.model_copy(update={"filters": [], "fn": "avg"})  # an average over several rows is no part
+    assert read_share_of_total(several, t, "Mercy Central has more than a third of all beds.") == several
+    assert read_share_of_total(mercy, t, "Mercy Central has more beds than a third of the hospitals.") == mercy
+    poland = check_of("Poland", "coal_share", ">", "0.5")  # a column of shares: read_stated_fraction's
+    assert read_share_of_total(poland, typed(), "Poland had more than half of all coal share.") == poland

@@ -295,6 +295,21 @@ def test_a_row_name_with_and_in_it_is_one_row():
     assert prog.check.rows == ["Trinidad and Tobago", "Cuba"] and truth is False  # 20 against 30 + 5
 
 
+@pytest.mark.parametrize("written, blocked", [
+    ({"fn": "argmax", "column": "dropouts", "check": {"op": "!=", "against": "value", "value": "20%"}}, True),
+    ({"fn": "value", "column": "country", "check": {"op": "!=", "against": "value", "value": "20"}}, True),
+    ({"fn": "value", "column": "country", "check": {"op": "!=", "against": "value", "value": "UK"}}, False),
+    ({"fn": "value", "column": "dropouts", "check": {"op": "!=", "against": "value", "value": "20"}}, False),
+])
+def test_a_name_checked_as_not_a_number_does_not_vote(written, blocked):
+    # seen as a new user: "Riverside has about 20% of all doctors" supported by "the clinic with the most doctors
+    # != '20%'", which holds of any table
+    from tools._claim_grounding import tautology_blocker
+
+    prog = Program.model_validate({"answer_column": "site", **written})
+    assert bool(tautology_blocker(prog, TypedTable.build(TRIAL_SITES))) is blocked
+
+
 # -- "every" with a quantifier where the value should be (read_every_filter) -----------------------------------
 def every(claim: str, **program) -> tuple[Program, bool | None]:
     from tools._claim_grounding import read_every_filter

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import format_value
+from tools._cell_compare import format_value, written_tolerance
 from tools._cells import TypedTable, cell_number
 from tools._claim_counts import names_column
 from tools._claim_multiples import _BOUND, _BOUND_OP
-from tools._table_ops import total_rows
-from tools._table_ops_model import Program
+from tools._question_grounding import column_named
+from tools._table_ops import execute, total_rows
+from tools._table_ops_model import Check, Program, ProgramError
 
 _FRACTIONS = {"half": 0.5, "a half": 0.5, "one half": 0.5, "a third": 1 / 3, "one third": 1 / 3,
               "two thirds": 2 / 3, "a quarter": 0.25, "one quarter": 0.25, "three quarters": 0.75,
@@ -79,6 +80,54 @@ def read_stated_fraction(program: Program, typed: TypedTable, claim: str) -> Pro
         return program  # the check compares with some other number the claim states
     return program.model_copy(update={"check": chk.model_copy(update={
         "op": op, "value": format_value(round(fraction * scale, 4)), "relative_tolerance": tolerance})})
+
+
+# "St Mary has more than a third of all beds", "Kenya had 12% of the total deaths": a share of a column's total
+_OF_TOTAL = re.compile(
+    _BOUND + r"\b(?:(?P<fraction>" + "|".join(sorted((re.escape(k) for k in _FRACTIONS), key=len, reverse=True))
+    + r")|(?P<percent>\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b))\s+of\s+(?:all\s+(?:the\s+)?|the\s+(?:total|"
+    r"combined|overall)\s+(?:number\s+of\s+)?|the\s+)(?P<rest>[^.;,]{1,80})", re.I)
+
+
+def read_share_of_total(program: Program, typed: TypedTable, claim: str) -> Program:
+    """A value (or sum) of some rows of a column of amounts, checked against a number or another row, for a claim
+    that states a fraction or percentage of all of that column: checked against that share of the column's total.
+
+    Found as a new user: "St Mary accounts for more than a third of all beds" was supported by St Mary's 310 beds
+    > 0.333, whatever the other clinics have; "Oakwood has more than a quarter of the total annual visits" by
+    Oakwood's visits > Riverside's (5 of 5 programs). A column of shares (percentages, proportions) is
+    :func:`read_stated_fraction`'s."""
+    chk = program.check
+    if chk is None or chk.against not in ("value", "row") or chk.factor \
+            or program.fn not in ("value", "sum", "avg", "min", "max") or _scale(typed, program.column) is not None:
+        return program
+    try:
+        col = typed.column(program.column)
+        selected = execute(program.model_copy(update={"check": None}), typed).selected
+    except (KeyError, ProgramError):
+        return program
+    if not col.numeric or (program.fn not in ("value", "sum") and len(selected) != 1):
+        return program
+    for m in _OF_TOTAL.finditer(claim):
+        if not column_named(col.name, m.group("rest")):
+            continue
+        bound = (m.group("bound") or "").lower()
+        op = _BOUND_OP.get(bound, "=")
+        if m.group("percent"):
+            fraction = float(m.group("percent")) / 100
+            tolerance = written_tolerance(m.group("percent")) / float(m.group("percent") or 1) if op == "=" else 0.0
+        else:
+            phrase = m.group("fraction").lower()
+            fraction = _FRACTIONS[phrase]
+            op = ">" if "majority" in phrase else op
+            tolerance = ROUGH_FRACTION_TOLERANCE if op == "=" else 0.0
+        if bound in ("nearly", "almost", "about", "around", "roughly", "approximately", "close to"):
+            tolerance = max(tolerance, ROUGH_FRACTION_TOLERANCE)
+        # the model's own comparison (with another row, or a number of its choosing) is replaced, as the claim's
+        # form settles it; over one row an average or an extreme is its value
+        return program.model_copy(update={"fn": "sum", "check": Check(
+            op=op, against="total", value=program.column, factor=fraction, relative_tolerance=tolerance)})
+    return program
 
 
 # "more than half of the hospitals are teaching hospitals": a share of the table's rows, named by their kind

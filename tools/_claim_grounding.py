@@ -99,7 +99,7 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed
     return ""
 
 
-def tautology_blocker(program: Program) -> str:
+def tautology_blocker(program: Program, typed: TypedTable | None = None) -> str:
     """Why a check that holds whatever the table says must not vote, or ``""``.
 
     TabFact's tuning split: "both a male and female leave the cube alive" was supported by "the number of rows
@@ -115,6 +115,12 @@ def tautology_blocker(program: Program) -> str:
     if program.fn in ("count", "count_distinct") and target is not None and (
             (chk.op == ">=" and target <= 0) or (chk.op == ">" and target < 0)):
         return f"a count is always {chk.op} {chk.value}: true of any table"
+    if chk.op == "!=" and typed is not None and target is not None:
+        # Seen as a new user: "Riverside has about 20% of all doctors" supported by "the clinic with the most
+        # doctors != '20%'" (1 of 5 programs ran). A name is never a number: the check holds of any table.
+        ident = program.answer_column if program.fn in ("argmax", "argmin") else program.column
+        if program.fn in ("argmax", "argmin", "value") and ident and _text_column(typed, ident):
+            return f"{ident} holds names, which never equal the number {chk.value!r}: true of any table"
     return ""
 
 

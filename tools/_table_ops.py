@@ -97,7 +97,8 @@ def describe(program: Program, typed: TypedTable) -> str:
                else f"the row with the {'largest' if chk.extreme == 'max' else 'smallest'} {name(chk.value)}"
                if chk.against == "extreme"
                else f"{name(program.column)} of {' and '.join(repr(r) for r in chk.rows)} combined"
-               if chk.against == "rows" else repr(chk.value))
+               if chk.against == "rows" else f"the total of {name(program.column)}"
+               if chk.against == "total" else repr(chk.value))
         if chk.factor:
             rhs = f"{chk.factor:g} × {rhs}"
         text += f"; check: result {program.check.op} {rhs}"
@@ -633,6 +634,29 @@ def _check_combined(program: Program, typed: TypedTable, c: int,
     return truth, f"{chk.op} {shown}", [(r, cc) for r in others for cc in (label, c)]
 
 
+def _check_share_of_total(program: Program, typed: TypedTable, c: int,
+                          rows: list[int]) -> tuple[bool, str, list[tuple[int, int]]]:
+    """"St Mary has more than a third of all beds": the selected rows' sum against ``factor`` times the column's
+    total over every row (a totals row, which repeats the others' sum, left out)."""
+    chk = program.check
+    assert chk is not None and chk.factor is not None
+    if program.fn not in ("value", "sum") or not typed.columns[c - 1].numeric:
+        raise ProgramError("a share of a column's total needs the value or sum of a column of numbers")
+    counted = [r for r in range(1, typed.table.n_rows + 1) if r not in set(total_rows(typed))]
+    numbers = {r: typed.number(r, c) for r in counted if not is_empty(typed.text(r, c))}
+    if not rows or any(numbers.get(r) is None for r in rows):
+        raise ProgramError(f"a selected row has no number in column {program.column!r}")
+    if set(rows) >= set(numbers):
+        raise ProgramError("the filters select every row: a share of the total needs fewer")
+    part = sum(numbers[r] or 0.0 for r in rows)
+    total = sum(x for x in numbers.values() if x is not None)
+    target = chk.factor * total
+    shown = f"{chk.factor:.3g} × the total {typed.columns[c - 1].name} {format_value(total)} = {format_value(target)}"
+    truth = compare(format_value(part), part, chk.op, format_value(target), target,
+                    tolerance=abs(target) * chk.relative_tolerance)
+    return truth, f"{chk.op} {shown}", [(r, c) for r in numbers if r not in rows]
+
+
 def _scaled(chk: Check, text: str, number: float | None, shown: str) -> tuple[str, str, float]:
     """The other value a claim's multiplier scales ("twice as many as East"), how the step shows it, and the
     tolerance of "=" (none without a multiplier: two cells of a table are compared exactly)."""
@@ -685,6 +709,8 @@ def _check(program: Program, typed: TypedTable, result: Any, c: int,
         return _check_extreme(program, typed, result, rows)
     if chk.against == "rows":
         return _check_combined(program, typed, c, rows)
+    if chk.against == "total":
+        return _check_share_of_total(program, typed, c, rows)
     if fn in ("argmax", "argmin") and chk.op in _ORDER:
         raise ProgramError(f"{fn} names a row; a row name is checked with = or !=, not {chk.op}")
     if fn == "count" and chk.against == "row":

@@ -36,7 +36,8 @@ from tools._cells import TypedTable, display_cell, is_empty
 from tools._claim_grounding import direction_blocker, read_combined, read_every_filter, read_own_row, \
     read_ranked_claim, read_superlative, read_two_extremes, tautology_blocker, vote_blocker
 from tools._claim_counts import quantity_count_blocker, read_counted_column
-from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_rows, read_stated_fraction
+from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_rows, read_share_of_total, \
+    read_stated_fraction
 from tools._claim_multiples import multiple_blocker, read_multiplier
 from tools._claim_significance import add_significance_filter
 from tools._date_rules import leaves_out_stated_date, read_stated_year
@@ -228,6 +229,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_rate(read_ratio(read_superlative(program, typed, text), typed, text), typed, text)
             program = read_every_filter(read_own_row(read_combined(program, typed, text), typed, text), typed, text)
             program = read_fraction_of_rows(read_stated_fraction(program, typed, text), typed, text)
+            program = read_share_of_total(program, typed, text)
             program = read_ordinal(read_multiplier(program, text), text)
         try:
             execution = execute(program, typed, union_same_column=kind == "question")
@@ -248,7 +250,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             execution = one_of_several(execution, position_asked(text))
             if yes_no_asked(text):
                 execution = yes_or_no(execution)
-        blocked = (tautology_blocker(program) or fraction_of_rows_blocker(program, typed, text)
+        blocked = (tautology_blocker(program, typed) or fraction_of_rows_blocker(program, typed, text)
                    or direction_blocker(program, typed, text)
                    or multiple_blocker(program, text) or quantity_count_blocker(program, typed, text)
                    or vote_blocker(program, execution, text, typed.table.n_rows, typed)) if kind == "claim" else ""
