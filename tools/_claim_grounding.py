@@ -273,7 +273,7 @@ _COMBINED = re.compile(
 _JOINERS = {"and", "plus", "the", "&"}
 
 
-def _row_names_in(typed: TypedTable, phrase: str) -> tuple[list[str], list[str]]:
+def row_names_in(typed: TypedTable, phrase: str) -> tuple[list[str], list[str]]:
     """The row names ``phrase`` writes, in its order, and its other words. Longest names first, so "Trinidad and
     Tobago" is one row even when "Tobago" is another."""
     label = typed.label_col
@@ -306,8 +306,8 @@ def read_combined(program: Program, typed: TypedTable, claim: str) -> Program:
             return program
     except KeyError:
         return program
-    listed, other_words = _row_names_in(typed, m.group("rows"))
-    subjects, _ = _row_names_in(typed, claim[:m.start("cmp")])
+    listed, other_words = row_names_in(typed, m.group("rows"))
+    subjects, _ = row_names_in(typed, claim[:m.start("cmp")])
     if len(listed) < 2 or any(w not in _JOINERS for w in other_words) or len(subjects) != 1 \
             or text_words(subjects[0]) in {text_words(n) for n in listed}:
         return program

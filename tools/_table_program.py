@@ -35,6 +35,7 @@ from tools._cell_compare import format_value
 from tools._cells import TypedTable, display_cell, is_empty
 from tools._claim_grounding import direction_blocker, read_combined, read_every_filter, read_own_row, \
     read_ranked_claim, read_superlative, read_two_extremes, tautology_blocker, vote_blocker
+from tools._claim_changes import read_change
 from tools._claim_counts import quantity_count_blocker, read_counted_column
 from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_rows, read_share_of_total, \
     read_stated_fraction
@@ -86,6 +87,8 @@ class ProgramRun(BaseModel):
     verdict: str = ""  # SUPPORTS/REFUTES for claims, the answer for questions
     rows: list[int] = Field(default_factory=list, description="Rows that decided the result.")
     cells: list[tuple[int, int]] = Field(default_factory=list)
+    # the operation that ran, after code's repairs (``raw`` is what the model wrote); empty for SQL
+    fn: str = ""
 
 
 class ProgramOutcome(BaseModel):
@@ -224,7 +227,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             if yes_no_asked(text):
                 program = program.model_copy(update={"fn": "count"})  # yes when a row meets the question's filters
         else:
-            program = read_counted_column(program, typed, text)
+            program = read_counted_column(read_change(program, typed, text), typed, text)
             program = read_ranked_claim(read_two_extremes(program, typed, text), typed, text)
             program = read_rate(read_ratio(read_superlative(program, typed, text), typed, text), typed, text)
             program = read_every_filter(read_own_row(read_combined(program, typed, text), typed, text), typed, text)
@@ -379,7 +382,8 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
         else:
             ex = s.execution
             outcome.runs.append(ProgramRun(program=shown, raw=s.raw, ran=True, result=ex.result_text,
-                                           verdict=_verdict(kind, ex), rows=ex.decisive_rows, cells=ex.cells))
+                                           verdict=_verdict(kind, ex), rows=ex.decisive_rows, cells=ex.cells,
+                                           fn=s.program.fn if s.program else ""))
     if kind == "question":
         # Grounding first: "How many nurses work in Central?", whose Central cell holds the formula text
         # "=1000+2000", had its programs that read Central's row dropped for computing no number, and the sum
@@ -456,7 +460,10 @@ def write_reason(kind: Kind, run: ProgramRun, ex: Execution, typed: TypedTable, 
         return ex.steps[-1][0].upper() + ex.steps[-1][1:] + (f" (rows: {where})." if where and ex.selected else ".")
     text = f"{computed} is {ex.result_text}" + (f" (rows: {where})" if where else "")
     if kind == "claim":
-        if ex.check_text and run.raw and run.raw.get("fn") not in ("every", "only"):
+        # "every"/"only" state their condition in the program, not as a value the result must meet. The fn that
+        # ran decides: the model's "only" rewritten by code into "2021 < 2020 of the same row" (found as a new
+        # user) lost its "the claim needs it …" when the model's raw fn decided.
+        if ex.check_text and (run.fn or (run.raw or {}).get("fn")) not in ("every", "only"):
             text += f"; the claim needs it {ex.check_text}"
         word = {"SUPPORTS": "supports", "REFUTES": "refutes"}[verdict]
         text += f", so the table {word} the claim."

@@ -1,0 +1,84 @@
+"""Claims of a change "from A to B" between two columns (a column per year) or two rows (tools/_claim_changes.py);
+found as a new user over a table of malaria deaths by country and year."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.tables import Table
+from tools._cells import TypedTable
+from tools._claim_changes import read_change
+from tools._table_ops import execute
+from tools._table_ops_model import Program
+from tools._table_program import run_sampled
+
+DEATHS = Table(name="malaria", title="malaria", columns=["Country", "2018", "2019", "2020", "2021"], rows=[
+    ["Kenya", "12,400", "11,900", "13,100", "12,800"], ["Uganda", "21,300", "20,100", "22,900", "21,700"],
+    ["Ghana", "11,800", "12,300", "12,900", "11,200"], ["Malawi", "6,100", "5,900", "6,400", "6,300"]])
+MONTHS = Table(name="visits", title="visits", columns=["Month", "Visits", "Staff"], rows=[
+    ["January", "410", "12"], ["February", "380", "12"], ["March", "455", "14"]])
+# what the model wrote for "Deaths in Kenya rose from 2019 to 2020" (4 of 5 did not run or voted on nothing)
+WRITTEN = {"filters": [{"column": "country", "op": "=", "value": "Kenya"}], "fn": "value", "column": "c5_2021",
+           "answer_column": "country", "check": {"op": ">", "against": "value", "value": "11,900"}}
+
+
+def check(table: Table, claim: str, written: dict = WRITTEN) -> tuple[Program, bool | None]:
+    typed = TypedTable.build(table)
+    prog = read_change(Program.model_validate(written), typed, claim)
+    return prog, execute(prog, typed).truth
+
+
+@pytest.mark.parametrize("claim, truth", [
+    ("Deaths in Kenya rose from 2019 to 2020.", True),
+    ("Deaths in Ghana fell between 2020 and 2021.", True),
+    ("Malawi saw an increase in deaths from 2018 to 2019.", False),  # 6,100 -> 5,900
+    ("Uganda's deaths declined from 2020 to 2021", True),
+    ("Deaths in Kenya increased between the years 2020 and 2021.", False),
+])
+def test_a_change_between_two_year_columns_compares_them_in_the_named_row(claim, truth):
+    prog, got = check(DEATHS, claim)
+    assert prog.check.against == "column" and len(prog.filters) == 1 and got is truth
+
+
+def test_a_change_between_two_named_rows_compares_the_named_column():
+    written = {"fn": "sum", "column": "staff", "answer_column": "month",
+               "check": {"op": ">", "against": "value", "value": "410"}}
+    prog, truth = check(MONTHS, "Visits rose from January to March.", written)
+    assert (prog.column, prog.check.against, prog.check.value, truth) == ("visits", "row", "January", True)
+    assert check(MONTHS, "Visits fell from January to February", written)[1] is True
+
+
+@pytest.mark.parametrize("claim", [
+    "Deaths in Kenya did not rise from 2019 to 2020.",  # negated: left to the model's reading
+    "Deaths rose from 2019 to 2020.",  # no row named
+    "Deaths in Kenya and Ghana rose from 2019 to 2020.",  # two rows
+    "Deaths in Kenya rose from 2019 to 2024.",  # no such column
+    "Kenya had more deaths than Ghana in 2020.",  # no change
+])
+def test_other_claims_are_left_as_written(claim):
+    assert check(DEATHS, claim)[0] == Program.model_validate(WRITTEN)
+
+
+def test_the_change_votes_end_to_end():
+    ran = run_sampled(WRITTEN, TypedTable.build(DEATHS), "claim", "Is it true that deaths in Kenya rose from 2019 "
+                                                                   "to 2020?")
+    assert ran.execution is not None and ran.execution.truth is True, ran.error
+    assert "2019" in ran.execution.check_text
+
+
+def test_the_reason_states_the_comparison_of_a_rewritten_only_program():
+    """Found as a new user: the model's "only" rewritten into "2021 < 2020 of the same row" gave the reason
+    "2021 is 6,300 (rows: Malawi), so the table supports the claim", without the 2020 it was compared with."""
+    from tools._table_program import ProgramOutcome, decide, write_reason
+
+    claim = "Malawi's deaths fell from 2020 to 2021."
+    only = {"filters": [{"column": "country", "op": "=", "value": "Malawi"}], "fn": "only", "column": "c5_2021",
+            "answer_column": "country", "check": {"op": "<", "against": "value", "value": "6,400"}}
+    typed = TypedTable.build(DEATHS)
+    sampled = run_sampled(only, typed, "claim", claim)
+    outcome = ProgramOutcome(kind="claim")
+    decide(outcome, [sampled], typed, "claim", claim)
+    [run] = outcome.runs
+    assert run.fn == "value" and run.raw["fn"] == "only"
+    reason = write_reason("claim", run, sampled.execution, typed, "SUPPORTS")
+    assert "the claim needs it < Malawi's 2020 6,400" in reason, reason

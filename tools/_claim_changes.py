@@ -1,0 +1,76 @@
+"""Claims of a change between two columns or two rows: "Deaths in Kenya rose from 2019 to 2020".
+
+Found as a new user over a table of deaths by country with a column per year: of five programs, one compared
+Kenya's 2020 with its 2019; the others checked 2021 against a number nobody stated, compared Kenya with itself,
+or counted rows ("Ghana fell between 2020 and 2021" got one refutation from "2020 <= 2021"). The claim's form
+settles the program: the two things after "from … to" (or "between … and") are two columns or two rows, the
+claim names the one row (or column) they belong to, and the verb says which way. So code writes it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools._cell_compare import text_words
+from tools._cells import TypedTable
+from tools._claim_grounding import row_names_in
+from tools._question_grounding import column_named
+from tools._table_ops_model import VALUE_MAX_CHARS, Check, Program, RowFilter
+
+_UP = r"rose|risen|rise|rises|increased|increases|increase|grew|grown|grows|growth|climbed|climbs|went\s+up|gained"
+_DOWN = (r"fell|fallen|falls|fall|dropped|drops|drop|declined|declines|decline|decreased|decreases|decrease|"
+         r"went\s+down|shrank|shrunk")
+_CHANGE = re.compile(
+    r"\b(?:(?P<up>" + _UP + r")|(?P<down>" + _DOWN + r"))\b(?:\s+[^\s.;,]+){0,4}?\s+(?:from|between)\s+"
+    r"(?:(?:the\s+)?(?:year\s+|years\s+)?)(?P<a>[^,;.]{1,40}?)\s+(?:to|and)\s+(?:the\s+)?(?P<b>[^,;.]{1,40}?)"
+    r"\s*(?:[,;.?!]|$)", re.I)
+_NEGATED = re.compile(r"\b(?:not|never|no|n't)\s+(?:\w+\s+)?$", re.I)
+
+
+def _one_column(typed: TypedTable, phrase: str) -> str | None:
+    """The one column ``phrase`` names: by its whole header, else the one header that has it as words."""
+    words = text_words(phrase)
+    exact = [c.ident for c in typed.columns if text_words(c.name) == words]
+    if len(exact) == 1:
+        return exact[0]
+    within = [c.ident for c in typed.columns if words and f" {words} " in f" {text_words(c.name)} "]
+    return within[0] if len(within) == 1 else None
+
+
+def read_change(program: Program, typed: TypedTable, claim: str) -> Program:
+    """The program the claim's "rose/fell from A to B" states (module docstring); any other claim as written."""
+    m = _CHANGE.search(claim)
+    label = typed.label_col
+    if m is None or program.check is None or not label or _NEGATED.search(claim[:m.start()]):
+        return program
+    op = ">" if m.group("up") else "<"
+    rest = claim[:m.start()] + " " + claim[m.end():]
+    a_col, b_col = _one_column(typed, m.group("a")), _one_column(typed, m.group("b"))
+    if a_col and b_col and a_col != b_col:  # a column per year: two columns of one row
+        if not (typed.column(a_col).numeric and typed.column(b_col).numeric):
+            return program
+        rows, _ = row_names_in(typed, rest)
+        if len(rows) != 1:
+            return program
+        return Program(filters=[_names(typed, rows[0])], fn="value", column=b_col,
+                       answer_column=program.answer_column, check=Check(op=op, against="column", value=a_col))
+    a_rows, a_rest = row_names_in(typed, m.group("a"))
+    b_rows, b_rest = row_names_in(typed, m.group("b"))
+    if len(a_rows) != 1 or len(b_rows) != 1 or a_rest or b_rest or a_rows == b_rows:
+        return program  # a row per year: the same column of two rows, which the claim must name
+    measures = [c for c in typed.columns if c.numeric and c.index != label and column_named(c.name, rest)]
+    column = measures[0].ident if len(measures) == 1 else program.column
+    try:
+        if not typed.column(column).numeric or typed.column(column).index == label:
+            return program
+    except KeyError:
+        return program
+    return Program(filters=[_names(typed, b_rows[0])], fn="value", column=column,
+                   answer_column=program.answer_column,
+                   check=Check(op=op, against="row", value=a_rows[0][:VALUE_MAX_CHARS]))
+
+
+def _names(typed: TypedTable, row_name: str) -> RowFilter:
+    label = typed.label_col
+    assert label
+    return RowFilter(column=typed.columns[label - 1].ident, op="=", value=row_name[:VALUE_MAX_CHARS])
