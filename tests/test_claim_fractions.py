@@ -165,5 +165,14 @@ def test_a_share_of_another_column_or_of_a_share_column_is_left_alone():
     several = mercy.model_copy(update={"filters": [], "fn": "avg"})  # an average over several rows is no part
     assert read_share_of_total(several, t, "Mercy Central has more than a third of all beds.") == several
     assert read_share_of_total(mercy, t, "Mercy Central has more beds than a third of the hospitals.") == mercy
+    # shares of the rows, though the header's words follow (TabFact's tuning split): left to the row rules
+    assert read_share_of_total(mercy, t, "A majority of the hospitals with beds are teaching ones.") == mercy
+    assert read_share_of_total(mercy, t, "Mercy Central has over a quarter of the beds in the city.") != mercy
+    scores = Table(name="s", title="s", columns=["Team", "Away team score"], rows=[["a", "12"], ["b", "8"]])
+    team = Program.model_validate({"filters": [{"column": "team", "op": "=", "value": "a"}], "fn": "value",
+                                   "column": "away_team_score", "answer_column": "team",
+                                   "check": {"op": ">", "against": "value", "value": "10"}})
+    claim = "more than half of the away team have a score greater than 10"
+    assert read_share_of_total(team, TypedTable.build(scores), claim) == team
     poland = check_of("Poland", "coal_share", ">", "0.5")  # a column of shares: read_stated_fraction's
     assert read_share_of_total(poland, typed(), "Poland had more than half of all coal share.") == poland

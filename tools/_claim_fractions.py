@@ -21,6 +21,7 @@ from tools._cells import TypedTable, cell_number
 from tools._claim_counts import names_column
 from tools._claim_multiples import _BOUND, _BOUND_OP
 from tools._question_grounding import column_named
+from tools._words import content_words, word_in
 from tools._table_ops import execute, total_rows
 from tools._table_ops_model import Check, Program, ProgramError
 
@@ -89,6 +90,20 @@ _OF_TOTAL = re.compile(
     r"combined|overall)\s+(?:number\s+of\s+)?|the\s+)(?P<rest>[^.;,]{1,80})", re.I)
 
 
+# Where the noun after "of all …" ends: "a majority of the people who score over par" is a share of the rows
+_CLAUSE = re.compile(r"\b(?:who|that|which|whose|where|with|in|from|for|at|on|by|have|has|had|be|is|are|was|were|"
+                     r"do|does|did|score|scored|get|got|make|made)\b", re.I)
+
+
+def _names_the_amount(header: str, rest: str) -> bool:
+    """Whether the noun phrase starting ``rest`` is the column ``header``'s amount: its last word is the header's
+    (units in brackets aside). TabFact's "more than half of the away team have a score greater than 10" is about
+    rows, though "away team" are words of the header "away team score"."""
+    phrase = content_words(_CLAUSE.split(rest, maxsplit=1)[0])
+    head = content_words(re.sub(r"\([^)]*\)|\[[^\]]*\]", " ", header))
+    return bool(phrase and head) and word_in(phrase[-1], [head[-1]]) and column_named(header, rest)
+
+
 def read_share_of_total(program: Program, typed: TypedTable, claim: str) -> Program:
     """A value (or sum) of some rows of a column of amounts, checked against a number or another row, for a claim
     that states a fraction or percentage of all of that column: checked against that share of the column's total.
@@ -109,7 +124,7 @@ def read_share_of_total(program: Program, typed: TypedTable, claim: str) -> Prog
     if not col.numeric or (program.fn not in ("value", "sum") and len(selected) != 1):
         return program
     for m in _OF_TOTAL.finditer(claim):
-        if not column_named(col.name, m.group("rest")):
+        if not _names_the_amount(col.name, m.group("rest")):
             continue
         bound = (m.group("bound") or "").lower()
         op = _BOUND_OP.get(bound, "=")
