@@ -836,3 +836,69 @@ def test_a_value_asked_below_or_above_a_named_row_is_the_neighbouring_rows():
     assert read_neighbour(echo, t, "which stadium is listed after the oval?") == echo
     counted = echo.model_copy(update={"fn": "count"})
     assert read_neighbour(counted, t, "how many stadiums opened after Ayr Park?") == counted
+
+
+WARDS = Table(name="wards", title="wards", columns=["Clinic", "Region", "Beds"], rows=[
+    ["St Mary", "North", "310"], ["Riverside", "East", "95"], ["Lakeside", "North", "60"], ["Total", "", "465"]])
+
+
+def test_what_share_of_all_of_a_column_is_a_percentage_of_its_total():
+    """Found as a new user: "What share of all beds does St Mary have?" answered 310, St Mary's beds."""
+    from tools._question_rules import read_share_of_all
+
+    t = TypedTable.build(WARDS)
+    st_mary = prog(filters=[{"column": "clinic", "op": "=", "value": "St Mary"}], fn="value", column="beds",
+                   answer_column="beds")
+    for q in ("What share of all beds does St Mary have?", "what percentage of the total beds are at St Mary?"):
+        read = read_share_of_all(st_mary, t, q)
+        ex = execute(read, t)
+        assert read.fn == "share" and ex.result == "66.7%" and ex.result_text == "66.7% (310 of 465)"  # no Total row
+        assert (2, 3) in ex.cells and (3, 3) in ex.cells and (4, 3) not in ex.cells
+    north = prog(filters=[{"column": "region", "op": "=", "value": "North"}], fn="sum", column="beds",
+                 answer_column="beds")
+    assert execute(read_share_of_all(north, t, "What share of the beds is in the North?"), t).result == "79.6%"
+    mean = st_mary.model_copy(update={"fn": "avg"})
+    assert read_share_of_all(mean, t, "What share of all beds does St Mary have?").fn == "share"
+    assert read_share_of_all(st_mary, t, "How many beds does St Mary have?") == st_mary
+    assert read_share_of_all(st_mary, t, "What share of all patients does St Mary treat?") == st_mary  # no such column
+    everyone = prog(filters=[], fn="sum", column="beds", answer_column="beds")
+    assert read_share_of_all(everyone, t, "What share of all beds are in clinics?") == everyone  # all of it
+
+
+CLINICS = Table(name="clinics", title="clinics", columns=["Clinic", "Region", "Doctors", "Beds"], rows=[
+    ["St Mary", "North", "42", "310"], ["Riverside", "East", "17", "95"], ["Hillcrest", "West", "23", "140"],
+    ["Oakwood", "South", "31", "205"], ["Lakeside", "North", "12", "60"]])
+
+
+@pytest.mark.parametrize("question, fn, answer", [
+    ("Which region has the fewest beds in total?", "argmin", "East"),  # not North, Lakeside's region
+    ("Which region has the most doctors combined?", "argmax", "North"),  # 54
+    ("which region has the second highest number of beds in total?", "argmax", "South"),  # 370, then 205
+])
+def test_which_group_has_the_largest_total_sums_each_groups_rows(question, fn, answer):
+    """Found as a new user: "Which region has the fewest beds in total?" answered North, 5 of 5 programs."""
+    from tools._question_rules import read_group_total
+    from tools._words import ordinal_extreme
+
+    t = TypedTable.build(CLINICS)
+    written = prog(filters=[], fn=fn, column="beds" if "beds" in question else "doctors", answer_column="region")
+    read = read_group_total(written, t, question).model_copy(update={"nth": ordinal_extreme(question)})
+    ex = execute(read, t)
+    assert read.group_total and ex.result == answer, ex.result_text
+    if answer == "East":
+        assert ex.result_text == "East (totals: North 370; South 205; West 140; East 95)" and ex.decisive_rows == [2]
+
+
+def test_a_group_question_without_a_total_or_with_unique_groups_is_left_alone():
+    from tools._question_rules import read_group_total
+
+    t = TypedTable.build(CLINICS)
+    written = prog(filters=[], fn="argmin", column="beds", answer_column="region")
+    assert read_group_total(written, t, "Which region has the clinic with the fewest beds?") == written
+    assert read_group_total(written, t, "Which region has the fewest beds overall?") == written  # whole table
+    clinic = prog(filters=[], fn="argmin", column="beds", answer_column="clinic")
+    assert read_group_total(clinic, t, "Which clinic has the fewest beds in total?") == clinic  # one row each
+    totals = Table(name="m", title="m", columns=["Nation", "Group", "Total"], rows=[
+        ["A", "x", "5"], ["B", "x", "7"], ["C", "y", "6"]])
+    by_total = prog(filters=[], fn="argmax", column="total", answer_column="group")
+    assert read_group_total(by_total, TypedTable.build(totals), "which group has the highest total?") == by_total

@@ -44,11 +44,14 @@ import re
 from dataclasses import replace
 
 from tools._answer_type import AnswerKind, expected_answer, position_asked, yes_no_asked
-from tools._cell_compare import format_value, iso_month_match, words_match
+from tools._cell_compare import format_value, iso_month_match, text_words, words_match
 from tools._cells import TypedTable
 from tools._question_grounding import alternatives, column_named, value_grounded
-from tools._table_ops_model import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter
-from tools._words import MONTH_NAMES, RANK_HEADER, WORD, extreme_directions, is_superlative, ordinal_extreme
+from tools._table_ops import execute
+from tools._table_ops_model import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, ProgramError, \
+    RowFilter
+from tools._words import MONTH_NAMES, RANK_HEADER, WORD, content_words, extreme_directions, is_superlative, \
+    ordinal_extreme, word_in
 
 
 def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | None) -> Program:
@@ -321,6 +324,40 @@ _WHICH = re.compile(r"^\s*(?:(?:in|on|at|for|from|during|of|between|after|before
                     r"(?:which|who|whom|whose)\b", re.I)
 
 
+# Not "overall": "which province had the fewest cases overall?" after a follow-up over 2011's rows means over the
+# whole table, not each province's sum over the years (tests/test_table_program.py).
+_IN_TOTAL = re.compile(r"\b(?:in\s+total|total|combined|altogether|all\s+together|put\s+together|"
+                       r"between\s+them|summed)\b", re.I)
+
+
+def read_group_total(program: Program, typed: TypedTable, question: str) -> Program:
+    """"Which region has the fewest beds in total?" over a table of clinics is the region whose clinics' beds add
+    up to the least, not the region of the clinic with the fewest beds.
+
+    Found as a new user: North (its Lakeside has 60 beds) for East (95 in all; North has 370), 5 of 5 programs. A
+    which-question whose words ask for a total ("in total", "combined", "altogether", …, not "overall", nor a
+    word of the measured column's header such as "Total"), written as an argmax or argmin whose answer column
+    repeats among the rows it ranks, ranks the answer column's values by their rows' sum.
+    """
+    m = _IN_TOTAL.search(question)
+    if program.fn not in ("argmax", "argmin") or program.per_column or m is None or not _WHICH.match(question):
+        return program
+    try:
+        measure = typed.column(program.column)
+        answer = typed.column(program.answer_column or "")
+        selected = execute(program.model_copy(update={"check": None}), typed).selected
+    except (KeyError, ProgramError):
+        return program
+    if not measure.numeric or measure.holds_years or answer.ident == measure.ident \
+            or re.search(r"%|\bper\b|\brate\b|\bshare\b|\bpercent|\baverage\b|\bmean\b", measure.name, re.I) \
+            or any(w in content_words(measure.name) for w in content_words(m.group(0))):
+        return program
+    values = [text_words(typed.text(r, answer.index)) for r in selected]
+    if len(set(values)) == len(values):
+        return program  # every row its own group: the row's number is the total
+    return program.model_copy(update={"group_total": True})
+
+
 def read_rows_asked(program: Program, typed: TypedTable, question: str) -> Program:
     """"Which week(s) did not have more than 75,000 in attendance?" asks for the weeks, not how many there are.
 
@@ -476,6 +513,29 @@ def read_share(program: Program, typed: TypedTable, question: str) -> Program:
     if len(named) != 1:
         return program
     return program.model_copy(update={"fn": "max", "per_column": named[0].ident, "nth": 1})
+
+
+def read_share_of_all(program: Program, typed: TypedTable, question: str) -> Program:
+    """"What share of all beds does St Mary have?" is St Mary's beds as a percentage of every row's beds.
+
+    Found as a new user: the answer was 310, St Mary's beds (4 of 5 programs). When the phrase after "what share /
+    percentage of" names the column the program reads (its last word the header's), and the program reads some of
+    the rows, the answer is their share of the column's total. A share of another column is :func:`read_share`'s.
+    """
+    m = _SHARE.search(question)
+    if not m or program.fn not in ("value", "sum", "avg", "max", "min") or program.per_column or not program.filters:
+        return program  # (seen as a new user: 3 of 5 programs read St Mary's beds as their average)
+    try:
+        col = typed.column(program.column)
+    except KeyError:
+        return program
+    phrase = content_words(re.sub(r"^(?:all|total|the\s+total|combined)\s+(?:the\s+)?", "", m.group(1).strip(),
+                                  flags=re.I))
+    head = content_words(re.sub(r"\([^)]*\)|\[[^\]]*\]", " ", col.name))
+    if not col.numeric or col.holds_years or not phrase or not head or not word_in(head[-1], phrase[:3]) \
+            or re.search(r"%|\bper\b|\brate\b|\bshare\b|\bpercent", col.name, re.I):
+        return program
+    return program.model_copy(update={"fn": "share", "nth": 1, "check": None})
 
 
 _FLIPPED = {"max": "min", "min": "max", "argmax": "argmin", "argmin": "argmax"}

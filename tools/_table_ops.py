@@ -64,7 +64,10 @@ def describe(program: Program, typed: TypedTable) -> str:
     nth = f"{_ORDINALS[program.nth]} " if program.nth > 1 else ""
     dated = typed.is_dated(program.column)
     larger, smaller = ("latest", "earliest") if dated else ("largest", "smallest")
-    if fn in ("argmax", "argmin"):
+    if fn in ("argmax", "argmin") and program.group_total:
+        what = f"the {name(program.answer_column)} whose rows add up to the {nth}" \
+               f"{'largest' if fn == 'argmax' else 'smallest'} total {measure}"
+    elif fn in ("argmax", "argmin"):
         what = f"{name(program.answer_column)} of the row with the {nth}" \
                f"{larger if fn == 'argmax' else smaller} {measure}"
     elif (nth or dated) and fn in ("max", "min"):
@@ -73,6 +76,8 @@ def describe(program: Program, typed: TypedTable) -> str:
         what = f"{fn} of {measure}"
     elif fn == "value":
         what = f"{name(program.column)}"
+    elif fn == "share":
+        what = f"the share of the total {name(program.column)}"
     elif fn == "most_common":
         what = f"the {name(program.column)} that occurs in most rows"
     elif fn in ("next_row", "previous_row"):
@@ -234,6 +239,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     read_cols = [c]
     truth: bool | None = None
     check_text = ""
+    share_cells: list[tuple[int, int]] = []
 
     per_c = None
     if program.per_column:
@@ -288,6 +294,18 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         result, decisive = _distinct(typed, rows, c, clock)
         result_text = format_value(result)
         read_cols = [c]
+    elif fn == "share":
+        if typed.columns[c - 1].holds_years or not typed.columns[c - 1].numeric:
+            raise ProgramError(f"column {program.column!r} holds no amounts to take a share of")
+        counted = [r for r in range(1, typed.table.n_rows + 1) if r not in set(total_rows(typed))]
+        part, whole = numbers(rows), numbers(counted)
+        total = math.fsum(x for _, x in whole)
+        if total == 0:
+            raise ProgramError(f"column {program.column!r} adds up to 0, of which no share can be taken")
+        # a text with its % sign: the answer's headline is the result, and "38.3" alone reads as a count
+        result = f"{format_value(round(100 * math.fsum(x for _, x in part) / total, 1))}%"
+        result_text = f"{result} ({format_value(math.fsum(x for _, x in part))} of {format_value(total)})"
+        share_cells = [(r, c) for r, _ in whole if r not in rows]  # the rest of the total, cited beside the part
     elif fn in ("sum", "avg", "min", "max"):
         if fn in ("sum", "avg") and typed.columns[c - 1].holds_years:
             raise ProgramError(f"column {program.column!r} holds years, which are not added up or averaged "
@@ -305,6 +323,9 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             _with_unit(typed, [r for r, _ in pairs], c, result)
         if typed.columns[c - 1].holds_dates:  # the latest date is the date, as its cell writes it
             result = result_text
+    elif fn in ("argmax", "argmin") and program.group_total:
+        result, result_text, decisive = _group_extreme(typed, numbers(rows), answer_c, fn == "argmax", program.nth)
+        read_cols = [c, answer_c]
     elif fn in ("argmax", "argmin"):
         pairs = numbers(rows)
         best = _nth_extreme([x for _, x in pairs], largest=fn == "argmax", nth=program.nth)
@@ -378,7 +399,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         # "How many countries are listed?" reads no column: the names of the rows it counted are what a reader
         # checks the count against (found as a new user: an answer citing nothing, shown as unverified).
         cells = [(r, label) for r in decisive]
-    cells = list(dict.fromkeys(cells + extra_cells))[:MAX_CELLS]
+    cells = list(dict.fromkeys(cells + extra_cells + share_cells))[:MAX_CELLS]
     return Execution(selected=rows, result=result, result_text=result_text, decisive_rows=decisive, cells=cells,
                      truth=truth, check_text=check_text, steps=steps)
 
@@ -450,6 +471,31 @@ def _value_groups(typed: TypedTable, rows: list[int], c: int,
         first.setdefault(key, " ".join(str(text).split()))
         where.setdefault(key, []).append(r)
     return first, where
+
+
+def _group_extreme(typed: TypedTable, pairs: list[tuple[int, float]], answer_c: int, largest: bool,
+                   nth: int) -> tuple[Any, str, list[int]]:
+    """The value of ``answer_c`` whose rows' numbers add up to the largest (smallest) total, that total, and its
+    rows: "which region has the fewest beds in total?" over clinics sums each region's clinics."""
+    first: dict[str, str] = {}
+    totals: dict[str, float] = {}
+    rows_of: dict[str, list[int]] = {}
+    for r, x in pairs:
+        text = typed.text(r, answer_c)
+        if is_empty(text):
+            continue
+        key = text_words(text)
+        first.setdefault(key, " ".join(str(text).split()))
+        totals[key] = totals.get(key, 0.0) + x
+        rows_of.setdefault(key, []).append(r)
+    if not totals:
+        raise ProgramError("no rows with a value to group by")
+    best = _nth_extreme(list(totals.values()), largest=largest, nth=nth)
+    keys = [k for k, v in totals.items() if v == best]
+    names = [first[k] for k in keys]
+    result: Any = names[0] if len(names) == 1 else names
+    shown = "; ".join(f"{first[k]} {format_value(v)}" for k, v in sorted(totals.items(), key=lambda kv: -kv[1]))
+    return result, f"{format_value(result)} (totals: {shown})", sorted(r for k in keys for r in rows_of[k])
 
 
 def _most_common(typed: TypedTable, rows: list[int], c: int, clock: _Clock) -> tuple[Any, str, list[int]]:

@@ -46,9 +46,9 @@ from tools._flag_columns import add_stated_flag
 from tools._partial_values import widen_partial_value
 from tools._question_grounding import describe_grounding, grounding
 from tools._question_rules import add_stated_date, add_stated_quarter, count_choice, drop_named_row, one_of_several, \
-    read_as_asked, read_choice, read_direction, read_distinct, read_frequency, read_neighbour, read_ordinal, \
-    read_position, read_rank_order, read_ratio, read_rows_asked, read_share, read_stated_part, read_threshold_list, \
-    read_total_asked, yes_or_no
+    read_as_asked, read_choice, read_direction, read_distinct, read_frequency, read_group_total, read_neighbour, \
+    read_ordinal, read_position, read_rank_order, read_ratio, read_rows_asked, read_share, read_share_of_all, \
+    read_stated_part, read_threshold_list, read_total_asked, yes_or_no
 from tools._rates import read_rate
 from tools._stated_values import add_stated_value
 from tools._table_grammar import typed_program_schema
@@ -218,11 +218,11 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = count_choice(program, typed, text)
             program = read_frequency(program, typed, text)
             program = read_distinct(program, typed, text)
-            program = read_total_asked(program, typed, text)
+            program = read_group_total(read_total_asked(program, typed, text), typed, text)
             program = read_rows_asked(program, typed, text)
             program = read_threshold_list(program, typed, text)
             program = read_rate(read_ratio(program, typed, text), typed, text)
-            program = read_share(program, typed, text)
+            program = read_share_of_all(read_share(program, typed, text), typed, text)
             program = read_ordinal(read_direction(program, typed, text), text)
             if yes_no_asked(text):
                 program = program.model_copy(update={"fn": "count"})  # yes when a row meets the question's filters
