@@ -272,6 +272,8 @@ def test_cli_install_format_quantizes_after_the_bf16_install(settings, monkeypat
     monkeypatch.setenv("EVIDENTIA_DATA_DIR", str(settings.data_dir))
     monkeypatch.setattr(provision, "install_default_model",
                         lambda s, **kw: InstallResult(model_dir=s.default_model_dir, already_installed=True))
+    # a CPU whose vLLM build serves W4A16 (on an AVX2-only one the default copy is skipped: test_model_cli)
+    monkeypatch.setattr("assistant.serving.cpu_flags", lambda: {"avx2", "avx512f"})
     calls = []
     monkeypatch.setattr(quantize, "install_quantized_model",
                         lambda s, fmt, **kw: calls.append(fmt) or quantize.QuantizeResult(model_dir=s.model_dir_for(fmt)))
