@@ -25,6 +25,9 @@ from tools.intent import (IntentFrame, answer_type_of, asks_for_information, con
     ("Now tell me about epilepsy.", []),
     ("I take 2. Then I stop.", []),
     ("Should I take aspirin or ibuprofen?", []),
+    ("Deaths in Ghana fell between 2020 and 2021.", []),  # a statement (found as a new user: went to table QA)
+    ("Pick between tea, coffee or water", []),  # no question: the model's to label
+    ("which is larger between the sun and the moon", ["the sun", "the moon"]),  # a question without its "?"
 ])
 def test_options_are_read_from_the_message(message, options):
     assert extract_options(message) == options
@@ -69,6 +72,7 @@ def test_time_cue_is_what_the_message_writes(message, cue):
     ("Which is larger, the sun or the moon?", False, "multiple_choice"),
     ("Is it true that smoking causes cancer?", False, "claim_check"),
     ("BETA-2 enrolled 4,512 participants.", True, "claim_check"),
+    ("Deaths in Ghana fell between 2020 and 2021.", True, "claim_check"),
     ("List the trials from 2021.", True, "question"),
     ("Which row of the table has the most?", True, "table_question"),
     ("Aspirin cures headaches.", False, None),  # a statement: the model's to label

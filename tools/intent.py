@@ -178,6 +178,10 @@ def _run(found: list[tuple[str, str]], first: str) -> list[str]:
 
 def _inline_choice(message: str) -> list[str]:
     text = " ".join(message.split())
+    if not text.endswith("?") and not re.match(r"\s*(?:which|who|what|is|was|are|were|does|did|do)\b", text, re.I):
+        # A statement is no choice: "Deaths in Ghana fell between 2020 and 2021." (found as a new user) had
+        # 2020 and 2021 as options and went to table QA instead of the claim check.
+        return []
     m = _CHOICE_INTRO.search(text) or _COMPARING.match(text)
     if not m:
         return []
