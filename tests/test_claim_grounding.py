@@ -285,6 +285,14 @@ def test_a_comparison_that_is_not_a_sum_of_other_rows_is_left_as_written(claim):
     assert combined(claim, **PORTO_PATIENTS)[0] == Program.model_validate({"answer_column": "site", **PORTO_PATIENTS})
 
 
+def test_more_rows_than_a_check_holds_are_left_as_written():
+    many = Table(name="m", title="m", columns=["Site", "Patients"], rows=[[f"S{i}", str(i)] for i in range(1, 9)])
+    written = {"filters": [{"column": "site", "op": "=", "value": "S8"}], "fn": "value", "column": "patients",
+               "answer_column": "site", "check": {"op": ">", "against": "row", "value": "S1"}}
+    claim = "S8 has more patients than S1, S2, S3, S4, S5 and S6 combined."  # six rows: no crash, as written
+    assert combined(claim, many, **written)[0] == Program.model_validate(written)
+
+
 def test_a_row_name_with_and_in_it_is_one_row():
     table = Table(name="c", title="c", columns=["Country", "Medals"], rows=[
         ["Trinidad and Tobago", "30"], ["Jamaica", "20"], ["Tobago", "99"], ["Cuba", "5"]])

@@ -47,7 +47,7 @@ from tools._claim_fractions import fraction_of_rows
 from tools._flag_columns import names_flag
 from tools._question_grounding import column_named, value_grounded
 from tools._table_ops import execute, row_names
-from tools._table_ops_model import VALUE_MAX_CHARS, Check, Execution, Program, ProgramError, RowFilter
+from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Execution, Program, ProgramError, RowFilter
 from tools._words import CARDINALS, DOWNWARD, MAX_WORDS, ORDINAL_WORDS, RANK_HEADER, UPWARD, extreme_directions, is_superlative
 
 _NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?")
@@ -308,7 +308,7 @@ def read_combined(program: Program, typed: TypedTable, claim: str) -> Program:
         return program
     listed, other_words = row_names_in(typed, m.group("rows"))
     subjects, _ = row_names_in(typed, claim[:m.start("cmp")])
-    if len(listed) < 2 or any(w not in _JOINERS for w in other_words) or len(subjects) != 1 \
+    if not 2 <= len(listed) <= MAX_FILTERS + 2 or any(w not in _JOINERS for w in other_words) or len(subjects) != 1 \
             or text_words(subjects[0]) in {text_words(n) for n in listed}:
         return program
     return Program(filters=[RowFilter(column=typed.columns[label - 1].ident, op="=", value=subjects[0][
