@@ -22,8 +22,8 @@ from tools._claim_counts import names_column
 from tools._claim_multiples import _BOUND, _BOUND_OP
 from tools._question_grounding import column_named
 from tools._words import content_words, word_in
-from tools._table_ops import execute, total_rows
-from tools._table_ops_model import Check, Program, ProgramError
+from tools._table_ops import selected_rows, total_rows
+from tools._table_ops_model import Check, Program
 
 _FRACTIONS = {"half": 0.5, "a half": 0.5, "one half": 0.5, "a third": 1 / 3, "one third": 1 / 3,
               "two thirds": 2 / 3, "a quarter": 0.25, "one quarter": 0.25, "three quarters": 0.75,
@@ -118,10 +118,10 @@ def read_share_of_total(program: Program, typed: TypedTable, claim: str) -> Prog
         return program
     try:
         col = typed.column(program.column)
-        selected = execute(program.model_copy(update={"check": None}), typed).selected
-    except (KeyError, ProgramError):
+    except KeyError:
         return program
-    if not col.numeric or (program.fn not in ("value", "sum") and len(selected) != 1):
+    selected = selected_rows(program, typed)
+    if selected is None or not col.numeric or (program.fn not in ("value", "sum") and len(selected) != 1):
         return program
     for m in _OF_TOTAL.finditer(claim):
         if not _names_the_amount(col.name, m.group("rest")):

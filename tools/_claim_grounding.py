@@ -46,7 +46,7 @@ from tools._cells import TypedTable, cell_number
 from tools._claim_fractions import fraction_of_rows
 from tools._flag_columns import names_flag
 from tools._question_grounding import column_named, value_grounded
-from tools._table_ops import execute, row_names
+from tools._table_ops import execute, row_names, selected_rows
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Execution, Program, ProgramError, RowFilter
 from tools._words import CARDINALS, DOWNWARD, MAX_WORDS, ORDINAL_WORDS, RANK_HEADER, UPWARD, extreme_directions, is_superlative
 
@@ -165,7 +165,7 @@ def read_superlative(program: Program, typed: TypedTable, claim: str) -> Program
     others = _read_than_the_others(program, typed, claim)
     if others is not program:
         return others
-    selected = _selected(program, typed)
+    selected = selected_rows(program, typed)
     if selected is None or len(selected) != 1:
         return program
     low = claim.lower()
@@ -258,7 +258,7 @@ def _read_one_against_all(program: Program, typed: TypedTable, claim: str) -> Pr
     chk = program.check
     if chk is None or chk.against != "row":
         return program
-    selected = _selected(program, typed)
+    selected = selected_rows(program, typed)
     if selected is None or len(selected) != 1:
         return program
     return _as_named_rows_extreme(program, typed, selected[0], claim, than_any_other(claim) or "max")
@@ -354,7 +354,7 @@ def read_own_row(program: Program, typed: TypedTable, claim: str) -> Program:
     if chk is None or chk.against != "row" or program.fn != "value":
         return program
     label = typed.label_col
-    selected = _selected(program, typed)
+    selected = selected_rows(program, typed)
     if selected is None or len(selected) != 1 or not row_names(typed, selected[0], chk.value):
         return program
     filtered = {f.column for f in program.filters}
@@ -443,13 +443,6 @@ def _named_measure(typed: TypedTable, phrase: str) -> str | None:
     return scored[0][1]
 
 
-def _selected(program: Program, typed: TypedTable) -> list[int] | None:
-    """The rows ``program`` ranges over, whatever its check (one comparing a row with itself does not run), or
-    None when it cannot run."""
-    try:
-        return execute(program.model_copy(update={"check": None}), typed).selected
-    except ProgramError:
-        return None
 
 
 def _text_column(typed: TypedTable, ident: str) -> bool:

@@ -47,9 +47,8 @@ from tools._answer_type import AnswerKind, expected_answer, position_asked, yes_
 from tools._cell_compare import format_value, iso_month_match, text_words, words_match
 from tools._cells import TypedTable
 from tools._question_grounding import alternatives, column_named, value_grounded
-from tools._table_ops import execute
-from tools._table_ops_model import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, ProgramError, \
-    RowFilter
+from tools._table_ops import selected_rows
+from tools._table_ops_model import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter
 from tools._words import MONTH_NAMES, RANK_HEADER, WORD, content_words, extreme_directions, is_superlative, \
     ordinal_extreme, word_in
 
@@ -345,10 +344,10 @@ def read_group_total(program: Program, typed: TypedTable, question: str) -> Prog
     try:
         measure = typed.column(program.column)
         answer = typed.column(program.answer_column or "")
-        selected = execute(program.model_copy(update={"check": None}), typed).selected
-    except (KeyError, ProgramError):
+    except KeyError:
         return program
-    if not measure.numeric or measure.holds_years or answer.ident == measure.ident \
+    selected = selected_rows(program, typed)
+    if selected is None or not measure.numeric or measure.holds_years or answer.ident == measure.ident \
             or re.search(r"%|\bper\b|\brate\b|\bshare\b|\bpercent|\baverage\b|\bmean\b", measure.name, re.I) \
             or any(w in content_words(measure.name) for w in content_words(m.group(0))):
         return program

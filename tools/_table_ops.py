@@ -606,6 +606,15 @@ def _row_like_the_selection(program: Program, typed: TypedTable, named: list[int
     return like[0]
 
 
+def selected_rows(program: Program, typed: TypedTable) -> list[int] | None:
+    """The rows ``program`` ranges over, whatever its check (one comparing a row with itself does not run), or
+    None when it cannot run."""
+    try:
+        return execute(program.model_copy(update={"check": None}), typed).selected
+    except ProgramError:
+        return None
+
+
 def row_names(typed: TypedTable, r: int, value: str) -> bool:
     """Whether row ``r``'s name (its label cell) is ``value``, compared as texts are (markup, accents, case), or, for
     a row named by an ISO month ("2024-02"), as the month ``value`` names ("February")."""
