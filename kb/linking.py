@@ -7,6 +7,11 @@
 3. ``embedding``: cosine between the phrase and the node-name embeddings at least ``EMBED_MIN``
    (synonyms such as "heart attack" -> "myocardial infarction").
 
+Two lexical lookups serve everyday names, which no rule above links: :meth:`Linker.containing` (the
+nodes whose name holds the phrase as whole words: "lupus", "Crohn's") and :meth:`Linker.by_initials`
+("COPD", "T2DM"). They may find several nodes; the caller chooses among them (``tools.kg_paths`` keeps
+those holding a fact of the asked relation).
+
 Keyphrases come from KeyBERT running on the packaged MiniLM (``deps.embedder.model``). Each linked
 concept records the rule that linked it, which the UI shows. Node-name embeddings are computed once
 per graph and cached on disk next to the store (``kg_cache/<graph>.<model>.npy``).
@@ -33,6 +38,9 @@ GENERIC = {"patient", "patients", "man", "woman", "year", "years", "old", "histo
            "increased", "decreased", "laboratory", "studies", "study", "test", "results", "findings", "boy",
            "girl", "child", "mother", "father", "presents", "symptoms", "use", "used", "thing", "things",
            "something", "person", "people", "type", "one", "two", "time", "good", "place"}
+# Name parts and abbreviations stand for a node only when few nodes fit ("lupus": one disease; "cancer": forty).
+MAX_NAME_READINGS = 50
+ABBREVIATION = re.compile(r"^[A-Z][A-Z0-9]{1,5}$")  # "COPD", "T2DM"
 
 
 class LinkedConcept(BaseModel):
@@ -96,6 +104,8 @@ class Linker:
         self.embed_min = embed_min
         self._names = _Names(list(self.alias), list(self.alias.values()))
         self._kw = None
+        self._by_word: dict[str, list[int]] | None = None  # word -> positions in self._names (built on first use)
+        self._by_initials: dict[str, list[int]] | None = None
 
     # -- keyphrases -------------------------------------------------------------------------
     def candidates(self, text: str, max_words: int = 4) -> list[str]:
@@ -154,6 +164,52 @@ class Linker:
         except ValueError:
             return cands[:top_n]
         return [p for p, _ in pairs]
+
+    # -- everyday names: a part of a node's name, or its initials ----------------------------
+    def containing(self, phrase: str) -> list[int]:
+        """Nodes whose name holds ``phrase`` as whole words and more ("lupus" in "systemic lupus erythematosus",
+        "Crohn's" in "Crohn's disease"); none when more than ``MAX_NAME_READINGS`` do ("cancer").
+
+        What people call a disease is often a part of its ontology name; the caller decides which of these
+        the question can mean (kg_paths keeps those holding facts of the asked relation).
+        """
+        words = normalize_name(phrase + " ").split()  # "crohn's" -> "crohn", as in the name index
+        if not words or " ".join(words) in GENERIC or len(" ".join(words)) < MIN_PHRASE_CHARS:
+            return []
+        if self._by_word is None:
+            by_word: dict[str, list[int]] = {}
+            for pos, norm in enumerate(self._names.norms):
+                for w in set(norm.split()):
+                    by_word.setdefault(w, []).append(pos)
+            self._by_word = by_word
+        rarest = min(words, key=lambda w: len(self._by_word.get(w, ())))
+        n = len(words)
+        found: list[int] = []
+        for pos in self._by_word.get(rarest, ()):
+            name = self._names.norms[pos].split()
+            if len(name) > n and any(name[i:i + n] == words for i in range(len(name) - n + 1)):
+                found += [i for i in self._names.indices[pos] if i not in found]
+                if len(found) > MAX_NAME_READINGS:
+                    return []
+        return found
+
+    def by_initials(self, phrase: str) -> list[int]:
+        """Nodes whose name's initials spell ``phrase``, written as an abbreviation in capitals ("COPD": chronic
+        obstructive pulmonary disease; "T2DM": type 2 diabetes mellitus); none when more than
+        ``MAX_NAME_READINGS`` do."""
+        if not ABBREVIATION.match(phrase.strip()):
+            return []
+        if self._by_initials is None:
+            by_initials: dict[str, list[int]] = {}
+            for pos, norm in enumerate(self._names.norms):
+                words = norm.split()
+                if len(words) >= 2:
+                    by_initials.setdefault("".join(w[0] for w in words), []).append(pos)
+            self._by_initials = by_initials
+        found: list[int] = []
+        for pos in self._by_initials.get(phrase.strip().lower(), ()):
+            found += [i for i in self._names.indices[pos] if i not in found]
+        return found if len(found) <= MAX_NAME_READINGS else []
 
     # -- linking rules ----------------------------------------------------------------------
     def _exact(self, norm: str) -> tuple[str, int] | None:

@@ -226,8 +226,8 @@ def test_a_list_question_is_answered_by_its_facts_each_cited(mini_store, tmp_set
 def test_a_list_reply_at_the_fact_limit_says_how_many_there_are(mini_store, tmp_settings):
     out, _ = run_kg_paths(mini_store, tmp_settings, question="What symptoms does Parkinson's disease have?",
                           entities=["Parkinson's disease"], relation="presents", list_reply=True, max_facts=1)
-    assert out.reply() == ("The first 1 of the 2 facts of this relation in the knowledge graph hetionet, in ranked "
-                           "order:\n- **Parkinson's disease presents**: Hypokinesia [P1]")
+    assert out.reply() == ("The first 1 of the 2 facts of this relation in the knowledge graph hetionet (it does not "
+                           "rank them; listed by name):\n- **Parkinson's disease presents**: Hypokinesia [P1]")
     # exactly as many facts as the limit: all of them, not "the first 2 (it may hold more)" as it once said
     out, _ = run_kg_paths(mini_store, tmp_settings, question="What symptoms does Parkinson's disease have?",
                           entities=["Parkinson's disease"], relation="presents", list_reply=True, max_facts=2)

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Callable, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
 
 from kb.kg_harvest import edge_scores, extraction_note
 from kb.kg_store import normalize_name
+from kb.linking import ABBREVIATION
 from tools._gat import cosine_scores, keep_threshold, train_scorer
 from tools._kg_facts import Fact, match_relations, one_hop_facts, relation_phrases
 from tools._paths import (Subgraph, bfs_parents, chain_text, expand, local_adjacency, path_steps,
@@ -278,11 +279,22 @@ def get_linker(store, source: str, embedder):
     return cache[key]
 
 
-def link_question(linker, question: str, options: list[str], entities: list[str]):
-    """(question concepts, option label -> concepts, [(concept, role)]) for one question."""
+def link_question(linker, question: str, options: list[str], entities: list[str],
+                  reread: Callable[[str], list] | None = None):
+    """(question concepts, option label -> concepts, [(concept, role)]) for one question.
+
+    ``reread(entity, concepts)``: the concepts an intent entity stands for, given its links (see
+    :func:`everyday_readings`).
+    """
     q_concepts = linker.link_text(question)
     roles = [(c, "question") for c in q_concepts]
-    ent = linker.link_phrases(entities, rule_prefix="entity-") if entities else []
+    if reread is None:
+        ent = linker.link_phrases(entities, rule_prefix="entity-") if entities else []
+    else:
+        ent, seen = [], set()
+        for entity in entities:
+            concepts = reread(entity, linker.link_phrases([entity], rule_prefix="entity-"))
+            ent += [c for c in concepts if not (c.index in seen or seen.add(c.index))]
     roles += [(c, "entity") for c in ent]
     option_concepts = {}
     for lab, text in zip(OPTION_LABELS, options):
@@ -292,6 +304,61 @@ def link_question(linker, question: str, options: list[str], entities: list[str]
         option_concepts[lab] = cs
         roles += [(c, f"option {lab}") for c in cs]
     return q_concepts + ent, option_concepts, roles
+
+
+def _by_exact_name(concept, entity: str) -> bool:
+    """Linked by the entity's whole name, not by a part of it ("heart" of "heart attack") nor by likeness."""
+    return concept.rule.endswith("exact") and concept.mention == normalize_name(entity)
+
+
+MAX_READINGS = 3  # "diabetes": type 1, type 2 and gestational diabetes; more is a list, not a reading
+
+
+def everyday_readings(linker, embedder, relation: str, question: str) -> Callable[[str, list], list]:
+    """``reread(entity, concepts)`` for :func:`link_question`: the nodes an everyday name stands for.
+
+    "What are the symptoms of lupus?": no node is called "lupus", but one disease's name holds the word
+    ("systemic lupus erythematosus"). "COPD" spells the initials of "chronic obstructive pulmonary disease",
+    and "ALS" those of "amyotrophic lateral sclerosis", not its embedding's neighbour, the gene "ALS2".
+    Readings: of the nodes whose name holds the entity's words (:meth:`kb.linking.Linker.containing`), or
+    else whose initials it spells (:meth:`~kb.linking.Linker.by_initials`), those holding a fact of the
+    asked relation (the disease presents symptoms; an anatomy term presents none), at most ``MAX_READINGS``.
+
+    They replace the entity's links unless one is by its exact whole name, or (likeness links: fuzzy,
+    embedding) one holds a fact of the asked relation; an abbreviation's likeness links always give way.
+    No asked relation, or no reading: the links stay.
+    """
+    from kb.linking import LinkedConcept
+
+    graph = linker.graph
+
+    def with_facts(nodes: list[int], entity: str) -> list[int]:
+        keep: list[int] = []
+        for kind in dict.fromkeys(graph.kinds[i] for i in nodes):
+            members = [i for i in nodes if graph.kinds[i] == kind]
+            selected = match_relations(graph, relation_phrases(relation, question, [entity]), embedder,
+                                       node_kinds={kind})
+            touched = {end for f in one_hop_facts(graph, members, selected, limit=None) for end in (f.head, f.tail)}
+            keep += [i for i in members if i in touched]
+        return keep
+
+    def readings(entity: str) -> list:
+        for find, rule in ((linker.containing, "entity-name-part"), (linker.by_initials, "entity-initials")):
+            keep = with_facts(find(entity), entity)
+            if 0 < len(keep) <= MAX_READINGS:
+                return [LinkedConcept(mention=entity, node_id=graph.ids[i], name=graph.names[i], rule=rule,
+                                      score=1.0, index=i) for i in keep]
+        return []
+
+    def reread(entity: str, concepts: list) -> list:
+        if any(_by_exact_name(c, entity) for c in concepts):
+            return concepts
+        likeness = [c for c in concepts if not c.rule.endswith("exact")]
+        if likeness and not ABBREVIATION.match(entity.strip()) and with_facts([c.index for c in likeness], entity):
+            return concepts
+        return readings(entity) or concepts
+
+    return reread
 
 
 def _choose_graph(store, requested: str | None, question: str, embedder, entities: list[str] | None = None,
@@ -312,8 +379,10 @@ def _choose_graph(store, requested: str | None, question: str, embedder, entitie
         return sum(1 for c in linker.candidates(question) if normalize_name(c) in linker.alias)
 
     def entity_nodes(name: str) -> list[int]:
-        alias = get_linker(store, name, embedder).alias
-        return [i for e in entities or [] for i in alias.get(normalize_name(e), [])]
+        linker = get_linker(store, name, embedder)
+        reread = everyday_readings(linker, embedder, relation, question)
+        return [i for e in entities or []
+                for i in linker.alias.get(normalize_name(e)) or [c.index for c in reread(e, [])]]
 
     def has_facts(name: str, nodes: list[int]) -> bool:
         """A one-hop fact of the asked relation touches an entity: the graph that can answer "What drugs treat
@@ -345,7 +414,9 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
     linker = get_linker(store, source, embedder)
     graph = linker.graph
     node_emb = node_embeddings(store, source, embedder)
-    q_concepts, option_concepts, roles = link_question(linker, args.question, args.options, args.entities)
+    q_concepts, option_concepts, roles = link_question(
+        linker, args.question, args.options, args.entities,
+        reread=everyday_readings(linker, embedder, args.relation, args.question))
     previous = getattr(ctx.session, "kg_linked", {}).get(source, []) if ctx.session is not None else []
     if not q_concepts and previous:  # a follow-up ("which of those…") reuses the last turn's concepts
         q_concepts = previous
@@ -376,13 +447,15 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
     out_facts = _register_facts(ctx, store, source, graph, facts)
     relations = [SelectedRelation(name=m.name, template=m.template, score=m.score) for m in selected]
     t_facts = time.perf_counter() - t1
-    if out_facts and not args.options and len(anchors) < 2:
+    # Several readings of one name ("diabetes": type 1, type 2, gestational) are still one thing asked about.
+    asked = len({c.mention for c, role in roles if role == "entity"}) if entity_nodes else len(anchors)
+    if out_facts and not args.options and asked < 2:
         # A one-hop question answered by its facts: the GAT's paths would only repeat them, more slowly.
         ctx.report(f"{len(out_facts)} facts of {', '.join(m.template for m in selected)} in {source}")
         return Output(kg=source, paths=[], facts=out_facts, relations=relations, linked=linked, subgraph_nodes=0,
                       subgraph_edges=0, kept_nodes=0,
                       timings_s={"linking": round(t_link, 3), "facts": round(t_facts, 3)},
-                      answer=facts_reply(source, out_facts, len(every_fact), graph.names[anchors[0]])
+                      answer=facts_reply(source, out_facts, len(every_fact), [graph.names[i] for i in anchors])
                       if args.list_reply else "")
     q_vec = embedder.encode([" ".join([args.question] + args.options)])[0]
     ctx.report(f"finding paths in {source} from {len(q_concepts) + sum(map(len, option_concepts.values()))} "
@@ -417,24 +490,29 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
                   timings_s=timings, message=msg)
 
 
-def facts_reply(source: str, facts: list[KGFact], total: int, anchor: str) -> str:
-    """The facts as the answer, grouped by relation, each name cited by its fact, in the ranked order.
+def facts_reply(source: str, facts: list[KGFact], total: int, anchors: list[str]) -> str:
+    """The facts as the answer, grouped by relation and asked entity, each name cited by its fact.
 
     Composed by code, like a table verdict: each citation is the fact that says exactly that. The model is not
     asked: on "Which drugs are used for glaucoma?" it named two drugs that were shown but not cited, and the
-    retry abstained although 23 facts answered the question.
+    retry abstained although 23 facts answered the question. ``anchors``: the names of the nodes asked about
+    (several for one everyday name: "diabetes" is type 1 and type 2 diabetes mellitus), so each fact is
+    grouped under the end that was asked about, never under another reading's name.
     """
     groups: dict[str, list[str]] = {}
     for f in facts:
         head, template, tail = f.triple
-        if tail == anchor:
-            groups.setdefault(f"{template} {anchor}", []).append(f"{head} [{f.id}]")
+        if tail in anchors and head not in anchors:
+            groups.setdefault(f"{template} {tail}", []).append(f"{head} [{f.id}]")
         else:
-            groups.setdefault(f"{anchor} {template}", []).append(f"{tail} [{f.id}]")
+            groups.setdefault(f"{head} {template}", []).append(f"{tail} [{f.id}]")
     lines = [f"- **{label}**: {', '.join(items)}" for label, items in groups.items()]
     n = len(facts)
+    # The graph gives its facts no strength (Hetionet's edges here carry no score), so the reply does not
+    # call its order a ranking: the facts shared by more of the asked entities, then by relation and name.
     head = (f"The knowledge graph {source} holds {n} fact{'s' if n != 1 else ''} of this relation:" if n >= total else
-            f"The first {n} of the {total} facts of this relation in the knowledge graph {source}, in ranked order:")
+            f"The first {n} of the {total} facts of this relation in the knowledge graph {source} (it does not "
+            f"rank them; listed by name):")
     return head + "\n" + "\n".join(lines)
 
 

