@@ -319,7 +319,10 @@ def build_command(settings: Settings, python: Path, *, cuda: bool, port: int | N
            "--dtype", serving_dtype(settings, cuda=cuda),
            "--max-model-len", str(settings.vllm_max_model_len),
            "--enable-auto-tool-choice", "--tool-call-parser", "hermes"]
-    if settings.vllm_enforce_eager:  # CUDA graphs / torch.compile warm-up triples start-up on CPU
+    # torch.compile's warm-up triples start-up on CPU, where it gains little; on a GPU, CUDA graphs are what make
+    # each decoding step fast (seen on a lent H200 machine: the GPU command had kept --enforce-eager).
+    eager = settings.vllm_enforce_eager if settings.vllm_enforce_eager is not None else not cuda
+    if eager:
         cmd.append("--enforce-eager")
     if settings.vllm_prefix_caching is not None:
         cmd.append("--enable-prefix-caching" if settings.vllm_prefix_caching else "--no-enable-prefix-caching")

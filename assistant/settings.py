@@ -74,9 +74,10 @@ class Settings(BaseSettings):
                     "of 32, bf16 activations; made once from the bf16 folder by `evidentia model install`), bf16 "
                     "(the install's own folder), or w8a8 (int8 weights and activations). Applies to the packaged "
                     "model only.")
-    vllm_enforce_eager: bool = Field(
-        default=True,
-        description="Pass --enforce-eager (no torch.compile / graph capture: a faster start-up on CPU).")
+    vllm_enforce_eager: bool | None = Field(
+        default=None,
+        description="Pass --enforce-eager (no torch.compile / graph capture: a faster start-up on CPU). Unset: "
+                    "on CPU only; on a GPU, CUDA graphs speed up every decoding step, so they stay on.")
     vllm_prefix_caching: bool | None = Field(
         default=None,
         description="Automatic prefix caching: true/false pass --enable-prefix-caching / "

@@ -349,6 +349,14 @@ def test_enforce_eager_can_be_turned_off(settings):
     assert "--enforce-eager" not in cmd
 
 
+def test_a_gpu_keeps_cuda_graphs_unless_eager_is_asked_for(settings):
+    unset = settings.model_copy(update={"vllm_enforce_eager": None})
+    assert "--enforce-eager" not in build_command(unset, Path("py"), cuda=True)
+    assert "--enforce-eager" in build_command(unset, Path("py"), cuda=False)
+    eager = settings.model_copy(update={"vllm_enforce_eager": True})
+    assert "--enforce-eager" in build_command(eager, Path("py"), cuda=True)
+
+
 def test_enforce_eager_and_format_come_from_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("EVIDENTIA_VLLM_ENFORCE_EAGER", "false")
     monkeypatch.setenv("EVIDENTIA_MODEL_FORMAT", "w4a16")
