@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_MODEL_NAME = "evidentia-qwen2.5-coder-1.5b-instruct"
@@ -194,6 +194,17 @@ class Settings(BaseSettings):
     def model_dir_for(self, fmt: str) -> Path:
         """The packaged model's folder in format ``fmt`` (bf16 is the install's own folder)."""
         return self.models_dir / f"qwen2.5-coder-1.5b-instruct-{fmt}"
+
+    @model_validator(mode="after")
+    def _name_the_model_served(self) -> Settings:
+        """With ``hf_model_id`` and no ``llm_model`` of its own, the server and every report name that model.
+
+        Seen on a lent H200 machine: ``EVIDENTIA_HF_MODEL_ID=Qwen/Qwen2.5-7B-Instruct`` was served as
+        "evidentia-qwen2.5-coder-1.5b-instruct", so evaluations of the 7B model would be filed under the 1.5B.
+        """
+        if self.hf_model_id and "llm_model" not in self.model_fields_set:
+            self.__dict__["llm_model"] = self.hf_model_id  # a derived default: model_fields_set stays as given
+        return self
 
     @property
     def model_format_chosen(self) -> bool:

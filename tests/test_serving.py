@@ -635,3 +635,15 @@ def test_ensure_server_fits_the_format_to_the_cpu_before_starting(tmp_path, monk
     python, _ = fake_vllm_python(tmp_path, '{"cpu_gemm_wna16": false}')
     monkeypatch.setattr(serving, "ensure_vllm_env", lambda *a, **k: python)
     assert started_formats(monkeypatch, default_settings(tmp_path)) == ["bf16"]
+
+
+def test_a_hub_model_is_served_and_reported_under_its_own_name(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVIDENTIA_HF_MODEL_ID", "Qwen/Qwen2.5-7B-Instruct")
+    s = Settings(_env_file=None, data_dir=tmp_path)
+    assert s.llm_model == "Qwen/Qwen2.5-7B-Instruct"
+    assert flag(build_command(s, Path("py"), cuda=True), "--served-model-name") == "Qwen/Qwen2.5-7B-Instruct"
+    monkeypatch.setenv("EVIDENTIA_LLM_MODEL", "my-7b")  # a name of one's own still wins
+    assert Settings(_env_file=None, data_dir=tmp_path).llm_model == "my-7b"
+    monkeypatch.delenv("EVIDENTIA_HF_MODEL_ID")
+    monkeypatch.delenv("EVIDENTIA_LLM_MODEL")
+    assert Settings(_env_file=None, data_dir=tmp_path).llm_model == "evidentia-qwen2.5-coder-1.5b-instruct"
