@@ -22,7 +22,7 @@ import jiter
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
 
 from assistant.llm import close_json_after_value
-from assistant.support import Support, check_statement, word_share
+from assistant.support import Support, check_statement, mentions, word_share
 
 MAX_STATEMENTS = 4
 MAX_CITES = 4
@@ -319,6 +319,38 @@ def carriers_of(checked: StatementSupport, texts: dict[str, str]) -> list[str]:
     return [i for i, t in texts.items()
             if i not in checked.cite and check_statement(checked.statement, [t]).ok
             and word_share(checked.statement, t) >= CARRIER_WORD_SHARE][:MAX_CARRIERS]
+
+
+def without_idle_citations(answer: GroundedAnswer, texts: dict[str, str],
+                           fact_ends: dict[str, tuple[str, str]]) -> tuple[GroundedAnswer, list[str]]:
+    """The answer without the citations that do not say what their statement says, and those ids, in order.
+
+    Seen: "Metformin treats type 2 diabetes mellitus [P12][P11][P17]", where P11 is "Metformin treats metabolic
+    syndrome X" and P17 "Metformin treats polycystic ovary syndrome": the check passed on P12, and two chips
+    backed nothing. A cited KG fact (``fact_ends``: id -> its head and tail names) is idle when the statement's
+    other citations still carry it (the support check) and the fact does not on its own: it fails the check
+    alone, or the statement does not name one of its ends. A statement's last citation stays. Sentences stay
+    cited: a yes/no verdict is read from the conclusion of the documents cited, whichever statement cites them.
+    """
+    if answer.does_not_answer:
+        return answer, []
+    idle: list[str] = []
+    statements = []
+    for s in answer.statements:
+        cite = list(dict.fromkeys(s.cite))
+        for c in [x for x in cite if x in fact_ends]:
+            rest = [x for x in cite if x != c]
+            if not rest or not check_statement(s.text, [texts.get(x, "") for x in rest]).ok:
+                continue
+            alone = check_statement(s.text, [texts.get(c, "")]).ok
+            ends_named = all(mentions(end, [s.text]) for end in fact_ends.get(c, ()))
+            if not (alone and ends_named):
+                cite = rest
+                idle.append(c)
+        statements.append(Statement(text=s.text, cite=cite))
+    if not idle:
+        return answer, []
+    return answer.model_copy(update={"statements": statements}), list(dict.fromkeys(idle))
 
 
 def check_support(answer: GroundedAnswer, texts: dict[str, str]) -> SupportReport:

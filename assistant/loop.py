@@ -29,7 +29,8 @@ from typing import Any
 
 from assistant.answering import (ANSWER_MAX_TOKENS, DOES_NOT_ANSWER_TEXT, MAX_CLOSEST, GroundedAnswer, ProseStream,
                                  Statement, SupportReport, answer_adapter, carriers_of, check_support, chips,
-                                 is_yes_no_question, merge_repeats, parse_answer, render_prose, strip_echoes)
+                                 is_yes_no_question, merge_repeats, parse_answer, render_prose, strip_echoes,
+                                 without_idle_citations)
 from assistant.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid, normalize_answer
 from assistant.deps import Deps
 from assistant.evidence import Evidence, EvidenceLedger, evidence_for_prompt
@@ -443,6 +444,13 @@ class Assistant:
                 status = "unverified"
                 note = ("\n\n⚠ Unverified: " + support.problem() +
                         ". Treat this answer with care; the evidence list shows what was found.")
+        fact_ends = {i: (ev.meta["triples"][0][0], ev.meta["triples"][0][2]) for i in texts
+                     if (ev := ledger.get(i)) is not None and ev.meta.get("fact") and ev.meta.get("triples")}
+        answer, idle = without_idle_citations(answer, texts, fact_ends)
+        if idle:
+            note += (f"\n\n(Code removed citation{'s' if len(idle) > 1 else ''} {', '.join(idle)}: "
+                     f"{'it does' if len(idle) == 1 else 'they do'} not say what {'its' if len(idle) == 1 else 'their'}"
+                     " statement says.)")
         answer = merge_repeats(answer)
         # A cited sentence is about a subject when it or its document's title names it: "Tremor is the most common
         # symptom" from the page "Parkinson's Disease" is about Parkinson's disease.

@@ -438,3 +438,29 @@ def test_the_relations_object_is_the_words_after_it(question, relation, expected
     from assistant.support import relation_object
 
     assert relation_object(question, relation) == expected
+
+
+def test_citations_that_do_not_say_what_their_statement_says_are_removed():
+    from assistant.answering import GroundedAnswer, without_idle_citations
+
+    texts = {"P12": "Metformin treats type 2 diabetes mellitus.", "P11": "Metformin treats metabolic syndrome X.",
+             "P17": "Metformin treats polycystic ovary syndrome.", "P3": "Insulin Human treats type 1 diabetes mellitus.",
+             "S1": "Patients received 500 mg of levodopa twice a day.", "S2": "Levodopa is a dopamine precursor."}
+    ends = {"P12": ("Metformin", "type 2 diabetes mellitus"), "P11": ("Metformin", "metabolic syndrome X"),
+            "P17": ("Metformin", "polycystic ovary syndrome"), "P3": ("Insulin Human", "type 1 diabetes mellitus")}
+    answer = GroundedAnswer.model_validate({"statements": [
+        {"text": "Metformin treats type 2 diabetes mellitus.", "cite": ["P12", "P11", "P17"]},
+        # no number: P11 passes the check alone, but it names another disease
+        {"text": "Metformin treats diabetes.", "cite": ["P11", "P12"]},
+        # each citation carries half: both stay
+        {"text": "Metformin and Insulin Human treat diabetes mellitus.", "cite": ["P12", "P3"]},
+        # a sentence stays cited (a yes/no verdict reads the cited documents), though S2 lacks the dose
+        {"text": "Patients took 500 mg of levodopa.", "cite": ["S2", "S1"]},
+        {"text": "Metformin treats metabolic syndrome X.", "cite": ["P11"]}]})  # a last citation always stays
+    trimmed, idle = without_idle_citations(answer, texts, ends)
+    assert [s.cite for s in trimmed.statements] == [["P12"], ["P12"], ["P12", "P3"], ["S2", "S1"], ["P11"]]
+    assert idle == ["P11", "P17"]
+    assert answer.statements[0].cite == ["P12", "P11", "P17"]  # the input is not changed
+    exact = GroundedAnswer.model_validate({"statements": [{"text": "Metformin treats type 2 diabetes mellitus.",
+                                                            "cite": ["P12"]}]})
+    assert without_idle_citations(exact, texts, ends) == (exact, [])

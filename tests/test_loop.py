@@ -41,9 +41,20 @@ CORPUS = {
 DOC_IDS = {"vitamin": "pubmed:vitamin"}  # an abstract: its conclusion may decide a yes/no verdict
 
 
+FACTS = {"metformin": [("Metformin", "treats", "type 2 diabetes mellitus"),
+                       ("Metformin", "treats", "metabolic syndrome X"),
+                       ("Metformin", "treats", "polycystic ovary syndrome")]}
+
+
 def fake_search(ctx, args: SearchIn) -> SearchOut:
     ids = []
     low = args.query.lower()
+    for key, triples in FACTS.items():  # one-hop KG facts, registered as kg_paths does
+        if key in low:
+            for head, template, tail in triples:
+                ids.append(ctx.evidence.add_path(f"{head} {template} {tail}", triples=[(head, template, tail)],
+                                                 source="hetionet", sentence=f"{head} {template} {tail}.",
+                                                 fact=True).id)
     for key, sents in CORPUS.items():
         if key in low:
             for s in sents:
@@ -209,6 +220,21 @@ async def test_an_unsupported_statement_is_dropped_and_the_rest_kept(tmp_setting
     assert result.answer.startswith("Wang Zhizhi joined the NBA in 2001 [S1].") and "Removed 1 statement" in result.answer
     check = [e for e in hooks.events if e[:2] == ("end", "support check")]
     assert check  # the check is a visible step
+
+
+async def test_a_citation_that_does_not_say_the_statement_is_removed_and_the_reply_says_so(
+        tmp_settings, fake_llm_server, patched_tools):
+    # Seen with the real model: "Metformin treats type 2 diabetes mellitus [P12][P11][P17]", P11 and P17 being
+    # facts about other diseases.
+    answer = said(("Metformin treats type 2 diabetes mellitus.", ["P1", "P2", "P3"]))
+    router = Router(intents=[frame(entities=["metformin"], rewrite="What does metformin treat?")], answers=[answer])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn("What does metformin treat?", Recorder())
+    assert result.status == "verified"
+    assert result.answer.startswith("Metformin treats type 2 diabetes mellitus [P1].")
+    assert "Code removed citations P2, P3: they do not say what their statement says." in result.answer
+    assert [ev.id for ev in result.cited_evidence] == ["P1"]
 
 
 async def test_nothing_supported_is_regenerated_once(tmp_settings, fake_llm_server, patched_tools):
