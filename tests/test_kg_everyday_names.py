@@ -166,3 +166,11 @@ def test_a_list_reply_groups_each_fact_under_the_reading_it_is_about(store, tmp_
     assert f"- **treats type 2 diabetes mellitus**: Insulin Human [{insulin_2}], Metformin [{metformin}]" in reply
     assert "diabetes mellitus treats" not in reply  # never one reading's name as another's subject
     assert check_citations(reply, ledger).ok
+
+
+def test_an_answer_kind_listed_as_an_entity_stays_in_the_relation_phrase(store, tmp_settings):
+    # a follow-up's intent: "And which genes are associated with it?" -> entities ALS (carried over) and "genes"
+    out = run(store, tmp_settings, question="And which genes are associated with it? (regarding ALS, genes)",
+              entities=["ALS", "genes"])
+    assert [r.name for r in out.relations][:1] == ["DaG"]
+    assert [f.sentence for f in out.facts] == ["amyotrophic lateral sclerosis associates with ALS2."]

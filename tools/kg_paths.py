@@ -439,8 +439,12 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
     t1 = time.perf_counter()
     entity_nodes = [c.index for c, role in roles if role == "entity"]
     anchors = list(dict.fromkeys(entity_nodes or [c.index for c in q_concepts]))
+    # Only entities that named a node leave the relation phrase: the intent sometimes lists the answer's kind as an
+    # entity ("which genes are associated with it?" -> entities Crohn's, genes), and "genes" is the relation's half.
+    mentions = {normalize_name(c.mention) for c, role in roles if role == "entity"}
+    named = [e for e in args.entities if any(m and m in normalize_name(e) for m in mentions)]
     selected = match_relations(graph, relation_phrases(args.relation, args.question,
-                                                       [c.mention for c, _ in roles] + args.entities),
+                                                       [c.mention for c, _ in roles] + named),
                                embedder, node_kinds={graph.kinds[i] for i in anchors})
     every_fact = one_hop_facts(graph, anchors, selected, limit=None)  # counted, so the reply can say how many
     facts = every_fact[:args.max_facts]
