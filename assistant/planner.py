@@ -10,6 +10,7 @@ yes/no questions about a table go to ``verify_claim``, wh-questions to ``table_q
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,10 @@ from assistant.routing import as_claim, route, scorable
 from assistant.session import Session
 from assistant.settings import Settings
 from tools.intent import asks_for_list
+
+
+# A follow-up about the last answer rather than its subject: "Which of those are approved?", "Do they interact?"
+_POINTS_BACK = re.compile(r"\b(?:those|these|them|they|ones|the (?:above|same|list))\b", re.I)
 
 
 @dataclass
@@ -48,9 +53,13 @@ def plan(frame, session: Session, available: set[str], settings: Settings, *,
         if "text_search" in available:
             calls.append(PlannedCall("text_search", {"query": query, "k": session.evidence_k or settings.evidence_k}))
         if "kg_paths" in available:
-            # "What drugs treat X?" is answered by the graph's facts themselves (cited by construction); a
-            # follow-up ("which of those…") or a why/how question still goes to the model with the whole pool.
-            list_reply = (task == "question" and not frame.options and not frame.follow_up
+            # "What drugs treat X?" is answered by the graph's facts themselves (cited by construction), and so
+            # is a follow-up that asks for a list about its subject ("And which genes are associated with it?").
+            # One that points back at the last answer ("which of those…") or a why/how question still goes to
+            # the model with the whole pool. Found as a new user: the model named six genes citing four facts,
+            # failed the support check twice and abstained, while 24 facts answered the follow-up.
+            list_reply = (task == "question" and not frame.options
+                          and not (frame.follow_up and _POINTS_BACK.search(frame.rewrite))
                           and asks_for_list(frame.rewrite, frame.relation))
             calls.append(PlannedCall("kg_paths", {"question": frame.rewrite, "entities": frame.entities,
                                                   "options": frame.options, "relation": frame.relation,

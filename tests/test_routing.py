@@ -174,8 +174,15 @@ def test_a_list_question_asks_kg_paths_for_the_facts_as_reply_and_a_follow_up_do
 
     asked = Frame(task="question", rewrite="What drugs treat glaucoma?", entities=["glaucoma"], relation="treats")
     assert kg_args(asked)["list_reply"] is True
-    follow = asked.model_copy(update={"follow_up": True})
-    assert kg_args(follow)["list_reply"] is False
+    follow = asked.model_copy(update={"follow_up": True, "rewrite": "Which of those drugs treat glaucoma?"})
+    assert kg_args(follow)["list_reply"] is False  # about the last answer: the model answers from the pool
+    # a follow-up asking for a list about its subject, with no relation phrase from the intent (seen)
+    about_it = Frame(task="question", rewrite="And which genes are associated with it? (regarding Crohn's, genes)",
+                     entities=["Crohn's", "genes"], relation="", follow_up=True)
+    assert kg_args(about_it)["list_reply"] is True
+    assert kg_args(about_it.model_copy(update={"rewrite": "And which of them are associated with it?"}))[
+        "list_reply"] is False
+    assert kg_args(asked.model_copy(update={"rewrite": "What causes glaucoma?", "relation": ""}))["list_reply"] is False
     why = Frame(task="question", rewrite="Why does timolol lower eye pressure?", entities=["timolol"],
                 relation="lowers")
     assert kg_args(why)["list_reply"] is False

@@ -311,12 +311,17 @@ _AUX = {"is", "are", "was", "were", "can", "could", "do", "does", "did", "may", 
         "have", "has", "had"}
 
 
+_OPENING = re.compile(r"^\s*(?:and|so|then|also|now|ok(?:ay)?|well)\b[\s,]*", re.I)
+
+
 def asks_for_list(message: str, relation: str) -> bool:
     """Whether the message asks for the things that stand in ``relation`` to its entity ("What drugs treat
-    glaucoma?", "Which genes are associated with asthma?"): a what/which noun followed by an auxiliary or by the
-    relation's verb. Not "What causes glaucoma?" (the word after "causes" is the entity), nor a follow-up's
-    "Which of those drugs…" (no asked noun)."""
-    if not relation.strip() or not asked_kind(message):
+    glaucoma?", "Which genes are associated with asthma?", a follow-up's "And which genes are associated with
+    it?"): a what/which noun followed by an auxiliary or by the relation's verb. Not "What causes glaucoma?" (the
+    word after "causes" is the entity), nor a follow-up's "Which of those drugs…" (no asked noun). With no
+    relation phrase (the intent often leaves it empty on a follow-up), only the auxiliary form counts."""
+    message = _OPENING.sub("", message, count=1)
+    if not asked_kind(message):
         return False
     m = _LIST_VERB.match(message)
     if not m:
