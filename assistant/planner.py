@@ -22,6 +22,7 @@ from tools.intent import asks_for_list
 
 # A follow-up about the last answer rather than its subject: "Which of those are approved?", "Do they interact?"
 _POINTS_BACK = re.compile(r"\b(?:those|these|them|they|ones|the (?:above|same|list))\b", re.I)
+_ALSO = re.compile(r"\b(?:also|both|too|as well|in addition)\b", re.I)
 
 
 @dataclass
@@ -61,9 +62,14 @@ def plan(frame, session: Session, available: set[str], settings: Settings, *,
             list_reply = (task == "question" and not frame.options
                           and not (frame.follow_up and _POINTS_BACK.search(frame.rewrite))
                           and asks_for_list(frame.rewrite, frame.relation))
+            # "Which of those also treat asthma?" after "What drugs treat COPD?": the names joined to both entities
+            # (the intent carries COPD over), composed by code as well. Found as a new user: the model listed four
+            # asthma drugs of which one was among the COPD drugs.
+            joint_reply = (task == "question" and not frame.options and len(frame.entities) >= 2 and frame.follow_up
+                           and bool(_POINTS_BACK.search(frame.rewrite)) and bool(_ALSO.search(frame.rewrite)))
             calls.append(PlannedCall("kg_paths", {"question": frame.rewrite, "entities": frame.entities,
                                                   "options": frame.options, "relation": frame.relation,
-                                                  "list_reply": list_reply}))
+                                                  "list_reply": list_reply, "joint_reply": joint_reply}))
         # No evidence source at all: nothing for a model to choose either; the loop says why.
         return calls
     return None

@@ -30,6 +30,8 @@ Compound::DB00331\tMetformin\tCompound
 Compound::DB00030\tInsulin Human\tCompound
 Compound::DB00740\tRiluzole\tCompound
 Compound::DB00714\tApomorphine\tCompound
+Disease::DOID:2841\tasthma\tDisease
+Compound::DB01001\tSalbutamol\tCompound
 """
 EDGES = """source\tmetaedge\ttarget
 Disease::DOID:9074\tDpS\tSymptom::D005221
@@ -40,6 +42,8 @@ Compound::DB00030\tCtD\tDisease::DOID:9744
 Compound::DB00030\tCtD\tDisease::DOID:9352
 Compound::DB00740\tCtD\tDisease::DOID:332
 Compound::DB00714\tCpD\tDisease::DOID:14330
+Compound::DB00332\tCpD\tDisease::DOID:2841
+Compound::DB01001\tCtD\tDisease::DOID:2841
 Disease::DOID:332\tDaG\tGene::57679
 Gene::57679\tGpPW\tPathway::WP1584
 Disease::DOID:9074\tDlA\tAnatomy::UBERON:0002097
@@ -174,3 +178,39 @@ def test_an_answer_kind_listed_as_an_entity_stays_in_the_relation_phrase(store, 
               entities=["ALS", "genes"])
     assert [r.name for r in out.relations][:1] == ["DaG"]
     assert [f.sentence for f in out.facts] == ["amyotrophic lateral sclerosis associates with ALS2."]
+
+
+# -- what joins two entities: "Which of those also treat asthma?" -------------------------------------------
+def test_a_joint_reply_lists_the_names_joined_to_every_asked_entity_each_fact_cited(store, tmp_settings):
+    from assistant.citations import check_citations
+    from tests.test_kg_relations import run_kg_paths
+
+    out, ledger = run_kg_paths(store, tmp_settings, question="Which of those also treat asthma? COPD asthma",
+                               entities=["COPD", "asthma"], relation="treats", joint_reply=True)
+    reply = out.reply()
+    ids = {f.triple: f.id for f in out.facts}
+    assert reply.startswith("In the knowledge graph hetionet, 1 name is joined to both chronic obstructive "
+                            "pulmonary disease and asthma:")
+    assert (f"- **Ipratropium**: Ipratropium treats chronic obstructive pulmonary disease "
+            f"[{ids[('Ipratropium', 'treats', 'chronic obstructive pulmonary disease')]}]; Ipratropium palliates asthma "
+            f"[{ids[('Ipratropium', 'palliates', 'asthma')]}]") in reply
+    assert "Salbutamol" not in reply  # it treats asthma only
+    assert check_citations(reply, ledger).ok and out.paths == []
+
+
+def test_without_a_shared_name_or_the_flag_there_is_no_joint_reply(store, tmp_settings):
+    out = run(store, tmp_settings, question="Which of those also treat asthma? ALS asthma", entities=["ALS", "asthma"],
+              relation="treats", joint_reply=True)
+    assert out.reply() is None  # Riluzole treats ALS only: the model answers from the pool
+    out = run(store, tmp_settings, question="Which drugs treat COPD and asthma?", entities=["COPD", "asthma"],
+              relation="treats")
+    assert out.reply() is None
+
+
+def test_a_reply_cut_at_the_fact_limit_keeps_each_name_whole():
+    from tools.kg_paths import _whole_names
+
+    others = ["A", "A", "B", "B", "B", "C", "C"]
+    assert _whole_names(others, 7) == 7
+    assert _whole_names(others, 6) == 5 and _whole_names(others, 4) == 2
+    assert _whole_names(others, 1) == 2  # at least one name, whole

@@ -183,6 +183,12 @@ def test_a_list_question_asks_kg_paths_for_the_facts_as_reply_and_a_follow_up_do
     assert kg_args(about_it.model_copy(update={"rewrite": "And which of them are associated with it?"}))[
         "list_reply"] is False
     assert kg_args(asked.model_copy(update={"rewrite": "What causes glaucoma?", "relation": ""}))["list_reply"] is False
+    also = Frame(task="question", rewrite="Which of those also treat asthma? COPD asthma", entities=["COPD", "asthma"],
+                 relation="treats", follow_up=True)
+    assert kg_args(also)["joint_reply"] is True and kg_args(also)["list_reply"] is False
+    assert kg_args(also.model_copy(update={"rewrite": "Which of those treat asthma?"}))["joint_reply"] is False
+    assert kg_args(also.model_copy(update={"follow_up": False}))["joint_reply"] is False
+    assert kg_args(asked)["joint_reply"] is False
     why = Frame(task="question", rewrite="Why does timolol lower eye pressure?", entities=["timolol"],
                 relation="lowers")
     assert kg_args(why)["list_reply"] is False

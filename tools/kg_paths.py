@@ -67,6 +67,9 @@ class Input(BaseModel):
     max_facts: int = Field(default=24, ge=0, le=100, description="Most one-hop facts of the asked relation.")
     list_reply: bool = Field(default=False, description="The question asks for the things in the relation: answer "
                                                         "with the one-hop facts themselves, each cited.")
+    joint_reply: bool = Field(default=False, description="The question asks what joins its entities ('which of "
+                                                         "those also treat asthma?'): answer with the facts of the "
+                                                         "names joined to every one of them, each cited.")
 
 
 class Linked(BaseModel):
@@ -461,6 +464,24 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
                       timings_s={"linking": round(t_link, 3), "facts": round(t_facts, 3)},
                       answer=facts_reply(source, out_facts, len(every_fact), [graph.names[i] for i in anchors])
                       if args.list_reply else "")
+    if out_facts and not args.options and asked >= 2 and entity_nodes and (args.list_reply or args.joint_reply):
+        groups: dict[str, set[int]] = {}
+        for c, role in roles:
+            if role == "entity":
+                groups.setdefault(c.mention, set()).add(c.index)
+        joint = joint_facts(graph, every_fact, list(groups.values()))
+        if joint:  # "Which drugs treat both COPD and asthma?": the names every asked entity shares, as the reply
+            others = _others(graph, joint, anchors)
+            total = len(set(others))
+            keep = _whole_names(others, args.max_facts)  # never a name cut off from one of its facts
+            shown = _register_facts(ctx, store, source, graph, joint[:keep])
+            names = [graph.names[next(iter(nodes))] if len(nodes) == 1 else mention
+                     for mention, nodes in groups.items()]
+            ctx.report(f"{len(shown)} facts joining {' and '.join(names)} in {source}")
+            return Output(kg=source, paths=[], facts=shown, relations=relations, linked=linked, subgraph_nodes=0,
+                          subgraph_edges=0, kept_nodes=0,
+                          timings_s={"linking": round(t_link, 3), "facts": round(time.perf_counter() - t1, 3)},
+                          answer=joint_reply(source, shown, names, others[:keep], total))
     q_vec = embedder.encode([" ".join([args.question] + args.options)])[0]
     ctx.report(f"finding paths in {source} from {len(q_concepts) + sum(map(len, option_concepts.values()))} "
                f"linked concepts; {SCORING_STEP[args.variant]}")
@@ -518,6 +539,55 @@ def facts_reply(source: str, facts: list[KGFact], total: int, anchors: list[str]
             f"The first {n} of the {total} facts of this relation in the knowledge graph {source} (it does not "
             f"rank them; listed by name):")
     return head + "\n" + "\n".join(lines)
+
+
+def _others(graph, facts: list[Fact], anchors: list[int]) -> list[str]:
+    """Each fact's end that is not asked about, by name."""
+    asked = set(anchors)
+    return [graph.names[f.head if f.tail in asked else f.tail] for f in facts]
+
+
+def joint_facts(graph, facts: list[Fact], groups: list[set[int]]) -> list[Fact]:
+    """The facts whose other end is joined to every group of asked nodes (a group: one entity's readings), grouped
+    by that end in the order of ``facts``. Prednisone treats COPD and treats asthma: both facts; a drug treating
+    only one of them: none."""
+    asked = set().union(*groups) if groups else set()
+    reach: dict[int, set[int]] = {}
+    for f in facts:
+        end, other = (f.tail, f.head) if f.tail in asked else (f.head, f.tail)
+        reach.setdefault(other, set()).update(g for g, nodes in enumerate(groups) if end in nodes)
+    joined = [o for o in dict.fromkeys(f.head if f.tail in asked else f.tail for f in facts)
+              if len(reach[o]) == len(groups)]
+    by_other = {o: [f for f in facts if (f.head if f.tail in asked else f.tail) == o] for o in joined}
+    return [f for o in joined for f in by_other[o]]
+
+
+def _whole_names(others: list[str], limit: int) -> int:
+    """How many of the leading facts to show: at most ``limit``, ending where a name's facts end (at least one
+    name's)."""
+    keep = 0
+    for i, other in enumerate(others):
+        if i + 1 == len(others) or others[i + 1] != other:  # the last fact of this name
+            if i + 1 > limit and keep:
+                break
+            keep = i + 1
+    return keep
+
+
+def joint_reply(source: str, facts: list[KGFact], names: list[str], others: list[str], total: int) -> str:
+    """The joint facts as the answer: each shared name, with the facts that join it to each asked entity cited.
+    Each fact is said in full, its own relation included ("treats", "palliates"), since the asked relation may
+    cover several types."""
+    lines: dict[str, list[str]] = {}
+    for f, other in zip(facts, others):
+        lines.setdefault(other, []).append(f"{f.sentence.rstrip('.')} [{f.id}]")
+    n = len(lines)
+    asked = " and ".join(names) if len(names) == 2 else ", ".join(names[:-1]) + f" and {names[-1]}"
+    both = "both" if len(names) == 2 else "each of"
+    head = (f"In the knowledge graph {source}, {n} name{'s are' if n != 1 else ' is'} joined to {both} {asked}:"
+            if n >= total else
+            f"In the knowledge graph {source}, {total} names are joined to {both} {asked}; the first {n}:")
+    return head + "\n" + "\n".join(f"- **{other}**: {'; '.join(items)}" for other, items in lines.items())
 
 
 def _register_facts(ctx: ToolContext, store, source: str, graph, facts: list[Fact]) -> list[KGFact]:
