@@ -191,9 +191,10 @@ def test_a_joint_reply_lists_the_names_joined_to_every_asked_entity_each_fact_ci
     ids = {f.triple: f.id for f in out.facts}
     assert reply.startswith("In the knowledge graph hetionet, 1 name is joined to both chronic obstructive "
                             "pulmonary disease and asthma:")
-    assert (f"- **Ipratropium**: Ipratropium treats chronic obstructive pulmonary disease "
-            f"[{ids[('Ipratropium', 'treats', 'chronic obstructive pulmonary disease')]}]; Ipratropium palliates asthma "
-            f"[{ids[('Ipratropium', 'palliates', 'asthma')]}]") in reply
+    copd, asthma = ids[("Ipratropium", "treats", "chronic obstructive pulmonary disease")], ids[
+        ("Ipratropium", "palliates", "asthma")]
+    assert (f"- **Ipratropium**: Ipratropium treats chronic obstructive pulmonary disease [{copd}]; "
+            f"Ipratropium palliates asthma [{asthma}]") in reply
     assert "Salbutamol" not in reply  # it treats asthma only
     assert check_citations(reply, ledger).ok and out.paths == []
 
