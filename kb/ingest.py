@@ -242,7 +242,8 @@ def html_to_text(markup: str) -> tuple[str, str]:
 
 
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_MD_MARK = re.compile(r"(^|\n)\s{0,3}(#{1,6}|>+)\s*|[*_`]{1,3}")
+_MD_HEADING = re.compile(r"^([ \t]{0,3}#{1,6}[ \t].*)$", re.M)
+_MD_MARK = re.compile(r"(^|\n)[ \t]{0,3}(#{1,6}|>+)[ \t]*|[*_`]{1,3}")  # never eats a line break
 
 
 def markdown_to_text(md: str) -> tuple[str, str]:
@@ -252,8 +253,10 @@ def markdown_to_text(md: str) -> tuple[str, str]:
         title = m.group(1).strip()
     text = _MD_LINK.sub(r"\1", md)
     text = re.sub(r"```.*?```", "\n\n", text, flags=re.S)
+    # A heading line is a sentence of its own: found as a new user, "## Contraindications" over its first line
+    # became the sentence "Contraindications Zorvatinib must not be given to pregnant women."
+    text = _MD_HEADING.sub(r"\1\n", text)
     text = _MD_MARK.sub(lambda mm: mm.group(1) or "", text)
-    # A heading line is a sentence of its own.
     return title, text
 
 

@@ -78,6 +78,11 @@ def test_parsers_html_md_jsonl_and_errors(tmp_path):
     md.write_text("# Title here\n\nSome **bold** text with a [link](http://x).\n")
     (mdoc,) = parse_file(md)
     assert mdoc.title == "Title here" and "bold" in mdoc.text and "http" not in mdoc.text
+    md.write_text("# Guide\n## Contraindications\nZorvatinib must not be given to pregnant women.\n"
+                  "Take it with food.\n")
+    (mdoc,) = parse_file(md)
+    assert [s.text for s in split_sentences(mdoc.text)] == [  # a heading never runs into its first line
+        "Guide", "Contraindications", "Zorvatinib must not be given to pregnant women.", "Take it with food."]
     jl = tmp_path / "d.jsonl"
     jl.write_text(json.dumps({"id": "a", "text": "First doc.", "title": "A", "url": "http://a"}) + "\n\n"
                   + json.dumps({"id": "b", "abstract": "Second doc."}) + "\n")
