@@ -209,7 +209,7 @@ def test_without_a_shared_name_or_the_flag_there_is_no_joint_reply(store, tmp_se
 
 
 def test_a_reply_cut_at_the_fact_limit_keeps_each_name_whole():
-    from tools.kg_paths import _whole_names
+    from tools._kg_replies import whole_names as _whole_names
 
     others = ["A", "A", "B", "B", "B", "C", "C"]
     assert _whole_names(others, 7) == 7

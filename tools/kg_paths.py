@@ -33,9 +33,10 @@ from pydantic import BaseModel, Field
 
 from kb.kg_harvest import edge_scores, extraction_note
 from kb.kg_store import normalize_name
-from kb.linking import ABBREVIATION
 from tools._gat import cosine_scores, keep_threshold, train_scorer
 from tools._kg_facts import Fact, match_relations, one_hop_facts, relation_phrases
+from tools._kg_readings import everyday_readings
+from tools._kg_replies import facts_reply, joint_facts, joint_reply, others_of, whole_names
 from tools._paths import (Subgraph, bfs_parents, chain_text, expand, local_adjacency, path_steps,
                           path_to_root, sentence_text)
 from tools._registry import ToolContext, ToolError, tool
@@ -283,7 +284,7 @@ def get_linker(store, source: str, embedder):
 
 
 def link_question(linker, question: str, options: list[str], entities: list[str],
-                  reread: Callable[[str], list] | None = None):
+                  reread: Callable[[str, list], list] | None = None):
     """(question concepts, option label -> concepts, [(concept, role)]) for one question.
 
     ``reread(entity, concepts)``: the concepts an intent entity stands for, given its links (see
@@ -307,61 +308,6 @@ def link_question(linker, question: str, options: list[str], entities: list[str]
         option_concepts[lab] = cs
         roles += [(c, f"option {lab}") for c in cs]
     return q_concepts + ent, option_concepts, roles
-
-
-def _by_exact_name(concept, entity: str) -> bool:
-    """Linked by the entity's whole name, not by a part of it ("heart" of "heart attack") nor by likeness."""
-    return concept.rule.endswith("exact") and concept.mention == normalize_name(entity)
-
-
-MAX_READINGS = 3  # "diabetes": type 1, type 2 and gestational diabetes; more is a list, not a reading
-
-
-def everyday_readings(linker, embedder, relation: str, question: str) -> Callable[[str, list], list]:
-    """``reread(entity, concepts)`` for :func:`link_question`: the nodes an everyday name stands for.
-
-    "What are the symptoms of lupus?": no node is called "lupus", but one disease's name holds the word
-    ("systemic lupus erythematosus"). "COPD" spells the initials of "chronic obstructive pulmonary disease",
-    and "ALS" those of "amyotrophic lateral sclerosis", not its embedding's neighbour, the gene "ALS2".
-    Readings: of the nodes whose name holds the entity's words (:meth:`kb.linking.Linker.containing`), or
-    else whose initials it spells (:meth:`~kb.linking.Linker.by_initials`), those holding a fact of the
-    asked relation (the disease presents symptoms; an anatomy term presents none), at most ``MAX_READINGS``.
-
-    They replace the entity's links unless one is by its exact whole name, or (likeness links: fuzzy,
-    embedding) one holds a fact of the asked relation; an abbreviation's likeness links always give way.
-    No asked relation, or no reading: the links stay.
-    """
-    from kb.linking import LinkedConcept
-
-    graph = linker.graph
-
-    def with_facts(nodes: list[int], entity: str) -> list[int]:
-        keep: list[int] = []
-        for kind in dict.fromkeys(graph.kinds[i] for i in nodes):
-            members = [i for i in nodes if graph.kinds[i] == kind]
-            selected = match_relations(graph, relation_phrases(relation, question, [entity]), embedder,
-                                       node_kinds={kind})
-            touched = {end for f in one_hop_facts(graph, members, selected, limit=None) for end in (f.head, f.tail)}
-            keep += [i for i in members if i in touched]
-        return keep
-
-    def readings(entity: str) -> list:
-        for find, rule in ((linker.containing, "entity-name-part"), (linker.by_initials, "entity-initials")):
-            keep = with_facts(find(entity), entity)
-            if 0 < len(keep) <= MAX_READINGS:
-                return [LinkedConcept(mention=entity, node_id=graph.ids[i], name=graph.names[i], rule=rule,
-                                      score=1.0, index=i) for i in keep]
-        return []
-
-    def reread(entity: str, concepts: list) -> list:
-        if any(_by_exact_name(c, entity) for c in concepts):
-            return concepts
-        likeness = [c for c in concepts if not c.rule.endswith("exact")]
-        if likeness and not ABBREVIATION.match(entity.strip()) and with_facts([c.index for c in likeness], entity):
-            return concepts
-        return readings(entity) or concepts
-
-    return reread
 
 
 def _choose_graph(store, requested: str | None, question: str, embedder, entities: list[str] | None = None,
@@ -471,9 +417,9 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
                 groups.setdefault(c.mention, set()).add(c.index)
         joint = joint_facts(graph, every_fact, list(groups.values()))
         if joint:  # "Which drugs treat both COPD and asthma?": the names every asked entity shares, as the reply
-            others = _others(graph, joint, anchors)
+            others = others_of(graph, joint, anchors)
             total = len(set(others))
-            keep = _whole_names(others, args.max_facts)  # never a name cut off from one of its facts
+            keep = whole_names(others, args.max_facts)  # never a name cut off from one of its facts
             shown = _register_facts(ctx, store, source, graph, joint[:keep])
             names = [graph.names[next(iter(nodes))] if len(nodes) == 1 else mention
                      for mention, nodes in groups.items()]
@@ -513,81 +459,6 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
     return Output(kg=source, paths=out_paths, facts=out_facts, relations=relations, linked=linked,
                   subgraph_nodes=res.sub.size, subgraph_edges=int(res.sub.edges.size), kept_nodes=len(res.kept),
                   timings_s=timings, message=msg)
-
-
-def facts_reply(source: str, facts: list[KGFact], total: int, anchors: list[str]) -> str:
-    """The facts as the answer, grouped by relation and asked entity, each name cited by its fact.
-
-    Composed by code, like a table verdict: each citation is the fact that says exactly that. The model is not
-    asked: on "Which drugs are used for glaucoma?" it named two drugs that were shown but not cited, and the
-    retry abstained although 23 facts answered the question. ``anchors``: the names of the nodes asked about
-    (several for one everyday name: "diabetes" is type 1 and type 2 diabetes mellitus), so each fact is
-    grouped under the end that was asked about, never under another reading's name.
-    """
-    groups: dict[str, list[str]] = {}
-    for f in facts:
-        head, template, tail = f.triple
-        if tail in anchors and head not in anchors:
-            groups.setdefault(f"{template} {tail}", []).append(f"{head} [{f.id}]")
-        else:
-            groups.setdefault(f"{head} {template}", []).append(f"{tail} [{f.id}]")
-    lines = [f"- **{label}**: {', '.join(items)}" for label, items in groups.items()]
-    n = len(facts)
-    # The graph gives its facts no strength (Hetionet's edges here carry no score), so the reply does not
-    # call its order a ranking: the facts shared by more of the asked entities, then by relation and name.
-    head = (f"The knowledge graph {source} holds {n} fact{'s' if n != 1 else ''} of this relation:" if n >= total else
-            f"The first {n} of the {total} facts of this relation in the knowledge graph {source} (it does not "
-            f"rank them; listed by name):")
-    return head + "\n" + "\n".join(lines)
-
-
-def _others(graph, facts: list[Fact], anchors: list[int]) -> list[str]:
-    """Each fact's end that is not asked about, by name."""
-    asked = set(anchors)
-    return [graph.names[f.head if f.tail in asked else f.tail] for f in facts]
-
-
-def joint_facts(graph, facts: list[Fact], groups: list[set[int]]) -> list[Fact]:
-    """The facts whose other end is joined to every group of asked nodes (a group: one entity's readings), grouped
-    by that end in the order of ``facts``. Prednisone treats COPD and treats asthma: both facts; a drug treating
-    only one of them: none."""
-    asked = set().union(*groups) if groups else set()
-    reach: dict[int, set[int]] = {}
-    for f in facts:
-        end, other = (f.tail, f.head) if f.tail in asked else (f.head, f.tail)
-        reach.setdefault(other, set()).update(g for g, nodes in enumerate(groups) if end in nodes)
-    joined = [o for o in dict.fromkeys(f.head if f.tail in asked else f.tail for f in facts)
-              if len(reach[o]) == len(groups)]
-    by_other = {o: [f for f in facts if (f.head if f.tail in asked else f.tail) == o] for o in joined}
-    return [f for o in joined for f in by_other[o]]
-
-
-def _whole_names(others: list[str], limit: int) -> int:
-    """How many of the leading facts to show: at most ``limit``, ending where a name's facts end (at least one
-    name's)."""
-    keep = 0
-    for i, other in enumerate(others):
-        if i + 1 == len(others) or others[i + 1] != other:  # the last fact of this name
-            if i + 1 > limit and keep:
-                break
-            keep = i + 1
-    return keep
-
-
-def joint_reply(source: str, facts: list[KGFact], names: list[str], others: list[str], total: int) -> str:
-    """The joint facts as the answer: each shared name, with the facts that join it to each asked entity cited.
-    Each fact is said in full, its own relation included ("treats", "palliates"), since the asked relation may
-    cover several types."""
-    lines: dict[str, list[str]] = {}
-    for f, other in zip(facts, others):
-        lines.setdefault(other, []).append(f"{f.sentence.rstrip('.')} [{f.id}]")
-    n = len(lines)
-    asked = " and ".join(names) if len(names) == 2 else ", ".join(names[:-1]) + f" and {names[-1]}"
-    both = "both" if len(names) == 2 else "each of"
-    head = (f"In the knowledge graph {source}, {n} name{'s are' if n != 1 else ' is'} joined to {both} {asked}:"
-            if n >= total else
-            f"In the knowledge graph {source}, {total} names are joined to {both} {asked}; the first {n}:")
-    return head + "\n" + "\n".join(f"- **{other}**: {'; '.join(items)}" for other, items in lines.items())
 
 
 def _register_facts(ctx: ToolContext, store, source: str, graph, facts: list[Fact]) -> list[KGFact]:
