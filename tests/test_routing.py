@@ -183,6 +183,13 @@ def test_a_list_question_asks_kg_paths_for_the_facts_as_reply_and_a_follow_up_do
     assert kg_args(about_it.model_copy(update={"rewrite": "And which of them are associated with it?"}))[
         "list_reply"] is False
     assert kg_args(asked.model_copy(update={"rewrite": "What causes glaucoma?", "relation": ""}))["list_reply"] is False
+    # "How is it treated?" asks for what treats it (the chat bench's glaucoma follow-up abstained with 23 facts)
+    how = Frame(task="question", rewrite="How is it treated? (regarding glaucoma)", entities=["glaucoma"],
+                relation="treated", follow_up=True)
+    assert kg_args(how)["list_reply"] is True
+    for other in ("How is it diagnosed?", "How is it treated in children with kidney failure?",
+                  "How is the treatment of glaucoma evaluated in trials?"):
+        assert kg_args(how.model_copy(update={"rewrite": other}))["list_reply"] is False, other
     also = Frame(task="question", rewrite="Which of those also treat asthma? COPD asthma", entities=["COPD", "asthma"],
                  relation="treats", follow_up=True)
     assert kg_args(also)["joint_reply"] is True and kg_args(also)["list_reply"] is False

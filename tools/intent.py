@@ -311,6 +311,11 @@ _AUX = {"is", "are", "was", "were", "can", "could", "do", "does", "did", "may", 
         "have", "has", "had"}
 
 
+# "How is glaucoma treated?", "How do doctors treat COPD?": nothing after the verb (its object aside), since a
+# qualifier ("… in children with kidney failure?") asks about more than what treats the disease.
+_HOW_TREATED = re.compile(r"^\s*how\s+(?:(?:is|are|can|should)\s+[^?]{1,60}?\s+(?:treated|managed|cured)|"
+                          r"do\s+(?:you|doctors|physicians)\s+(?:treat|manage|cure)\s+[\w'’ -]{1,60}?)\s*\??\s*"
+                          r"(?:\(regarding[^)]*\))?\s*$", re.I)
 _OPENING = re.compile(r"^\s*(?:and|so|then|also|now|ok(?:ay)?|well)\b[\s,]*", re.I)
 
 
@@ -321,6 +326,8 @@ def asks_for_list(message: str, relation: str) -> bool:
     word after "causes" is the entity), nor a follow-up's "Which of those drugs…" (no asked noun). With no
     relation phrase (the intent often leaves it empty on a follow-up), only the auxiliary form counts."""
     message = _OPENING.sub("", message, count=1)
+    if _HOW_TREATED.match(message):  # "How is glaucoma treated?": by the things that treat it
+        return True
     if not asked_kind(message):
         return False
     m = _LIST_VERB.match(message)
