@@ -121,7 +121,20 @@ async def main(limit: int | None, resume: bool, area: str) -> None:
         "answer is `verified` (not `cited_by_code`, `unverified` or `no_evidence`). Right status rate: verified where "
         f"the KB holds the answer, `no_evidence` for the {len(NOT_IN_KB)} questions it does not answer "
         f"({'; '.join(sorted(NOT_IN_KB))}). Served weights: "
-        f"{settings.model_format}. Per-turn rows: {rows_path.name}."))
+        f"{served_weights(settings)}. Per-turn rows: {rows_path.name}."))
+
+
+def served_weights(settings: Settings) -> str:
+    """The folder the server says it serves: the configured format is not it where the server fell back to bf16
+    (an AVX2-only CPU has no 4-bit kernel; seen on an AMD EPYC, where this note said w4a16 over bf16 turns)."""
+    import httpx
+
+    try:
+        models = httpx.get(settings.effective_base_url.rstrip("/") + "/models", timeout=5).json()["data"]
+        root = str(models[0].get("root") or "")
+    except Exception:  # noqa: BLE001 - any answer but the list: say what was configured, and that it is only that
+        return f"{settings.model_format} (as configured; the server did not say)"
+    return f"`{Path(root).name or root}` (the server's own model root)"
 
 
 if __name__ == "__main__":
