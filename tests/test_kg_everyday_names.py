@@ -215,3 +215,12 @@ def test_a_reply_cut_at_the_fact_limit_keeps_each_name_whole():
     assert _whole_names(others, 7) == 7
     assert _whole_names(others, 6) == 5 and _whole_names(others, 4) == 2
     assert _whole_names(others, 1) == 2  # at least one name, whole
+
+
+def test_a_fact_between_two_asked_entities_names_no_third_thing():
+    from tools._kg_facts import Fact
+    from tools._kg_replies import joint_facts
+
+    # nodes: 0 COPD, 1 asthma, 2 Prednisone, 3 Salbutamol
+    facts = [Fact(0, 2, 0, 0, 1.0), Fact(1, 2, 1, 0, 1.0), Fact(2, 3, 1, 0, 1.0), Fact(3, 0, 1, 1, 1.0)]
+    assert [(f.head, f.tail) for f in joint_facts(None, facts, [{0}, {1}])] == [(2, 0), (2, 1)]

@@ -49,6 +49,7 @@ def joint_facts(graph, facts: list[Fact], groups: list[set[int]]) -> list[Fact]:
     by that end in the order of ``facts``. Prednisone treats COPD and treats asthma: both facts; a drug treating
     only one of them: none."""
     asked = set().union(*groups) if groups else set()
+    facts = [f for f in facts if not (f.head in asked and f.tail in asked)]  # "X resembles Y" joins no third name
     reach: dict[int, set[int]] = {}
     for f in facts:
         end, other = (f.tail, f.head) if f.tail in asked else (f.head, f.tail)
