@@ -31,6 +31,9 @@ Compound::DB00030\tInsulin Human\tCompound
 Compound::DB00740\tRiluzole\tCompound
 Compound::DB00714\tApomorphine\tCompound
 Disease::DOID:2841\tasthma\tDisease
+Disease::DOID:1192\tperipheral nervous system neoplasm\tDisease
+Anatomy::UBERON:0000010\tperipheral nervous system\tAnatomy
+Compound::DB00958\tCarboplatin\tCompound
 Compound::DB01001\tSalbutamol\tCompound
 """
 EDGES = """source\tmetaedge\ttarget
@@ -44,6 +47,8 @@ Compound::DB00740\tCtD\tDisease::DOID:332
 Compound::DB00714\tCpD\tDisease::DOID:14330
 Compound::DB00332\tCpD\tDisease::DOID:2841
 Compound::DB01001\tCtD\tDisease::DOID:2841
+Compound::DB00958\tCtD\tDisease::DOID:1192
+Disease::DOID:1192\tDlA\tAnatomy::UBERON:0000010
 Disease::DOID:332\tDaG\tGene::57679
 Gene::57679\tGpPW\tPathway::WP1584
 Disease::DOID:9074\tDlA\tAnatomy::UBERON:0002097
@@ -224,3 +229,13 @@ def test_a_fact_between_two_asked_entities_names_no_third_thing():
     # nodes: 0 COPD, 1 asthma, 2 Prednisone, 3 Salbutamol
     facts = [Fact(0, 2, 0, 0, 1.0), Fact(1, 2, 1, 0, 1.0), Fact(2, 3, 1, 0, 1.0), Fact(3, 0, 1, 1, 1.0)]
     assert [(f.head, f.tail) for f in joint_facts(None, facts, [{0}, {1}])] == [(2, 0), (2, 1)]
+
+
+def test_an_entity_split_in_two_by_the_intent_is_the_name_the_question_holds(store, tmp_settings):
+    # seen on the kg-relations eval: "peripheral nervous system neoplasm" came as "neoplasm" (a name part of the
+    # disease) and "peripheral nervous system" (an anatomy node): two things asked, no list reply, an abstention
+    out = run(store, tmp_settings, question="What drugs treat peripheral nervous system neoplasm?",
+              entities=["neoplasm", "peripheral nervous system"], relation="treats", list_reply=True)
+    assert [x.name for x in out.linked if x.role == "entity"] == ["peripheral nervous system neoplasm"]
+    assert out.reply() == ("The knowledge graph hetionet holds 1 fact of this relation:\n"
+                           "- **treats peripheral nervous system neoplasm**: Carboplatin [P1]")

@@ -295,9 +295,15 @@ def link_question(linker, question: str, options: list[str], entities: list[str]
     if reread is None:
         ent = linker.link_phrases(entities, rule_prefix="entity-") if entities else []
     else:
+        # The intent sometimes splits one name in two ("peripheral nervous system neoplasm" -> "neoplasm",
+        # "peripheral nervous system", seen on the kg-relations eval): an entity that is a part of a longer node
+        # name the question holds exactly is that node.
+        whole = sorted((c for c in q_concepts if c.rule == "exact" and " " in c.mention), key=lambda c: -len(c.mention))
         ent, seen = [], set()
         for entity in entities:
-            concepts = reread(entity, linker.link_phrases([entity], rule_prefix="entity-"))
+            part = f" {normalize_name(entity)} "
+            covering = [c for c in whole if part.strip() and part in f" {c.mention} " and part.strip() != c.mention]
+            concepts = covering[:1] or reread(entity, linker.link_phrases([entity], rule_prefix="entity-"))
             ent += [c for c in concepts if not (c.index in seen or seen.add(c.index))]
     roles += [(c, "entity") for c in ent]
     option_concepts = {}
