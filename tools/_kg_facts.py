@@ -19,6 +19,7 @@ every phrasing tried, and the kinds carry it to the family.
 from __future__ import annotations
 
 import re
+import weakref
 from collections import Counter
 from dataclasses import dataclass
 
@@ -72,6 +73,13 @@ class Fact:
 
 def relation_signatures(graph: KGGraph) -> list[tuple[str, str]]:
     """The (head kind, tail kind) most edges of each relation type join; ("", "") without kinds."""
+    signatures = _SIGNATURES.get(graph)
+    if signatures is None:
+        signatures = _SIGNATURES[graph] = _count_signatures(graph)
+    return signatures
+
+
+def _count_signatures(graph: KGGraph) -> list[tuple[str, str]]:
     kinds: list[Counter] = [Counter() for _ in graph.relations]
     for h, t, r in zip(graph.edge_head.tolist(), graph.edge_tail.tolist(), graph.edge_rel.tolist()):
         kinds[r][(graph.kinds[h], graph.kinds[t])] += 1
@@ -110,6 +118,28 @@ def _unit(x: np.ndarray) -> np.ndarray:
     return x / np.where(n == 0, 1.0, n)
 
 
+# Per-embedder and per-graph caches, held weakly so a replaced graph or a test's encoder is not kept alive. A graph's
+# relation texts and signatures are the same for every question, and one turn asks the same phrases again for each
+# graph and each kind of node an everyday name may stand for. Measured on 2 cores: a call took 0.2 s, 0.11 s of it
+# encoding Hetionet's 39 relation texts and 0.07 s counting the kinds each relation's edges join.
+_VECTORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_SIGNATURES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_MAX_CACHED_TEXTS = 256
+
+
+def _unit_vectors(texts: tuple[str, ...], embedder) -> np.ndarray:
+    """Unit vectors of ``texts`` (read-only), encoded once per embedder."""
+    cache = _VECTORS.setdefault(embedder, {})
+    vecs = cache.get(texts)  # read once: another thread's clear() cannot lose it between a test and a read
+    if vecs is None:
+        if len(cache) >= _MAX_CACHED_TEXTS:
+            cache.clear()
+        vecs = _unit(embedder.encode(list(texts)))
+        vecs.setflags(write=False)
+        cache[texts] = vecs
+    return vecs
+
+
 def match_relations(graph: KGGraph, phrases: list[str], embedder, *, node_kinds: set[str] | None = None,
                     floor: float = REL_FLOOR, margin: float = REL_MARGIN) -> list[RelationMatch]:
     """Relation types of ``graph`` that ``phrases`` ask about, best first (empty: none is close enough).
@@ -119,9 +149,9 @@ def match_relations(graph: KGGraph, phrases: list[str], embedder, *, node_kinds:
     """
     if not phrases or not graph.relations:
         return []
-    texts, owner = relation_texts(graph)  # a few dozen short texts: milliseconds, no cache needed
-    rel_vecs, signatures = _unit(embedder.encode(texts)), relation_signatures(graph)
-    sims = (_unit(embedder.encode(phrases)) @ rel_vecs.T).max(axis=0)  # (n_texts,): best phrase per text
+    texts, owner = relation_texts(graph)
+    rel_vecs, signatures = _unit_vectors(tuple(texts), embedder), relation_signatures(graph)
+    sims = (_unit_vectors(tuple(phrases), embedder) @ rel_vecs.T).max(axis=0)  # (n_texts,): best phrase per text
     scores = np.full(len(graph.relations), -1.0, dtype=np.float32)
     np.maximum.at(scores, np.asarray(owner), sims)
     if node_kinds:
