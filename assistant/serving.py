@@ -363,10 +363,20 @@ def build_env(settings: Settings, *, cuda: bool, ncpu: int | None = None,
 
 def served_models(base_url: str, timeout: float = 3.0) -> list[str] | None:
     """Model ids served at ``base_url`` (…/v1), or None if nothing OpenAI-compatible answers."""
+    entries = served_model_entries(base_url, timeout)
+    return None if entries is None else [m["id"] for m in entries]
+
+
+def served_model_entries(base_url: str, timeout: float = 3.0) -> list[dict] | None:
+    """The ``/models`` entries served at ``base_url`` (each with an ``id``; vLLM adds the ``root`` it serves from),
+    or None if nothing OpenAI-compatible answers."""
     try:
         r = httpx.get(base_url.rstrip("/") + "/models", timeout=timeout)
         r.raise_for_status()
-        return [m["id"] for m in r.json().get("data", [])]
+        entries = r.json().get("data", [])
+        if not all(isinstance(m, dict) and "id" in m for m in entries):
+            return None
+        return entries
     except (httpx.HTTPError, ValueError, KeyError, TypeError):
         return None
 

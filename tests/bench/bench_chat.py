@@ -127,12 +127,11 @@ async def main(limit: int | None, resume: bool, area: str) -> None:
 def served_weights(settings: Settings) -> str:
     """The folder the server says it serves: the configured format is not it where the server fell back to bf16
     (an AVX2-only CPU has no 4-bit kernel; seen on an AMD EPYC, where this note said w4a16 over bf16 turns)."""
-    import httpx
+    from assistant.serving import served_model_entries
 
-    try:
-        models = httpx.get(settings.effective_base_url.rstrip("/") + "/models", timeout=5).json()["data"]
-        root = str(models[0].get("root") or "")
-    except Exception:  # noqa: BLE001 - any answer but the list: say what was configured, and that it is only that
+    entries = served_model_entries(settings.effective_base_url, timeout=5)
+    root = str(entries[0].get("root") or "") if entries else ""
+    if not root:
         return f"{settings.model_format} (as configured; the server did not say)"
     return f"`{Path(root).name or root}` (the server's own model root)"
 
