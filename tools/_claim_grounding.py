@@ -443,8 +443,6 @@ def _named_measure(typed: TypedTable, phrase: str) -> str | None:
     return scored[0][1]
 
 
-
-
 def _text_column(typed: TypedTable, ident: str) -> bool:
     try:
         return not typed.column(ident).numeric
