@@ -394,9 +394,13 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
     t1 = time.perf_counter()
     entity_nodes = [c.index for c, role in roles if role == "entity"]
     anchors = list(dict.fromkeys(entity_nodes or [c.index for c in q_concepts]))
+    groups: dict[str, set[int]] = {}  # each asked entity's nodes: several readings of one name are one group
+    for c, role in roles:
+        if role == "entity":
+            groups.setdefault(c.mention, set()).add(c.index)
     # Only entities that named a node leave the relation phrase: the intent sometimes lists the answer's kind as an
     # entity ("which genes are associated with it?" -> entities Crohn's, genes), and "genes" is the relation's half.
-    mentions = {normalize_name(c.mention) for c, role in roles if role == "entity"}
+    mentions = {normalize_name(m) for m in groups}
     named = [e for e in args.entities if any(m and m in normalize_name(e) for m in mentions)]
     selected = match_relations(graph, relation_phrases(args.relation, args.question,
                                                        [c.mention for c, _ in roles] + named),
@@ -406,21 +410,19 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
     out_facts = _register_facts(ctx, store, source, graph, facts)
     relations = [SelectedRelation(name=m.name, template=m.template, score=m.score) for m in selected]
     t_facts = time.perf_counter() - t1
-    # Several readings of one name ("diabetes": type 1, type 2, gestational) are still one thing asked about.
-    asked = len({c.mention for c, role in roles if role == "entity"}) if entity_nodes else len(anchors)
-    if out_facts and not args.options and asked < 2:
-        # A one-hop question answered by its facts: the GAT's paths would only repeat them, more slowly.
+
+    def facts_only(shown: list[KGFact], answer: str, facts_s: float) -> Output:
+        """The facts as the tool's whole output: no GAT paths, which would only repeat them, more slowly."""
+        return Output(kg=source, paths=[], facts=shown, relations=relations, linked=linked, subgraph_nodes=0,
+                      subgraph_edges=0, kept_nodes=0, timings_s={"linking": round(t_link, 3),
+                                                                 "facts": round(facts_s, 3)}, answer=answer)
+
+    asked = len(groups) if groups else len(anchors)
+    if out_facts and not args.options and asked < 2:  # a one-hop question, answered by its facts
         ctx.report(f"{len(out_facts)} facts of {', '.join(m.template for m in selected)} in {source}")
-        return Output(kg=source, paths=[], facts=out_facts, relations=relations, linked=linked, subgraph_nodes=0,
-                      subgraph_edges=0, kept_nodes=0,
-                      timings_s={"linking": round(t_link, 3), "facts": round(t_facts, 3)},
-                      answer=facts_reply(source, out_facts, len(every_fact), [graph.names[i] for i in anchors])
-                      if args.list_reply else "")
-    if out_facts and not args.options and asked >= 2 and entity_nodes and (args.list_reply or args.joint_reply):
-        groups: dict[str, set[int]] = {}
-        for c, role in roles:
-            if role == "entity":
-                groups.setdefault(c.mention, set()).add(c.index)
+        return facts_only(out_facts, facts_reply(source, out_facts, len(every_fact), [graph.names[i] for i in anchors])
+                          if args.list_reply else "", t_facts)
+    if out_facts and not args.options and len(groups) >= 2 and (args.list_reply or args.joint_reply):
         joint = joint_facts(graph, every_fact, list(groups.values()))
         if joint:  # "Which drugs treat both COPD and asthma?": the names every asked entity shares, as the reply
             others = others_of(graph, joint, anchors)
@@ -430,10 +432,7 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
             names = [graph.names[next(iter(nodes))] if len(nodes) == 1 else mention
                      for mention, nodes in groups.items()]
             ctx.report(f"{len(shown)} facts joining {' and '.join(names)} in {source}")
-            return Output(kg=source, paths=[], facts=shown, relations=relations, linked=linked, subgraph_nodes=0,
-                          subgraph_edges=0, kept_nodes=0,
-                          timings_s={"linking": round(t_link, 3), "facts": round(time.perf_counter() - t1, 3)},
-                          answer=joint_reply(source, shown, names, others[:keep], total))
+            return facts_only(shown, joint_reply(source, shown, names, others[:keep], total), time.perf_counter() - t1)
     q_vec = embedder.encode([" ".join([args.question] + args.options)])[0]
     ctx.report(f"finding paths in {source} from {len(q_concepts) + sum(map(len, option_concepts.values()))} "
                f"linked concepts; {SCORING_STEP[args.variant]}")
