@@ -229,18 +229,30 @@ class ProseStream:
 _ECHOED_LABEL = re.compile(r"^\s*\[?(T\d+:R\d+C\d+|S\d+|P\d+)\]?\s*[:\-\u2013\u2014]\s*")
 
 
+# A parenthesised group with no parentheses inside, and the space before it.
+_PARENTHESES = re.compile(r"\s*\(([^()]*)\)")
+
+
 def strip_echo(text: str, sources: dict[str, str]) -> str:
-    """``text`` without a leading evidence label or a source in parentheses copied from the prompt.
+    """``text`` without a leading evidence label, or parentheses holding only ids or sources shown in the prompt.
 
     ``sources`` maps the ids shown to their sources as shown. Only ids and sources of this turn's evidence
-    are removed, so a statement's own parentheses ("(HbA1c)") and ids in prose stay.
+    are removed, so a statement's own parentheses ("(HbA1c)") and ids in prose stay. Seen on the chat bench:
+    "Wind is a renewable resource (S1) [S1]." and "… into glucose (OpenBookQA fact 660, WorldTree ACTION
+    9f6b-7d55-4edf-3f0b) [S1][S3]." were withdrawn for the names "s1" and "openbookqa", which no evidence says.
     """
     out = text
     m = _ECHOED_LABEL.match(out)
     if m and m.group(1) in sources:
         out = out[m.end():]
-    for source in {s.strip() for s in sources.values() if s and s.strip()}:
-        out = re.sub(r"\s*\(\s*" + re.escape(source) + r"\s*\)", "", out)
+    shown = {s.strip().lower() for s in sources.values() if s and s.strip()} | {i.lower() for i in sources}
+
+    def labels_only(m: re.Match) -> str:
+        # "(S1)", "(OpenBookQA fact 660, WorldTree ACTION 9f6b-…)": every part is an id or a source shown.
+        parts = [p.strip().strip("[]").strip().lower() for p in re.split(r"[,;]|\band\b", m.group(1))]
+        return "" if all(p in shown for p in parts if p) and any(parts) else m.group(0)
+
+    out = _PARENTHESES.sub(labels_only, out)
     out = out.strip()
     return out if out else text
 
