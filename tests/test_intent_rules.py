@@ -285,3 +285,58 @@ async def test_the_model_cannot_add_options_or_the_entity_now(tmp_settings, fake
     outs, _ = await run_intents(tmp_settings, fake_llm_server, ["Now tell me about epilepsy."],
                                 reply=lambda req: long_frame)
     assert outs[0].task == "question" and outs[0].options == [] and outs[0].entities == ["epilepsy"]
+
+
+# -- "it" after a question that asked for one thing ------------------------------------------------------------
+def _after(question: str, answer: str, status: str = "verified", entities=("energy", "source")):
+    return [{"user_text": question, "rewrite": "", "answer": answer, "status": status,
+             "intent": {"entities": list(entities)}}]
+
+
+def test_it_after_a_one_thing_question_is_the_thing_the_answer_named():
+    # Seen on the chat bench: searched as "(regarding energy, source)", the pool held solar energy and oil.
+    history = _after("What is an example of a renewable energy source?", "Wind is a renewable energy source [S5][S6].")
+    out = contextualize(IntentFrame(task="question", entities=["energy", "source"], rewrite="Why is it renewable?"),
+                        "Why is it renewable?", history, has_table=False, source="model")
+    assert out.follow_up and out.entities == ["wind"] and out.carried_over == ["wind"]
+    assert out.rewrite == "Why is wind renewable?"
+    its = contextualize(IntentFrame(task="question", rewrite="x"), "What is its main drawback?", history,
+                        has_table=False, source="model")
+    assert its.rewrite == "What is wind's main drawback?"
+
+
+@pytest.mark.parametrize("question,answer,status", [
+    # a list question: "its" is still the disease asked about
+    ("What drugs treat Parkinson's disease?", "Levodopa is a drug that treats Parkinson's disease [P1].", "verified"),
+    ("What is an example of a renewable energy source?", "Wind is a renewable energy source [S5].", "no_evidence"),
+    ("What is an example of a renewable energy source?", "A renewable energy source is wind [S5].", "verified"),
+    ("What is an example of a renewable energy source?", "The evidence I found does not answer this.", "verified"),
+    ("What is an example of a renewable energy source?", "Solar panels on the roofs of many houses are common [S1].",
+     "verified"),
+])
+def test_it_keeps_its_old_reading_unless_one_named_thing_answered_a_one_thing_question(question, answer, status):
+    history = _after(question, answer, status, entities=["Parkinson's disease"] if "Parkinson" in question
+                     else ["energy", "source"])
+    out = contextualize(IntentFrame(task="question", rewrite="What are its symptoms?"), "What are its symptoms?",
+                        history, has_table=False, source="model")
+    assert out.follow_up and "levodopa" not in out.rewrite.lower() and "wind" not in out.rewrite.lower()
+    assert out.entities == history[0]["intent"]["entities"]
+
+
+def test_one_thing_questions_and_answer_subjects():
+    from tools._answer_subject import answer_subject, asks_for_one, with_subject
+    from tools.intent import _EXPLETIVE_IT
+
+    assert asks_for_one("What is an example of a renewable energy source?")
+    assert asks_for_one("Name a mammal that lays eggs.") and asks_for_one("Which planet is the largest?")
+    assert not asks_for_one("What are the symptoms of glaucoma?") and not asks_for_one("Which drugs treat COPD?")
+    # a sentence's first capital says nothing about a name, so the subject is lower-cased (search ignores case)
+    jupiter = answer_subject("Which planet is the largest?", "Jupiter is the largest planet [S2].", "verified")
+    assert jupiter == "jupiter"
+    assert answer_subject("Which agency is it?", "WHO is the agency [S2].", "verified") == "WHO"
+    assert answer_subject("Name a mammal that lays eggs.", "The platypus is a mammal that lays eggs [S1].",
+                          "verified") == "platypus"
+    # "it" in "is it true" points at nothing: the pronoun after it is the one replaced
+    assert with_subject("Is it true that it is renewable?", "wind", _EXPLETIVE_IT) == \
+        "Is it true that wind is renewable?"
+    assert with_subject("Why so?", "wind", _EXPLETIVE_IT) is None

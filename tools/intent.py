@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kb.errors import LLMResponseError
 from assistant.prompts import render
+from tools._answer_subject import answer_subject, with_subject
 from tools._registry import ToolContext, tool
 
 log = logging.getLogger(__name__)
@@ -476,6 +477,14 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
         entities = [one[0]] + [e for e in entities if e.lower() != one[0].lower()]
         said = one[1].strip()
         rewrite = said if rewrite == message.strip() else rewrite
+    # "Why is it renewable?" after "What is an example of a renewable energy source?" / "Wind is …": "it" is wind.
+    named = follow_up and not one and answer_subject(
+        history[-1].get("user_text") or "", history[-1].get("answer") or "", history[-1].get("status") or "")
+    if named and leans_on_a_pronoun(message, own):
+        resolved = with_subject(message, named, _EXPLETIVE_IT)
+        if resolved:
+            entities = [named] + [e for e in own if e.lower() != named.lower()]
+            carried, rewrite = [named], resolved
     if carried and not all(e.lower() in rewrite.lower() for e in carried):
         rewrite = f"{said}{REGARDING_NOTE.format(', '.join(entities))}"
     # A follow-up's relation must be its own words: the model carried "treats" from "What drugs treat Parkinson's
