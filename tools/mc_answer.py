@@ -42,8 +42,10 @@ class Output(BaseModel):
         cites = "".join(f"[{c}]" for c in self.cited)
         text = f"**{self.choice}) {self.answer}** {cites}".strip()
         if self.tied:
-            text += (f"\n\nThe evidence supports options {', '.join(self.tied)} about equally well, so this "
-                     "choice is uncertain.")
+            # The tie is word overlap: the evidence names these options equally, which is not support (seen:
+            # "supports options A, C, D about equally well" where it said wood and rubber are insulators).
+            text += (f"\n\nThe evidence names options {', '.join(self.tied)} equally often, so word overlap cannot "
+                     "separate them: this choice rests on the model's reading of it and is uncertain.")
         if self.decided_by == "fallback":
             text += ("\n\n(Answer chosen by word overlap, not by the model: the model's judgement could not be "
                      "read, so the option whose evidence overlaps it most was chosen; treat this answer as "
