@@ -102,7 +102,8 @@ async def main(limit: int | None, resume: bool, area: str) -> None:
         "final_verified_rate": (sum(1 for r in rows if r["status"] == "verified") / len(rows), "ratio"),
         # Verified where the KB holds the answer, abstained where it does not (NOT_IN_KB).
         "right_status_rate": (sum(1 for r in rows if right_status(r)) / len(rows), "ratio"),
-        # The support check (#14): turns where a statement's names or numbers were not in what it cited.
+        # The support check (#14): turns where a statement's names, numbers or most of its words were not in what
+        # it cited.
         "support_check_fired_rate": (sum(1 for r in rows if r.get("support_flagged")) / len(rows), "ratio"),
         # The subject check: the evidence shown or cited named none of the turn's subjects.
         "subject_check_fired_rate": (sum(1 for r in rows if r.get("unnamed_subjects")) / len(rows), "ratio"),
