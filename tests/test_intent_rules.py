@@ -340,3 +340,52 @@ def test_one_thing_questions_and_answer_subjects():
     assert with_subject("Is it true that it is renewable?", "wind", _EXPLETIVE_IT) == \
         "Is it true that wind is renewable?"
     assert with_subject("Why so?", "wind", _EXPLETIVE_IT) is None
+
+
+# -- "And of X?" / "What about X?": the previous question of X ---------------------------------------------------
+@pytest.mark.parametrize("previous,entities,message,expected,thing", [
+    # both seen on the chat bench, searched as "(regarding mitochondria, ribosomes)" and "(regarding coal, wind)"
+    ("What is the function of the mitochondria?", ["mitochondria"], "And of the ribosomes?",
+     "What is the function of the ribosomes?", "ribosomes"),
+    ("Why is wind renewable?", ["wind"], "What about coal?", "Why is coal renewable?", "coal"),
+    ("What drugs treat Parkinson's disease?", ["Parkinson's disease"], "And for restless legs syndrome?",
+     "What drugs treat restless legs syndrome?", "restless legs syndrome"),
+    ("What drugs treat Parkinson's disease?", ["Parkinson's disease"], "How about epilepsy.",
+     "What drugs treat epilepsy?", "epilepsy"),
+])
+def test_a_short_follow_up_asks_the_previous_question_of_its_new_thing(previous, entities, message, expected, thing):
+    history = [{"user_text": previous, "rewrite": previous, "answer": "x", "status": "verified",
+                "intent": {"entities": entities}}]
+    out = contextualize(IntentFrame(task="question", entities=entities, rewrite=message), message, history,
+                        has_table=False, source="model")
+    assert out.follow_up and out.rewrite == expected and out.carried_over == [] and out.entities == [thing]
+
+
+@pytest.mark.parametrize("previous,entities,message", [
+    ("Why does a metal spoon feel colder than a wooden spoon?", ["metal spoon", "wooden spoon"],
+     "What about glass?"),  # two things asked: which one glass replaces is a guess
+    ("What is the function of the mitochondria?", ["mitochondria"], "What about it?"),
+    ("What is the function of the mitochondria?", ["mitochondria"], "And what about them?"),
+    ("What is the function of the mitochondria?", ["organelle"], "And of the ribosomes?"),  # entity not in it
+    ("What is the function of the mitochondria?", ["mitochondria"], "And of the mitochondria?"),
+    # a time, a place or a group is a new condition, not a new subject
+    ("Which teams did Yao Ming play for?", ["Yao Ming"], "and in 2011?"),
+    ("Which teams did Yao Ming play for?", ["Yao Ming"], "What about after 2015?"),
+    ("What drugs treat Parkinson's disease?", ["Parkinson's disease"], "What about in children?"),
+    ("Which teams did Yao Ming play for?", ["Yao Ming"], "And for the season of 2011?"),
+    ("What is the function of the mitochondria?", ["mitochondria"], "What about the role they play in cells "
+     "that divide quickly?"),
+])
+def test_no_swap_where_it_would_be_a_guess(previous, entities, message):
+    from tools._swapped_question import swapped_question
+
+    assert swapped_question(message, previous, entities) is None
+
+
+def test_the_swap_reads_the_previous_question_as_searched():
+    from tools.intent import previous_question
+
+    assert previous_question({"user_text": "Why is it renewable?", "rewrite": "Why is wind renewable?"}) == \
+        "Why is wind renewable?"
+    assert previous_question({"user_text": "Why is it renewable?",
+                              "rewrite": "Why is it renewable? (regarding energy, source)"}) == "Why is it renewable?"

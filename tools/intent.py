@@ -30,6 +30,7 @@ from kb.errors import LLMResponseError
 from assistant.prompts import render
 from tools._answer_subject import answer_subject, with_subject
 from tools._registry import ToolContext, tool
+from tools._swapped_question import swapped_question
 
 log = logging.getLogger(__name__)
 
@@ -429,6 +430,12 @@ def noun_for_one(message: str, earlier: list[str]) -> tuple[str, str] | None:
     return entity, message[:m.start(1)] + entity + message[m.end():]
 
 
+def previous_question(turn: dict) -> str:
+    """The earlier turn's question as it was searched: its rewrite, unless that only appended a "regarding" note."""
+    rewrite = (turn.get("rewrite") or "").strip()
+    return rewrite if rewrite and REGARDING_NOTE.format("").rstrip(")") not in rewrite else turn.get("user_text") or ""
+
+
 def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_table: bool,
                   source: str) -> Output:
     """Ground the frame and carry entities over for elliptical follow-ups."""
@@ -480,11 +487,17 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
     # "Why is it renewable?" after "What is an example of a renewable energy source?" / "Wind is …": "it" is wind.
     named = follow_up and not one and answer_subject(
         history[-1].get("user_text") or "", history[-1].get("answer") or "", history[-1].get("status") or "")
+    resolved = None
     if named and leans_on_a_pronoun(message, own):
         resolved = with_subject(message, named, _EXPLETIVE_IT)
         if resolved:
             entities = [named] + [e for e in own if e.lower() != named.lower()]
             carried, rewrite = [named], resolved
+    # "And of the ribosomes?" after "What is the function of the mitochondria?": that question, of the ribosomes.
+    swap = follow_up and not one and not resolved and swapped_question(
+        message, previous_question(history[-1]), (history[-1].get("intent") or {}).get("entities", []))
+    if swap:
+        rewrite, entities, carried = swap[0], [swap[1]], []
     if carried and not all(e.lower() in rewrite.lower() for e in carried):
         rewrite = f"{said}{REGARDING_NOTE.format(', '.join(entities))}"
     # A follow-up's relation must be its own words: the model carried "treats" from "What drugs treat Parkinson's
