@@ -7,8 +7,8 @@ import json
 import pytest
 
 from tests.fake_openai import Reply
-from tools.intent import (IntentFrame, answer_type_of, asks_for_information, contextualize, extract_options,
-                          looks_elliptical, settled_task, time_cue)
+from tools.intent import (IntentFrame, answer_type_of, asks_for_information, asks_for_list, contextualize,
+                          extract_options, looks_elliptical, settled_task, time_cue)
 
 
 # -- options come from the message only ----------------------------------------------------------
@@ -380,6 +380,17 @@ def test_no_swap_where_it_would_be_a_guess(previous, entities, message):
     from tools._swapped_question import swapped_question
 
     assert swapped_question(message, previous, entities) is None
+
+
+def test_a_swapped_question_keeps_the_previous_relation():
+    # Seen as a new user: "And for epilepsy?" after "What drugs treat asthma?" came back with no relation, so no
+    # list of facts was made.
+    history = [{"user_text": "What drugs treat asthma?", "rewrite": "What drugs treat asthma?", "answer": "x",
+                "status": "verified", "intent": {"entities": ["asthma"], "relation": "treats"}}]
+    frame = IntentFrame(task="question", entities=["epilepsy"], relation="", rewrite="x")
+    out = contextualize(frame, "And for epilepsy?", history, has_table=False, source="model")
+    assert out.rewrite == "What drugs treat epilepsy?" and out.relation == "treats"
+    assert asks_for_list(out.rewrite, out.relation)
 
 
 def test_the_swap_reads_the_previous_question_as_searched():

@@ -503,7 +503,12 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
     # A follow-up's relation must be its own words: the model carried "treats" from "What drugs treat Parkinson's
     # disease?" into "What are its symptoms?", and relation-aware retrieval then filled the pool with drug facts.
     relation = frame.relation
-    if follow_up and relation and not {w[:4] for w in content_words(relation)} & {w[:4] for w in content_words(message)}:
+    if swap:
+        # The previous question asked again: its relation too ("And for epilepsy?" after "What drugs treat asthma?"
+        # came back with none, so no list of facts was made and the model wrote one from ConceptNet noise).
+        relation = (history[-1].get("intent") or {}).get("relation", "") or relation
+    elif follow_up and relation and not ({w[:4] for w in content_words(relation)}
+                                         & {w[:4] for w in content_words(message)}):
         relation = ""
     # The answer type and time are read from the turn's form, never invented ("2003" for "when did…?"). No
     # rule reads a place reliably ("in Parkinson's disease"), so location stays empty unless a frame brings
