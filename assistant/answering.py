@@ -15,6 +15,7 @@ user sees the answer grow and never sees a half-written id.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -365,11 +366,13 @@ def without_idle_citations(answer: GroundedAnswer, texts: dict[str, str],
     return answer.model_copy(update={"statements": statements}), list(dict.fromkeys(idle))
 
 
-def check_support(answer: GroundedAnswer, texts: dict[str, str]) -> SupportReport:
-    """Each statement against the verbalised items it cites (``texts``: id -> text)."""
+def check_support(answer: GroundedAnswer, texts: dict[str, str], subjects: Sequence[str] = ()) -> SupportReport:
+    """Each statement against the verbalised items it cites (``texts``: id -> text); ``subjects`` as in
+    :func:`assistant.support.check_statement`."""
     report = SupportReport()
     if answer.does_not_answer:
         return report
     for s in answer.statements:
-        report.checked.append(StatementSupport(s.text, s.cite, check_statement(s.text, [texts.get(c, "") for c in s.cite])))
+        report.checked.append(StatementSupport(s.text, s.cite, check_statement(
+            s.text, [texts.get(c, "") for c in s.cite], subjects)))
     return report

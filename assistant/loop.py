@@ -361,7 +361,7 @@ class Assistant:
         answer, raw = await self._generate_grounded(hooks, messages, schema, adapter, show_verdict=not code_verdict)
         answer = strip_echoes(answer, sources) if answer is not None else None
         first_ok = answer is not None and check_citations(render_prose(answer.model_dump(), True), ctx.evidence).ok
-        support = check_support(answer, texts) if answer is not None else None
+        support = check_support(answer, texts, subjects or []) if answer is not None else None
         flagged = len(support.flagged) if support else 0
         regenerated = False
         # Some statements supported: the others are dropped (in _finish_grounded), nothing is regenerated. Measured
@@ -388,7 +388,7 @@ class Assistant:
             regenerated = True
             if second is not None:
                 answer = strip_echoes(second, sources)
-                support = check_support(answer, texts)
+                support = check_support(answer, texts, subjects or [])
                 flagged += len(support.flagged)
         check_step = Step(name="support check", kind="check", input={"statements": len(answer.statements) if answer
                                                                      else 0})

@@ -20,6 +20,7 @@ word; it then only has to share some content word with its citations.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 # A number not glued to a word before it ("S1" is an id, "500mg" a dose); a trailing unit may follow.
@@ -118,8 +119,14 @@ def negates_unlike(statement: str, cited_texts: list[str]) -> str:
     return m.group(0)
 
 
-def check_statement(statement: str, cited_texts: list[str]) -> Support:
-    """Does ``statement`` share its key content with ``cited_texts`` (the items it cites, verbalised)?"""
+def check_statement(statement: str, cited_texts: list[str], subjects: Sequence[str] = ()) -> Support:
+    """Does ``statement`` share its key content with ``cited_texts`` (the items it cites, verbalised)?
+
+    ``subjects``: what the turn asks about. A statement that names a subject of two or more words in full must
+    cite evidence that names it too, lower-case or not: seen as a new user, "An example of a fossil fuel is turning
+    plant material into fuel" passed citing "An example of creating an alternative fuel is turning plant material
+    into fuel". Over this machine's 171 stored model statements it fired on that one alone.
+    """
     evidence = " \n ".join(cited_texts)
     ev_numbers = numbers(evidence)
     ev_words = _words(evidence)
@@ -132,6 +139,10 @@ def check_statement(statement: str, cited_texts: list[str]) -> Support:
             p in ev_words or p[:STEM] in ev_stems or p.isdigit() and p in ev_numbers for p in parts))
         if not found:
             missing_names.append(name)
+    for subject in subjects:
+        words = _roots(content_words(subject))
+        if len(words) >= 2 and words <= _roots(_words(statement)) and not words <= _roots(ev_words):
+            missing_names.append(subject.lower())
     if missing_numbers or missing_names:
         what = []
         if missing_numbers:

@@ -173,6 +173,21 @@ def test_a_statement_mostly_of_words_its_evidence_lacks_is_flagged():
                            "showed clearly better motor scores over the whole study period.", [EVIDENCE]).ok
 
 
+def test_a_statement_naming_the_asked_subject_must_cite_evidence_that_names_it():
+    # Seen as a new user: "What is an example of a fossil fuel?" came back verified with this statement.
+    cited = ["An example of creating an alternative fuel is turning plant material into fuel"]
+    statement = "An example of a fossil fuel is turning plant material into fuel"
+    assert check_statement(statement, cited).ok  # no name, no number, few added words: only the subject catches it
+    result = check_statement(statement, cited, subjects=["fossil fuel"])
+    assert not result.ok and result.missing == ["fossil fuel"]
+    # Evidence that names the subject passes, inflected or not; a statement that does not name it is not held to it.
+    assert check_statement("Coal is a fossil fuel", ["coal is a kind of fossil fuels"], subjects=["fossil fuel"]).ok
+    assert check_statement("Plant material can be turned into fuel", cited, subjects=["fossil fuel"]).ok
+    # One-word subjects are the subject check's business (assistant.support.unnamed_subjects), not this one's.
+    assert check_statement("Wind is a renewable source of energy", ["wind is a source of energy"],
+                           subjects=["renewable"]).ok
+
+
 def test_the_check_uses_every_cited_item_but_only_those():
     assert check_statement("Levodopa and Amantadine are used.", [EVIDENCE, "Amantadine treats it."]).ok
     assert not check_statement("Levodopa and Amantadine are used.", [EVIDENCE]).ok
