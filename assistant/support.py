@@ -139,9 +139,10 @@ def check_statement(statement: str, cited_texts: list[str], subjects: Sequence[s
             p in ev_words or p[:STEM] in ev_stems or p.isdigit() and p in ev_numbers for p in parts))
         if not found:
             missing_names.append(name)
+    stated_roots, ev_roots = _roots(_words(statement)), _roots(ev_words)
     for subject in subjects:
         words = _roots(content_words(subject))
-        if len(words) >= 2 and words <= _roots(_words(statement)) and not words <= _roots(ev_words):
+        if len(words) >= 2 and words <= stated_roots and not words <= ev_roots:
             missing_names.append(subject.lower())
     if missing_numbers or missing_names:
         what = []

@@ -457,10 +457,12 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
 
     carried: list[str] = []
     follow_up = False
+    last = history[-1] if history else {}
+    last_entities = (last.get("intent") or {}).get("entities", [])
     if history and task not in ("chit_chat", "command") and looks_elliptical(message, own):
         follow_up = True
         # Inherit the most recent frame's entities (which themselves carry earlier ones).
-        for e in (history[-1].get("intent") or {}).get("entities", []):
+        for e in last_entities:
             if e.lower() not in {x.lower() for x in entities}:
                 entities.append(e)
         # Whatever the turn does not name itself came from memory, whether the model or the rule put it there.
@@ -478,7 +480,7 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
         # became "when did he join?"): a rewrite must keep what this turn asks.
         rewrite = message.strip()
     # "And what about a plastic one?": the new thing is named by the noun the earlier entities share.
-    one = noun_for_one(message, (history[-1].get("intent") or {}).get("entities", [])) if follow_up else None
+    one = noun_for_one(message, last_entities) if follow_up else None
     said = message.strip()
     if one:
         entities = [one[0]] + [e for e in entities if e.lower() != one[0].lower()]
@@ -486,7 +488,7 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
         rewrite = said if rewrite == message.strip() else rewrite
     # "Why is it renewable?" after "What is an example of a renewable energy source?" / "Wind is …": "it" is wind.
     named = follow_up and not one and answer_subject(
-        history[-1].get("user_text") or "", history[-1].get("answer") or "", history[-1].get("status") or "")
+        last.get("user_text") or "", last.get("answer") or "", last.get("status") or "")
     resolved = None
     if named and leans_on_a_pronoun(message, own):
         resolved = with_subject(message, named, _EXPLETIVE_IT)
@@ -494,8 +496,7 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
             entities = [named] + [e for e in own if e.lower() != named.lower()]
             carried, rewrite = [named], resolved
     # "And of the ribosomes?" after "What is the function of the mitochondria?": that question, of the ribosomes.
-    swap = follow_up and not one and not resolved and swapped_question(
-        message, previous_question(history[-1]), (history[-1].get("intent") or {}).get("entities", []))
+    swap = follow_up and not one and not resolved and swapped_question(message, previous_question(last), last_entities)
     if swap:
         rewrite, entities, carried = swap[0], [swap[1]], []
     if carried and not all(e.lower() in rewrite.lower() for e in carried):
@@ -506,7 +507,7 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
     if swap:
         # The previous question asked again: its relation too ("And for epilepsy?" after "What drugs treat asthma?"
         # came back with none, so no list of facts was made and the model wrote one from ConceptNet noise).
-        relation = (history[-1].get("intent") or {}).get("relation", "") or relation
+        relation = (last.get("intent") or {}).get("relation", "") or relation
     elif follow_up and relation and not ({w[:4] for w in content_words(relation)}
                                          & {w[:4] for w in content_words(message)}):
         relation = ""
