@@ -342,6 +342,16 @@ def test_one_thing_questions_and_answer_subjects():
     assert with_subject("Why so?", "wind", _EXPLETIVE_IT) is None
 
 
+def test_it_after_a_swapped_one_thing_question_is_that_answers_subject():
+    # "What about a fossil fuel?" was searched as "What is an example of a fossil fuel?": its verified answer named
+    # coal, so "it" in the next turn is coal, as after the question asked in full.
+    history = [{"user_text": "What about a fossil fuel?", "rewrite": "What is an example of a fossil fuel?",
+                "answer": "Coal is a fossil fuel [S2].", "status": "verified", "intent": {"entities": ["fossil fuel"]}}]
+    out = contextualize(IntentFrame(task="question", rewrite="Why is it nonrenewable?"), "Why is it nonrenewable?",
+                        history, has_table=False, source="model")
+    assert out.rewrite == "Why is coal nonrenewable?" and out.entities[0] == "coal"
+
+
 # -- "And of X?" / "What about X?": the previous question of X ---------------------------------------------------
 @pytest.mark.parametrize("previous,entities,message,expected,thing", [
     # both seen on the chat bench, searched as "(regarding mitochondria, ribosomes)" and "(regarding coal, wind)"

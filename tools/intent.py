@@ -487,8 +487,10 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
         said = one[1].strip()
         rewrite = said if rewrite == message.strip() else rewrite
     # "Why is it renewable?" after "What is an example of a renewable energy source?" / "Wind is …": "it" is wind.
+    # The earlier question as searched: a swapped "What about a fossil fuel?" asked "What is an example of a fossil
+    # fuel?", which asks for one thing though its words do not.
     named = follow_up and not one and answer_subject(
-        last.get("user_text") or "", last.get("answer") or "", last.get("status") or "")
+        previous_question(last), last.get("answer") or "", last.get("status") or "")
     resolved = None
     if named and leans_on_a_pronoun(message, own):
         resolved = with_subject(message, named, _EXPLETIVE_IT)
