@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import statistics
 import sys
 import time
@@ -49,9 +50,30 @@ NOT_IN_KB = frozenset({"Who is at risk?", "At what temperature does water boil a
                        "And of the ribosomes?"})
 
 
+# Multiple-choice questions and their right letter: a verified reply naming another option is a wrong answer,
+# not a right status (the 2026-11-27 run counted "**D) glass**" as verified and right).
+MC_GOLD = {"Which of these conducts electricity best? A) wood B) copper C) rubber D) glass": "B"}
+_MC_CHOICE = re.compile(r"\*\*([A-Z])\)")
+
+
+def mc_choice(answer: str) -> str | None:
+    """The option letter a multiple-choice reply names first ("**B) copper** [S2]" -> "B"), or None."""
+    m = _MC_CHOICE.search(answer)
+    return m.group(1) if m else None
+
+
+def right_answer(row: dict) -> bool:
+    """False only for a multiple-choice reply that names the wrong option."""
+    gold = MC_GOLD.get(row["question"])
+    return gold is None or mc_choice(row["answer"]) == gold
+
+
 def right_status(row: dict) -> bool:
-    """Verified where the KB answers the question, an abstention where it does not."""
-    return row["status"] == ("no_evidence" if row["question"] in NOT_IN_KB else "verified")
+    """Verified (and, for multiple choice, the right option) where the KB answers the question; an abstention where
+    it does not."""
+    if row["question"] in NOT_IN_KB:
+        return row["status"] == "no_evidence"
+    return row["status"] == "verified" and right_answer(row)
 
 
 BENCH_DIR = Path(__file__).resolve().parents[2] / "docs" / "bench"
@@ -104,7 +126,9 @@ async def main(limit: int | None, resume: bool, area: str) -> None:
         "generated_tokens_per_turn_median": (med("generated_tokens"), "tokens"),
         "first_try_citation_valid_rate": (first_try_rate, "ratio"),
         "final_verified_rate": (sum(1 for r in rows if r["status"] == "verified") / len(rows), "ratio"),
-        # Verified where the KB holds the answer, abstained where it does not (NOT_IN_KB).
+        # Verified multiple-choice replies that name the wrong option (MC_GOLD): verified is not right.
+        "wrong_option_verified": (sum(1 for r in rows if r["status"] == "verified" and not right_answer(r)), "count"),
+        # Verified (the right option, for MC_GOLD) where the KB holds the answer, abstained where it does not.
         "right_status_rate": (sum(1 for r in rows if right_status(r)) / len(rows), "ratio"),
         # The support check (#14): turns where a statement's names, numbers or most of its words were not in what
         # it cited.
@@ -125,7 +149,8 @@ async def main(limit: int | None, resume: bool, area: str) -> None:
         "citation check (turns that found no evidence count as not valid). Final verified rate: turns whose kept "
         "answer is `verified` (not `cited_by_code`, `unverified` or `no_evidence`). Right status rate: verified where "
         f"the KB holds the answer, `no_evidence` for the {len(NOT_IN_KB)} questions it does not answer "
-        f"({'; '.join(sorted(NOT_IN_KB))}). Served weights: "
+        f"({'; '.join(sorted(NOT_IN_KB))}); a multiple-choice reply counts only if it names the right option "
+        f"({len(MC_GOLD)} such question). Served weights: "
         f"{served_weights(settings)}. Per-turn rows: {rows_path.name}."))
 
 
