@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from tools._words import PRONOUNS
+
 _SWAP_FORMS = (
     re.compile(r"^\s*(?:(?:and|so|ok(?:ay)?|now)[\s,]+)?(?:what|how)\s+about\s+(?P<x>.+?)\s*[?.!]*\s*$", re.I),
     re.compile(r"^\s*and\s+(?:of|for|about)\s+(?P<x>.+?)\s*[?.!]*\s*$", re.I),
@@ -22,8 +24,8 @@ _SWAP_FORMS = (
 _CONDITION = re.compile(r"^(?:in|on|at|after|before|during|since|until|with|without|among|under|over|by|from|to)\b"
                         r"|\d", re.I)
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
-_NOT_A_THING = {"it", "its", "they", "them", "those", "these", "that", "this", "he", "she", "him", "her", "one",
-                "ones", "you", "me", "us", "there", "then", "now", "else", "more", "others", "other", "rest"}
+_NOT_A_THING = PRONOUNS | {"one", "ones", "you", "me", "us", "there", "then", "now", "else", "more", "others",
+                           "other", "rest"}
 MAX_WORDS = 5
 
 

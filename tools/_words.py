@@ -4,6 +4,8 @@
 of the other's stem: a message word and a header word are forms of one word when they share a 5-letter stem,
 when one is the other plus a common ending ("win"/"winner", "time"/"times"), or through a short list of
 irregular past forms ("won" -> "win").
+
+It also holds the pronouns that the follow-up rules (``tools.intent``, ``tools._swapped_question``) read alike.
 """
 
 from __future__ import annotations
@@ -12,6 +14,10 @@ import re
 
 # A word of a question, header or cell: letters and digits, any script ("Sölden", "1906").
 WORD = re.compile(r"[^\W_]+")
+
+# Words that point back at something said before rather than name a thing ("What are its symptoms?").
+PRONOUNS = frozenset({"he", "she", "it", "they", "them", "those", "these", "that", "this", "his", "her", "its",
+                      "their", "him"})
 
 IRREGULAR = {"won": "win", "lost": "loss", "ran": "run", "sold": "sale", "bought": "buy", "held": "hold",
              "led": "lead", "born": "birth", "died": "death", "spent": "spend", "paid": "pay", "built": "build",

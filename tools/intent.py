@@ -31,6 +31,7 @@ from assistant.prompts import render
 from tools._answer_subject import answer_subject, with_subject
 from tools._registry import ToolContext, tool
 from tools._swapped_question import swapped_question
+from tools._words import PRONOUNS
 
 log = logging.getLogger(__name__)
 
@@ -122,8 +123,7 @@ class Output(IntentFrame):
 
 
 # --- deterministic pieces ----------------------------------------------------------------
-_ANAPHORA = {"he", "she", "it", "they", "them", "those", "these", "that", "this", "his", "her", "its",
-             "their", "him"}
+_ANAPHORA = PRONOUNS
 # Openers that mark a follow-up even when the turn names something new ("and for Spain?").
 _FOLLOW_UP_OPENERS = ("and ", "and?", "what about", "how about", "what of", "also", "same for", "then ")
 # Openers of ordinary questions: a follow-up only when the turn names nothing of its own ("Which teams?").
