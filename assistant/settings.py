@@ -36,6 +36,11 @@ class Settings(BaseSettings):
     llm_max_retries: int = Field(default=2, ge=0, le=10, description="Retries on connection errors.")
     llm_max_tokens: int = Field(default=512, gt=0, description="Default cap on generated tokens.")
     llm_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    mc_decider: Literal["likelihood", "judge"] = Field(
+        default="likelihood",
+        description="How a multiple-choice question is decided: 'likelihood' compares the model's probabilities of "
+                    "the options after the evidence (computed in code); 'judge' asks the model to write a letter "
+                    "after one reasoning chain per option (the thesis's USCRaKE). Measured in docs/eval/obqa.md.")
     llm_request_seeds: bool | None = Field(
         default=None,
         description="Send sampling seeds (K-Bloom's proposals) to the server. Empty: yes, except to the local "

@@ -118,8 +118,60 @@ async def test_mc_answer_says_when_the_judge_failed(tmp_settings, kb, embedder, 
     assert "Citation chosen by word overlap, not by the model" in out.reply()
 
 
+async def test_mc_answer_decides_by_likelihood_over_http(tmp_settings, kb, embedder, fake_llm_server):
+    from tests.kbloom_fake import ScriptedLM
+
+    # "bee" is an unlikely word that the evidence sentence about bees makes likelier; "rock" a likely one.
+    lm = ScriptedLM(word_logprobs={"rock": -1.0, "bee": -6.0}, default=-2.0,
+                    prompt_bias={"pollinating": {"bee": 5.0}})
+    with fake_llm_server(lm.handler) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        ctx = _ctx(tmp_settings, kb, embedder, llm=llm)
+        out = await mc_answer(ctx, MCInput(question="Which animal pollinates flowers?",
+                                           options={"A": "a rock", "B": "a bee"}, k_per_option=2))
+        await llm.aclose()
+    assert (out.choice, out.decided_by, out.citation_by) == ("B", "likelihood", "likelihood")
+    assert out.cited and all("pollinating" in ctx.evidence.get(c).text for c in out.cited)
+    assert out.scores["B"] > out.scores["A"] and out.reply().startswith("**B) a bee**")
+    assert not any("messages" in r for r in srv.requests)  # no chain or judge was asked
+
+
+async def test_mc_answer_falls_back_to_the_judge_without_log_probabilities(tmp_settings, kb, embedder,
+                                                                          fake_llm_server):
+    # The fake server's text completions carry no log-probabilities, like an endpoint without echo/logprobs.
+    def handle(req):
+        if "response_format" in req:
+            return Reply(content=json.dumps({"answer": "B", "evidence": ["S1"], "confidence": "high"}))
+        return Reply(content="x")
+    steps = []
+    with fake_llm_server(handle) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        ctx = _ctx(tmp_settings, kb, embedder, llm=llm)
+        ctx.report = steps.append
+        out = await mc_answer(ctx, MCInput(question="Which animal pollinates flowers?",
+                                           options={"A": "a rock", "B": "a bee"}, k_per_option=2, chains=False))
+        await llm.aclose()
+    assert out.decided_by == "model" and out.choice == "B"
+    assert any("the judge decides instead" in s for s in steps)
+
+
+@pytest.mark.real_model
+async def test_real_model_decides_by_likelihood_and_cites_the_fact(real_settings, kb, embedder):
+    llm = LLMClient(real_settings)
+    ctx = _ctx(real_settings, kb, embedder, llm=llm)
+    try:
+        out = await mc_answer(ctx, MCInput(question="Which of these pollinates flowers?",
+                                           options={"A": "a magnet", "B": "a bee", "C": "the moon"},
+                                           k_per_option=1))
+    finally:
+        await llm.aclose()
+    assert out.decided_by == "likelihood" and out.choice == "B"
+    assert out.citation_by == "likelihood" and ctx.evidence.get(out.cited[0]).text == FACTS[0]
+
+
 @pytest.mark.real_model
 async def test_real_model_answers_from_tiny_kb_with_valid_citation(real_settings, kb, embedder):
+    real_settings = real_settings.model_copy(update={"mc_decider": "judge"})
     llm = LLMClient(real_settings)
     ctx = _ctx(real_settings, kb, embedder, llm=llm)
     try:

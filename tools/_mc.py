@@ -36,8 +36,10 @@ _STOP = frozenset(
 
 
 # Who made a decision: a fallback choice must never be scored or shown as the model's own.
-DecidedBy = Literal["model", "fallback"]
-CitationBy = Literal["model", "code", "none"]
+# "likelihood": code compared the model's probabilities of the options (tools._mc_likelihood), and cited the facts
+# that raise the chosen one; "model": the judge wrote the letter and the ids.
+DecidedBy = Literal["model", "likelihood", "fallback"]
+CitationBy = Literal["model", "likelihood", "code", "none"]
 
 
 class MCResult(BaseModel):
@@ -60,6 +62,10 @@ class MCResult(BaseModel):
     citation_by: CitationBy = Field(default="model",
                                     description="'code' when word overlap, not the model, chose the citation; "
                                                 "'none' when nothing is cited.")
+    scores: dict[str, float] = Field(
+        default_factory=dict, description="Per option, the likelihood decider's score (nats; higher is likelier).")
+    fact_gains: dict[str, float] = Field(
+        default_factory=dict, description="Per evidence id, how much it alone raises the chosen option (nats).")
 
 
 def _content_words(text: str) -> set[str]:

@@ -1,7 +1,10 @@
-"""``mc_answer``: answer a multiple-choice question from the knowledge base (USCRaKE stages 1–3).
+"""``mc_answer``: answer a multiple-choice question from the knowledge base.
 
-Stage 1 retrieves evidence for every (question, option) pair with the text search; stage 2 writes one
-reasoning chain per option; stage 3 a schema-constrained judge picks one letter, citing sentence ids.
+Stage 1 retrieves evidence for every (question, option) pair with the text search. Then, by default
+(``Settings.mc_decider = "likelihood"``), code compares the model's probabilities of the options after that
+evidence and cites the sentences that raise the chosen one (``tools._mc_likelihood``). The thesis's USCRaKE
+stages 2–3 (``"judge"``: one reasoning chain per option, then a schema-constrained judge that writes one letter and
+the ids) stay as the other decider; they are used as well where the server gives no prompt log-probabilities.
 """
 
 from __future__ import annotations
@@ -10,7 +13,9 @@ import asyncio
 
 from pydantic import BaseModel, Field
 
-from tools._mc import CitationBy, DecidedBy, choose_option
+from kb.errors import LLMResponseError
+from tools._mc import CitationBy, DecidedBy, MCResult, choose_option
+from tools._mc_likelihood import choose_by_likelihood
 from tools._registry import ToolContext, ToolError, tool
 from tools.text_search import DEFAULT_METHOD, EMPTY_KB_MESSAGE, Method, rank_kb
 
@@ -36,9 +41,16 @@ class Output(BaseModel):
     decided_by: DecidedBy = Field(default="model", description="'fallback': word overlap, not the model, chose.")
     citation_by: CitationBy = Field(default="model", description="'code': word overlap, not the model, chose the "
                                                                  "citation; 'none': nothing cited.")
+    scores: dict[str, float] = Field(
+        default_factory=dict, description="Likelihood decider: per option, how much the evidence raises it (nats).")
+    fact_gains: dict[str, float] = Field(default_factory=dict,
+                                         description="Likelihood decider: per sentence id, how much it alone raises "
+                                                     "the chosen option (nats).")
 
     def reply(self) -> str:
         """The cited reply shown to the user (the loop still checks its citations)."""
+        if self.decided_by == "likelihood":
+            return self._likelihood_reply()
         cites = "".join(f"[{c}]" for c in self.cited)
         text = f"**{self.choice}) {self.answer}** {cites}".strip()
         if self.tied:
@@ -53,6 +65,23 @@ class Output(BaseModel):
         if self.citation_by == "code":
             text += ("\n\n(Citation chosen by word overlap, not by the model: the model cited no retrieved "
                      "sentence, so the one sharing the most words with the answer is shown.)")
+        return text
+
+    def _likelihood_reply(self) -> str:
+        if not self.cited:
+            # One sentence that says the evidence does not settle it: the lean is not an answer.
+            return (f"The evidence I found does not settle this: no sentence in it makes option {self.choice}) "
+                    f"{self.answer} likelier to the model than the question alone does.")
+        cites = "".join(f"[{c}]" for c in self.cited)
+        ranked = sorted(self.scores.items(), key=lambda kv: -kv[1])
+        cited_say = "the cited sentences each" if len(self.cited) > 1 else "the cited sentence"
+        text = (f"**{self.choice}) {self.answer}** {cites}\n\nHow it was chosen: after this evidence the model finds "
+                f"option {self.choice} likeliest, relative to how likely each option is on its own ("
+                + ", ".join(f"{lab} {val:+.1f}" for lab, val in ranked)
+                + f" nats); {cited_say} alone makes it likelier.")
+        if self.tied:
+            text += (f" Options {', '.join(self.tied)} score within a tenth of a nat of each other, so the evidence "
+                     "hardly separates them: treat this choice as uncertain.")
         return text
 
 
@@ -84,9 +113,21 @@ async def mc_answer(ctx: ToolContext, args: Input) -> Output:
     ctx.report(f"retrieving evidence for {len(options)} options")
     evidence = await asyncio.to_thread(retrieve_for_options, ctx, args.question, options, args.k_per_option,
                                        args.method)
-    ctx.report("reasoning per option and judging")
-    result = await choose_option(ctx.deps.llm, args.question, options, evidence, chains=args.chains)
+    result = await decide(ctx, args.question, options, evidence, chains=args.chains)
     return Output(choice=result.choice, answer=options[result.choice], cited=result.cited,
                   evidence=[e.id for e in evidence], chains=result.chains, confidence=result.confidence,
                   tied=result.tied, judge_failed=result.judge_failed, rejected_citations=result.rejected_citations,
-                  decided_by=result.decided_by, citation_by=result.citation_by)
+                  decided_by=result.decided_by, citation_by=result.citation_by, scores=result.scores,
+                  fact_gains=result.fact_gains)
+
+
+async def decide(ctx: ToolContext, question: str, options: dict[str, str], evidence, *, chains: bool) -> MCResult:
+    """The configured decider (``Settings.mc_decider``); the judge where the server gives no log-probabilities."""
+    if ctx.deps.settings.mc_decider == "likelihood":
+        ctx.report("scoring each option's likelihood after the evidence")
+        try:
+            return await choose_by_likelihood(ctx.deps.llm, question, options, evidence)
+        except LLMResponseError as exc:
+            ctx.report(f"no log-probabilities from the server ({exc}); the judge decides instead")
+    ctx.report("reasoning per option and judging")
+    return await choose_option(ctx.deps.llm, question, options, evidence, chains=chains)

@@ -5,7 +5,9 @@ Query = question + correct answer; the 1,326-fact open book is indexed in a stor
 rank of the gold fact gives recall@1/5/15 and MRR (ranks past 100 count as 0) for each method.
 
 obqa / csqa: answer accuracy with the served model through ``mc_answer``'s pipeline, one run per
-retriever (the thesis's retriever ablation). Results are logged per item and resume.
+retriever (the thesis's retriever ablation). Results are logged per item and resume. ``--decider judge`` (the
+thesis's chains and judge; variants named by retriever) or ``likelihood`` (the options' probabilities compared in
+code, ``tools._mc_likelihood``; variants named ``<retriever>+likelihood``).
 """
 
 from __future__ import annotations
@@ -165,6 +167,11 @@ def _judge_rates(recs: list[dict]) -> dict[str, float]:
             "rejected_citation_rate": sum(1 for r in logged if r.get("rejected_citations")) / len(logged)}
 
 
+def variant_name(retriever: str, decider: str) -> str:
+    """The judge's variants keep the retriever's bare name (the earlier results); the likelihood decider's add it."""
+    return retriever if decider == "judge" else f"{retriever}+{decider}"
+
+
 async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: list[str], chains: bool,
                       use_openbook: bool, concurrency: int = 1) -> dict[str, dict]:
     from assistant.deps import Deps
@@ -180,8 +187,11 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
         deps.__dict__["text_kb"] = openbook_store(settings, embedder=deps.embedder)
     # Judge-only and chain runs are different systems: separate logs, so a resumed run never mixes them.
     log = ResultsLog(_eval_dir(settings) / f"{benchmark}-answers{'' if chains else '-judge-only'}.jsonl")
+    decider = settings.mc_decider
+
     async def answer(job):
         retriever, item = job
+        name = variant_name(retriever, decider)
         ctx = ToolContext(deps=deps, evidence=EvidenceLedger(), session=Session("eval"))
         t = time.perf_counter()
         try:
@@ -194,27 +204,31 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
             raise click.ClickException(str(exc)) from exc
         except ToolError as exc:
             raise click.ClickException(str(exc)) from exc
-        rec = log.add(retriever, item["id"], pred=out.choice, gold=item["answer"],
+        rec = log.add(name, item["id"], pred=out.choice, gold=item["answer"],
                       correct=out.choice == item["answer"], cited=out.cited, judge_failed=out.judge_failed,
                       decided_by=out.decided_by, citation_by=out.citation_by,
                       rejected_citations=out.rejected_citations, seconds=time.perf_counter() - t)
-        click.echo(f"{retriever} {item['id']}: {rec['pred']} (gold {rec['gold']}) {rec['seconds']:.0f}s")
+        click.echo(f"{name} {item['id']}: {rec['pred']} (gold {rec['gold']}) {rec['seconds']:.0f}s")
 
     # Item-major order, so an interrupted run leaves every retriever with (nearly) the same items answered.
-    jobs = [(r, it) for it in items for r in retrievers if not log.get(r, it["id"])]
+    names = [variant_name(r, decider) for r in retrievers]
+    jobs = [(r, it) for it in items for r in retrievers if not log.get(variant_name(r, decider), it["id"])]
     try:
         await bounded_map(answer, jobs, concurrency)
     finally:
         await deps.aclose()
     variants = {}
     # Same items for every retriever (an interrupted run may leave a few answered by only some).
-    ids = {it["id"] for it in items if all(log.get(r, it["id"]) for r in retrievers)}
-    for retriever in retrievers:
+    ids = {it["id"] for it in items if all(log.get(r, it["id"]) for r in names)}
+    for retriever in names:
         recs = [r for r in log.records(retriever) if r["id"] in ids]
         if recs:
             variants[retriever] = {**fallback_scores(recs), "n": len(recs),
                                    "cited_rate": sum(1 for r in recs if r["cited"]) / len(recs),
                                    "code_cited_rate": sum(r.get("citation_by") == "code" for r in recs) / len(recs),
+                                   # The likelihood decider cites nothing when no fact raises its choice, and
+                                   # the chat then says the evidence does not settle it.
+                                   **_cited_accuracy(recs),
                                    **_judge_rates(recs),
                                    "s_per_question": sum(r["seconds"] for r in recs) / len(recs)}
     # Paired tests score a fallback (judge output unusable) as wrong, like ``accuracy``.
@@ -225,7 +239,20 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
     if "otjsd" in variants:
         paired.update({f"otjsd vs {r}": mcnemar(correct["otjsd"], correct[r])
                        for r in ("cosine", "bm25") if r in variants})
+    # The other decider on the same items, where an earlier run logged it (paired, so the comparison is fair).
+    for retriever, name in zip(retrievers, names):
+        other = retriever if name != retriever else variant_name(retriever, "likelihood")
+        theirs = {x["id"]: x["correct"] and not x.get("judge_failed", False) for x in log.records(other)
+                  if x["id"] in ids}
+        if name in correct and len(theirs) == len(correct[name]):
+            paired[f"{name} vs {other}"] = mcnemar(correct[name], theirs)
     return variants, paired
+
+
+def _cited_accuracy(recs: list[dict]) -> dict[str, float]:
+    """Accuracy over the answers that cite evidence, and their share."""
+    cited = [r for r in recs if r["cited"]]
+    return {"accuracy_when_cited": sum(bool(r["correct"]) for r in cited) / len(cited)} if cited else {}
 
 
 # methods.md §2: the thesis's retriever ablation, OBQA accuracy with Qwen2.5-14B (chunk scorer only changed;
@@ -261,8 +288,12 @@ def run_answer_eval(settings, benchmark: str, *, retrievers: list[str], limit: i
     answered = max((v.get("n", 0) for v in variants.values()), default=0)
     notes = (f"First {len(items)} questions of {path.name} ({answered} answered by every retriever); evidence: "
              f"3 sentences per option from {kb}; "
-             f"{'one reasoning chain per option, then a judge' if chains else 'judge only (one schema-constrained prompt per question)'}; "
-             f"greedy decoding; {settings.llm_model} (1.5B) served by vLLM on 2 CPU cores."
+             + (("one reasoning chain per option, then a judge; " if chains else
+                 "judge only (one schema-constrained prompt per question); ")
+                if settings.mc_decider == "judge" else
+                "the likelihood decider (each option's log-probability after the evidence, less its prior; the "
+                "variants named +likelihood); ")
+             + f"greedy decoding; {settings.llm_model} (1.5B) served by vLLM on 2 CPU cores."
              + (" The thesis column is its retriever ablation with Qwen2.5-14B (about 10 times larger, with "
                 "per-option chains over Wikipedia chunks): compare the order of the retrievers, not the level."
                 if benchmark == "obqa" else ""))
@@ -300,14 +331,17 @@ def register(group) -> None:
                           help="One reasoning chain per option before the judge (slow on CPU).")
             @click.option("--concurrency", type=int, default=4, show_default=True,
                           help="Questions in flight at once (the server batches them).")
-            def answer(retrievers, kg, limit, chains, concurrency):
+            @click.option("--decider", type=click.Choice(["judge", "likelihood"]), default="judge", show_default=True,
+                          help="judge: chains and a judge (the thesis; variants named by retriever); likelihood: "
+                               "the options' probabilities compared in code (variants <retriever>+likelihood).")
+            def answer(retrievers, kg, limit, chains, concurrency, decider):
                 if kg:
                     from assistant.evals.kg_eval import run_one_hop
 
                     click.echo(f"Wrote {run_one_hop(bench, limit, chains, concurrency=concurrency)}")
                     return
-                run_answer_eval(Settings(), bench, retrievers=list(retrievers) or RETRIEVAL_METHODS, limit=limit,
-                                chains=chains, concurrency=concurrency)
+                run_answer_eval(Settings(mc_decider=decider), bench, retrievers=list(retrievers) or RETRIEVAL_METHODS,
+                                limit=limit, chains=chains, concurrency=concurrency)
 
             answer.__doc__ = (f"{'OpenBookQA' if bench == 'obqa' else 'CommonsenseQA'} answer accuracy with the "
                               "served model, per text retriever (USCRaKE pipeline) or with --kg 1-hop KG evidence.")
