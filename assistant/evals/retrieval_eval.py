@@ -276,10 +276,14 @@ def run_answer_eval(settings, benchmark: str, *, retrievers: list[str], limit: i
     from assistant.evals.report import DOCS_DIR
 
     previous = (docs_dir or DOCS_DIR) / "eval" / f"{benchmark}.json"
+    old: dict = {}
     if previous.exists():
-        # The KG evaluation writes the same benchmark file: keep its variants beside the retrievers'.
+        # The KG evaluation and the other decider write the same benchmark file: keep their variants, and the
+        # paired tests and the judge's set-up of the earlier run, beside this run's.
         old = json.loads(previous.read_text())
         variants = {**{k: v for k, v in old.get("variants", {}).items() if k not in variants}, **variants}
+        paired = {**{k: v for k, v in old.get("paired", {}).items() if k not in paired}, **paired}
+    judge_chains = chains if settings.mc_decider == "judge" else old.get("chains", chains)
     kb = "the 1,326-fact open book" if benchmark == "obqa" else "the default text KB"
     if benchmark == "obqa":
         for name, acc in THESIS_OBQA_14B.items():
@@ -288,21 +292,22 @@ def run_answer_eval(settings, benchmark: str, *, retrievers: list[str], limit: i
     answered = max((v.get("n", 0) for v in variants.values()), default=0)
     notes = (f"First {len(items)} questions of {path.name} ({answered} answered by every retriever); evidence: "
              f"3 sentences per option from {kb}; "
-             + (("one reasoning chain per option, then a judge; " if chains else
-                 "judge only (one schema-constrained prompt per question); ")
-                if settings.mc_decider == "judge" else
-                "the likelihood decider (each option's log-probability after the evidence, less its prior; the "
-                "variants named +likelihood); ")
-             + f"greedy decoding; {settings.llm_model} (1.5B) served by vLLM on 2 CPU cores."
+             f"greedy decoding; {settings.llm_model} (1.5B) served by vLLM on 2 CPU cores."
              + (" The thesis column is its retriever ablation with Qwen2.5-14B (about 10 times larger, with "
                 "per-option chains over Wikipedia chunks): compare the order of the retrievers, not the level."
                 if benchmark == "obqa" else ""))
+    notes += ("\n\nVariants named by the retriever alone were decided by the judge ("
+              + ("one reasoning chain per option, then the judge" if judge_chains else "judge only") + "); "
+              "variants named <retriever>+likelihood by the likelihood decider (`--decider likelihood`, "
+              "tools._mc_likelihood: each option's log-probability after the evidence, less its prior), which "
+              "writes nothing: it cites the facts that alone raise its choice (`cited_rate`; "
+              "`accuracy_when_cited` over those).")
     notes += "\n\n" + FALLBACK_NOTE
     if paired:
         notes += "\n\n" + "\n".join(paired_notes(paired, "questions"))
     baselines = label_baselines([it["answer"] for it in items], [next(iter(it["options"])) for it in items])
     write_eval(benchmark, model=settings.llm_model, items=len(items), seed=SEED, variants=variants, notes=notes,
-               docs_dir=docs_dir, extra={"paired": paired, "chains": chains, **baselines})
+               docs_dir=docs_dir, extra={"paired": paired, "chains": judge_chains, **baselines})
     return variants
 
 
