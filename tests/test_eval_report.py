@@ -84,7 +84,7 @@ def test_obqa_answer_eval_per_retriever_with_fake_llm(tmp_path, fake_llm_server)
     with fake_llm_server(judge) as srv:
         settings = Settings(_env_file=None, data_dir=tmp_path / "data", llm_base_url=srv.base_url,
                             llm_model="fake-model", llm_max_retries=0, llm_timeout_s=60,
-                            eval_data_dir=tmp_path / "eval-data")
+                            eval_data_dir=tmp_path / "eval-data", mc_decider="judge")
         variants = run_answer_eval(settings, "obqa", retrievers=["bm25", "fused"], limit=3, chains=False,
                                    docs_dir=tmp_path / "docs", concurrency=2)
         n_requests = len(srv.requests)
@@ -98,6 +98,24 @@ def test_obqa_answer_eval_per_retriever_with_fake_llm(tmp_path, fake_llm_server)
     report = json.loads((tmp_path / "docs" / "eval" / "obqa.json").read_text())
     assert report["paired"]["fused vs bm25"] == {"n": 3, "a_only": 0, "b_only": 0, "p": 1.0}
     assert "judge only" in (tmp_path / "docs" / "eval" / "obqa.md").read_text()
+
+    # The likelihood decider on the same questions: its own variant beside the judge's, paired with it.
+    from tests.kbloom_fake import ScriptedLM
+
+    lm = ScriptedLM(word_logprobs={"rock": -1.0, "bee": -6.0, "ruler": -2.0, "thermometer": -2.0, "metal": -2.0,
+                                   "wood": -1.0}, default=-2.0,
+                    prompt_bias={"pollinating": {"bee": 5.0}, "measures": {"thermometer": 1.0},
+                                 "conduct": {"metal": 3.0}})
+    with fake_llm_server(lm.handler) as srv:
+        likely = run_answer_eval(settings.model_copy(update={"llm_base_url": srv.base_url, "mc_decider": "likelihood"}),
+                                 "obqa", retrievers=["fused"], limit=3, docs_dir=tmp_path / "docs")
+        assert not any("messages" in r for r in srv.requests)  # no judge was asked
+    assert likely["fused+likelihood"]["accuracy"] == 1.0 and likely["fused+likelihood"]["n"] == 3
+    report = json.loads((tmp_path / "docs" / "eval" / "obqa.json").read_text())
+    assert set(report["variants"]) == {"bm25", "fused", "fused+likelihood"}
+    assert report["paired"]["fused+likelihood vs fused (judge only)"] == {"n": 3, "a_only": 1, "b_only": 0, "p": 1.0}
+    assert report["paired"]["fused vs bm25"]["n"] == 3  # the judge run's paired test is kept
+    assert "+likelihood by the likelihood decider" in (tmp_path / "docs" / "eval" / "obqa.md").read_text()
 
 
 def test_judge_rates_count_only_records_that_logged_them():
@@ -165,7 +183,8 @@ def test_obqa_report_scores_a_failed_judge_as_its_own_outcome(tmp_path, fake_llm
                                                                      {"label": "B", "text": "y"}]},
          "answerKey": a}) for i, a in qs) + "\n")
     settings = Settings(_env_file=None, data_dir=tmp_path / "data", llm_base_url="http://127.0.0.1:9/v1",
-                        llm_model="fake-model", llm_max_retries=0, eval_data_dir=tmp_path / "eval-data")
+                        llm_model="fake-model", llm_max_retries=0, eval_data_dir=tmp_path / "eval-data",
+                        mc_decider="judge")
     log = ResultsLog(settings.data_dir / "eval" / "obqa-answers-judge-only.jsonl")
     outcomes = {"q1": (True, False), "q2": (True, True), "q3": (False, True), "q4": (False, False)}
     for item_id, (correct, failed) in outcomes.items():

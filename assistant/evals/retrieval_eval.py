@@ -185,9 +185,9 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
     deps = Deps(settings)
     if use_openbook:
         deps.__dict__["text_kb"] = openbook_store(settings, embedder=deps.embedder)
-    # Judge-only and chain runs are different systems: separate logs, so a resumed run never mixes them.
-    log = ResultsLog(_eval_dir(settings) / f"{benchmark}-answers{'' if chains else '-judge-only'}.jsonl")
     decider = settings.mc_decider
+    # Judge-only, chain and likelihood runs are different systems: separate logs, so a resumed run never mixes them.
+    log = ResultsLog(answers_log_path(settings, benchmark, decider, chains))
 
     async def answer(job):
         retriever, item = job
@@ -240,13 +240,25 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
         paired.update({f"otjsd vs {r}": mcnemar(correct["otjsd"], correct[r])
                        for r in ("cosine", "bm25") if r in variants})
     # The other decider on the same items, where an earlier run logged it (paired, so the comparison is fair).
+    others = ([("likelihood", False)] if decider == "judge" else [("judge", True), ("judge", False)])
     for retriever, name in zip(retrievers, names):
-        other = retriever if name != retriever else variant_name(retriever, "likelihood")
-        theirs = {x["id"]: x["correct"] and not x.get("judge_failed", False) for x in log.records(other)
-                  if x["id"] in ids}
-        if name in correct and len(theirs) == len(correct[name]):
-            paired[f"{name} vs {other}"] = mcnemar(correct[name], theirs)
+        for other_decider, other_chains in others:
+            other = variant_name(retriever, other_decider)
+            path = answers_log_path(settings, benchmark, other_decider, other_chains)
+            theirs = {x["id"]: x["correct"] and not x.get("judge_failed", False)
+                      for x in (ResultsLog(path).records(other) if path.exists() else []) if x["id"] in ids}
+            if name in correct and correct[name] and len(theirs) == len(correct[name]):
+                how = "" if other_decider == "likelihood" else (" (chains)" if other_chains else " (judge only)")
+                label = other + how
+                paired[f"{name} vs {label}"] = mcnemar(correct[name], theirs)
+                break
     return variants, paired
+
+
+def answers_log_path(settings, benchmark: str, decider: str, chains: bool) -> Path:
+    """The per-item log of one decider's runs (the judge's with and without chains apart)."""
+    suffix = "-likelihood" if decider == "likelihood" else ("" if chains else "-judge-only")
+    return _eval_dir(settings) / f"{benchmark}-answers{suffix}.jsonl"
 
 
 def _cited_accuracy(recs: list[dict]) -> dict[str, float]:
