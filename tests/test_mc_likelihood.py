@@ -89,3 +89,15 @@ async def test_the_reply_names_the_choice_its_citation_and_how_it_was_chosen():
 async def test_choose_by_likelihood_needs_options():
     with pytest.raises(ValueError):
         await choose_by_likelihood(_lm(), QUESTION, {}, [])
+
+
+async def test_every_options_facts_are_scored_with_five_options():
+    # Evidence comes option by option (3 each); the last option's must not be cut from the prompt.
+    ledger = EvidenceLedger()
+    for i in range(14):
+        ledger.add_sentence(f"filler fact number {i}", source="kb")
+    ledger.add_sentence("copper is an electrical conductor", source="kb")
+    options = {"A": "wood", "B": "rubber", "C": "glass", "D": "paper", "E": "copper"}
+    lm = _lm()
+    result = await choose_by_likelihood(lm, QUESTION, options, ledger.items())
+    assert result.choice == "E" and result.cited == ["S15"]

@@ -27,8 +27,9 @@ from assistant.evidence import Evidence
 from assistant.prompts import render
 from tools._mc import MAX_EVIDENCE_IN_PROMPT, MCResult, evidence_support
 
-# Facts shown when scoring (all options see the same ones, so their scores compare).
-MAX_FACTS = 12
+# Facts shown when scoring (all options see the same ones, so their scores compare). The evidence comes option by
+# option, so the cap must hold every option's share (5 options x 3 sentences), or the last option's facts are cut.
+MAX_FACTS = 20
 MAX_FACT_CHARS = 240
 # Options whose scores are this close (nats) are a tie: the probabilities do not separate them.
 TIE_MARGIN = 0.1
