@@ -101,3 +101,13 @@ async def test_every_options_facts_are_scored_with_five_options():
     lm = _lm()
     result = await choose_by_likelihood(lm, QUESTION, options, ledger.items())
     assert result.choice == "E" and result.cited == ["S15"]
+
+
+def test_the_question_stem_drops_the_option_list_it_writes():
+    from tools.intent import question_stem
+
+    assert question_stem("Which of these conducts electricity best? A) wood B) copper C) rubber D) glass") == \
+        "Which of these conducts electricity best?"
+    assert question_stem("Which planet is largest?\n1. Mars\n2. Jupiter") == "Which planet is largest?"
+    assert question_stem("Which is larger, the sun or the moon?") == "Which is larger, the sun or the moon?"
+    assert question_stem("Is vitamin a) good?") == "Is vitamin a) good?"  # one "a)" is no list

@@ -136,6 +136,22 @@ async def test_mc_answer_decides_by_likelihood_over_http(tmp_settings, kb, embed
     assert not any("messages" in r for r in srv.requests)  # no chain or judge was asked
 
 
+async def test_mc_answer_scores_the_stem_without_the_option_list(tmp_settings, kb, embedder, fake_llm_server):
+    # The chat passes its rewrite, which still lists the options; scored with them, the option followed the list.
+    from tests.kbloom_fake import ScriptedLM
+
+    lm = ScriptedLM(word_logprobs={"rock": -1.0, "bee": -6.0}, default=-2.0, prompt_bias={"pollinating": {"bee": 5.0}})
+    with fake_llm_server(lm.handler) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        ctx = _ctx(tmp_settings, kb, embedder, llm=llm)
+        out = await mc_answer(ctx, MCInput(question="Which animal pollinates flowers? A) a rock B) a bee",
+                                           options={"A": "a rock", "B": "a bee"}, k_per_option=2))
+        await llm.aclose()
+    assert out.choice == "B"
+    assert lm.scored_texts and not any("A) a rock" in t for t in lm.scored_texts)
+    assert any(t.endswith("Question: Which animal pollinates flowers?\nAnswer: a bee") for t in lm.scored_texts)
+
+
 async def test_mc_answer_falls_back_to_the_judge_without_log_probabilities(tmp_settings, kb, embedder,
                                                                           fake_llm_server):
     # The fake server's text completions carry no log-probabilities, like an endpoint without echo/logprobs.

@@ -205,6 +205,16 @@ def extract_options(message: str) -> list[str]:
             or _inline_choice(message))
 
 
+def question_stem(message: str) -> str:
+    """The message without the lettered or numbered option list it writes ("Which …? A) x B) y" -> "Which …?");
+    unchanged when it lists none (an inline "X or Y" stays: it is part of the question's sentence)."""
+    for pattern, first in ((_OPTION_RE, "A"), (_NUMBERED_RE, "1")):
+        found = list(pattern.finditer(message))
+        if _run([(m.group(1), m.group(2)) for m in found], first):
+            return message[:found[0].start()].strip() or message.strip()
+    return message.strip()
+
+
 def content_words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP | _DISCOURSE and len(w) > 1}
 

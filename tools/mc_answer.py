@@ -17,6 +17,7 @@ from kb.errors import LLMResponseError
 from tools._mc import CitationBy, DecidedBy, MCResult, choose_option
 from tools._mc_likelihood import choose_by_likelihood
 from tools._registry import ToolContext, ToolError, tool
+from tools.intent import question_stem
 from tools.text_search import DEFAULT_METHOD, EMPTY_KB_MESSAGE, Method, rank_kb
 
 
@@ -108,12 +109,14 @@ async def mc_answer(ctx: ToolContext, args: Input) -> Output:
     options = {k.strip(): v.strip() for k, v in args.options.items() if k.strip() and v.strip()}
     if len(options) < 2:
         raise ToolError("A multiple-choice question needs at least two non-empty options.")
-    if not args.question.strip():
+    # The stem alone: a question that still lists its options ("… best? A) wood B) copper …", as the chat's rewrite
+    # does) was scored as a sentence the option continues after the list, and its retrieval mixed every option in.
+    question = question_stem(args.question)
+    if not question:
         raise ToolError("The question is empty.")
     ctx.report(f"retrieving evidence for {len(options)} options")
-    evidence = await asyncio.to_thread(retrieve_for_options, ctx, args.question, options, args.k_per_option,
-                                       args.method)
-    result = await decide(ctx, args.question, options, evidence, chains=args.chains)
+    evidence = await asyncio.to_thread(retrieve_for_options, ctx, question, options, args.k_per_option, args.method)
+    result = await decide(ctx, question, options, evidence, chains=args.chains)
     return Output(choice=result.choice, answer=options[result.choice], cited=result.cited,
                   evidence=[e.id for e in evidence], chains=result.chains, confidence=result.confidence,
                   tied=result.tied, judge_failed=result.judge_failed, rejected_citations=result.rejected_citations,
