@@ -118,35 +118,33 @@ async def test_mc_answer_says_when_the_judge_failed(tmp_settings, kb, embedder, 
     assert "Citation chosen by word overlap, not by the model" in out.reply()
 
 
-async def test_mc_answer_decides_by_likelihood_over_http(tmp_settings, kb, embedder, fake_llm_server):
-    from tests.kbloom_fake import ScriptedLM
-
-    # "bee" is an unlikely word that the evidence sentence about bees makes likelier; "rock" a likely one.
-    lm = ScriptedLM(word_logprobs={"rock": -1.0, "bee": -6.0}, default=-2.0,
-                    prompt_bias={"pollinating": {"bee": 5.0}})
-    with fake_llm_server(lm.handler) as srv:
-        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
-        ctx = _ctx(tmp_settings, kb, embedder, llm=llm)
-        out = await mc_answer(ctx, MCInput(question="Which animal pollinates flowers?",
-                                           options={"A": "a rock", "B": "a bee"}, k_per_option=2))
-        await llm.aclose()
-    assert (out.choice, out.decided_by, out.citation_by) == ("B", "likelihood", "likelihood")
-    assert out.cited and all("pollinating" in ctx.evidence.get(c).text for c in out.cited)
-    assert out.scores["B"] > out.scores["A"] and out.reply().startswith("**B) a bee**")
-    assert not any("messages" in r for r in srv.requests)  # no chain or judge was asked
-
-
-async def test_mc_answer_scores_the_stem_without_the_option_list(tmp_settings, kb, embedder, fake_llm_server):
-    # The chat passes its rewrite, which still lists the options; scored with them, the option followed the list.
+async def _mc_by_scripted_likelihood(settings, kb, embedder, fake_llm_server, question: str):
+    """mc_answer over HTTP with a scripted model: "bee" is an unlikely word that the evidence sentence about bees
+    makes likelier; "rock" a likely one. Returns (output, ledger, scripted model, server requests)."""
     from tests.kbloom_fake import ScriptedLM
 
     lm = ScriptedLM(word_logprobs={"rock": -1.0, "bee": -6.0}, default=-2.0, prompt_bias={"pollinating": {"bee": 5.0}})
     with fake_llm_server(lm.handler) as srv:
-        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
-        ctx = _ctx(tmp_settings, kb, embedder, llm=llm)
-        out = await mc_answer(ctx, MCInput(question="Which animal pollinates flowers? A) a rock B) a bee",
-                                           options={"A": "a rock", "B": "a bee"}, k_per_option=2))
+        llm = LLMClient(settings, base_url=srv.base_url, model="fake-model")
+        ctx = _ctx(settings, kb, embedder, llm=llm)
+        out = await mc_answer(ctx, MCInput(question=question, options={"A": "a rock", "B": "a bee"}, k_per_option=2))
         await llm.aclose()
+    return out, ctx.evidence, lm, srv.requests
+
+
+async def test_mc_answer_decides_by_likelihood_over_http(tmp_settings, kb, embedder, fake_llm_server):
+    out, evidence, _, requests = await _mc_by_scripted_likelihood(tmp_settings, kb, embedder, fake_llm_server,
+                                                                  "Which animal pollinates flowers?")
+    assert (out.choice, out.decided_by, out.citation_by) == ("B", "likelihood", "likelihood")
+    assert out.cited and all("pollinating" in evidence.get(c).text for c in out.cited)
+    assert out.scores["B"] > out.scores["A"] and out.reply().startswith("**B) a bee**")
+    assert not any("messages" in r for r in requests)  # no chain or judge was asked
+
+
+async def test_mc_answer_scores_the_stem_without_the_option_list(tmp_settings, kb, embedder, fake_llm_server):
+    # The chat passes its rewrite, which still lists the options; scored with them, the option followed the list.
+    out, _, lm, _ = await _mc_by_scripted_likelihood(tmp_settings, kb, embedder, fake_llm_server,
+                                                     "Which animal pollinates flowers? A) a rock B) a bee")
     assert out.choice == "B"
     assert lm.scored_texts and not any("A) a rock" in t for t in lm.scored_texts)
     assert any(t.endswith("Question: Which animal pollinates flowers?\nAnswer: a bee") for t in lm.scored_texts)
