@@ -190,8 +190,7 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
     log = ResultsLog(answers_log_path(settings, benchmark, decider, chains))
 
     async def answer(job):
-        retriever, item = job
-        name = variant_name(retriever, decider)
+        retriever, name, item = job
         ctx = ToolContext(deps=deps, evidence=EvidenceLedger(), session=Session("eval"))
         t = time.perf_counter()
         try:
@@ -212,7 +211,7 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
 
     # Item-major order, so an interrupted run leaves every retriever with (nearly) the same items answered.
     names = [variant_name(r, decider) for r in retrievers]
-    jobs = [(r, it) for it in items for r in retrievers if not log.get(variant_name(r, decider), it["id"])]
+    jobs = [(r, n, it) for it in items for r, n in zip(retrievers, names) if not log.get(n, it["id"])]
     try:
         await bounded_map(answer, jobs, concurrency)
     finally:
@@ -241,12 +240,14 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
                        for r in ("cosine", "bm25") if r in variants})
     # The other decider on the same items, where an earlier run logged it (paired, so the comparison is fair).
     others = ([("likelihood", False)] if decider == "judge" else [("judge", True), ("judge", False)])
+    other_logs = {(d, c): ResultsLog(path) for d, c in others
+                  if (path := answers_log_path(settings, benchmark, d, c)).exists()}  # each read once
     for retriever, name in zip(retrievers, names):
         for other_decider, other_chains in others:
             other = variant_name(retriever, other_decider)
-            path = answers_log_path(settings, benchmark, other_decider, other_chains)
+            other_log = other_logs.get((other_decider, other_chains))
             theirs = {x["id"]: x["correct"] and not x.get("judge_failed", False)
-                      for x in (ResultsLog(path).records(other) if path.exists() else []) if x["id"] in ids}
+                      for x in (other_log.records(other) if other_log else []) if x["id"] in ids}
             if name in correct and correct[name] and len(theirs) == len(correct[name]):
                 how = "" if other_decider == "likelihood" else (" (chains)" if other_chains else " (judge only)")
                 label = other + how
@@ -262,7 +263,7 @@ def answers_log_path(settings, benchmark: str, decider: str, chains: bool) -> Pa
 
 
 def _cited_accuracy(recs: list[dict]) -> dict[str, float]:
-    """Accuracy over the answers that cite evidence, and their share."""
+    """Accuracy over the answers that cite evidence (their share is ``cited_rate``); nothing when none cites."""
     cited = [r for r in recs if r["cited"]]
     return {"accuracy_when_cited": sum(bool(r["correct"]) for r in cited) / len(cited)} if cited else {}
 
