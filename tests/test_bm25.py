@@ -70,3 +70,27 @@ def test_flat_token_weights_equal_per_text_weights():
     flat = index.token_weights_flat(np.concatenate(texts), np.array([len(t) for t in texts]))
     per = np.concatenate([index.token_weights(np.array(t)) for t in texts])
     np.testing.assert_allclose(flat, per)
+
+
+def test_term_map_counts_inflections_as_one_term():
+    """A query term matches a document that has only another member of its class, and df counts the class."""
+    docs = ["photosynthesis makes food for the plant", "stars make their own light", "rocks are hard",
+            "bees pollinate flowers", "the moon orbits the earth"]
+    vocab = Vocabulary()
+    rows = [vocab.encode(simple_terms(d)) for d in docs]
+    vocab.encode(["plants"])  # a query-only inflection, so it has an id of its own
+    ids = vocab.ids
+    term_map = np.arange(len(ids))
+    term_map[ids["plants"]] = ids["plant"]
+    term_map[ids["makes"]] = ids["make"]
+    raw = BM25Index.from_rows(rows, vocab_size=len(ids))
+    stemmed = BM25Index.from_rows(rows, vocab_size=len(ids), term_map=term_map)
+    query = vocab.encode(["plants", "make"], grow=False)
+    assert raw.top(query, 3)[0].tolist() == [1]  # only "make" matches, in the star sentence
+    assert stemmed.top(query, 3)[0].tolist() == [0, 1]  # "plant" and "makes" now count for the first
+    assert stemmed.df[ids["make"]] == 2 and stemmed.df[ids["makes"]] == 0
+    # Weights are those of the class: "makes" in a text weighs as "make" does.
+    assert stemmed.token_weights(np.array([ids["makes"]]))[0] == pytest.approx(
+        stemmed.token_weights(np.array([ids["make"]]))[0])
+    # Ids past the map (a query word no document has) stay unmatched rather than failing.
+    assert stemmed.scores([len(ids) + 10**9]).tolist() == [0.0] * len(docs)

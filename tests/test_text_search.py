@@ -218,3 +218,23 @@ def test_rank_texts_ranks_a_pool_of_arbitrary_texts_with_the_fused_ranking(kb):
     # Without corpus statistics (an empty KB) the pool's own BM25 weights serve; the winner is the same.
     order2, _ = rank_texts(encoded[0], encoded[1:], None)
     assert pool[order2[0]] == pool[order[0]]
+
+
+def test_pool_ranking_counts_word_pieces_by_the_kbs_stem_classes():
+    """rank_texts' pool BM25 uses the KB index's classes: a "plants" query matches a "plant" candidate."""
+    import numpy as np
+
+    from kb._bm25 import BM25Index
+    from tools.text_search import EncodedText, rank_texts
+
+    plant, plants, rock = 1, 2, 3
+    term_map = np.arange(5)
+    term_map[plants] = plant
+    kb_index = BM25Index.from_rows([[plant, 4], [rock, 4], [4]], vocab_size=5, term_map=term_map)
+    vec = np.ones(4) / 2.0
+    no_tokens = np.zeros((0, 4))  # no OT signal and equal cosines: only BM25 separates the two
+    query = EncodedText(vec, no_tokens, np.array([plants]))
+    cands = [EncodedText(vec, no_tokens, np.array([rock])), EncodedText(vec, no_tokens, np.array([plant]))]
+    _, stemmed = rank_texts(query, cands, kb_index)
+    _, raw = rank_texts(query, cands, None)  # raw ids: nothing matches, ties go by position
+    assert stemmed[1] > raw[1] and stemmed[0] < raw[0]  # BM25 ranks the "plant" candidate first

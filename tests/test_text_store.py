@@ -121,6 +121,19 @@ def test_retrieval_finds_the_known_answer(store, encoded, method):
     assert top1 >= (2 if method == "bm25" else 3)
 
 
+def test_bm25_matches_inflected_forms(tmp_path, embedder):
+    """"plants make" finds "makes food for the plant" only when BM25 counts word pieces by stem."""
+    facts = ["Photosynthesis makes food for the plant.", "Stars give their own light.", "Rocks are hard."]
+    path = tmp_path / "facts.txt"
+    path.write_text(" ".join(facts))
+    TextStore(tmp_path / "kb", embedder=embedder).add_documents(parse_file(path, license="CC0"), collection="c",
+                                                                  show_progress=False)
+    for stemmed, expected in ((True, [facts[0]]), (False, [])):
+        s = TextStore(tmp_path / "kb", embedder=embedder, stemmed_terms=stemmed)
+        ranked = rank_kb(s, "plants make", k=3, method="bm25")
+        assert [h.text for h in s.hits(ranked.rows)] == expected
+
+
 def test_otjsd_scores_ascend_and_fused_ranking_precision(store, encoded):
     q = "Which animal pollinates flowers?"
     ranked = rank_kb(store, q, k=5, method="otjsd", pool=8, encoded=encoded[q])
@@ -147,7 +160,8 @@ def test_stored_roots_back_fill_and_rank_like_query_time_distributions(tmp_path,
     (copy / "meta.json").write_text(json.dumps(meta))
     old = TextStore(copy, embedder=embedder)
     old._load()
-    assert old.tok_root is not None and (copy / "tok_root.f16").stat().st_size == (store.path / "tok_root.f16").stat().st_size
+    size = (store.path / "tok_root.f16").stat().st_size
+    assert old.tok_root is not None and (copy / "tok_root.f16").stat().st_size == size
     np.testing.assert_array_equal(np.asarray(old.tok_root), np.asarray(store.tok_root))
     rows = np.flatnonzero(store.live)
     for q in QUERIES:

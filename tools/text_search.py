@@ -175,6 +175,8 @@ def rank_texts(query: EncodedText, candidates: list[EncodedText], weights_index:
         return np.zeros(0, np.int64), np.zeros(0)
     # Word-piece ids -> a compact vocabulary of this pool, so the index is as small as the pool.
     all_ids = np.concatenate([c.ids for c in candidates] + [query.ids]).astype(np.int64)
+    if weights_index is not None:  # count word pieces by stem, as the KB's own BM25 does
+        all_ids = weights_index.term_classes(all_ids)
     vocab, inverse = np.unique(all_ids, return_inverse=True)
     lengths = [len(c.ids) for c in candidates]
     rows = np.split(inverse[:sum(lengths)], np.cumsum(lengths)[:-1]) if n > 1 else [inverse[:lengths[0]]]
