@@ -117,6 +117,19 @@ def test_tool_multiple_choice_paths_are_evidence(ctx):
     assert not any(p.option == "B" for p in out.paths)  # metformin is not connected
 
 
+def test_multiple_choice_links_the_stem_not_the_option_list_it_writes(ctx):
+    """The chat hands kg_paths its rewrite, which lists the options; they are options, not question concepts."""
+    from tools.kg_paths import Input, kg_paths
+
+    options = ["levodopa", "metformin"]
+    listed = kg_paths(ctx, Input(question="Which drug treats the tremor of Parkinson's disease? A) levodopa "
+                                          "B) metformin", options=options))
+    question_links = {(l.name, l.role) for l in listed.linked if l.role == "question"}
+    assert ("levodopa", "question") not in question_links and ("metformin", "question") not in question_links
+    assert ("tremor", "question") in question_links
+    assert any(p.option == "A" for p in listed.paths) and not any(p.option == "B" for p in listed.paths)
+
+
 def test_tool_open_question_and_follow_up(ctx):
     from tools.kg_paths import Input, kg_paths
 

@@ -40,6 +40,7 @@ from tools._kg_replies import facts_reply, joint_facts, joint_reply, others_of, 
 from tools._paths import (Subgraph, bfs_parents, chain_text, expand, local_adjacency, path_steps,
                           path_to_root, sentence_text)
 from tools._registry import ToolContext, ToolError, tool
+from tools.intent import question_stem
 
 Variant = Literal["full", "no-filter", "gcn", "cosine"]
 OPTION_LABELS = "ABCDEFGHIJ"
@@ -364,14 +365,17 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
     if len(args.options) > len(OPTION_LABELS):
         raise ToolError(f"At most {len(OPTION_LABELS)} options are supported.")
     store, embedder = ctx.deps.kg, ctx.deps.embedder
-    source = _choose_graph(store, args.kg, args.question, embedder, args.entities, args.relation)
+    # A multiple-choice message often lists its options after the question ("… A) wood B) copper"), and the chat
+    # passes that rewrite: the options are linked as options, so the question is read without its list.
+    question = question_stem(args.question) if args.options else args.question
+    source = _choose_graph(store, args.kg, question, embedder, args.entities, args.relation)
     t0 = time.perf_counter()
     linker = get_linker(store, source, embedder)
     graph = linker.graph
     node_emb = node_embeddings(store, source, embedder)
     q_concepts, option_concepts, roles = link_question(
-        linker, args.question, args.options, args.entities,
-        reread=everyday_readings(linker, embedder, args.relation, args.question))
+        linker, question, args.options, args.entities,
+        reread=everyday_readings(linker, embedder, args.relation, question))
     previous = getattr(ctx.session, "kg_linked", {}).get(source, []) if ctx.session is not None else []
     if not q_concepts and previous:  # a follow-up ("which of those…") reuses the last turn's concepts
         q_concepts = previous
@@ -402,7 +406,7 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
     # entity ("which genes are associated with it?" -> entities Crohn's, genes), and "genes" is the relation's half.
     mentions = {normalize_name(m) for m in groups}
     named = [e for e in args.entities if any(m and m in normalize_name(e) for m in mentions)]
-    selected = match_relations(graph, relation_phrases(args.relation, args.question,
+    selected = match_relations(graph, relation_phrases(args.relation, question,
                                                        [c.mention for c, _ in roles] + named),
                                embedder, node_kinds={graph.kinds[i] for i in anchors})
     every_fact = one_hop_facts(graph, anchors, selected, limit=None)  # counted, so the reply can say how many
@@ -433,7 +437,7 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
                      for mention, nodes in groups.items()]
             ctx.report(f"{len(shown)} facts joining {' and '.join(names)} in {source}")
             return facts_only(shown, joint_reply(source, shown, names, others[:keep], total), time.perf_counter() - t1)
-    q_vec = embedder.encode([" ".join([args.question] + args.options)])[0]
+    q_vec = embedder.encode([" ".join([question] + args.options)])[0]
     ctx.report(f"finding paths in {source} from {len(q_concepts) + sum(map(len, option_concepts.values()))} "
                f"linked concepts; {SCORING_STEP[args.variant]}")
     cfg = RetrievalConfig(max_hops=args.max_hops, node_budget=args.node_budget, variant=args.variant,
