@@ -34,7 +34,7 @@ class BM25Index:
     live : bool array, shape (n_rows,), optional
         Rows that count (removed rows get no score and do not enter df, N, avgdl).
     term_map : int array, shape (vocab_size,), optional
-        Term id -> the id it counts as (its stem class, :func:`kb._stems.stem_classes`). Applied to the
+        Term id -> the id it counts as (its stem class, :func:`kb._stems.stem_classes_for_vocab`). Applied to the
         documents here and to every query and text passed to the methods below, so callers keep raw ids.
     """
 
