@@ -46,8 +46,12 @@ CONVERSATIONS: list[list[str]] = [
 # "And of the ribosomes?" (their function) was added on 2026-11-27: 3 of the 9,010 sentences name ribosomes, all
 # about pseudouridine or frameshifting; ConceptNet says only "ribosome is part of animal cell", and Hetionet lists
 # genes that participate in ribosome biogenesis or the ribosome. It had counted as verified with those gene facts.
+# "And what about a plastic one?" (after the metal and wooden spoons: why it feels as it does) was added on
+# 2026-11-27 afternoon: "plastic" occurs in 2 of the KB's everyday sentences ("plastic is a nonrenewable resource",
+# "Air cannot pass through plastic."), and none of ConceptNet's HasProperty/IsA/CapableOf edges of plastic speaks of
+# heat, cold, insulating or conducting. Two runs had abstained on it and counted as wrong.
 NOT_IN_KB = frozenset({"Who is at risk?", "At what temperature does water boil at sea level?",
-                       "And of the ribosomes?"})
+                       "And of the ribosomes?", "And what about a plastic one?"})
 
 
 # Multiple-choice questions and their right letter: a verified reply naming another option is a wrong answer,
