@@ -228,11 +228,14 @@ class Linker:
             return None  # short strings fuzz-match far too much
         from rapidfuzz import fuzz, process
 
-        hit = process.extractOne(norm, self._names.norms, scorer=fuzz.ratio, score_cutoff=self.fuzzy_min)
-        if hit is None:
-            return None
-        _, score, pos = hit
-        return self._names.indices[pos][0], float(score)
+        # A typo or an inflection keeps a word's first letter; a different first letter is a different word that
+        # happens to be close ("ground" -> "round", 91: ConceptNet has no "ground", and the chat then asked
+        # the evidence about "round" as well). So the best match that starts as the phrase does.
+        for name, score, pos in process.extract(norm, self._names.norms, scorer=fuzz.ratio,
+                                                score_cutoff=self.fuzzy_min, limit=5):
+            if name[:1] == norm[:1]:
+                return self._names.indices[pos][0], float(score)
+        return None
 
     def _embedding(self, phrases: list[str]) -> list[tuple[int, float] | None]:
         if not phrases:

@@ -65,6 +65,18 @@ def test_fuzzy_match(store, embedder):
     assert 0.9 <= got["levodopa"].score < 1.0
 
 
+def test_fuzzy_match_keeps_the_first_letter(tmp_path, embedder):
+    """"ground" is 91 from "round" by ratio but a different word (seen with ConceptNet, which lacks ground)."""
+    path = tmp_path / "everyday.csv"
+    path.write_text("head,relation,tail\nround,HasProperty,circular\ngrounds,AtLocation,park\n")
+    kg = KGStore(tmp_path / "kb" / "kg.db")
+    kg.replace_graph(read_csv_triples(path, name="everyday"))
+    linker = Linker(kg, "everyday", embedder, embed_min=None)
+    got = _by_name(linker.link_phrases(["ground"]))
+    assert "round" not in got and got["grounds"].rule == "fuzzy"
+    assert _by_name(linker.link_phrases(["rounds"]))["round"].rule == "fuzzy"
+
+
 def test_synonym_through_embeddings(store, embedder):
     got = _by_name(Linker(store, "med", embedder).link_phrases(["heart failure", "stomach ache"]))
     assert got["cardiac failure"].rule == "embedding"
