@@ -170,11 +170,14 @@ _STOP = {"the", "a", "an", "of", "in", "on", "for", "to", "and", "or", "is", "ar
          "so", "if", "not", "no", "yes", "true", "false", "table", "s"}
 
 
-def _run(found: list[tuple[str, str]], first: str) -> list[str]:
-    """The options of a consecutive run starting at ``first`` ("A" or "1"), else none (an "a) " in prose)."""
-    labels = [f[0].upper() for f in found]
-    if len(found) >= 2 and labels == [chr(ord(first) + i) for i in range(len(found))]:
-        return [text.strip().rstrip(",;") for _, text in found]
+def _listed_options(message: str) -> list[re.Match]:
+    """The matches of the lettered list (``A) x B) y``), else of the numbered one (``1) x 2) y``), when its labels
+    run on from "A" or "1"; else [] (an "a) " in prose is no list). :func:`extract_options` reads their texts,
+    :func:`question_stem` cuts the message before them."""
+    for pattern, first in ((_OPTION_RE, "A"), (_NUMBERED_RE, "1")):
+        found = list(pattern.finditer(message))
+        if len(found) >= 2 and [m.group(1).upper() for m in found] == [chr(ord(first) + i) for i in range(len(found))]:
+            return found
     return []
 
 
@@ -201,18 +204,14 @@ def _inline_choice(message: str) -> list[str]:
 def extract_options(message: str) -> list[str]:
     """Answer options the message itself lists, in order: ``A) x B) y``, ``(A) x``, ``A. x`` lines,
     ``1) x 2) y`` or ``1. x`` lines, or an inline choice ("Which is larger, the sun or the moon?")."""
-    return (_run(_OPTION_RE.findall(message), "A") or _run(_NUMBERED_RE.findall(message), "1")
-            or _inline_choice(message))
+    return [m.group(2).strip().rstrip(",;") for m in _listed_options(message)] or _inline_choice(message)
 
 
 def question_stem(message: str) -> str:
     """The message without the lettered or numbered option list it writes ("Which …? A) x B) y" -> "Which …?");
     unchanged when it lists none (an inline "X or Y" stays: it is part of the question's sentence)."""
-    for pattern, first in ((_OPTION_RE, "A"), (_NUMBERED_RE, "1")):
-        found = list(pattern.finditer(message))
-        if _run([(m.group(1), m.group(2)) for m in found], first):
-            return message[:found[0].start()].strip() or message.strip()
-    return message.strip()
+    listed = _listed_options(message)
+    return (message[:listed[0].start()].strip() if listed else "") or message.strip()
 
 
 def content_words(text: str) -> set[str]:
