@@ -410,3 +410,34 @@ def test_the_swap_reads_the_previous_question_as_searched():
         "Why is wind renewable?"
     assert previous_question({"user_text": "Why is it renewable?",
                               "rewrite": "Why is it renewable? (regarding energy, source)"}) == "Why is it renewable?"
+
+
+# -- a question in a loaded table's own column words is whole ------------------------------------------
+EGFR_COLUMNS = [["drug", "trial", "patients", "response rate", "median PFS (months)", "grade 3+ AE"]]
+AFTER_A_CLAIM = [{"user_text": "Is it true that dacomitinib had more grade 3 adverse events than gefitinib?",
+                  "rewrite": "", "intent": {"entities": ["dacomitinib", "gefitinib"]}}]
+
+
+@pytest.mark.parametrize("message,whole", [
+    ("Which trial enrolled the most patients?", True),  # two headers
+    ("What is the median PFS of the trial with the most patients?", True),
+    ("Which trial had the fewest?", True),  # one header and a superlative
+    ("What was its response rate?", False),  # a pronoun points back
+    ("Which of them had the most patients?", False),
+    ("And which trial had the most patients?", False),  # opens like a follow-up
+    ("What was the response rate?", False),  # one header, no superlative: the row is the earlier answer's
+    ("How many patients?", False),
+    ("Who is at risk?", False),
+])
+def test_a_question_in_the_tables_column_words_inherits_nothing(message, whole):
+    # Found as a new user: after the claim, "Which trial enrolled the most patients?" was searched "(regarding
+    # dacomitinib, gefitinib)"; the table program kept those two rows and named FLAURA-comp (277), not FLAURA (279).
+    frame = IntentFrame(task="question", entities=["dacomitinib", "gefitinib"], rewrite=message)
+    out = contextualize(frame, message, AFTER_A_CLAIM, has_table=True, source="model",
+                        table_columns=EGFR_COLUMNS)
+    assert out.follow_up is not whole
+    if whole:
+        assert out.carried_over == [] and out.rewrite == message
+        assert not {"dacomitinib", "gefitinib"} & {e.lower() for e in out.entities}
+    else:
+        assert out.follow_up  # it leans on the claim, with or without the table

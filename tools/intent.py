@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Literal, get_args
+from typing import Literal, Sequence, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,7 +31,7 @@ from assistant.prompts import render
 from tools._answer_subject import answer_subject, with_subject
 from tools._registry import ToolContext, tool
 from tools._swapped_question import swapped_question
-from tools._words import PRONOUNS
+from tools._words import PRONOUNS, is_superlative, related
 
 log = logging.getLogger(__name__)
 
@@ -263,6 +263,27 @@ def looks_elliptical(message: str, own_entities: list[str]) -> bool:
     return anaphoric or opener or short or low.startswith(_QUESTION_OPENERS) and len(content_words(message)) <= 4
 
 
+def asks_table_by_columns(message: str, table_columns: Sequence[Sequence[str]]) -> bool:
+    """Does the message ask a loaded table something whole, in its own column words: two of one table's headers,
+    or one with a superlative, and no pronoun or follow-up opener?
+
+    Found as a new user: after a claim about dacomitinib and gefitinib, "Which trial enrolled the most patients?"
+    was read as a short follow-up, searched "(regarding dacomitinib, gefitinib)", and the table program kept
+    those two rows and named FLAURA-comp (277) instead of FLAURA (279).
+    """
+    if not table_columns or message.strip().lower().startswith(_FOLLOW_UP_OPENERS) \
+            or leans_on_a_pronoun(message, []):
+        return False
+    words = content_words(message)
+    superlative = is_superlative(message)
+    for columns in table_columns:
+        named = sum(1 for header in columns
+                    if any(related(h, w) for h in content_words(str(header)) if len(h) > 2 for w in words))
+        if named >= 2 or named == 1 and superlative:
+            return True
+    return False
+
+
 def is_greeting(message: str) -> bool:
     low = message.strip().lower().strip("!.? ")
     if low in _GREETINGS:
@@ -446,8 +467,9 @@ def previous_question(turn: dict) -> str:
 
 
 def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_table: bool,
-                  source: str) -> Output:
-    """Ground the frame and carry entities over for elliptical follow-ups."""
+                  source: str, table_columns: Sequence[Sequence[str]] = ()) -> Output:
+    """Ground the frame and carry entities over for elliptical follow-ups. ``table_columns``: the headers of each
+    table loaded in the conversation (a question in their words is whole: :func:`asks_table_by_columns`)."""
     history_entities: list[str] = []
     for turn in history:
         for e in (turn.get("intent") or {}).get("entities", []):
@@ -468,7 +490,8 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
     follow_up = False
     last = history[-1] if history else {}
     last_entities = (last.get("intent") or {}).get("entities", [])
-    if history and task not in ("chit_chat", "command") and looks_elliptical(message, own):
+    if history and task not in ("chit_chat", "command") and looks_elliptical(message, own) \
+            and not asks_table_by_columns(message, table_columns):
         follow_up = True
         # Inherit the most recent frame's entities (which themselves carry earlier ones).
         for e in last_entities:
@@ -548,15 +571,17 @@ async def intent(ctx: ToolContext, args: Input) -> Output:
     # Ended turns only: the turn being answered is already stored as running.
     history = ctx.deps.memory.turns(ctx.session.conversation_id, limit=3, finished=True)
     has_table = bool(ctx.session.tables)
+    table_columns = [list(t.columns) for t in ctx.session.tables.values()]
     settled = settled_task(args.message, extract_options(args.message), has_table)
     if settled in ("chit_chat", "command"):
         # A greeting, thanks or a command: nothing for a model to add (issue 15: skip what a rule settles).
         out = contextualize(rules_frame(args.message, has_table), args.message, history, has_table=has_table,
-                            source="rules")
+                            source="rules", table_columns=table_columns)
         out.note = "settled by rules; no model call"
         return out
     ask_task = settled is None
-    ask_rewrite = bool(history) and looks_elliptical(args.message, capitalized_phrases(args.message))
+    ask_rewrite = bool(history) and looks_elliptical(args.message, capitalized_phrases(args.message)) \
+        and not asks_table_by_columns(args.message, table_columns)
     messages = [
         {"role": "system", "content": render("intent_system", ask_task=ask_task, ask_rewrite=ask_rewrite)},
         {"role": "user", "content": render("intent_user", message=args.message,
@@ -573,6 +598,7 @@ async def intent(ctx: ToolContext, args: Input) -> Output:
         # A malformed frame must not stop the turn: fall back to rules and say so in the step.
         log.warning("intent frame rejected: %s", exc)
         frame, source, note = rules_frame(args.message, has_table), "rules", f"model frame rejected: {exc}"
-    out = contextualize(frame, args.message, history, has_table=has_table, source=source)
+    out = contextualize(frame, args.message, history, has_table=has_table, source=source,
+                        table_columns=table_columns)
     out.note = note
     return out
