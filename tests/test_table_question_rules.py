@@ -15,7 +15,7 @@ from tools._cells import TypedTable
 from tools._question_rules import one_of_several, read_as_asked
 from tools._table_ops import execute, total_rows
 from tools._table_ops_model import Program, ProgramError, RowFilter
-from tools._table_program import run_sampled, solve
+from tools._table_program import one_form_per_number, run_sampled, solve
 
 LEAGUE = Table(name="league", title="Stadiums", columns=["Stadium", "City", "Capacity", "Opened"], rows=[
     ["Provident Stadium", "Barrington", "27,000", "1999"],
@@ -902,3 +902,21 @@ def test_a_group_question_without_a_total_or_with_unique_groups_is_left_alone():
         ["A", "x", "5"], ["B", "x", "7"], ["C", "y", "6"]])
     by_total = prog(filters=[], fn="argmax", column="total", answer_column="group")
     assert read_group_total(by_total, TypedTable.build(totals), "which group has the highest total?") == by_total
+
+
+def test_one_number_written_two_ways_is_one_answer():
+    assert one_form_per_number(["58", "58%", "58", "", "EURTAC", "2.0", "2"]) == ["58%", "58%", "58%", "", "EURTAC",
+                                                                                   "2", "2"]
+    assert one_form_per_number(["8500", "8500", "8,500", "9000"]) == ["8,500", "8,500", "8,500", "9000"]
+
+
+async def test_a_minimum_and_the_cell_it_reads_vote_together(tmp_settings, fake_llm_server):
+    # Found as a new user: "What was its response rate?" split 3 to 1 between "58" (a minimum over the row) and
+    # "58%" (the cell), and answered "58". Here a 2-2 split between "8500" and "8,500" left no majority at all.
+    row = [{"column": "stadium", "op": "=", "value": "Ayr Park"}]
+    minimum = {"filters": row, "fn": "min", "column": "capacity", "answer_column": "capacity"}
+    value = {"filters": row, "fn": "value", "column": "capacity", "answer_column": "capacity"}
+    with fake_llm_server(scripted(["stadium", "capacity"], [minimum, value, minimum, value])) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), LEAGUE, "question", "What is the capacity of Ayr Park?",
+                              n=4)
+    assert outcome.votes == {"8,500": 4} and outcome.winner == "8,500" and outcome.confidence == 1.0

@@ -32,7 +32,7 @@ from assistant.prompts import render
 from kb.tables import Table
 from tools._answer_type import expected_answer, fits, position_asked, yes_no_asked
 from tools._cell_compare import format_value
-from tools._cells import TypedTable, display_cell, is_empty
+from tools._cells import TypedTable, cell_number, display_cell, is_empty
 from tools._claim_grounding import direction_blocker, read_combined, read_every_filter, read_own_row, \
     read_ranked_claim, read_superlative, read_two_extremes, tautology_blocker, vote_blocker
 from tools._claim_changes import read_change
@@ -375,14 +375,17 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
 def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, kind: Kind, text: str) -> None:
     """Record every sampled program's run in ``outcome``, apply the vote rules, and take the strict majority."""
     outcome.samples = len(sampled)
-    for s in sampled:
+    verdicts = [_verdict(kind, s.execution) if s.execution is not None else "" for s in sampled]
+    if kind == "question":
+        verdicts = one_form_per_number(verdicts)
+    for s, verdict in zip(sampled, verdicts):
         shown = s.shown or (describe(s.program, typed) if s.program else "(unreadable program)")
         if s.execution is None:
             outcome.runs.append(ProgramRun(program=shown, raw=s.raw or None, ran=False, error=s.error))
         else:
             ex = s.execution
             outcome.runs.append(ProgramRun(program=shown, raw=s.raw, ran=True, result=ex.result_text,
-                                           verdict=_verdict(kind, ex), rows=ex.decisive_rows, cells=ex.cells,
+                                           verdict=verdict, rows=ex.decisive_rows, cells=ex.cells,
                                            fn=s.program.fn if s.program else ""))
     if kind == "question":
         # Grounding first: "How many nurses work in Central?", whose Central cell holds the formula text
@@ -407,6 +410,26 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
             outcome.cols = sorted({c for _, c in ex.cells} | ({typed.label_col} if typed.label_col else set()))
             outcome.reason = write_reason(kind, run, ex, typed, top)
             outcome.program = run.program
+
+
+def one_form_per_number(answers: list[str]) -> list[str]:
+    """Answers that are one number written differently ("58" from a minimum, "58%" from the cell) as one answer,
+    written as its most decorated form (the cell's, with its unit), so they vote together.
+
+    Found as a new user: "What was its response rate?" split 3 to 1 between "58" and "58%" and answered "58".
+    """
+    forms: dict[float, list[str]] = {}
+    for a in answers:
+        x = cell_number(a) if a else None
+        if x is not None:
+            forms.setdefault(x, []).append(a)
+
+    def rank(form: str, fs: list[str]) -> tuple[bool, int, int]:
+        # as a cell writes it ("58%", "$4,512", "8,500"), then the commoner form, then the shorter ("2", not "2.0")
+        return any(ch not in "0123456789.- " for ch in form), fs.count(form), -len(form)
+
+    written = {x: max(sorted(set(fs)), key=lambda f: rank(f, fs)) for x, fs in forms.items()}
+    return [written[x] if a and (x := cell_number(a)) is not None else a for a in answers]
 
 
 def _drop_ungrounded(outcome: ProgramOutcome, sampled: list[_Sampled], text: str, typed: TypedTable) -> None:
