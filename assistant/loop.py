@@ -40,8 +40,8 @@ from assistant.pool import RankedPool, build_pool, rank_pool
 from assistant.prompts import render
 from assistant.session import Session
 from assistant.small_talk import is_small_talk
-from assistant.support import asks_for_quantity, content_words, gives_quantity, mentions, off_subject, \
-    relation_object, repeats, states_quantity, unnamed_subjects
+from assistant.support import AskedFor, asked_for, content_words, mentions, off_subject, relation_object, repeats, \
+    unnamed_subjects
 from assistant.verdicts import (CONCLUSION_SENTENCES, has_conclusion, must_answer, question_coverage,
                                reading_from, verdict_from_evidence)
 from assistant.tool_calls import (ANSWER_TOOL, answer_tool_schema, dump_output, execute_tool, fit_arguments,
@@ -324,10 +324,12 @@ class Assistant:
         texts = {e["id"]: e["text"] for e in shown}
         sources = {e["id"]: e["source"] for e in shown}
         unnamed = unnamed_subjects(subjects or [], list(texts.values()))
-        quantity = asks_for_quantity(message or frame.rewrite)
-        if quantity and texts and not any(states_quantity(t) for t in texts.values()):
-            # The question asks for a number and no shown item states one: nothing here can answer it.
-            outcome = self._no_quantity(quantity, list(texts)[:MAX_CLOSEST], ctx.evidence)
+        asked = asked_for(message or frame.rewrite)
+        if asked and texts and not any(asked.stated_in(t) and (not asked.is_cause or not subjects or any(
+                mentions(s, [t]) for s in subjects)) for t in texts.values()):
+            # The question asks for a number (or a cause of its subject) and no shown item states one: nothing
+            # here can answer it.
+            outcome = self._not_given(asked, list(texts)[:MAX_CLOSEST], ctx.evidence)
             outcome.pool = ranked.summary()
             await hooks.answer_start()
             await hooks.answer_token(outcome.text)
@@ -368,15 +370,15 @@ class Assistant:
         # on "What drugs treat Parkinson's disease?": regenerating for one mis-cited statement of three gave an
         # abstention, losing the two good ones, after minutes of CPU generation. Regenerate only when nothing holds.
         none_holds = flagged and len(support.flagged) == len(support.checked)
-        gives_none = quantity is not None and answer is not None and not gives_quantity(answer)
+        gives_none = asked is not None and answer is not None and not asked.given_by(answer)
         if answer is None or none_holds or gives_none:
             if gives_none and not none_holds:
                 # Seen on the chat bench: "At what temperature does water boil?" answered with four definitions of
                 # boiling, while a shown item said "steam is a kind of water above 100 degrees celsius".
-                numbered = [i for i, t in texts.items() if states_quantity(t)]
-                problem = (f"the question asks for a {quantity}, and no statement gives one"
-                           + (f"; the items that state a number are {', '.join(numbered)}" if numbered else ""))
-                retry_prompt = render("answer_retry_quantity", problem=problem)
+                stating = [i for i, t in texts.items() if asked.stated_in(t)]
+                problem = (f"the question asks for a {asked.what}, and no statement gives one"
+                           + (f"; the items that state a {asked.thing} are {', '.join(stating)}" if stating else ""))
+                retry_prompt = render("answer_retry_asked", problem=problem, thing=asked.thing)
             else:
                 problem = (support.problem(texts) if answer is not None else
                            "the reply was cut off before it was complete; write fewer, shorter statements")
@@ -396,7 +398,7 @@ class Assistant:
         # Off the event loop: the code verdict reads the cited document's conclusion from the text KB.
         outcome = await asyncio.to_thread(self._finish_grounded, answer, support, ctx.evidence, texts,
                                           sources=sources, focus=_follow_up_focus(frame, message),
-                                          code_verdict=code_verdict, subjects=subjects or [], quantity=quantity,
+                                          code_verdict=code_verdict, subjects=subjects or [], asked=asked,
                                           question=frame.rewrite or message or "", relation=frame.relation or "")
         outcome.reading = await self._read_conclusion(outcome, ctx.evidence, frame.rewrite or message or "")
         outcome.required_answer = required
@@ -412,7 +414,7 @@ class Assistant:
     def _finish_grounded(self, answer: GroundedAnswer | None, support: SupportReport | None,
                          ledger: EvidenceLedger, texts: dict[str, str], *,
                          code_verdict: bool = False, subjects: list[str] | None = None,
-                         quantity: str | None = None, question: str = "",
+                         asked: AskedFor | None = None, question: str = "",
                          sources: dict[str, str] | None = None, focus: list[str] | None = None,
                          relation: str = "") -> AnswerOutcome:
         if answer is None:
@@ -472,10 +474,10 @@ class Assistant:
             status = "unverified"
             note += (f"\n\n⚠ Unverified: none of the evidence this answer cites mentions {_join_names(unnamed)}, "
                      "so it does not answer the question about it. The evidence list shows what was found.")
-        elif quantity and not answer.does_not_answer and status in ("verified", "cited_by_code") \
-                and not gives_quantity(answer):
+        elif asked and not answer.does_not_answer and status in ("verified", "cited_by_code") \
+                and not asked.given_by(answer):
             status = "unverified"
-            note += (f"\n\n⚠ Unverified: the question asks for a {quantity}, and this answer gives none. "
+            note += (f"\n\n⚠ Unverified: the question asks for a {asked.what}, and this answer gives none. "
                      "The evidence list shows what was found.")
         text = render_prose(answer.model_dump(), complete=True, show_verdict=not code_verdict)
         check = check_citations(text, ledger)  # the guard behind the grammar: it must never fire
@@ -563,9 +565,10 @@ class Assistant:
         return AnswerOutcome(text, "no_evidence", check, check.ok, abstained=True, unnamed_subjects=unnamed)
 
     @staticmethod
-    def _no_quantity(quantity: str, closest: list[str], ledger: EvidenceLedger) -> AnswerOutcome:
-        """The reply when the question asks for a quantity and no evidence shown states a number: composed in code."""
-        text = (f"{DOES_NOT_ANSWER_TEXT[:-1]}: none of it gives a {quantity}. "
+    def _not_given(asked: AskedFor, closest: list[str], ledger: EvidenceLedger) -> AnswerOutcome:
+        """The reply when the question asks for a quantity or a cause and no evidence shown states one: composed in
+        code."""
+        text = (f"{DOES_NOT_ANSWER_TEXT[:-1]}: {asked.none_given()}. "
                 f"The closest evidence: {chips(closest)}.")
         check = check_citations(text, ledger)
         return AnswerOutcome(text, "no_evidence", check, check.ok, abstained=True)

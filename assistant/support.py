@@ -11,6 +11,9 @@ user, "A plastic spoon is not a kind of utensil" passed citing "wooden <-has pro
 negation turns what the evidence says into its opposite. The evidence side counts any negating word ("failed
 to", "lack of", "nonrenewable"), so a paraphrase of a negative finding passes.
 
+Likewise a statement that says one thing causes another ("causes", "leads to", "due to") must cite evidence that
+states some cause or mechanism ("caused by", "transmitted by", "results from"): an association is not a cause.
+
 Deliberately lexical: a paraphrase that keeps the entities and numbers passes, a new number never does, and
 neither does a statement most of whose content words (at least four) its citations lack.
 Known limit: without a lexicon, a lower-case name in mid-sentence ("... and amantadine") reads as a common
@@ -119,6 +122,28 @@ def negates_unlike(statement: str, cited_texts: list[str]) -> str:
     return m.group(0)
 
 
+# A statement that says one thing causes another must cite evidence that states some cause or mechanism: found as
+# a new user, "What causes malaria?" was answered "Falciparum malaria in endemic areas causes malaria", verified on
+# the fragment "falciparum malaria in endemic areas." and graph facts on where malaria localizes. An association
+# ("malaria associates with ICAM1") is not a cause. The evidence side is wider, so a paraphrase of a stated
+# mechanism passes ("transmitted by", "results from", "induced").
+_STATED_CAUSE = re.compile(r"\b(?:caus(?:e|es|ed|ing)|leads? to|led to|results? (?:in|from)|resulted (?:in|from)|"
+                           r"responsible for|due to|because of|triggers?|triggered by)\b", re.I)
+_EVIDENCE_CAUSE = re.compile(
+    r"\b(?:caus\w*|lead(?:s|ing)? to|led to|result\w* (?:in|from|of)|responsib\w*|due to|because|owing to|trigger\w*|"
+    r"induc\w*|produc\w*|transmit\w*|spread\w*|infect\w*|contribut\w*|etiolog\w*|aetiolog\w*|"
+    r"attributab\w*|mediat\w*|by (?:a|an|the)?\s*(?:virus|bacteri\w*|parasite\w*|fung\w*|mutation\w*|deficien\w*))"
+    r"\b", re.I)
+
+
+def causes_unlike(statement: str, cited_texts: list[str]) -> str:
+    """The statement's causal words when none of ``cited_texts`` states a cause, else ""."""
+    m = _STATED_CAUSE.search(statement)
+    if not m or any(_EVIDENCE_CAUSE.search(t) for t in cited_texts):
+        return ""
+    return m.group(0)
+
+
 def check_statement(statement: str, cited_texts: list[str], subjects: Sequence[str] = ()) -> Support:
     """Does ``statement`` share its key content with ``cited_texts`` (the items it cites, verbalised)?
 
@@ -164,6 +189,10 @@ def check_statement(statement: str, cited_texts: list[str], subjects: Sequence[s
     if negation:
         return Support(ok=False, missing=[negation],
                        reason=f"it says “{negation}” and none of the cited evidence negates anything")
+    cause = causes_unlike(statement, cited_texts)
+    if cause:
+        return Support(ok=False, missing=[cause],
+                       reason=f"it says “{cause}” and none of the cited evidence states a cause")
     return Support(ok=True)
 
 
@@ -310,7 +339,60 @@ def states_quantity(text: str) -> bool:
     return bool(_NUMBER.search(text or "") or _NUMBER_WORDS.search(text or ""))
 
 
-def gives_quantity(answer) -> bool:
-    """Whether one of the answer's statements states a number (an abstention gives none, and needs none)."""
-    return answer.does_not_answer or any(states_quantity(st.text) for st in answer.statements)
+# -- questions that ask for a cause ---------------------------------------------------------------------
+# "What causes malaria?" is answered by a cause: found as a new user, it came back verified with "Malaria presents
+# Fever. Malaria localizes to immune system. Malaria localizes to liver.", all true, none a cause (the KB states
+# none). "Why …?" is not read so: its answers are as often reasons or purposes in other words ("it takes millions
+# of years to form").
+_ASKS_CAUSE = re.compile(
+    r"^\s*(?:and\s+|so\s+)?what\s+(?:(?:can|could|might|may|does|do|did|usually|commonly|typically)\s+)?"
+    r"(?:causes?|caused|is causing|leads? to|triggers?)\b"
+    r"|^\s*(?:and\s+|so\s+)?what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:main\s+|usual\s+|common\s+|most common\s+|"
+    r"known\s+)?(?:causes?|triggers?)\s+of\b", re.I)
+
+
+def asks_for_cause(question: str) -> bool:
+    """Does the question's form ask what causes something ("What causes X?", "What are the causes of X?")?"""
+    return bool(_ASKS_CAUSE.match(question or ""))
+
+
+def states_cause(text: str) -> bool:
+    """Whether ``text`` states a cause or mechanism in any words ("caused by", "transmitted by", "results from")."""
+    return bool(_EVIDENCE_CAUSE.search(text or ""))
+
+
+@dataclass(frozen=True)
+class AskedFor:
+    """What a question's form asks for and its evidence must state: a quantity ("temperature", "number") or a
+    cause. Evidence that states none cannot answer it, and an answer that gives none does not."""
+
+    what: str  # "temperature", "number", …, or "cause"
+
+    @property
+    def is_cause(self) -> bool:
+        return self.what == "cause"
+
+    @property
+    def thing(self) -> str:
+        """What a statement must state: "number" or "cause"."""
+        return "cause" if self.is_cause else "number"
+
+    def stated_in(self, text: str) -> bool:
+        return states_cause(text) if self.is_cause else states_quantity(text)
+
+    def given_by(self, answer) -> bool:
+        """Whether one of the answer's statements gives it (an abstention gives none, and needs none)."""
+        return answer.does_not_answer or any(self.stated_in(st.text) for st in answer.statements)
+
+    def none_given(self) -> str:
+        """What the evidence lacks, for an abstention: "none of it gives a temperature"."""
+        return "none of it states a cause" if self.is_cause else f"none of it gives a {self.what}"
+
+
+def asked_for(question: str) -> AskedFor | None:
+    """What the question's form asks for: a quantity (:func:`asks_for_quantity`), a cause, or None."""
+    quantity = asks_for_quantity(question)
+    if quantity:
+        return AskedFor(quantity)
+    return AskedFor("cause") if asks_for_cause(question) else None
 

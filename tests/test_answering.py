@@ -210,6 +210,22 @@ def test_a_negation_the_cited_evidence_does_not_carry_is_flagged():
     assert check_statement("Levodopa not only improved motor scores but also sleep.", [EVIDENCE]).ok
 
 
+def test_a_cause_the_cited_evidence_does_not_state_is_flagged():
+    # Found as a new user: "What causes malaria?" came back verified with this statement.
+    result = check_statement("Falciparum malaria in endemic areas causes malaria.",
+                             ["falciparum malaria in endemic areas.", "malaria —localizes to→ immune system",
+                              "malaria —associates with→ ICAM1 —participates in→ Immune System"])
+    assert not result.ok and result.missing == ["causes"] and "states a cause" in result.reason
+    assert not check_statement("Smoking leads to lung cancer.", ["smoking is associated with lung cancer"]).ok
+    # a cause or mechanism the evidence states in other words is kept
+    assert check_statement("Malaria is caused by Plasmodium parasites.",
+                           ["Malaria is transmitted by mosquitoes carrying Plasmodium parasites."]).ok
+    assert check_statement("Tobacco causes lung cancer.", ["tobacco causes lung cancer"]).ok
+    assert check_statement("The tilt of the Earth's axis causes seasons.",
+                           ["Seasons are a result of the tilt of the Earth's axis."]).ok
+    assert check_statement("Levodopa improved motor scores.", [EVIDENCE]).ok  # no cause stated, none needed
+
+
 def test_key_content_extraction():
     assert numbers("Take 500 mg (2.50 ml), 1,000 patients, 45% in 2011; S1 and IL-6.") == {
         "500", "2.5", "1000", "45", "2011", "6"}

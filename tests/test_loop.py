@@ -33,6 +33,8 @@ CORPUS = {
              "Water boils faster in a covered pot."],
     "times": ["Eggs are a good source of iron."],
     "steam": ["Boiling is when steam rises from a heated liquid.", "Steam is water above 100 degrees celsius."],  # found for "times", about something else
+    "malaria": ["Malaria presents fever.", "Malaria localizes to the liver.", "Other causes include infections."],
+    "influenza": ["Flu season peaks in winter for influenza.", "Influenza is caused by influenza viruses."],
     "vitamin": ["Vitamin D levels were measured in 400 older adults.",
                 "Vitamin D supplementation did not reduce fracture risk in older adults."],
 }
@@ -902,6 +904,56 @@ async def test_an_answer_that_gives_no_asked_quantity_is_regenerated_once(tmp_se
         result = await bot.run_turn(q, Recorder())
     assert result.status == "unverified" and "the question asks for a temperature, and this answer gives none" \
         in result.answer
+
+
+async def test_a_cause_question_with_no_cause_of_its_subject_in_the_evidence_is_not_answered(
+        tmp_settings, fake_llm_server, patched_tools):
+    # Found as a new user: "What causes malaria?" came back verified with "Malaria presents Fever. Malaria localizes
+    # to immune system. Malaria localizes to liver." The one shown item that states a cause is about something else.
+    router = Router(intents=[frame(entities=["malaria"], rewrite="What causes malaria?")])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn("What causes malaria?", Recorder())
+    assert not [r for r in srv.requests if r.get("stream")]  # no answer was generated
+    assert result.status == "no_evidence" and result.abstained
+    assert result.answer == ("The evidence I found does not answer this: none of it states a cause. "
+                             "The closest evidence: [S1][S2][S3].")
+
+
+async def test_an_answer_that_gives_no_asked_cause_is_regenerated_once(tmp_settings, fake_llm_server,
+                                                                        patched_tools):
+    q = "What causes influenza?"
+    season = said(("Flu season peaks in winter for influenza.", ["S1"]))
+    cause = said(("Influenza is caused by influenza viruses.", ["S2"]))
+    router = Router(intents=[frame(entities=["influenza"], rewrite=q)], answers=[season, cause])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn(q, Recorder())
+    streamed = [r for r in srv.requests if r.get("stream")]
+    assert len(streamed) == 2 and "asks for a cause, and no statement gives one; the items that state a cause are S2" \
+        in streamed[1]["messages"][-1]["content"]
+    assert result.status == "verified" and "caused by influenza viruses" in result.answer
+    # Twice without a cause: kept, but not verified, and the reply says why.
+    router = Router(intents=[frame(entities=["influenza"], rewrite=q)], answers=[season, season])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        result = await bot.run_turn(q, Recorder())
+    assert result.status == "unverified" and "the question asks for a cause, and this answer gives none" \
+        in result.answer
+
+
+@pytest.mark.parametrize("question, cause", [
+    ("What causes malaria?", True), ("What can cause nausea?", True), ("What are the main causes of anemia?", True),
+    ("what is the cause of the seasons?", True), ("And what triggers migraines?", True),
+    ("Why do objects fall to the ground?", False), ("Does smoking cause lung cancer?", False),
+    ("What drugs treat malaria?", False), ("What is malaria?", False),
+])
+def test_questions_that_ask_for_a_cause(question, cause):
+    from assistant.support import AskedFor, asked_for, states_cause
+
+    assert (asked_for(question) == AskedFor("cause")) is cause
+    assert states_cause("malaria is transmitted by mosquitoes") and states_cause("Seasons result from the tilt") \
+        and not states_cause("malaria presents fever")
 
 
 @pytest.mark.parametrize("question, quantity", [
