@@ -11,6 +11,7 @@ import os
 import threading
 from collections.abc import Callable
 from functools import cached_property
+from typing import Any
 
 from assistant.llm import LLMClient
 from assistant.settings import Settings
@@ -38,10 +39,14 @@ def embedding_threads(settings: Settings, *, cpu_count: int | None = None,
 
 
 class Deps:
-    def __init__(self, settings: Settings, llm: LLMClient | None = None):
+    def __init__(self, settings: Settings, llm: LLMClient | None = None, *,
+                 text_kb: Callable[[Deps], Any] | None = None):
+        """``text_kb``: builds the text store in place of the configured KB's (an evaluation's own corpus), from
+        this holder, so it can share the encoder; called once, on first use."""
         self.settings = settings
         self.llm = llm or LLMClient(settings)
         self._lock = threading.Lock()
+        self._text_kb_factory = text_kb
 
     @cached_property
     def embedder(self):
@@ -77,6 +82,8 @@ class Deps:
 
     @cached_property
     def text_kb(self):
+        if self._text_kb_factory is not None:
+            return self._text_kb_factory(self)
         from kb.text_store import TextStore
 
         return TextStore(self.settings.kb_dir / "text", embedding_model=self.settings.embedding_model)

@@ -278,3 +278,16 @@ def test_embedding_threads_follow_where_the_llm_runs(tmp_path):
     # An explicit setting always wins.
     pinned = Settings(_env_file=None, data_dir=tmp_path, llm_base_url="http://gpu-box:8000/v1", embedding_threads=3)
     assert embedding_threads(pinned, cpu_count=8, cuda=lambda: True) == 3
+
+
+def test_an_evaluation_gives_deps_its_own_text_store(tmp_path):
+    from assistant.deps import Deps
+    from assistant.settings import Settings
+
+    settings = Settings(_env_file=None, data_dir=tmp_path, llm_base_url="http://127.0.0.1:9/v1")
+    built = []
+    deps = Deps(settings, text_kb=lambda d: built.append(d) or "the open-book store")
+    assert built == []  # nothing is built before it is used
+    assert deps.text_kb == "the open-book store" and deps.text_kb == "the open-book store"
+    assert built == [deps]  # once, from this holder (so it can share the encoder)
+    assert Deps(settings).text_kb.path == settings.kb_dir / "text"  # without one, the configured KB's

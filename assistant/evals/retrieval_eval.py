@@ -182,9 +182,7 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
     from tools._registry import ToolContext, ToolError
     from tools.mc_answer import Input, mc_answer
 
-    deps = Deps(settings)
-    if use_openbook:
-        deps.__dict__["text_kb"] = openbook_store(settings, embedder=deps.embedder)
+    deps = Deps(settings, text_kb=(lambda d: openbook_store(settings, embedder=d.embedder)) if use_openbook else None)
     decider = settings.mc_decider
     # Judge-only, chain and likelihood runs are different systems: separate logs, so a resumed run never mixes them.
     log = ResultsLog(answers_log_path(settings, benchmark, decider, chains))
