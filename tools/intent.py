@@ -123,7 +123,6 @@ class Output(IntentFrame):
 
 
 # --- deterministic pieces ----------------------------------------------------------------
-_ANAPHORA = PRONOUNS
 # Openers that mark a follow-up even when the turn names something new ("and for Spain?").
 _FOLLOW_UP_OPENERS = ("and ", "and?", "what about", "how about", "what of", "also", "same for", "then ")
 # Openers of ordinary questions: a follow-up only when the turn names nothing of its own ("Which teams?").
@@ -220,7 +219,7 @@ def content_words(text: str) -> set[str]:
 
 def names_something(entity: str) -> bool:
     """More than question, pronoun and discourse words ("Now", "Tell me" are not entities)."""
-    return any(w.lower() not in _STOP | _ANAPHORA | _DISCOURSE for w in _WORD.findall(entity))
+    return any(w.lower() not in _STOP | PRONOUNS | _DISCOURSE for w in _WORD.findall(entity))
 
 
 def capitalized_phrases(text: str) -> list[str]:
@@ -243,7 +242,7 @@ def leans_on_a_pronoun(message: str, own_entities: list[str]) -> bool:
     text = _EXPLETIVE_IT.sub(" ", message.lower())
     named_at = [i for i in (text.find(e.lower()) for e in own_entities if e) if i >= 0]
     first_named = min(named_at) if named_at else len(text)
-    return any(m.group(0) in _ANAPHORA and m.start() < first_named for m in _WORD.finditer(text))
+    return any(m.group(0) in PRONOUNS and m.start() < first_named for m in _WORD.finditer(text))
 
 
 def looks_elliptical(message: str, own_entities: list[str]) -> bool:
@@ -328,7 +327,7 @@ def rule_task(message: str, options: list[str], has_table: bool) -> str:
 def keeps_content(message: str, rewrite: str) -> bool:
     """Every content word of the message (or its 4-letter stem) survives in the rewrite."""
     have = {w[:4] for w in content_words(rewrite)}
-    return all(w[:4] in have for w in content_words(message) if w not in _ANAPHORA)
+    return all(w[:4] in have for w in content_words(message) if w not in PRONOUNS)
 
 
 def asked_kind(message: str) -> str:
