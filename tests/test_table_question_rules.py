@@ -13,7 +13,7 @@ from tests.test_table_program import is_program, llm_for, scripted
 from tools._answer_type import expected_answer, fits, position_asked
 from tools._cells import TypedTable
 from tools._question_rules import one_of_several, read_as_asked
-from tools._table_ops import execute, total_rows
+from tools._table_ops import describe, execute, total_rows
 from tools._table_ops_model import Program, ProgramError, RowFilter
 from tools._table_program import one_form_per_number, run_sampled, solve
 
@@ -97,6 +97,10 @@ def test_one_column_asked_for_several_values_selects_any_of_them_for_questions_o
         == "Ayr Park"
     with pytest.raises(ProgramError, match="two different values"):  # a claim's contradiction stays refused
         execute(prog(filters=three, fn="count", column="stadium"), typed())
+    # and is described as the executor reads it (found as a new user: "drug is one of 'Erlotinib', 'Afatinib'" was
+    # shown beside "did not run: two filters ask one column for two different values")
+    said = describe(prog(filters=three[:2], fn="count", column="stadium"), typed(), any_of=False)
+    assert said.startswith("rows where City = 'Barrington' and City = 'Farmington' →"), said
 
 
 def test_a_totals_row_is_left_out_unless_a_filter_names_it():

@@ -43,8 +43,10 @@ def _col(typed: TypedTable, ident: str | None, role: str) -> int:
                            + ", ".join(typed.idents)) from None
 
 
-def describe(program: Program, typed: TypedTable) -> str:
-    """The program in words with the real column names (shown to the user)."""
+def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str:
+    """The program in words with the real column names (shown to the user). ``any_of``: several '=' filters on one
+    column are said as "is one of" (a question's reading); False for a claim's, which the executor refuses, so its
+    step does not say "drug is one of 'A', 'B'" beside "two filters ask one column for two different values"."""
     def name(ident: str | None) -> str:
         try:
             return typed.column(ident or "").name
@@ -54,7 +56,8 @@ def describe(program: Program, typed: TypedTable) -> str:
     # Several '=' on one column are a question's "any of": the executor's groups, said as such.
     where = " and ".join(f"{name(g[0].column)} is one of {', '.join(repr(f.value) for f in g)}" if len(g) > 1
                          else f"{name(g[0].column)} {g[0].op} {g[0].value!r}"
-                         for g in _filter_groups(program, union_same_column=True))
+                         for g in (_filter_groups(program, union_same_column=True) if any_of
+                                   else [[f] for f in program.filters]))
     rows = f"rows where {where}" if where else "all rows"
     if typed.scope:
         previous = f"the previous answer's rows ({_names(typed, list(typed.scope))})"

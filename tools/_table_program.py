@@ -379,7 +379,8 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
     if kind == "question":
         verdicts = one_form_per_number(verdicts)
     for s, verdict in zip(sampled, verdicts):
-        shown = s.shown or (describe(s.program, typed) if s.program else "(unreadable program)")
+        shown = s.shown or (describe(s.program, typed, any_of=kind == "question") if s.program
+                            else "(unreadable program)")
         if s.execution is None:
             outcome.runs.append(ProgramRun(program=shown, raw=s.raw or None, ran=False, error=s.error))
         else:
