@@ -597,3 +597,29 @@ def test_a_claim_naming_no_row_or_no_column_keeps_its_program():
     for claim in ("Atlantis has the most hospitals.", "South has the most staff.",
                   "The region with the most hospitals has the most ICU beds."):
         assert read_ranked_claim(written, typed, claim) == written
+
+
+# -- "every" written as "only" (read_quantifier) -------------------------------------------------------------------
+HOSPITALS = Table(name="h", title="hospitals", columns=["Hospital", "City", "Opened"], rows=[
+    ["St Mary's", "Leeds", "1962"], ["Riverside", "Hull", "2004"], ["Castle Hill", "Hull", "1998"],
+    ["Quayside", "Leeds", "2010"]])
+IN_HULL_ONLY = {"filters": [{"column": "city", "op": "=", "value": "Hull"}], "fn": "only", "column": "opened",
+                "answer_column": "hospital", "check": {"op": ">", "against": "value", "value": "1990"}}
+
+
+@pytest.mark.parametrize("claim, fn, truth", [
+    # Found as a new user: written 5 of 5 as "the only rows with Opened > 1990", true of that table by chance;
+    # here Leeds's Quayside (2010) makes the "only" reading false.
+    ("Every hospital in Hull opened after 1990.", "every", True),
+    ("Is it true that all the hospitals in Hull opened after 1990", "every", True),
+    ("Only the hospitals in Hull opened after 1990.", "only", False),  # it says "only": the model's reading stands
+    ("Every hospital that opened after 1990 is the only one in Hull.", "only", False),
+    ("Hull's hospitals opened later than all the others.", "only", False),  # compared with all: left as written
+    ("Hull has hospitals that all opened after 1990.", "only", False),  # the quantifier does not open the claim
+])
+def test_every_written_as_only_is_read_as_every(claim, fn, truth):
+    from tools._claim_grounding import read_quantifier
+
+    typed = TypedTable.build(HOSPITALS)
+    prog = read_quantifier(Program.model_validate(IN_HULL_ONLY), claim)
+    assert prog.fn == fn and execute(prog, typed).truth is truth

@@ -323,6 +323,27 @@ _QUANTIFIERS = {"every", "all", "each", "any", "everyone", "everything", "every 
 _SAYS_EVERY = re.compile(r"\b(?:every|all|each)\b", re.I)
 
 
+_SAYS_ONLY = re.compile(r"\b(?:only|alone|sole|solely|exclusively)\b", re.I)
+# "Every hospital in Hull …", "Is it true that all the trials …": the quantifier opens the claim, so it is about every
+# row its subject names. In the object ("outperforms all baselines") it may well mean "the only one that".
+_OPENS_WITH_EVERY = re.compile(r"^\W*(?:(?:is it (?:true|correct|the case) that|true or false:?|check (?:whether|if|that)"
+                               r"|verify (?:whether|if|that))\s+)?(?:every|all|each)\b(?!-)", re.I)
+
+
+def read_quantifier(program: Program, claim: str) -> Program:
+    """An "only" program for a claim that says "every", "all" or "each" and not "only": read as "every".
+
+    Found as a new user: "every hospital in Hull opened after 1990" came back 5 of 5 as "rows where City = 'Hull' ->
+    whether they are the only rows with Opened > 1990", another claim (no other city's hospital opened after 1990),
+    which was true of that table by chance. Only where the quantifier opens the claim: "X outperforms all
+    baselines" may mean that X is the only one above them.
+    """
+    if program.fn != "only" or program.check is None or not _OPENS_WITH_EVERY.search(claim) \
+            or _SAYS_ONLY.search(claim):
+        return program
+    return program.model_copy(update={"fn": "every"})
+
+
 def read_every_filter(program: Program, typed: TypedTable, claim: str) -> Program:
     """An "every" program whose condition names no value (a quantifier, or the column's own name) but whose one
     filter states the claim's condition: read as "every row meets that filter". Any other program is returned

@@ -34,7 +34,7 @@ from tools._answer_type import expected_answer, fits, position_asked, yes_no_ask
 from tools._cell_compare import format_value
 from tools._cells import TypedTable, cell_number, display_cell, is_empty
 from tools._claim_grounding import direction_blocker, read_combined, read_every_filter, read_own_row, \
-    read_ranked_claim, read_superlative, read_two_extremes, tautology_blocker, vote_blocker
+    read_quantifier, read_ranked_claim, read_superlative, read_two_extremes, tautology_blocker, vote_blocker
 from tools._claim_changes import read_change
 from tools._claim_counts import quantity_count_blocker, read_counted_column
 from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_rows, read_share_of_total, \
@@ -230,7 +230,8 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_counted_column(read_change(program, typed, text), typed, text)
             program = read_ranked_claim(read_two_extremes(program, typed, text), typed, text)
             program = read_rate(read_ratio(read_superlative(program, typed, text), typed, text), typed, text)
-            program = read_every_filter(read_own_row(read_combined(program, typed, text), typed, text), typed, text)
+            program = read_every_filter(read_quantifier(read_own_row(read_combined(program, typed, text), typed, text),
+                                                        text), typed, text)
             program = read_fraction_of_rows(read_stated_fraction(program, typed, text), typed, text)
             program = read_share_of_total(program, typed, text)
             program = read_ordinal(read_multiplier(program, text), text)
