@@ -176,6 +176,7 @@ def _read_xlsx(data: bytes, sheet: str | int | None, limits: TableLimits):
     if cached:
         notes.append(f"read {cached} formula cell{'s' * (cached != 1)} as the values last saved (formulas are never run)")
     if uncomputed:
-        notes.append(f"{uncomputed} formula cell{'s' * (uncomputed != 1)} had no saved value and are shown as "
-                     "formula text marked 'not computed' (formulas are never run)")
+        notes.append(f"{uncomputed} formula cell{'s' * (uncomputed != 1)} had no saved value and "
+                     f"{'is' if uncomputed == 1 else 'are'} shown as formula text marked 'not computed' "
+                     "(formulas are never run)")
     return grid, notes, chosen, names

@@ -121,6 +121,7 @@ def test_xlsx_formula_is_never_executed(tmp_settings):
     t = load_table(_xlsx_bytes(build), name="f.xlsx", settings=tmp_settings)
     assert t.cell(3, 2) == "=SUM(B2:B3)" + NOT_COMPUTED  # shown as text, not computed to 5
     assert any("not computed" in n and "never run" in n for n in t.notes)
+    assert any(n.startswith("1 formula cell had no saved value and is shown as") for n in t.notes)
 
 
 def test_xlsx_cells_keep_their_columns_dates_and_gaps(tmp_settings):
