@@ -15,7 +15,7 @@ user sees the answer grow and never sees a half-written id.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -332,6 +332,67 @@ def carriers_of(checked: StatementSupport, texts: dict[str, str]) -> list[str]:
     return [i for i, t in texts.items()
             if i not in checked.cite and check_statement(checked.statement, [t]).ok
             and word_share(checked.statement, t) >= CARRIER_WORD_SHARE][:MAX_CARRIERS]
+
+
+# A sentence that opens by pointing back ("The pathogen is spread by …", "It was approved in …") names its subject in
+# the sentence before it.
+_POINTS_BACK = re.compile(r"^\W*(?:the|this|these|those|such|it|its|they|their|he|she|his|her)\b", re.I)
+_DIGIT = re.compile(r"\d")
+
+
+@dataclass
+class ContextCitation:
+    """A sentence code cited beside the model's, because the model's points back to it for a name."""
+
+    statement: str
+    cited: str  # the model's sentence, which points back
+    context: str  # the sentence before it in its document
+    names: list[str]
+
+
+def with_context(answer: GroundedAnswer, support: SupportReport, texts: dict[str, str],
+                 before: Callable[[str], list[Any]], register: Callable[[Any], str], subjects: Sequence[str] = ()
+                 ) -> tuple[GroundedAnswer, SupportReport, dict[str, str], list[ContextCitation]]:
+    """Statements flagged only for names that a cited sentence refers back to, cited with the sentence before it.
+
+    Found as a new user with an ingested briefing: "Xylella fastidiosa is spread by spittlebugs [S4]" cited "The
+    pathogen is spread by spittlebugs, mainly Philaenus spumarius, …", whose previous sentence names Xylella
+    fastidiosa (two sentences up: the one between says "it killed …"); the check dropped the statement and kept a
+    ConceptNet fact about spittlebugs. ``before(id)`` gives the few sentences before a cited one, nearest first
+    (anything with a ``text``); ``register`` makes one used evidence of the turn and returns its id. A statement is
+    repaired only when it lacks names (never a number), the cited sentence opens by pointing back
+    (:data:`_POINTS_BACK`), and with the nearest sentence before it that will do, it passes the whole check. Returns the answer, the report, the texts
+    of the sentences added (id -> text) and what was added, for the reply to say.
+    """
+    if answer.does_not_answer or not support.flagged:
+        return answer, support, {}, []
+    statements, checked = list(answer.statements), list(support.checked)
+    added: dict[str, str] = {}
+    notes: list[ContextCitation] = []
+    for i, c in enumerate(checked):
+        if c.support.ok or not c.support.missing or any(_DIGIT.match(m) for m in c.support.missing):
+            continue
+        for cid in dict.fromkeys(c.cite):
+            if not _POINTS_BACK.match(texts.get(cid, "")):
+                continue
+            for prev in before(cid):
+                again = check_statement(c.statement, [texts.get(x, "") for x in c.cite] + [prev.text], subjects)
+                if again.ok:
+                    break
+            else:
+                continue
+            context_id = register(prev)
+            if context_id in c.cite:
+                continue
+            cite = [*c.cite, context_id]
+            statements[i] = Statement(text=c.statement, cite=cite)
+            checked[i] = StatementSupport(c.statement, cite, again)
+            added[context_id] = prev.text
+            notes.append(ContextCitation(c.statement, cid, context_id, list(c.support.missing)))
+            break
+    if not notes:
+        return answer, support, {}, []
+    return answer.model_copy(update={"statements": statements}), SupportReport(checked), added, notes
 
 
 def without_idle_citations(answer: GroundedAnswer, texts: dict[str, str],

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 from collections import Counter
 from typing import Any
@@ -30,7 +31,7 @@ from typing import Any
 from assistant.answering import (ANSWER_MAX_TOKENS, DOES_NOT_ANSWER_TEXT, MAX_CLOSEST, GroundedAnswer, ProseStream,
                                  Statement, SupportReport, answer_adapter, carriers_of, check_support, chips,
                                  is_yes_no_question, merge_repeats, parse_answer, render_prose, strip_echoes,
-                                 without_idle_citations)
+                                 with_context, without_idle_citations)
 from assistant.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid, normalize_answer
 from assistant.deps import Deps
 from assistant.evidence import Evidence, EvidenceLedger, evidence_for_prompt
@@ -52,6 +53,9 @@ from kb.errors import LLMResponseError, LLMUnavailable
 from tools._registry import REGISTRY, ToolContext, load_all
 
 log = logging.getLogger(__name__)
+# How far back a cited sentence that points back ("The pathogen …") is read for the name it means: the briefing
+# that showed it named Xylella fastidiosa two sentences up, with "it killed …" between.
+CONTEXT_SENTENCES = 3
 
 
 
@@ -365,6 +369,8 @@ class Assistant:
         first_ok = answer is not None and check_citations(render_prose(answer.model_dump(), True), ctx.evidence).ok
         support = check_support(answer, texts, subjects or []) if answer is not None else None
         flagged = len(support.flagged) if support else 0
+        answer, support, in_context = await asyncio.to_thread(self._read_in_context, answer, support, ctx.evidence,
+                                                              texts, subjects or [])
         regenerated = False
         # Some statements supported: the others are dropped (in _finish_grounded), nothing is regenerated. Measured
         # on "What drugs treat Parkinson's disease?": regenerating for one mis-cited statement of three gave an
@@ -392,6 +398,8 @@ class Assistant:
                 answer = strip_echoes(second, sources)
                 support = check_support(answer, texts, subjects or [])
                 flagged += len(support.flagged)
+                answer, support, in_context = await asyncio.to_thread(self._read_in_context, answer, support,
+                                                                      ctx.evidence, texts, subjects or [])
         check_step = Step(name="support check", kind="check", input={"statements": len(answer.statements) if answer
                                                                      else 0})
         await hooks.step_start(check_step)
@@ -399,6 +407,7 @@ class Assistant:
         outcome = await asyncio.to_thread(self._finish_grounded, answer, support, ctx.evidence, texts,
                                           sources=sources, focus=_follow_up_focus(frame, message),
                                           code_verdict=code_verdict, subjects=subjects or [], asked=asked,
+                                          in_context=in_context,
                                           question=frame.rewrite or message or "", relation=frame.relation or "")
         outcome.reading = await self._read_conclusion(outcome, ctx.evidence, frame.rewrite or message or "")
         outcome.required_answer = required
@@ -414,7 +423,7 @@ class Assistant:
     def _finish_grounded(self, answer: GroundedAnswer | None, support: SupportReport | None,
                          ledger: EvidenceLedger, texts: dict[str, str], *,
                          code_verdict: bool = False, subjects: list[str] | None = None,
-                         asked: AskedFor | None = None, question: str = "",
+                         asked: AskedFor | None = None, question: str = "", in_context: list | None = None,
                          sources: dict[str, str] | None = None, focus: list[str] | None = None,
                          relation: str = "") -> AnswerOutcome:
         if answer is None:
@@ -479,6 +488,16 @@ class Assistant:
             status = "unverified"
             note += (f"\n\n⚠ Unverified: the question asks for a {asked.what}, and this answer gives none. "
                      "The evidence list shows what was found.")
+        kept_in_context = [c for c in in_context or [] if not answer.does_not_answer and any(
+            st.text == c.statement and c.context in st.cite for st in answer.statements)]
+        for c in kept_in_context:  # code added a citation: said, and the status is never verified
+            status = "cited_by_code" if status == "verified" else status
+            names = [n for n in c.names if not any(n != m and n in m.split() + [m] for m in c.names)]
+            written = [m.group(0) if (m := re.search(re.escape(n), texts.get(c.context, ""), re.I)) else n
+                       for n in names]  # as the sentence writes it: "Xylella fastidiosa"
+            said = " and ".join(f"“{n}”" for n in written)
+            note += (f"\n\n(Cited by code: [{c.context}], shortly before [{c.cited}] in the same document, names "
+                     f"{said}, which [{c.cited}] refers back to.)")
         text = render_prose(answer.model_dump(), complete=True, show_verdict=not code_verdict)
         check = check_citations(text, ledger)  # the guard behind the grammar: it must never fire
         guard_fired = not check.ok
@@ -572,6 +591,33 @@ class Assistant:
                 f"The closest evidence: {chips(closest)}.")
         check = check_citations(text, ledger)
         return AnswerOutcome(text, "no_evidence", check, check.ok, abstained=True)
+
+    def _read_in_context(self, answer: GroundedAnswer | None, support: SupportReport | None, ledger: EvidenceLedger,
+                         texts: dict[str, str], subjects: list[str]) -> tuple[GroundedAnswer | None,
+                                                                             SupportReport | None, list]:
+        """:func:`assistant.answering.with_context` over the text KB: a cited KB sentence that points back ("The
+        pathogen …") is read with one of the few sentences before it in its document. ``texts`` gains the sentences
+        cited so."""
+        if answer is None or support is None or not support.flagged:
+            return answer, support, []
+
+        def before(cited_id: str) -> list:
+            ev = ledger.get(cited_id)
+            key = ev.meta.get("sent_key") if ev is not None and ev.kind == "sentence" else ""
+            if not key:
+                return []  # an upload's or a test's sentence: no document order to read
+            try:
+                return self.deps.text_kb.sentences_before(key, CONTEXT_SENTENCES)
+            except Exception as exc:  # noqa: BLE001 - an unreadable KB leaves the statement flagged
+                log.warning("could not read the sentences before %s: %s", key, exc)
+                return []
+
+        def register(hit) -> str:
+            return ledger.add_kb_sentence(hit, chunk=hit.chunk, role="context").id
+
+        answer, support, added, notes = with_context(answer, support, texts, before, register, subjects)
+        texts.update(added)
+        return answer, support, notes
 
     def _routing_embedder(self):
         """The KB's sentence encoder for matching a message against uploaded tables, or None when no table is

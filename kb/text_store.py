@@ -254,6 +254,15 @@ class TextStore:
                 [doc_id, int(n)]).fetchall()]
         return self.hits(rows[::-1])
 
+    def sentences_before(self, sent_id: str, n: int = 1) -> list[SentenceHit]:
+        """The ``n`` live sentences just before ``sent_id`` in its document, nearest first (what "The pathogen" or
+        "It" opening a sentence may point back to); [] at a document's start or for an unknown id."""
+        with self._lock:
+            rows = [r[0] for r in self.db.execute(
+                "SELECT p.row FROM sentences s JOIN sentences p ON p.doc_id = s.doc_id AND p.position < s.position "
+                "WHERE s.sent_id = ? AND p.live = 1 ORDER BY p.position DESC LIMIT ?", [sent_id, int(n)]).fetchall()]
+        return self.hits(rows)
+
     def _fetch_hits(self, marks: str, rows: list[int]) -> dict:
         return {r[0]: r for r in self.db.execute(
             f"SELECT s.row, s.sent_id, s.text, s.doc_id, d.title, d.source, d.url, d.license, s.start, s.end, "

@@ -526,3 +526,28 @@ def test_citations_that_do_not_say_what_their_statement_says_are_removed():
     exact = GroundedAnswer.model_validate({"statements": [{"text": "Metformin treats type 2 diabetes mellitus.",
                                                             "cite": ["P12"]}]})
     assert without_idle_citations(exact, texts, ends) == (exact, [])
+
+
+def test_only_names_a_pointing_back_sentence_leaves_out_are_read_in_context():
+    from types import SimpleNamespace
+
+    from assistant.answering import GroundedAnswer, Statement, check_support, with_context
+
+    texts = {"S1": "The pathogen is spread by spittlebugs.", "S2": "Spittlebugs feed on xylem sap in 2023."}
+    context = {"S1": "Xylella fastidiosa is a bacterium.", "S2": "Xylella fastidiosa kills olive trees."}
+
+    def run(statement: str, cite: str):
+        answer = GroundedAnswer(statements=[Statement(text=statement, cite=[cite])])
+        support = check_support(answer, texts)
+        return with_context(answer, support, dict(texts), lambda i: [SimpleNamespace(text="It is spread."),
+                                                                     SimpleNamespace(text=context[i])],
+                            lambda hit: "S9")
+
+    answer, support, added, notes = run("Xylella fastidiosa is spread by spittlebugs.", "S1")
+    # the nearest sentence that names it, two up (the one between points back too)
+    assert answer.statements[0].cite == ["S1", "S9"] and not support.flagged and added == {"S9": context["S1"]}
+    assert notes[0].cited == "S1" and notes[0].context == "S9"
+    # S2 does not point back: its missing name is not looked for before it
+    assert run("Xylella fastidiosa feeds spittlebugs on xylem sap in 2023.", "S2")[3] == []
+    # a missing number is never filled in from context
+    assert run("Xylella fastidiosa is spread by 40 spittlebugs.", "S1")[3] == []

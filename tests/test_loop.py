@@ -1172,3 +1172,50 @@ def test_a_missing_encoder_leaves_routing_to_words(tmp_settings):
     bot = Assistant(NoEncoderDeps(tmp_settings), Session("c"))
     bot.session.add_table(Table(name="t", title="t", columns=["Team", "Year"], rows=[["Heat", "2001"]]))
     assert bot._routing_embedder() is None
+
+
+BRIEFING = ["Xylella fastidiosa is a bacterium that blocks the vessels of olive trees.",
+            "The pathogen is spread by spittlebugs, mainly Philaenus spumarius."]
+
+
+def _briefing_hit(i: int):
+    from kb.text_store import SentenceHit
+
+    return SentenceHit(row=i, sent_id=f"brief-{i}", text=BRIEFING[i], doc_id="doc:brief", title="Plant briefing",
+                       source="upload", url="", license="", start=0, end=0, chunk="")
+
+
+class BriefingKB:
+    """The text KB as far as the loop reads it here: the sentence before a sentence of the briefing."""
+
+    is_empty = True
+
+    def sentences_before(self, sent_id, n=1):
+        i = int(sent_id.rsplit("-", 1)[1])
+        return [_briefing_hit(j) for j in range(i - 1, max(-1, i - 1 - n), -1)]
+
+    def closing_sentences(self, doc_id, n=2):
+        return []
+
+
+async def test_a_cited_sentence_that_points_back_is_read_with_the_one_before_it(tmp_settings, fake_llm_server,
+                                                                               patched_tools, monkeypatch):
+    # Found as a new user with an ingested briefing: the statement below cited "The pathogen is spread by …" and was
+    # dropped for naming Xylella fastidiosa, which only the sentence before names.
+    def search(ctx, args):  # both found, as in that turn; the model cited the second alone
+        return SearchOut(ids=[ctx.evidence.add_kb_sentence(_briefing_hit(i)).id for i in (0, 1)])
+
+    monkeypatch.setitem(REGISTRY, "text_search", _tool("text_search", search, cpu_bound=True))
+    q = "How is Xylella fastidiosa spread?"
+    router = Router(intents=[frame(entities=["Xylella fastidiosa"], rewrite=q)],
+                    answers=[said(("Xylella fastidiosa is spread by spittlebugs, mainly Philaenus spumarius.",
+                                   ["S2"]))])
+    with fake_llm_server(router) as srv:
+        deps = FakeSourcesDeps(tmp_settings, llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"),
+                               text_kb=lambda d: BriefingKB())
+        result = await Assistant(deps, Session("c1")).run_turn(q, Recorder())
+    assert result.status == "cited_by_code" and result.cited == ["S2", "S1"]
+    assert result.answer.startswith("Xylella fastidiosa is spread by spittlebugs, mainly Philaenus spumarius [S2][S1]")
+    assert "(Cited by code: [S1], shortly before [S2] in the same document, names “Xylella fastidiosa”, " \
+           "which [S2] refers back to.)" in result.answer
+    assert len(result.evidence) == 2  # the sentence before was found already: its own id, no new item

@@ -221,3 +221,11 @@ def test_closing_sentences_are_the_documents_last_in_reading_order(store):
     assert [h.text for h in store.closing_sentences(doc_id, 2)] == FACTS[-2:]
     assert [h.text for h in store.closing_sentences(doc_id, 1)] == FACTS[-1:]
     assert store.closing_sentences("no-such-doc", 2) == []
+
+
+def test_the_sentences_before_are_the_previous_ones_of_the_same_document_nearest_first(store):
+    doc_id = store.db.execute("SELECT doc_id FROM documents").fetchone()[0]
+    ids = [r[0] for r in store.db.execute("SELECT sent_id FROM sentences WHERE doc_id = ? ORDER BY position", [doc_id])]
+    assert [h.text for h in store.sentences_before(ids[2], 3)] == [FACTS[1], FACTS[0]]
+    assert [h.sent_id for h in store.sentences_before(ids[1])] == [ids[0]]
+    assert store.sentences_before(ids[0], 3) == [] and store.sentences_before("no-such-sentence") == []
