@@ -51,6 +51,7 @@ from assistant.turn import RETRY_HINT, AnswerOutcome, EndedSteps, Step, StepLLMU
     failure_reason
 from kb.errors import LLMResponseError, LLMUnavailable
 from tools._registry import REGISTRY, ToolContext, load_all
+from tools.intent import without_regarding_note
 
 log = logging.getLogger(__name__)
 # How far back a cited sentence that points back ("The pathogen …") is read for the name it means: the briefing
@@ -526,11 +527,18 @@ class Assistant:
             # The relation's object counts too when the intent left it out ("nausea" in "Does pramipexole cause
             # nausea?", seen as a new user: "Yes" from facts about a receptor pramipexole binds).
             asked = list(subjects or [])
+            bare = without_regarding_note(question)
             obj = relation_object(question, relation)
             if obj and not any(repeats(obj, s) or mentions(s, [obj]) for s in asked if content_words(s)):
                 asked.append(obj)
-            unsaid = _distinct_names([s for s in asked if content_words(s) and mentions(s, [question])
+            unsaid = _distinct_names([s for s in asked if content_words(s) and mentions(s, [bare])
                                       and not mentions(s, read)])
+            # What a follow-up leans on ("Is there a cure? (regarding olive trees, Apulia, Xylella fastidiosa)") is
+            # context: one of those named will do. Found as a new user: "No verdict … does not mention Apulia" over
+            # "No cure exists" from the Xylella briefing.
+            carried = [s for s in asked if content_words(s) and not mentions(s, [bare]) and mentions(s, [question])]
+            if carried and not any(mentions(s, read) for s in carried):
+                unsaid += _distinct_names(carried)
             if unsaid:
                 verdict = None
                 where = (f"The conclusion of the cited abstract [{', '.join(conclusion)}], which would decide it,"

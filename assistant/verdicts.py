@@ -80,7 +80,7 @@ _NEGATED_FINDING = re.compile(
     r"differ|superior|effective|necessary|useful|justified|a reliable|an? (?:independent|significant|"
     r"reliable|useful|effective))|"
     r"no (?:significant|statistically|difference|differences|association|correlation|relationship|benefit|"
-    r"effect|evidence|advantage|improvement|impact|increase|reduction|change|role)|"
+    r"effect|evidence|advantage|improvement|impact|increase|reduction|change|role|cure|known cure|vaccine)|"
     r"failed to|unable to|neither|nor|not support)\b", re.I)
 # A question about sameness, and a finding that states it.
 _ASKS_SAMENESS = re.compile(r"\b(similar|same|equal|equivalent|comparable|identical)\b", re.I)

@@ -314,6 +314,8 @@ def test_the_verdict_rule_reads_negated_findings_only():
     assert (decided.verdict, decided.cue, decided.evidence_id) == ("no", "did not", "S4")
     assert verdict_from_evidence({"S1": "There was no significant association with age."}).cue == "no significant"
     assert verdict_from_evidence({"S1": "The trial failed to show a benefit."}).verdict == "no"
+    # found as a new user: "Is there a cure?" over this sentence was "Yes"
+    assert verdict_from_evidence({"S1": "No cure exists; infected trees are removed."}).cue == "No cure"
     # "not" without a negated finding, and words that only contain a cue, do not flip the verdict
     assert verdict_from_evidence({"S1": "Not only mortality but also stays fell."}).verdict == "yes"
     assert verdict_from_evidence({"S1": "Snore and no-reflow were notable; cannotated."}).verdict == "yes"

@@ -315,6 +315,22 @@ async def test_no_verdict_is_read_from_evidence_that_does_not_mention_a_subject(
     assert "Verdict: Yes" not in result.answer
 
 
+async def test_a_follow_ups_verdict_needs_one_of_the_subjects_it_leans_on(tmp_settings, fake_llm_server,
+                                                                           patched_tools):
+    # Found as a new user: "Is there a cure? (regarding olive trees, Apulia, Xylella fastidiosa)" over "No cure
+    # exists" ended "No verdict … does not mention Apulia".
+    router = Router(intents=[frame(entities=["Wang Zhizhi", "NBA"], rewrite="When did Wang Zhizhi join the NBA?"),
+                             frame(entities=["Wang Zhizhi", "NBA"], rewrite="x")],
+                    answers=[said(("Wang Zhizhi joined the NBA in 2001.", ["S1"])),
+                             said(("Wang Zhizhi later played for the Miami Heat.", ["S2"]), verdict="yes")])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        await bot.run_turn("When did Wang Zhizhi join the NBA?", Recorder())
+        result = await bot.run_turn("Did he play for Miami?", Recorder())
+    assert result.intent["rewrite"] == "Did he play for Miami? (regarding Wang Zhizhi, NBA)"
+    assert result.verdict == "yes" and "No verdict" not in result.answer  # Wang Zhizhi is named; the NBA need not be
+
+
 @pytest.mark.parametrize("question, relation, verdict", [
     ("Did Wang Zhizhi play basketball in Boston?", "played", None),  # the relation's object, not in the evidence
     ("Did Wang Zhizhi play for Miami?", "plays for", "yes"),  # its object is: the verdict stands
