@@ -334,9 +334,10 @@ def carriers_of(checked: StatementSupport, texts: dict[str, str]) -> list[str]:
             and word_share(checked.statement, t) >= CARRIER_WORD_SHARE][:MAX_CARRIERS]
 
 
-# A sentence that opens by pointing back ("The pathogen is spread by …", "It was approved in …") names its subject in
-# the sentence before it.
-_POINTS_BACK = re.compile(r"^\W*(?:the|this|these|those|such|it|its|they|their|he|she|his|her)\b", re.I)
+# A sentence that opens by pointing back ("The pathogen is spread by …", "It was approved in …", "In Apulia, it
+# killed …": a pronoun among its first words) names its subject in a sentence before it.
+_POINTS_BACK = re.compile(r"^\W*(?:(?:the|this|these|those|such)\b|(?:[\w'-]+\W+){0,5}?(?:it|its|they|their|he|she|"
+                          r"his|her)\b)", re.I)
 _DIGIT = re.compile(r"\d")
 
 

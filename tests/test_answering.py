@@ -551,5 +551,10 @@ def test_only_names_a_pointing_back_sentence_leaves_out_are_read_in_context():
     assert notes[0].cited == "S1" and notes[0].context == "S9"
     # S2 does not point back: its missing name is not looked for before it
     assert run("Xylella fastidiosa feeds spittlebugs on xylem sap in 2023.", "S2")[3] == []
+    # a pronoun among a sentence's first words points back too; a name opening it does not
+    from assistant.answering import _POINTS_BACK
+
+    assert _POINTS_BACK.match("In Apulia, Italy, it killed an estimated 21 million olive trees.")
+    assert not _POINTS_BACK.match("Spittlebugs feed on xylem sap, which carries it.")
     # a missing number is never filled in from context
     assert run("Xylella fastidiosa is spread by 40 spittlebugs.", "S1")[3] == []
