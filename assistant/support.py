@@ -114,10 +114,11 @@ _EVIDENCE_NEGATION = re.compile(
     r"unlikely|insufficient|ineffective|non\w+|un\w+able)\b|n[’']t\b", re.I)
 
 
-def negates_unlike(statement: str, cited_texts: list[str]) -> str:
-    """The statement's negating word when none of ``cited_texts`` negates anything, else ""."""
-    m = _STATED_NEGATION.search(statement)
-    if not m or any(_EVIDENCE_NEGATION.search(t) for t in cited_texts):
+def said_unlike(statement: str, cited_texts: list[str], stated: re.Pattern, carried: re.Pattern) -> str:
+    """The statement's words that ``stated`` finds when none of ``cited_texts`` has what ``carried`` finds, else "":
+    a negation or a cause the statement says and its evidence does not."""
+    m = stated.search(statement)
+    if not m or any(carried.search(t) for t in cited_texts):
         return ""
     return m.group(0)
 
@@ -135,13 +136,6 @@ _EVIDENCE_CAUSE = re.compile(
     r"attributab\w*|mediat\w*|by (?:a|an|the)?\s*(?:virus|bacteri\w*|parasite\w*|fung\w*|mutation\w*|deficien\w*))"
     r"\b", re.I)
 
-
-def causes_unlike(statement: str, cited_texts: list[str]) -> str:
-    """The statement's causal words when none of ``cited_texts`` states a cause, else ""."""
-    m = _STATED_CAUSE.search(statement)
-    if not m or any(_EVIDENCE_CAUSE.search(t) for t in cited_texts):
-        return ""
-    return m.group(0)
 
 
 def check_statement(statement: str, cited_texts: list[str], subjects: Sequence[str] = ()) -> Support:
@@ -185,14 +179,11 @@ def check_statement(statement: str, cited_texts: list[str], subjects: Sequence[s
     if len(added) >= MIN_ADDED_WORDS and len(added) > len(own) * MAX_ADDED_SHARE:
         return Support(ok=False, missing=added,
                        reason=f"most of what it says ({', '.join(added)}) is in none of the cited evidence")
-    negation = negates_unlike(statement, cited_texts)
-    if negation:
-        return Support(ok=False, missing=[negation],
-                       reason=f"it says “{negation}” and none of the cited evidence negates anything")
-    cause = causes_unlike(statement, cited_texts)
-    if cause:
-        return Support(ok=False, missing=[cause],
-                       reason=f"it says “{cause}” and none of the cited evidence states a cause")
+    for stated, carried, lacking in ((_STATED_NEGATION, _EVIDENCE_NEGATION, "negates anything"),
+                                     (_STATED_CAUSE, _EVIDENCE_CAUSE, "states a cause")):
+        said = said_unlike(statement, cited_texts, stated, carried)
+        if said:
+            return Support(ok=False, missing=[said], reason=f"it says “{said}” and none of the cited evidence {lacking}")
     return Support(ok=True)
 
 

@@ -900,28 +900,6 @@ async def test_a_quantity_question_with_no_number_in_the_evidence_is_not_answere
     assert result.status == "verified" and [r for r in srv.requests if r.get("stream")]
 
 
-async def test_an_answer_that_gives_no_asked_quantity_is_regenerated_once(tmp_settings, fake_llm_server,
-                                                                           patched_tools):
-    q = "At what temperature does steam form from water?"
-    definitions = said(("Boiling is when steam rises from a heated liquid.", ["S1"]))
-    number = said(("Steam is water above 100 degrees celsius.", ["S2"]))
-    router = Router(intents=[frame(entities=["steam"], rewrite=q)], answers=[definitions, number])
-    with fake_llm_server(router) as srv:
-        bot, _ = make_assistant(tmp_settings, srv)
-        result = await bot.run_turn(q, Recorder())
-    streamed = [r for r in srv.requests if r.get("stream")]
-    assert len(streamed) == 2 and "asks for a temperature, and no statement gives one; the items that state a " \
-        "number are S2" in streamed[1]["messages"][-1]["content"]
-    assert result.status == "verified" and "100 degrees" in result.answer
-    # Twice without the number: kept, but not verified, and the reply says why.
-    router = Router(intents=[frame(entities=["steam"], rewrite=q)], answers=[definitions, definitions])
-    with fake_llm_server(router) as srv:
-        bot, _ = make_assistant(tmp_settings, srv)
-        result = await bot.run_turn(q, Recorder())
-    assert result.status == "unverified" and "the question asks for a temperature, and this answer gives none" \
-        in result.answer
-
-
 async def test_a_cause_question_with_no_cause_of_its_subject_in_the_evidence_is_not_answered(
         tmp_settings, fake_llm_server, patched_tools):
     # Found as a new user: "What causes malaria?" came back verified with "Malaria presents Fever. Malaria localizes
@@ -936,25 +914,29 @@ async def test_a_cause_question_with_no_cause_of_its_subject_in_the_evidence_is_
                              "The closest evidence: [S1][S2][S3].")
 
 
-async def test_an_answer_that_gives_no_asked_cause_is_regenerated_once(tmp_settings, fake_llm_server,
-                                                                        patched_tools):
-    q = "What causes influenza?"
-    season = said(("Flu season peaks in winter for influenza.", ["S1"]))
-    cause = said(("Influenza is caused by influenza viruses.", ["S2"]))
-    router = Router(intents=[frame(entities=["influenza"], rewrite=q)], answers=[season, cause])
+@pytest.mark.parametrize("q, entity, off, on, what, thing, said_text", [
+    ("At what temperature does steam form from water?", "steam",
+     ("Boiling is when steam rises from a heated liquid.", ["S1"]), ("Steam is water above 100 degrees celsius.", ["S2"]),
+     "temperature", "number", "100 degrees"),
+    ("What causes influenza?", "influenza", ("Flu season peaks in winter for influenza.", ["S1"]),
+     ("Influenza is caused by influenza viruses.", ["S2"]), "cause", "cause", "caused by influenza viruses"),
+])
+async def test_an_answer_that_gives_nothing_of_what_is_asked_is_regenerated_once(
+        tmp_settings, fake_llm_server, patched_tools, q, entity, off, on, what, thing, said_text):
+    router = Router(intents=[frame(entities=[entity], rewrite=q)], answers=[said(off), said(on)])
     with fake_llm_server(router) as srv:
         bot, _ = make_assistant(tmp_settings, srv)
         result = await bot.run_turn(q, Recorder())
     streamed = [r for r in srv.requests if r.get("stream")]
-    assert len(streamed) == 2 and "asks for a cause, and no statement gives one; the items that state a cause are S2" \
-        in streamed[1]["messages"][-1]["content"]
-    assert result.status == "verified" and "caused by influenza viruses" in result.answer
-    # Twice without a cause: kept, but not verified, and the reply says why.
-    router = Router(intents=[frame(entities=["influenza"], rewrite=q)], answers=[season, season])
+    assert len(streamed) == 2 and f"asks for a {what}, and no statement gives one; the items that state a {thing} " \
+        "are S2" in streamed[1]["messages"][-1]["content"]
+    assert result.status == "verified" and said_text in result.answer
+    # Twice without it: kept, but not verified, and the reply says why.
+    router = Router(intents=[frame(entities=[entity], rewrite=q)], answers=[said(off), said(off)])
     with fake_llm_server(router) as srv:
         bot, _ = make_assistant(tmp_settings, srv)
         result = await bot.run_turn(q, Recorder())
-    assert result.status == "unverified" and "the question asks for a cause, and this answer gives none" \
+    assert result.status == "unverified" and f"the question asks for a {what}, and this answer gives none" \
         in result.answer
 
 
