@@ -338,7 +338,6 @@ def carriers_of(checked: StatementSupport, texts: dict[str, str]) -> list[str]:
 # killed …": a pronoun among its first words) names its subject in a sentence before it.
 _POINTS_BACK = re.compile(r"^\W*(?:(?:the|this|these|those|such)\b|(?:[\w'-]+\W+){0,5}?(?:it|its|they|their|he|she|"
                           r"his|her)\b)", re.I)
-_DIGIT = re.compile(r"\d")
 
 
 @dataclass
@@ -371,7 +370,7 @@ def with_context(answer: GroundedAnswer, support: SupportReport, texts: dict[str
     added: dict[str, str] = {}
     notes: list[ContextCitation] = []
     for i, c in enumerate(checked):
-        if c.support.ok or not c.support.missing or any(_DIGIT.match(m) for m in c.support.missing):
+        if c.support.ok or not c.support.names_only:
             continue
         for cid in dict.fromkeys(c.cite):
             if not _POINTS_BACK.match(texts.get(cid, "")):

@@ -526,17 +526,17 @@ class Assistant:
             # misspellings ("yam" for Nd:YAG, "faulty" for faculty, seen on PubMedQA), which no abstract mentions.
             # The relation's object counts too when the intent left it out ("nausea" in "Does pramipexole cause
             # nausea?", seen as a new user: "Yes" from facts about a receptor pramipexole binds).
-            asked = list(subjects or [])
+            whom = list(subjects or [])
             bare = without_regarding_note(question)
             obj = relation_object(question, relation)
-            if obj and not any(repeats(obj, s) or mentions(s, [obj]) for s in asked if content_words(s)):
-                asked.append(obj)
-            unsaid = _distinct_names([s for s in asked if content_words(s) and mentions(s, [bare])
+            if obj and not any(repeats(obj, s) or mentions(s, [obj]) for s in whom if content_words(s)):
+                whom.append(obj)
+            unsaid = _distinct_names([s for s in whom if content_words(s) and mentions(s, [bare])
                                       and not mentions(s, read)])
             # What a follow-up leans on ("Is there a cure? (regarding olive trees, Apulia, Xylella fastidiosa)") is
             # context: one of those named will do. Found as a new user: "No verdict … does not mention Apulia" over
             # "No cure exists" from the Xylella briefing.
-            carried = [s for s in asked if content_words(s) and not mentions(s, [bare]) and mentions(s, [question])]
+            carried = [s for s in whom if content_words(s) and not mentions(s, [bare]) and mentions(s, [question])]
             if carried and not any(mentions(s, read) for s in carried):
                 unsaid += _distinct_names(carried)
             if unsaid:

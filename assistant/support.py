@@ -105,6 +105,7 @@ class Support:
     ok: bool
     missing: list[str] = field(default_factory=list)
     reason: str = ""
+    names_only: bool = False  # what is missing is names alone (no number, no other words)
 
 
 # A statement's negation ("not only" does not negate), and the wider set that counts as one in the evidence.
@@ -170,7 +171,7 @@ def check_statement(statement: str, cited_texts: list[str], subjects: Sequence[s
         if missing_names:
             what.append("names " + ", ".join(missing_names))
         return Support(ok=False, missing=missing_numbers + missing_names,
-                       reason=f"{' and '.join(what)} not in the cited evidence")
+                       reason=f"{' and '.join(what)} not in the cited evidence", names_only=not missing_numbers)
     own = content_words(statement)
     ev_content = _stems(content_words(evidence))
     if own and not (_stems(own) & ev_content):

@@ -558,3 +558,7 @@ def test_only_names_a_pointing_back_sentence_leaves_out_are_read_in_context():
     assert not _POINTS_BACK.match("Spittlebugs feed on xylem sap, which carries it.")
     # a missing number is never filled in from context
     assert run("Xylella fastidiosa is spread by 40 spittlebugs.", "S1")[3] == []
+    # nor a negation or other words: only names
+    texts["S1"] = "The pathogen is spread by spittlebugs."
+    context["S1"] = "Xylella fastidiosa is not spread by wind."
+    assert run("The pathogen is not spread by spittlebugs.", "S1")[3] == []
