@@ -349,6 +349,15 @@ class ContextCitation:
     context: str  # the sentence before it in its document
     names: list[str]
 
+    def note(self, context_text: str) -> str:
+        """What the reply says about it: the names (the longest of those that overlap) as ``context_text``, the
+        added sentence, writes them ("Xylella fastidiosa", not the check's "xylella fastidiosa")."""
+        names = [n for n in self.names if not any(n != m and n in m.split() + [m] for m in self.names)]
+        written = [m.group(0) if (m := re.search(re.escape(n), context_text, re.I)) else n for n in names]
+        said = " and ".join(f"“{n}”" for n in written)
+        return (f"(Cited by code: [{self.context}], shortly before [{self.cited}] in the same document, names {said}, "
+                f"which [{self.cited}] refers back to.)")
+
 
 def with_context(answer: GroundedAnswer, support: SupportReport, texts: dict[str, str],
                  before: Callable[[str], list[Any]], register: Callable[[Any], str], subjects: Sequence[str] = ()
@@ -361,8 +370,9 @@ def with_context(answer: GroundedAnswer, support: SupportReport, texts: dict[str
     ConceptNet fact about spittlebugs. ``before(id)`` gives the few sentences before a cited one, nearest first
     (anything with a ``text``); ``register`` makes one used evidence of the turn and returns its id. A statement is
     repaired only when it lacks names (never a number), the cited sentence opens by pointing back
-    (:data:`_POINTS_BACK`), and with the nearest sentence before it that will do, it passes the whole check. Returns the answer, the report, the texts
-    of the sentences added (id -> text) and what was added, for the reply to say.
+    (:data:`_POINTS_BACK`), and with the nearest sentence before it that will do, it passes the whole check.
+    Returns the answer, the report, the texts of the sentences added (id -> text) and what was added, for the
+    reply to say.
     """
     if answer.does_not_answer or not support.flagged:
         return answer, support, {}, []

@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import time
 from collections import Counter
 from typing import Any
@@ -330,8 +329,7 @@ class Assistant:
         sources = {e["id"]: e["source"] for e in shown}
         unnamed = unnamed_subjects(subjects or [], list(texts.values()))
         asked = asked_for(message or frame.rewrite)
-        if asked and texts and not any(asked.stated_in(t) and (not asked.is_cause or not subjects or any(
-                mentions(s, [t]) for s in subjects)) for t in texts.values()):
+        if asked and texts and not any(asked.stated_about(t, subjects or []) for t in texts.values()):
             # The question asks for a number (or a cause of its subject) and no shown item states one: nothing
             # here can answer it.
             outcome = self._not_given(asked, list(texts)[:MAX_CLOSEST], ctx.evidence)
@@ -493,12 +491,7 @@ class Assistant:
             st.text == c.statement and c.context in st.cite for st in answer.statements)]
         for c in kept_in_context:  # code added a citation: said, and the status is never verified
             status = "cited_by_code" if status == "verified" else status
-            names = [n for n in c.names if not any(n != m and n in m.split() + [m] for m in c.names)]
-            written = [m.group(0) if (m := re.search(re.escape(n), texts.get(c.context, ""), re.I)) else n
-                       for n in names]  # as the sentence writes it: "Xylella fastidiosa"
-            said = " and ".join(f"“{n}”" for n in written)
-            note += (f"\n\n(Cited by code: [{c.context}], shortly before [{c.cited}] in the same document, names "
-                     f"{said}, which [{c.cited}] refers back to.)")
+            note += "\n\n" + c.note(texts.get(c.context, ""))
         text = render_prose(answer.model_dump(), complete=True, show_verdict=not code_verdict)
         check = check_citations(text, ledger)  # the guard behind the grammar: it must never fire
         guard_fired = not check.ok

@@ -184,7 +184,8 @@ def check_statement(statement: str, cited_texts: list[str], subjects: Sequence[s
                                      (_STATED_CAUSE, _EVIDENCE_CAUSE, "states a cause")):
         said = said_unlike(statement, cited_texts, stated, carried)
         if said:
-            return Support(ok=False, missing=[said], reason=f"it says “{said}” and none of the cited evidence {lacking}")
+            return Support(ok=False, missing=[said],
+                           reason=f"it says “{said}” and none of the cited evidence {lacking}")
     return Support(ok=True)
 
 
@@ -371,6 +372,12 @@ class AskedFor:
 
     def stated_in(self, text: str) -> bool:
         return states_cause(text) if self.is_cause else states_quantity(text)
+
+    def stated_about(self, text: str, subjects: Sequence[str]) -> bool:
+        """Could ``text`` answer it: it states a number, or a cause and names one of ``subjects`` (when there are
+        any): a cause of something else ("Other causes include infections") is none of this subject's."""
+        return self.stated_in(text) and (not self.is_cause or not subjects or any(mentions(s, [text])
+                                                                                   for s in subjects))
 
     def given_by(self, answer) -> bool:
         """Whether one of the answer's statements gives it (an abstention gives none, and needs none)."""

@@ -420,9 +420,9 @@ def one_form_per_number(answers: list[str]) -> list[str]:
 
     Found as a new user: "What was its response rate?" split 3 to 1 between "58" and "58%" and answered "58".
     """
+    numbers = [cell_number(a) if a else None for a in answers]
     forms: dict[float, list[str]] = {}
-    for a in answers:
-        x = cell_number(a) if a else None
+    for a, x in zip(answers, numbers):
         if x is not None:
             forms.setdefault(x, []).append(a)
 
@@ -431,7 +431,7 @@ def one_form_per_number(answers: list[str]) -> list[str]:
         return any(ch not in "0123456789.- " for ch in form), fs.count(form), -len(form)
 
     written = {x: max(sorted(set(fs)), key=lambda f: rank(f, fs)) for x, fs in forms.items()}
-    return [written[x] if a and (x := cell_number(a)) is not None else a for a in answers]
+    return [a if x is None else written[x] for a, x in zip(answers, numbers)]
 
 
 def _drop_ungrounded(outcome: ProgramOutcome, sampled: list[_Sampled], text: str, typed: TypedTable) -> None:
