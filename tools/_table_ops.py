@@ -22,6 +22,8 @@ from tools._table_ops_model import MAX_CELLS, MAX_FILTERS, MAX_ROWS, RATIO_FNS, 
     NoNumbersError, Program, ProgramError, RowFilter
 from tools._words import ORDINAL_WORDS
 
+_PLAIN_NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?%?")
+
 
 class _Clock:
     def __init__(self, limit_s: float):
@@ -43,6 +45,12 @@ def _col(typed: TypedTable, ident: str | None, role: str) -> int:
                            + ", ".join(typed.idents)) from None
 
 
+def quoted(value: str) -> str:
+    """A program's value as the user reads it: a number as written ("Efficacy (%) > 94"), text in quotes
+    ("Platform = 'mRNA'"). Seen as a new user: "whether every one has Efficacy (%) > '94'" read as a text match."""
+    return value if _PLAIN_NUMBER.fullmatch(value.strip()) else repr(value)
+
+
 def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str:
     """The program in words with the real column names (shown to the user). ``any_of``: several '=' filters on one
     column are said as "is one of" (a question's reading); False for a claim's, which the executor refuses, so its
@@ -55,7 +63,7 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
 
     # Several '=' on one column are a question's "any of": the executor's groups, said as such.
     where = " and ".join(f"{name(g[0].column)} is one of {', '.join(repr(f.value) for f in g)}" if len(g) > 1
-                         else f"{name(g[0].column)} {g[0].op} {g[0].value!r}"
+                         else f"{name(g[0].column)} {g[0].op} {quoted(g[0].value)}"
                          for g in (_filter_groups(program, union_same_column=True) if any_of
                                    else [[f] for f in program.filters]))
     rows = f"rows where {where}" if where else "all rows"
@@ -92,7 +100,7 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
     elif fn == "count_distinct":
         what = f"the number of different {name(program.column)}"
     elif fn in ("every", "only") and program.check is not None:
-        cond = f"{name(program.column)} {program.check.op} {program.check.value!r}"
+        cond = f"{name(program.column)} {program.check.op} {quoted(program.check.value)}"
         what = (f"whether every one has {cond}" if fn == "every"
                 else f"whether they are the only rows with {cond}")
     else:
@@ -106,7 +114,7 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
                if chk.against == "extreme"
                else f"{name(program.column)} of {' and '.join(repr(r) for r in chk.rows)} combined"
                if chk.against == "rows" else f"the total of {name(program.column)}"
-               if chk.against == "total" else repr(chk.value))
+               if chk.against == "total" else quoted(chk.value))
         if chk.factor:
             rhs = f"{chk.factor:g} × {rhs}"
         text += f"; check: result {program.check.op} {rhs}"
@@ -232,7 +240,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         if not kept and f.op in ("=", "contains"):
             kept = [r for r in rows if iso_month_match(typed.text(r, c), f.value)]
             note = " (dates in the month it names)" if kept else ""
-        steps.append(f"{typed.column(f.column).name} {f.op} {f.value!r}: {len(kept)} of {len(rows)} rows{note}")
+        steps.append(f"{typed.column(f.column).name} {f.op} {quoted(f.value)}: {len(kept)} of {len(rows)} rows{note}")
         rows = kept
     c = _col(typed, program.column, "column")
     fn = program.fn
@@ -364,7 +372,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             decisive = intruders or rows
         result = truth
         result_text = format_value(truth)
-        check_text = f"{typed.column(program.column).name} {chk.op} {chk.value!r}"
+        check_text = f"{typed.column(program.column).name} {chk.op} {quoted(chk.value)}"
     elif fn == "most_common":
         result, result_text, decisive = _most_common(typed, rows, c, clock)
     elif fn in ("next_row", "previous_row"):
@@ -802,7 +810,7 @@ def _check(program: Program, typed: TypedTable, result: Any, c: int,
         rhs_text, shown, tolerance = _scaled(chk, rhs_text, rhs_number, shown)
         rhs_number = rhs_number * chk.factor if chk.factor and rhs_number is not None else rhs_number
     else:
-        rhs_text, rhs_number, shown, tolerance = chk.value, cell_number(chk.value), repr(chk.value), None
+        rhs_text, rhs_number, shown, tolerance = chk.value, cell_number(chk.value), quoted(chk.value), None
         if chk.relative_tolerance and rhs_number is not None:  # "about half": within a tenth of 50%, set by code
             tolerance = abs(rhs_number) * chk.relative_tolerance
     values = result if isinstance(result, list) else [result]
