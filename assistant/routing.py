@@ -66,6 +66,7 @@ class TableMatch:
     score: float
     by_name: bool = False
     matched: list[str] = field(default_factory=list)  # what matched, for the step shown to the user
+    names_cells: bool = False  # a row, value, number or month of the table is in the message
 
     @property
     def routes(self) -> bool:
@@ -151,6 +152,7 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
     # A cell the message names, whole or in part ("March 2010" of "3 March 2010"), makes "which/how many"
     # table-shaped as a header does. A bare when/where/who does not: "Who won the 2010 election in Germany?"
     # names a cell of a tour table and is not about it.
+    match.names_cells = value_hit or part_hit or bool(seen_numbers)
     if (header_hit or value_hit or part_hit) and _TABLE_QUESTION.search(message or ""):
         match.score += TABLE_WORDS_SCORE
         match.matched.append("a table-shaped question")
@@ -188,6 +190,8 @@ def _named_part(cell: str, low: str) -> str:
 
 _ANAPHORA = re.compile(r"\b(it|its|it's|they|their|them|that one|this one|that row|the same)\b", re.I)
 FOLLOW_UP_SCORE = 1.0
+# "Is it true that …", "it is true that": the "it" that points at nothing
+_DUMMY_IT = re.compile(r"\b(?:is it|it is|it's|was it|it was)\s+(?:true|false|correct|the case|right)\b", re.I)
 
 
 def route(message: str, tables: dict[str, Any], *, embedder=None, previous: str | None = None) -> TableMatch | None:
@@ -199,7 +203,8 @@ def route(message: str, tables: dict[str, Any], *, embedder=None, previous: str 
     if not tables:
         return None
     matches = [score_table(message, t, embedder) for t in tables.values()]
-    if previous and _ANAPHORA.search(message or ""):
+    points_back = bool(previous) and _ANAPHORA.search(_DUMMY_IT.sub("", message or "")) is not None
+    if points_back:
         # "Which of them can be stored warmest?" asks about the rows of the last table answer whatever words it
         # shares with the headers (found as a new user: it went to the text knowledge base); "it" alone leans.
         rows_asked = OF_THEM.search(message or "") is not None
@@ -209,6 +214,15 @@ def route(message: str, tables: dict[str, Any], *, embedder=None, previous: str 
                 m.matched.append("a follow-up to the last table answer's rows" if rows_asked
                                  else "a follow-up to the last table answer")
     named = [m for m in matches if m.by_name]
+    last = next((m for m in matches if m.name == previous), None)
+    if points_back and last is not None and not named and last.score > FOLLOW_UP_SCORE \
+            and not any(m.names_cells for m in matches if m is not last):
+        # "it" is the last answer's row, so the follow-up is about that row's table unless it names another table
+        # or another table's cells. Found as a new user with two tables loaded: "And how much rain does it get in a
+        # year?" after "Which city has the most rainy days?" (rainfall.json) went to a trial-sites table whose
+        # header "Median age (years)" shares the word "year". The last table must still share something with the
+        # message (a header word, or the embedding's floor), so "What causes it?" stays on the text path.
+        return last
     pool = named or [m for m in matches if m.routes]
     if not pool:
         return None

@@ -273,3 +273,37 @@ def test_month_names_route_to_a_table_of_iso_months():
     assert route("Revenue may have grown", {"sales": sales}) is None  # "may" is the verb here
     other_year = score_table("Did March 2010 revenue beat the budget?", sales)
     assert not any("month of" in m for m in other_year.matched)  # March of another year names no row
+
+
+RAINFALL = Table(name="rainfall", title="", columns=["city", "country", "annual_rainfall_mm", "rainy_days"], rows=[
+    ["Bergen", "Norway", "2250", "231"], ["Cardiff", "UK", "1152", "146"], ["Cairo", "Egypt", "18", "4"]])
+SITES = Table(name="sites", title="Trial sites", columns=["Site", "Country", "Patients enrolled", "Median age (years)"],
+              rows=[["Oslo", "Norway", "120", "61"], ["Leeds", "UK", "95", "58"]])
+
+
+class _Words:
+    """An embedder that relates "rain" to the rainfall table, as MiniLM does (cosine 0.43)."""
+
+    def encode(self, texts):
+        return [[0.43, 0.903] if "rainfall" in t.lower() else [1.0, 0.0] if "rain" in t.lower() else [0.0, 1.0]
+                for t in texts]
+
+
+def test_a_pronoun_follow_up_stays_with_the_last_answers_table():
+    """Found as a new user with two tables: "And how much rain does it get in a year?" after "Which city has the most
+    rainy days?" went to the sites table, whose header "Median age (years)" shares the word "year"."""
+    tables = {"sites": SITES, "rainfall": RAINFALL}
+    q = "And how much rain does it get in a year?"
+    assert route(q, tables, embedder=_Words()).name == "sites"  # no last answer: the header word decides
+    assert route(q, tables, embedder=_Words(), previous="rainfall").name == "rainfall"
+    # Another table's cells still win: Leeds is a row of the sites table.
+    assert route("And how does it compare with Leeds in patients enrolled?", tables, embedder=_Words(),
+                 previous="rainfall").name == "sites"
+    # A pronoun with nothing of the last table in it stays off it.
+    assert route("What causes it?", {"rainfall": RAINFALL}, previous="rainfall") is None
+
+
+def test_the_it_of_is_it_true_points_at_nothing():
+    """One header word is not enough to route; the "it" of "Is it true" must not lend the last answer's weight."""
+    assert route("Is it true that Mars has no country?", {"rainfall": RAINFALL}, previous="rainfall") is None
+    assert route("Is its country Norway?", {"rainfall": RAINFALL}, previous="rainfall").name == "rainfall"
