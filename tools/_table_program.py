@@ -33,6 +33,7 @@ from kb.tables import Table
 from tools._answer_type import expected_answer, fits, position_asked, yes_no_asked
 from tools._cell_compare import format_value
 from tools._cells import TypedTable, cell_number, display_cell, is_empty
+from tools._claim_categories import ignored_category_blocker
 from tools._claim_grounding import direction_blocker, read_combined, read_every_filter, read_own_row, \
     read_quantifier, read_ranked_claim, read_superlative, read_two_extremes, tautology_blocker, vote_blocker
 from tools._claim_changes import read_change
@@ -257,7 +258,8 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
         blocked = (tautology_blocker(program, typed) or fraction_of_rows_blocker(program, typed, text)
                    or direction_blocker(program, typed, text)
                    or multiple_blocker(program, text) or quantity_count_blocker(program, typed, text)
-                   or vote_blocker(program, execution, text, typed.table.n_rows, typed)) if kind == "claim" else ""
+                   or vote_blocker(program, execution, text, typed.table.n_rows, typed)
+                   or ignored_category_blocker(program, execution, typed, text)) if kind == "claim" else ""
         if blocked:  # it ran, but it does not check what the claim states: it must not vote
             return _Sampled(program, error=f"does not vote: {blocked}", raw=raw)
         return _Sampled(program, execution=execution, raw=raw)

@@ -1,0 +1,87 @@
+"""A refutation must rest on the rows the claim is about: the categories a claim names restrict it.
+
+Found as a new user, with an uploaded HTML table of vaccine trials (columns Vaccine, Developer, Platform, …,
+Efficacy (%)): "Is it true that every mRNA vaccine had an efficacy above 94%?" came back **Refuted** 3 votes to
+2, by "all rows → whether every one has Efficacy (%) > 94", refuted by the viral-vector and protein vaccines.
+The two mRNA rows (95.0 and 94.1) support the claim; the programs that kept them were outvoted by programs that
+checked a claim about every vaccine.
+
+"mRNA" is a *category* of the table: a cell value several rows share, but not every row. A claim that names a
+category speaks of those rows, so a refuting program that neither filters that column nor checks the value has
+refuted another claim. As with the claim's own values (:func:`tools._claim_grounding.vote_blocker`), only a
+refutation is held to this: a check over more rows than the claim's that still holds ("every vaccine is above
+60%" is true of the mRNA ones too) is left to vote, and so is one that names the category anywhere.
+
+Only a program over *every* row, computing something of the whole set (every, only, a count, a sum, an
+extreme), is held to this. On TabFact's tuning split, a first version that also held programs with filters blocked
+refutations where the category was a reference, not a restriction ("… attendance equal to that of arsenal",
+"… more episodes than amy sherman-palladino", whose name is also in another column the program filtered): 2 of
+32 claims lost, 1 gained.
+
+A value that every row holds restricts nothing, and a value held by one row is a row's name or a measurement,
+which a program may rightly check rather than filter ("Moderna's vaccine had the highest efficacy": argmax,
+check 'Moderna').
+"""
+
+from __future__ import annotations
+
+import re
+
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from tools._cells import TypedTable, is_empty
+from tools._table_ops_model import Execution, Program
+
+_LETTER = re.compile(r"[^\W\d_]")
+# What a program computes over a set of rows, which a restriction the claim states changes.
+_OVER_A_SET = ("every", "only", "count", "count_distinct", "sum", "avg", "min", "max")
+
+
+def _normal(text: str) -> str:
+    return " ".join(str(text).split()).casefold()
+
+
+def named_categories(typed: TypedTable, claim: str) -> dict[str, str]:
+    """The categories the claim names: normalised cell value -> identifier of its (text) column.
+
+    A category is a value of a non-numeric column held by at least two rows and not by all of them, with a letter
+    in it and not a stop word, named in the claim as whole words ("mRNA vaccine" names 'mRNA'; "mRNAs" does not).
+    """
+    said = _normal(claim)
+    n_rows = typed.table.n_rows
+    out: dict[str, str] = {}
+    for col in typed.columns:
+        if col.numeric or col.holds_dates:
+            continue
+        counts: dict[str, int] = {}
+        for value in typed.table.column_values(col.index):
+            v = _normal(value)
+            # "a" (a variant's name) is also the article: a word the claim says in passing restricts nothing
+            if len(v) > 1 and not is_empty(v) and _LETTER.search(v) and v not in ENGLISH_STOP_WORDS:
+                counts[v] = counts.get(v, 0) + 1
+        for v, k in counts.items():
+            if 2 <= k < n_rows and re.search(rf"(?<!\w){re.escape(v)}(?!\w)", said):
+                out.setdefault(v, col.ident)
+    return out
+
+
+def _mentions(program: Program, value: str, column: str) -> bool:
+    """Does the program restrict ``column`` or name ``value`` anywhere (a filter, the check, the rows it lists)?"""
+    if any(f.column == column or value in _normal(f.value) for f in program.filters):
+        return True
+    chk = program.check
+    if chk is not None and (value in _normal(chk.value) or any(value in _normal(r) for r in chk.rows)):
+        return True
+    return column in (program.column, program.answer_column, program.per_column)
+
+
+def ignored_category_blocker(program: Program, ex: Execution, typed: TypedTable, claim: str) -> str:
+    """Why a refuting program that ignores a category the claim names must not vote, or ``""``."""
+    if program.check is None or ex.truth is not False or program.filters or program.fn not in _OVER_A_SET:
+        return ""
+    for value, column in named_categories(typed, claim).items():
+        if not _mentions(program, value, column):
+            name = typed.column(column).name
+            return (f"the claim is about the rows whose {name} is {value!r}, and the program refutes it over "
+                    "rows it did not restrict to them")
+    return ""
