@@ -962,3 +962,57 @@ def test_a_scope_bounds_the_rows_a_program_reads():
     ex = execute(prog(fn="argmax", column="cases"), t)
     assert ex.result == "Alberta" and ex.steps[0].startswith("the rows of the previous answer (Ontario, Alberta)")
     assert execute(prog(fn="count", column="cases"), t).result == 2.0
+
+
+@pytest.mark.parametrize("claim, expected", [
+    ("It gets more rain than Cardiff.", "Bergen gets more rain than Cardiff."),
+    ("Its rainfall is above Cardiff's.", "Bergen's rainfall is above Cardiff's."),
+    ("Cardiff gets less rain than it.", "Cardiff gets less rain than Bergen."),
+    ("It's wetter than Cairo.", "Bergen is wetter than Cairo."),
+    ("It is true that Cairo is dry.", "It is true that Cairo is dry."),  # an "it" that points at nothing
+    ("Cardiff gets less rain than Lima.", "Cardiff gets less rain than Lima."),
+])
+def test_a_claims_it_is_named_as_the_last_answers_row(claim, expected):
+    from tools.table_qa import TableAnswer, claim_with_referent
+
+    rain = Table(name="rain", title="", columns=["City", "Rainfall"], rows=[["Bergen", "2250"], ["Cardiff", "1152"]])
+    session = Session("c")
+    assert claim_with_referent(claim, rain, session) == claim  # no answer yet: as written
+    session.last_table_answer = TableAnswer(table="rain", question="Which city has the most rainy days?",
+                                            answer="Bergen", rows=[1], row_names=["Bergen"])
+    assert claim_with_referent(claim, rain, session) == expected
+    other = Table(name="other", title="", columns=rain.columns, rows=rain.rows)
+    assert claim_with_referent(claim, other, session) == claim  # the last answer came from another table
+    session.last_table_answer = session.last_table_answer.model_copy(update={"rows": [1, 2],
+                                                                             "row_names": ["Bergen", "Cardiff"]})
+    assert claim_with_referent(claim, rain, session) == claim  # "it" is not one of several rows
+
+
+async def test_a_follow_up_claim_is_checked_about_the_last_answers_row(tmp_settings, fake_llm_server):
+    """"Is it true that it had more than 500 cases?" after "Which province had the most cases in 2011?" (Alberta):
+    the programs are asked about Alberta, by name."""
+    from assistant.loop import Assistant
+
+    intents = iter([{"task": "question", "entities": [], "relation": "", "rewrite": "Which province had the most "
+                     "cases in 2011?"}, {"task": "claim_check", "entities": [], "relation": "",
+                                          "rewrite": "Is it true that it had more than 500 cases?"}])
+    over = {"filters": [{"column": "province", "op": "=", "value": "Alberta"}], "fn": "value", "column": "cases",
+            "answer_column": "province", "check": {"op": ">", "against": "value", "value": "500"}}
+    programs = scripted(["province", "cases"], [ARGMAX] * 3, [over] * 3)
+
+    def handler(req):
+        if req.get("response_format") and not is_columns(req) and not is_program(req):
+            return Reply(content=json.dumps(next(intents)))
+        return programs(req)
+
+    with fake_llm_server(handler) as srv:
+        deps = Deps(tmp_settings, llm=llm_for(tmp_settings, srv))
+        deps.__dict__["embedder"] = BagOfWordsEmbedder()
+        bot = Assistant(deps, Session("c-claim-it"))
+        bot.session.add_table(CASES)
+        await bot.run_turn("Which province had the most cases in 2011?")
+        two = await bot.run_turn("Is it true that it had more than 500 cases?")
+    assert [s.name for s in two.steps if s.kind == "tool"] == ["verify_claim"]
+    program_prompts = [r["messages"][-1]["content"] for r in srv.requests if is_program(r)]
+    assert "Alberta had more than 500 cases." in program_prompts[-1]
+    assert "Supported" in two.answer, two.answer

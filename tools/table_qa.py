@@ -310,6 +310,36 @@ def resolve_follow_up(question: str, table: Table, session) -> str:
     return f"{question} ('{word}' is {names}{_row_details(table, last.rows)}, the answer to: {last.question})"
 
 
+# "It is true that …": an "it" that points at nothing.
+_DUMMY_IT = re.compile(r"\bit(?: is|'s| was) (?:true|false|correct|the case)\b", re.I)
+_IT = re.compile(r"\b(it's|its|it)\b", re.I)
+
+
+def claim_with_referent(claim: str, table: Table, session) -> str:
+    """A claim's "it" named as the previous table answer's one row, on the same table: "It gets more rain than
+    Cardiff." -> "Bergen gets more rain than Cardiff."
+
+    Found as a new user: after "Which city has the most rainy days?" (Bergen), "Is it true that it gets more rain
+    than Cardiff?" was checked as written, and the one program that ran compared Cardiff with Bergen the wrong way
+    round: Refuted. A question gets a note on what "it" is (:func:`resolve_follow_up`); a claim is rewritten in
+    place instead, because the note's words (the earlier question's "most") would be read as the claim's own by
+    the rules that hold a claim's programs to what it states.
+    """
+    last = getattr(session, "last_table_answer", None)
+    if last is None or last.table != table.name or len(last.row_names) != 1 or not last.row_names[0].strip():
+        return claim
+    if _DUMMY_IT.search(claim):
+        return claim
+    name = " ".join(last.row_names[0].split())
+
+    def named(m: re.Match) -> str:
+        word = m.group(1).lower()
+        out = f"{name}'s" if word == "its" else f"{name} is" if word == "it's" else name
+        return out if m.start() else out[0].upper() + out[1:]
+
+    return _IT.sub(named, claim)
+
+
 def follow_up_scope(question: str, table: Table, session) -> tuple[int, ...]:
     """The rows a follow-up ranges over: the previous table answer's rows, on the same table, when it named
     several and the question points back to them ("Which of them has the largest coal share?" after three net

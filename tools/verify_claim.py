@@ -44,6 +44,7 @@ from tools._table_llm import (
     JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, cited_for_view,
     register_evidence, validate_cells)
 from tools.table_filter import FilterResult, filter_table, resolve_table, whole_table
+from tools.table_qa import claim_with_referent
 
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 READINGS = {
@@ -323,11 +324,12 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
     if not args.claim.strip():
         raise ToolError("Give the claim to check, as a statement.")
     table = resolve_table(ctx, args.table)
+    claim = claim_with_referent(args.claim, table, ctx.session)
     ctx.report(f"Selecting the columns of {table.name} relevant to the claim…")
     if args.variant in PROGRAM_VARIANTS:
         ctx.report(f"Writing programs over {table.name} that check the claim…")
     settings = ctx.deps.settings
-    check = await check_claim(ctx.deps.llm, table, args.claim, embedder=ctx.deps.embedder, variant=args.variant,
+    check = await check_claim(ctx.deps.llm, table, claim, embedder=ctx.deps.embedder, variant=args.variant,
                               samples=settings.table_program_samples,
                               temperature=settings.table_program_temperature,
                               program_form=settings.table_program_form)
@@ -338,7 +340,7 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
     judge_wrote = check.decided_by == "ccoe" or (
         check.decided_by == "program+ccoe" and (check.programs is None or check.reason != check.programs.reason))
     if judge_wrote:
-        unstated = unstated_numbers(check.reason, table, args.claim)
+        unstated = unstated_numbers(check.reason, table, claim)
         if unstated:  # the model's arithmetic or memory, not the table's: said, not silently shown as checked
             note += (f" (The judge wrote {', '.join(unstated)}, which {'is' if len(unstated) == 1 else 'are'} in "
                      "neither the table nor the claim: the model's own figure, not computed by code.)")
