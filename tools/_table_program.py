@@ -34,6 +34,7 @@ from tools._answer_type import expected_answer, fits, position_asked, yes_no_ask
 from tools._cell_compare import format_value
 from tools._cells import TypedTable, cell_number, display_cell, is_empty
 from tools._claim_categories import ignored_category_blocker
+from tools._claim_compare import comparison_blocker, read_compared_row
 from tools._claim_grounding import direction_blocker, read_combined, read_every_filter, read_own_row, \
     read_quantifier, read_ranked_claim, read_superlative, read_two_extremes, tautology_blocker, vote_blocker
 from tools._claim_changes import read_change
@@ -228,7 +229,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             if yes_no_asked(text):
                 program = program.model_copy(update={"fn": "count"})  # yes when a row meets the question's filters
         else:
-            program = read_counted_column(read_change(program, typed, text), typed, text)
+            program = read_counted_column(read_change(read_compared_row(program, typed), typed, text), typed, text)
             program = read_ranked_claim(read_two_extremes(program, typed, text), typed, text)
             program = read_rate(read_ratio(read_superlative(program, typed, text), typed, text), typed, text)
             program = read_every_filter(read_quantifier(read_own_row(read_combined(program, typed, text), typed, text),
@@ -256,7 +257,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             if yes_no_asked(text):
                 execution = yes_or_no(execution)
         blocked = (tautology_blocker(program, typed) or fraction_of_rows_blocker(program, typed, text)
-                   or direction_blocker(program, typed, text)
+                   or direction_blocker(program, typed, text) or comparison_blocker(program, text)
                    or multiple_blocker(program, text) or quantity_count_blocker(program, typed, text)
                    or vote_blocker(program, execution, text, typed.table.n_rows, typed)
                    or ignored_category_blocker(program, execution, typed, text)) if kind == "claim" else ""

@@ -1,0 +1,58 @@
+"""Claims that compare two named rows (tools/_claim_compare.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.tables import Table
+from tools._cells import TypedTable
+from tools._claim_compare import comparison_blocker, read_compared_row, states_comparison
+from tools._table_ops_model import Program
+from tools._table_program import ProgramOutcome, decide, run_sampled
+
+RAIN = Table(name="rainfall", title="", columns=["city", "country", "annual_rainfall_mm", "rainy_days"], rows=[
+    ["Bergen", "Norway", "2250", "231"], ["Cardiff", "UK", "1152", "146"], ["Mumbai", "India", "2167", "86"],
+    ["Cairo", "Egypt", "18", "4"]])
+CLAIM = "Bergen gets more rain than Cardiff."
+# What the model wrote for CLAIM, seen as a new user
+BOTH_ROWS = {"filters": [{"column": "city", "op": "=", "value": "Bergen"},
+                         {"column": "city", "op": "=", "value": "Cardiff"}],
+             "fn": "value", "column": "annual_rainfall_mm", "answer_column": "city",
+             "check": {"op": ">", "against": "row", "value": "Cardiff"}}
+EQUAL = {**BOTH_ROWS, "filters": BOTH_ROWS["filters"][:1], "check": {"op": "=", "against": "row", "value": "Cardiff"}}
+
+
+@pytest.mark.parametrize("claim, compares", [
+    (CLAIM, True),
+    ("Cairo is drier than Lima.", True),
+    ("Mumbai has fewer rainy days than Bergen.", True),
+    ("Bergen has 85 more rainy days than Cardiff.", False),  # by how much: a difference an equality may check
+    ("Bergen gets twice as much rain as Cardiff.", False),
+    ("Bergen gets 2250 mm of rain.", False),
+])
+def test_states_comparison(claim, compares):
+    assert states_comparison(claim) is compares
+
+
+def test_the_filter_naming_the_compared_row_is_dropped():
+    typed = TypedTable.build(RAIN)
+    read = read_compared_row(Program.model_validate(BOTH_ROWS), typed)
+    assert [f.value for f in read.filters] == ["Bergen"]
+    one = Program.model_validate({**BOTH_ROWS, "filters": BOTH_ROWS["filters"][:1]})
+    assert read_compared_row(one, typed) == one  # nothing to drop
+    other = Program.model_validate({**BOTH_ROWS, "check": {"op": ">", "against": "row", "value": "Mumbai"}})
+    assert read_compared_row(other, typed) == other  # the check's row is neither filter: left to fail as written
+
+
+def test_an_equality_with_another_row_does_not_vote_on_a_than_claim():
+    assert "than" in comparison_blocker(Program.model_validate(EQUAL), CLAIM)
+    assert comparison_blocker(Program.model_validate(EQUAL), "Bergen gets as much rain as Cardiff.") == ""
+    assert comparison_blocker(Program.model_validate(BOTH_ROWS), CLAIM) == ""  # '>' is the claim's comparison
+
+
+def test_the_claim_is_decided_end_to_end():
+    typed = TypedTable.build(RAIN)
+    sampled = [run_sampled(raw, typed, "claim", CLAIM) for raw in (BOTH_ROWS, BOTH_ROWS, EQUAL, EQUAL)]
+    outcome = ProgramOutcome(kind="claim")
+    decide(outcome, sampled, typed, "claim", CLAIM)
+    assert outcome.votes == {"SUPPORTS": 2} and outcome.winner == "SUPPORTS", outcome.votes

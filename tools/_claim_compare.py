@@ -1,0 +1,63 @@
+"""Claims that compare two named rows ("Bergen gets more rain than Cardiff"): how the small model writes them.
+
+Found as a new user, over a six-city rainfall table, "Bergen gets more rain than Cardiff." (true: 2250 mm against
+1152) came back Refuted 2 votes to 1. Of the five programs:
+
+- two were "rows where city = 'Bergen' and city = 'Cardiff' → annual_rainfall_mm; check: result > annual_rainfall_mm
+  of 'Cardiff'". The check already names Cardiff, the row compared with; its filter repeats it, and two '=' filters
+  on one column select nothing, so neither ran. :func:`read_compared_row` drops the filter that names the check's
+  row: the program then reads as the claim does.
+- two checked "= Cardiff's" where the claim says "more … than": an equality the claim never states, which refuted
+  it. :func:`comparison_blocker` keeps such checks out of the vote.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools._cell_compare import norm_text
+from tools._cells import TypedTable
+from tools._table_ops import row_names
+from tools._table_ops_model import Program
+
+# "more … than", "fewer than", "higher than": a comparison the claim states. A number before the comparative ("3
+# more wins than") states a difference, which an equality may check.
+_COMPARATIVE = re.compile(r"\b(more|less|fewer|greater|higher|lower|larger|smaller|bigger|longer|"
+                          r"shorter|older|younger|earlier|later|heavier|lighter|wetter|drier|hotter|colder|warmer|"
+                          r"cooler)\b(?:\s+\w+){0,4}?\s+than\b", re.I)
+_NUMBER_BEFORE = re.compile(r"(?:\d[\d,.]*%?|one|two|three|four|five|six|seven|eight|nine|ten|twice|times)\s*$", re.I)
+
+
+def states_comparison(claim: str) -> bool:
+    """Does the claim compare with "… than", without stating by how much?"""
+    for m in _COMPARATIVE.finditer(claim):
+        if not _NUMBER_BEFORE.search(claim[:m.start()].rstrip()):
+            return True
+    return False
+
+
+def read_compared_row(program: Program, typed: TypedTable) -> Program:
+    """Drop a '=' filter that names the row the check compares with, when another '=' filter on the same column
+    names the claim's own row: "city = 'Bergen' and city = 'Cardiff'; check > Cardiff's" is "Bergen's > Cardiff's".
+    """
+    chk = program.check
+    if chk is None or chk.against != "row" or not typed.label_col:
+        return program
+    label = typed.columns[typed.label_col - 1].ident
+    equal = [f for f in program.filters if f.op == "=" and f.column == label]
+    if len(equal) < 2:
+        return program
+    compared = [f for f in equal if norm_text(f.value) == norm_text(chk.value)
+                or any(row_names(typed, r, f.value) and row_names(typed, r, chk.value)
+                       for r in range(1, typed.table.n_rows + 1))]
+    if not compared or len(compared) == len(equal):
+        return program
+    return program.model_copy(update={"filters": [f for f in program.filters if f not in compared]})
+
+
+def comparison_blocker(program: Program, claim: str) -> str:
+    """Why a check of equality with another row must not vote on a claim that says "more/less … than", or ``""``."""
+    chk = program.check
+    if chk is None or chk.against != "row" or chk.op not in ("=", "!=") or not states_comparison(claim):
+        return ""
+    return f"it checks whether the result {chk.op} the value of {chk.value!r}, where the claim says “… than”"
