@@ -802,22 +802,29 @@ def test_texts_equal_up_to_punctuation_and_one_repeated_value_is_one_value():
     assert ok.truth is True  # two rows, one value: a lookup, not an ambiguous selection
 
 
-async def test_a_follow_up_after_a_restart_still_finds_the_last_answers_row(tmp_settings, fake_llm_server):
-    """'it' in "and what year was it?" is the row of the last table answer, also in a new process (`ask -c`, a
-    restarted app): the answer is kept with the conversation, like its tables."""
-    from assistant.chat_cli import restore_session
-    from assistant.loop import Assistant
-
-    intents = iter([{"task": "question", "entities": [], "relation": "", "rewrite": "Which province had the most "
-                     "cases in 2011?"}, {"task": "question", "entities": [], "relation": "",
-                                          "rewrite": "and what year was it?"}])
-    programs = scripted(["province", "cases"], [ARGMAX] * 3, [LOOKUP_YEAR] * 3)
+def _intents_then_programs(second: tuple[str, str], follow_up_programs: list[dict]):
+    """A fake server for two turns: "Which province had the most cases in 2011?" (Alberta, by ARGMAX), then
+    ``second`` (task, rewrite) answered by ``follow_up_programs``."""
+    intents = iter([{"task": "question", "entities": [], "relation": "",
+                     "rewrite": "Which province had the most cases in 2011?"},
+                    {"task": second[0], "entities": [], "relation": "", "rewrite": second[1]}])
+    programs = scripted(["province", "cases"], [ARGMAX] * 3, follow_up_programs)
 
     def handler(req):
         if req.get("response_format") and not is_columns(req) and not is_program(req):
             return Reply(content=json.dumps(next(intents)))
         return programs(req)
 
+    return handler
+
+
+async def test_a_follow_up_after_a_restart_still_finds_the_last_answers_row(tmp_settings, fake_llm_server):
+    """'it' in "and what year was it?" is the row of the last table answer, also in a new process (`ask -c`, a
+    restarted app): the answer is kept with the conversation, like its tables."""
+    from assistant.chat_cli import restore_session
+    from assistant.loop import Assistant
+
+    handler = _intents_then_programs(("question", "and what year was it?"), [LOOKUP_YEAR] * 3)
     with fake_llm_server(handler) as srv:
         deps = Deps(tmp_settings, llm=llm_for(tmp_settings, srv))
         deps.__dict__["embedder"] = BagOfWordsEmbedder()
@@ -993,18 +1000,9 @@ async def test_a_follow_up_claim_is_checked_about_the_last_answers_row(tmp_setti
     the programs are asked about Alberta, by name."""
     from assistant.loop import Assistant
 
-    intents = iter([{"task": "question", "entities": [], "relation": "", "rewrite": "Which province had the most "
-                     "cases in 2011?"}, {"task": "claim_check", "entities": [], "relation": "",
-                                          "rewrite": "Is it true that it had more than 500 cases?"}])
     over = {"filters": [{"column": "province", "op": "=", "value": "Alberta"}], "fn": "value", "column": "cases",
             "answer_column": "province", "check": {"op": ">", "against": "value", "value": "500"}}
-    programs = scripted(["province", "cases"], [ARGMAX] * 3, [over] * 3)
-
-    def handler(req):
-        if req.get("response_format") and not is_columns(req) and not is_program(req):
-            return Reply(content=json.dumps(next(intents)))
-        return programs(req)
-
+    handler = _intents_then_programs(("claim_check", "Is it true that it had more than 500 cases?"), [over] * 3)
     with fake_llm_server(handler) as srv:
         deps = Deps(tmp_settings, llm=llm_for(tmp_settings, srv))
         deps.__dict__["embedder"] = BagOfWordsEmbedder()
