@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from tools._answer_subject import EXPLETIVE_IT
 from tools._cell_compare import iso_month_match
 from tools._cells import cell_number, is_empty
 from tools._words import MONTHS, OF_THEM, related
@@ -190,8 +191,6 @@ def _named_part(cell: str, low: str) -> str:
 
 _ANAPHORA = re.compile(r"\b(it|its|it's|they|their|them|that one|this one|that row|the same)\b", re.I)
 FOLLOW_UP_SCORE = 1.0
-# "Is it true that …", "it is true that": the "it" that points at nothing
-_DUMMY_IT = re.compile(r"\b(?:is it|it is|it's|was it|it was)\s+(?:true|false|correct|the case|right)\b", re.I)
 
 
 def route(message: str, tables: dict[str, Any], *, embedder=None, previous: str | None = None) -> TableMatch | None:
@@ -203,7 +202,7 @@ def route(message: str, tables: dict[str, Any], *, embedder=None, previous: str 
     if not tables:
         return None
     matches = [score_table(message, t, embedder) for t in tables.values()]
-    points_back = bool(previous) and _ANAPHORA.search(_DUMMY_IT.sub("", message or "")) is not None
+    points_back = bool(previous) and _ANAPHORA.search(EXPLETIVE_IT.sub("", message or "")) is not None
     if points_back:
         # "Which of them can be stored warmest?" asks about the rows of the last table answer whatever words it
         # shares with the headers (found as a new user: it went to the text knowledge base); "it" alone leans.

@@ -324,8 +324,7 @@ def test_it_keeps_its_old_reading_unless_one_named_thing_answered_a_one_thing_qu
 
 
 def test_one_thing_questions_and_answer_subjects():
-    from tools._answer_subject import answer_subject, asks_for_one, with_subject
-    from tools.intent import _EXPLETIVE_IT
+    from tools._answer_subject import EXPLETIVE_IT, answer_subject, asks_for_one, with_subject
 
     assert asks_for_one("What is an example of a renewable energy source?")
     assert asks_for_one("Name a mammal that lays eggs.") and asks_for_one("Which planet is the largest?")
@@ -337,9 +336,9 @@ def test_one_thing_questions_and_answer_subjects():
     assert answer_subject("Name a mammal that lays eggs.", "The platypus is a mammal that lays eggs [S1].",
                           "verified") == "platypus"
     # "it" in "is it true" points at nothing: the pronoun after it is the one replaced
-    assert with_subject("Is it true that it is renewable?", "wind", _EXPLETIVE_IT) == \
+    assert with_subject("Is it true that it is renewable?", "wind", EXPLETIVE_IT) == \
         "Is it true that wind is renewable?"
-    assert with_subject("Why so?", "wind", _EXPLETIVE_IT) is None
+    assert with_subject("Why so?", "wind", EXPLETIVE_IT) is None
 
 
 def test_it_after_a_swapped_one_thing_question_is_that_answers_subject():

@@ -977,6 +977,7 @@ def test_a_scope_bounds_the_rows_a_program_reads():
     ("Cardiff gets less rain than it.", "Cardiff gets less rain than Bergen."),
     ("It's wetter than Cairo.", "Bergen is wetter than Cairo."),
     ("It is true that Cairo is dry.", "It is true that Cairo is dry."),  # an "it" that points at nothing
+    ("It is true that it is wetter than Cairo.", "It is true that Bergen is wetter than Cairo."),
     ("Cardiff gets less rain than Lima.", "Cardiff gets less rain than Lima."),
 ])
 def test_a_claims_it_is_named_as_the_last_answers_row(claim, expected):

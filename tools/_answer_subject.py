@@ -28,7 +28,12 @@ _OPENS_WITH_SUBJECT = re.compile(r"^\s*(?:(?:the|an?)\s+)?([A-Za-z][\w\-']*(?:\s
 # Subjects that are the reply's own words, not a thing the question asked for.
 _NOT_SUBJECTS = {"it", "this", "that", "there", "the evidence", "evidence", "answer", "verdict", "they", "these",
                  "one example", "an example", "example"}
-_PRONOUN = re.compile(r"\b(its|it)\b", re.I)
+_PRONOUN = re.compile(r"\b(it's|its|it)\b", re.I)
+# "It" that points at nothing: "is it true that…", "is it safe to…", "it is raining". One pattern for every reader of
+# "it" (the intent's follow-ups, table routing, a follow-up claim's referent).
+EXPLETIVE_IT = re.compile(r"\b(?:is it|was it|it is|it's|it was)\s+(?:true|false|correct|right|the case|safe|ok|okay|"
+                          r"possible|normal|bad|good|dangerous|necessary|better|worse|likely|common|raining)"
+                          r"(?:\s+(?:that|to))?\b", re.I)
 _WORD = re.compile(r"[a-z0-9]+")
 MAX_SUBJECT_WORDS = 4
 
@@ -56,13 +61,18 @@ def answer_subject(question: str, answer: str, status: str) -> str | None:
     return subject if subject[:2].isupper() else subject[0].lower() + subject[1:]
 
 
-def with_subject(message: str, subject: str, expletive: re.Pattern | None = None) -> str | None:
-    """The message with its first "it"/"its" replaced by ``subject`` ("Why is it renewable?" -> "Why is wind
-    renewable?"); None when it says neither. ``expletive`` marks spans whose "it" points at nothing ("is it
-    true that …"), which are skipped."""
+def with_subject(message: str, subject: str, expletive: re.Pattern | None = None, *,
+                 every: bool = False) -> str | None:
+    """The message with its first "it"/"its"/"it's" replaced by ``subject`` ("Why is it renewable?" -> "Why is
+    wind renewable?"; "its" -> "wind's", "it's" -> "wind is"), or each of them when ``every``; None when it says
+    none. ``expletive`` marks spans whose "it" points at nothing ("is it true that …"), which are skipped."""
     skip = [x.span() for x in expletive.finditer(message.lower())] if expletive else []
-    m = next((x for x in _PRONOUN.finditer(message) if not any(a <= x.start() < b for a, b in skip)), None)
-    if not m:
+    found = [x for x in _PRONOUN.finditer(message) if not any(a <= x.start() < b for a, b in skip)]
+    if not found:
         return None
-    said = subject + ("'s" if m.group(1).lower() == "its" else "")
-    return message[:m.start()] + said + message[m.end():]
+    out, end = [], 0
+    for m in found if every else found[:1]:
+        word = m.group(1).lower()
+        out += [message[end:m.start()], subject + ("'s" if word == "its" else " is" if word == "it's" else "")]
+        end = m.end()
+    return "".join(out) + message[end:]

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kb.errors import LLMResponseError
 from assistant.prompts import render
-from tools._answer_subject import answer_subject, with_subject
+from tools._answer_subject import EXPLETIVE_IT, answer_subject, with_subject
 from tools._registry import ToolContext, tool
 from tools._swapped_question import swapped_question
 from tools._words import PRONOUNS, is_superlative, related
@@ -156,9 +156,6 @@ _CHOICE_INTRO = re.compile(r"(?::|\b(?:which of(?: these| the following)?|betwee
 _COMPARING = re.compile(r"^\s*(?:which|who)\b[^,]*\b(?:larger|smaller|bigger|higher|lower|greater|longer|shorter|"
                         r"faster|slower|heavier|lighter|older|younger|better|worse|more|less|best|worst|most|least|"
                         r"one|\w+er than)\b[^,]*,\s*(?P<list>[^?]+?)\s*\??\s*$", re.I)
-# "It" that points at nothing: "is it true that…", "is it safe to…", "it is raining".
-_EXPLETIVE_IT = re.compile(r"\b(?:is it|was it|it is|it's)\s+(?:true|correct|right|the case|safe|ok|okay|possible|"
-                           r"normal|bad|good|dangerous|necessary|better|worse|likely|common|raining)(?:\s+(?:that|to))?\b")
 _ASKED_KIND = re.compile(r"^\s*(?:what|which)\s+([A-Za-z][\w-]*)\b", re.I)
 _GOES_ON = re.compile(r"\s+(?:is|are|was|were|has|have|does|do|did|can|could|should|would|will)\b", re.I)
 _WORD = re.compile(r"[A-Za-z0-9][\w'\-]*")
@@ -239,7 +236,7 @@ def capitalized_phrases(text: str) -> list[str]:
 def leans_on_a_pronoun(message: str, own_entities: list[str]) -> bool:
     """A pronoun that can only point back to an earlier turn: not the "it" of "is it true/safe…", and not
     one after a thing the message names itself ("How do plants make their food?")."""
-    text = _EXPLETIVE_IT.sub(" ", message.lower())
+    text = EXPLETIVE_IT.sub(" ", message.lower())
     named_at = [i for i in (text.find(e.lower()) for e in own_entities if e) if i >= 0]
     first_named = min(named_at) if named_at else len(text)
     return any(m.group(0) in PRONOUNS and m.start() < first_named for m in _WORD.finditer(text))
@@ -524,7 +521,7 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
         previous_question(last), last.get("answer") or "", last.get("status") or "")
     resolved = None
     if named and leans_on_a_pronoun(message, own):
-        resolved = with_subject(message, named, _EXPLETIVE_IT)
+        resolved = with_subject(message, named, EXPLETIVE_IT)
         if resolved:
             entities = [named] + [e for e in own if e.lower() != named.lower()]
             carried, rewrite = [named], resolved

@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 
 from assistant.prompts import render
 from kb.tables import Table
+from tools._answer_subject import EXPLETIVE_IT, with_subject
 from tools._cells import cell_number
 from tools._registry import ToolContext, ToolError, tool
 from tools._table_program import DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, \
@@ -310,11 +311,6 @@ def resolve_follow_up(question: str, table: Table, session) -> str:
     return f"{question} ('{word}' is {names}{_row_details(table, last.rows)}, the answer to: {last.question})"
 
 
-# "It is true that …": an "it" that points at nothing.
-_DUMMY_IT = re.compile(r"\bit(?: is|'s| was) (?:true|false|correct|the case)\b", re.I)
-_IT = re.compile(r"\b(it's|its|it)\b", re.I)
-
-
 def claim_with_referent(claim: str, table: Table, session) -> str:
     """A claim's "it" named as the previous table answer's one row, on the same table: "It gets more rain than
     Cardiff." -> "Bergen gets more rain than Cardiff."
@@ -328,16 +324,10 @@ def claim_with_referent(claim: str, table: Table, session) -> str:
     last = getattr(session, "last_table_answer", None)
     if last is None or last.table != table.name or len(last.row_names) != 1 or not last.row_names[0].strip():
         return claim
-    if _DUMMY_IT.search(claim):
+    named = with_subject(claim, " ".join(last.row_names[0].split()), EXPLETIVE_IT, every=True)
+    if not named:
         return claim
-    name = " ".join(last.row_names[0].split())
-
-    def named(m: re.Match) -> str:
-        word = m.group(1).lower()
-        out = f"{name}'s" if word == "its" else f"{name} is" if word == "it's" else name
-        return out if m.start() else out[0].upper() + out[1:]
-
-    return _IT.sub(named, claim)
+    return named[0].upper() + named[1:] if claim[:1].isupper() else named
 
 
 def follow_up_scope(question: str, table: Table, session) -> tuple[int, ...]:
