@@ -19,13 +19,14 @@ from tools._cell_compare import norm_text
 from tools._cells import TypedTable
 from tools._table_ops import row_names
 from tools._table_ops_model import Program
+from tools._words import CARDINALS
 
 # "more … than", "fewer than", "higher than": a comparison the claim states. A number before the comparative ("3
 # more wins than") states a difference, which an equality may check.
 _COMPARATIVE = re.compile(r"\b(more|less|fewer|greater|higher|lower|larger|smaller|bigger|longer|"
                           r"shorter|older|younger|earlier|later|heavier|lighter|wetter|drier|hotter|colder|warmer|"
                           r"cooler)\b(?:\s+\w+){0,4}?\s+than\b", re.I)
-_NUMBER_BEFORE = re.compile(r"(?:\d[\d,.]*%?|one|two|three|four|five|six|seven|eight|nine|ten|twice|times)\s*$", re.I)
+_NUMBER_BEFORE = re.compile(r"(?:\d[\d,.]*%?|" + "|".join(CARDINALS) + r"|twice|times)\s*$", re.I)
 
 
 def states_comparison(claim: str) -> bool:
