@@ -56,6 +56,12 @@ def test_a_value_every_row_holds_restricts_nothing():
     assert named_categories(TypedTable.build(table), "Every statin lowers LDL.") == {}
 
 
+def test_a_category_is_named_whatever_its_accents_and_case():
+    table = Table(name="t", title="", columns=["Site", "Province"],
+                  rows=[["Laval", "Québec"], ["Gatineau", "Québec"], ["Ottawa", "Ontario"]])
+    assert named_categories(TypedTable.build(table), "Every QUEBEC site enrolled 20.") == {"quebec": "province"}
+
+
 def test_a_stop_word_is_not_a_category():
     table = Table(name="t", title="", columns=["Country", "Variant"],
                   rows=[["Brazil", "a"], ["Peru", "a"], ["Chile", "delta"], ["Chad", "delta"]])
@@ -108,3 +114,4 @@ def test_which_row_is_left_to_vote():
     raw = {"filters": [], "fn": "argmax", "column": "efficacy", "answer_column": "developer",
            "check": {"op": "=", "value": "Moderna"}}
     assert blocker("Moderna made the most effective mRNA vaccine.", raw) == ""
+

@@ -29,6 +29,7 @@ import re
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+from tools._cell_compare import norm_text
 from tools._cells import TypedTable, is_empty
 from tools._table_ops_model import Execution, Program
 
@@ -37,17 +38,13 @@ _LETTER = re.compile(r"[^\W\d_]")
 _OVER_A_SET = ("every", "only", "count", "count_distinct", "sum", "avg", "min", "max")
 
 
-def _normal(text: str) -> str:
-    return " ".join(str(text).split()).casefold()
-
-
 def named_categories(typed: TypedTable, claim: str) -> dict[str, str]:
     """The categories the claim names: normalised cell value -> identifier of its (text) column.
 
     A category is a value of a non-numeric column held by at least two rows and not by all of them, with a letter
     in it and not a stop word, named in the claim as whole words ("mRNA vaccine" names 'mRNA'; "mRNAs" does not).
     """
-    said = _normal(claim)
+    said = norm_text(claim)
     n_rows = typed.table.n_rows
     out: dict[str, str] = {}
     for col in typed.columns:
@@ -55,7 +52,7 @@ def named_categories(typed: TypedTable, claim: str) -> dict[str, str]:
             continue
         counts: dict[str, int] = {}
         for value in typed.table.column_values(col.index):
-            v = _normal(value)
+            v = norm_text(value)
             # "a" (a variant's name) is also the article: a word the claim says in passing restricts nothing
             if len(v) > 1 and not is_empty(v) and _LETTER.search(v) and v not in ENGLISH_STOP_WORDS:
                 counts[v] = counts.get(v, 0) + 1
@@ -67,10 +64,10 @@ def named_categories(typed: TypedTable, claim: str) -> dict[str, str]:
 
 def _mentions(program: Program, value: str, column: str) -> bool:
     """Does the program restrict ``column`` or name ``value`` anywhere (a filter, the check, the rows it lists)?"""
-    if any(f.column == column or value in _normal(f.value) for f in program.filters):
+    if any(f.column == column or value in norm_text(f.value) for f in program.filters):
         return True
     chk = program.check
-    if chk is not None and (value in _normal(chk.value) or any(value in _normal(r) for r in chk.rows)):
+    if chk is not None and (value in norm_text(chk.value) or any(value in norm_text(r) for r in chk.rows)):
         return True
     return column in (program.column, program.answer_column, program.per_column)
 
