@@ -205,6 +205,17 @@ def exit_code(result: TurnResult) -> int:
     return EXIT_MODEL_UNREACHABLE if result.error_kind == "llm_unavailable" else 1
 
 
+def held_tables_line(session: Session) -> str:
+    """The tables a continued conversation already holds, which its questions may be routed to, or ``""``.
+
+    Found as a new user: ``ask -c nu3`` answered from a trial-sites table loaded in an earlier session, and nothing
+    on the screen said the conversation held it (chats survive a restart, so old ids keep their tables)."""
+    if not session.tables:
+        return ""
+    held = "; ".join(f"{name} ({len(t.rows):,} rows × {len(t.columns)} columns)" for name, t in session.tables.items())
+    return f"This conversation already holds {len(session.tables)} table{'s' * (len(session.tables) > 1)}: {held}."
+
+
 def print_history(deps, session: Session, last: int = 3) -> None:
     """On continuing a conversation: its last turns, and what to do about one that did not finish."""
     turns = deps.memory.turns(session.conversation_id, limit=last)
@@ -215,6 +226,8 @@ def print_history(deps, session: Session, last: int = 3) -> None:
                     else None)
     if turns and turns[-1]["status"] in ("error", "interrupted"):
         click.secho("The last question did not finish. Type /retry to ask it again.", fg="yellow")
+    if held := held_tables_line(session):
+        click.secho(held + " /tables lists them.", dim=True)
 
 
 def chat_turns(runner: asyncio.Runner, deps, bot) -> None:
@@ -268,6 +281,8 @@ def register(main: click.Group) -> None:
 
         settings = Settings()
         deps, bot = build(settings, conversation)
+        if conversation and (held := held_tables_line(bot.session)):
+            click.echo(held, err=True)
         # The tables first: a broken file is reported at once, whether or not a model is running.
         for path in tables:
             try:

@@ -153,3 +153,16 @@ async def test_a_step_after_the_streamed_answer_starts_on_its_own_line(capsys):
     assert out.out == "Exercise lowers blood pressure [S1].\n\n\n**Verdict: Yes.**"  # never "…[S1].→ support check"
     assert out.err.strip() == "→ support check …"
     assert hooks.streamed == "Exercise lowers blood pressure [S1].\n\n**Verdict: Yes.**"  # what finish() compares
+
+
+def test_continuing_a_conversation_says_which_tables_it_already_holds(cli_env):
+    """An old conversation id keeps its tables across sessions; `ask -c` says so before it routes a question."""
+    sites = cli_env / "sites.csv"
+    sites.write_text("Site,Enrolled\nLaval,20\nOttawa,31\n")
+    first = _invoke(["ask", "Which site enrolled the most?", "-c", "trial1", "--table", str(sites)])
+    assert first.exit_code == 2 and "already holds" not in first.output  # a new conversation holds nothing yet
+    again = _invoke(["ask", "Which site enrolled the fewest?", "-c", "trial1"])
+    assert again.exit_code == 2
+    assert "This conversation already holds 1 table: sites (2 rows × 2 columns)." in again.output
+    other = _invoke(["ask", QUESTION, "-c", "fresh"])
+    assert "already holds" not in other.output
