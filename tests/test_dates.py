@@ -17,8 +17,9 @@ from tools._claim_counts import quantity_count_blocker
 from tools._claim_significance import add_significance_filter
 from tools._date_rules import read_stated_year
 from tools._dates import DAY, MONTH, YEAR, compare_dates, parse_date
+from tools._table_describe import describe
 from tools._table_grammar import typed_program_schema
-from tools._table_ops import describe, execute
+from tools._table_ops import execute
 from tools._table_ops_model import Program, ProgramError
 from tools._table_program import run_sampled, solve
 

@@ -18,7 +18,8 @@ from tests.test_tables_filter import BagOfWordsEmbedder
 from tools import ToolContext
 from tools._cell_compare import format_value
 from tools._cells import TypedTable, cell_number, identifier
-from tools._table_ops import describe, execute
+from tools._table_describe import describe
+from tools._table_ops import execute
 from tools._table_ops_model import Program, ProgramError, program_schema
 from tools._table_program import solve, table_for_prompt
 from tools.verify_claim import Input, check_claim, verify_claim

@@ -17,7 +17,7 @@ import re
 
 from tools._cell_compare import norm_text
 from tools._cells import TypedTable
-from tools._table_ops import row_names
+from tools._table_checks import row_names
 from tools._table_ops_model import Program
 from tools._words import CARDINALS
 

@@ -46,7 +46,8 @@ from tools._cells import TypedTable, cell_number
 from tools._claim_fractions import fraction_of_rows
 from tools._flag_columns import names_flag
 from tools._question_grounding import column_named, value_grounded
-from tools._table_ops import execute, row_names, selected_rows
+from tools._table_checks import row_names
+from tools._table_ops import execute, selected_rows
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Execution, Program, ProgramError, RowFilter
 from tools._words import CARDINALS, DOWNWARD, MAX_WORDS, ORDINAL_WORDS, RANK_HEADER, UPWARD, extreme_directions, is_superlative
 

@@ -27,7 +27,7 @@ from kb.table_model import Table
 from tools._cell_compare import format_value
 from tools._cells import TypedTable, is_empty
 from tools._question_grounding import column_named
-from tools._table_ops import total_rows
+from tools._table_rows import total_rows
 
 _UP = r"grew|grow|grows|growing|increased|increases|increasing|increase|rose|rise|rises|rising|went up|climbed|" \
       r"climbs|improved|improves"

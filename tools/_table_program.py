@@ -53,8 +53,9 @@ from tools._question_rules import add_stated_date, add_stated_quarter, count_cho
     read_stated_part, read_threshold_list, read_total_asked, yes_or_no
 from tools._rates import read_rate
 from tools._stated_values import add_stated_value
+from tools._table_describe import describe
 from tools._table_grammar import typed_program_schema
-from tools._table_ops import describe, execute
+from tools._table_ops import execute
 from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema
 from tools._table_shape import ShapedTable, shape_for_programs
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar

@@ -1,0 +1,274 @@
+"""The check step of a table program: its computed result against the claim's value, another row, another
+column of the same row, several rows combined, a share of the column's total, or the row holding an extreme.
+
+Apart from the executor (:mod:`tools._table_ops`) because a check is a claim's question about a result, not a way
+of computing one: :func:`check_result` takes the result the executor computed and the rows it selected, and says
+whether the claim holds of them. The executor imports this module, never the reverse.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tools._cell_compare import compare, format_value, iso_month_match, leading_number, named_number, norm_text, \
+    text_words, words_match
+from tools._cells import TypedTable, cell_number, is_empty
+from tools._table_describe import quoted
+from tools._table_ops_model import Check, Program, ProgramError
+from tools._table_rows import ORDER, column_index, meets_filter, total_rows
+
+
+def check_result(program: Program, typed: TypedTable, result: Any, c: int,
+                 rows: list[int]) -> tuple[bool, str, list[tuple[int, int]]]:
+    """Compare the computed result with the claim's value (or another row's value, or another column's)."""
+    chk = program.check
+    assert chk is not None
+    extra: list[tuple[int, int]] = []
+    fn = program.fn
+    if chk.against == "column":
+        return _check_own_row(program, typed, c, rows)
+    if chk.against == "extreme":
+        return _check_extreme(program, typed, result, rows)
+    if chk.against == "rows":
+        return _check_combined(program, typed, c, rows)
+    if chk.against == "total":
+        return _check_share_of_total(program, typed, c, rows)
+    if fn in ("argmax", "argmin") and chk.op in ORDER:
+        raise ProgramError(f"{fn} names a row; a row name is checked with = or !=, not {chk.op}")
+    if fn == "count" and chk.against == "row":
+        raise ProgramError("a count is checked against a number, not against another row's cell")
+    if chk.against == "value":
+        numeric_result = fn in ("count", "count_distinct", "sum", "avg", "min", "max") or (
+            fn == "value" and typed.columns[c - 1].numeric)
+        check_types(typed, chk.op, chk.value, numeric_result=numeric_result,
+                    what="the result" if fn != "value" else f"column {program.column!r}")
+    if chk.against == "row":
+        label = typed.label_col
+        if not label:
+            raise ProgramError("the check names a row, but this table has no column of row names")
+        matches = [r for r in range(1, typed.table.n_rows + 1) if row_names(typed, r, chk.value)]
+        if not matches:
+            raise ProgramError(f"no row is named {chk.value!r} in column {typed.columns[label - 1].ident!r}")
+        other = _row_like_the_selection(program, typed, matches, label, c)
+        rhs_text, rhs_number = typed.text(other, c), typed.number(other, c)
+        extra = [(other, label), (other, c)]
+        measure = typed.columns[c - 1].name
+        if program.per_column:  # the other row's ratio, as the result is one (not its raw cell)
+            per_c = column_index(typed, program.per_column, "ratio column")
+            rhs_number = row_ratio(typed, other, c, per_c)
+            if rhs_number is None:
+                raise ProgramError(f"{typed.row_name(other)} has no ratio of {program.column!r} to "
+                                   f"{program.per_column!r} to compare with")
+            rhs_text = format_value(rhs_number)
+            extra.append((other, per_c))
+            measure += f" per {typed.columns[per_c - 1].name}"
+        shown = f"{typed.row_name(other)}'s {measure} {format_value(rhs_text)}"
+        rhs_text, shown, tolerance = _scaled(chk, rhs_text, rhs_number, shown)
+        rhs_number = rhs_number * chk.factor if chk.factor and rhs_number is not None else rhs_number
+    else:
+        rhs_text, rhs_number, shown, tolerance = chk.value, cell_number(chk.value), quoted(chk.value), None
+        if chk.relative_tolerance and rhs_number is not None:  # "about half": within a tenth of 50%, set by code
+            tolerance = abs(rhs_number) * chk.relative_tolerance
+    values = result if isinstance(result, list) else [result]
+    outcomes = []
+    for v in values:
+        if isinstance(v, float):
+            outcomes.append(compare(format_value(v), v, chk.op, rhs_text, rhs_number, tolerance))
+        else:
+            left_number = cell_number(v)
+            if left_number is None and rhs_number is not None and chk.op != "contains":
+                left_number = leading_number(str(v))  # '464 pages' states the number 464
+                if left_number is None:
+                    left_number = named_number(str(v))  # 'n mcmillan (7)': 7 assists, by the name before it
+            same = compare(str(v), left_number, chk.op, rhs_text, rhs_number, tolerance)
+            if not same and chk.op in ("=", "!=") and cell_number(v) is None and rhs_number is None:
+                # "Quebec" stated for a computed "Quebec (QC)" (or the reverse) is the same answer.
+                loose = words_match(str(v), rhs_text) or words_match(rhs_text, str(v))
+                same = loose if chk.op == "=" else not loose
+            outcomes.append(same)
+    truth = bool(outcomes) and all(outcomes)
+    return truth, f"{chk.op} {shown}", extra
+
+
+def in_none_of(program: Program, typed: TypedTable, values: list[str], c: int, rows: list[int]) -> bool:
+    """Whether an "=" check against a stated value matches none of the cells the filters select, when the value
+    is of the column's kind (a number for numbers, text for text). A program with no filter, or one that checks
+    a number against names, reads the wrong column more often than the claim is false (TabFact and SciTab)."""
+    chk = program.check
+    if chk is None or chk.op != "=" or chk.against != "value" or not program.filters:
+        return False
+    if (cell_number(chk.value) is not None) != typed.columns[c - 1].numeric:
+        return False
+    return not any(check_result(program, typed, v, c, rows)[0] for v in values)
+
+
+def check_types(typed: TypedTable, op: str, value: str, *, numeric_result: bool, what: str) -> None:
+    """Refuse a check whose sides cannot be compared: the typed grammar's rules, repeated in code.
+
+    A program that compares a count with a place name, or orders two texts, is not a reading of the claim;
+    running it would only add a false verdict to the vote.
+    """
+    names = {norm_text(col.ident) for col in typed.columns} | {norm_text(col.name) for col in typed.columns}
+    if norm_text(value) in names and not any(norm_text(value) == norm_text(v) for col in typed.columns
+                                         for v in typed.table.column_values(col.index)):
+        raise ProgramError(f"the check compares with {value!r}, which is a column name, not a value")
+    if numeric_result and op != "contains" and cell_number(value) is None:
+        raise ProgramError(f"the check compares the number in {what} with the text {value!r}")
+    if not numeric_result and op in ORDER:
+        raise ProgramError(f"the check orders texts ({what} {op} {value!r}); only numbers have an order")
+
+
+def row_names(typed: TypedTable, r: int, value: str) -> bool:
+    """Whether row ``r``'s name (its label cell) is ``value``, compared as texts are (markup, accents, case), or, for
+    a row named by an ISO month ("2024-02"), as the month ``value`` names ("February")."""
+    label = typed.label_col
+    if not label:
+        return False
+    cell = typed.text(r, label)
+    in_month = iso_month_match(cell, value)  # "February" names the row "2024-02"
+    return in_month if in_month is not None else norm_text(cell) == norm_text(value)
+
+
+def _row_like_the_selection(program: Program, typed: TypedTable, named: list[int], label: int, c: int) -> int:
+    """Of the rows named like the check's row, the one that meets the program's other filters.
+
+    "Uganda had more malaria deaths in 2020 than Kenya" filters Uganda's row by year; Kenya's row must be the
+    2020 one too. Seen in the browser: the first row named Kenya (2019) was compared instead. Filters on the
+    row-name column itself (``country = Uganda``) do not apply to the other row.
+    """
+    if len(named) == 1:
+        return named[0]
+    others = [f for f in program.filters if typed.column(f.column).index != label]
+    like = [r for r in named if all(meets_filter(typed, r, f, words=True) for f in others)]
+    if not like:
+        raise ProgramError(f"no row named {typed.row_name(named[0])!r} meets the other filters ("
+                           + "; ".join(f"{f.column} {f.op} {f.value!r}" for f in others) + ")")
+    if len({norm_text(typed.text(r, c)) for r in like}) > 1:
+        raise ProgramError(f"{len(like)} rows are named {typed.row_name(like[0])!r} with different values in "
+                           f"column {program.column!r}; add a filter that tells them apart")
+    return like[0]
+
+
+def row_ratio(typed: TypedTable, r: int, c: int, per_c: int) -> float | None:
+    """Row ``r``'s value in column ``c`` over its value in ``per_c``; None when either is missing or the divisor 0."""
+    x, d = typed.number(r, c), typed.number(r, per_c)
+    if x is None or d is None or d == 0 or is_empty(typed.text(r, c)) or is_empty(typed.text(r, per_c)):
+        return None
+    return x / d
+
+
+def _scaled(chk: Check, text: str, number: float | None, shown: str) -> tuple[str, str, float]:
+    """The other value a claim's multiplier scales ("twice as many as East"), how the step shows it, and the
+    tolerance of "=" (none without a multiplier: two cells of a table are compared exactly)."""
+    if not chk.factor or number is None:
+        return text, shown, 0.0
+    scaled = number * chk.factor
+    return (format_value(scaled), f"{chk.factor:g} × {shown} = {format_value(scaled)}",
+            abs(scaled) * chk.relative_tolerance)
+
+
+def _check_own_row(program: Program, typed: TypedTable, c: int,
+                   rows: list[int]) -> tuple[bool, str, list[tuple[int, int]]]:
+    """"Oslo enrolled more than its target": the row's value against another column of the same row."""
+    chk = program.check
+    assert chk is not None
+    other = column_index(typed, chk.value, "comparison column")
+    if program.fn != "value" or len(rows) != 1:
+        raise ProgramError("a comparison with another column of the same row needs one selected row and its value")
+    [r] = rows
+    if other == c or not (typed.columns[c - 1].numeric and typed.columns[other - 1].numeric):
+        raise ProgramError("a comparison within a row needs two different columns of numbers")
+    left, right = typed.number(r, c), typed.number(r, other)
+    if left is None or right is None:
+        raise ProgramError(f"{typed.row_name(r)} has no number in {program.column!r} or {chk.value!r}")
+    shown = f"{typed.row_name(r)}'s {typed.columns[other - 1].name} {format_value(typed.text(r, other))}"
+    right_text, shown, tolerance = _scaled(chk, typed.text(r, other), right, shown)
+    truth = compare(typed.text(r, c), left, chk.op, right_text, right * (chk.factor or 1.0), tolerance=tolerance)
+    return truth, f"{chk.op} {shown}", [(r, other)]
+
+
+def _check_combined(program: Program, typed: TypedTable, c: int,
+                    rows: list[int]) -> tuple[bool, str, list[tuple[int, int]]]:
+    """"Lyon enrolled more patients than Utrecht and Bergen combined": the one selected row's value against the
+    sum of the same column over the rows the check names (each found as a compared row is, by its name)."""
+    chk = program.check
+    assert chk is not None
+    if program.fn != "value" or len(rows) != 1:
+        raise ProgramError("a comparison with several rows combined needs one selected row and its value")
+    label = typed.label_col
+    if not label:
+        raise ProgramError("the check names rows, but this table has no column of row names")
+    if not typed.columns[c - 1].numeric:
+        raise ProgramError(f"column {program.column!r} holds text, which does not add up")
+    others: list[int] = []
+    for name in chk.rows:
+        matches = [r for r in range(1, typed.table.n_rows + 1) if row_names(typed, r, name)]
+        if not matches:
+            raise ProgramError(f"no row is named {name!r} in column {typed.columns[label - 1].ident!r}")
+        others.append(_row_like_the_selection(program, typed, matches, label, c))
+    if len(set(others)) < 2 or rows[0] in others:
+        raise ProgramError("a combined comparison needs two other rows at least")
+    numbers = [typed.number(r, c) for r in others]
+    if any(x is None or is_empty(typed.text(r, c)) for r, x in zip(others, numbers)):
+        raise ProgramError(f"a row named in the check has no number in column {program.column!r}")
+    total = sum(x for x in numbers if x is not None)
+    [r0] = rows
+    left = typed.number(r0, c)
+    if left is None:
+        raise ProgramError(f"{typed.row_name(r0)} has no number in column {program.column!r}")
+    parts = [f"{typed.row_name(r)} ({format_value(typed.text(r, c))})" for r in others]
+    shown = f"{typed.columns[c - 1].name} of {', '.join(parts[:-1])} and {parts[-1]} combined, {format_value(total)}"
+    truth = compare(typed.text(r0, c), left, chk.op, format_value(total), total, tolerance=0.0)
+    return truth, f"{chk.op} {shown}", [(r, cc) for r in others for cc in (label, c)]
+
+
+def _check_share_of_total(program: Program, typed: TypedTable, c: int,
+                          rows: list[int]) -> tuple[bool, str, list[tuple[int, int]]]:
+    """"St Mary has more than a third of all beds": the selected rows' sum against ``factor`` times the column's
+    total over every row (a totals row, which repeats the others' sum, left out)."""
+    chk = program.check
+    assert chk is not None and chk.factor is not None
+    if program.fn not in ("value", "sum") or not typed.columns[c - 1].numeric:
+        raise ProgramError("a share of a column's total needs the value or sum of a column of numbers")
+    counted = [r for r in range(1, typed.table.n_rows + 1) if r not in set(total_rows(typed))]
+    numbers = {r: typed.number(r, c) for r in counted if not is_empty(typed.text(r, c))}
+    if not rows or any(numbers.get(r) is None for r in rows):
+        raise ProgramError(f"a selected row has no number in column {program.column!r}")
+    if set(rows) >= set(numbers):
+        raise ProgramError("the filters select every row: a share of the total needs fewer")
+    part = sum(numbers[r] or 0.0 for r in rows)
+    total = sum(x for x in numbers.values() if x is not None)
+    target = chk.factor * total
+    shown = f"{chk.factor:.3g} × the total {typed.columns[c - 1].name} {format_value(total)} = {format_value(target)}"
+    truth = compare(format_value(part), part, chk.op, format_value(target), target,
+                    tolerance=abs(target) * chk.relative_tolerance)
+    return truth, f"{chk.op} {shown}", [(r, c) for r in numbers if r not in rows]
+
+
+def _check_extreme(program: Program, typed: TypedTable, result: Any,
+                   rows: list[int]) -> tuple[bool, str, list[tuple[int, int]]]:
+    """"The region with the fewest hospitals has the highest occupancy": the row the program's argmax or argmin
+    names must be one holding the largest (or smallest) value of the check's column, over the same rows."""
+    chk = program.check
+    assert chk is not None and chk.extreme is not None
+    if program.fn not in ("argmax", "argmin"):
+        raise ProgramError("a comparison of two extremes needs argmax or argmin")
+    other = column_index(typed, chk.value, "extreme column")
+    if not typed.columns[other - 1].numeric:
+        raise ProgramError(f"column {chk.value!r} holds text, which has no largest or smallest value")
+    pairs = [(r, typed.number(r, other)) for r in rows if not is_empty(typed.text(r, other))]
+    pairs = [(r, x) for r, x in pairs if x is not None]
+    if not pairs:
+        raise ProgramError(f"no numbers in column {chk.value!r} among the {len(rows)} selected rows")
+    best = (max if chk.extreme == "max" else min)(x for _, x in pairs)
+    holders = [r for r, x in pairs if x == best]
+    answer_c = column_index(typed, program.answer_column, "answer column") if program.answer_column else typed.label_col
+    names = {text_words(typed.text(r, answer_c)) for r in holders}
+    named = result if isinstance(result, list) else [result]
+    truth = all(text_words(n) in names for n in named)
+    column = typed.columns[other - 1].name
+    holder_names = ", ".join(" ".join(typed.text(r, answer_c).split()) for r in holders)
+    shown = f"the row with the {'largest' if chk.extreme == 'max' else 'smallest'} {column}: {holder_names} " \
+            f"({format_value(best)})"
+    said = f"to be {shown}" if chk.op == "=" else f"{chk.op} {shown}"  # the reason: "the claim needs it to be …"
+    return truth, said, [(r, cc) for r in holders for cc in (answer_c, other)]
