@@ -623,3 +623,61 @@ def test_every_written_as_only_is_read_as_every(claim, fn, truth):
     typed = TypedTable.build(HOSPITALS)
     prog = read_quantifier(Program.model_validate(IN_HULL_ONLY), claim)
     assert prog.fn == fn and execute(prog, typed).truth is truth
+
+
+STATINS = Table(name="statins", title="", columns=["Drug", "Class", "LDL reduction (%)"], rows=[
+    ["Atorvastatin", "Synthetic", "50"], ["Rosuvastatin", "Synthetic", "55"], ["Simvastatin", "Fungal-derived", "41"],
+    ["Pravastatin", "Fungal-derived", "34"], ["Pitavastatin", "Synthetic", "43"], ["Lovastatin", "Fungal-derived", "40"]])
+STATIN_CLAIM = "Is it true that every synthetic statin lowers LDL by more than 40%?"
+
+
+def _statin(filters: list[dict], fn: str) -> dict:
+    return {"filters": filters, "fn": fn, "column": "ldl_reduction", "answer_column": "drug",
+            "check": {"op": ">", "against": "value", "value": "40"}}
+
+
+SYNTHETIC = [{"column": "class", "op": "=", "value": "Synthetic"}]
+
+
+@pytest.mark.parametrize("claim, fn, truth", [
+    (STATIN_CLAIM, "every", True),
+    ("All synthetic statins lower LDL by more than 40%.", "every", True),
+    ("Only synthetic statins lower LDL by more than 40%.", "value", None),  # "only": left as written (refused)
+    ("Atorvastatin, a synthetic statin, lowers LDL by more than 40%.", "value", None),  # no quantifier opens it
+])
+def test_a_value_check_for_an_every_claim_is_read_as_every(claim, fn, truth):
+    from tools._claim_grounding import read_quantifier
+
+    typed = TypedTable.build(STATINS)
+    prog = read_quantifier(Program.model_validate(_statin(SYNTHETIC, "value")), claim)
+    assert prog.fn == fn
+    if truth is None:
+        with pytest.raises(ProgramError, match="a value check needs the one row"):
+            execute(prog, typed)
+    else:
+        assert execute(prog, typed).truth is truth
+
+
+def test_a_title_that_opens_with_all_is_not_a_quantifier():
+    """TabFact: "all about christmas eve be the title for season 11" checks a title, not every row."""
+    from tools._claim_grounding import read_quantifier
+
+    raw = {"filters": [{"column": "season", "op": "=", "value": "11"}], "fn": "value", "column": "title",
+           "answer_column": "title", "check": {"op": "=", "against": "value", "value": "All About Christmas Eve"}}
+    claim = "all about christmas eve be the title for season 11"
+    assert read_quantifier(Program.model_validate(raw), claim).fn == "value"
+
+
+def test_the_statin_claims_vote_end_to_end():
+    """The five programs the model wrote for STATIN_CLAIM (seen as a new user): 1 of 5 voted; now 3 do."""
+    from tools._table_program import ProgramOutcome, decide, run_sampled
+
+    typed = TypedTable.build(STATINS)
+    not_fungal = [{"column": "class", "op": "!=", "value": "Fungal-derived"}]
+    written = [_statin(not_fungal, "value"), _statin([], "every"), _statin(SYNTHETIC, "value"),
+               _statin([], "value"), _statin(SYNTHETIC, "every")]
+    sampled = [run_sampled(raw, typed, "claim", STATIN_CLAIM) for raw in written]
+    outcome = ProgramOutcome(kind="claim")
+    decide(outcome, sampled, typed, "claim", STATIN_CLAIM)
+    assert outcome.winner == "SUPPORTS" and outcome.votes == {"SUPPORTS": 3}, outcome.votes
+    assert outcome.confidence == 0.6

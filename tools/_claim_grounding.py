@@ -332,17 +332,29 @@ _OPENS_WITH_EVERY = re.compile(r"^\W*(?:(?:is it (?:true|correct|the case) that|
 
 
 def read_quantifier(program: Program, claim: str) -> Program:
-    """An "only" program for a claim that says "every", "all" or "each" and not "only": read as "every".
+    """An "only" program, or a value check, for a claim that says "every", "all" or "each" and not "only": read as "every".
 
     Found as a new user: "every hospital in Hull opened after 1990" came back 5 of 5 as "rows where City = 'Hull' ->
     whether they are the only rows with Opened > 1990", another claim (no other city's hospital opened after 1990),
     which was true of that table by chance. Only where the quantifier opens the claim: "X outperforms all
     baselines" may mean that X is the only one above them.
+
+    A value check for such a claim is read as "every" too: "Is it true that every synthetic statin lowers LDL by
+    more than 40%?" was written 2 of 5 times as "rows where Class = 'Synthetic' -> LDL reduction (%); check: > 40",
+    which the executor refuses over three rows ("a value check needs the one row the claim is about"), so 1 of 5
+    programs voted (found as a new user). Over one row "every" is the value check itself.
     """
-    if program.fn != "only" or program.check is None or not _OPENS_WITH_EVERY.search(claim) \
-            or _SAYS_ONLY.search(claim):
+    if program.check is None or not _OPENS_WITH_EVERY.search(claim) or _SAYS_ONLY.search(claim):
         return program
-    return program.model_copy(update={"fn": "every"})
+    if program.fn == "only":
+        return program.model_copy(update={"fn": "every"})
+    # ... unless the "quantifier" is the first word of the value checked: "all about christmas eve be the title for
+    # season 11" (TabFact) names an episode, and over several rows the value check is rightly refused.
+    opening = _OPENS_WITH_EVERY.search(claim).group(0).split()[-1].lower()
+    if program.fn == "value" and program.check.against == "value" \
+            and not program.check.value.strip().lower().startswith(opening):
+        return program.model_copy(update={"fn": "every"})
+    return program
 
 
 def read_every_filter(program: Program, typed: TypedTable, claim: str) -> Program:
