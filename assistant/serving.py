@@ -625,9 +625,14 @@ def ensure_server(settings: Settings, *, progress: bool = True, install: bool = 
         from assistant.provision import install_default_model
 
         install_default_model(settings, progress=progress, echo=say)
+    cuda = has_cuda()
+    if not cuda and not settings.model_format_chosen:
+        # As `model install` does: no quantized copy this CPU's vLLM cannot serve. On a fresh AVX2-only machine,
+        # `model serve` after `make model` still spent minutes on the W4A16 copy (its quantizer venv, the
+        # conversion) and then served bf16. Before vLLM is installed the CPU's flags decide.
+        settings = fit_format_to_cpu(settings, venv_python(settings.vllm_venv_dir), echo=say, guess=True)
     settings = resolve_model_format(settings, install=install, progress=progress, echo=say)
     model_source(settings)  # a quantized format that is not installed: say so before any vLLM set-up
-    cuda = has_cuda()
     python = ensure_vllm_env(settings, cuda=cuda, echo=say)
     if not cuda:
         settings = fit_format_to_cpu(settings, python, echo=say)

@@ -637,6 +637,29 @@ def test_ensure_server_fits_the_format_to_the_cpu_before_starting(tmp_path, monk
     assert started_formats(monkeypatch, default_settings(tmp_path)) == ["bf16"]
 
 
+def test_serve_makes_no_w4a16_copy_a_cpu_without_avx512_cannot_serve(tmp_path, monkeypatch):
+    """Seen on a fresh AVX2-only machine: `make model` skipped the W4A16 copy, then `model serve` made it (minutes)
+    and served bf16. With no vLLM installed yet the CPU's flags decide; a chosen format is still made."""
+    monkeypatch.setattr("assistant.provision.install_default_model", lambda *a, **k: None)
+    asked: list[str] = []
+
+    def record(settings, **kw):
+        asked.append(settings.model_format)
+        return settings
+
+    monkeypatch.setattr(serving, "resolve_model_format", record)
+    monkeypatch.setattr(serving, "has_cuda", lambda: False)
+    monkeypatch.setattr(serving, "model_source", lambda s: "folder")
+    monkeypatch.setattr(serving, "cpu_flags", lambda: {"avx2", "fma"})
+    python, _ = fake_vllm_python(tmp_path / "probe", '{"cpu_gemm_wna16": false}')
+    monkeypatch.setattr(serving, "ensure_vllm_env", lambda *a, **k: python)
+    assert started_formats(monkeypatch, default_settings(tmp_path)) == ["bf16"]
+    assert asked == ["bf16"]  # the copy was never asked for
+    monkeypatch.setattr(serving, "cpu_flags", lambda: {"avx2", "avx512f"})
+    started_formats(monkeypatch, default_settings(tmp_path))
+    assert asked[-1] == "w4a16"  # AVX-512: the default copy is made (the probe then decides what is served)
+
+
 def test_a_hub_model_is_served_and_reported_under_its_own_name(tmp_path, monkeypatch):
     monkeypatch.setenv("EVIDENTIA_HF_MODEL_ID", "Qwen/Qwen2.5-7B-Instruct")
     s = Settings(_env_file=None, data_dir=tmp_path)
