@@ -332,7 +332,8 @@ _OPENS_WITH_EVERY = re.compile(r"^\W*(?:(?:is it (?:true|correct|the case) that|
 
 
 def read_quantifier(program: Program, claim: str) -> Program:
-    """An "only" program, or a value check, for a claim that says "every", "all" or "each" and not "only": read as "every".
+    """An "only" program, or a value check, for a claim that says "every", "all" or "each" and not "only": read as
+    "every".
 
     Found as a new user: "every hospital in Hull opened after 1990" came back 5 of 5 as "rows where City = 'Hull' ->
     whether they are the only rows with Opened > 1990", another claim (no other city's hospital opened after 1990),
