@@ -201,8 +201,9 @@ def test_a_count_of_rows_against_an_amount_of_a_numeric_column_does_not_vote(cla
 
 
 async def test_a_claim_about_the_studies_after_a_year(tmp_settings, fake_llm_server):
-    # The five programs the model wrote for this claim (as a new user saw it): a count against 1,000, three value
-    # checks over several rows (they cannot run), and one "every" that reads "after 2020" as a year.
+    # The five programs the model wrote for this claim (as a new user saw it): a count against 1,000, two value
+    # checks over several rows (read as "every", since the claim opens with it: tools._claim_grounding.
+    # read_quantifier), and two "every" that read "after 2020" as a date.
     after = [{"column": "published", "op": ">", "value": "2020-01-01"}]
     count = {"filters": after, "fn": "count", "column": "study", "answer_column": "study",
              "check": {"op": "<", "against": "value", "value": "1000"}}
@@ -213,7 +214,7 @@ async def test_a_claim_about_the_studies_after_a_year(tmp_settings, fake_llm_ser
     with fake_llm_server(scripted(["published", "participants"], [count, value, every, value, every])) as srv:
         outcome = await solve(llm_for(tmp_settings, srv), STUDIES, "claim",
                               "Every study published after 2020 enrolled fewer than 1,000 participants.", n=5)
-    assert outcome.winner == "REFUTES" and outcome.votes == {"REFUTES": 2}
+    assert outcome.winner == "REFUTES" and outcome.votes == {"REFUTES": 4}
     assert any("an amount of Participants" in r.error for r in outcome.runs)
     assert {r for r, _ in outcome.cells} == {3}  # CARDIO-X, 2,310 participants, published 2021
 
