@@ -6,7 +6,8 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._claim_categories import ignored_category_blocker, named_categories
+from tools._claim_categories import ignored_category_blocker, named_categories, restricted_to_category
+from tools._table_describe import describe
 from tools._table_ops import execute
 from tools._table_ops_model import Program
 from tools._table_program import ProgramOutcome, decide, run_sampled
@@ -93,13 +94,36 @@ def test_a_refutation_that_names_the_category_in_its_check_votes():
 
 
 def test_the_claims_vote_end_to_end():
-    """Three programs over every row refuted the claim, two over the mRNA rows supported it: the claim holds."""
+    """Three programs over every row refuted the claim, two over the mRNA rows supported it: the three are run over
+    the mRNA rows, and all five support it."""
     t = typed()
     sampled = [run_sampled(raw, t, "claim", CLAIM) for raw in (EVERY_ROW, EVERY_ROW, EVERY_ROW, MRNA_ONLY, MRNA_ONLY)]
-    assert all("does not vote" in s.error for s in sampled[:3]), [s.error for s in sampled]
+    assert all(s.execution is not None and s.execution.truth for s in sampled), [s.error for s in sampled]
+    assert describe(sampled[0].program, t).startswith("rows where Platform = 'mRNA' → ")
     outcome = ProgramOutcome(kind="claim")
     decide(outcome, sampled, t, "claim", CLAIM)
-    assert outcome.winner == "SUPPORTS", outcome.votes
+    assert outcome.winner == "SUPPORTS" and outcome.votes == {"SUPPORTS": 5}, outcome.votes
+
+
+def _restricted(claim: str, raw: dict):
+    return restricted_to_category(Program.model_validate(raw), typed(), claim)
+
+
+def test_a_program_over_every_row_is_restricted_to_the_named_category():
+    assert _restricted(CLAIM, EVERY_ROW).filters[0].model_dump() == {"column": "platform", "op": "=", "value": "mRNA"}
+    counted = {"filters": [], "fn": "count", "column": "vaccine", "check": {"op": "=", "value": "3"}}
+    assert _restricted("There are 3 viral vector vaccines.", counted).filters[0].value == "Viral vector"
+
+
+@pytest.mark.parametrize("claim, raw", [
+    (CLAIM, MRNA_ONLY),  # filtered already
+    ("Every mRNA vaccine is more effective than every viral vector one.", EVERY_ROW),  # two categories: which?
+    (CLAIM, {**EVERY_ROW, "fn": "only"}),  # "only" sets rows apart by its own filter
+    (CLAIM, {**EVERY_ROW, "check": {"op": ">", "against": "row", "value": "mRNA-1273"}}),  # a reference row
+    ("Every vaccine had an efficacy above 94%.", EVERY_ROW),  # no category named
+])
+def test_other_programs_are_not_restricted(claim, raw):
+    assert _restricted(claim, raw) is None
 
 
 def test_a_program_with_filters_is_left_to_vote():

@@ -669,7 +669,9 @@ def test_a_title_that_opens_with_all_is_not_a_quantifier():
 
 
 def test_the_statin_claims_vote_end_to_end():
-    """The five programs the model wrote for STATIN_CLAIM (seen as a new user): 1 of 5 voted; now 3 do."""
+    """The five programs the model wrote for STATIN_CLAIM (seen as a new user): 1 of 5 voted. The value checks
+    over the synthetic rows are read as "every"; the two over every row are run over the synthetic rows, the
+    category the claim names (tools._claim_categories.restricted_to_category)."""
     from tools._table_program import ProgramOutcome, decide, run_sampled
 
     typed = TypedTable.build(STATINS)
@@ -679,5 +681,5 @@ def test_the_statin_claims_vote_end_to_end():
     sampled = [run_sampled(raw, typed, "claim", STATIN_CLAIM) for raw in written]
     outcome = ProgramOutcome(kind="claim")
     decide(outcome, sampled, typed, "claim", STATIN_CLAIM)
-    assert outcome.winner == "SUPPORTS" and outcome.votes == {"SUPPORTS": 3}, outcome.votes
-    assert outcome.confidence == 0.6
+    assert outcome.winner == "SUPPORTS" and outcome.votes == {"SUPPORTS": 5}, outcome.votes
+    assert outcome.confidence == 1.0

@@ -37,7 +37,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from tools._cell_compare import norm_text
 from tools._cells import TypedTable, is_empty
-from tools._table_ops_model import Execution, Program
+from tools._table_ops_model import Execution, Program, RowFilter
 
 _LETTER = re.compile(r"[^\W\d_]")
 # What a program computes over a set of rows, which a restriction the claim states changes.
@@ -66,6 +66,32 @@ def named_categories(typed: TypedTable, claim: str) -> dict[str, str]:
             if 2 <= k < n_rows and re.search(rf"(?<!\w){re.escape(v)}(?!\w)", said):
                 out.setdefault(v, col.ident)
     return out
+
+
+# What a check over the category's rows alone still means: "every synthetic statin …", "3 synthetic statins", "the
+# synthetic statins' average …". Not "only" (its filter names the rows it sets apart) nor distinct counts.
+_NARROWABLE = ("every", "count", "sum", "avg", "min", "max")
+
+
+def restricted_to_category(program: Program, typed: TypedTable, claim: str) -> Program | None:
+    """The program with a filter to the one category the claim names, for a program over every row that ignores
+    it and checks a stated value; None otherwise. Used on programs :func:`ignored_category_blocker` holds.
+
+    Found as a new user: "Is it true that all synthetic statins lower LDL by more than 45%?" came back Refuted, 2
+    votes of 5 (confidence 40%); the other 3 were "all rows → whether every one has LDL reduction (%) > 45", held
+    from voting. Their check is the claim's; only the rows are wrong, so they are run over the category's rows.
+    A check against another row ("above Arsenal's") may name a reference, not a restriction: left held.
+    """
+    chk = program.check
+    named = named_categories(typed, claim)
+    if chk is None or chk.against != "value" or program.filters or program.fn not in _NARROWABLE or len(named) != 1:
+        return None
+    [(value, column)] = named.items()
+    if _mentions(program, value, column):
+        return None
+    col = typed.column(column)
+    written = next((v for v in typed.table.column_values(col.index) if norm_text(v) == value), value)
+    return program.model_copy(update={"filters": [RowFilter(column=column, op="=", value=written)]})
 
 
 def _mentions(program: Program, value: str, column: str) -> bool:

@@ -33,7 +33,7 @@ from kb.tables import Table
 from tools._answer_type import expected_answer, fits, position_asked, yes_no_asked
 from tools._cell_compare import format_value
 from tools._cells import TypedTable, cell_number, display_cell, is_empty
-from tools._claim_categories import ignored_category_blocker
+from tools._claim_categories import ignored_category_blocker, restricted_to_category
 from tools._claim_compare import comparison_blocker, read_compared_row
 from tools._claim_grounding import direction_blocker, read_combined, read_every_filter, read_own_row, \
     read_quantifier, read_ranked_claim, read_superlative, read_two_extremes, tautology_blocker, vote_blocker
@@ -257,6 +257,12 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             execution = one_of_several(execution, position_asked(text))
             if yes_no_asked(text):
                 execution = yes_or_no(execution)
+        elif ignored_category_blocker(program, execution, typed, text) \
+                and (narrowed := restricted_to_category(program, typed, text)) is not None:
+            try:  # the claim's own check over the rows of the category it names; if it cannot run, it stays held
+                program, execution = narrowed, execute(narrowed, typed)
+            except ProgramError:
+                pass
         blocked = (tautology_blocker(program, typed) or fraction_of_rows_blocker(program, typed, text)
                    or direction_blocker(program, typed, text) or comparison_blocker(program, text)
                    or multiple_blocker(program, text) or quantity_count_blocker(program, typed, text)
