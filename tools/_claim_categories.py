@@ -15,10 +15,10 @@ refutation is held to this: a check over more rows than the claim's that still h
 Only a program over *every* row, computing something of the whole set (every, only, a count, a sum, an
 extreme), is held to this. Where the claim names one category and the program checks a stated value, it is not
 only held: it is run again over that category's rows (:func:`restricted_to_category`), since its check is the
-claim's and only its rows were wrong. On TabFact's tuning split, a first version that also held programs with filters blocked
-refutations where the category was a reference, not a restriction ("… attendance equal to that of arsenal",
-"… more episodes than amy sherman-palladino", whose name is also in another column the program filtered): 2 of
-32 claims lost, 1 gained.
+claim's and only its rows were wrong. On TabFact's tuning split, a first version that also held programs with
+filters blocked refutations where the category was a reference, not a restriction ("… attendance equal to that of
+arsenal", "… more episodes than amy sherman-palladino", whose name is also in another column the program
+filtered): 2 of 32 claims lost, 1 gained.
 
 Tried and not kept: listing a named category's column among "the columns that matter most" in the program prompt
 (the column choice left it out for 19 of the first 40 tuning claims that name a category). Paired on those claims

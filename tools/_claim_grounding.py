@@ -345,13 +345,14 @@ def read_quantifier(program: Program, claim: str) -> Program:
     which the executor refuses over three rows ("a value check needs the one row the claim is about"), so 1 of 5
     programs voted (found as a new user). Over one row "every" is the value check itself.
     """
-    if program.check is None or not _OPENS_WITH_EVERY.search(claim) or _SAYS_ONLY.search(claim):
+    opens = _OPENS_WITH_EVERY.search(claim)
+    if program.check is None or not opens or _SAYS_ONLY.search(claim):
         return program
     if program.fn == "only":
         return program.model_copy(update={"fn": "every"})
     # ... unless the "quantifier" is the first word of the value checked: "all about christmas eve be the title for
     # season 11" (TabFact) names an episode, and over several rows the value check is rightly refused.
-    opening = _OPENS_WITH_EVERY.search(claim).group(0).split()[-1].lower()
+    opening = opens.group(0).split()[-1].lower()
     if program.fn == "value" and program.check.against == "value" \
             and not program.check.value.strip().lower().startswith(opening):
         return program.model_copy(update={"fn": "every"})

@@ -257,8 +257,9 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             execution = one_of_several(execution, position_asked(text))
             if yes_no_asked(text):
                 execution = yes_or_no(execution)
-        elif ignored_category_blocker(program, execution, typed, text) \
-                and (narrowed := restricted_to_category(program, typed, text)) is not None:
+        # A refutation restricted_to_category can narrow is one ignored_category_blocker holds (its conditions are
+        # a subset of the blocker's), so the blocker need not run twice here.
+        elif execution.truth is False and (narrowed := restricted_to_category(program, typed, text)) is not None:
             try:  # the claim's own check over the rows of the category it names; if it cannot run, it stays held
                 program, execution = narrowed, execute(narrowed, typed)
             except ProgramError:
