@@ -34,7 +34,7 @@ def install_cmd(quiet: bool, fmt: str | None) -> None:
     sha-stamped output). If the default copy cannot be made, bf16 is served and a warning says why.
     """
     from assistant.provision import ProvisionError, install_default_model
-    from assistant.serving import fit_format_to_cpu, resolve_model_format, venv_python
+    from assistant.serving import fit_default_format_before_copy, resolve_model_format
 
     settings = _settings()
     if fmt is not None:  # named on the command line: required, like EVIDENTIA_MODEL_FORMAT
@@ -43,12 +43,7 @@ def install_cmd(quiet: bool, fmt: str | None) -> None:
     try:
         folder = install_default_model(settings, progress=not quiet, echo=click.echo).model_dir
         if folder is not None:
-            # No quantized copy this CPU's vLLM cannot serve: on an AVX2-only CPU making it cost minutes (its
-            # own venv, the calibration) for a folder `model serve` then skipped. Before vLLM is installed
-            # (`make model` on a fresh machine) the CPU's flags decide. A chosen format is made as asked.
-            if not settings.model_format_chosen:
-                settings = fit_format_to_cpu(settings, venv_python(settings.vllm_venv_dir), echo=click.echo,
-                                             guess=True)
+            settings = fit_default_format_before_copy(settings, echo=click.echo)
             # the quantized copy, made once; the default format falls back to bf16 with a warning
             folder = resolve_model_format(settings, progress=not quiet, echo=click.echo).served_model_dir
         elif settings.model_format != "bf16" and settings.model_format_chosen:

@@ -194,6 +194,17 @@ def fit_format_to_cpu(settings: Settings, python: Path, *, echo: Callable[[str],
     return settings.model_copy(update={"model_format": "bf16"})
 
 
+def fit_default_format_before_copy(settings: Settings, *, echo: Callable[[str], None] | None = None) -> Settings:
+    """Before a quantized copy is made: a default format this CPU's vLLM cannot serve is bf16, so no copy is made.
+
+    On an AVX2-only machine the W4A16 copy cost minutes (its quantizer venv, the conversion) for a folder that was
+    then skipped for bf16, once in `model install` and again in `model serve`. Before vLLM is installed the CPU's
+    flags decide (``guess``). A chosen format is made as asked."""
+    if settings.model_format_chosen:
+        return settings
+    return fit_format_to_cpu(settings, venv_python(settings.vllm_venv_dir), echo=echo, guess=True)
+
+
 def serving_dtype(settings: Settings, *, cuda: bool) -> str:
     """The activations' dtype: bfloat16, except for unquantized weights on a CPU that computes bfloat16 only by
     emulation, where float32 is faster (AMD EPYC, AVX2 only: 4.0 against 1.8 tokens/s, one stream). A quantized
@@ -626,11 +637,8 @@ def ensure_server(settings: Settings, *, progress: bool = True, install: bool = 
 
         install_default_model(settings, progress=progress, echo=say)
     cuda = has_cuda()
-    if not cuda and not settings.model_format_chosen:
-        # As `model install` does: no quantized copy this CPU's vLLM cannot serve. On a fresh AVX2-only machine,
-        # `model serve` after `make model` still spent minutes on the W4A16 copy (its quantizer venv, the
-        # conversion) and then served bf16. Before vLLM is installed the CPU's flags decide.
-        settings = fit_format_to_cpu(settings, venv_python(settings.vllm_venv_dir), echo=say, guess=True)
+    if not cuda:
+        settings = fit_default_format_before_copy(settings, echo=say)
     settings = resolve_model_format(settings, install=install, progress=progress, echo=say)
     model_source(settings)  # a quantized format that is not installed: say so before any vLLM set-up
     python = ensure_vllm_env(settings, cuda=cuda, echo=say)
