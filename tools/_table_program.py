@@ -42,6 +42,7 @@ from tools._claim_counts import quantity_count_blocker, read_counted_column
 from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_rows, read_share_of_total, \
     read_stated_fraction
 from tools._claim_multiples import multiple_blocker, read_multiplier
+from tools._claim_self_filter import read_self_filtered_every
 from tools._claim_significance import add_significance_filter
 from tools._date_rules import leaves_out_stated_date, read_stated_year
 from tools._flag_columns import add_stated_flag
@@ -235,6 +236,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_rate(read_ratio(read_superlative(program, typed, text), typed, text), typed, text)
             program = read_every_filter(read_quantifier(read_own_row(read_combined(program, typed, text), typed, text),
                                                         text), typed, text)
+            program = read_self_filtered_every(program, typed)
             program = read_fraction_of_rows(read_stated_fraction(program, typed, text), typed, text)
             program = read_share_of_total(program, typed, text)
             program = read_ordinal(read_multiplier(program, text), text)

@@ -1,0 +1,84 @@
+"""An "every" check whose own filter makes it true is run over the rows the claim's other filters keep."""
+
+import itertools
+
+import pytest
+
+from kb.tables import Table
+from tools._cells import TypedTable
+from tools._claim_self_filter import implies, read_self_filtered_every
+from tools._table_ops import execute
+from tools._table_ops_model import Check, Program, RowFilter
+
+STATINS = Table(name="statins", title="", columns=["Drug", "Class", "LDL reduction (%)"], rows=[
+    ["Atorvastatin", "Synthetic", "50"], ["Rosuvastatin", "Synthetic", "55"], ["Simvastatin", "Fungal-derived", "41"],
+    ["Pravastatin", "Fungal-derived", "34"], ["Pitavastatin", "Synthetic", "43"], ["Lovastatin", "Fungal-derived", "40"]])
+CLAIM = "Is it true that all synthetic statins lower LDL by more than 45%?"
+SYNTHETIC = {"column": "class", "op": "=", "value": "Synthetic"}
+ABOVE_45 = {"column": "ldl_reduction", "op": ">", "value": "45"}
+
+
+def _every(filters: list[dict], op: str = ">=", value: str = "45") -> Program:
+    return Program.model_validate({"filters": filters, "fn": "every", "column": "ldl_reduction",
+                                   "answer_column": "drug", "check": {"op": op, "against": "value", "value": value}})
+
+
+OPS = ["=", "!=", "<", "<=", ">", ">="]
+
+
+@pytest.mark.parametrize("rule_op, check_op", list(itertools.product(OPS, OPS)))
+def test_implies_agrees_with_brute_force(rule_op, check_op):
+    """Against every x on a fine grid around the two bounds: "implies" is true exactly when no x passes the
+    filter and fails the check."""
+    grid = [x / 4 for x in range(0, 81)]  # 0 .. 20 in quarters
+    compare = {"=": lambda x, y: x == y, "!=": lambda x, y: x != y, "<": lambda x, y: x < y,
+               "<=": lambda x, y: x <= y, ">": lambda x, y: x > y, ">=": lambda x, y: x >= y}
+    for a, v in itertools.product([5, 10, 15], [5, 10, 15]):
+        rule = RowFilter(column="c", op=rule_op, value=str(a))
+        check = Check(op=check_op, against="value", value=str(v))
+        brute = all(compare[check_op](x, v) for x in grid if compare[rule_op](x, a))
+        assert implies(rule, check) is brute, (rule_op, a, check_op, v)
+
+
+def test_a_text_value_implies_nothing():
+    assert not implies(RowFilter(column="c", op="=", value="Synthetic"),
+                       Check(op="=", against="value", value="Synthetic"))
+
+
+def test_the_statin_tautology_is_run_over_the_synthetic_rows():
+    """Seen as a new user: it voted SUPPORTS, true of any table; over the synthetic rows Pitavastatin's 43 refutes."""
+    typed = TypedTable.build(STATINS)
+    written = _every([SYNTHETIC, ABOVE_45])
+    assert execute(written, typed).truth is True  # the tautology
+    read = read_self_filtered_every(written, typed)
+    assert [f.column for f in read.filters] == ["class"]
+    assert execute(read, typed).truth is False
+
+
+@pytest.mark.parametrize("program", [
+    _every([ABOVE_45]),  # no other filter: "every row" is a reading the claim need not make
+    _every([SYNTHETIC, {"column": "ldl_reduction", "op": ">", "value": "40"}]),  # 40 does not imply >= 45
+    _every([SYNTHETIC, ABOVE_45], op="<"),  # a filter and a check that disagree: not a tautology
+    Program.model_validate({"filters": [SYNTHETIC, ABOVE_45], "fn": "count", "column": "ldl_reduction",
+                            "answer_column": "drug", "check": {"op": "=", "against": "value", "value": "2"}}),
+    Program.model_validate({"filters": [SYNTHETIC, {"column": "class", "op": "=", "value": "Synthetic"}],
+                            "fn": "every", "column": "class", "answer_column": "drug",
+                            "check": {"op": "=", "against": "value", "value": "Synthetic"}}),  # text: kept
+])
+def test_other_programs_are_left_as_written(program):
+    typed = TypedTable.build(STATINS)
+    assert read_self_filtered_every(program, typed) == program
+
+
+def test_the_vote_over_the_statin_claim():
+    """The five programs of the browser session, with the one tautology: the vote is now 4 to 0 to refute."""
+    from tools._table_program import ProgramOutcome, decide, run_sampled
+
+    typed = TypedTable.build(STATINS)
+    written = [_every([SYNTHETIC], ">", "45").model_dump(), _every([SYNTHETIC, ABOVE_45]).model_dump(),
+               _every([], ">", "45").model_dump(), _every([], ">", "45").model_dump(),
+               _every([], ">", "45").model_dump()]
+    sampled = [run_sampled(raw, typed, "claim", CLAIM) for raw in written]
+    outcome = ProgramOutcome(kind="claim")
+    decide(outcome, sampled, typed, "claim", CLAIM)
+    assert outcome.winner == "REFUTES" and outcome.votes == {"REFUTES": 5}, outcome.votes
