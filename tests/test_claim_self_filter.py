@@ -11,8 +11,9 @@ from tools._table_ops import execute
 from tools._table_ops_model import Check, Program, RowFilter
 
 STATINS = Table(name="statins", title="", columns=["Drug", "Class", "LDL reduction (%)"], rows=[
-    ["Atorvastatin", "Synthetic", "50"], ["Rosuvastatin", "Synthetic", "55"], ["Simvastatin", "Fungal-derived", "41"],
-    ["Pravastatin", "Fungal-derived", "34"], ["Pitavastatin", "Synthetic", "43"], ["Lovastatin", "Fungal-derived", "40"]])
+    ["Atorvastatin", "Synthetic", "50"], ["Rosuvastatin", "Synthetic", "55"],
+    ["Simvastatin", "Fungal-derived", "41"], ["Pravastatin", "Fungal-derived", "34"],
+    ["Pitavastatin", "Synthetic", "43"], ["Lovastatin", "Fungal-derived", "40"]])
 CLAIM = "Is it true that all synthetic statins lower LDL by more than 45%?"
 SYNTHETIC = {"column": "class", "op": "=", "value": "Synthetic"}
 ABOVE_45 = {"column": "ldl_reduction", "op": ">", "value": "45"}
