@@ -854,10 +854,9 @@ def test_a_follow_up_names_the_referenced_rows_text_cells():
     session.last_table_answer = TableAnswer(table="trials", question="Which trial had the most dropouts?",
                                             answer="LEAD-3", rows=[2], row_names=["LEAD-3"])
     assert resolve_follow_up("And what was its HbA1c change?", trials, session) == (
-        "And what was its HbA1c change? ('it' is LEAD-3 (Drug: Liraglutide), the answer to: Which trial had the "
-        "most dropouts?)")
+        "And what was its HbA1c change? ('it' is LEAD-3 (Drug: Liraglutide))")
     session.last_table_answer = session.last_table_answer.model_copy(update={"rows": [1], "row_names": ["AWARD-1"]})
-    assert "(Drug: Dulaglutide)," in resolve_follow_up("and its size?", trials, session)  # long and numeric cells left out
+    assert resolve_follow_up("and its size?", trials, session).endswith("(Drug: Dulaglutide))")  # long, numeric: out
     assert resolve_follow_up("What about Oslo?", trials, session) == "What about Oslo?"  # no pointer back
     # after one row, "their" is the question's own plural (found as a new user)
     own = "How many phase III trials met their primary endpoint?"
@@ -889,8 +888,7 @@ def test_a_follow_ups_there_points_to_the_answers_row_unless_it_states_existence
                                             answer="Porto", rows=[2], row_names=["Porto"])
     resolved = resolve_follow_up(question, sites, session)
     if points_back:
-        assert resolved == f"{question} ('there' is Porto (Country: Portugal), the answer to: Which site had the " \
-                           "most dropouts?)"
+        assert resolved == f"{question} ('there' is Porto (Country: Portugal))"
     else:
         assert resolved == question
 

@@ -308,7 +308,10 @@ def resolve_follow_up(question: str, table: Table, session) -> str:
     if not names:
         return question
     word = "there" if there and not it else "it"
-    return f"{question} ('{word}' is {names}{_row_details(table, last.rows)}, the answer to: {last.question})"
+    # Not the earlier question itself: found as a new user, "What is its hand-hygiene compliance?" after "Which
+    # hospital has the fewest infections per bed?" came back as the earlier question's ratio, 5 programs of 5,
+    # when the note ended "the answer to: Which hospital has the fewest infections per bed?".
+    return f"{question} ('{word}' is {names}{_row_details(table, last.rows)})"
 
 
 def claim_with_referent(claim: str, table: Table, session) -> str:
