@@ -238,6 +238,29 @@ async def test_programs_that_read_less_of_the_question_do_not_vote(tmp_settings,
     assert outcome.votes == {"Mill Field": 3} and all(r.ran for r in outcome.runs)
 
 
+HOSPITALS = Table(name="infections", title="", columns=["Hospital", "Region", "Beds", "Infections (2024)"], rows=[
+    ["St. Luke's", "North", "420", "38"], ["Mercy General", "South", "610", "71"],
+    ["Lakeside Medical", "South", "380", "29"]])
+
+
+async def test_a_stated_filter_that_changes_no_row_does_not_hold_the_others(tmp_settings, fake_llm_server):
+    """Found as a new user: after "Which hospital has the most beds?", "How many infections did it have?" is noted
+    "('it' is Mercy General (Region: South))"; four programs selecting the row by name were held because the fifth
+    also filtered on the region, selecting the same row: right answer, 20% confidence."""
+    by_name = {"filters": [{"column": "hospital", "op": "=", "value": "Mercy General"}], "fn": "value",
+               "column": "infections_2024", "answer_column": "hospital"}
+    and_region = {**by_name, "filters": by_name["filters"] + [{"column": "region", "op": "=", "value": "South"}]}
+    only_region = {**by_name, "fn": "sum", "filters": [{"column": "region", "op": "=", "value": "South"}]}
+    question = "How many infections did it have? ('it' is Mercy General (Region: South))"
+    with fake_llm_server(scripted(["hospital", "infections_2024"], [by_name] * 4 + [and_region])) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), HOSPITALS, "question", question, n=5)
+    assert outcome.votes == {"71": 5} and outcome.confidence == 1.0
+    # A program with fewer stated filters that selects other rows is still held (here: both southern hospitals).
+    with fake_llm_server(scripted(["hospital", "infections_2024"], [only_region] * 3 + [and_region] * 2)) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), HOSPITALS, "question", question, n=5)
+    assert outcome.votes == {"71": 2} and sum(not r.ran for r in outcome.runs) == 3
+
+
 RACES = Table(name="races", title="Grand Prix winners", columns=["Year", "Driver", "Team", "Laps"], rows=[
     ["1961", "Jim Clark", "Lotus", "70"],
     ["1962", "Graham Hill", "BRM", "72"],

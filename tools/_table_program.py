@@ -461,9 +461,21 @@ def _drop_ungrounded(outcome: ProgramOutcome, sampled: list[_Sampled], text: str
         return
     level = {i: grounding(sampled[i].program, text, typed) for i in ran + empty}
     best = max(level.values())
+    best_rows = [set(sampled[j].execution.selected) for j in ran if level[j] == best]
     for i in ran:
-        if level[i] < best:
+        if level[i] < best and not _same_rows_fewer_filters(level[i], best, sampled[i], best_rows):
             _withhold(outcome, i, describe_grounding(sampled[i].program, text, best, typed))
+
+
+def _same_rows_fewer_filters(level: tuple[bool, int, bool], best: tuple[bool, int, bool], sample: _Sampled,
+                             best_rows: list[set[int]]) -> bool:
+    """Does this program read the question as well as the best one but for a stated filter that changes nothing,
+    selecting the very rows a best one selects? Found as a new user: "How many infections did it have?" about
+    Mercy General, noted "(Region: South)": 4 of 5 programs selecting its row by name alone were held because the
+    fifth also filtered on the region, and the right answer came with 20% confidence."""
+    if level[0] != best[0] or level[2] != best[2] or sample.execution is None:
+        return False
+    return set(sample.execution.selected) in best_rows
 
 
 def _drop_without_stated_date(outcome: ProgramOutcome, sampled: list[_Sampled], text: str, typed: TypedTable) -> None:
