@@ -53,6 +53,7 @@ from tools._question_rules import add_stated_date, add_stated_quarter, count_cho
     read_ordinal, read_position, read_rank_order, read_ratio, read_rows_asked, read_share, read_share_of_all, \
     read_stated_part, read_threshold_list, read_total_asked, yes_or_no
 from tools._rates import read_rate
+from tools._stated_bound import read_stated_bound
 from tools._stated_values import add_stated_value
 from tools._table_describe import describe
 from tools._table_grammar import typed_program_schema
@@ -204,7 +205,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
     """
     program = None
     try:
-        program = Program.model_validate(raw)
+        program = read_stated_bound(Program.model_validate(raw), typed, text)
         program = add_stated_flag(program, typed, text, yes_no=kind == "question" and yes_no_asked(text))
         program = read_stated_year(program, typed, text)
         if kind == "question":

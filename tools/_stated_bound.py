@@ -1,0 +1,67 @@
+"""A filter on a number the text bounds ("more than 400 beds") compares the way the words say.
+
+Found as a new user, with an XLSX of seven hospitals: "Fewer than three hospitals have more than 400 beds." was
+written 5 of 5 times as "rows where Beds < 400 → the number of different Hospital; check: < 3". The "fewer"
+that bounds the count was read into the filter as well. The verdict came out right by chance (four hospitals have
+under 400 beds, three have over), and a table with two hospitals under 400 would have turned it.
+
+The rule: when the words right before a number the filter compares with set a bound that runs the other way from
+the filter's operator ("more than 400" against "< 400"), the filter takes the bound's operator. Only a reversal
+is repaired; "> 400" for "at least 400" is left as written. Not when the number is written more than once with
+bounds that disagree, nor when a negation precedes the bound ("not more than 400", "no more than 400": upper
+bounds, which the pattern does not read as "more than").
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools._cells import TypedTable, cell_number
+from tools._table_ops_model import Program
+
+_UP = {"more than": ">", "greater than": ">", "higher than": ">", "larger than": ">", "over": ">", "above": ">",
+       "exceeding": ">", "in excess of": ">", "at least": ">=", "no fewer than": ">=", "no less than": ">=",
+       "not fewer than": ">=", "not less than": ">="}
+_DOWN = {"fewer than": "<", "less than": "<", "lower than": "<", "smaller than": "<", "under": "<", "below": "<",
+         "at most": "<=", "no more than": "<=", "not more than": "<=", "up to": "<="}
+_BOUNDS = {**_UP, **_DOWN}
+# The longest phrase first, so "no more than" is not read as "more than"; a number (or a number word) right after.
+_STATED = re.compile(
+    r"\b(?P<bound>" + "|".join(re.escape(b) for b in sorted(_BOUNDS, key=len, reverse=True)) + r")\s+"
+    r"(?P<number>[−-]?\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b", re.I)
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+          "ten": 10, "eleven": 11, "twelve": 12}
+
+
+def stated_bounds(text: str) -> dict[float, str]:
+    """number -> the operator the words before it set, for each number the text bounds one way only."""
+    seen: dict[float, set[str]] = {}
+    for m in _STATED.finditer(text):
+        word = m.group("number").lower()
+        number = float(_WORDS[word]) if word in _WORDS else cell_number(word)
+        if number is not None:
+            seen.setdefault(round(number, 6), set()).add(_BOUNDS[m.group("bound").lower()])
+    return {n: ops.pop() for n, ops in seen.items() if len(ops) == 1}
+
+
+def _direction(op: str) -> str:
+    return "up" if op in (">", ">=") else "down" if op in ("<", "<=") else ""
+
+
+def read_stated_bound(program: Program, typed: TypedTable, text: str) -> Program:
+    """``program`` with each numeric filter the text bounds the other way compared as the text says."""
+    bounds = stated_bounds(text)
+    if not bounds:
+        return program
+    filters, changed = [], False
+    for f in program.filters:
+        number = cell_number(f.value)
+        op = bounds.get(round(number, 6)) if number is not None else None
+        try:
+            numeric = typed.column(f.column).numeric
+        except KeyError:
+            numeric = False
+        if op and numeric and _direction(f.op) and _direction(f.op) != _direction(op):
+            f, changed = f.model_copy(update={"op": op}), True
+        filters.append(f)
+    return program.model_copy(update={"filters": filters}) if changed else program
