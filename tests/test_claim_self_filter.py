@@ -83,3 +83,30 @@ def test_the_vote_over_the_statin_claim():
     outcome = ProgramOutcome(kind="claim")
     decide(outcome, sampled, typed, "claim", CLAIM)
     assert outcome.winner == "REFUTES" and outcome.votes == {"REFUTES": 5}, outcome.votes
+
+
+HOSPITALS = Table(name="infections", title="", columns=["Hospital", "Region", "Hand-hygiene compliance"], rows=[
+    ["St. Luke's", "North", "86%"], ["Mercy General", "South", "74%"], ["Eastfield", "East", "88%"]])
+BETTER = "Is it true that Eastfield has a better hand-hygiene compliance than St. Luke's?"
+
+
+def _extreme(filters: list[dict], value: str) -> dict:
+    return {"filters": filters, "fn": "argmax", "column": "hand_hygiene_compliance", "answer_column": "hospital",
+            "check": {"op": "=", "against": "value", "value": value}}
+
+
+EASTFIELD = [{"column": "hospital", "op": "=", "value": "Eastfield"}]
+
+
+@pytest.mark.parametrize("raw, held", [
+    (_extreme(EASTFIELD, "St. Luke's"), True),  # seen as a new user: refuted whatever the table holds
+    (_extreme(EASTFIELD, "Eastfield"), False),  # the supporting way round: measured and kept (tautology_blocker)
+    (_extreme([{"column": "hospital", "op": "=", "value": "St. Luke"}], "St. Luke's"), False),  # a partial name
+    (_extreme([{"column": "region", "op": "=", "value": "East"}], "St. Luke's"), False),  # another column fixed
+    ({**_extreme(EASTFIELD, "St. Luke's"), "fn": "value", "column": "hospital"}, True),
+])
+def test_a_program_that_reads_back_its_filter_refutes_nothing(raw, held):
+    from tools._table_program import run_sampled
+
+    sampled = run_sampled(raw, TypedTable.build(HOSPITALS), "claim", BETTER)
+    assert ("reads back its own filter" in (sampled.error or "")) is held, sampled.error

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import text_words
+from tools._cell_compare import norm_text, text_words
 from tools._cells import TypedTable, cell_number
 from tools._claim_fractions import fraction_of_rows
 from tools._flag_columns import names_flag
@@ -112,6 +112,13 @@ def tautology_blocker(program: Program, typed: TypedTable | None = None) -> str:
     chk = program.check
     if chk is None or chk.against != "value":
         return ""
+    fixed = _fixed_by_filter(program)
+    if fixed is not None and chk.op == "=" and norm_text(fixed) not in norm_text(chk.value) \
+            and norm_text(chk.value) not in norm_text(fixed):  # "Arsenal" may select "Arsenal FC": not blocked
+        # Seen as a new user: "Eastfield has a better hand-hygiene compliance than St. Luke's" refuted by "rows
+        # where Hospital = 'Eastfield' -> Hospital of the row with the largest compliance = St. Luke's". Only the
+        # refuting way round: one that reads back the value it checks was measured and kept (the docstring).
+        return f"it reads back its own filter's {fixed!r}, which is never {chk.value!r}: false of any table"
     target = cell_number(chk.value)
     if program.fn in ("count", "count_distinct") and target is not None and (
             (chk.op == ">=" and target <= 0) or (chk.op == ">" and target < 0)):
@@ -123,6 +130,14 @@ def tautology_blocker(program: Program, typed: TypedTable | None = None) -> str:
         if program.fn in ("argmax", "argmin", "value") and ident and _text_column(typed, ident):
             return f"{ident} holds names, which never equal the number {chk.value!r}: true of any table"
     return ""
+
+
+def _fixed_by_filter(program: Program) -> str | None:
+    """The value a program's result is whatever the table holds: what an '=' filter fixes in the column it reads
+    back (a value, or the answer column of an extreme); None when no filter fixes it."""
+    read = program.answer_column if program.fn in ("argmax", "argmin") else \
+        program.column if program.fn == "value" else None
+    return next((f.value for f in program.filters if f.op == "=" and read and f.column == read), None)
 
 
 def direction_blocker(program: Program, typed: TypedTable, claim: str) -> str:
