@@ -858,6 +858,10 @@ def test_a_follow_up_names_the_referenced_rows_text_cells():
     session.last_table_answer = session.last_table_answer.model_copy(update={"rows": [1], "row_names": ["AWARD-1"]})
     assert resolve_follow_up("and its size?", trials, session).endswith("(Drug: Dulaglutide))")  # long, numeric: out
     assert resolve_follow_up("What about Oslo?", trials, session) == "What about Oslo?"  # no pointer back
+    # Entities an earlier turn carried give way to the row "it" is (found as a new user: a claim's two hospitals,
+    # carried two turns on, were answered instead of the last answer's row)
+    assert resolve_follow_up("What was its HbA1c change? (regarding Liraglutide, LEAD-3)", trials, session) == (
+        "What was its HbA1c change? ('it' is AWARD-1 (Drug: Dulaglutide))")
     # after one row, "their" is the question's own plural (found as a new user)
     own = "How many phase III trials met their primary endpoint?"
     assert resolve_follow_up(own, trials, session) == own

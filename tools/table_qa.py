@@ -36,6 +36,7 @@ from tools._table_llm import (
     JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, cited_for_view,
     register_evidence, validate_cells)
 from tools._words import OF_THEM
+from tools.intent import without_regarding_note
 from tools.table_filter import filter_table, resolve_table
 
 OPTION_MAX_TOKENS = 100
@@ -310,8 +311,10 @@ def resolve_follow_up(question: str, table: Table, session) -> str:
     word = "there" if there and not it else "it"
     # Not the earlier question itself: found as a new user, "What is its hand-hygiene compliance?" after "Which
     # hospital has the fewest infections per bed?" came back as the earlier question's ratio, 5 programs of 5,
-    # when the note ended "the answer to: Which hospital has the fewest infections per bed?".
-    return f"{question} ('{word}' is {names}{_row_details(table, last.rows)})"
+    # when the note ended "the answer to: Which hospital has the fewest infections per bed?". Nor the entities an
+    # earlier turn carried: "What is its hand-hygiene compliance? (regarding Eastfield, St. Luke's, infections)",
+    # carried from a claim two turns back, was answered 5 of 5 for St. Luke's, though 'it' was Harbor View.
+    return f"{without_regarding_note(question)} ('{word}' is {names}{_row_details(table, last.rows)})"
 
 
 def claim_with_referent(claim: str, table: Table, session) -> str:
