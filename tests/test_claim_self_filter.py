@@ -104,6 +104,8 @@ EASTFIELD = [{"column": "hospital", "op": "=", "value": "Eastfield"}]
     (_extreme([{"column": "hospital", "op": "=", "value": "St. Luke"}], "St. Luke's"), False),  # a partial name
     (_extreme([{"column": "region", "op": "=", "value": "East"}], "St. Luke's"), False),  # another column fixed
     ({**_extreme(EASTFIELD, "St. Luke's"), "fn": "value", "column": "hospital"}, True),
+    # the other way round, seen as the reason shown for the verdict: true whatever the table holds
+    ({**_extreme(EASTFIELD, "St. Luke's"), "check": {"op": "!=", "against": "value", "value": "St. Luke's"}}, True),
 ])
 def test_a_program_that_reads_back_its_filter_refutes_nothing(raw, held):
     from tools._table_program import run_sampled

@@ -113,12 +113,14 @@ def tautology_blocker(program: Program, typed: TypedTable | None = None) -> str:
     if chk is None or chk.against != "value":
         return ""
     fixed = _fixed_by_filter(program)
-    if fixed is not None and chk.op == "=" and norm_text(fixed) not in norm_text(chk.value) \
+    if fixed is not None and chk.op in ("=", "!=") and norm_text(fixed) not in norm_text(chk.value) \
             and norm_text(chk.value) not in norm_text(fixed):  # "Arsenal" may select "Arsenal FC": not blocked
         # Seen as a new user: "Eastfield has a better hand-hygiene compliance than St. Luke's" refuted by "rows
-        # where Hospital = 'Eastfield' -> Hospital of the row with the largest compliance = St. Luke's". Only the
-        # refuting way round: one that reads back the value it checks was measured and kept (the docstring).
-        return f"it reads back its own filter's {fixed!r}, which is never {chk.value!r}: false of any table"
+        # where Hospital = 'Eastfield' -> Hospital of the row with the largest compliance = St. Luke's", and
+        # supported, shown as the reason, by the same with "!= St. Luke's". (The "every" checks that repeat their
+        # filter, measured and kept above, are another form: fn "every".)
+        return (f"it reads back its own filter's {fixed!r}, so its check against {chk.value!r} is "
+                f"{'false' if chk.op == '=' else 'true'} of any table")
     target = cell_number(chk.value)
     if program.fn in ("count", "count_distinct") and target is not None and (
             (chk.op == ">=" and target <= 0) or (chk.op == ">" and target < 0)):
