@@ -147,6 +147,13 @@ class TypedTable:
                 return col
         raise KeyError(ident)
 
+    def is_numeric(self, ident: str) -> bool:
+        """Is ``ident`` a column of numbers? False for an identifier this table lacks."""
+        try:
+            return self.column(ident).numeric
+        except KeyError:
+            return False
+
     def text(self, r: int, c: int) -> str:
         return self.table.cell(r, c)
 

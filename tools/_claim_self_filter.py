@@ -44,12 +44,7 @@ def read_self_filtered_every(program: Program, typed: TypedTable) -> Program:
     """``program`` without the filters on its checked column that imply its check, when it is an "every" check
     against a stated value on a numeric column and another filter remains; else ``program`` as it is."""
     chk = program.check
-    if program.fn != "every" or chk is None or chk.against != "value":
-        return program
-    try:
-        if not typed.column(program.column).numeric:
-            return program
-    except KeyError:
+    if program.fn != "every" or chk is None or chk.against != "value" or not typed.is_numeric(program.column):
         return program
     kept = [f for f in program.filters if not (f.column == program.column and implies(f, chk))]
     if len(kept) == len(program.filters) or not kept:

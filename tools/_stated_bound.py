@@ -57,11 +57,7 @@ def read_stated_bound(program: Program, typed: TypedTable, text: str) -> Program
     for f in program.filters:
         number = cell_number(f.value)
         op = bounds.get(round(number, 6)) if number is not None else None
-        try:
-            numeric = typed.column(f.column).numeric
-        except KeyError:
-            numeric = False
-        if op and numeric and _direction(f.op) and _direction(f.op) != _direction(op):
+        if op and typed.is_numeric(f.column) and _direction(f.op) and _direction(f.op) != _direction(op):
             f, changed = f.model_copy(update={"op": op}), True
         filters.append(f)
     return program.model_copy(update={"filters": filters}) if changed else program
