@@ -135,8 +135,8 @@ def tautology_blocker(program: Program, typed: TypedTable | None = None) -> str:
 
 
 def _fixed_by_filter(program: Program) -> str | None:
-    """The value a program's result is whatever the table holds: what an '=' filter fixes in the column it reads
-    back (a value, or the answer column of an extreme); None when no filter fixes it."""
+    """The value a program returns whatever the table holds: what an '=' filter fixes in the column the program
+    reads back (a value's column, or an extreme's answer column); None when no filter fixes it."""
     read = program.answer_column if program.fn in ("argmax", "argmin") else \
         program.column if program.fn == "value" else None
     return next((f.value for f in program.filters if f.op == "=" and read and f.column == read), None)

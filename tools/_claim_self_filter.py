@@ -16,8 +16,8 @@ dropped (tools._claim_grounding.tautology_blocker).
 
 from __future__ import annotations
 
-from tools._table_ops_model import Check, Program, RowFilter
 from tools._cells import TypedTable, cell_number
+from tools._table_ops_model import Check, Program, RowFilter
 
 
 def implies(rule: RowFilter, check: Check) -> bool:
