@@ -35,6 +35,13 @@ pubhealthtab-dev.md, programs sampled without these rules), replaying the logged
 with 4 claims left to the CCoE fallback (not replayed); always-SUPPORTS scores 34. A first version that
 also held *supporting* checks to the claim's values blocked 12 right votes for 11 wrong ones (first 21
 claims) and was dropped.
+
+Measured and not kept (2026-11-28, TabFact's tuning split): holding a refutation whose '=' *filter* value the
+claim does not state ("rows where Region = 'North' -> … = Eastfield", seen as a new user). Replayed on programs
+sampled for TabFact dev claims: on 40 (30 of them with a bound before a number) right 20 -> 22, 1 claim newly
+left to the fallback; on the next 40 without such a bound right 27 -> 23, 6 newly left to the fallback (counted
+as not right; none gained). TabFact's lemmatised claims paraphrase the cells that rows are chosen by ("the 18th
+of june" for '18 june 1938', "december 17" for a full date), so right filters were held as often as invented ones.
 """
 
 from __future__ import annotations
