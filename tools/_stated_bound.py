@@ -18,6 +18,7 @@ import re
 
 from tools._cells import TypedTable, cell_number
 from tools._table_ops_model import Program
+from tools._words import CARDINALS
 
 _UP = {"more than": ">", "greater than": ">", "higher than": ">", "larger than": ">", "over": ">", "above": ">",
        "exceeding": ">", "in excess of": ">", "at least": ">=", "no fewer than": ">=", "no less than": ">=",
@@ -25,12 +26,11 @@ _UP = {"more than": ">", "greater than": ">", "higher than": ">", "larger than":
 _DOWN = {"fewer than": "<", "less than": "<", "lower than": "<", "smaller than": "<", "under": "<", "below": "<",
          "at most": "<=", "no more than": "<=", "not more than": "<=", "up to": "<="}
 _BOUNDS = {**_UP, **_DOWN}
+_WORDS = {w: n for w, n in CARDINALS.items() if n >= 1}  # "one" to "twelve"
 # The longest phrase first, so "no more than" is not read as "more than"; a number (or a number word) right after.
 _STATED = re.compile(
     r"\b(?P<bound>" + "|".join(re.escape(b) for b in sorted(_BOUNDS, key=len, reverse=True)) + r")\s+"
-    r"(?P<number>[−-]?\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b", re.I)
-_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-          "ten": 10, "eleven": 11, "twelve": 12}
+    r"(?P<number>[−-]?\d[\d,]*(?:\.\d+)?|" + "|".join(_WORDS) + r")\b", re.I)
 
 
 def stated_bounds(text: str) -> dict[float, str]:
@@ -38,7 +38,7 @@ def stated_bounds(text: str) -> dict[float, str]:
     seen: dict[float, set[str]] = {}
     for m in _STATED.finditer(text):
         word = m.group("number").lower()
-        number = float(_WORDS[word]) if word in _WORDS else cell_number(word)
+        number = _WORDS[word] if word in _WORDS else cell_number(word)
         if number is not None:
             seen.setdefault(round(number, 6), set()).add(_BOUNDS[m.group("bound").lower()])
     return {n: ops.pop() for n, ops in seen.items() if len(ops) == 1}
