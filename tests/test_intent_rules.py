@@ -113,6 +113,32 @@ def test_now_tell_me_about_x_is_a_question_about_x():
     assert not out.follow_up and out.carried_over == []
 
 
+def test_a_pronoun_follow_up_carries_only_the_latest_topic():
+    # Seen as a new user: the model's frame for "Which drugs treat it?" after a switch to asthma, with the
+    # topic of two turns back copied in; the reply listed drugs joined to both diseases.
+    history = [
+        {"user_text": "What drugs treat multiple sclerosis?", "rewrite": "",
+         "intent": {"entities": ["multiple sclerosis"]}},
+        {"user_text": "What are its symptoms?", "rewrite": "What are the symptoms of multiple sclerosis?",
+         "intent": {"entities": ["multiple sclerosis"]}},
+        {"user_text": "Now tell me about asthma.", "rewrite": "", "intent": {"entities": ["asthma"]}},
+    ]
+    frame = IntentFrame(task="question", entities=["multiple sclerosis", "asthma"], relation="treats",
+                        rewrite="What drugs treat multiple sclerosis and asthma?")
+    out = contextualize(frame, "Which drugs treat it?", history, has_table=False, source="model")
+    assert out.follow_up and out.entities == ["asthma"] and out.carried_over == ["asthma"]
+    assert "multiple sclerosis" not in out.rewrite and "asthma" in out.rewrite
+    # A turn with no entities in between ("Thanks!") does not cut the thread: "it" is still asthma.
+    history.append({"user_text": "Thanks!", "rewrite": "", "intent": {"entities": []}})
+    out = contextualize(frame, "Which drugs treat it?", history, has_table=False, source="model")
+    assert out.entities == ["asthma"]
+    # A frame that carried an earlier entity passes it on (frames chain).
+    chained = history[:2]
+    out = contextualize(IntentFrame(task="question", entities=["multiple sclerosis"], rewrite="x"),
+                        "And who is at risk?", chained, has_table=False, source="model")
+    assert out.entities == ["multiple sclerosis"]
+
+
 @pytest.mark.parametrize("message,rewrite,expected", [
     # Rewrites the 1.5B model wrote on the bench: each mixes in the previous question.
     ("How is it treated?", "What are the symptoms of glaucoma? How is it treated?",

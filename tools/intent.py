@@ -489,8 +489,15 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
     if history and task not in ("chit_chat", "command") and looks_elliptical(message, own) \
             and not asks_table_by_columns(message, table_columns):
         follow_up = True
-        # Inherit the most recent frame's entities (which themselves carry earlier ones).
-        for e in last_entities:
+        # Memory's entities are the most recent frame that has any (a frame carries its own earlier ones). The
+        # model copies older ones in: after "What drugs treat multiple sclerosis?", "What are its symptoms?" and
+        # "Now tell me about asthma.", it wrote "Which drugs treat it?" as "… treat multiple sclerosis and
+        # asthma?", and the reply listed drugs joined to both (seen as a new user).
+        recent = next((ents for ents in ((t.get("intent") or {}).get("entities", []) for t in reversed(history))
+                       if ents), [])
+        recent_low = {e.lower() for e in recent}
+        entities = [e for e in entities if e.lower() in message.lower() or e.lower() in recent_low]
+        for e in recent:
             if e.lower() not in {x.lower() for x in entities}:
                 entities.append(e)
         # Whatever the turn does not name itself came from memory, whether the model or the rule put it there.
