@@ -43,6 +43,35 @@ _STOP = {"the", "a", "an", "of", "in", "on", "at", "to", "for", "and", "or", "is
 _TABLE_QUESTION = re.compile(r"\b(which|how many|how much|total|average|mean|sum|most|least|highest|lowest|"
                              r"largest|smallest|more than|less than|fewer|greater|maximum|minimum|every|only|rank)"
                              r"\b", re.I)
+# "How long did it last?" asks for a measure that a header names in other words ("Duration (weeks)"): found as a new
+# user, that follow-up to a table answer shared no word with the table and went to the text knowledge base. Each
+# "how <adjective>" maps to the header words that measure it; a header holding one counts as named.
+_MEASURE_HEADERS = {
+    "long": {"duration", "length", "long", "time", "period", "weeks", "week", "days", "day", "months", "month",
+             "hours", "minutes", "min", "mins", "hrs", "wks"},
+    "old": {"age", "aged", "born", "birth", "founded", "built", "established"},
+    "far": {"distance", "km", "miles", "mi", "range", "length"},
+    "tall": {"height", "tall", "feet", "ft", "metres", "meters", "floors", "storeys", "stories"},
+    "high": {"height", "elevation", "altitude", "feet", "ft", "metres", "meters"},
+    "heavy": {"weight", "mass", "kg", "lb", "lbs", "tonnes", "tons", "grams"},
+    "big": {"size", "area", "capacity", "population", "volume", "km²", "km2", "acres", "hectares"},
+    "large": {"size", "area", "capacity", "population", "volume", "km²", "km2", "acres", "hectares"},
+    "often": {"frequency", "rate", "times", "per"},
+    "fast": {"speed", "km/h", "mph", "pace", "time"},
+    "expensive": {"price", "cost", "fee", "usd", "eur", "gbp"},
+}
+_HOW_MEASURE = re.compile(r"\bhow\s+(" + "|".join(_MEASURE_HEADERS) + r")\b", re.I)
+
+
+def measured_header(message: str, columns: list[str]) -> str | None:
+    """The header a "how long/old/far/…" question asks for in other words, or None (:data:`_MEASURE_HEADERS`)."""
+    m = _HOW_MEASURE.search(message or "")
+    if not m:
+        return None
+    wanted = _MEASURE_HEADERS[m.group(1).lower()]
+    return next((h for h in columns if wanted & set(_words(h))), None)
+
+
 PART_MAX_WORDS = 4  # cells this short may be named by part ("March 2010" of "3 March 2010"); long text may not
 _WORD = re.compile(r"[^\W_][\w'\-]*", re.U)
 _NUMBER = re.compile(r"[-−+]?\$?\d[\d,]*(?:\.\d+)?%?")
@@ -105,6 +134,11 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
             match.score += HEADER_SCORE + (WHOLE_HEADER_BONUS if named == hw else 0.0)
             match.matched.append(f"header {header!r}")
             header_hit = True
+    measured = None if header_hit else measured_header(message, table.columns)
+    if measured is not None:
+        match.score += HEADER_SCORE
+        match.matched.append(f"header {measured!r} (asked as {_HOW_MEASURE.search(message).group(0)!r})")
+        header_hit = True
     label_col = table.row_label_col if hasattr(table, "row_label_col") else None
     numbers = {cell_number(m.group(0).replace("−", "-")) for m in _NUMBER.finditer(message or "")} - {None}
     seen_values: set[str] = set()

@@ -307,3 +307,34 @@ def test_the_it_of_is_it_true_points_at_nothing():
     """One header word is not enough to route; the "it" of "Is it true" must not lend the last answer's weight."""
     assert route("Is it true that Mars has no country?", {"rainfall": RAINFALL}, previous="rainfall") is None
     assert route("Is its country Norway?", {"rainfall": RAINFALL}, previous="rainfall").name == "rainfall"
+
+
+def test_a_how_long_follow_up_names_a_duration_header_in_other_words():
+    """Found as a new user: "How long did it last?" after "Which trial had the highest dropout rate?" shared no word
+    with the header "Duration (weeks)", went to the text knowledge base and was answered from a PubMed abstract."""
+    trials = Table(name="trials", title="trials", columns=["Trial", "Participants", "Duration (weeks)", "Dropout rate"],
+                   rows=[["ALPHA-1", "1961", "68", "7.0%"], ["DELTA-4", "3305", "208", "48%"]])
+    tables = {"trials": trials}
+    match = route("How long did it last?", tables, previous="trials")
+    assert match is not None and match.name == "trials"
+    assert any("Duration (weeks)" in m for m in match.matched)
+    # Without a last answer to point at, one measured header is not enough, as one header is not.
+    assert route("How long did it last?", tables) is None
+    # Named in the message, the row and the measure route it whole.
+    assert route("How long did ALPHA-1 last?", tables).name == "trials"
+    # A measure the table has no header for stays off it, and so does a question that asks no measure.
+    assert route("How far did it travel?", tables, previous="trials") is None
+    assert route("What causes it?", tables, previous="trials") is None
+
+
+@pytest.mark.parametrize("message, columns, header", [
+    ("How old was she?", ["Name", "Age", "Country"], "Age"),
+    ("how tall is it?", ["Building", "City", "Height (m)"], "Height (m)"),
+    ("How far is it from the coast?", ["Town", "Distance (km)"], "Distance (km)"),
+    ("How heavy is it?", ["Animal", "Weight (kg)"], "Weight (kg)"),
+    ("How long is the trial?", ["Trial", "Year"], None),  # a year is a date, not a duration
+    ("How many did it enrol?", ["Trial", "Duration (weeks)"], None),  # not a measure word of this list
+])
+def test_measured_header(message, columns, header):
+    from assistant.routing import measured_header
+    assert measured_header(message, columns) == header
