@@ -41,6 +41,7 @@ from tools._claim_changes import read_change
 from tools._claim_counts import quantity_count_blocker, read_counted_column
 from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_rows, read_share_of_total, \
     read_stated_fraction
+from tools._claim_joint_rows import read_joint_rows
 from tools._claim_multiples import multiple_blocker, read_multiplier
 from tools._claim_self_filter import read_self_filtered_every
 from tools._claim_significance import add_significance_filter
@@ -241,8 +242,12 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_fraction_of_rows(read_stated_fraction(program, typed, text), typed, text)
             program = read_share_of_total(program, typed, text)
             program = read_ordinal(read_multiplier(program, text), text)
+        # Several values of one column: any of them in a question; in a claim, only the rows it names jointly.
+        union = kind == "question"
+        if kind == "claim" and (joint := read_joint_rows(program, text)) is not None:
+            program, union = joint, True
         try:
-            execution = execute(program, typed, union_same_column=kind == "question")
+            execution = execute(program, typed, union_same_column=union)
         except NoNumbersError:
             if kind != "question" or program.fn not in ("sum", "avg", "min", "max"):
                 raise

@@ -1,0 +1,76 @@
+"""A claim about several named rows at once reads two values of one column as the rows named
+(tools._claim_joint_rows)."""
+
+import pytest
+
+from kb.tables import Table
+from tools._cells import TypedTable
+from tools._claim_joint_rows import joined_by_and, read_joint_rows
+from tools._table_ops_model import Program
+
+TRIALS = Table(name="trials", title="", columns=["Trial", "Drug", "Participants", "Primary endpoint met"], rows=[
+    ["ALPHA-1", "Semaglutide", "1961", "Yes"], ["BETA-2", "Tirzepatide", "2539", "Yes"],
+    ["GAMMA-3", "Liraglutide", "3731", "Yes"], ["ZETA-6", "Lorcaserin", "12000", "No"]])
+
+
+def program(drugs: list[str], fn: str = "every", column: str = "primary_endpoint_met", op: str = "=",
+            value: str = "Yes") -> Program:
+    return Program.model_validate({"filters": [{"column": "drug", "op": "=", "value": d} for d in drugs], "fn": fn,
+                                   "column": column, "answer_column": column,
+                                   "check": {"op": op, "against": "value", "value": value}})
+
+
+@pytest.mark.parametrize("claim", [
+    "Semaglutide and Tirzepatide both met their primary endpoint.",
+    "Both Semaglutide and Tirzepatide met their primary endpoint.",
+    "Semaglutide, Tirzepatide and Liraglutide met their primary endpoint.",
+    "All of Semaglutide, Tirzepatide and Liraglutide met their primary endpoint.",
+])
+def test_rows_named_jointly_are_read_as_their_union(claim):
+    drugs = [d for d in ("Semaglutide", "Tirzepatide", "Liraglutide") if d in claim]
+    assert read_joint_rows(program(drugs), claim) == program(drugs)
+    # A value check over those rows asks each of them.
+    assert read_joint_rows(program(drugs, fn="value"), claim).fn == "every"
+
+
+@pytest.mark.parametrize("prog, claim", [
+    # The claim compares the two rather than saying the same of both.
+    (program(["Semaglutide", "Tirzepatide"]), "Semaglutide had fewer participants than Tirzepatide."),
+    # A value the claim does not write.
+    (program(["Semaglutide", "Orlistat"]), "Semaglutide and Tirzepatide both met their primary endpoint."),
+    # A count or an extreme over the two values is left as written.
+    (program(["Semaglutide", "Tirzepatide"], fn="count", value="2"), "Semaglutide and Tirzepatide both met it."),
+    (program(["Semaglutide", "Tirzepatide"], fn="max", column="participants", op=">", value="2000"),
+     "Semaglutide and Tirzepatide both had over 2000 participants."),
+    # The check reads the named column back: false of any two rows.
+    (program(["Semaglutide", "Tirzepatide"], column="drug", value="Semaglutide"),
+     "Semaglutide and Tirzepatide both met their primary endpoint."),
+    # One value only: nothing to join.
+    (program(["Semaglutide"]), "Semaglutide and Tirzepatide both met their primary endpoint."),
+])
+def test_other_programs_are_left_as_written(prog, claim):
+    assert read_joint_rows(prog, claim) is None
+
+
+def test_joined_by_and():
+    assert joined_by_and(["A-1", "B-2"], "a-1 and b-2 met it")
+    assert joined_by_and(["A-1", "B-2", "C-3"], "A-1, B-2, and C-3 met it")
+    assert not joined_by_and(["A-1", "B-2"], "A-1 beat B-2")
+    assert not joined_by_and(["A-1", "B-2"], "A-1 met it")
+
+
+@pytest.mark.parametrize("claim, verdict", [
+    ("Semaglutide and Tirzepatide both met their primary endpoint.", "SUPPORTS"),
+    ("Both Semaglutide and Lorcaserin met their primary endpoint.", "REFUTES"),
+])
+def test_the_verdict_is_the_named_rows(claim, verdict):
+    """Seen as a new user: 4 of 5 programs were written this way and none ran; the fifth, over all rows, refuted
+    the true claim with a trial it never named."""
+    from tools._table_program import ProgramOutcome, decide, run_sampled
+
+    typed = TypedTable.build(TRIALS)
+    drugs = [d for d in ("Semaglutide", "Tirzepatide", "Lorcaserin") if d in claim]
+    sampled = [run_sampled(program(drugs).model_dump(), typed, "claim", claim) for _ in range(3)]
+    outcome = ProgramOutcome(kind="claim")
+    decide(outcome, sampled, typed, "claim", claim)
+    assert outcome.winner == verdict and outcome.votes == {verdict: 3}, outcome.votes
