@@ -59,3 +59,24 @@ def test_the_claim_is_refuted_for_its_own_reason():
     outcome = ProgramOutcome(kind="claim")
     decide(outcome, sampled, typed, "claim", CLAIM)
     assert outcome.winner == "REFUTES" and outcome.votes == {"REFUTES": 5}, outcome.votes
+
+
+def _value_check(op: str, value: str = "400", fn: str = "value") -> Program:
+    return Program.model_validate({"filters": [{"column": "hospital", "op": "=", "value": "Northgate"}], "fn": fn,
+                                   "column": "beds", "answer_column": "beds",
+                                   "check": {"op": op, "against": "value", "value": value}})
+
+
+@pytest.mark.parametrize("op, fn, read", [
+    ("!=", "value", ">="),  # TabFact's tuning split: "... at least 1" checked "!= 1"
+    ("<", "value", ">="),  # a reversed direction
+    ("<=", "every", ">="),
+    (">", "value", ">"),  # the same direction: as written
+    ("=", "value", "="),  # no direction to reverse: as written
+    ("!=", "count", "!="),  # a count's check: the bound may be a column's amount, not the count's
+])
+def test_a_check_on_a_bounded_number_compares_as_the_text_says(op, fn, read):
+    text = "Northgate has at least 400 beds."
+    assert read_stated_bound(_value_check(op, fn=fn), TypedTable.build(HOSPITALS), text).check.op == read
+    # A number the text does not bound is left as written.
+    assert read_stated_bound(_value_check(op, "500", fn), TypedTable.build(HOSPITALS), text).check.op == op
