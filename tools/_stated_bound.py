@@ -23,7 +23,7 @@ import re
 
 from tools._cells import TypedTable, cell_number
 from tools._table_ops_model import Program
-from tools._words import CARDINALS
+from tools._words import CARDINALS, NEGATED_EXISTENCE
 
 _UP = {"more than": ">", "greater than": ">", "higher than": ">", "larger than": ">", "over": ">", "above": ">",
        "exceeding": ">", "in excess of": ">", "at least": ">=", "no fewer than": ">=", "no less than": ">=",
@@ -69,7 +69,9 @@ def read_stated_bound(program: Program, typed: TypedTable, text: str) -> Program
     chk = program.check
     # Not a count's check: "none team tie on point, but most be separate by more than 1 goal difference" bounds a
     # difference, and its "the number of rows < 1" turned "> 1" (TabFact's tuning split).
-    counts = program.fn in ("count", "count_distinct")
+    # Nor in a claim that no row has something: "every one has Participants >= 100" is right for "None of the
+    # trials had fewer than 100 participants" (tools._claim_negated).
+    counts = program.fn in ("count", "count_distinct") or NEGATED_EXISTENCE.search(text) is not None
     number = cell_number(chk.value) if chk is not None and chk.against == "value" and not counts else None
     op = bounds.get(round(number, 6)) if number is not None else None
     if op and (chk.op == "!=" or _direction(chk.op) and _direction(chk.op) != _direction(op)):

@@ -43,6 +43,7 @@ from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_ro
     read_stated_fraction
 from tools._claim_joint_rows import read_joint_rows
 from tools._claim_multiples import multiple_blocker, read_multiplier
+from tools._claim_negated import negated_count_blocker, read_negated_existence
 from tools._claim_self_filter import read_self_filtered_every
 from tools._claim_significance import add_significance_filter
 from tools._date_rules import leaves_out_stated_date, read_stated_year
@@ -242,6 +243,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_fraction_of_rows(read_stated_fraction(program, typed, text), typed, text)
             program = read_share_of_total(program, typed, text)
             program = read_ordinal(read_multiplier(program, text), text)
+            program = read_negated_existence(program, typed, text)
         # Several values of one column: any of them in a question; in a claim, only the rows it names jointly.
         union = kind == "question"
         if kind == "claim" and (joint := read_joint_rows(program, text)) is not None:
@@ -275,6 +277,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
         blocked = (tautology_blocker(program, typed) or fraction_of_rows_blocker(program, typed, text)
                    or direction_blocker(program, typed, text) or comparison_blocker(program, text)
                    or multiple_blocker(program, text) or quantity_count_blocker(program, typed, text)
+                   or negated_count_blocker(program, text)
                    or vote_blocker(program, execution, text, typed.table.n_rows, typed)
                    or ignored_category_blocker(program, execution, typed, text)) if kind == "claim" else ""
         if blocked:  # it ran, but it does not check what the claim states: it must not vote

@@ -142,3 +142,10 @@ OF_THEM = re.compile(r"\b(?:of|among|between)\s+(?:them|those|these|they)\b|\b(?
 
 MONTH_NAMES = "january february march april may june july august september october november december".split()
 MONTHS = {m: i for i, m in enumerate(MONTH_NAMES, 1)} | {m[:3]: i for i, m in enumerate(MONTH_NAMES, 1)} | {"sept": 9}
+
+
+# "No trial had …", "There is no phase 4 trial.", "None of the trials …": a claim that no row has something. Not
+# "No more than 3 trials …", which bounds a count.
+NEGATED_EXISTENCE = re.compile(
+    r"^\s*(?:there\s+(?:is|are|was|were|be|has\s+been|have\s+been)\s+no|none\s+of|not\s+(?:a\s+single|one|any)|no)"
+    r"\b(?!\s+(?:more|less|fewer|greater|higher|lower|longer|shorter|later|earlier)\s+than\b|\.\s*\d)", re.I)

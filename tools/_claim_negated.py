@@ -1,0 +1,97 @@
+"""A claim that no row has something: "No trial had a dropout rate above 50%.", "There is no phase 4 trial."
+
+Seen as a new user with a table of six weight-loss trials, each claim checked with 5 programs:
+- "There is no phase 4 trial." was supported, 3 votes to 2, by "all rows → the number of different Trial != 4";
+- "No trial had a dropout rate above 50%." split: "rows where Dropout rate > 50 → the number of rows > 0" refuted
+  it (the claim's condition, read as "some trial had"), "… = 0" supported it;
+- "None of the trials that met their primary endpoint had fewer than 100 participants." split, one refutation
+  reading "every one has Participants < 100" over the trials that did *not* meet it.
+
+What such a claim states is one count: the rows with the condition number zero. The model writes the condition
+well, as filters or as a row-by-row check; it is the quantifier it loses. So:
+- a count over filters is checked "= 0", whatever the model compared it with;
+- an "every" or value check that states the condition the way the claim words it (a number bounded the same way,
+  "above 50%" as "> 50", or a value the claim writes, with "=") joins the filters: the rows with it number zero;
+- a count of all rows (no filter) does not vote: it does not look for anything.
+
+Left as written: a program with a "!=" filter, or a check against a bound the other way ("every one has Dropout
+rate <= 50"): those may already read the negation, and are right as they stand. A count whose own check carries
+the claim's bounded number ("… → the number of rows < 100") is left too: the condition is in the check, not in
+the filters. So is a program with a text filter no cell holds: it selects no row whatever the table says.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools._cell_compare import norm_text
+from tools._cells import TypedTable, cell_number
+from tools._stated_bound import stated_bounds
+from tools._table_ops_model import Check, Program, ProgramError, RowFilter
+from tools._table_rows import meets_filter
+from tools._words import NEGATED_EXISTENCE
+
+_COUNTS = ("count", "count_distinct")
+
+
+def negated_existence(claim: str) -> bool:
+    return NEGATED_EXISTENCE.search(claim or "") is not None
+
+
+def _direction(op: str) -> str:
+    return "up" if op in (">", ">=") else "down" if op in ("<", "<=") else ""
+
+
+def _states(typed: TypedTable, column: str, op: str, value: str, claim: str) -> bool:
+    """Whether "column op value" is the claim's condition as the claim words it."""
+    number = cell_number(value)
+    if number is not None and typed.is_numeric(column):
+        bound = stated_bounds(claim).get(round(number, 6))
+        if bound is None:  # "no phase 4 trial": a number the claim writes, unbounded, asked for as it is
+            written = {cell_number(m.group(0)) for m in re.finditer(r"\d[\d,]*(?:\.\d+)?", claim)}
+            return op == "=" and number in written
+        return _direction(bound) == _direction(op) != ""
+    return op in ("=", "contains") and bool(norm_text(value)) and norm_text(value) in norm_text(claim)
+
+
+def _names_rows(typed: TypedTable, f: RowFilter) -> bool:
+    """A text filter must hold a value of the table: with the real model, "Trial = 'No trial had more than 5000
+    participants'" selected no row, so "the number of rows = 0" would hold of any table. A numeric condition may
+    select none: that is what the claim says."""
+    if f.op not in ("=", "contains") or typed.is_numeric(f.column):
+        return True
+    try:
+        return any(meets_filter(typed, r, f, words=True) for r in range(1, typed.table.n_rows + 1))
+    except (KeyError, ProgramError):
+        return False
+
+
+def read_negated_existence(program: Program, typed: TypedTable, claim: str) -> Program:
+    """``program`` as "the number of rows with the condition = 0" where the claim says no row has it (module
+    docstring); otherwise as written."""
+    chk = program.check
+    if not negated_existence(claim) or chk is None or chk.against != "value" \
+            or any(f.op == "!=" for f in program.filters):
+        return program
+    if not all(_names_rows(typed, f) for f in program.filters):
+        return program
+    filters = list(program.filters)
+    if program.fn in _COUNTS:
+        number = cell_number(chk.value)
+        if not filters or (number is not None and round(number, 6) in stated_bounds(claim)):
+            return program
+    elif program.fn in ("every", "value"):
+        if not _states(typed, program.column, chk.op, chk.value, claim):
+            return program
+        filters.append(RowFilter(column=program.column, op=chk.op, value=chk.value))
+    else:
+        return program
+    return program.model_copy(update={"fn": "count", "filters": filters, "per_column": None, "nth": 1,
+                                      "check": Check(op="=", against="value", value="0")})
+
+
+def negated_count_blocker(program: Program, claim: str) -> str:
+    """Why a count of every row must not vote on a claim that no row has something, or ``""``."""
+    if program.fn in _COUNTS and not program.filters and negated_existence(claim):
+        return "the claim says no row has something; a count of all the rows does not look for it"
+    return ""
