@@ -257,3 +257,25 @@ def test_the_graph_whose_facts_answer_the_relation_is_chosen_over_one_matching_m
     assert out.kg == "hetionet" and {f.triple[0] for f in out.facts} == {"Phenytoin", "Valproic Acid"}
     out, _ = run_kg_paths(mini_store, tmp_settings, question="Are drugs related to medicine?", entities=["drugs"])
     assert out.kg == "words"  # without a relation's facts, the word matches still decide
+
+
+def test_the_kind_asked_for_selects_the_relation_over_the_intents_phrase(mini_store, tmp_settings):
+    """Seen as a new user: "Which genes are associated with breast cancer?" came with the intent's relation "treats"
+    and was answered with 24 drugs. A relation type joining no gene cannot name one."""
+    out, _ = run_kg_paths(mini_store, tmp_settings, question="Which genes are associated with Parkinson's disease?",
+                          entities=["Parkinson's disease"], relation="treats", list_reply=True)
+    assert [tuple(f.triple) for f in out.facts] == [("Parkinson's disease", "associates with", "SNCA")]
+    # The drug question keeps its drugs.
+    out, _ = run_kg_paths(mini_store, tmp_settings, question="What drugs treat Parkinson's disease?",
+                          entities=["Parkinson's disease"], relation="treats", list_reply=True)
+    assert {f.triple[0] for f in out.facts} == {"Apomorphine", "L-DOPA", "Valproic Acid"}
+
+
+@pytest.mark.parametrize("noun, kinds", [
+    ("genes", {"Gene"}), ("drugs", {"Compound"}), ("medications", {"Compound"}), ("symptoms", {"Symptom"}),
+    ("diseases", {"Disease"}), ("countries", set()), ("", set()),
+])
+def test_kinds_asked(noun, kinds):
+    from tools._kg_facts import kinds_asked
+
+    assert kinds_asked(noun, {"Gene", "Compound", "Symptom", "Disease", ""}) == kinds

@@ -140,12 +140,30 @@ def _unit_vectors(texts: tuple[str, ...], embedder) -> np.ndarray:
     return vecs
 
 
+# The nouns a question asks for ("Which genes …?") and the node kind each names, where the noun is not the kind's
+# own name ("drug" for Compound).
+_KIND_NOUNS = {"drug": "compound", "medication": "compound", "medicine": "compound", "treatment": "compound",
+               "therapy": "compound", "protein": "gene", "condition": "disease", "disorder": "disease",
+               "illness": "disease", "organ": "anatomy", "tissue": "anatomy", "sign": "symptom"}
+
+
+def kinds_asked(noun: str, kinds: set[str]) -> set[str]:
+    """The node kinds of ``kinds`` that the asked noun names ("genes" -> {"Gene"}); empty when it names none."""
+    word = noun.lower().strip()
+    word = word[:-3] + "y" if word.endswith("ies") else word[:-1] if word.endswith("s") and len(word) > 3 else word
+    target = _KIND_NOUNS.get(word, word)
+    return {k for k in kinds if k and k.lower() == target}
+
+
 def match_relations(graph: KGGraph, phrases: list[str], embedder, *, node_kinds: set[str] | None = None,
-                    floor: float = REL_FLOOR, margin: float = REL_MARGIN) -> list[RelationMatch]:
+                    answer_kinds: set[str] | None = None, floor: float = REL_FLOOR,
+                    margin: float = REL_MARGIN) -> list[RelationMatch]:
     """Relation types of ``graph`` that ``phrases`` ask about, best first (empty: none is close enough).
 
     ``node_kinds``: the kinds of the question's linked nodes; a type joining none of them cannot give a
-    fact about them (Compound ``resembles`` Compound for a disease).
+    fact about them (Compound ``resembles`` Compound for a disease). ``answer_kinds``: the kinds the question
+    asks for (:func:`kinds_asked`); a type joining none of them cannot name one. Seen as a new user: "Which genes
+    are associated with breast cancer?" came with the intent's relation "treats" and was answered with 24 drugs.
     """
     if not phrases or not graph.relations:
         return []
@@ -154,10 +172,11 @@ def match_relations(graph: KGGraph, phrases: list[str], embedder, *, node_kinds:
     sims = (_unit_vectors(tuple(phrases), embedder) @ rel_vecs.T).max(axis=0)  # (n_texts,): best phrase per text
     scores = np.full(len(graph.relations), -1.0, dtype=np.float32)
     np.maximum.at(scores, np.asarray(owner), sims)
-    if node_kinds:
-        for i, sig in enumerate(signatures):
-            if sig != ("", "") and not node_kinds & set(sig):
-                scores[i] = -1.0
+    for wanted in (node_kinds, answer_kinds):
+        if wanted:
+            for i, sig in enumerate(signatures):
+                if sig != ("", "") and not wanted & set(sig):
+                    scores[i] = -1.0
     best = int(np.argmax(scores))
     if scores[best] < floor:
         return []

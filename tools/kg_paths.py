@@ -34,13 +34,13 @@ from pydantic import BaseModel, Field
 from kb.kg_harvest import edge_scores, extraction_note
 from kb.kg_store import normalize_name
 from tools._gat import cosine_scores, keep_threshold, train_scorer
-from tools._kg_facts import Fact, match_relations, one_hop_facts, relation_phrases
+from tools._kg_facts import Fact, kinds_asked, match_relations, one_hop_facts, relation_phrases
 from tools._kg_readings import everyday_readings
 from tools._kg_replies import facts_reply, joint_facts, joint_reply, others_of, whole_names
 from tools._paths import (Subgraph, bfs_parents, chain_text, expand, local_adjacency, path_steps,
                           path_to_root, sentence_text)
 from tools._registry import ToolContext, ToolError, tool
-from tools.intent import question_stem
+from tools.intent import asked_kind, question_stem
 
 Variant = Literal["full", "no-filter", "gcn", "cosine"]
 OPTION_LABELS = "ABCDEFGHIJ"
@@ -348,7 +348,8 @@ def _choose_graph(store, requested: str | None, question: str, embedder, entitie
             return False
         graph = get_linker(store, name, embedder).graph
         selected = match_relations(graph, relation_phrases(relation, question, entities or []), embedder,
-                                   node_kinds={graph.kinds[i] for i in nodes})
+                                   node_kinds={graph.kinds[i] for i in nodes},
+                                   answer_kinds=kinds_asked(asked_kind(question), set(graph.kinds)))
         return bool(one_hop_facts(graph, nodes, selected, limit=1))
 
     nodes = {n: entity_nodes(n) for n in names}
@@ -408,7 +409,8 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
     named = [e for e in args.entities if any(m and m in normalize_name(e) for m in mentions)]
     selected = match_relations(graph, relation_phrases(args.relation, question,
                                                        [c.mention for c, _ in roles] + named),
-                               embedder, node_kinds={graph.kinds[i] for i in anchors})
+                               embedder, node_kinds={graph.kinds[i] for i in anchors},
+                               answer_kinds=kinds_asked(asked_kind(question), set(graph.kinds)))
     every_fact = one_hop_facts(graph, anchors, selected, limit=None)  # counted, so the reply can say how many
     facts = every_fact[:args.max_facts]
     out_facts = _register_facts(ctx, store, source, graph, facts)
