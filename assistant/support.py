@@ -186,7 +186,31 @@ def check_statement(statement: str, cited_texts: list[str], subjects: Sequence[s
         if said:
             return Support(ok=False, missing=[said],
                            reason=f"it says “{said}” and none of the cited evidence {lacking}")
+    joined = joined_subject(statement, cited_texts, subjects)
+    if joined:
+        return Support(ok=False, missing=[joined],
+                       reason=f"what it says of {joined} comes from cited evidence that does not mention {joined}")
     return Support(ok=True)
+
+
+def joined_subject(statement: str, cited_texts: list[str], subjects: Sequence[str]) -> str:
+    """A subject the statement names whose cited items, those that name it, do not carry the statement; "" if none.
+
+    Seen as a new user: "What are the side effects of metformin?" was answered, verified, "Metformin can cause
+    nausea, vomiting, diarrhea, low blood pressure … [S5][P1][P6]": the symptoms came from S5, a list of the
+    symptoms of Addison's disease, and "Metformin" from two KG paths through genes it binds. Each word was in some
+    cited item, and no item said that metformin causes any of it. The items that name the subject must carry the
+    statement on their own (names, numbers and content words, as above).
+    """
+    if len(cited_texts) < 2:
+        return ""
+    for subject in subjects:
+        if not content_words(subject) or not mentions(subject, [statement]):
+            continue
+        naming = [t for t in cited_texts if mentions(subject, [t])]
+        if naming and len(naming) < len(cited_texts) and not check_statement(statement, naming).ok:
+            return subject
+    return ""
 
 
 # -- the subject check ----------------------------------------------------------------------------------

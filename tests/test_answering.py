@@ -562,3 +562,22 @@ def test_only_names_a_pointing_back_sentence_leaves_out_are_read_in_context():
     texts["S1"] = "The pathogen is spread by spittlebugs."
     context["S1"] = "Xylella fastidiosa is not spread by wind."
     assert run("The pathogen is not spread by spittlebugs.", "S1")[3] == []
+
+
+def test_what_a_statement_says_of_its_subject_must_come_from_an_item_that_names_it():
+    """Seen as a new user: the side effects of metformin answered, verified, with the symptoms of Addison's disease
+    (S5) and two KG paths that name metformin (P1, P6). Each word was in some cited item; none said it."""
+    from assistant.support import check_statement, joined_subject
+
+    statement = "The side effects of metformin include nausea, vomiting, diarrhea and hypoglycemia."
+    symptoms = "- nausea - vomiting - diarrhea - hypoglycemia, or low blood sugar - headache"
+    paths = ["Metformin —binds→ ND1 ←binds— Methoxyflurane", "Metformin —downregulates→ TXNDC9"]
+    assert check_statement(statement, [symptoms, *paths]).ok  # without the subject, the words are all there
+    support = check_statement(statement, [symptoms, *paths], ["metformin"])
+    assert not support.ok and "does not mention metformin" in support.reason
+    # An item that names the subject and says it passes, with the others cited beside it.
+    said = "Common side effects of metformin include nausea, vomiting, diarrhea and hypoglycemia."
+    assert check_statement(statement, [said, symptoms], ["metformin"]).ok
+    # One cited item, or a statement that does not name the subject: nothing to join.
+    assert joined_subject(statement, [symptoms], ["metformin"]) == ""
+    assert joined_subject("Nausea and vomiting are common.", [symptoms, *paths], ["metformin"]) == ""
