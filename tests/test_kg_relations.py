@@ -142,6 +142,10 @@ def embedder():
     ("symptoms", "What are the symptoms of Parkinson's disease?", ["DpS"]),
     ("", "Which diseases are similar to Parkinson's disease?", ["DrD"]),
     ("", "Who was the first Chinese NBA player?", []),
+    ("uses", "Which drugs are used for Parkinson's disease?", ["CtD", "CpD"]),  # seen as a new user: none selected
+    ("", "Which medications are prescribed for Parkinson's disease?", ["CtD", "CpD"]),
+    ("", "Which drugs interact with Parkinson's disease?", []),
+    ("", "Which drugs cause Parkinson's disease?", []),
 ])
 def test_the_asked_relation_selects_relation_types(mini_store, embedder, relation, question, expected):
     from tools._kg_facts import match_relations, relation_phrases
