@@ -230,6 +230,7 @@ async def on_chat_resume(thread):
     if failed:  # e.g. the app or the model server stopped mid-turn: the question was kept
         await cl.Message(content=f"⚠ Your last question did not finish: “{failed['user_text']}”. "
                                  f"{failed['error']}", actions=[retry_action(failed["id"])]).send()
+    await close_evidence_panel()  # the restored answers' evidence would open it
 
 
 @cl.on_settings_update
@@ -471,6 +472,16 @@ async def answer(bot: Assistant, text: str) -> None:
     else:
         msg.content = ui_text(result.answer, result.cited)
     await msg.update()
+    await close_evidence_panel()
+
+
+async def close_evidence_panel() -> None:
+    """Leave the evidence panel to the chips. Since Chainlit 2.11 the UI opens it by itself whenever side elements
+    arrive, showing every side element of the conversation under the title of the last (Chainlit issue #2979, fix
+    not released). Seen as a new user: after a second answer it listed the first answer's cells under the new
+    answer's chip. 2.10 did not do this, but 2.12 fixes CVE-2026-45018 and -45019, so the pin stays and the panel
+    is closed here; a chip still opens its own item."""
+    await cl.ElementSidebar.set_elements([])
 
 
 async def wait_for_model_server(settings: Settings, poll_s: float = 2.0) -> None:

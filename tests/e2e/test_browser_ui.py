@@ -229,8 +229,15 @@ def test_question_gets_streamed_answer_with_clickable_citation(page, ui):
         Path(os.environ["EVIDENTIA_UI_TIMINGS"]).write_text(json.dumps(timings))
     # Both statements are shown as prose, each with its own chip.
     page.wait_for_selector("text=He later played for the Los Angeles Clippers", timeout=60_000)
-    # The citation id is a link to the side element; clicking opens the sentence with its source.
+    # The evidence panel waits for a chip. Chainlit 2.11+ opens it by itself with every side element of the chat
+    # under the last one's title (seen as a new user: the first answer's cells under the second's chip); the app
+    # closes it (assistant.app.close_evidence_panel).
+    time.sleep(2)
+    assert not page.locator("#side-view-content").is_visible()
+    # The citation id is a link to the side element; clicking opens the sentence with its source, and only it.
     _open_citation(page, "S1", "— Wang Zhizhi")
+    assert page.locator("#side-view-title").inner_text().strip() == "S1"
+    assert "Clippers" not in page.locator("#side-view-content").inner_text()
     _open_citation(page, "S2", "He later played for the Los Angeles Clippers.")
     page.screenshot(path=str(ui[1] / "answer.png"))
     # The intent step is shown.
