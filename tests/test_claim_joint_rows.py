@@ -74,3 +74,20 @@ def test_the_verdict_is_the_named_rows(claim, verdict):
     outcome = ProgramOutcome(kind="claim")
     decide(outcome, sampled, typed, "claim", claim)
     assert outcome.winner == verdict and outcome.votes == {verdict: 3}, outcome.votes
+
+
+def test_an_every_check_over_all_rows_does_not_vote_on_rows_the_claim_names():
+    """Seen in the browser: 2 of 5 programs for the Semaglutide claim read every trial, and the sixth decided."""
+    from tools._claim_joint_rows import named_rows_blocker
+
+    typed = TypedTable.build(TRIALS)
+    every_row = Program.model_validate({"filters": [], "fn": "every", "column": "primary_endpoint_met",
+                                        "answer_column": "primary_endpoint_met",
+                                        "check": {"op": "=", "against": "value", "value": "Yes"}})
+    claim = "Semaglutide and Tirzepatide both met their primary endpoint."
+    assert "names its rows" in named_rows_blocker(every_row, typed, claim)
+    # A claim about every row names none; the checked column's own value is the check, not a row.
+    assert named_rows_blocker(every_row, typed, "Every trial met its primary endpoint.") == ""
+    assert named_rows_blocker(every_row, typed, "Every trial's primary endpoint met was Yes.") == ""
+    # With the named rows as filters, the program votes.
+    assert named_rows_blocker(program(["Semaglutide", "Tirzepatide"]), typed, claim) == ""

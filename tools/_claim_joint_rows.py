@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from tools._cell_compare import norm_text
+from tools._cells import TypedTable, cell_number
 from tools._table_ops_model import Program
 
 _JOINT = re.compile(r"\b(?:both|all|each|every|neither|nor)\b", re.I)
@@ -69,3 +70,29 @@ def read_joint_rows(program: Program, claim: str) -> Program | None:
         return None
     # A value check over several rows asks each of them: "A and B both have 3 golds" is every one has gold = 3.
     return program.model_copy(update={"fn": "every"}) if program.fn == "value" else program
+
+
+def named_rows_blocker(program: Program, typed: TypedTable, claim: str) -> str:
+    """Why an every/only check over every row must not vote on a claim that names its rows, or ``""``.
+
+    Seen in the browser after the union reading above: "Semaglutide and Tirzepatide both met their primary
+    endpoint" was still refuted by 2 of 5 programs reading "all rows → whether every one has Primary endpoint met
+    = 'Yes'", the sixth trial deciding. A claim names its rows when it writes a text cell of a column other than the
+    one checked (a name, not a number, and not the checked column's own value: "the zakspeed engine be use on all
+    chassis" checks the engine column for the value it names).
+    """
+    if program.fn not in ("every", "only") or program.filters:
+        return ""
+    low = f" {norm_text(claim)} "
+    try:
+        checked = typed.column(program.column).index
+    except KeyError:
+        return ""
+    for col in typed.columns:
+        if col.index == checked or col.numeric:
+            continue
+        for r in range(1, typed.table.n_rows + 1):
+            cell = norm_text(typed.text(r, col.index))
+            if len(cell) >= 3 and cell_number(cell) is None and f" {cell} " in low:
+                return f"it checks every row, but the claim names its rows ({typed.text(r, col.index)!r})"
+    return ""

@@ -41,7 +41,7 @@ from tools._claim_changes import read_change
 from tools._claim_counts import quantity_count_blocker, read_counted_column
 from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_rows, read_share_of_total, \
     read_stated_fraction
-from tools._claim_joint_rows import read_joint_rows
+from tools._claim_joint_rows import named_rows_blocker, read_joint_rows
 from tools._claim_multiples import multiple_blocker, read_multiplier
 from tools._claim_negated import negated_count_blocker, read_negated_existence
 from tools._claim_self_filter import read_self_filtered_every
@@ -277,7 +277,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
         blocked = (tautology_blocker(program, typed) or fraction_of_rows_blocker(program, typed, text)
                    or direction_blocker(program, typed, text) or comparison_blocker(program, text)
                    or multiple_blocker(program, text) or quantity_count_blocker(program, typed, text)
-                   or negated_count_blocker(program, text)
+                   or negated_count_blocker(program, text) or named_rows_blocker(program, typed, text)
                    or vote_blocker(program, execution, text, typed.table.n_rows, typed)
                    or ignored_category_blocker(program, execution, typed, text)) if kind == "claim" else ""
         if blocked:  # it ran, but it does not check what the claim states: it must not vote
