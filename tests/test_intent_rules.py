@@ -28,6 +28,9 @@ from tools.intent import (IntentFrame, answer_type_of, asks_for_information, ask
     ("Deaths in Ghana fell between 2020 and 2021.", []),  # a statement (found as a new user: went to table QA)
     ("Pick between tea, coffee or water", []),  # no question: the model's to label
     ("which is larger between the sun and the moon", ["the sun", "the moon"]),  # a question without its "?"
+    ("How much did coverage in Kenya change between 2022 and 2023?", []),  # a span of years (found as a new user)
+    ("Was Kenya's coverage between 80% and 90%?", []),
+    ("Which is larger, 2022 or 2023?", ["2022", "2023"]),  # a choice of years is still one
 ])
 def test_options_are_read_from_the_message(message, options):
     assert extract_options(message) == options

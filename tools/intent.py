@@ -194,6 +194,10 @@ def _inline_choice(message: str) -> list[str]:
     items = [i for i in items if i]
     if items:  # "Which of A, B or C is an NSAID?": the question goes on after the last option
         items[-1] = _GOES_ON.split(items[-1], maxsplit=1)[0].strip()
+    if "and" in joiner and all(re.fullmatch(r"[$€£]?[-−]?\d[\d,.]*%?", i) for i in items):
+        # "between 2022 and 2023" spans two years (or values), it offers no choice: found as a new user, "How much did
+        # coverage in Kenya change between 2022 and 2023?" got the options 2022 and 2023, and the answer "2023".
+        return []
     return items if len(items) >= 2 and all(len(i.split()) <= 6 for i in items) else []
 
 
