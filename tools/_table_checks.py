@@ -157,6 +157,14 @@ def row_ratio(typed: TypedTable, r: int, c: int, per_c: int) -> float | None:
     return x / d
 
 
+def row_change(typed: TypedTable, r: int, c: int, minus_c: int) -> float | None:
+    """Row ``r``'s value in column ``c`` minus its value in ``minus_c``; None when either is missing."""
+    x, y = typed.number(r, c), typed.number(r, minus_c)
+    if x is None or y is None or is_empty(typed.text(r, c)) or is_empty(typed.text(r, minus_c)):
+        return None
+    return x - y
+
+
 def _scaled(chk: Check, text: str, number: float | None, shown: str) -> tuple[str, str, float]:
     """The other value a claim's multiplier scales ("twice as many as East"), how the step shows it, and the
     tolerance of "=" (none without a multiplier: two cells of a table are compared exactly)."""

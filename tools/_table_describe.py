@@ -45,7 +45,8 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
         previous = f"the previous answer's rows ({rows_in_words(typed, list(typed.scope))})"
         rows = f"of {previous}, those where {where}" if where else previous
     fn = program.fn
-    measure = name(program.column) + (f" per {name(program.per_column)}" if program.per_column else "")
+    measure = name(program.column) + (f" per {name(program.per_column)}" if program.per_column else "") \
+        + (f" minus {name(program.minus_column)}" if program.minus_column else "")
     nth = f"{ORDINALS[program.nth]} " if program.nth > 1 else ""
     dated = typed.is_dated(program.column)
     larger, smaller = ("latest", "earliest") if dated else ("largest", "smallest")
@@ -57,7 +58,7 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
                f"{larger if fn == 'argmax' else smaller} {measure}"
     elif (nth or dated) and fn in ("max", "min"):
         what = f"the {nth}{larger if fn == 'max' else smaller} {measure}"
-    elif program.per_column:
+    elif program.per_column or program.minus_column:
         what = f"{fn} of {measure}"
     elif fn == "value":
         what = f"{name(program.column)}"

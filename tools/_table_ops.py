@@ -20,7 +20,7 @@ from typing import Any
 
 from tools._cell_compare import clipped, compare, format_value, iso_month_match, norm_text, text_words, words_match
 from tools._cells import TypedTable, cell_number, is_empty
-from tools._table_checks import check_result, check_types, in_none_of, row_names, row_ratio
+from tools._table_checks import check_result, check_types, in_none_of, row_change, row_names, row_ratio
 from tools._table_describe import ORDINALS, quoted, rows_in_words
 from tools._table_ops_model import MAX_CELLS, MAX_FILTERS, MAX_ROWS, RATIO_FNS, TIME_LIMIT_S, Execution, \
     NoNumbersError, Program, ProgramError
@@ -132,6 +132,15 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             raise ProgramError(f"the ratio column {program.per_column!r} must be another column of numbers")
         read_cols.append(per_c)
 
+    minus_c = None
+    if program.minus_column:
+        minus_c = column_index(typed, program.minus_column, "subtracted column")
+        if fn not in RATIO_FNS or per_c is not None:
+            raise ProgramError(f"a change between two columns feeds {', '.join(RATIO_FNS)}, not {fn}")
+        if not (typed.columns[minus_c - 1].numeric and typed.columns[c - 1].numeric) or minus_c == c:
+            raise ProgramError(f"the subtracted column {program.minus_column!r} must be another column of numbers")
+        read_cols.append(minus_c)
+
     def numbers(rs: list[int]) -> list[tuple[int, float]]:
         col = typed.columns[c - 1]
         # A column of dates has an order (the latest, the earliest), but no sum or mean.
@@ -142,7 +151,8 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         for r in rs:
             clock.tick()
             # the computed column: this row's value over its divisor (none when 0 or empty)
-            x = row_ratio(typed, r, c, per_c) if per_c is not None else typed.order_value(r, c)
+            x = row_ratio(typed, r, c, per_c) if per_c is not None else \
+                row_change(typed, r, c, minus_c) if minus_c is not None else typed.order_value(r, c)
             if x is None or is_empty(typed.text(r, c)):
                 continue
             out.append((r, x))
@@ -203,6 +213,10 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             decisive = [r for r, x in pairs if x == result]
         result_text = _as_written(typed, decisive, c, result) if fn in ("min", "max") else \
             _with_unit(typed, [r for r, _ in pairs], c, result)
+        if minus_c is not None and len(decisive) == 1:  # the two cells the change subtracts: "86 − 89 = -3"
+            [r] = decisive
+            result_text = f"{' '.join(typed.text(r, c).split())} − {' '.join(typed.text(r, minus_c).split())} = " \
+                          f"{result_text}"
         if typed.columns[c - 1].holds_dates:  # the latest date is the date, as its cell writes it
             result = result_text
     elif fn in ("argmax", "argmin") and program.group_total:
@@ -218,8 +232,11 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         if per_c is not None and len(decisive) == 1:  # the ratio with the two cells it divides: "31 / 36 = 0.8611"
             [r] = decisive
             shown = f"{' '.join(typed.text(r, c).split())} / {' '.join(typed.text(r, per_c).split())} = {shown}"
+        if minus_c is not None and len(decisive) == 1:  # the change with the two cells it subtracts: "86 − 89 = −3"
+            [r] = decisive
+            shown = f"{' '.join(typed.text(r, c).split())} − {' '.join(typed.text(r, minus_c).split())} = {shown}"
         result_text = f"{format_value(result)} ({shown})"
-        read_cols = [c, answer_c] + ([per_c] if per_c else [])
+        read_cols = [c, answer_c] + ([per_c] if per_c else []) + ([minus_c] if minus_c else [])
     elif fn in ("every", "only"):
         if program.check is None:
             raise ProgramError(f"{fn} needs a check: the condition every selected row must meet")

@@ -89,6 +89,9 @@ class Program(BaseModel):
     answer_column: str | None = None
     check: Check | None = None
     per_column: str | None = None  # divide ``column`` by this column, row by row, before ``fn``
+    # subtract this column, row by row, before ``fn``: "the change from 2022 to 2023" is 2023 minus 2022. Code sets it
+    # (tools._column_change); no grammar offers it. Feeds RATIO_FNS as ``per_column`` does.
+    minus_column: str | None = None
     # "the second highest": max, min, argmax and argmin take the nth distinct value from that end. Code sets it
     # from the question's or claim's ordinal (tools._words.ordinal_extreme); no grammar offers it.
     nth: int = Field(1, ge=1, le=MAX_NTH)

@@ -46,6 +46,7 @@ from tools._claim_multiples import multiple_blocker, read_multiplier
 from tools._claim_negated import negated_count_blocker, read_negated_existence
 from tools._claim_self_filter import read_self_filtered_every
 from tools._claim_significance import add_significance_filter
+from tools._column_change import read_column_change
 from tools._date_rules import leaves_out_stated_date, read_stated_year
 from tools._flag_columns import add_stated_flag
 from tools._partial_values import widen_partial_value
@@ -230,6 +231,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_threshold_list(program, typed, text)
             program = read_rate(read_ratio(program, typed, text), typed, text)
             program = read_share_of_all(read_share(program, typed, text), typed, text)
+            program = read_column_change(program, typed, text)
             program = read_ordinal(read_direction(program, typed, text), text)
             if yes_no_asked(text):
                 program = program.model_copy(update={"fn": "count"})  # yes when a row meets the question's filters

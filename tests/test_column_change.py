@@ -1,0 +1,63 @@
+"""A question about the change between two columns of numbers (tools._column_change, Program.minus_column)."""
+
+import pytest
+
+from kb.tables import Table
+from tools._cells import TypedTable
+from tools._column_change import change_columns, read_column_change
+from tools._table_ops import execute
+from tools._table_ops_model import Program
+
+COVERAGE = Table(name="coverage", title="", columns=["Country", "WHO region", "2022 (%)", "2023 (%)"], rows=[
+    ["Kenya", "Africa", "89", "86"], ["Nigeria", "Africa", "60", "63"], ["India", "South-East Asia", "93", "93"],
+    ["Brazil", "Americas", "80", "87"], ["Ethiopia", "Africa", "54", "60"]])
+TYPED = TypedTable.build(COVERAGE)
+KENYA = Program.model_validate({"filters": [{"column": "country", "op": "=", "value": "Kenya"}], "fn": "value",
+                                "column": "c_2023", "answer_column": "country"})
+
+
+def test_the_two_columns_a_question_spans():
+    ids = {c.name: c.ident for c in TYPED.columns}
+    assert change_columns(TYPED, "How much did coverage in Kenya change between 2022 and 2023?") == (
+        ids["2022 (%)"], ids["2023 (%)"])
+    assert change_columns(TYPED, "Which country rose the most from 2022 to 2023?") == (ids["2022 (%)"], ids["2023 (%)"])
+    assert change_columns(TYPED, "What was Kenya's coverage in 2023?") is None
+    assert change_columns(TYPED, "How many countries are between Kenya and India?") is None  # rows, not columns
+
+
+def kenya() -> Program:
+    ids = {c.name: c.ident for c in TYPED.columns}
+    return KENYA.model_copy(update={"column": ids["2023 (%)"],
+                                    "filters": [KENYA.filters[0].model_copy(update={"column": ids["Country"]})],
+                                    "answer_column": ids["Country"]})
+
+
+def test_how_much_a_named_row_changed_is_the_second_column_minus_the_first():
+    """Found as a new user: the fallback answered "2023" from India's and Nigeria's rows, shown as verified."""
+    read = read_column_change(kenya(), TYPED, "How much did coverage in Kenya change between 2022 and 2023?")
+    execution = execute(read, TYPED)
+    assert execution.result == -3
+    assert "86 − 89 = -3" in execution.result_text
+    assert {c for _, c in execution.cells} >= {3, 4}  # both years cited
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("Which country rose the most from 2022 to 2023?", "Brazil"),
+    ("Which country fell the most between 2022 and 2023?", "Kenya"),
+])
+def test_the_row_that_changed_most(question, answer):
+    execution = execute(read_column_change(kenya(), TYPED, question), TYPED)
+    assert execution.result == answer
+
+
+@pytest.mark.parametrize("question", [
+    "What was Kenya's coverage in 2023?",  # no span
+    "Was Kenya's coverage between 80 and 90?",  # numbers, not columns
+])
+def test_other_questions_are_left_as_written(question):
+    assert read_column_change(kenya(), TYPED, question) == kenya()
+
+
+def test_how_much_needs_the_row_named():
+    unnamed = kenya().model_copy(update={"filters": []})
+    assert read_column_change(unnamed, TYPED, "How much did coverage change between 2022 and 2023?") == unnamed

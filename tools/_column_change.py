@@ -1,0 +1,60 @@
+"""A question about the change between two columns of numbers: "How much did coverage in Kenya change between
+2022 and 2023?", "Which country rose the most from 2022 to 2023?".
+
+Found as a new user with an HTML table of measles vaccine coverage, a column per year: no program can subtract one
+column from another, so none voted, and the fallback answered "2023", reasoning "R3C4 - R2C4 = 93 - 63 = 30%"
+from India's and Nigeria's rows; it was shown as verified. Kenya went from 89 to 86.
+
+The question's form settles the program, as a claim's does (tools._claim_changes): the two things after "from … to"
+or "between … and" are two columns of numbers, and the change is the second minus the first, row by row
+(``Program.minus_column``). "How much" asks it of the one row the question names (the model's filter on the row
+names); "which … rose/fell the most" asks for the row with the largest or smallest change.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools._cells import TypedTable
+from tools._claim_changes import _one_column
+from tools._table_ops_model import Program
+
+_SPAN = re.compile(r"\b(?:from|between)\s+(?:the\s+)?(?:years?\s+)?(?P<a>[^,;.?]{1,40}?)\s+(?:to|and)\s+"
+                   r"(?:the\s+)?(?P<b>[^,;.?]{1,40}?)\s*(?:[,;.?!]|$)", re.I)
+_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many\s+(?:percentage\s+)?points)\b|\bwhat\s+(?:was|is|were)\s+the\s+"
+                       r"(?:change|difference|increase|decrease|rise|drop|fall|gain|growth)\b|\bhow\s+did\b[^?]*"
+                       r"\bchange\b", re.I)
+_UP = r"rose|risen|increased|grew|gained|climbed|went\s+up"
+_DOWN = r"fell|fallen|dropped|declined|decreased|went\s+down|shrank"
+_WHICH_MOST = re.compile(r"^\s*(?:which|what)\b[^?]*?\b(?:(?P<up>" + _UP + r")|(?P<down>" + _DOWN + r"))\b"
+                         r"[^?]*?\b(?:the\s+)?most\b", re.I)
+
+
+def change_columns(typed: TypedTable, question: str) -> tuple[str, str] | None:
+    """(from, to): the two columns of numbers the question spans, or None."""
+    m = _SPAN.search(question)
+    if m is None:
+        return None
+    a, b = _one_column(typed, m.group("a")), _one_column(typed, m.group("b"))
+    if not a or not b or a == b or not (typed.is_numeric(a) and typed.is_numeric(b)):
+        return None
+    return a, b
+
+
+def read_column_change(program: Program, typed: TypedTable, question: str) -> Program:
+    """The program the question's change between two columns asks for (module docstring); any other as written."""
+    span = change_columns(typed, question)
+    label = typed.label_col
+    if span is None or not label:
+        return program
+    a, b = span
+    filters = [f for f in program.filters if f.column not in (a, b)]  # the change's own columns are no condition
+    label_ident = typed.columns[label - 1].ident
+    which = _WHICH_MOST.search(question)
+    if which:  # the answer is a row: a filter naming one is no condition of the question's
+        filters = [f for f in filters if not (f.column == label_ident and f.op == "=")]
+        return Program(filters=filters, fn="argmax" if which.group("up") else "argmin", column=b, minus_column=a,
+                       answer_column=label_ident)
+    if _HOW_MUCH.search(question) and any(f.column == label_ident and f.op == "=" for f in filters):
+        return Program(filters=filters, fn="max", column=b, minus_column=a, answer_column=label_ident)
+    return program
