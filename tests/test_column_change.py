@@ -61,3 +61,27 @@ def test_other_questions_are_left_as_written(question):
 def test_how_much_needs_the_row_named():
     unnamed = kenya().model_copy(update={"filters": []})
     assert read_column_change(unnamed, TYPED, "How much did coverage change between 2022 and 2023?") == unnamed
+
+
+@pytest.mark.parametrize("claim, verdict", [
+    ("Every African country's coverage rose from 2022 to 2023.", "REFUTES"),  # Kenya fell, 89 -> 86
+    ("All African countries' coverage rose from 2022 to 2023.", "REFUTES"),
+    ("Every country in the Americas saw its coverage rise from 2022 to 2023.", "SUPPORTS"),
+])
+def test_a_claim_that_every_selected_row_changed_one_way(claim, verdict):
+    """Found as a new user: "Every African country improved its coverage from 2022 to 2023." was supported by "the
+    number of African rows with 2022 (%) != 0 > 0"."""
+    from tools._table_program import ProgramOutcome, decide, run_sampled
+
+    ids = {c.name: c.ident for c in TYPED.columns}
+    region = "Africa" if "African" in claim else "Americas"
+    written = Program.model_validate({
+        "filters": [{"column": ids["WHO region"], "op": "=", "value": region},
+                    {"column": ids["2022 (%)"], "op": "!=", "value": "0"}],
+        "fn": "count", "column": ids["Country"], "answer_column": ids["Country"],
+        "check": {"op": ">", "against": "value", "value": "0"}})
+    sampled = [run_sampled(written.model_dump(), TYPED, "claim", claim) for _ in range(3)]
+    outcome = ProgramOutcome(kind="claim")
+    decide(outcome, sampled, TYPED, "claim", claim)
+    assert outcome.winner == verdict, [r.error or r.program for r in outcome.runs]
+    assert "2023 (%) > 2022 (%)" in outcome.runs[0].program

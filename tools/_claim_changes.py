@@ -24,6 +24,7 @@ _CHANGE = re.compile(
     r"\b(?:(?P<up>" + _UP + r")|(?P<down>" + _DOWN + r"))\b(?:\s+[^\s.;,]+){0,4}?\s+(?:from|between)\s+"
     r"(?:(?:the\s+)?(?:year\s+|years\s+)?)(?P<a>[^,;.]{1,40}?)\s+(?:to|and)\s+(?:the\s+)?(?P<b>[^,;.]{1,40}?)"
     r"\s*(?:[,;.?!]|$)", re.I)
+_EVERY = re.compile(r"\b(?:every|each|all)\b", re.I)
 _NEGATED = re.compile(r"\b(?:not|never|no|n't)\s+(?:\w+\s+)?$", re.I)
 
 
@@ -50,6 +51,12 @@ def read_change(program: Program, typed: TypedTable, claim: str) -> Program:
         if not (typed.column(a_col).numeric and typed.column(b_col).numeric):
             return program
         rows, _ = row_names_in(typed, rest)
+        if not rows and _EVERY.search(claim):
+            # "Every African country's coverage rose from 2022 to 2023": each selected row, by the model's filters
+            # on other columns (found as a new user: "the number of African rows with 2022 != 0 > 0" supported it).
+            filters = [f for f in program.filters if f.column not in (a_col, b_col)]
+            return Program(filters=filters, fn="every", column=b_col, answer_column=program.answer_column,
+                           check=Check(op=op, against="column", value=a_col))
         if len(rows) != 1:
             return program
         return Program(filters=[_names(typed, rows[0])], fn="value", column=b_col,

@@ -75,7 +75,8 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
     elif fn == "count_distinct":
         what = f"the number of different {name(program.column)}"
     elif fn in ("every", "only") and program.check is not None:
-        cond = f"{name(program.column)} {program.check.op} {quoted(program.check.value)}"
+        rhs = name(program.check.value) if program.check.against == "column" else quoted(program.check.value)
+        cond = f"{name(program.column)} {program.check.op} {rhs}"
         what = (f"whether every one has {cond}" if fn == "every"
                 else f"whether they are the only rows with {cond}")
     else:

@@ -242,12 +242,24 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             raise ProgramError(f"{fn} needs a check: the condition every selected row must meet")
         chk = program.check
         want = cell_number(chk.value)
-        check_types(typed, chk.op, chk.value, numeric_result=typed.columns[c - 1].numeric,
-                    what=f"column {program.column!r}")
+        other_c = None
+        if chk.against == "column":  # "every African country's coverage rose from 2022 to 2023": row by row
+            other_c = column_index(typed, chk.value, "comparison column")
+            if other_c == c or not (typed.columns[c - 1].numeric and typed.columns[other_c - 1].numeric):
+                raise ProgramError("a comparison within each row needs two different columns of numbers")
+            read_cols = [c, other_c]
+        else:
+            check_types(typed, chk.op, chk.value, numeric_result=typed.columns[c - 1].numeric,
+                        what=f"column {program.column!r}")
         meets = set()
         for r in universe:
             clock.tick()
-            if compare(typed.text(r, c), typed.number(r, c), chk.op, chk.value, want):
+            if other_c is not None:
+                right = typed.number(r, other_c)
+                if right is not None and compare(typed.text(r, c), typed.number(r, c), chk.op,
+                                                 typed.text(r, other_c), right):
+                    meets.add(r)
+            elif compare(typed.text(r, c), typed.number(r, c), chk.op, chk.value, want):
                 meets.add(r)
         selected = set(rows)
         if fn == "every":
@@ -260,7 +272,8 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             decisive = intruders or rows
         result = truth
         result_text = format_value(truth)
-        check_text = f"{typed.column(program.column).name} {chk.op} {quoted(chk.value)}"
+        check_text = f"{typed.column(program.column).name} {chk.op} " + (
+            typed.columns[other_c - 1].name if other_c is not None else quoted(chk.value))
     elif fn == "most_common":
         result, result_text, decisive = _most_common(typed, rows, c, clock)
     elif fn in ("next_row", "previous_row"):
