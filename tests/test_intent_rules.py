@@ -202,6 +202,14 @@ def test_a_self_contained_turns_relation_is_the_models():
     assert out.relation == "treats"  # inferred, not written: the kg-relations eval relies on it
 
 
+@pytest.mark.parametrize("message", ["Now tell me about asthma.", "Tell me more about asthma", "Describe asthma."])
+def test_a_request_for_a_description_asks_no_relation(message):
+    # Seen as a new user: "Now tell me about asthma." came back with the relation "treats", and drugs were listed.
+    out = contextualize(IntentFrame(task="question", entities=["asthma"], relation="treats", rewrite=message),
+                        message, [], has_table=False, source="model")
+    assert out.relation == ""
+
+
 def test_a_self_contained_turn_is_its_own_rewrite():
     out = contextualize(IntentFrame(task="question", entities=["epilepsy"],
                                     rewrite="What drugs treat epilepsy? What are its symptoms?"),

@@ -136,6 +136,8 @@ _DISCOURSE = {"now", "please", "hi", "hello", "hey", "thanks", "thank", "ok", "o
 # Openers that say the topic changes: a turn opening so and naming its own subject inherits nothing.
 _TOPIC_SWITCH = re.compile(r"^\s*(?:now|next|instead|ok(?:ay)?,?\s+now|new question|another question|"
                            r"different question|let'?s talk about|switching to|moving on)\b", re.I)
+_ASKS_ABOUT = re.compile(r"^\s*(?:(?:now|next|ok(?:ay)?|and|so|then)[,\s]+)?(?:please\s+)?(?:tell\s+me\s+(?:more\s+)?"
+                         r"about|describe|give\s+me\s+an\s+overview\s+of|what\s+do\s+you\s+know\s+about)\b", re.I)
 _CLAIM_OPENERS = re.compile(r"^\s*(is it true|is it correct|true or false|verify|check (whether|if|that)|"
                             r"claim\s*:|fact[- ]check|does the table (support|show)|according to the table)", re.I)
 # Requests for facts or advice, by form: a question word, an auxiliary opening a question, or an imperative.
@@ -551,6 +553,10 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
         relation = (last.get("intent") or {}).get("relation", "") or relation
     elif follow_up and relation and not ({w[:4] for w in content_words(relation)}
                                          & {w[:4] for w in content_words(message)}):
+        relation = ""
+    elif _ASKS_ABOUT.match(message):
+        # "Now tell me about asthma." asks for no one relation: the model gave it "treats" (seen as a new user), and
+        # the reply listed drugs where a description was asked for.
         relation = ""
     # The answer type and time are read from the turn's form, never invented ("2003" for "when did…?"). No
     # rule reads a place reliably ("in Parkinson's disease"), so location stays empty unless a frame brings
