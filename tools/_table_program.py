@@ -44,6 +44,7 @@ from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_ro
 from tools._claim_joint_rows import named_rows_blocker, read_joint_rows
 from tools._claim_multiples import multiple_blocker, read_multiplier
 from tools._claim_negated import negated_count_blocker, read_negated_existence
+from tools._claim_others import read_others_combined
 from tools._claim_self_filter import read_self_filtered_every
 from tools._claim_significance import add_significance_filter
 from tools._column_change import read_column_change
@@ -245,7 +246,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_fraction_of_rows(read_stated_fraction(program, typed, text), typed, text)
             program = read_share_of_total(program, typed, text)
             program = read_ordinal(read_multiplier(program, text), text)
-            program = read_negated_existence(program, typed, text)
+            program = read_negated_existence(read_others_combined(program, typed, text), typed, text)
         # Several values of one column: any of them in a question; in a claim, only the rows it names jointly.
         union = kind == "question"
         if kind == "claim" and (joint := read_joint_rows(program, text)) is not None:
