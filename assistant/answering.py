@@ -23,7 +23,7 @@ import jiter
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
 
 from assistant.llm import close_json_after_value
-from assistant.support import Support, check_statement, mentions, word_share
+from assistant.support import POINTS_BACK, Support, check_statement, mentions, word_share
 
 MAX_STATEMENTS = 4
 MAX_CITES = 4
@@ -334,12 +334,6 @@ def carriers_of(checked: StatementSupport, texts: dict[str, str]) -> list[str]:
             and word_share(checked.statement, t) >= CARRIER_WORD_SHARE][:MAX_CARRIERS]
 
 
-# A sentence that opens by pointing back ("The pathogen is spread by …", "It was approved in …", "In Apulia, it
-# killed …": a pronoun among its first words) names its subject in a sentence before it.
-_POINTS_BACK = re.compile(r"^\W*(?:(?:the|this|these|those|such)\b|(?:[\w'-]+\W+){0,5}?(?:it|its|they|their|he|she|"
-                          r"his|her)\b)", re.I)
-
-
 @dataclass
 class ContextCitation:
     """A sentence code cited beside the model's, because the model's points back to it for a name."""
@@ -370,7 +364,8 @@ def with_context(answer: GroundedAnswer, support: SupportReport, texts: dict[str
     ConceptNet fact about spittlebugs. ``before(id)`` gives the few sentences before a cited one, nearest first
     (anything with a ``text``); ``register`` makes one used evidence of the turn and returns its id. A statement is
     repaired only when it lacks names (never a number), the cited sentence opens by pointing back
-    (:data:`_POINTS_BACK`), and with the nearest sentence before it that will do, it passes the whole check.
+    (:data:`assistant.support.POINTS_BACK`), and with the nearest sentence before it that will do, it passes the
+    whole check.
     Returns the answer, the report, the texts of the sentences added (id -> text) and what was added, for the
     reply to say.
     """
@@ -383,7 +378,7 @@ def with_context(answer: GroundedAnswer, support: SupportReport, texts: dict[str
         if c.support.ok or not c.support.names_only:
             continue
         for cid in dict.fromkeys(c.cite):
-            if not _POINTS_BACK.match(texts.get(cid, "")):
+            if not POINTS_BACK.match(texts.get(cid, "")):
                 continue
             for prev in before(cid):
                 again = check_statement(c.statement, [texts.get(x, "") for x in c.cite] + [prev.text], subjects)

@@ -193,6 +193,12 @@ def check_statement(statement: str, cited_texts: list[str], subjects: Sequence[s
     return Support(ok=True)
 
 
+# A sentence that opens by pointing back ("The pathogen is spread by …", "It was approved in …", "In Apulia, it
+# killed …": a pronoun among its first words) names its subject in a sentence before it.
+POINTS_BACK = re.compile(r"^\W*(?:(?:the|this|these|those|such)\b|(?:[\w'-]+\W+){0,5}?(?:it|its|they|their|he|she|"
+                         r"his|her)\b)", re.I)
+
+
 def joined_subject(statement: str, cited_texts: list[str], subjects: Sequence[str]) -> str:
     """A subject the statement names whose cited items, those that name it, do not carry the statement; "" if none.
 
@@ -200,14 +206,16 @@ def joined_subject(statement: str, cited_texts: list[str], subjects: Sequence[st
     nausea, vomiting, diarrhea, low blood pressure … [S5][P1][P6]": the symptoms came from S5, a list of the
     symptoms of Addison's disease, and "Metformin" from two KG paths through genes it binds. Each word was in some
     cited item, and no item said that metformin causes any of it. The items that name the subject must carry the
-    statement on their own (names, numbers and content words, as above).
+    statement on their own (names, numbers and content words, as above). An item that opens by pointing back ("The
+    pathogen is spread by …", cited with the sentence before it that names Xylella fastidiosa) may be about the
+    subject, and counts with them.
     """
     if len(cited_texts) < 2:
         return ""
     for subject in subjects:
         if not content_words(subject) or not mentions(subject, [statement]):
             continue
-        naming = [t for t in cited_texts if mentions(subject, [t])]
+        naming = [t for t in cited_texts if mentions(subject, [t]) or POINTS_BACK.match(t)]
         if naming and len(naming) < len(cited_texts) and not check_statement(statement, naming).ok:
             return subject
     return ""

@@ -552,7 +552,7 @@ def test_only_names_a_pointing_back_sentence_leaves_out_are_read_in_context():
     # S2 does not point back: its missing name is not looked for before it
     assert run("Xylella fastidiosa feeds spittlebugs on xylem sap in 2023.", "S2")[3] == []
     # a pronoun among a sentence's first words points back too; a name opening it does not
-    from assistant.answering import _POINTS_BACK
+    from assistant.support import POINTS_BACK as _POINTS_BACK
 
     assert _POINTS_BACK.match("In Apulia, Italy, it killed an estimated 21 million olive trees.")
     assert not _POINTS_BACK.match("Spittlebugs feed on xylem sap, which carries it.")
@@ -578,6 +578,10 @@ def test_what_a_statement_says_of_its_subject_must_come_from_an_item_that_names_
     # An item that names the subject and says it passes, with the others cited beside it.
     said = "Common side effects of metformin include nausea, vomiting, diarrhea and hypoglycemia."
     assert check_statement(statement, [said, symptoms], ["metformin"]).ok
+    # A cited sentence that points back may be about the subject, with the sentence before it that names it.
+    assert check_statement("Xylella fastidiosa is spread by spittlebugs.",
+                           ["The pathogen is spread by spittlebugs.", "Xylella fastidiosa killed olive trees."],
+                           ["Xylella fastidiosa"]).ok
     # One cited item, or a statement that does not name the subject: nothing to join.
     assert joined_subject(statement, [symptoms], ["metformin"]) == ""
     assert joined_subject("Nausea and vomiting are common.", [symptoms, *paths], ["metformin"]) == ""
