@@ -28,7 +28,7 @@ _EVERY = re.compile(r"\b(?:every|each|all)\b", re.I)
 _NEGATED = re.compile(r"\b(?:not|never|no|n't)\s+(?:\w+\s+)?$", re.I)
 
 
-def _one_column(typed: TypedTable, phrase: str) -> str | None:
+def one_column(typed: TypedTable, phrase: str) -> str | None:
     """The one column ``phrase`` names: by its whole header, else the one header that has it as words."""
     words = text_words(phrase)
     exact = [c.ident for c in typed.columns if text_words(c.name) == words]
@@ -46,7 +46,7 @@ def read_change(program: Program, typed: TypedTable, claim: str) -> Program:
         return program
     op = ">" if m.group("up") else "<"
     rest = claim[:m.start()] + " " + claim[m.end():]
-    a_col, b_col = _one_column(typed, m.group("a")), _one_column(typed, m.group("b"))
+    a_col, b_col = one_column(typed, m.group("a")), one_column(typed, m.group("b"))
     if a_col and b_col and a_col != b_col:  # a column per year: two columns of one row
         if not (typed.column(a_col).numeric and typed.column(b_col).numeric):
             return program

@@ -26,7 +26,7 @@ import re
 
 from tools._cell_compare import norm_text
 from tools._cells import TypedTable, cell_number
-from tools._stated_bound import stated_bounds
+from tools._stated_bound import direction, stated_bounds
 from tools._table_ops_model import Check, Program, ProgramError, RowFilter
 from tools._table_rows import meets_filter
 from tools._words import NEGATED_EXISTENCE
@@ -38,10 +38,6 @@ def negated_existence(claim: str) -> bool:
     return NEGATED_EXISTENCE.search(claim or "") is not None
 
 
-def _direction(op: str) -> str:
-    return "up" if op in (">", ">=") else "down" if op in ("<", "<=") else ""
-
-
 def _states(typed: TypedTable, column: str, op: str, value: str, claim: str) -> bool:
     """Whether "column op value" is the claim's condition as the claim words it."""
     number = cell_number(value)
@@ -50,7 +46,7 @@ def _states(typed: TypedTable, column: str, op: str, value: str, claim: str) -> 
         if bound is None:  # "no phase 4 trial": a number the claim writes, unbounded, asked for as it is
             written = {cell_number(m.group(0)) for m in re.finditer(r"\d[\d,]*(?:\.\d+)?", claim)}
             return op == "=" and number in written
-        return _direction(bound) == _direction(op) != ""
+        return direction(bound) == direction(op) != ""
     return op in ("=", "contains") and bool(norm_text(value)) and norm_text(value) in norm_text(claim)
 
 

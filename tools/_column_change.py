@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable
-from tools._claim_changes import _one_column
+from tools._claim_changes import one_column
 from tools._table_ops_model import Program
 
 _SPAN = re.compile(r"\b(?:from|between)\s+(?:the\s+)?(?:years?\s+)?(?P<a>[^,;.?]{1,40}?)\s+(?:to|and)\s+"
@@ -35,7 +35,7 @@ def change_columns(typed: TypedTable, question: str) -> tuple[str, str] | None:
     m = _SPAN.search(question)
     if m is None:
         return None
-    a, b = _one_column(typed, m.group("a")), _one_column(typed, m.group("b"))
+    a, b = one_column(typed, m.group("a")), one_column(typed, m.group("b"))
     if not a or not b or a == b or not (typed.is_numeric(a) and typed.is_numeric(b)):
         return None
     return a, b

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kb.kg_store import KGGraph
+from tools._words import singular
 
 # Glosses in the words of Hetionet's definitions.json (CtD "a disease-modifying indication", CpD "a
 # symptomatic indication ... treats a significant symptom of the Disease", DpS: the disease presents the
@@ -154,8 +155,7 @@ _KIND_NOUNS = {"drug": "compound", "medication": "compound", "medicine": "compou
 
 def kinds_asked(noun: str, kinds: set[str]) -> set[str]:
     """The node kinds of ``kinds`` that the asked noun names ("genes" -> {"Gene"}); empty when it names none."""
-    word = noun.lower().strip()
-    word = word[:-3] + "y" if word.endswith("ies") else word[:-1] if word.endswith("s") and len(word) > 3 else word
+    word = singular(noun.lower().strip())
     target = _KIND_NOUNS.get(word, word)
     return {k for k in kinds if k and k.lower() == target}
 

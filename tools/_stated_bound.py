@@ -49,7 +49,8 @@ def stated_bounds(text: str) -> dict[float, str]:
     return {n: ops.pop() for n, ops in seen.items() if len(ops) == 1}
 
 
-def _direction(op: str) -> str:
+def direction(op: str) -> str:
+    """"up" for a lower bound (> or >=), "down" for an upper one (< or <=), "" for the rest."""
     return "up" if op in (">", ">=") else "down" if op in ("<", "<=") else ""
 
 
@@ -62,7 +63,7 @@ def read_stated_bound(program: Program, typed: TypedTable, text: str) -> Program
     for f in program.filters:
         number = cell_number(f.value)
         op = bounds.get(round(number, 6)) if number is not None else None
-        if op and typed.is_numeric(f.column) and _direction(f.op) and _direction(f.op) != _direction(op):
+        if op and typed.is_numeric(f.column) and direction(f.op) and direction(f.op) != direction(op):
             f, changed = f.model_copy(update={"op": op}), True
         filters.append(f)
     update: dict = {"filters": filters} if changed else {}
@@ -74,7 +75,7 @@ def read_stated_bound(program: Program, typed: TypedTable, text: str) -> Program
     counts = program.fn in ("count", "count_distinct") or NEGATED_EXISTENCE.search(text) is not None
     number = cell_number(chk.value) if chk is not None and chk.against == "value" and not counts else None
     op = bounds.get(round(number, 6)) if number is not None else None
-    if op and (chk.op == "!=" or _direction(chk.op) and _direction(chk.op) != _direction(op)):
+    if op and (chk.op == "!=" or direction(chk.op) and direction(chk.op) != direction(op)):
         # The check too: "斤 and 担 both have a relative value that 's at least 1" was checked "!= 1" (TabFact's
         # tuning split). "!=" is no reading of a bound.
         update["check"] = chk.model_copy(update={"op": op})

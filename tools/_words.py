@@ -149,3 +149,12 @@ MONTHS = {m: i for i, m in enumerate(MONTH_NAMES, 1)} | {m[:3]: i for i, m in en
 NEGATED_EXISTENCE = re.compile(
     r"^\s*(?:there\s+(?:is|are|was|were|be|has\s+been|have\s+been)\s+no|none\s+of|not\s+(?:a\s+single|one|any)|no)"
     r"\b(?!\s+(?:more|less|fewer|greater|higher|lower|longer|shorter|later|earlier)\s+than\b|\.\s*\d)", re.I)
+
+
+def singular(noun: str) -> str:
+    """Drop a plural ending ("drugs" -> "drug", "countries" -> "country"); rough, for type labels and kinds."""
+    if noun.endswith("ies") and len(noun) > 4:
+        return noun[:-3] + "y"
+    if noun.endswith("s") and not noun.endswith("ss") and len(noun) > 3:
+        return noun[:-1]
+    return noun

@@ -31,7 +31,7 @@ from assistant.prompts import render
 from tools._answer_subject import EXPLETIVE_IT, answer_subject, with_subject
 from tools._registry import ToolContext, tool
 from tools._swapped_question import swapped_question
-from tools._words import PRONOUNS, is_superlative, related
+from tools._words import PRONOUNS, is_superlative, related, singular
 
 log = logging.getLogger(__name__)
 
@@ -390,15 +390,6 @@ _TYPE_BY_OPENER = (
 _TIME_CUE = re.compile(r"\b(?:(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
                        r"sep(?:tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(?:\d{1,2},?\s+)?)?"
                        r"(?:1[5-9]\d\d|20\d\d)s?\b", re.I)
-
-
-def singular(noun: str) -> str:
-    """Drop a plural ending ("drugs" -> "drug", "countries" -> "country"); rough, for the type label only."""
-    if noun.endswith("ies") and len(noun) > 4:
-        return noun[:-3] + "y"
-    if noun.endswith("s") and not noun.endswith("ss") and len(noun) > 3:
-        return noun[:-1]
-    return noun
 
 
 def answer_type_of(message: str) -> list[str]:
