@@ -37,16 +37,16 @@ TEMPLATE_GLOSSES = {
     # "is used to treat" gives it 0.55 and "is prescribed for" gives "medications prescribed" 0.75, while "drugs
     # cause", "drugs interact" and "drugs worsen" stay at 0.33 or less against both.
     "treats": ("is a treatment for", "is used to treat", "is prescribed for"),
-    "palliates": "is a treatment for the symptoms of",
-    "presents": "has the symptom",
-    "localizes to": "affects the body part",
-    "resembles": "is similar to",
-    "associates with": "is associated with the gene",
-    "binds": "binds the protein",
-    "includes": "is a drug class that includes",
-    "covaries with": "evolves together with",
-    "upregulates": "increases the expression of",
-    "downregulates": "decreases the expression of",
+    "palliates": ("is a treatment for the symptoms of",),
+    "presents": ("has the symptom",),
+    "localizes to": ("affects the body part",),
+    "resembles": ("is similar to",),
+    "associates with": ("is associated with the gene",),
+    "binds": ("binds the protein",),
+    "includes": ("is a drug class that includes",),
+    "covaries with": ("evolves together with",),
+    "upregulates": ("increases the expression of",),
+    "downregulates": ("decreases the expression of",),
 }
 # Node kinds that say nothing about a relation (CSV triples, ConceptNet, the MedQA DDB).
 _GENERIC_KINDS = {"entity", "concept", ""}
@@ -100,8 +100,7 @@ def relation_texts(graph: KGGraph) -> tuple[list[str], list[int]]:
     """The texts each relation type is compared with (its template, and its gloss if any), and their owner."""
     texts, owner = [], []
     for i, rel in enumerate(graph.relations):
-        glosses = TEMPLATE_GLOSSES.get(rel.template.lower(), ())
-        for text in (rel.template, *((glosses,) if isinstance(glosses, str) else glosses)):
+        for text in (rel.template, *TEMPLATE_GLOSSES.get(rel.template.lower(), ())):
             if text:
                 texts.append(text)
                 owner.append(i)
@@ -161,13 +160,12 @@ def kinds_asked(noun: str, kinds: set[str]) -> set[str]:
 
 
 def match_relations(graph: KGGraph, phrases: list[str], embedder, *, node_kinds: set[str] | None = None,
-                    answer_kinds: set[str] | None = None, floor: float = REL_FLOOR,
-                    margin: float = REL_MARGIN) -> list[RelationMatch]:
+                    asked: str = "", floor: float = REL_FLOOR, margin: float = REL_MARGIN) -> list[RelationMatch]:
     """Relation types of ``graph`` that ``phrases`` ask about, best first (empty: none is close enough).
 
     ``node_kinds``: the kinds of the question's linked nodes; a type joining none of them cannot give a
-    fact about them (Compound ``resembles`` Compound for a disease). ``answer_kinds``: the kinds the question
-    asks for (:func:`kinds_asked`); a type joining none of them cannot name one. Seen as a new user: "Which genes
+    fact about them (Compound ``resembles`` Compound for a disease). ``asked``: the noun the question asks for
+    ("genes"); a type joining no kind it names (:func:`kinds_asked`) cannot name one. Seen as a new user: "Which genes
     are associated with breast cancer?" came with the intent's relation "treats" and was answered with 24 drugs.
     """
     if not phrases or not graph.relations:
@@ -177,6 +175,7 @@ def match_relations(graph: KGGraph, phrases: list[str], embedder, *, node_kinds:
     sims = (_unit_vectors(tuple(phrases), embedder) @ rel_vecs.T).max(axis=0)  # (n_texts,): best phrase per text
     scores = np.full(len(graph.relations), -1.0, dtype=np.float32)
     np.maximum.at(scores, np.asarray(owner), sims)
+    answer_kinds = kinds_asked(asked, set(graph.kinds)) if asked else set()
     for wanted in (node_kinds, answer_kinds):
         if wanted:
             for i, sig in enumerate(signatures):

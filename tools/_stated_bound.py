@@ -72,8 +72,8 @@ def read_stated_bound(program: Program, typed: TypedTable, text: str) -> Program
     # difference, and its "the number of rows < 1" turned "> 1" (TabFact's tuning split).
     # Nor in a claim that no row has something: "every one has Participants >= 100" is right for "None of the
     # trials had fewer than 100 participants" (tools._claim_negated).
-    counts = program.fn in ("count", "count_distinct") or NEGATED_EXISTENCE.search(text) is not None
-    number = cell_number(chk.value) if chk is not None and chk.against == "value" and not counts else None
+    check_left = program.fn in ("count", "count_distinct") or NEGATED_EXISTENCE.search(text) is not None
+    number = cell_number(chk.value) if chk is not None and chk.against == "value" and not check_left else None
     op = bounds.get(round(number, 6)) if number is not None else None
     if op and (chk.op == "!=" or direction(chk.op) and direction(chk.op) != direction(op)):
         # The check too: "斤 and 担 both have a relative value that 's at least 1" was checked "!= 1" (TabFact's

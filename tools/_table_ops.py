@@ -123,28 +123,18 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     check_text = ""
     share_cells: list[tuple[int, int]] = []
 
-    per_c = None
-    if program.per_column:
-        per_c = column_index(typed, program.per_column, "ratio column")
-        if fn not in RATIO_FNS:
-            raise ProgramError(f"a ratio of two columns feeds {', '.join(RATIO_FNS)}, not {fn}")
-        if not typed.columns[per_c - 1].numeric or per_c == c:
-            raise ProgramError(f"the ratio column {program.per_column!r} must be another column of numbers")
-        read_cols.append(per_c)
-
-    minus_c = None
-    if program.minus_column:
-        minus_c = column_index(typed, program.minus_column, "subtracted column")
-        if fn not in RATIO_FNS or per_c is not None:
-            raise ProgramError(f"a change between two columns feeds {', '.join(RATIO_FNS)}, not {fn}")
-        if not (typed.columns[minus_c - 1].numeric and typed.columns[c - 1].numeric) or minus_c == c:
-            raise ProgramError(f"the subtracted column {program.minus_column!r} must be another column of numbers")
-        read_cols.append(minus_c)
+    if program.per_column and program.minus_column:
+        raise ProgramError("a program divides by another column or subtracts one, not both")
+    # The computed column: ``column`` over ``per_column``, or ``column`` minus ``minus_column``, row by row.
+    per_c = _operand_column(typed, program.per_column, "ratio", fn, c)
+    minus_c = _operand_column(typed, program.minus_column, "change", fn, c)
+    read_cols += [x for x in (per_c, minus_c) if x is not None]
 
     def numbers(rs: list[int]) -> list[tuple[int, float]]:
         col = typed.columns[c - 1]
         # A column of dates has an order (the latest, the earliest), but no sum or mean.
-        if not (col.numeric or (col.holds_dates and per_c is None and fn in ("argmax", "argmin", "min", "max"))):
+        if not (col.numeric or (col.holds_dates and per_c is None and minus_c is None
+                                and fn in ("argmax", "argmin", "min", "max"))):
             raise ProgramError(f"{fn} needs numbers, but column {program.column!r} holds "
                                + ("dates" if col.holds_dates else "text"))
         out = []
@@ -214,9 +204,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         result_text = _as_written(typed, decisive, c, result) if fn in ("min", "max") else \
             _with_unit(typed, [r for r, _ in pairs], c, result)
         if minus_c is not None and len(decisive) == 1:  # the two cells the change subtracts: "86 − 89 = -3"
-            [r] = decisive
-            result_text = f"{' '.join(typed.text(r, c).split())} − {' '.join(typed.text(r, minus_c).split())} = " \
-                          f"{result_text}"
+            result_text = _worked(typed, decisive[0], c, "−", minus_c, result_text)
         if typed.columns[c - 1].holds_dates:  # the latest date is the date, as its cell writes it
             result = result_text
     elif fn in ("argmax", "argmin") and program.group_total:
@@ -229,14 +217,10 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         names = [" ".join(typed.text(r, answer_c).split()) for r in decisive]
         result = names[0] if len(names) == 1 else names
         shown = _as_written(typed, decisive, c, best)
-        if per_c is not None and len(decisive) == 1:  # the ratio with the two cells it divides: "31 / 36 = 0.8611"
-            [r] = decisive
-            shown = f"{' '.join(typed.text(r, c).split())} / {' '.join(typed.text(r, per_c).split())} = {shown}"
-        if minus_c is not None and len(decisive) == 1:  # the change with the two cells it subtracts: "86 − 89 = −3"
-            [r] = decisive
-            shown = f"{' '.join(typed.text(r, c).split())} − {' '.join(typed.text(r, minus_c).split())} = {shown}"
+        if len(decisive) == 1 and (per_c or minus_c):  # with the two cells: "31 / 36 = 0.8611", "86 − 89 = -3"
+            shown = _worked(typed, decisive[0], c, "/" if per_c else "−", per_c or minus_c, shown)
         result_text = f"{format_value(result)} ({shown})"
-        read_cols = [c, answer_c] + ([per_c] if per_c else []) + ([minus_c] if minus_c else [])
+        read_cols = [c, answer_c] + [x for x in (per_c, minus_c) if x is not None]
     elif fn in ("every", "only"):
         if program.check is None:
             raise ProgramError(f"{fn} needs a check: the condition every selected row must meet")
@@ -323,6 +307,24 @@ def selected_rows(program: Program, typed: TypedTable) -> list[int] | None:
         return execute(program.model_copy(update={"check": None}), typed).selected
     except ProgramError:
         return None
+
+
+def _operand_column(typed: TypedTable, ident: str | None, what: str, fn: str, c: int) -> int | None:
+    """The index of the column a computed column takes with ``column`` (``what``: "ratio" or "change"), checked:
+    another column of numbers, feeding one of RATIO_FNS; None without one."""
+    if not ident:
+        return None
+    other = column_index(typed, ident, f"{what} column")
+    if fn not in RATIO_FNS:
+        raise ProgramError(f"a {what} of two columns feeds {', '.join(RATIO_FNS)}, not {fn}")
+    if not typed.columns[other - 1].numeric or other == c:
+        raise ProgramError(f"the {what} column {ident!r} must be another column of numbers")
+    return other
+
+
+def _worked(typed: TypedTable, r: int, c: int, sign: str, other: int, shown: str) -> str:
+    """Row ``r``'s computed value with the two cells it comes from: "31 / 36 = 0.8611", "86 − 89 = -3"."""
+    return f"{' '.join(typed.text(r, c).split())} {sign} {' '.join(typed.text(r, other).split())} = {shown}"
 
 
 def _as_written(typed: TypedTable, rows: list[int], c: int, number: float) -> str:

@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field
 from kb.kg_harvest import edge_scores, extraction_note
 from kb.kg_store import normalize_name
 from tools._gat import cosine_scores, keep_threshold, train_scorer
-from tools._kg_facts import Fact, kinds_asked, match_relations, one_hop_facts, relation_phrases
+from tools._kg_facts import Fact, match_relations, one_hop_facts, relation_phrases
 from tools._kg_readings import everyday_readings
 from tools._kg_replies import facts_reply, joint_facts, joint_reply, others_of, whole_names
 from tools._paths import (Subgraph, bfs_parents, chain_text, expand, local_adjacency, path_steps,
@@ -349,7 +349,7 @@ def _choose_graph(store, requested: str | None, question: str, embedder, entitie
         graph = get_linker(store, name, embedder).graph
         selected = match_relations(graph, relation_phrases(relation, question, entities or []), embedder,
                                    node_kinds={graph.kinds[i] for i in nodes},
-                                   answer_kinds=kinds_asked(asked_kind(question), set(graph.kinds)))
+                                   asked=asked_kind(question))
         return bool(one_hop_facts(graph, nodes, selected, limit=1))
 
     nodes = {n: entity_nodes(n) for n in names}
@@ -410,7 +410,7 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
     selected = match_relations(graph, relation_phrases(args.relation, question,
                                                        [c.mention for c, _ in roles] + named),
                                embedder, node_kinds={graph.kinds[i] for i in anchors},
-                               answer_kinds=kinds_asked(asked_kind(question), set(graph.kinds)))
+                               asked=asked_kind(question))
     every_fact = one_hop_facts(graph, anchors, selected, limit=None)  # counted, so the reply can say how many
     facts = every_fact[:args.max_facts]
     out_facts = _register_facts(ctx, store, source, graph, facts)
