@@ -950,7 +950,7 @@ async def test_which_of_them_ranges_over_the_previous_answers_rows(tmp_settings,
         assert first.answer == "4" and ctx.session.last_table_answer.rows == [2, 3, 4, 5]
         second = await table_qa(ctx, QAInput(question="Which of them had the fewest cases?"))
         assert second.answer == "Ontario"  # 220 among the 2011 rows; Quebec's 12 is 2010's
-        assert second.program.startswith("the previous answer's rows (Ontario, Alberta, Québec, Manitoba) → ")
+        assert second.program.startswith("the rows asked about (Ontario, Alberta, Québec, Manitoba) → ")
         third = await table_qa(ctx, QAInput(question="Which province had the fewest cases overall?"))
         assert third.answer == "Quebec"
 

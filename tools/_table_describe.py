@@ -42,7 +42,7 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
                                    else [[f] for f in program.filters]))
     rows = f"rows where {where}" if where else "all rows"
     if typed.scope:
-        previous = f"the previous answer's rows ({rows_in_words(typed, list(typed.scope))})"
+        previous = f"the rows asked about ({rows_in_words(typed, list(typed.scope))})"  # a follow-up's, a choice's
         rows = f"of {previous}, those where {where}" if where else previous
     fn = program.fn
     measure = name(program.column) + (f" per {name(program.per_column)}" if program.per_column else "") \

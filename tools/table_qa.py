@@ -14,6 +14,10 @@ request, code runs them and the majority answer wins, its result cells being the
 (``tools._table_program``). A multiple-choice question then picks the option the computed answer
 matches, and says so when several match. Only when no program runs, the vote is split, or no option
 matches, do the explanation/judge paths above answer (``decided_by`` says which).
+
+A question that offers its answers by its form ("Did Sweden or Spain win first?", "more or less than China?")
+is multiple choice too, with the options code reads (``tools._table_choice``): the programs range over the
+named rows, and a program answering with a number picks its row's option.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from kb.tables import Table
 from tools._answer_subject import EXPLETIVE_IT, with_subject
 from tools._cells import cell_number
 from tools._registry import ToolContext, ToolError, tool
+from tools._table_choice import option_rows, table_choice
 from tools._table_program import DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, \
     solve
 from tools._table_llm import (
@@ -75,6 +80,8 @@ class QAResult(BaseModel):
     answer: str
     option: int | None = Field(None, description="1-based chosen option (multiple choice).")
     tied: list[int] = Field(default_factory=list, description="All options judged equally supported (incl. answer).")
+    options: list[str] = Field(default_factory=list, description="The options chosen among: given, or offered by "
+                                                                 "the question's form (tools._table_choice).")
     confidence: Literal["high", "low"] = "high"
     cells: list[tuple[int, int]]
     invalid_cells: list[str] = Field(default_factory=list)
@@ -117,13 +124,28 @@ async def answer_question(llm, table: Table, question: str, options: list[str] |
     options = [o.strip() for o in (options or []) if o and o.strip()]
     if len(options) > MAX_OPTIONS:
         raise ToolError(f"At most {MAX_OPTIONS} options, please (got {len(options)}).")
+    rows_named: tuple[int, ...] = ()
+    if not options and (choice := table_choice(question, table)) is not None:
+        options, rows_named = list(choice.options), choice.option_rows
+    elif options:
+        rows_named = option_rows(options, table)
+    result = await _answer(llm, table, question, options, embedder=embedder, use_filter=use_filter, seed=seed,
+                           use_program=use_program, samples=samples, temperature=temperature,
+                           program_form=program_form, scope=scope or tuple(sorted(rows_named)),
+                           rows_named=rows_named, t0=t0)
+    return result.model_copy(update={"options": options})
+
+
+async def _answer(llm, table: Table, question: str, options: list[str], *, embedder, use_filter: bool, seed: int,
+                  use_program: bool, samples: int, temperature: float, program_form: str, scope: tuple[int, ...],
+                  rows_named: tuple[int, ...], t0: float) -> QAResult:
     outcome: ProgramOutcome | None = None
     if use_program:
         task = question + (" Options: " + "; ".join(options) if options else "")
         outcome = await solve(llm, table, "question", task, n=samples, temperature=temperature,
                               program_form=program_form, scope=scope)
         program_s = time.perf_counter() - t0
-        computed = _from_program(table, question, options, outcome, program_s)
+        computed = _from_program(table, question, options, outcome, program_s, rows_named)
         if computed is not None:
             return computed
     result = await _answer_by_model(llm, table, question, options, embedder=embedder, use_filter=use_filter,
@@ -132,7 +154,7 @@ async def answer_question(llm, table: Table, question: str, options: list[str] |
 
 
 def _from_program(table: Table, question: str, options: list[str], outcome: ProgramOutcome,
-                  program_s: float) -> QAResult | None:
+                  program_s: float, rows_named: tuple[int, ...] = ()) -> QAResult | None:
     """The computed answer as a QAResult, or None when the model's paths must answer."""
     timings = {"program_s": program_s, "total_s": program_s}
     if outcome.not_in_table and not options:
@@ -146,12 +168,22 @@ def _from_program(table: Table, question: str, options: list[str], outcome: Prog
                   programs=outcome)
     if not options:
         return QAResult(answer=outcome.winner, **common)
-    hits = matching_options(outcome.winner, options)
+    hits = matching_options(outcome.winner, options) or _option_of_decisive_row(outcome, rows_named)
     if not hits:
         return None
     reason = outcome.reason + (f" Options {', '.join(str(i) for i in hits)} all match it." if len(hits) > 1 else "")
     return QAResult(**{**common, "reason": reason}, answer=options[hits[0] - 1], option=hits[0],
                     tied=hits if len(hits) > 1 else [], confidence="low" if len(hits) > 1 else "high")
+
+
+def _option_of_decisive_row(outcome: ProgramOutcome, rows_named: tuple[int, ...]) -> list[int]:
+    """The option whose row decided the winning programs, when they answered with its number, not its name
+    ("Does Cadiz or Granada have a larger population?" -> "1,928,962", Cadiz's cell: found on WTQ's training
+    split, where the model then chose among the names and picked Granada)."""
+    rows = {r for run in outcome.runs if run.ran and run.verdict == outcome.winner for r in run.rows}
+    if len(rows) == 1 and (row := rows.pop()) in rows_named:
+        return [rows_named.index(row) + 1]
+    return []
 
 
 async def _answer_by_model(llm, table: Table, question: str, options: list[str], *, embedder, use_filter: bool,
@@ -271,11 +303,10 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
         ctx.session.last_table_answer = TableAnswer(table=table.name, question=args.question, answer=result.answer,
                                                     rows=rows, row_names=[table.row_label(r) for r in rows])
     reason = result.reason
-    if result.tied:
-        reason += " Several options are equally supported by the cells: " + \
-            ", ".join(options[i - 1] for i in result.tied) + "."
-    return Output(answer=result.answer, table=table.name, table_id=table_id, cells=cell_ids,
-                  tied=[options[i - 1] for i in result.tied] if result.tied else [],
+    tied = [result.options[i - 1] for i in result.tied]
+    if tied:
+        reason += " Several options are equally supported by the cells: " + ", ".join(tied) + "."
+    return Output(answer=result.answer, table=table.name, table_id=table_id, cells=cell_ids, tied=tied,
                   confidence=result.confidence, reason=reason, explanations=result.explanations,
                   invalid_citations=result.invalid_cells, decided_by=result.decided_by, vote_share=result.vote_share,
                   programs=program_lines(result.programs),
