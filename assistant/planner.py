@@ -17,6 +17,7 @@ from typing import Any
 from assistant.routing import as_claim, route, scorable
 from assistant.session import Session
 from assistant.settings import Settings
+from tools._table_choice import table_choice
 from tools.intent import asks_for_list
 
 
@@ -93,7 +94,9 @@ def plan_table_call(frame, session: Session, available: set[str], *, embedder=No
         if table is None or not (frame.task == "table_question"
                                  or frame.task == "claim_check" and not scorable(table)):
             return None
-    claim = None if frame.options else as_claim(message)
+    # "Did St. Mary's or Riverside open first?" has a yes/no form but asks which: found as a new user, it was
+    # checked as the claim "St. Mary's opened first" and answered "Refuted".
+    claim = None if frame.options or table_choice(message, table) else as_claim(message)
     if frame.task == "claim_check" and claim is None and not frame.options:
         claim = message  # the intent read a claim into it; check it as written
     if claim is not None and "verify_claim" in available:

@@ -57,6 +57,19 @@ def test_claims_and_yes_no_questions_go_to_verify_claim(message, task, claim):
 
 
 @pytest.mark.parametrize("message", [
+    "Did ALPHA-1 or ZETA have more participants?",
+    "Was GAMMA-3 run before or after DELTA-4?",
+    "Is BETA-2 older or newer than EPSILON?",
+])
+def test_a_yes_no_form_that_offers_a_choice_goes_to_table_qa(message):
+    """Found as a new user: "Did St. Mary's or Riverside open first?" was checked as the claim "St. Mary's opened
+    first" and answered "Refuted"; it asks which of the two."""
+    calls = planned(message, session(TRIALS), "question")
+    assert calls == [("table_qa", {"question": message, "options": [], "table": "trials"})], \
+        score_table(message, TRIALS)
+
+
+@pytest.mark.parametrize("message", [
     "Which trial had the highest efficacy?",
     "How many participants did BETA-2 have?",
     "What is the total number of participants?",

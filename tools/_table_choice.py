@@ -29,7 +29,8 @@ _OPPOSITES = [frozenset(p) for p in (
     ("higher", "lower"), ("increase", "decrease"), ("increased", "decreased"), ("earlier", "later"),
     ("home", "away"), ("better", "worse"), ("larger", "smaller"), ("bigger", "smaller"), ("longer", "shorter"),
     ("inside", "outside"), ("faster", "slower"), ("taller", "shorter"), ("heavier", "lighter"),
-    ("up", "down"), ("won", "lost"), ("win", "lose"), ("male", "female"), ("men", "women"))]
+    ("up", "down"), ("won", "lost"), ("win", "lose"), ("male", "female"), ("men", "women"), ("older", "newer"),
+    ("first", "last"))]
 
 # A count or an amount is asked for: its answer is a number, never one of the things joined by "or".
 _ASKS_AMOUNT = re.compile(r"^\s*(how (many|much|long|often)|what (is|was|were|are) the (total|number|amount|sum|"
