@@ -195,6 +195,10 @@ async def test_a_last_question_answers_with_the_last_listed_row(tmp_settings, fa
     ("2", "what were the total number of players selected in the second round?", True),
     ("3", "which three teams won?", True),
     ("", "anything", False),
+    ("0", "how many townships have no water area?", True),  # "no" states the zero
+    ("0", "how many games had none?", True),
+    ("0", "what is the no. of games?", False),  # a number's label, not a zero
+    ("0", "how many racers did not start?", False),
 ])
 def test_a_filter_value_is_grounded_when_the_question_states_it(value, question, grounded):
     from tools._question_grounding import value_grounded
@@ -377,6 +381,8 @@ def test_a_choice_between_two_named_rows_compares_exactly_those_rows():
 
     q = "which had a larger capacity, ayr park or mill field?"
     assert alternatives(q, typed()) == ("stadium", ["Ayr Park", "Mill Field"])
+    # Found as a new user: part of each cell ("Harbour View or Northgate?"); three of five programs kept one row.
+    assert alternatives("which is larger, ayr or the mill?", typed()) == ("stadium", ["Ayr Park", "Mill Field"])
     one_sided = prog(filters=[{"column": "stadium", "op": "=", "value": "Ayr Park"}], fn="argmax",
                      column="capacity", answer_column="stadium")
     assert execute(one_sided, typed()).result == "Ayr Park"  # the max over one row is that row, whatever it holds

@@ -25,6 +25,7 @@ import re
 
 from tools._cells import TypedTable, cell_number
 from tools._flag_columns import names_flag
+from tools._table_choice import table_choice
 from tools._table_ops_model import Program, RowFilter
 from tools._words import CARDINALS, WORD, content_words, word_in
 
@@ -37,11 +38,17 @@ _NUMBER_WORDS = CARDINALS | {
         "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split())}
 
 
+# "How many townships have no water area?" states a zero ("Water area = 0"); "No. 5" is a number's label.
+_NONE = re.compile(r"\b(?:no(?!\.)|none|without)\b")
+
+
 def question_numbers(question: str) -> set[float]:
-    """The numbers a question writes ("8", "30th", "1,200", both ends of "1958-1962", "second", "three"),
-    unsigned."""
+    """The numbers a question writes ("8", "30th", "1,200", both ends of "1958-1962", "second", "three", the
+    zero of "no …"), unsigned."""
     low = question.casefold()
     out = {n for w, n in _NUMBER_WORDS.items() if re.search(rf"\b{w}\b", low)}
+    if _NONE.search(low):
+        out.add(0.0)
     for m in _NUMBER.finditer(question):
         n = cell_number(m.group(0))
         if n is not None:
@@ -115,7 +122,9 @@ def alternatives(question: str, typed: TypedTable) -> tuple[str, list[str]] | No
     """The column and the two values a choice question names ("which had more, Jewish or Roman Catholic?").
 
     Both values must be cells of one text column, written in the question as whole words, on either side of
-    its "or". None when the question names no such pair.
+    its "or"; or, as :func:`tools._table_choice.table_choice` reads them, parts of two rows' cells in one text
+    column ("Harbour View or Northgate?" for "Harbour View Clinic" and "Northgate Family Practice": found as a
+    new user, three of five programs kept Harbour View's row only). None when the question names no such pair.
     """
     low = " ".join(question.casefold().split())
     ors = [m.start() for m in re.finditer(r"\bor\b", low)]
@@ -138,5 +147,12 @@ def alternatives(question: str, typed: TypedTable) -> tuple[str, list[str]] | No
             right = [v for pos, v in spots if pos > o]
             if left and right:
                 return col.ident, [left[-1], right[0]]
-    return None
+    return _named_pair(question, typed)
 
+
+def _named_pair(question: str, typed: TypedTable) -> tuple[str, list[str]] | None:
+    choice = table_choice(question, typed.table)
+    if choice is None or not choice.option_rows or choice.column is None or typed.columns[choice.column - 1].numeric:
+        return None
+    return typed.columns[choice.column - 1].ident, [" ".join(typed.text(r, choice.column).split())
+                                                     for r in choice.option_rows]

@@ -53,6 +53,9 @@ class TableChoice:
     # The row each option names, in order, when each names exactly one (else empty): the programs range over
     # them, and a program that picks one of them by a number ("1,928,962") picks that option.
     option_rows: tuple[int, ...] = ()
+    # The column (1-based) where every option's cell is, when they share one: "Harbour View" and "Northgate"
+    # are both Clinic cells.
+    column: int | None = None
 
     @property
     def rows(self) -> tuple[int, ...]:
@@ -84,7 +87,9 @@ def table_choice(question: str, table: Table) -> TableChoice | None:
     if cells_a == cells_b or _EXCLUDING.intersection(before[-2:]) or negated_either:
         return None
     options = (_option(phrase_a, cells_a, table), _option(phrase_b, cells_b, table))
-    return TableChoice(options=options, option_rows=_named_rows([cells_a, cells_b]))
+    shared = sorted({c for _, c in cells_a} & {c for _, c in cells_b})
+    return TableChoice(options=options, option_rows=_named_rows([cells_a, cells_b]),
+                       column=shared[0] if shared else None)
 
 
 def option_rows(options: list[str], table: Table) -> tuple[int, ...]:
