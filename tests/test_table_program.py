@@ -445,6 +445,27 @@ async def test_question_falls_back_to_the_model_when_no_program_runs(tmp_setting
     assert len([r for r in srv.requests if is_program(r)]) == 2
 
 
+async def test_a_fallback_answer_says_which_of_its_numbers_the_table_lacks(tmp_settings, fake_llm_server):
+    """Found as a new user: the model's choice "older" came with "the opening year of Lakeside General is 2000,
+    while Moorland Medical is 1995" (the table has 1987 and 1993), shown as a plain reason."""
+    from tools.table_qa import Input as QAInput
+    from tools.table_qa import table_qa
+
+    def handler(req):
+        if is_columns(req):
+            return Reply(content=json.dumps({"columns": ["province"]}))
+        if is_program(req):
+            return Reply(content=json.dumps(BROKEN), more_choices=[json.dumps(BROKEN)])
+        return Reply(content=json.dumps({"answer": "Ontario", "cited_cells": ["R2C1"],
+                                         "reason": "Ontario had 999 cases in 2011, more than Quebec's 12."}))
+
+    with fake_llm_server(handler) as srv:
+        out = await table_qa(qa_ctx(tmp_settings, srv), QAInput(question="Which province is second?"))
+    assert out.decided_by == "llm"
+    assert "(The model wrote 999, which is not in the table: the model's own figure, not computed by code.)" \
+        in out.reason  # 2011 and 12 are cells of the table
+
+
 # -- nothing the model writes is code ----------------------------------------------------------
 @pytest.mark.parametrize("value", ["__import__('os').system('touch /tmp/pwned')", "'; ATTACH DATABASE 'x' AS y; --",
                                    "PRAGMA writable_schema=1", "open('/etc/passwd').read()", "().__class__.__bases__"])

@@ -35,11 +35,12 @@ from tools._answer_subject import EXPLETIVE_IT, with_subject
 from tools._cells import cell_number
 from tools._registry import ToolContext, ToolError, tool
 from tools._table_choice import option_rows, table_choice
-from tools._table_program import DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, \
-    solve
 from tools._table_llm import (
     JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, cited_for_view,
     register_evidence, validate_cells)
+from tools._table_program import (
+    DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, solve)
+from tools._unstated import unstated_numbers
 from tools._words import OF_THEM
 from tools.intent import without_regarding_note
 from tools.table_filter import filter_table, resolve_table
@@ -303,6 +304,11 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
         ctx.session.last_table_answer = TableAnswer(table=table.name, question=args.question, answer=result.answer,
                                                     rows=rows, row_names=[table.row_label(r) for r in rows])
     reason = result.reason
+    if result.decided_by == "llm" and (unstated := unstated_numbers(result.reason, table, args.question)):
+        # Found as a new user: "Is Lakeside General older or newer than Moorland Medical?" chose "older" with the
+        # reason "the opening year of Lakeside General is 2000, while Moorland Medical is 1995" (1987 and 1993).
+        reason += (f" (The model wrote {', '.join(unstated)}, which {'is' if len(unstated) == 1 else 'are'} not in "
+                   "the table: the model's own figure, not computed by code.)")
     tied = [result.options[i - 1] for i in result.tied]
     if tied:
         reason += " Several options are equally supported by the cells: " + ", ".join(tied) + "."
