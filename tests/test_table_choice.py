@@ -58,22 +58,28 @@ def test_given_options_that_each_name_one_row_scope_the_programs():
     assert option_rows(["Vietnam"], MEDALS) == ()
 
 
-async def test_the_answer_is_one_of_the_offered_things(tmp_settings, fake_llm_server):
-    """Found on WikiTableQuestions' training split: "did sweden or spain win first?" was answered "Lake Louise,
-    Canada". Now the programs range over the two named rows and the answer is the one they pick."""
-    from tests.test_table_program import is_columns, is_program, llm_for
-    from tools.table_qa import answer_question
-
-    first = {"fn": "argmin", "column": "first_win", "answer_column": "nation", "filters": []}
+def programs_only(columns: list[str], program: dict):
+    """A scripted server whose every program sample is ``program``; the model's own answer is never asked."""
+    from tests.test_table_program import is_columns, is_program
 
     def handler(req):
         if is_columns(req):
-            return Reply(content=json.dumps({"columns": ["nation", "first_win"]}))
+            return Reply(content=json.dumps({"columns": columns}))
         if is_program(req):
-            return Reply(content=json.dumps(first), more_choices=[json.dumps(first)] * 2)
+            return Reply(content=json.dumps(program), more_choices=[json.dumps(program)] * 2)
         raise AssertionError("the model's own answer is not needed")
 
-    with fake_llm_server(handler) as srv:
+    return handler
+
+
+async def test_the_answer_is_one_of_the_offered_things(tmp_settings, fake_llm_server):
+    """Found on WikiTableQuestions' training split: "did sweden or spain win first?" was answered "Lake Louise,
+    Canada". Now the programs range over the two named rows and the answer is the one they pick."""
+    from tests.test_table_program import is_program, llm_for
+    from tools.table_qa import answer_question
+
+    first = {"fn": "argmin", "column": "first_win", "answer_column": "nation", "filters": []}
+    with fake_llm_server(programs_only(["nation", "first_win"], first)) as srv:
         res = await answer_question(llm_for(tmp_settings, srv), MEDALS, "Did Sweden or Spain win first?",
                                     samples=3, use_filter=False)
     assert "the rows asked about (Spain (ESP), Sweden (SWE))" in res.programs.program
@@ -90,19 +96,11 @@ async def test_a_program_that_answers_with_the_number_picks_the_option_of_its_ro
     """Found on WTQ's training split: "Does Cadiz or Granada have a larger population?" was computed as the
     larger population ("1,928,962"), which matches neither name, so the model chose between the names (wrongly).
     The row that number comes from is one of the two named rows: that option is the answer."""
-    from tests.test_table_program import is_columns, is_program, llm_for
+    from tests.test_table_program import llm_for
     from tools.table_qa import answer_question
 
     largest = {"fn": "max", "column": "total", "answer_column": "total", "filters": []}
-
-    def handler(req):
-        if is_columns(req):
-            return Reply(content=json.dumps({"columns": ["nation", "total"]}))
-        if is_program(req):
-            return Reply(content=json.dumps(largest), more_choices=[json.dumps(largest)] * 2)
-        raise AssertionError("the model's own answer is not needed")
-
-    with fake_llm_server(handler) as srv:
+    with fake_llm_server(programs_only(["nation", "total"], largest)) as srv:
         res = await answer_question(llm_for(tmp_settings, srv), MEDALS, "Does Vietnam or Indonesia have the larger "
                                     "total?", samples=3, use_filter=False)
     assert res.answer == "Indonesia (INA)" and res.option == 2 and res.decided_by == "program"
