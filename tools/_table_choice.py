@@ -76,8 +76,9 @@ def table_choice(question: str, table: Table) -> TableChoice | None:
     a, b = left[-1].strip("\"'"), right[0].strip("\"'")
     if frozenset((a.casefold(), b.casefold())) in _OPPOSITES:
         return TableChoice(options=(a, b))
-    found_left = _longest_match([left[i:] for i in range(max(0, len(left) - MAX_WORDS), len(left))], table)
-    found_right = _longest_match([right[:j] for j in range(min(len(right), MAX_WORDS), 0, -1)], table)
+    cells = _cell_words(table)
+    found_left = _longest_match([left[i:] for i in range(max(0, len(left) - MAX_WORDS), len(left))], cells)
+    found_right = _longest_match([right[:j] for j in range(min(len(right), MAX_WORDS), 0, -1)], cells)
     if found_left is None or found_right is None:
         return None
     (phrase_a, cells_a), (phrase_b, cells_b) = found_left, found_right
@@ -95,7 +96,8 @@ def table_choice(question: str, table: Table) -> TableChoice | None:
 def option_rows(options: list[str], table: Table) -> tuple[int, ...]:
     """The row each of ``options`` names, in order, when each names one row of the table ("Lake Tuz", "Lake Palas
     Tuzla"); empty when any names none or several, or two name the same."""
-    found = [_longest_match([option.split()], table) for option in options]
+    cells = _cell_words(table)
+    found = [_longest_match([option.split()], cells) for option in options]
     if len(options) < 2 or any(f is None for f in found):
         return ()
     return _named_rows([cells for _, cells in found])
@@ -108,8 +110,16 @@ def _named_rows(cell_sets: list[frozenset[tuple[int, int]]]) -> tuple[int, ...]:
     return ()
 
 
-def _longest_match(phrases: list[list[str]], table: Table) -> tuple[str, frozenset[tuple[int, int]]] | None:
-    """The first (longest) of ``phrases`` whose words occur, in order, in some cell; with those cells."""
+def _cell_words(table: Table) -> list[tuple[int, int, str]]:
+    """Every cell as (row, column, its words), read once per question (an upload may have many rows)."""
+    return [(r, c, f" {text_words(cell)} ") for r, row in enumerate(table.rows, start=1)
+            for c, cell in enumerate(row, start=1)]
+
+
+def _longest_match(phrases: list[list[str]], cells: list[tuple[int, int, str]]
+                   ) -> tuple[str, frozenset[tuple[int, int]]] | None:
+    """The first (longest) of ``phrases`` whose words occur, in order and as whole words ("spain" in "spain esp",
+    not "pain"), in some cell; with those cells."""
     for words in phrases:
         while words and words[0].casefold() in _ARTICLES:
             words = words[1:]
@@ -117,16 +127,10 @@ def _longest_match(phrases: list[list[str]], table: Table) -> tuple[str, frozens
         key = text_words(phrase)
         if not key or key in _ARTICLES or len(key) < 2:
             continue
-        cells = frozenset((r, c) for r, row in enumerate(table.rows, start=1) for c, cell in enumerate(row, start=1)
-                          if _holds(text_words(cell), key))
-        if cells:
-            return phrase, cells
+        held = frozenset((r, c) for r, c, words in cells if f" {key} " in words)
+        if held:
+            return phrase, held
     return None
-
-
-def _holds(cell: str, key: str) -> bool:
-    """``key``'s words occur in ``cell`` as whole words ("spain" in "spain esp", not "pain")."""
-    return f" {key} " in f" {cell} "
 
 
 def _option(phrase: str, cells: frozenset[tuple[int, int]], table: Table) -> str:
