@@ -295,6 +295,11 @@ class Assistant:
             return AnswerOutcome(marked + note, "unverified", check, False)
         if not check.substantive:
             return AnswerOutcome(text, "no_evidence", check, True)
+        if getattr(output, "unstated_numbers", None):
+            # The model's reason gives numbers the table lacks (its own figures): the reply says which; the
+            # cited cells do not back them, so it is not "verified" (seen as a new user: "older", with two
+            # invented opening years, citing another clinic's name).
+            return AnswerOutcome(text, "unverified", check, True)
         if getattr(output, "decided_by", None) == "fallback":
             # Word overlap, not the model, chose the answer; the reply says so, and so does the status.
             return AnswerOutcome(text, "unverified", check, True)

@@ -54,6 +54,26 @@ async def test_a_verdict_without_valid_cells_is_shown_not_replaced(tmp_settings,
     assert result.status == "unverified" and "cannot be checked" in result.answer and "Unverified" in result.answer
 
 
+@pytest.mark.parametrize("unstated, status", [(["1995", "2000"], "unverified"), ([], "verified")])
+async def test_a_tool_reply_whose_reason_gives_numbers_the_table_lacks_is_not_verified(
+        tmp_settings, fake_llm_server, patched_tools, monkeypatch, unstated, status):
+    """Found as a new user: "older" with two invented opening years, citing another clinic's name, was shown as
+    verified. The table tool names such numbers; the loop does not call that reply verified."""
+    def verdict(ctx, args):
+        table = ctx.evidence.add_table("cases.csv", "Province,Cases", source="cases.csv")
+        cell = ctx.evidence.add_cell("cases.csv", 1, 1, "Quebec", source="cases.csv")
+        return VerifyOutput(verdict="SUPPORTS", table="cases.csv", table_id=table.id, cells=[cell.id],
+                            explanations={}, reason="Quebec had 1995 cases in 2000.", decided_by="ccoe",
+                            unstated_numbers=unstated)
+
+    monkeypatch.setitem(REGISTRY, "verify_claim", Tool(name="verify_claim", description="verify", fn=verdict,
+                                                       input_model=ClaimIn, output_model=VerifyOutput))
+    router = Router(intents=[frame(task="claim_check", rewrite="Quebec had many cases.")])
+    with fake_llm_server(router) as srv:
+        result = await _ask_about_table(tmp_settings, srv, "Is it true that Quebec had many cases?")
+    assert result.status == status
+
+
 @pytest.mark.parametrize("citation_by,status", [("code", "cited_by_code"), ("model", "verified")])
 async def test_a_code_chosen_citation_is_not_shown_as_the_models(tmp_settings, fake_llm_server, patched_tools,
                                                                  monkeypatch, citation_by, status):

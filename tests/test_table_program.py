@@ -461,7 +461,7 @@ async def test_a_fallback_answer_says_which_of_its_numbers_the_table_lacks(tmp_s
 
     with fake_llm_server(handler) as srv:
         out = await table_qa(qa_ctx(tmp_settings, srv), QAInput(question="Which province is second?"))
-    assert out.decided_by == "llm"
+    assert out.decided_by == "llm" and out.unstated_numbers == ["999"]
     assert "(The model wrote 999, which is not in the table: the model's own figure, not computed by code.)" \
         in out.reason  # 2011 and 12 are cells of the table
 

@@ -250,6 +250,8 @@ class Output(BaseModel):
     reason: str
     explanations: dict[str, str] = Field(default_factory=dict)
     invalid_citations: list[str] = Field(default_factory=list)
+    unstated_numbers: list[str] = Field(default_factory=list, description="Numbers the model's reason gives that "
+                                        "the table lacks (the reply is then unverified).")
     decided_by: str = Field("llm", description="program (code computed it), llm, or columns (not in the table).")
     vote_share: float | None = Field(None, description="Share of the sampled programs that agree.")
     programs: list[str] = Field(default_factory=list, description="Each sampled program, its result or its error.")
@@ -304,7 +306,8 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
         ctx.session.last_table_answer = TableAnswer(table=table.name, question=args.question, answer=result.answer,
                                                     rows=rows, row_names=[table.row_label(r) for r in rows])
     reason = result.reason
-    if result.decided_by == "llm" and (unstated := unstated_numbers(result.reason, table, args.question)):
+    unstated = unstated_numbers(result.reason, table, args.question) if result.decided_by == "llm" else []
+    if unstated:
         # Found as a new user: "Is Lakeside General older or newer than Moorland Medical?" chose "older" with the
         # reason "the opening year of Lakeside General is 2000, while Moorland Medical is 1995" (1987 and 1993).
         reason += (f" (The model wrote {', '.join(unstated)}, which {'is' if len(unstated) == 1 else 'are'} not in "
@@ -314,7 +317,8 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
         reason += " Several options are equally supported by the cells: " + ", ".join(tied) + "."
     return Output(answer=result.answer, table=table.name, table_id=table_id, cells=cell_ids, tied=tied,
                   confidence=result.confidence, reason=reason, explanations=result.explanations,
-                  invalid_citations=result.invalid_cells, decided_by=result.decided_by, vote_share=result.vote_share,
+                  invalid_citations=result.invalid_cells, unstated_numbers=unstated, decided_by=result.decided_by,
+                  vote_share=result.vote_share,
                   programs=program_lines(result.programs),
                   program=result.programs.program if result.programs and result.decided_by == "program" else "",
                   vote=result.programs.vote_text() if result.programs else "")

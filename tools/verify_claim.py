@@ -252,6 +252,8 @@ class Output(BaseModel):
     table_id: str = Field(description="Evidence id of the collapsed table.")
     cells: list[str] = Field(description="Evidence ids of the decisive cells (cite these).")
     reason: str
+    unstated_numbers: list[str] = Field(default_factory=list, description="Numbers the judge's reason gives that "
+                                        "neither the table nor the claim states (the reply is then unverified).")
     explanations: dict[str, str] = Field(description="The three assumption-conditioned explanations.")
     invalid_citations: list[str] = Field(default_factory=list)
     citations_valid: bool = True
@@ -307,13 +309,13 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
     note = "" if check.citations_valid else " (none of the cells the judge cited exist in the table)"
     judge_wrote = check.decided_by == "ccoe" or (
         check.decided_by == "program+ccoe" and (check.programs is None or check.reason != check.programs.reason))
-    if judge_wrote:
-        unstated = unstated_numbers(check.reason, table, claim)
-        if unstated:  # the model's arithmetic or memory, not the table's: said, not silently shown as checked
-            note += (f" (The judge wrote {', '.join(unstated)}, which {'is' if len(unstated) == 1 else 'are'} in "
-                     "neither the table nor the claim: the model's own figure, not computed by code.)")
+    unstated = unstated_numbers(check.reason, table, claim) if judge_wrote else []
+    if unstated:  # the model's arithmetic or memory, not the table's: said, and the reply is not "verified"
+        note += (f" (The judge wrote {', '.join(unstated)}, which {'is' if len(unstated) == 1 else 'are'} in "
+                 "neither the table nor the claim: the model's own figure, not computed by code.)")
     return Output(
         verdict=check.label, table=table.name, table_id=table_id, cells=cell_ids, reason=check.reason + note,
+        unstated_numbers=unstated,
         explanations=check.explanations, invalid_citations=check.invalid_cells,
         citations_valid=check.citations_valid, columns_kept=[table.columns[c - 1] for c in check.cols],
         filter=check.filter.summary() if check.filter else "no column filtering", decided_by=check.decided_by,
