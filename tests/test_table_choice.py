@@ -104,3 +104,6 @@ async def test_a_program_that_answers_with_the_number_picks_the_option_of_its_ro
         res = await answer_question(llm_for(tmp_settings, srv), MEDALS, "Does Vietnam or Indonesia have the larger "
                                     "total?", samples=3, use_filter=False)
     assert res.answer == "Indonesia (INA)" and res.option == 2 and res.decided_by == "program"
+    # The other named row's value is cited beside the answer's, so the comparison can be checked.
+    assert {(4, 4), (3, 2), (3, 4)} <= set(res.cells)
+    assert res.reason.endswith("Beside it: Vietnam (VIE): Total 3.")

@@ -173,8 +173,29 @@ def _from_program(table: Table, question: str, options: list[str], outcome: Prog
     if not hits:
         return None
     reason = outcome.reason + (f" Options {', '.join(str(i) for i in hits)} all match it." if len(hits) > 1 else "")
-    return QAResult(**{**common, "reason": reason}, answer=options[hits[0] - 1], option=hits[0],
+    beside, against = _beside_cells(table, outcome.cells, rows_named, hits)
+    return QAResult(**{**common, "reason": reason + against, "cells": outcome.cells + beside},
+                    answer=options[hits[0] - 1], option=hits[0],
                     tied=hits if len(hits) > 1 else [], confidence="low" if len(hits) > 1 else "high")
+
+
+def _beside_cells(table: Table, cells: list[tuple[int, int]], rows_named: tuple[int, ...],
+                  hits: list[int]) -> tuple[list[tuple[int, int]], str]:
+    """The other named row's cells in the columns the answer's row was cited by, and their words: "Which has
+    more beds, Moorland or Riverside?" cites Moorland's 54 beside Riverside's 65, so the comparison can be checked
+    (found as a new user: only the winner's cells were cited)."""
+    if len(hits) != 1 or not rows_named:
+        return [], ""
+    chosen = rows_named[hits[0] - 1]
+    label = table.row_label_col
+    cols = [c for r, c in cells if r == chosen and c != label]
+    others = [r for r in rows_named if r != chosen]
+    if not cols or not others:
+        return [], ""
+    beside = [(r, c) for r in others for c in ([label] if label else []) + cols if (r, c) not in cells]
+    said = "; ".join(f"{table.cell(r, label) if label else f'row {r}'}: "
+                     + ", ".join(f"{table.columns[c - 1]} {table.cell(r, c)}" for c in cols) for r in others)
+    return beside, f" Beside it: {said}."
 
 
 def _option_of_decisive_row(outcome: ProgramOutcome, rows_named: tuple[int, ...]) -> list[int]:
