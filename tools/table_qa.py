@@ -17,7 +17,8 @@ matches, do the explanation/judge paths above answer (``decided_by`` says which)
 
 A question that offers its answers by its form ("Did Sweden or Spain win first?", "more or less than China?")
 is multiple choice too, with the options code reads (``tools._table_choice``): the programs range over the
-named rows, and a program answering with a number picks its row's option.
+named rows, a program answering with a number picks its row's option, and the other row's cells are cited
+beside the answer's.
 """
 
 from __future__ import annotations
