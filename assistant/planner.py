@@ -94,9 +94,12 @@ def plan_table_call(frame, session: Session, available: set[str], *, embedder=No
         if table is None or not (frame.task == "table_question"
                                  or frame.task == "claim_check" and not scorable(table)):
             return None
-    # "Did St. Mary's or Riverside open first?" has a yes/no form but asks which: found as a new user, it was
-    # checked as the claim "St. Mary's opened first" and answered "Refuted".
-    claim = None if frame.options or table_choice(message, table) else as_claim(message)
+    claim = None if frame.options else as_claim(message)
+    if claim is not None and table_choice(message, table) is not None:
+        # "Did St. Mary's or Riverside open first?" has a yes/no form but asks which: found as a new user, it was
+        # checked as the claim "St. Mary's opened first" and answered "Refuted". (Only a claim's form needs the
+        # table scanned for the choice; a wh-question goes to table QA anyway.)
+        claim = None
     if frame.task == "claim_check" and claim is None and not frame.options:
         claim = message  # the intent read a claim into it; check it as written
     if claim is not None and "verify_claim" in available:
