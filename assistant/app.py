@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import secrets
 import sys
 import tempfile
@@ -31,7 +32,7 @@ from assistant.auth import (  # noqa: E402
     single_user_password_since,
 )
 from assistant.deps import Deps  # noqa: E402
-from assistant.evidence import Evidence  # noqa: E402
+from assistant.evidence import CITATION_GROUP_RE, CITATION_RE, Evidence  # noqa: E402
 from assistant.loop import Assistant  # noqa: E402
 from assistant.turn import Step, TurnHooks, TurnResult  # noqa: E402
 from assistant.session import Session  # noqa: E402
@@ -290,7 +291,26 @@ def ui_id(evidence_id: str) -> str:
     return evidence_id.replace(":", "-")
 
 
+# One or more adjacent citation groups: "[T1:R3C1][T1:R3C4]", "[S1, S2]", "(S3)".
+_CITATION_RUN_RE = re.compile(rf"(?:{CITATION_GROUP_RE.pattern})(?:\s*(?:{CITATION_GROUP_RE.pattern}))*")
+
+
 def ui_text(answer: str, cited: list[str]) -> str:
+    """The answer as the UI shows it: each cited id a chip, without the brackets around it.
+
+    Chainlit turns every element name in the text into a link, so "[S1]" showed as a chip inside literal
+    brackets, and "[T1:R3C1][T1:R3C4]" as "[chip][chip]" (seen as a new user). A group whose ids are all cited
+    becomes the chips alone, separated by spaces; a group with an id not cited (marked ⚠ by the check) stays
+    as written, so what failed the check is still visible."""
+    shown = set(cited)
+
+    def chips(run: re.Match) -> str:
+        ids = CITATION_RE.findall(run.group(0))
+        if not ids or any(cid not in shown for cid in ids) or "⚠" in run.group(0):
+            return run.group(0)
+        return " ".join(ui_id(cid) for cid in ids)
+
+    answer = _CITATION_RUN_RE.sub(chips, answer)
     for cid in cited:
         if ":" in cid:
             answer = answer.replace(cid, ui_id(cid))

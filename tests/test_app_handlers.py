@@ -43,6 +43,8 @@ res = TurnResult(answer="x [T1:R2C2] [P1] [S1]", status="verified", intent=None,
 out["cell"] = app.evidence_markdown(led.get("T1:R2C2"), res)
 out["path"] = app.evidence_markdown(led.get("P1"), res)
 out["sentence"] = app.evidence_markdown(led.get("S1"), res)
+out["shown"] = app.ui_text("Lakeside General [T1:R3C1][T1:R3C4] - beds. Joined [S1, S2]; see [S1, S9⚠] and [P1].",
+                           ["T1:R3C1", "T1:R3C4", "S1", "S2"])
 print("JSON" + json.dumps(out))
 """
 
@@ -93,3 +95,11 @@ def test_evidence_rendering_for_each_kind(tmp_path):
     assert "| 2 | 2011 | **220** |" in out["cell"]  # the cited cell is highlighted in the table
     assert "levodopa —treats→ Parkinson's disease" in out["path"]
     assert out["sentence"].startswith("Metal conducts heat.") and "OpenBookQA" in out["sentence"]
+
+
+def test_cited_ids_show_as_chips_without_their_brackets(tmp_path):
+    # Chainlit links every element name in the text, so "[S1]" showed as a chip inside literal brackets (seen as a
+    # new user: "[chip][chip]"). Groups of cited ids become the chips alone; a group holding an id that failed the
+    # check (⚠) or one not cited stays as written.
+    shown = _probe(tmp_path)["shown"]
+    assert shown == ("Lakeside General T1-R3C1 T1-R3C4 - beds. Joined S1 S2; see [S1, S9⚠] and [P1].")

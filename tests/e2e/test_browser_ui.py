@@ -299,6 +299,8 @@ def test_csv_upload_shows_preview_and_claim_is_checked(page, ui, tmp_path):
     assert page.locator("text=/decided_by\"?\\s*:\\s*\"program\"/").count() >= 1, "the programs decided, not the judge"
     _open_citation(page, "T1-R2C2", "Number of cases")
     assert page.locator("td .font-bold", has_text="220").count() >= 1  # the cited cell is highlighted
+    # The chip stands alone: Chainlit links the id inside the answer's "[T1:R2C2]", which showed as "[chip]".
+    assert page.get_by_text(re.compile(r"\[\s*T1-R2C2")).count() == 0
     page.screenshot(path=str(ui[1] / "claim.png"))
 
 
