@@ -107,3 +107,58 @@ async def test_a_program_that_answers_with_the_number_picks_the_option_of_its_ro
     # The other named row's value is cited beside the answer's, so the comparison can be checked.
     assert {(4, 4), (3, 2), (3, 4)} <= set(res.cells)
     assert res.reason.endswith("Beside it: Vietnam (VIE): Total 3.")
+
+
+@pytest.mark.parametrize("question, options, computed, header, expected", [
+    ("Was DORADO's efficacy more or less than 85%?", ["more", "less"], "88.1", "Efficacy (%)", 1),
+    ("were there more or less than 15 points scored in week 7?", ["more", "less"], "13", "Points", 2),
+    ("Are there fewer or more than 4,500 participants?", ["fewer", "more"], "2,875", "Participants", 1),
+    ("was the team that had the most laps above or below 250?", ["above", "below"], "248", "Laps", 2),
+    # The stated number is the subject: "159 is above" the computed 150.
+    ("is 159 above or below the amount of laps that townsend bell completed?", ["above", "below"], "150", "Laps", 1),
+    # Places and ranks: above and higher are the smaller number.
+    ("in season 1996/97 was the place above or below 10th?", ["above", "below"], "12th", "Place", 2),
+    ("Did they finish higher or lower than 5?", ["higher", "lower"], "3", "Pos.", 1),
+    ("Did they score higher or lower than 5?", ["higher", "lower"], "3", "Score", 2),
+])
+def test_two_comparing_words_are_settled_by_the_stated_number(question, options, computed, header, expected):
+    from tools._choice_compare import comparing_option
+
+    settled = comparing_option(question, options, computed, header)
+    assert settled is not None and settled[0] == expected
+    assert options[expected - 1] in settled[1]
+
+
+@pytest.mark.parametrize("question, options, computed", [
+    ("Was DORADO's efficacy more or less than 88.1%?", ["more", "less"], "88.1"),  # equal: neither word
+    ("Is DORADO older or younger than 5 years?", ["older", "younger"], "3"),  # the column decides: not read here
+    ("Was DORADO's efficacy more or less than ARIES-2's?", ["more", "less"], "88.1"),  # no number stated
+    ("Was DORADO's efficacy more or less than 85%?", ["more", "less"], "DORADO"),  # not a number computed
+    ("Did DORADO or ARIES-2 enrol more than 85?", ["DORADO", "ARIES-2"], "88"),  # not two comparing words
+    # A number before the words names a row, and a year after them names one too.
+    ("was the percentage in 1960 more or less than the previous year?", ["more", "less"], "41.2"),
+    ("was 2008's score above or below 2013?", ["above", "below"], "12"),
+])
+def test_no_comparison_where_the_question_or_the_result_does_not_settle_it(question, options, computed):
+    from tools._choice_compare import comparing_option
+
+    assert comparing_option(question, options, computed) is None
+
+
+async def test_more_or_less_than_a_stated_number_is_answered_by_the_computed_value(tmp_settings, fake_llm_server):
+    """Found as a new user: "Was DORADO's efficacy more or less than 85%?" was computed as 88.1, which matches
+    neither "more" nor "less", so the model's own reading chose. The comparison with 85 is code's."""
+    from tests.test_table_program import llm_for
+    from tools.table_qa import answer_question
+
+    table = Table(name="trials", title="Trials", columns=["Trial", "Efficacy (%)"],
+                  rows=[["ARIES-2", "71.5"], ["DORADO", "88.1"], ["ERIDANUS", "49.7"]])
+    value = {"fn": "value", "column": "efficacy", "answer_column": "efficacy",
+             "filters": [{"column": "trial", "op": "=", "value": "DORADO"}]}
+    with fake_llm_server(programs_only(["trial", "efficacy"], value)) as srv:
+        res = await answer_question(llm_for(tmp_settings, srv), table, "Was DORADO's efficacy more or less than "
+                                    "85%?", samples=3, use_filter=False)
+    assert res.options == ["more", "less"]
+    assert res.answer == "more" and res.option == 1 and res.decided_by == "program"
+    assert (2, 2) in res.cells and "88.1 is more than 85%." in res.reason
+

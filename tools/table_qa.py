@@ -34,6 +34,7 @@ from assistant.prompts import render
 from kb.tables import Table
 from tools._answer_subject import EXPLETIVE_IT, with_subject
 from tools._cells import cell_number
+from tools._choice_compare import comparing_option
 from tools._registry import ToolContext, ToolError, tool
 from tools._table_choice import option_rows, table_choice
 from tools._table_llm import (
@@ -171,9 +172,14 @@ def _from_program(table: Table, question: str, options: list[str], outcome: Prog
     if not options:
         return QAResult(answer=outcome.winner, **common)
     hits = matching_options(outcome.winner, options) or _option_of_decisive_row(outcome, rows_named)
+    compared = ""
+    if not hits and (settled := comparing_option(question, options, outcome.winner,
+                                                 _computed_header(table, outcome))) is not None:
+        hits, compared = [settled[0]], " " + settled[1]
     if not hits:
         return None
-    reason = outcome.reason + (f" Options {', '.join(str(i) for i in hits)} all match it." if len(hits) > 1 else "")
+    reason = outcome.reason + compared + (f" Options {', '.join(str(i) for i in hits)} all match it."
+                                          if len(hits) > 1 else "")
     beside, against = _beside_cells(table, outcome.cells, rows_named, hits)
     return QAResult(**{**common, "reason": reason + against, "cells": outcome.cells + beside},
                     answer=options[hits[0] - 1], option=hits[0],
@@ -197,6 +203,12 @@ def _beside_cells(table: Table, cells: list[tuple[int, int]], rows_named: tuple[
     said = "; ".join(f"{table.cell(r, label) if label else f'row {r}'}: "
                      + ", ".join(f"{table.columns[c - 1]} {table.cell(r, c)}" for c in cols) for r in others)
     return beside, f" Beside it: {said}."
+
+
+def _computed_header(table: Table, outcome: ProgramOutcome) -> str:
+    """The header of the one column the winning programs' cells are in, besides the row labels ("" if several)."""
+    cols = {c for _, c in outcome.cells if c != table.row_label_col}
+    return table.columns[cols.pop() - 1] if len(cols) == 1 else ""
 
 
 def _option_of_decisive_row(outcome: ProgramOutcome, rows_named: tuple[int, ...]) -> list[int]:
