@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field
 from assistant.prompts import render
 from kb.tables import Table
 from tools._answer_subject import EXPLETIVE_IT, with_subject
-from tools._cells import cell_number
+from tools._cells import cell_number, is_empty
 from tools._choice_compare import comparing_option
 from tools._registry import ToolContext, ToolError, tool
 from tools._table_choice import option_rows, table_choice
@@ -50,6 +50,7 @@ from tools.table_filter import filter_table, resolve_table
 OPTION_MAX_TOKENS = 100
 ANSWER_MAX_TOKENS = JUDGEMENT_MAX_TOKENS + 60  # upper bound: a capped reason plus a short free-form answer
 MAX_OPTIONS = 8
+NO_VALUE = "no value given (the cell is empty)"  # the answer when the programs read an empty cell
 
 
 class TableAnswer(BaseModel):
@@ -170,6 +171,8 @@ def _from_program(table: Table, question: str, options: list[str], outcome: Prog
                   rows=view.shown_rows, timings=timings, decided_by="program", vote_share=outcome.confidence,
                   programs=outcome)
     if not options:
+        if is_empty(outcome.winner):
+            return QAResult(answer=NO_VALUE, **{**common, "reason": _no_value_reason(table, outcome)})
         return QAResult(answer=outcome.winner, **common)
     hits = matching_options(outcome.winner, options) or _option_of_decisive_row(outcome, rows_named)
     compared = ""
@@ -184,6 +187,16 @@ def _from_program(table: Table, question: str, options: list[str], outcome: Prog
     return QAResult(**{**common, "reason": reason + against, "cells": outcome.cells + beside},
                     answer=options[hits[0] - 1], option=hits[0],
                     tied=hits if len(hits) > 1 else [], confidence="low" if len(hits) > 1 else "high")
+
+
+def _no_value_reason(table: Table, outcome: ProgramOutcome) -> str:
+    """What the programs read, said as empty cells: "What was the efficacy of FORNAX?" over an empty cell was
+    answered with nothing, shown as "****" and "Efficacy (%) is  (rows: FORNAX)." (found as a new user)."""
+    label = table.row_label_col
+    empty = [(r, c) for r, c in outcome.cells if c != label and is_empty(table.cell(r, c))]
+    said = "; ".join(f"{table.columns[c - 1]} of {table.cell(r, label) if label else f'row {r}'}" for r, c in empty)
+    verb = "is" if len(empty) < 2 else "are"
+    return f"The table gives no value here: {said or 'the cells the programs read'} {verb} empty."
 
 
 def _beside_cells(table: Table, cells: list[tuple[int, int]], rows_named: tuple[int, ...],
