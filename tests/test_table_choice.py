@@ -162,3 +162,21 @@ async def test_more_or_less_than_a_stated_number_is_answered_by_the_computed_val
     assert res.answer == "more" and res.option == 1 and res.decided_by == "program"
     assert (2, 2) in res.cells and "88.1 is more than 85%." in res.reason
 
+
+
+def test_a_difference_over_the_row_compared_with_a_stated_number_reads_its_value():
+    """Found as a new user: "Was DORADO's efficacy more or less than 85%?" was written by all five samples as the
+    difference between two rows' efficacies over DORADO's one row, which cannot run."""
+    from tools._cells import TypedTable
+    from tools._question_rules import read_compared_value
+    from tools._table_ops import execute
+    from tools._table_ops_model import Program
+
+    typed = TypedTable.build(Table(name="trials", title="", columns=["Trial", "Efficacy (%)"],
+                                   rows=[["ARIES-2", "71.5"], ["DORADO", "88.1"]]))
+    difference = Program.model_validate({"fn": "difference", "column": "efficacy", "answer_column": "efficacy",
+                                         "filters": [{"column": "trial", "op": "=", "value": "DORADO"}]})
+    read = read_compared_value(difference, "Was DORADO's efficacy more or less than 85%?")
+    assert read.fn == "value" and execute(read, typed).result == "88.1"
+    # Two rows compared with each other keep their difference.
+    assert read_compared_value(difference, "Was DORADO's efficacy more or less than ARIES-2's?") == difference

@@ -46,6 +46,7 @@ from dataclasses import replace
 from tools._answer_type import AnswerKind, expected_answer, position_asked, yes_no_asked
 from tools._cell_compare import format_value, iso_month_match, text_words, words_match
 from tools._cells import TypedTable
+from tools._choice_compare import compares_with_number
 from tools._question_grounding import alternatives, column_named, value_grounded
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter
@@ -134,6 +135,15 @@ def _choice_filters(program: Program, typed: TypedTable, question: str) -> tuple
 
 _FREQUENCY = re.compile(r"\bmost (?:times|often|frequent(?:ly)?|common(?:ly)?)\b|\b(?:appears?|occurs?|listed) "
                         r"(?:the )?most\b", re.I)
+
+
+def read_compared_value(program: Program, question: str) -> Program:
+    """"Was DORADO's efficacy more or less than 85%?" was written by all five samples as the difference between two
+    rows' efficacies over DORADO's one row, which cannot run (found as a new user). The question compares the row's
+    own value with the number it states (tools._choice_compare settles the word): the value is read instead."""
+    if program.fn != "difference" or not compares_with_number(question):
+        return program
+    return program.model_copy(update={"fn": "value"})
 
 
 def read_frequency(program: Program, typed: TypedTable, question: str) -> Program:

@@ -53,9 +53,9 @@ from tools._flag_columns import add_stated_flag
 from tools._partial_values import widen_partial_value
 from tools._question_grounding import describe_grounding, grounding
 from tools._question_rules import add_stated_date, add_stated_quarter, count_choice, drop_named_row, one_of_several, \
-    read_as_asked, read_choice, read_direction, read_distinct, read_frequency, read_group_total, read_neighbour, \
-    read_ordinal, read_position, read_rank_order, read_ratio, read_rows_asked, read_share, read_share_of_all, \
-    read_stated_part, read_threshold_list, read_total_asked, yes_or_no
+    read_as_asked, read_choice, read_compared_value, read_direction, read_distinct, read_frequency, read_group_total, \
+    read_neighbour, read_ordinal, read_position, read_rank_order, read_ratio, read_rows_asked, read_share, \
+    read_share_of_all, read_stated_part, read_threshold_list, read_total_asked, yes_or_no
 from tools._rates import read_rate
 from tools._stated_bound import read_stated_bound
 from tools._stated_values import add_stated_value
@@ -222,7 +222,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_rank_order(program, typed, text)
             program = drop_named_row(program, typed, text)
             program = read_position(program, typed, text)
-            program = read_choice(program, typed, text)
+            program = read_compared_value(read_choice(program, typed, text), text)
             program = read_neighbour(program, typed, text)
             program = count_choice(program, typed, text)
             program = read_frequency(program, typed, text)
