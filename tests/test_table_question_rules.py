@@ -418,6 +418,28 @@ def test_a_most_times_question_counts_rows_per_name():
     assert read_frequency(by_laps, races(), "Who won the race with the most laps?") == by_laps
 
 
+def test_the_most_of_the_rows_themselves_counts_rows_per_name():
+    from tools._question_rules import most_rows_asked, read_frequency
+
+    # Found as a new user: "Which drug was tested in the most trials?" over a table of trials was answered by the
+    # drug of the trial with the most participants (3 of 5 programs).
+    trials = TypedTable.build(Table(name="trials", title="", columns=["Trial", "Drug", "Participants"], rows=[
+        ["ARIES-2", "Velmorin", "1240"], ["BOREAS", "Calditrex", "310"], ["CYGNUS-1", "Velmorin", "205"],
+        ["DORADO", "Nexapril", "2875"]]))
+    largest = prog(fn="argmax", column="participants", answer_column="drug")
+    read = read_frequency(largest, trials, "Which drug was tested in the most trials?")
+    assert read.fn == "most_common" and read.column == "drug"
+    assert execute(read, trials).result == "Velmorin"
+    # The rows' kind is read from the row-label column too: the table's name need not say it.
+    assert most_rows_asked("Which drug had the most trials?", TypedTable.build(Table(
+        name="upload-3", title="", columns=["Trial", "Drug"], rows=[["A", "x"], ["B", "y"]])))
+    # The most of something else, or a measure the question names, stays as written.
+    assert read_frequency(largest, trials, "Which drug had the most participants?") == largest
+    assert not most_rows_asked("Which drug was tested on the most patients?", trials)
+    assert read_frequency(prog(fn="argmax", column="laps", answer_column="driver"), races(),
+                          "Who drove the most laps?").fn == "argmax"
+
+
 TRIALS = Table(name="trials", title="Trials", columns=["Trial", "Date", "Series", "Celebrity"], rows=[
     ["1", "13 November 2006", "Jungle", "Jan"],
     ["2", "14 November 2006", "Jungle", "David"],

@@ -51,7 +51,7 @@ from tools._question_grounding import alternatives, column_named, value_grounded
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter
 from tools._words import MONTH_NAMES, RANK_HEADER, WORD, content_words, extreme_directions, is_superlative, \
-    ordinal_extreme, word_in
+    ordinal_extreme, singular, word_in
 
 
 def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | None) -> Program:
@@ -146,11 +146,30 @@ def read_compared_value(program: Program, question: str) -> Program:
     return program.model_copy(update={"fn": "value"})
 
 
+_MOST_NOUN = re.compile(r"\b(?:the\s+)?most\s+([^\W\d_]{3,})\b", re.I)
+
+
+def most_rows_asked(question: str, typed: TypedTable) -> bool:
+    """"Which drug was tested in the most trials?" over a table whose rows are trials (its row-label column is
+    "Trial", or it is named "trials"): the most of the rows themselves, a count of rows per drug."""
+    found = _MOST_NOUN.search(question)
+    if found is None:
+        return False
+    noun = singular(found.group(1).casefold())
+    label = typed.label_col
+    kinds = {singular(w) for w in re.findall(r"[^\W\d_]+", typed.table.name.casefold())[-1:]}
+    if label is not None:
+        kinds |= {singular(w) for w in re.findall(r"[^\W\d_]+", typed.table.columns[label - 1].casefold())[-1:]}
+    return noun in kinds
+
+
 def read_frequency(program: Program, typed: TypedTable, question: str) -> Program:
     """"Who won the most times?" asks which name occurs in most rows (found as a new user: the programs took the
     winner of the row with the most finishers, right by chance). A largest value of a column the question does
-    not name becomes the most common value of the program's answer column."""
-    if program.fn not in ("max", "argmax") or not _FREQUENCY.search(question):
+    not name becomes the most common value of the program's answer column. So does "the most <rows>" ("Which drug
+    was tested in the most trials?" over a table of trials, found as a new user: the drug of the largest trial won,
+    3 of 5 programs)."""
+    if program.fn not in ("max", "argmax") or not (_FREQUENCY.search(question) or most_rows_asked(question, typed)):
         return program
     try:
         measured = typed.column(program.column).name
