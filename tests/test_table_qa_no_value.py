@@ -22,3 +22,4 @@ async def test_an_empty_cell_read_is_answered_as_no_value(tmp_settings, fake_llm
     assert res.answer == NO_VALUE and res.decided_by == "program"
     assert res.reason == "The table gives no value here: Efficacy (%) of FORNAX is empty."
     assert (2, 2) in res.cells  # the empty cell is cited, so the user can see it
+    assert res.programs.vote_text() == "3 of 3 programs ran; votes (empty): 3"

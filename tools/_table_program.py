@@ -126,7 +126,9 @@ class ProgramOutcome(BaseModel):
         ran = sum(1 for r in self.runs if r.ran)
         if not self.runs:
             return "no program was written"
-        tally = ", ".join(f"{k}: {v}" for k, v in sorted(self.votes.items(), key=lambda kv: -kv[1]))
+        # An empty cell read votes as "(empty)": "votes : 1" read as a glitch (found as a new user).
+        tally = ", ".join(f"{k if k.strip() else '(empty)'}: {v}"
+                          for k, v in sorted(self.votes.items(), key=lambda kv: -kv[1]))
         return f"{ran} of {len(self.runs)} programs ran" + (f"; votes {tally}" if tally else "")
 
 
