@@ -300,13 +300,13 @@ def ui_text(answer: str, cited: list[str]) -> str:
 
     Chainlit turns every element name in the text into a link, so "[S1]" showed as a chip inside literal
     brackets, and "[T1:R3C1][T1:R3C4]" as "[chip][chip]" (seen as a new user). A group whose ids are all cited
-    becomes the chips alone, separated by spaces; a group with an id not cited (marked ⚠ by the check) stays
-    as written, so what failed the check is still visible."""
+    becomes the chips alone, separated by spaces; a group with an id not cited stays as written, and so does one
+    the check marked ("S9⚠" is not an id, so the group pattern never matches it): what failed stays visible."""
     shown = set(cited)
 
     def chips(run: re.Match) -> str:
-        ids = CITATION_RE.findall(run.group(0))
-        if not ids or any(cid not in shown for cid in ids) or "⚠" in run.group(0):
+        ids = CITATION_RE.findall(run.group(0))  # a group holds at least one id by its pattern
+        if any(cid not in shown for cid in ids):
             return run.group(0)
         return " ".join(ui_id(cid) for cid in ids)
 
