@@ -11,7 +11,9 @@ minority reads it. Seen on WikiTableQuestions' training split (the tuning split)
 
 A filter is **grounded** when its value is something the question says: a number it states ("8", "30th",
 "1958-1962"), or text whose words the question has (a word of the value may be the start of the question's word,
-so 'Win' is grounded by "winning"). A program's grounding is (all its filters grounded, how many are, whether
+so 'Win' is grounded by "winning"), or the bound a comparison with a named row states: "Total > 3" for "how
+many nations won more medals than Brazil?" when Brazil's total is 3 (four of five samples wrote it so, and lost the
+vote to one counting Brazil's own row). A program's grounding is (all its filters grounded, how many are, whether
 the column it reads is one the question names: "what is the last tops design code?" is not answered by the
 row with the most route availability). Programs
 below the best grounding among those that ran do not vote, so an invented filter loses to none, and a program
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from tools._cell_compare import norm_text
 from tools._cells import TypedTable, cell_number
 from tools._flag_columns import names_flag
 from tools._table_choice import table_choice
@@ -102,8 +105,40 @@ def grounding(program: Program, question: str, typed: TypedTable | None = None) 
 
 
 def _filter_grounded(f: RowFilter, question: str, numbers: set[float], typed: TypedTable | None) -> bool:
-    """A value the question states, or the yes (no) of a yes/no column it names ("net importers")."""
-    return value_grounded(f.value, question, numbers) or (typed is not None and names_flag(typed, f, question))
+    """A value the question states, the yes (no) of a yes/no column it names ("net importers"), or the value of
+    the row it compares with ("more medals than Brazil")."""
+    return value_grounded(f.value, question, numbers) or (typed is not None and (
+        names_flag(typed, f, question) or bound_of_named_row(typed, f, question)))
+
+
+# "more total medals than Brazil", "a larger intake than sacred heart": a comparison with a row, not a number.
+# A number after "than" ("more than 3", "more than one competitor") is a bound the program writes itself.
+COMPARED_WITH_ROW = re.compile(r"\b(?P<word>more|greater|larger|bigger|higher|fewer|less|lower|smaller)\b"
+                               r"(?P<noun>[^?]*?)\bthan\s+(?P<row>(?!\d|(?:" + "|".join(CARDINALS)
+                               + r"|a|an)\b)[^?]*)", re.I)
+
+
+def row_compared_with(typed: TypedTable, question: str) -> int | None:
+    """The row a question compares with after "more … than": the one row a text cell of which the words after
+    "than" state, accents as text compares them ("silex" names "Sílex"); None when no row or several."""
+    m = COMPARED_WITH_ROW.search(question)
+    if not m:
+        return None
+    said = norm_text(m.group("row"))
+    rows = [r for r in range(1, typed.table.n_rows + 1)
+            if any(not col.numeric and value_grounded(norm_text(typed.text(r, col.index)), said)
+                   for col in typed.columns)]
+    return rows[0] if len(rows) == 1 else None
+
+
+def bound_of_named_row(typed: TypedTable, f: RowFilter, question: str) -> bool:
+    """Whether ``f`` compares its column with the value that column holds in the row the question compares with."""
+    bound = cell_number(f.value)
+    if bound is None or f.op not in ("<", "<=", ">", ">=") or not typed.is_numeric(f.column):
+        return False
+    r = row_compared_with(typed, question)
+    held = typed.number(r, typed.column(f.column).index) if r is not None else None
+    return held is not None and abs(held - bound) < 1e-9
 
 
 def describe_grounding(program: Program, question: str, best: tuple[bool, int, bool],

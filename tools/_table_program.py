@@ -48,6 +48,7 @@ from tools._claim_others import read_others_combined
 from tools._claim_self_filter import read_self_filtered_every
 from tools._claim_significance import add_significance_filter
 from tools._column_change import read_column_change
+from tools._count_than_row import counts_of_compared_row, read_count_than_row
 from tools._date_rules import leaves_out_stated_date, read_stated_year
 from tools._flag_columns import add_stated_flag
 from tools._partial_values import widen_partial_value
@@ -226,7 +227,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_position(program, typed, text)
             program = read_compared_value(read_choice(program, typed, text), text)
             program = read_neighbour(program, typed, text)
-            program = count_choice(program, typed, text)
+            program = read_count_than_row(count_choice(program, typed, text), typed, text)
             program = read_frequency(program, typed, text)
             program = read_distinct(program, typed, text)
             program = read_group_total(read_total_asked(program, typed, text), typed, text)
@@ -420,6 +421,7 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
         # Grounding first: "How many nurses work in Central?", whose Central cell holds the formula text
         # "=1000+2000", had its programs that read Central's row dropped for computing no number, and the sum
         # over every row (which ignores "Central") answered (found as a new user).
+        _drop_counts_of_compared_row(outcome, sampled, text, typed)
         _drop_ungrounded(outcome, sampled, text, typed)
         _drop_wrong_kind(outcome, text)
     else:
@@ -497,6 +499,17 @@ def _drop_without_stated_date(outcome: ProgramOutcome, sampled: list[_Sampled], 
     (``tools._date_rules.leaves_out_stated_date``)."""
     ran = [i for i, r in enumerate(outcome.runs) if r.ran and sampled[i].program is not None]
     whys = leaves_out_stated_date([sampled[i].program for i in ran], typed, text)  # type: ignore[misc]
+    for i, why in zip(ran, whys):
+        if why:
+            _withhold(outcome, i, why)
+
+
+def _drop_counts_of_compared_row(outcome: ProgramOutcome, sampled: list[_Sampled], text: str,
+                                 typed: TypedTable) -> None:
+    """"How many … more … than <row>?": counts of that row itself do not vote against a program that compares with
+    its value (``tools._count_than_row.counts_of_compared_row``)."""
+    ran = [i for i, r in enumerate(outcome.runs) if r.ran and sampled[i].program is not None]
+    whys = counts_of_compared_row([sampled[i].program for i in ran], typed, text)  # type: ignore[misc]
     for i, why in zip(ran, whys):
         if why:
             _withhold(outcome, i, why)
