@@ -108,3 +108,18 @@ def test_counts_of_the_compared_row_do_not_vote_against_a_comparison_with_its_va
     assert sum("the row the question compares with" in r.error for r in outcome.runs) == 4
     # without a program comparing with his value, the counts stand (nothing better to vote)
     assert replay_runs(players, question, [{"raw": own}] * 3).winner == "1"
+
+
+def test_the_named_rows_value_is_cited_and_the_reason_says_whose_it_is():
+    """Found as a new user: "How many hospitals have more beds than Riverside General?" answered 2 citing the two
+    hospitals' beds, but not Riverside General's 310 that the count compared with."""
+    from assistant.evals.program_replay import replay_runs
+
+    question = "how many schools have a larger intake than sacred heart?"
+    outcome = replay_runs(SCHOOLS, question, [{"raw": counts("Sacred Heart")}] * 3)
+    assert outcome.winner == "4"
+    assert (2, 3) in outcome.cells  # Sacred Heart's Intake, 950
+    assert "Intake > 950, Sacred Heart's Intake" in outcome.reason
+    plain = replay_runs(SCHOOLS, "how many schools have an intake of more than 950?",
+                        [{"raw": {**counts("950"), "filters": [{"column": "intake", "op": ">", "value": "950"}]}}] * 3)
+    assert plain.winner == "4" and (2, 3) not in plain.cells and "Sacred Heart's" not in plain.reason

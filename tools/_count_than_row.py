@@ -13,11 +13,12 @@ split): every sample of "how many schools have a larger intake than sacred heart
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from tools._cell_compare import format_value
 from tools._cells import TypedTable
 from tools._question_grounding import COMPARED_WITH_ROW, bound_of_named_row, column_named, row_compared_with
-from tools._table_ops_model import Program, RowFilter
+from tools._table_ops_model import Execution, Program, RowFilter
 from tools._table_rows import meets_filter
 from tools._words import RANK_HEADER
 
@@ -48,6 +49,23 @@ def read_count_than_row(program: Program, typed: TypedTable, question: str) -> P
     beyond = RowFilter(column=compared.ident, op=op, value=format_value(bound))
     filters = [beyond if f is named[0] else f for f in program.filters]
     return program.model_copy(update={"filters": filters})
+
+
+def cite_compared_row(execution: Execution, program: Program, typed: TypedTable, question: str) -> Execution:
+    """A bound that is the named row's value ("Beds > 310" for "more beds than Riverside General") was read from
+    that row: its cell is cited, and the reason says whose value it is."""
+    row = row_compared_with(typed, question)
+    bounded = [f for f in program.filters if row is not None and bound_of_named_row(typed, f, question)]
+    if not bounded:
+        return execution
+    cells, bounds = list(execution.cells), list(execution.bounds)
+    for f in bounded:
+        col = typed.column(f.column)
+        if (row, col.index) not in cells:
+            cells.append((row, col.index))
+        bounds.append(f"{col.name} {f.op} {f.value}, {typed.row_name(row)}'s {col.name}")
+    return replace(execution, cells=cells, bounds=bounds,
+                   steps=execution.steps + [f"the bound is {typed.row_name(row)}'s value (R{row})"])
 
 
 def counts_of_compared_row(programs: list[Program], typed: TypedTable, question: str) -> list[str]:

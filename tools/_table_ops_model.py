@@ -146,3 +146,6 @@ class Execution:
     truth: bool | None = None  # the check's outcome (claims only)
     check_text: str = ""
     steps: list[str] = field(default_factory=list)
+    # A filter's bound that code read from a row the question names, as the reason states it: "Beds > 310,
+    # Riverside General's Beds" (tools._count_than_row.cite_compared_row).
+    bounds: list[str] = field(default_factory=list)

@@ -48,7 +48,7 @@ from tools._claim_others import read_others_combined
 from tools._claim_self_filter import read_self_filtered_every
 from tools._claim_significance import add_significance_filter
 from tools._column_change import read_column_change
-from tools._count_than_row import counts_of_compared_row, read_count_than_row
+from tools._count_than_row import cite_compared_row, counts_of_compared_row, read_count_than_row
 from tools._date_rules import leaves_out_stated_date, read_stated_year
 from tools._flag_columns import add_stated_flag
 from tools._partial_values import widen_partial_value
@@ -270,6 +270,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             execution = replace(execution, steps=execution.steps + [
                 f"no number in {describe(as_written, typed).split(' → ', 1)[-1]}: the cell as the table holds it"])
         if kind == "question":
+            execution = cite_compared_row(execution, program, typed, text)
             execution = one_of_several(execution, position_asked(text))
             if yes_no_asked(text):
                 execution = yes_or_no(execution)
@@ -536,6 +537,8 @@ def write_reason(kind: Kind, run: ProgramRun, ex: Execution, typed: TypedTable, 
     if kind == "question" and verdict in ("yes", "no") and ex.steps and ex.steps[-1].endswith(verdict):
         return ex.steps[-1][0].upper() + ex.steps[-1][1:] + (f" (rows: {where})." if where and ex.selected else ".")
     text = f"{computed} is {ex.result_text}" + (f" (rows: {where})" if where else "")
+    if ex.bounds:
+        text += "; " + "; ".join(ex.bounds)
     if kind == "claim":
         # "every"/"only" state their condition in the program, not as a value the result must meet. The fn that
         # ran decides: the model's "only" rewritten by code into "2021 < 2020 of the same row" (found as a new
