@@ -419,10 +419,10 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
                                            verdict=verdict, rows=ex.decisive_rows, cells=ex.cells,
                                            fn=s.program.fn if s.program else ""))
     if kind == "question":
+        _drop_counts_of_compared_row(outcome, sampled, text, typed)  # before grounding ranks what is left
         # Grounding first: "How many nurses work in Central?", whose Central cell holds the formula text
         # "=1000+2000", had its programs that read Central's row dropped for computing no number, and the sum
         # over every row (which ignores "Central") answered (found as a new user).
-        _drop_counts_of_compared_row(outcome, sampled, text, typed)
         _drop_ungrounded(outcome, sampled, text, typed)
         _drop_wrong_kind(outcome, text)
     else:
