@@ -123,3 +123,14 @@ def test_the_named_rows_value_is_cited_and_the_reason_says_whose_it_is():
     plain = replay_runs(SCHOOLS, "how many schools have an intake of more than 950?",
                         [{"raw": {**counts("950"), "filters": [{"column": "intake", "op": ">", "value": "950"}]}}] * 3)
     assert plain.winner == "4" and (2, 3) not in plain.cells and "Sacred Heart's" not in plain.reason
+
+
+@pytest.mark.parametrize("row, said", [("Sacred Heart", "Sacred Heart's Intake"), ("St Mary's", "St Mary's Intake"),
+                                       ("Hillside", "Hillside's Intake")])
+def test_the_reason_names_the_rows_value_in_plain_english(row, said):
+    """Found as a new user: "Saint Anne's's Nurses"."""
+    from assistant.evals.program_replay import replay_runs
+
+    question = f"how many schools have a larger intake than {row}?"
+    outcome = replay_runs(SCHOOLS, question, [{"raw": counts(row)}] * 3)
+    assert f", {said}" in outcome.reason and "'s's" not in outcome.reason

@@ -63,9 +63,17 @@ def cite_compared_row(execution: Execution, program: Program, typed: TypedTable,
         col = typed.column(f.column)
         if (row, col.index) not in cells:
             cells.append((row, col.index))
-        bounds.append(f"{col.name} {f.op} {f.value}, {typed.row_name(row)}'s {col.name}")
+        bounds.append(f"{col.name} {f.op} {f.value}, {_possessive(typed.row_name(row))} {col.name}")
     return replace(execution, cells=cells, bounds=bounds,
-                   steps=execution.steps + [f"the bound is {typed.row_name(row)}'s value (R{row})"])
+                   steps=execution.steps + [f"the bound is {_possessive(typed.row_name(row))} value (R{row})"])
+
+
+def _possessive(name: str) -> str:
+    """"Riverside General's"; a name that already is one stays as it is ("Saint Anne's", found as a new user:
+    "Saint Anne's's Nurses")."""
+    if re.search(r"['’]s$|s['’]$", name):
+        return name
+    return name + ("'" if name.endswith("s") else "'s")
 
 
 def counts_of_compared_row(programs: list[Program], typed: TypedTable, question: str) -> list[str]:
