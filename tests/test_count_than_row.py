@@ -52,6 +52,10 @@ def test_the_filter_compares_with_the_named_rows_value_and_keeps_other_filters()
                                       "fn": "count", "column": "name"})
     read = read_count_than_row(program, typed(), "how many schools in Ayr have a larger intake than Sacred Heart?")
     assert [(f.column, f.op, f.value) for f in read.filters] == [("intake", ">", "950"), ("town", "=", "Ayr")]
+    # the bound as the cell writes it: "1,200", not "1200"
+    read = read_count_than_row(program.model_copy(update={"filters": [program.filters[0].model_copy(
+        update={"value": "St Mary's"})]}), typed(), "how many schools have a smaller intake than St Mary's?")
+    assert [(f.column, f.op, f.value) for f in read.filters] == [("intake", "<", "1,200")]
 
 
 @pytest.mark.parametrize("question, program", [

@@ -16,9 +16,9 @@ import re
 from dataclasses import replace
 
 from tools._cell_compare import format_value
-from tools._cells import TypedTable
+from tools._cells import TypedTable, cell_number
 from tools._question_grounding import COMPARED_WITH_ROW, bound_of_named_row, column_named, row_compared_with
-from tools._table_ops_model import Execution, Program, RowFilter
+from tools._table_ops_model import VALUE_MAX_CHARS, Execution, Program, RowFilter
 from tools._table_rows import meets_filter
 from tools._words import RANK_HEADER
 
@@ -46,7 +46,10 @@ def read_count_than_row(program: Program, typed: TypedTable, question: str) -> P
     if bound is None:
         return program
     op = ">" if m.group("word").casefold() in _GREATER else "<"
-    beyond = RowFilter(column=compared.ident, op=op, value=format_value(bound))
+    # As the cell writes it ("12675", not "12,675"), so that the reason quotes the table's own number.
+    written = typed.text(row, compared.index).strip()
+    value = written if cell_number(written) == bound and len(written) <= VALUE_MAX_CHARS else format_value(bound)
+    beyond = RowFilter(column=compared.ident, op=op, value=value)
     filters = [beyond if f is named[0] else f for f in program.filters]
     return program.model_copy(update={"filters": filters})
 
