@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from tools._cell_compare import format_value
 from tools._cells import TypedTable, cell_number
-from tools._question_grounding import COMPARED_WITH_ROW, bound_of_named_row, column_named, row_compared_with
+from tools._question_grounding import COMPARED_WITH_ROW, bound_of_row, column_named, row_compared_with
 from tools._table_ops_model import VALUE_MAX_CHARS, Execution, Program, RowFilter
 from tools._table_rows import meets_filter
 from tools._words import RANK_HEADER
@@ -58,7 +58,7 @@ def cite_compared_row(execution: Execution, program: Program, typed: TypedTable,
     """A bound that is the named row's value ("Beds > 310" for "more beds than Riverside General") was read from
     that row: its cell is cited, and the reason says whose value it is."""
     row = row_compared_with(typed, question)
-    bounded = [f for f in program.filters if row is not None and bound_of_named_row(typed, f, question)]
+    bounded = [f for f in program.filters if row is not None and bound_of_row(typed, f, row)]
     if not bounded:
         return execution
     cells, bounds = list(execution.cells), list(execution.bounds)
@@ -88,7 +88,7 @@ def counts_of_compared_row(programs: list[Program], typed: TypedTable, question:
     program, nothing is withheld.
     """
     _, _, row = _count_form(typed, question)
-    if row is None or not any(bound_of_named_row(typed, f, question) for p in programs for f in p.filters):
+    if row is None or not any(bound_of_row(typed, f, row) for p in programs for f in p.filters):
         return ["" for _ in programs]
     whys = []
     for p in programs:

@@ -125,20 +125,40 @@ def row_compared_with(typed: TypedTable, question: str) -> int | None:
     if not m:
         return None
     said = norm_text(m.group("row"))
-    rows = [r for r in range(1, typed.table.n_rows + 1)
-            if any(not col.numeric and value_grounded(norm_text(typed.text(r, col.index)), said)
-                   for col in typed.columns)]
+    numbers = question_numbers(said)
+    stated: dict[str, bool] = {}  # per distinct cell text: a column of towns repeats a few names many times
+    rows = []
+    for r in range(1, typed.table.n_rows + 1):
+        for col in typed.columns:
+            if col.numeric:
+                continue
+            text = typed.text(r, col.index)
+            if text not in stated:
+                stated[text] = value_grounded(norm_text(text), said, numbers)
+            if stated[text]:
+                rows.append(r)
+                break
     return rows[0] if len(rows) == 1 else None
 
 
 def bound_of_named_row(typed: TypedTable, f: RowFilter, question: str) -> bool:
     """Whether ``f`` compares its column with the value that column holds in the row the question compares with."""
-    bound = cell_number(f.value)
-    if bound is None or f.op not in ("<", "<=", ">", ">=") or not typed.is_numeric(f.column):
+    if not _compares_number(typed, f):  # before the scan for the row, the costly part
         return False
     r = row_compared_with(typed, question)
-    held = typed.number(r, typed.column(f.column).index) if r is not None else None
-    return held is not None and abs(held - bound) < 1e-9
+    return r is not None and bound_of_row(typed, f, r)
+
+
+def bound_of_row(typed: TypedTable, f: RowFilter, row: int) -> bool:
+    """Whether ``f`` compares its column with the value that column holds in ``row``."""
+    if not _compares_number(typed, f):
+        return False
+    held = typed.number(row, typed.column(f.column).index)
+    return held is not None and abs(held - cell_number(f.value)) < 1e-9  # type: ignore[operator]
+
+
+def _compares_number(typed: TypedTable, f: RowFilter) -> bool:
+    return f.op in ("<", "<=", ">", ">=") and cell_number(f.value) is not None and typed.is_numeric(f.column)
 
 
 def describe_grounding(program: Program, question: str, best: tuple[bool, int, bool],
