@@ -23,6 +23,7 @@ The reason is written here from computed values, so it can only quote numbers th
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -419,14 +420,17 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
                                            verdict=verdict, rows=ex.decisive_rows, cells=ex.cells,
                                            fn=s.program.fn if s.program else ""))
     if kind == "question":
-        _drop_counts_of_compared_row(outcome, sampled, text, typed)  # before grounding ranks what is left
+        # "How many … more … than <row>?": counts of that row itself do not vote against a program that compares
+        # with its value; before grounding ranks what is left.
+        _withhold_each(outcome, sampled, lambda programs: counts_of_compared_row(programs, typed, text))
         # Grounding first: "How many nurses work in Central?", whose Central cell holds the formula text
         # "=1000+2000", had its programs that read Central's row dropped for computing no number, and the sum
         # over every row (which ignores "Central") answered (found as a new user).
         _drop_ungrounded(outcome, sampled, text, typed)
         _drop_wrong_kind(outcome, text)
     else:
-        _drop_without_stated_date(outcome, sampled, text, typed)
+        # A claim's programs that ignore a date it states, while another that ran keeps it, do not vote.
+        _withhold_each(outcome, sampled, lambda programs: leaves_out_stated_date(programs, typed, text))
     ran = [r for r in outcome.runs if r.ran]
     outcome.votes = dict(Counter(r.verdict for r in ran))
     if ran:
@@ -495,23 +499,12 @@ def _same_rows_fewer_filters(level: tuple[bool, int, bool], best: tuple[bool, in
     return set(sample.execution.selected) in best_rows
 
 
-def _drop_without_stated_date(outcome: ProgramOutcome, sampled: list[_Sampled], text: str, typed: TypedTable) -> None:
-    """A claim's programs that ignore a date it states, while another that ran keeps it, do not vote
-    (``tools._date_rules.leaves_out_stated_date``)."""
+def _withhold_each(outcome: ProgramOutcome, sampled: list[_Sampled],
+                   reasons: Callable[[list[Program]], list[str]]) -> None:
+    """The programs that ran and for which ``reasons`` (one reason per program that ran, '' for none) gives a
+    reason do not vote."""
     ran = [i for i, r in enumerate(outcome.runs) if r.ran and sampled[i].program is not None]
-    whys = leaves_out_stated_date([sampled[i].program for i in ran], typed, text)  # type: ignore[misc]
-    for i, why in zip(ran, whys):
-        if why:
-            _withhold(outcome, i, why)
-
-
-def _drop_counts_of_compared_row(outcome: ProgramOutcome, sampled: list[_Sampled], text: str,
-                                 typed: TypedTable) -> None:
-    """"How many … more … than <row>?": counts of that row itself do not vote against a program that compares with
-    its value (``tools._count_than_row.counts_of_compared_row``)."""
-    ran = [i for i, r in enumerate(outcome.runs) if r.ran and sampled[i].program is not None]
-    whys = counts_of_compared_row([sampled[i].program for i in ran], typed, text)  # type: ignore[misc]
-    for i, why in zip(ran, whys):
+    for i, why in zip(ran, reasons([sampled[i].program for i in ran])):
         if why:
             _withhold(outcome, i, why)
 
