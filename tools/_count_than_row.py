@@ -17,12 +17,17 @@ from dataclasses import replace
 
 from tools._cell_compare import format_value
 from tools._cells import TypedTable, cell_number
-from tools._question_grounding import COMPARED_WITH_ROW, bound_of_row, column_named, row_compared_with
+from tools._question_grounding import (
+    COMPARED_WITH_ROW,
+    GREATER_WORDS,
+    bound_of_row,
+    column_named,
+    row_compared_with,
+)
 from tools._table_ops_model import VALUE_MAX_CHARS, Execution, Program, RowFilter
 from tools._table_rows import meets_filter
 from tools._words import RANK_HEADER
 
-_GREATER = frozenset({"more", "greater", "larger", "bigger", "higher"})  # the rest of COMPARED_WITH_ROW: fewer …
 # "how many more points did X have than Y" asks for a difference (tools._question_rules), not a count.
 _COUNT = re.compile(r"^\s*how many\s+(?!more\b|fewer\b|less\b)", re.I)
 # "how many cities do not have lower populations than Valenza?" counts the rest, ties included: left as written.
@@ -45,7 +50,7 @@ def read_count_than_row(program: Program, typed: TypedTable, question: str) -> P
     bound = typed.number(row, compared.index) if compared is not None else None
     if bound is None:
         return program
-    op = ">" if m.group("word").casefold() in _GREATER else "<"
+    op = ">" if m.group("word").casefold() in GREATER_WORDS else "<"
     # As the cell writes it ("12675", not "12,675"), so that the reason quotes the table's own number.
     written = typed.text(row, compared.index).strip()
     value = written if cell_number(written) == bound and len(written) <= VALUE_MAX_CHARS else format_value(bound)

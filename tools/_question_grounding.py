@@ -111,9 +111,12 @@ def _filter_grounded(f: RowFilter, question: str, numbers: set[float], typed: Ty
         names_flag(typed, f, question) or bound_of_named_row(typed, f, question)))
 
 
+# Comparing words whose direction does not depend on what the column measures ("faster", "older" do).
+GREATER_WORDS = ("more", "greater", "larger", "bigger", "higher")
+SMALLER_WORDS = ("fewer", "less", "lower", "smaller")
 # "more total medals than Brazil", "a larger intake than sacred heart": a comparison with a row, not a number.
 # A number after "than" ("more than 3", "more than one competitor") is a bound the program writes itself.
-COMPARED_WITH_ROW = re.compile(r"\b(?P<word>more|greater|larger|bigger|higher|fewer|less|lower|smaller)\b"
+COMPARED_WITH_ROW = re.compile(r"\b(?P<word>" + "|".join(GREATER_WORDS + SMALLER_WORDS) + r")\b"
                                r"(?P<noun>[^?]*?)\bthan\s+(?P<row>(?!\d|(?:" + "|".join(CARDINALS)
                                + r"|a|an)\b)[^?]*)", re.I)
 
