@@ -61,6 +61,12 @@ def test_values_with_few_decimals_are_shown_exactly_and_ratios_rounded(value, sh
     assert format_value(value) == shown
 
 
+def test_listed_values_holding_commas_are_set_apart_by_semicolons():
+    # "Bangkok, Thailand, Macau" would not say whether it lists two venues or three.
+    assert format_value(["Bangkok, Thailand", "Macau"]) == "Bangkok, Thailand; Macau"
+    assert format_value(["Chile", "Ecuador"]) == "Chile, Ecuador"
+
+
 def test_columns_are_typed_and_named_by_short_identifiers():
     t = typed()
     assert [c.ident for c in t.columns] == ["province", "year", "cases", "unit_price_kg"]
@@ -1039,3 +1045,4 @@ async def test_a_follow_up_claim_is_checked_about_the_last_answers_row(tmp_setti
     program_prompts = [r["messages"][-1]["content"] for r in srv.requests if is_program(r)]
     assert "Alberta had more than 500 cases." in program_prompts[-1]
     assert "Supported" in two.answer, two.answer
+

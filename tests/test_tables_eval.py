@@ -423,3 +423,13 @@ def test_claim_replay_re_votes_logged_programs_without_the_model():
     assert (result.items, result.logged_correct, result.replayed_correct, result.needs_model) == (1, 0, 1, 0)
     assert result.changed[0]["replayed"] == "SUPPORTS" and "3 logged claims" not in result.summary()
     assert result.summary().startswith("1 logged claims with ops programs")
+
+
+def test_denotation_match_reads_a_list_as_the_answer_writes_it():
+    from assistant.evals.tables_eval import denotation_match
+
+    gold = ["Bangkok, Thailand", "Incheon, South Korea", "Macau"]
+    assert denotation_match("Macau; Bangkok, Thailand; Incheon, South Korea", gold)
+    assert not denotation_match("Bangkok, Thailand; Macau", gold)
+    assert denotation_match("Chile, Ecuador", ["Ecuador", "Chile"])
+    assert not denotation_match("Chile", ["Chile", "Peru"])

@@ -143,7 +143,10 @@ def format_value(x: Any) -> str:
             return text.rstrip("0").rstrip(".")
         return f"{x:.4g}" if abs(x) < 1e6 else f"{x:,.0f}"  # a ratio or a mean: 4 significant digits
     if isinstance(x, list):
-        return ", ".join(str(v) for v in x)
+        # Values that hold a comma themselves ("Bangkok, Thailand") are set apart by semicolons: joined by commas,
+        # "Bangkok, Thailand, Macau" does not say whether it lists two places or three.
+        values = [str(v) for v in x]
+        return ("; " if any("," in v for v in values) else ", ").join(values)
     return str(x)
 
 

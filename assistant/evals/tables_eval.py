@@ -492,8 +492,10 @@ def _denotation_key(value: str) -> str | float:
 
 
 def denotation_match(predicted: str, gold: list[str]) -> bool:
-    """The predicted values (split at ", " when gold has several) equal gold as a set; numbers as numbers."""
-    parts = [p for p in (predicted.split(", ") if len(gold) > 1 else [predicted]) if p.strip()]
+    """The predicted values (split at ", " when gold has several, or at "; " when the answer lists values that
+    hold commas) equal gold as a set; numbers as numbers."""
+    separator = "; " if "; " in predicted else ", "
+    parts = [p for p in (predicted.split(separator) if len(gold) > 1 else [predicted]) if p.strip()]
     return sorted(map(str, map(_denotation_key, parts))) == sorted(map(str, map(_denotation_key, gold)))
 
 
