@@ -309,6 +309,28 @@ def test_wtq_replay_re_votes_logged_programs_without_the_model(tmp_settings, tmp
     assert "[gained]" in lines[0] and "replayed under the current rules 1.000" in lines[-1]
 
 
+def test_wtq_replay_asks_as_the_chat_asks_with_the_options_the_question_offers(tmp_path):
+    """A replay must answer a choice question as the live path does: over the rows the options name, then matched
+    to an option in code. Re-voting alone answered "12" where the run answered "above", and PSV (outside the
+    two named teams) for "ajax or feyenoord"."""
+    from assistant.evals.program_replay import replay_wtq
+    from assistant.evals.tables_eval import QAItem, denotation_match, load_wtq
+
+    table = load_wtq(tiny_wtq(tmp_path))[0].table
+    ajax_wins = {"filters": [{"column": "team", "op": "=", "value": "Ajax"}], "fn": "value", "column": "wins",
+                 "answer_column": "team"}
+    most_wins = {"filters": [], "fn": "argmax", "column": "wins", "answer_column": "team"}
+    items = [QAItem("c-1", "did ajax win above or below 10 games?", ["above"], table),
+             QAItem("c-2", "which team won more games, ajax or feyenoord?", ["Ajax"], table)]
+    records = [{"id": item.id, "pred": item.answers[0], "correct": True, "decided_by": "program",
+                "programs": {"program_form": "ops", "not_in_table": False,
+                             "runs": [{"raw": raw, "ran": True}] * 5}}
+               for item, raw in zip(items, (ajax_wins, most_wins))]
+    result = replay_wtq(items, records, denotation_match)
+    assert (result.items, result.replayed_correct, result.needs_model) == (2, 2, 0), result.changed
+    assert result.changed == []
+
+
 def test_dev_split_never_overlaps_the_reported_items():
     from assistant.evals.tables_eval import BENCHMARKS, TABFACT_SUBSET, load_split
 

@@ -125,14 +125,10 @@ async def answer_question(llm, table: Table, question: str, options: list[str] |
     """Answer ``question`` from ``table`` (choosing among ``options`` when given); ``program_form``: ops or sql;
     ``scope``: the rows a follow-up ranges over (tools._table_program.solve)."""
     t0 = time.perf_counter()
-    options = [o.strip() for o in (options or []) if o and o.strip()]
-    if len(options) > MAX_OPTIONS:
-        raise ToolError(f"At most {MAX_OPTIONS} options, please (got {len(options)}).")
-    rows_named: tuple[int, ...] = ()
-    if not options and (choice := table_choice(question, table)) is not None:
-        options, rows_named = list(choice.options), choice.option_rows
-    elif options:
-        rows_named = option_rows(options, table)
+    given = [o for o in (options or []) if o and o.strip()]
+    if len(given) > MAX_OPTIONS:
+        raise ToolError(f"At most {MAX_OPTIONS} options, please (got {len(given)}).")
+    options, rows_named = question_options(question, table, given)
     result = await _answer(llm, table, question, options, embedder=embedder, use_filter=use_filter, seed=seed,
                            use_program=use_program, samples=samples, temperature=temperature,
                            program_form=program_form, scope=scope or tuple(sorted(rows_named)),
@@ -145,11 +141,10 @@ async def _answer(llm, table: Table, question: str, options: list[str], *, embed
                   rows_named: tuple[int, ...], t0: float) -> QAResult:
     outcome: ProgramOutcome | None = None
     if use_program:
-        task = question + (" Options: " + "; ".join(options) if options else "")
-        outcome = await solve(llm, table, "question", task, n=samples, temperature=temperature,
-                              program_form=program_form, scope=scope)
+        outcome = await solve(llm, table, "question", program_task(question, options), n=samples,
+                              temperature=temperature, program_form=program_form, scope=scope)
         program_s = time.perf_counter() - t0
-        computed = _from_program(table, question, options, outcome, program_s, rows_named)
+        computed = answer_from_program(table, question, options, outcome, program_s, rows_named)
         if computed is not None:
             return computed
     result = await _answer_by_model(llm, table, question, options, embedder=embedder, use_filter=use_filter,
@@ -157,8 +152,23 @@ async def _answer(llm, table: Table, question: str, options: list[str], *, embed
     return result.model_copy(update={"programs": outcome}) if outcome is not None else result
 
 
-def _from_program(table: Table, question: str, options: list[str], outcome: ProgramOutcome,
-                  program_s: float, rows_named: tuple[int, ...] = ()) -> QAResult | None:
+def question_options(question: str, table: Table, options: list[str] | None = None
+                     ) -> tuple[list[str], tuple[int, ...]]:
+    """The options a question is answered among (given, or offered by its form: "Sweden or Spain?") and the rows
+    they name (empty when they name none). Shared with the evaluations' replay, which must ask as the chat asks."""
+    options = [o.strip() for o in (options or []) if o and o.strip()]
+    if not options and (choice := table_choice(question, table)) is not None:
+        return list(choice.options), choice.option_rows
+    return options, option_rows(options, table) if options else ()
+
+
+def program_task(question: str, options: list[str]) -> str:
+    """What the programs are asked: the question, with its options when it has any."""
+    return question + (" Options: " + "; ".join(options) if options else "")
+
+
+def answer_from_program(table: Table, question: str, options: list[str], outcome: ProgramOutcome,
+                        program_s: float, rows_named: tuple[int, ...] = ()) -> QAResult | None:
     """The computed answer as a QAResult, or None when the model's paths must answer."""
     timings = {"program_s": program_s, "total_s": program_s}
     if outcome.not_in_table and not options:

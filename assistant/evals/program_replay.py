@@ -4,6 +4,10 @@ Each table evaluation logs every sampled program as the model wrote it (``runs[]
 programs again through :func:`tools._table_program.run_sampled` and :func:`tools._table_program.decide`, so a
 change to how programs are read, run or voted is measured on the same samples, paired, in seconds.
 
+A question is replayed as the chat asks it (tools.table_qa): with the options its form offers ("above or
+below …?"), over the rows those name, and the computed answer is then matched to an option in code; the vote
+alone would leave "5" where the run answered "above".
+
 What a replay cannot know: the model's own answer for a question whose logged vote was decided by the programs
 but whose replayed vote splits (the fallback was never asked). Such questions are counted apart
 (``needs_model``) and scored as wrong, so the replayed accuracy is a lower bound.
@@ -14,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tools._cells import TypedTable
-from tools._table_program import ProgramOutcome, _Sampled, decide, run_sampled
+from tools._table_program import ProgramOutcome, _Sampled, decide, run_sampled, to_original
 from tools._table_shape import shape_for_programs
+from tools.table_qa import answer_from_program, program_task, question_options
 
 
 @dataclass
@@ -44,30 +49,37 @@ class ReplayResult:
                 f"{len(self.changed)} answers changed")
 
 
-def replay_runs(table, text: str, runs: list[dict], kind: str = "question") -> ProgramOutcome:
+def replay_runs(table, text: str, runs: list[dict], kind: str = "question",
+                scope: tuple[int, ...] = ()) -> ProgramOutcome:
     """The vote the logged ``runs`` (each with the model's ``raw`` program) give under the current rules;
-    ``kind`` is "question" (table QA) or "claim" (verification)."""
+    ``kind`` is "question" (table QA) or "claim" (verification); ``scope``: the rows the programs range over, as
+    in :func:`tools._table_program.solve`."""
     shaped = shape_for_programs(table)
-    typed = TypedTable.build(shaped.table)
+    typed = TypedTable.build(shaped.table, scope=() if shaped.cell_map else scope)
     sampled = [run_sampled(r["raw"], typed, kind, text) if r.get("raw")
                else _Sampled(None, error=r.get("error") or "no program") for r in runs]
     outcome = ProgramOutcome(kind=kind, form=shaped.form)
     decide(outcome, sampled, typed, kind, text)
-    return outcome
+    return to_original(outcome, shaped)
 
 
-def replay_question(table, question: str, runs: list[dict]) -> ProgramOutcome:
-    return replay_runs(table, question, runs, "question")
+def replay_question(table, question: str, runs: list[dict]) -> tuple[str | None, ProgramOutcome]:
+    """The answer the logged ``runs`` give today, asked as the chat asks (module docstring), and the vote; the
+    answer is None where the model would answer (the vote splits, or matches none of the options)."""
+    options, rows_named = question_options(question, table)
+    outcome = replay_runs(table, program_task(question, options), runs, "question", tuple(sorted(rows_named)))
+    computed = answer_from_program(table, question, options, outcome, 0.0, rows_named)
+    return (computed.answer if computed is not None else None), outcome
 
 
 def _tally(out: ReplayResult, rec: dict, outcome: ProgramOutcome, *, item_id: str, text: str, gold,
-           logged_ok: bool, match) -> None:
-    """Score one replayed record: the new vote, else the logged fallback answer, else counted as needing the model
-    (a record the programs decided that now splits: its fallback was never asked)."""
+           logged_ok: bool, match, answer: str | None) -> None:
+    """Score one replayed record: the ``answer`` computed today, else (None) the logged fallback answer, else
+    counted as needing the model (a record the programs decided that now splits: its fallback was never asked)."""
     out.items += 1
     out.logged_correct += logged_ok
-    if outcome.winner is not None:
-        pred = outcome.winner
+    if answer is not None:
+        pred = answer
     elif rec.get("decided_by") == "program":
         out.needs_model += 1
         pred = None
@@ -93,7 +105,7 @@ def replay_claims(items, records: list[dict]) -> ReplayResult:
             continue
         outcome = replay_runs(item.table, item.claim, programs["runs"], "claim")
         _tally(out, rec, outcome, item_id=item.id, text=item.claim, gold=rec["gold"],
-               logged_ok=rec["pred"] == rec["gold"], match=lambda pred, gold: pred == gold)
+               logged_ok=rec["pred"] == rec["gold"], match=lambda pred, gold: pred == gold, answer=outcome.winner)
     return out
 
 
@@ -106,7 +118,7 @@ def replay_wtq(items, records: list[dict], match) -> ReplayResult:
         programs = rec.get("programs") or {}
         if item is None or programs.get("program_form", "ops") != "ops" or programs.get("not_in_table"):
             continue
-        outcome = replay_question(item.table, item.question, programs.get("runs") or [])
+        answer, outcome = replay_question(item.table, item.question, programs.get("runs") or [])
         _tally(out, rec, outcome, item_id=item.id, text=item.question, gold=item.answers,
-               logged_ok=bool(rec["correct"]), match=match)
+               logged_ok=bool(rec["correct"]), match=match, answer=answer)
     return out
