@@ -170,15 +170,29 @@ async def test_json_that_ran_out_in_whitespace_is_closed(fake_llm_server, tmp_se
     assert srv.requests[0]["stop"] == WHITESPACE_RUNS  # the run is stopped early rather than paid for
 
 
-@pytest.mark.parametrize("content, finish", [
-    ('{"label": "REFUTES", "cells": ["R2C3"', "length"),          # cut mid-content, no whitespace run
-    ('{"label": "REFUTES", "cells": ["R2C3", ' + " " * 9, "length"),  # a value is still missing
-    ('{"label": "REFUTES", "cells": ["R2C3"]' + " " * 9, "stop"),     # stopped, but not by a whitespace run
+@pytest.mark.parametrize("content, finish, asked", [
+    ('{"label": "REFUTES", "cells": ["R2C3"', "length", 1),          # cut mid-content, no whitespace run
+    ('{"label": "REFUTES", "cells": ["R2C3", ' + " " * 9, "length", 2),  # a value is missing: asked again
+    ('{"label": "REFUTES", "cells": ["R2C3"]' + " " * 9, "stop", 1),     # stopped, but not by a whitespace run
 ])
-async def test_truncated_json_that_lost_content_is_still_an_error(fake_llm_server, tmp_settings, content, finish):
-    with fake_llm_server([Reply(content=content, finish_reason=finish)]) as srv:
+async def test_truncated_json_that_lost_content_is_still_an_error(fake_llm_server, tmp_settings, content, finish,
+                                                                 asked):
+    with fake_llm_server([Reply(content=content, finish_reason=finish)] * asked) as srv:
         with pytest.raises(LLMResponseError, match="did not match Judged"):
             await client_for(srv, tmp_settings).structured(MESSAGES, Judged)
+    assert len(srv.requests) == asked
+
+
+async def test_json_that_looped_before_any_value_is_asked_once_more_sampled(fake_llm_server, tmp_settings):
+    # WTQ's test run: '{"answer":' and then only spaces, twice in 300 table answers, each ending in an error.
+    # Greedy decoding would loop the same way again, so the second request samples.
+    from assistant.llm import RESAMPLE_TEMPERATURE
+
+    with fake_llm_server([Reply(content='{"label":', finish_reason="stop", stop_reason=" " * 16),
+                          Reply(content='{"label": "SUPPORTS", "cells": ["R1C2"]}')]) as srv:
+        judged = await client_for(srv, tmp_settings).structured(MESSAGES, Judged, temperature=0.0)
+    assert judged == Judged(label="SUPPORTS", cells=["R1C2"])
+    assert [r["temperature"] for r in srv.requests] == [0.0, RESAMPLE_TEMPERATURE]
 
 
 @pytest.mark.parametrize("text, closed", [
