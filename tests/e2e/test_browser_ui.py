@@ -207,7 +207,12 @@ def _send_timed(page, text: str, first_output: str, answer: str) -> dict[str, fl
 def _upload(page, path, message: str) -> None:
     """Attach a file, then send a message (the upload travels with it)."""
     page.set_input_files("input[type=file]", str(path))
-    time.sleep(1.5)
+    # Sent before its upload finishes, the message would travel without the file: wait until the attachment shows
+    # its remove button and no progress ring (Chainlit's MessageComposer/Attachments.tsx), not for a fixed time. An
+    # attachment that vanishes (seen right after a page load) fails here, not later as an answer about no table.
+    page.wait_for_function("() => { const a = document.querySelector('#attachments');"
+                           " return !!a && !!a.querySelector('button') && !a.querySelector('circle'); }",
+                           timeout=60_000)
     _send(page, message)
 
 
@@ -298,7 +303,7 @@ def test_csv_upload_shows_preview_and_claim_is_checked(page, ui, tmp_path):
     page.wait_for_selector("text=/program 1: .*→ SUPPORTS/", timeout=30_000)
     assert page.locator("text=/decided_by\"?\\s*:\\s*\"program\"/").count() >= 1, "the programs decided, not the judge"
     _open_citation(page, "T1-R2C2", "Number of cases")
-    assert page.locator("td .font-bold", has_text="220").count() >= 1  # the cited cell is highlighted
+    page.locator("td .font-bold", has_text="220").first.wait_for(timeout=30_000)  # the cited cell is highlighted
     # The chip stands alone: Chainlit links the id inside the answer's "[T1:R2C2]", which showed as "[chip]".
     assert page.get_by_text(re.compile(r"\[\s*T1-R2C2")).count() == 0
     page.screenshot(path=str(ui[1] / "claim.png"))
