@@ -67,6 +67,21 @@ def test_listed_values_holding_commas_are_set_apart_by_semicolons():
     assert format_value(["Chile", "Ecuador"]) == "Chile, Ecuador"
 
 
+def test_the_reason_lists_rows_whose_names_hold_commas_with_semicolons():
+    # Found as a new user: "(rows: Doha, Qatar, Macau, Guangzhou, China and 1 more)" reads as five places.
+    from assistant.evals.program_replay import replay_runs
+    from kb.tables import Table
+
+    venues = Table(name="venues", title="Venues", columns=["Venue", "Year", "Position"], rows=[
+        ["Doha, Qatar", "2006", "3rd"], ["Amman, Jordan", "2007", "1st"], ["Macau", "2008", "3rd"],
+        ["Guangzhou, China", "2010", "3rd"], ["Kobe, Japan", "2011", "3rd"]])
+    third = {"filters": [{"column": "position", "op": "=", "value": "3rd"}], "fn": "value", "column": "venue",
+             "answer_column": "venue"}
+    outcome = replay_runs(venues, "Which venues had a 3rd position?", [{"raw": third}] * 3)
+    assert outcome.winner == "Doha, Qatar; Macau; Guangzhou, China; Kobe, Japan"
+    assert "(rows: Doha, Qatar; Macau; Guangzhou, China and 1 more)" in outcome.reason, outcome.reason
+
+
 def test_columns_are_typed_and_named_by_short_identifiers():
     t = typed()
     assert [c.ident for c in t.columns] == ["province", "year", "cases", "unit_price_kg"]

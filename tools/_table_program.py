@@ -521,7 +521,7 @@ def write_reason(kind: Kind, run: ProgramRun, ex: Execution, typed: TypedTable, 
     """The reason, from computed values only: what was computed, its value, where, and the verdict."""
     names = [typed.row_name(r) for r in ex.decisive_rows[:3]]
     more = len(ex.decisive_rows) - len(names)
-    where = ", ".join(names) + (f" and {more} more" if more > 0 else "")
+    where = ("; " if any("," in n for n in names) else ", ").join(names) + (f" and {more} more" if more > 0 else "")
     computed = run.program.split(" → ", 1)[-1].split("; check:", 1)[0]
     if len(ex.selected) == 1 and computed.startswith(_ONE_ROW_SAME):
         # Over one row a min, max, sum or mean is that row's cell: "Min of Deaths is 142 (rows: Drug A)" (seen as
