@@ -136,16 +136,16 @@ WHITESPACE_RUNS = [" " * 16, "\n" * 6]
 # A run that loops before any value ('{"answer":' and then only spaces) cannot be closed; greedy decoding would loop
 # again, so it is asked once more, sampled. Seen on WTQ's test run: 2 of 300 table answers ended in an error so.
 RESAMPLE_TEMPERATURE = 0.7
-
-
-class _LoopedBeforeAValue(LLMResponseError):
-    """A structured output that ran into a whitespace run before any value it could be closed after."""
 # The layout a schema asks llguidance for under EVIDENTIA_VLLM_JSON_LAYOUT=one-line: one line with the usual
 # separators, as the prompts' examples are written. With free whitespace the 1.5B default pretty-prints
 # (newlines and indentation: tokens spent on nothing); with none at all (xgrammar's disable_any_whitespace)
 # it must write '":[' where its examples show '": [', and on the PubHealthTab dev claims it did worse.
 ONE_LINE_JSON = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
 _FENCED_JSON = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
+
+
+class _LoopedBeforeAValue(LLMResponseError):
+    """A structured output that ran into a whitespace run before any value it could be closed after."""
 
 
 def tool_calls_from_content(content: str, tool_names: set[str]) -> list[ToolCall]:

@@ -143,11 +143,14 @@ def format_value(x: Any) -> str:
             return text.rstrip("0").rstrip(".")
         return f"{x:.4g}" if abs(x) < 1e6 else f"{x:,.0f}"  # a ratio or a mean: 4 significant digits
     if isinstance(x, list):
-        # Values that hold a comma themselves ("Bangkok, Thailand") are set apart by semicolons: joined by commas,
-        # "Bangkok, Thailand, Macau" does not say whether it lists two places or three.
-        values = [str(v) for v in x]
-        return ("; " if any("," in v for v in values) else ", ").join(values)
+        return join_listed([str(v) for v in x])
     return str(x)
+
+
+def join_listed(values: list[str]) -> str:
+    """Values as one list: by commas, or by semicolons when one holds a comma itself ("Bangkok, Thailand"), since
+    "Bangkok, Thailand, Macau" does not say whether it lists two places or three."""
+    return ("; " if any("," in v for v in values) else ", ").join(values)
 
 
 # Months as words, for cells that write dates as ISO numbers ("2024-03", "2019-05-01").

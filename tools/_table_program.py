@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field
 from assistant.prompts import render
 from kb.tables import Table
 from tools._answer_type import expected_answer, fits, position_asked, yes_no_asked
-from tools._cell_compare import format_value
+from tools._cell_compare import format_value, join_listed
 from tools._cells import TypedTable, cell_number, display_cell, is_empty
 from tools._claim_categories import ignored_category_blocker, restricted_to_category
 from tools._claim_compare import comparison_blocker, read_compared_row
@@ -521,7 +521,7 @@ def write_reason(kind: Kind, run: ProgramRun, ex: Execution, typed: TypedTable, 
     """The reason, from computed values only: what was computed, its value, where, and the verdict."""
     names = [typed.row_name(r) for r in ex.decisive_rows[:3]]
     more = len(ex.decisive_rows) - len(names)
-    where = ("; " if any("," in n for n in names) else ", ").join(names) + (f" and {more} more" if more > 0 else "")
+    where = join_listed(names) + (f" and {more} more" if more > 0 else "")
     computed = run.program.split(" → ", 1)[-1].split("; check:", 1)[0]
     if len(ex.selected) == 1 and computed.startswith(_ONE_ROW_SAME):
         # Over one row a min, max, sum or mean is that row's cell: "Min of Deaths is 142 (rows: Drug A)" (seen as
