@@ -349,16 +349,20 @@ async def solve(llm, table: Table, kind: Kind, text: str, *, n: int = DEFAULT_SA
     """Choose columns, sample ``n`` programs (``program_form``: fixed operations or SQL), run them and vote.
 
     ``scope``: the table's rows a follow-up ranges over ("which of them …"); the programs' filters apply within
-    them. Kept only where the table is programmed as uploaded (a reshaped table numbers its rows otherwise) and
-    for the fixed operations (a SQL query reads the whole table)."""
+    them where :func:`kept_scope` keeps it."""
     if program_form not in PROGRAM_FORMS:
         raise ValueError(f"unknown program form {program_form!r}; choose one of {', '.join(PROGRAM_FORMS)}")
     shaped = shape_for_programs(table)
-    if shaped.cell_map or program_form == "sql":
-        scope = ()
     outcome = await _solve_shaped(llm, shaped, kind, text, n=n, temperature=temperature, check_columns=check_columns,
-                                  program_form=program_form, scope=scope)
+                                  program_form=program_form, scope=kept_scope(shaped, scope, program_form))
     return to_original(outcome, shaped)
+
+
+def kept_scope(shaped: ShapedTable, scope: tuple[int, ...], program_form: ProgramForm = DEFAULT_FORM
+               ) -> tuple[int, ...]:
+    """The rows the programs range over: ``scope`` where the table is programmed as uploaded (a reshaped table
+    numbers its rows otherwise) and for the fixed operations (a SQL query reads the whole table); else all."""
+    return () if shaped.cell_map or program_form == "sql" else scope
 
 
 def to_original(outcome: ProgramOutcome, shaped: ShapedTable) -> ProgramOutcome:

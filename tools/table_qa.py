@@ -125,10 +125,9 @@ async def answer_question(llm, table: Table, question: str, options: list[str] |
     """Answer ``question`` from ``table`` (choosing among ``options`` when given); ``program_form``: ops or sql;
     ``scope``: the rows a follow-up ranges over (tools._table_program.solve)."""
     t0 = time.perf_counter()
-    given = [o for o in (options or []) if o and o.strip()]
-    if len(given) > MAX_OPTIONS:
-        raise ToolError(f"At most {MAX_OPTIONS} options, please (got {len(given)}).")
-    options, rows_named = question_options(question, table, given)
+    options, rows_named = question_options(question, table, options)
+    if len(options) > MAX_OPTIONS:  # the options a question's form offers are two
+        raise ToolError(f"At most {MAX_OPTIONS} options, please (got {len(options)}).")
     result = await _answer(llm, table, question, options, embedder=embedder, use_filter=use_filter, seed=seed,
                            use_program=use_program, samples=samples, temperature=temperature,
                            program_form=program_form, scope=scope or tuple(sorted(rows_named)),

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tools._cells import TypedTable
-from tools._table_program import ProgramOutcome, _Sampled, decide, run_sampled, to_original
+from tools._table_program import ProgramOutcome, _Sampled, decide, kept_scope, run_sampled, to_original
 from tools._table_shape import shape_for_programs
 from tools.table_qa import answer_from_program, program_task, question_options
 
@@ -55,7 +55,7 @@ def replay_runs(table, text: str, runs: list[dict], kind: str = "question",
     ``kind`` is "question" (table QA) or "claim" (verification); ``scope``: the rows the programs range over, as
     in :func:`tools._table_program.solve`."""
     shaped = shape_for_programs(table)
-    typed = TypedTable.build(shaped.table, scope=() if shaped.cell_map else scope)
+    typed = TypedTable.build(shaped.table, scope=kept_scope(shaped, scope))
     sampled = [run_sampled(r["raw"], typed, kind, text) if r.get("raw")
                else _Sampled(None, error=r.get("error") or "no program") for r in runs]
     outcome = ProgramOutcome(kind=kind, form=shaped.form)
