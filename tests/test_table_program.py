@@ -359,6 +359,8 @@ async def test_split_vote_falls_back_to_ccoe(tmp_settings, fake_llm_server):
         check = await check_claim(llm_for(tmp_settings, srv), CASES, CLAIM, embedder=BagOfWordsEmbedder())
     assert check.decided_by == "ccoe" and check.programs.votes == {"SUPPORTS": 1, "REFUTES": 1}
     assert check.programs.winner is None
+    # a claim's split vote is not sampled again (measured for questions only; it would slow every split claim)
+    assert len([r for r in srv.requests if is_program(r)]) == 1 and check.programs.batches == [5]
 
 
 async def test_program_plus_ccoe_counts_the_judge_as_one_vote(tmp_settings, fake_llm_server):
@@ -447,6 +449,48 @@ async def test_multiple_choice_picks_the_option_the_computed_answer_matches(tmp_
         tie = await answer_question(llm, CASES, "Which province had the most cases in 2011?",
                                     ["Alberta", "Ontario", "alberta (AB)"], samples=3)
     assert tie.option == 1 and tie.tied == [1, 3] and tie.confidence == "low" and "all match" in tie.reason
+
+
+ARGMIN = {**ARGMAX, "fn": "argmin"}
+SPLIT_QUESTION = "Which province stands out for its cases in 2011?"  # neither most nor fewest: both readings vote
+
+
+async def test_a_split_question_samples_a_second_batch_and_votes_over_both(tmp_settings, fake_llm_server):
+    from tools.table_qa import answer_question
+
+    with fake_llm_server(scripted(["province", "cases"], [ARGMAX, ARGMAX, ARGMIN, ARGMIN, BROKEN],
+                                  [ARGMAX, ARGMAX, ARGMAX, ARGMIN, BROKEN])) as srv:
+        res = await answer_question(llm_for(tmp_settings, srv), CASES, SPLIT_QUESTION, embedder=BagOfWordsEmbedder())
+    program_reqs = [r for r in srv.requests if is_program(r)]
+    assert len(program_reqs) == 2 and program_reqs[0]["messages"] == program_reqs[1]["messages"]
+    assert res.decided_by == "program" and res.answer == "Alberta"
+    assert res.programs.votes == {"Alberta": 5, "Ontario": 3} and res.programs.batches == [5, 5]
+    assert res.vote_share == 0.5 and len(res.programs.runs) == 10  # 5 of the 10 samples
+
+
+async def test_a_question_still_split_after_the_second_batch_is_answered_by_the_model(tmp_settings, fake_llm_server):
+    from tools.table_qa import answer_question
+
+    model = {"answer": "Ontario", "cited_cells": ["R2C1"], "reason": "Row 2."}
+    with fake_llm_server(scripted(["province", "cases"], [ARGMAX, ARGMIN, BROKEN, BROKEN, BROKEN],
+                                  [ARGMAX, ARGMIN, ARGMIN, ARGMAX, BROKEN], judge=model)) as srv:
+        res = await answer_question(llm_for(tmp_settings, srv), CASES, SPLIT_QUESTION, embedder=BagOfWordsEmbedder())
+    assert res.decided_by == "llm" and res.answer == "Ontario"
+    assert res.programs.votes == {"Alberta": 3, "Ontario": 3} and res.programs.batches == [5, 5]
+    assert len([r for r in srv.requests if is_program(r)]) == 2  # two batches, no third
+
+
+async def test_without_more_on_split_a_split_question_goes_to_the_model_after_one_batch(tmp_settings,
+                                                                                        fake_llm_server):
+    from tools.table_qa import answer_question
+
+    model = {"answer": "Ontario", "cited_cells": ["R2C1"], "reason": "Row 2."}
+    with fake_llm_server(scripted(["province", "cases"], [ARGMAX, ARGMIN, BROKEN, BROKEN, BROKEN],
+                                  judge=model)) as srv:
+        res = await answer_question(llm_for(tmp_settings, srv), CASES, SPLIT_QUESTION, more_on_split=False,
+                                    embedder=BagOfWordsEmbedder())
+    assert res.decided_by == "llm" and res.programs.batches == [5]
+    assert len([r for r in srv.requests if is_program(r)]) == 1
 
 
 async def test_question_falls_back_to_the_model_when_no_program_runs(tmp_settings, fake_llm_server):

@@ -331,6 +331,27 @@ def test_wtq_replay_asks_as_the_chat_asks_with_the_options_the_question_offers(t
     assert result.changed == []
 
 
+def test_wtq_replay_votes_a_second_batch_only_where_the_first_splits(tmp_path):
+    """A question logged with two batches of programs ([5, 5]) is replayed as the chat runs it: the first batch
+    alone while it decides, both where it splits."""
+    from assistant.evals.program_replay import replay_question
+    from assistant.evals.tables_eval import load_wtq
+
+    table = load_wtq(tiny_wtq(tmp_path))[0].table
+    most = {"raw": {"filters": [], "fn": "argmax", "column": "wins", "answer_column": "team"}, "ran": True}
+    fewest = {"raw": {"filters": [], "fn": "argmin", "column": "wins", "answer_column": "team"}, "ran": True}
+    broken = {"raw": None, "ran": False, "error": "not valid JSON"}
+    question = "which team stands out by its wins?"
+    answer, outcome = replay_question(table, question, [most, most, fewest, fewest, broken] + [most] * 3 + [fewest] * 2,
+                                      [5, 5])
+    assert answer == "PSV" and outcome.votes == {"PSV": 5, "Feyenoord": 4} and outcome.batches == [5, 5]
+    answer, outcome = replay_question(table, question, [most] * 3 + [fewest] * 2 + [fewest] * 5, [5, 5])
+    assert answer == "PSV" and outcome.votes == {"PSV": 3, "Feyenoord": 2} and outcome.batches == [5]
+    # logged before batches were recorded: all runs are one batch
+    answer, outcome = replay_question(table, question, [most] * 3 + [fewest] * 2 + [fewest] * 5)
+    assert answer == "Feyenoord" and outcome.batches == [10]
+
+
 def test_dev_split_never_overlaps_the_reported_items():
     from assistant.evals.tables_eval import BENCHMARKS, TABFACT_SUBSET, load_split
 

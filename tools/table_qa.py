@@ -12,8 +12,9 @@ Either way the cited cells are checked against the collapsed table.
 By default (issue 13) the answer is computed first: the model writes five table programs in one
 request, code runs them and the majority answer wins, its result cells being the citation
 (``tools._table_program``). A multiple-choice question then picks the option the computed answer
-matches, and says so when several match. Only when no program runs, the vote is split, or no option
-matches, do the explanation/judge paths above answer (``decided_by`` says which).
+matches, and says so when several match. A split vote has five more programs sampled and voted with the first
+five. Only when no program runs, the vote is still split, or no option matches, do the explanation/judge paths
+above answer (``decided_by`` says which).
 
 A question that offers its answers by its form ("Did Sweden or Spain win first?", "more or less than China?")
 is multiple choice too, with the options code reads (``tools._table_choice``): the programs range over the
@@ -121,9 +122,11 @@ def matching_options(answer: str, options: list[str]) -> list[int]:
 async def answer_question(llm, table: Table, question: str, options: list[str] | None = None, *,
                           embedder=None, use_filter: bool = True, seed: int = 0, use_program: bool = True,
                           samples: int = DEFAULT_SAMPLES, temperature: float = DEFAULT_TEMPERATURE,
-                          program_form: str = DEFAULT_FORM, scope: tuple[int, ...] = ()) -> QAResult:
+                          program_form: str = DEFAULT_FORM, scope: tuple[int, ...] = (),
+                          more_on_split: bool = True) -> QAResult:
     """Answer ``question`` from ``table`` (choosing among ``options`` when given); ``program_form``: ops or sql;
-    ``scope``: the rows a follow-up ranges over (tools._table_program.solve)."""
+    ``scope``: the rows a follow-up ranges over; ``more_on_split``: a split vote has a second batch of programs
+    sampled before the model answers itself (both: tools._table_program.solve)."""
     t0 = time.perf_counter()
     options, rows_named = question_options(question, table, options)
     if len(options) > MAX_OPTIONS:  # the options a question's form offers are two
@@ -131,17 +134,18 @@ async def answer_question(llm, table: Table, question: str, options: list[str] |
     result = await _answer(llm, table, question, options, embedder=embedder, use_filter=use_filter, seed=seed,
                            use_program=use_program, samples=samples, temperature=temperature,
                            program_form=program_form, scope=scope or tuple(sorted(rows_named)),
-                           rows_named=rows_named, t0=t0)
+                           rows_named=rows_named, more_on_split=more_on_split, t0=t0)
     return result.model_copy(update={"options": options})
 
 
 async def _answer(llm, table: Table, question: str, options: list[str], *, embedder, use_filter: bool, seed: int,
                   use_program: bool, samples: int, temperature: float, program_form: str, scope: tuple[int, ...],
-                  rows_named: tuple[int, ...], t0: float) -> QAResult:
+                  rows_named: tuple[int, ...], more_on_split: bool, t0: float) -> QAResult:
     outcome: ProgramOutcome | None = None
     if use_program:
         outcome = await solve(llm, table, "question", program_task(question, options), n=samples,
-                              temperature=temperature, program_form=program_form, scope=scope)
+                              temperature=temperature, program_form=program_form, scope=scope,
+                              more_on_split=more_on_split)
         program_s = time.perf_counter() - t0
         computed = answer_from_program(table, question, options, outcome, program_s, rows_named)
         if computed is not None:

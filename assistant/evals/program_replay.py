@@ -8,6 +8,10 @@ A question is replayed as the chat asks it (tools.table_qa): with the options it
 below …?"), over the rows those name, and the computed answer is then matched to an option in code; the vote
 alone would leave "5" where the run answered "above".
 
+A logged question whose split vote had a second batch sampled (``batches``: [5, 5]) is replayed as the chat would
+run it: the first batch alone, and both only where the first splits. One logged with a single batch that now
+splits cannot have its second batch replayed (it was never sampled).
+
 What a replay cannot know: the model's own answer for a question whose logged vote was decided by the programs
 but whose replayed vote splits (the fallback was never asked). Such questions are counted apart
 (``needs_model``) and scored as wrong, so the replayed accuracy is a lower bound.
@@ -50,24 +54,34 @@ class ReplayResult:
 
 
 def replay_runs(table, text: str, runs: list[dict], kind: str = "question",
-                scope: tuple[int, ...] = ()) -> ProgramOutcome:
+                scope: tuple[int, ...] = (), batches: list[int] | None = None) -> ProgramOutcome:
     """The vote the logged ``runs`` (each with the model's ``raw`` program) give under the current rules;
     ``kind`` is "question" (table QA) or "claim" (verification); ``scope``: the rows the programs range over, as
-    in :func:`tools._table_program.solve`."""
+    in :func:`tools._table_program.solve`; ``batches``: the logged samples per request, of which the first is
+    voted alone and the rest join it only where it splits (module docstring)."""
     shaped = shape_for_programs(table)
     typed = TypedTable.build(shaped.table, scope=kept_scope(shaped, scope))
     sampled = [run_sampled(r["raw"], typed, kind, text) if r.get("raw")
                else _Sampled(None, error=r.get("error") or "no program") for r in runs]
+    first = batches[0] if batches and len(batches) > 1 else len(sampled)
     outcome = ProgramOutcome(kind=kind, form=shaped.form)
-    decide(outcome, sampled, typed, kind, text)
+    decide(outcome, sampled[:first], typed, kind, text)
+    outcome.batches = [first]
+    if not outcome.decided and any(r.ran for r in outcome.runs) and len(sampled) > first:
+        outcome = ProgramOutcome(kind=kind, form=shaped.form)
+        decide(outcome, sampled, typed, kind, text)
+        outcome.batches = [first, len(sampled) - first]
     return to_original(outcome, shaped)
 
 
-def replay_question(table, question: str, runs: list[dict]) -> tuple[str | None, ProgramOutcome]:
-    """The answer the logged ``runs`` give today, asked as the chat asks (module docstring), and the vote; the
-    answer is None where the model would answer (the vote splits, or matches none of the options)."""
+def replay_question(table, question: str, runs: list[dict], batches: list[int] | None = None
+                    ) -> tuple[str | None, ProgramOutcome]:
+    """The answer the logged ``runs`` (sampled in ``batches``) give today, asked as the chat asks (module
+    docstring), and the vote; the answer is None where the model would answer (the vote splits, or matches none of
+    the options)."""
     options, rows_named = question_options(question, table)
-    outcome = replay_runs(table, program_task(question, options), runs, "question", tuple(sorted(rows_named)))
+    outcome = replay_runs(table, program_task(question, options), runs, "question", tuple(sorted(rows_named)),
+                          batches)
     computed = answer_from_program(table, question, options, outcome, 0.0, rows_named)
     return (computed.answer if computed is not None else None), outcome
 
@@ -118,7 +132,8 @@ def replay_wtq(items, records: list[dict], match) -> ReplayResult:
         programs = rec.get("programs") or {}
         if item is None or programs.get("program_form", "ops") != "ops" or programs.get("not_in_table"):
             continue
-        answer, outcome = replay_question(item.table, item.question, programs.get("runs") or [])
+        answer, outcome = replay_question(item.table, item.question, programs.get("runs") or [],
+                                          programs.get("batches"))
         _tally(out, rec, outcome, item_id=item.id, text=item.question, gold=item.answers,
                logged_ok=bool(rec["correct"]), match=match, answer=answer)
     return out

@@ -326,7 +326,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
                     concurrency=concurrency, cells_constrained=True, table_sha=fingerprints[item.id],
                     decided_by=check.decided_by, confidence=check.confidence,
                     programs=check.programs.model_dump(include={"program_form", "columns_needed", "not_in_table",
-                                                                "runs", "votes", "retried"})
+                                                                "runs", "votes", "retried", "batches"})
                     if check.programs else None)
             echo(f"  [{done}/{todo}] {variant:9s} {item.id}: {check.label} (gold {item.label}) "
                  f"{check.timings['total_s']:.1f}s, {len(check.cols)}/{item.table.n_cols} cols")
@@ -558,7 +558,7 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
             log.add(variant, item.id, gold=item.answers, pred=res.answer, correct=correct,
                     latency_s=res.timings.get("total_s"), decided_by=res.decided_by, cells=res.cells,
                     programs=res.programs.model_dump(include={"program_form", "columns_needed", "not_in_table",
-                                                              "runs", "votes", "retried"})
+                                                              "runs", "votes", "retried", "batches"})
                     if res.programs else None)
             done += 1
             echo(f"  [{done}/{len(todo)}] {variant:8s} {item.id}: {res.answer!r} (gold {item.answers}) "
