@@ -67,6 +67,17 @@ def test_listed_values_holding_commas_are_set_apart_by_semicolons():
     assert format_value(["Chile", "Ecuador"]) == "Chile, Ecuador"
 
 
+def test_a_computed_list_matches_options_as_it_was_written():
+    from tools._cell_compare import split_listed
+    from tools.table_qa import matching_options
+
+    assert split_listed("Bangkok, Thailand; Macau") == ["Bangkok, Thailand", "Macau"]
+    assert split_listed("Chile, Ecuador") == ["Chile", "Ecuador"] and split_listed(" ") == []
+    # numbers with thousands separators are listed with semicolons; read at the commas, "1,200; 3,400" held no 1200
+    assert matching_options("1,200; 3,400", ["1200", "5000"]) == [1]
+    assert matching_options("Chile, Ecuador", ["Peru", "Ecuador"]) == [2]
+
+
 def test_the_reason_lists_rows_whose_names_hold_commas_with_semicolons():
     # Found as a new user: "(rows: Doha, Qatar, Macau, Guangzhou, China and 1 more)" reads as five places.
     from assistant.evals.program_replay import replay_runs

@@ -153,6 +153,12 @@ def join_listed(values: list[str]) -> str:
     return ("; " if any("," in v for v in values) else ", ").join(values)
 
 
+def split_listed(answer: str) -> list[str]:
+    """The values of a list :func:`join_listed` wrote: at semicolons when it holds any, else at commas."""
+    parts = answer.split("; ") if "; " in answer else answer.split(", ")
+    return [p.strip() for p in parts if p.strip()]
+
+
 # Months as words, for cells that write dates as ISO numbers ("2024-03", "2019-05-01").
 _ISO_MONTH = re.compile(r"^\s*(\d{4})-(\d{2})(?:-\d{2})?\s*$")
 _SHORT_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b\.?", re.I)

@@ -104,9 +104,9 @@ class QAResult(BaseModel):
 
 def matching_options(answer: str, options: list[str]) -> list[int]:
     """1-based options the computed ``answer`` matches: same number, same text, or one contains the other."""
-    from tools._cell_compare import compare
+    from tools._cell_compare import compare, split_listed
 
-    parts = [a.strip() for a in answer.split(", ")] if ", " in answer else [answer.strip()]
+    parts = split_listed(answer) or [answer.strip()]
     hits = []
     for i, option in enumerate(options, start=1):
         for part in parts:

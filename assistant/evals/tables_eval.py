@@ -494,8 +494,9 @@ def _denotation_key(value: str) -> str | float:
 def denotation_match(predicted: str, gold: list[str]) -> bool:
     """The predicted values (split at ", " when gold has several, or at "; " when the answer lists values that
     hold commas) equal gold as a set; numbers as numbers."""
-    separator = "; " if "; " in predicted else ", "
-    parts = [p for p in (predicted.split(separator) if len(gold) > 1 else [predicted]) if p.strip()]
+    from tools._cell_compare import split_listed
+
+    parts = split_listed(predicted) if len(gold) > 1 else [p for p in [predicted] if p.strip()]
     return sorted(map(str, map(_denotation_key, parts))) == sorted(map(str, map(_denotation_key, gold)))
 
 
