@@ -965,6 +965,9 @@ def test_a_follow_up_names_the_referenced_rows_text_cells():
     session.last_table_answer = session.last_table_answer.model_copy(update={"rows": [1, 2],
                                                                              "row_names": ["AWARD-1", "LEAD-3"]})
     assert "('it' is AWARD-1, LEAD-3" in resolve_follow_up("What were their sizes?", trials, session)
+    session.last_table_answer = session.last_table_answer.model_copy(update={"row_names": ["AWARD-1, arm A",
+                                                                                          "LEAD-3"]})
+    assert "('it' is AWARD-1, arm A; LEAD-3" in resolve_follow_up("What were their sizes?", trials, session)
 
 
 @pytest.mark.parametrize("question, points_back", [

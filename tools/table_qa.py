@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field
 from assistant.prompts import render
 from kb.tables import Table
 from tools._answer_subject import EXPLETIVE_IT, with_subject
+from tools._cell_compare import compare, join_listed, split_listed
 from tools._cells import cell_number, is_empty
 from tools._choice_compare import comparing_option
 from tools._registry import ToolContext, ToolError, tool
@@ -104,8 +105,6 @@ class QAResult(BaseModel):
 
 def matching_options(answer: str, options: list[str]) -> list[int]:
     """1-based options the computed ``answer`` matches: same number, same text, or one contains the other."""
-    from tools._cell_compare import compare, split_listed
-
     parts = split_listed(answer) or [answer.strip()]
     hits = []
     for i, option in enumerate(options, start=1):
@@ -406,7 +405,7 @@ def resolve_follow_up(question: str, table: Table, session) -> str:
     it, there = _POINTS_BACK.search(question), _THERE.search(question)
     if not (it or there or (len(last.row_names) > 1 and _POINTS_BACK_TO_SEVERAL.search(question))):
         return question
-    names = ", ".join(n for n in last.row_names[:3] if n)
+    names = join_listed([n for n in last.row_names[:3] if n])  # "Doha, Qatar; Macau": two rows, not three
     if not names:
         return question
     word = "there" if there and not it else "it"
