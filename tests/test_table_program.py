@@ -21,7 +21,7 @@ from tools._cells import TypedTable, cell_number, identifier
 from tools._table_describe import describe
 from tools._table_ops import execute
 from tools._table_ops_model import Program, ProgramError, program_schema
-from tools._table_program import solve, table_for_prompt
+from tools._table_program import program_lines, solve, table_for_prompt
 from tools.verify_claim import Input, check_claim, verify_claim
 
 # Years as the label-ish first column would confuse the row names; a text first column names rows.
@@ -477,6 +477,9 @@ async def test_a_split_question_samples_a_second_batch_and_votes_over_both(tmp_s
     assert res.decided_by == "program" and res.answer == "Alberta"
     assert res.programs.votes == {"Alberta": 5, "Ontario": 3} and res.programs.batches == [5, 5]
     assert res.vote_share == 0.5 and len(res.programs.runs) == 10  # 5 of the 10 samples
+    lines = program_lines(res.programs)
+    assert "the first 5 programs split their vote, so 5 more were sampled and all were voted on" in lines
+    assert lines[-1].startswith("program 10: ")
 
 
 async def test_a_question_still_split_after_the_second_batch_is_answered_by_the_model(tmp_settings, fake_llm_server):

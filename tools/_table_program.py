@@ -577,6 +577,9 @@ def program_lines(outcome: ProgramOutcome | None) -> list[str]:
     if outcome.columns_needed or outcome.not_in_table:
         lines.append("columns needed: " + ", ".join(outcome.columns_needed + (["not in the table"]
                                                                              if outcome.not_in_table else [])))
+    if len(outcome.batches) > 1:
+        lines.append(f"the first {outcome.batches[0]} programs split their vote, so {sum(outcome.batches[1:])} more "
+                     "were sampled and all were voted on")
     for i, run in enumerate(outcome.runs, start=1):
         tail = f"= {run.result} → {run.verdict}" if run.ran and outcome.kind == "claim" else \
             (f"= {run.result}" if run.ran else f"did not run: {run.error}")
