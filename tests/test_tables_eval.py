@@ -268,6 +268,10 @@ async def test_wtq_run_scores_both_variants(tmp_settings, tmp_path, fake_llm_ser
         path = await run_wtq(tmp_settings, variants=["program", "llm"], llm=llm, docs_dir=tmp_path, wtq_dir=wtq,
                              echo=lambda *_: None)
     report = json.loads(path.read_text())
+    logged = [json.loads(line) for line in
+              (tmp_settings.data_dir / "eval" / "wikitablequestions-fake-model.jsonl").read_text().splitlines()]
+    # the samples per request are logged, so a replay knows which programs voted first
+    assert [r["programs"]["batches"] for r in logged if r["variant"] == "program"] == [[5], [5]]
     # the scripted programs always answer PSV (right once), the scripted model always 12 (right once)
     assert report["variants"]["program"]["accuracy"] == 0.5 and report["variants"]["llm"]["accuracy"] == 0.5
     assert report["variants"]["program"]["decided_by"] == {"program": 2}
