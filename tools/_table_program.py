@@ -414,7 +414,7 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
     first = outcome.model_copy(deep=True)
     decide(outcome, sampled, typed, kind, text)
     outcome.batches = [len(sampled)]
-    if more_on_split and not outcome.decided and any(r.ran for r in outcome.runs):
+    if more_on_split and split_vote(outcome):
         # A split vote otherwise falls back to the model's own answer, which was right on 9 of 40 such WTQ test
         # questions (0.225) where the programs' winners were right on 125 of 258 (0.48); a second batch is one
         # more batched request (~15-20 s on a 2-core CPU) and is voted with the first, not instead of it.
@@ -423,6 +423,11 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
         decide(outcome, sampled + more, typed, kind, text)
         outcome.batches = [len(sampled), len(more)]
     return outcome
+
+
+def split_vote(outcome: ProgramOutcome) -> bool:
+    """Programs ran and voted, but no answer has a strict majority (what a second batch is sampled for)."""
+    return not outcome.decided and any(r.ran for r in outcome.runs)
 
 
 def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, kind: Kind, text: str) -> None:

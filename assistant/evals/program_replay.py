@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tools._cells import TypedTable
-from tools._table_program import ProgramOutcome, _Sampled, decide, kept_scope, run_sampled, to_original
+from tools._table_program import ProgramOutcome, _Sampled, decide, kept_scope, run_sampled, split_vote, to_original
 from tools._table_shape import shape_for_programs
 from tools.table_qa import answer_from_program, program_task, question_options
 
@@ -67,7 +67,7 @@ def replay_runs(table, text: str, runs: list[dict], kind: str = "question",
     outcome = ProgramOutcome(kind=kind, form=shaped.form)
     decide(outcome, sampled[:first], typed, kind, text)
     outcome.batches = [first]
-    if not outcome.decided and any(r.ran for r in outcome.runs) and len(sampled) > first:
+    if split_vote(outcome) and len(sampled) > first:
         outcome = ProgramOutcome(kind=kind, form=shaped.form)
         decide(outcome, sampled, typed, kind, text)
         outcome.batches = [first, len(sampled) - first]
