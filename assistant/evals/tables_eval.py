@@ -601,7 +601,8 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
     notes = (f"WikiTableQuestions {WTQ_SPLIT_FILES[split]}, a fixed {len(selection)}-question subset (seed {seed}); "
              f"{coverage}. Scored by "
              "denotation: the answer's values equal the gold values as a set, numbers compared as numbers. "
-             "program: five voted table programs, the model's own answer when none runs or the vote splits; "
+             "program: five voted table programs (five more when their vote splits), the model's own answer when "
+             "none runs or the vote still splits; "
              "llm: the model's own answer over the table. The first option of a table question is taken to be "
              "the first row's first cell.\n\n"
              + ("\n".join(paired_notes(paired, "questions")) if paired else ""))
