@@ -32,6 +32,10 @@ from kb.tables import Table, grid_from_html, split_html_header, table_from_grid
 LABELS3 = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 LABELS2 = ("SUPPORTS", "REFUTES")
 DEFAULT_SEED = 0
+# What a table eval logs of each outcome's programs: what the replay (assistant.evals.program_replay) votes again
+# (the raw runs and the samples per request) and what a reader checks. One set for claims and questions alike.
+LOGGED_PROGRAM_FIELDS = frozenset({"program_form", "columns_needed", "not_in_table", "runs", "votes", "retried",
+                                   "batches"})
 SCITAB_SUBSET = 300
 
 THESIS_NOTES = """\
@@ -325,9 +329,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
                     n_rows=item.table.n_rows, reason=check.reason, explanations=check.explanations,
                     concurrency=concurrency, cells_constrained=True, table_sha=fingerprints[item.id],
                     decided_by=check.decided_by, confidence=check.confidence,
-                    programs=check.programs.model_dump(include={"program_form", "columns_needed", "not_in_table",
-                                                                "runs", "votes", "retried", "batches"})
-                    if check.programs else None)
+                    programs=check.programs.model_dump(include=LOGGED_PROGRAM_FIELDS) if check.programs else None)
             echo(f"  [{done}/{todo}] {variant:9s} {item.id}: {check.label} (gold {item.label}) "
                  f"{check.timings['total_s']:.1f}s, {len(check.cols)}/{item.table.n_cols} cols")
 
@@ -558,9 +560,7 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
             correct = denotation_match(res.answer, item.answers)
             log.add(variant, item.id, gold=item.answers, pred=res.answer, correct=correct,
                     latency_s=res.timings.get("total_s"), decided_by=res.decided_by, cells=res.cells,
-                    programs=res.programs.model_dump(include={"program_form", "columns_needed", "not_in_table",
-                                                              "runs", "votes", "retried", "batches"})
-                    if res.programs else None)
+                    programs=res.programs.model_dump(include=LOGGED_PROGRAM_FIELDS) if res.programs else None)
             done += 1
             echo(f"  [{done}/{len(todo)}] {variant:8s} {item.id}: {res.answer!r} (gold {item.answers}) "
                  f"{'ok' if correct else 'wrong'}")
