@@ -25,7 +25,7 @@ from tools._question_grounding import (
     row_compared_with,
 )
 from tools._table_ops_model import VALUE_MAX_CHARS, Execution, Program, RowFilter
-from tools._table_rows import meets_filter
+from tools._table_rows import selects_only
 from tools._words import RANK_HEADER
 
 # "how many more points did X have than Y" asks for a difference (tools._question_rules), not a count.
@@ -117,13 +117,7 @@ def _filters_naming(program: Program, typed: TypedTable, row: int | None) -> lis
     if row is None or program.fn != "count":
         return []
     return [f for f in program.filters if f.op in ("=", "!=", "contains") and not typed.is_numeric(f.column)
-            and _selects_only(typed, f, row)]
-
-
-def _selects_only(typed: TypedTable, f: RowFilter, row: int) -> bool:
-    """``f`` selects ``row`` alone (its "!=" every row but ``row``)."""
-    as_equal = f.model_copy(update={"op": "="}) if f.op == "!=" else f
-    return [r for r in range(1, typed.table.n_rows + 1) if meets_filter(typed, r, as_equal)] == [row]
+            and selects_only(typed, f, row)]
 
 
 def _compared_column(typed: TypedTable, words: str):

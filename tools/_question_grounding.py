@@ -13,12 +13,13 @@ A filter is **grounded** when its value is something the question says: a number
 "1958-1962"), or text whose words the question has (a word of the value may be the start of the question's word,
 so 'Win' is grounded by "winning"), or the bound a comparison with a named row states: "Total > 3" for "how
 many nations won more medals than Brazil?" when Brazil's total is 3 (four of five samples wrote it so, and lost the
-vote to one counting Brazil's own row). A program's grounding is (all its filters grounded, how many are, whether
-the column it reads is one the question names: "what is the last tops design code?" is not answered by the
-row with the most route availability). Programs
-below the best grounding among those that ran do not vote, so an invented filter loses to none, and a program
-that leaves out a value the question states loses to one that uses it. Nothing changes when every program that
-ran is grounded alike. The step says why a program did not vote.
+vote to one counting Brazil's own row), or the value a named row shares: "Gold = 3" for "which nation won the
+same number of gold medals as hungary?" when Hungary won 3. A program's grounding is (all its filters grounded,
+how many are, whether the column it reads is one the question names: "what is the last tops design code?" is not
+answered by the row with the most route availability). Programs below the best grounding among those that ran
+do not vote, so an invented filter loses to none, and a program that leaves out a value the question states loses
+to one that uses it. Nothing changes when every program that ran is grounded alike. The step says why a program
+did not vote.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from __future__ import annotations
 import re
 
 from tools._cell_compare import norm_text
-from tools._cells import TypedTable, cell_number
+from tools._cells import TypedColumn, TypedTable, cell_number
 from tools._flag_columns import names_flag
 from tools._table_choice import table_choice
 from tools._table_ops_model import Program, RowFilter
@@ -108,7 +109,8 @@ def _filter_grounded(f: RowFilter, question: str, numbers: set[float], typed: Ty
     """A value the question states, the yes (no) of a yes/no column it names ("net importers"), or the value of
     the row it compares with ("more medals than Brazil")."""
     return value_grounded(f.value, question, numbers) or (typed is not None and (
-        names_flag(typed, f, question) or bound_of_named_row(typed, f, question)))
+        names_flag(typed, f, question) or bound_of_named_row(typed, f, question)
+        or shares_named_row_value(typed, f, question)))
 
 
 # Comparing words whose direction does not depend on what the column measures ("faster", "older" do).
@@ -125,23 +127,85 @@ def row_compared_with(typed: TypedTable, question: str) -> int | None:
     """The row a question compares with after "more … than": the one row a text cell of which the words after
     "than" state, accents as text compares them ("silex" names "Sílex"); None when no row or several."""
     m = COMPARED_WITH_ROW.search(question)
-    if not m:
-        return None
-    said = norm_text(m.group("row"))
+    return row_stated(typed, m.group("row")) if m else None
+
+
+def row_stated(typed: TypedTable, words: str) -> int | None:
+    """The one row a text cell of which ``words`` state, accents as text compares them; None when none or several.
+
+    When several rows have a cell stated, the row whose cell is stated most fully wins: all its words first, then
+    the most of them ("david moller" names David Möller, not David Mair; "goi" names Goi, not "son of Goi").
+    A tie is no row.
+    """
+    said = norm_text(words)
     numbers = question_numbers(said)
-    stated: dict[str, bool] = {}  # per distinct cell text: a column of towns repeats a few names many times
-    rows = []
+    have = content_words(said.replace("'s", " "))
+    stated: dict[str, tuple[bool, int] | None] = {}  # per distinct cell text: towns repeat a few names many times
+    best: dict[int, tuple[bool, int]] = {}
     for r in range(1, typed.table.n_rows + 1):
         for col in typed.columns:
             if col.numeric:
                 continue
             text = typed.text(r, col.index)
             if text not in stated:
-                stated[text] = value_grounded(norm_text(text), said, numbers)
-            if stated[text]:
-                rows.append(r)
-                break
+                stated[text] = _how_fully_stated(norm_text(text), said, numbers, have)
+            if stated[text] is not None:
+                best[r] = max(best.get(r, stated[text]), stated[text])
+    if not best:
+        return None
+    top = max(best.values())
+    rows = [r for r, score in best.items() if score == top]
     return rows[0] if len(rows) == 1 else None
+
+
+def _how_fully_stated(text: str, said: str, numbers: set[float], have: list[str]) -> tuple[bool, int] | None:
+    """(all of the cell's words said, how many are) for a cell ``said`` states; None for one it does not."""
+    if not value_grounded(text, said, numbers):
+        return None
+    words = content_words(text)
+    found = sum(1 for w in words if word_in(w, have))
+    return found == len(words), found
+
+
+# "the same number of gold medals as hungary", "from the same country as schroder": a value shared with a row.
+# "the same as X" names no column: not read.
+SAME_AS_ROW = re.compile(r"\bsame\s+(?P<noun>(?:(?!\bas\b)[^?.])+?)\s+as\s+(?P<row>[^?]+)", re.I)
+# "almost the same diameter as leopardus" asks for the nearest value, which no equality selects.
+_APPROXIMATELY = re.compile(r"\b(?:almost|nearly|roughly|about|approximately|around|close to|similar)\s+the\s+same\b",
+                            re.I)
+# "matti yrjola had the same distance recorded as who?": the row is stated before "same".
+_ASKED_AFTER_AS = re.compile(r"^\s*(?:who|whom|which|what)\b", re.I)
+
+
+def same_as_row(typed: TypedTable, question: str) -> tuple[int, TypedColumn] | None:
+    """(the row, the column) of "the same <column> as <row>": the one column the words between "same" and "as"
+    name, and the one row the words after "as" state (before "same" when "as who/which …" asks for the others),
+    whose cell in that column is not empty; None otherwise."""
+    m = SAME_AS_ROW.search(question)
+    if not m or _APPROXIMATELY.search(question):
+        return None
+    named = [col for col in typed.columns if column_named(col.name, m.group("noun"))]
+    if len(named) != 1:
+        return None
+    asked_after = _ASKED_AFTER_AS.match(m.group("row"))
+    row = row_stated(typed, question[:m.start()] if asked_after else m.group("row"))
+    if row is None or not typed.text(row, named[0].index).strip():
+        return None
+    return row, named[0]
+
+
+def shares_named_row_value(typed: TypedTable, f: RowFilter, question: str) -> bool:
+    """Whether ``f`` selects the rows that hold, in the column "the same … as <row>" names, that row's value."""
+    if f.op != "=" or "same" not in question.casefold():  # before the scan for the row, the costly part
+        return False
+    found = same_as_row(typed, question)
+    if found is None or found[1].ident != f.column:
+        return False
+    row, col = found
+    if col.numeric:
+        held, stated = typed.number(row, col.index), cell_number(f.value)
+        return held is not None and stated is not None and abs(held - stated) < 1e-9
+    return norm_text(typed.text(row, col.index)) == norm_text(f.value)
 
 
 def bound_of_named_row(typed: TypedTable, f: RowFilter, question: str) -> bool:

@@ -51,6 +51,7 @@ from tools._claim_self_filter import read_self_filtered_every
 from tools._claim_significance import add_significance_filter
 from tools._column_change import read_column_change
 from tools._count_than_row import cite_compared_row, counts_of_compared_row, read_count_than_row
+from tools._same_as_row import cite_shared_row, read_same_as_row
 from tools._date_rules import leaves_out_stated_date, read_stated_year
 from tools._flag_columns import add_stated_flag
 from tools._partial_values import widen_partial_value
@@ -233,6 +234,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_compared_value(read_choice(program, typed, text), text)
             program = read_neighbour(program, typed, text)
             program = read_count_than_row(count_choice(program, typed, text), typed, text)
+            program = read_same_as_row(program, typed, text)
             program = read_frequency(program, typed, text)
             program = read_distinct(program, typed, text)
             program = read_group_total(read_total_asked(program, typed, text), typed, text)
@@ -275,7 +277,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             execution = replace(execution, steps=execution.steps + [
                 f"no number in {describe(as_written, typed).split(' → ', 1)[-1]}: the cell as the table holds it"])
         if kind == "question":
-            execution = cite_compared_row(execution, program, typed, text)
+            execution = cite_shared_row(cite_compared_row(execution, program, typed, text), program, typed, text)
             execution = one_of_several(execution, position_asked(text))
             if yes_no_asked(text):
                 execution = yes_or_no(execution)

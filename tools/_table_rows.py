@@ -94,3 +94,9 @@ def compare_cell(typed: TypedTable, r: int, c: int, op: str, value: str, wanted:
             return in_time
     return compare(typed.text(r, c), typed.number(r, c), op, value, wanted,
                    tolerance=written_tolerance(value) if wanted is not None else 0)
+
+
+def selects_only(typed: TypedTable, f: RowFilter, row: int) -> bool:
+    """``f`` selects ``row`` alone (its "!=" every row but ``row``)."""
+    as_equal = f.model_copy(update={"op": "="}) if f.op == "!=" else f
+    return [r for r in range(1, typed.table.n_rows + 1) if meets_filter(typed, r, as_equal)] == [row]
