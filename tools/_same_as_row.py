@@ -28,9 +28,9 @@ def read_same_as_row(program: Program, typed: TypedTable, question: str) -> Prog
     so does a largest or smallest over that row alone when the question asks for no extreme.
 
     The filter that selects that row alone becomes its exclusion ("Nation != 'Hungary'", or kept, when written
-    so), and the shared value is added ("Gold = 3"). A program that already fixes the shared column keeps its
-    value but leaves the named row out. A value of the shared column itself would only echo the shared value: its
-    answer column is read instead, or the row's name.
+    so), and the shared value is added ("Gold = 3"), in place of any value the program wrote for that column; with
+    no filter naming the row, the row is left out by its name. A value of the shared column itself would only echo
+    the shared value: its answer column is read instead, or the row's name.
     """
     if "same" not in question.casefold() or program.fn not in ("value", "count", "argmax", "argmin"):
         return program
