@@ -49,6 +49,11 @@ def voted(question: str, programs: list[dict]):
     # the largest over Hungary's row alone is Hungary: an extreme the question never asks for
     ("which nation had the same amount of gold as hungary?", {**names("Hungary"), "fn": "argmax", "column": "gold"},
      "Bulgaria"),
+    # a count names no nation: the rows' names are read (found as a new user: "1" for "… as which other orchestra?")
+    ("Hungary won the same number of gold medals as which other nation?", names("Hungary", fn="count"), "Bulgaria"),
+    ("which nation won the same number of gold medals as hungary?", names("Hungary", fn="count"), "Bulgaria"),
+    ("which nation won the same number of gold medals as hungary?",
+     {**names("3", fn="count"), "filters": [{"column": "gold", "op": "=", "value": "3"}]}, "Bulgaria"),
     # a cell stated most fully names the row: "david moller" is Möller, not Mair
     ("how many athletes won the same gold as david moller?", names("David Möller", fn="count"), "1"),
     ("japan won the same number of gold medals as who?", {**names("Japan"), "column": "gold"}, "Perú"),

@@ -177,6 +177,12 @@ _APPROXIMATELY = re.compile(r"\b(?:almost|nearly|roughly|about|approximately|aro
 _ASKED_AFTER_AS = re.compile(r"^\s*(?:who|whom|which|what)\b", re.I)
 
 
+def asks_for_the_other_row(question: str) -> bool:
+    """"… the same round as which other player?": the answer names a row, however the question starts."""
+    m = SAME_AS_ROW.search(question)
+    return bool(m and _ASKED_AFTER_AS.match(m.group("row")))
+
+
 def same_as_row(typed: TypedTable, question: str) -> tuple[int, TypedColumn] | None:
     """(the row, the column) of "the same <column> as <row>": the one column the words between "same" and "as"
     name, and the one row the words after "as" state (before "same" when "as who/which …" asks for the others),

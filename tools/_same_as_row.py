@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tools._cells import TypedTable
-from tools._question_grounding import same_as_row
+from tools._answer_type import expected_answer
+from tools._question_grounding import asks_for_the_other_row, same_as_row
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Program, RowFilter
 from tools._table_rows import meets_filter, selects_only
 from tools._words import is_superlative
@@ -25,7 +26,8 @@ from tools._words import is_superlative
 
 def read_same_as_row(program: Program, typed: TypedTable, question: str) -> Program:
     """A value or count filtered on the row named after "the same … as" selects the other rows sharing its value;
-    so does a largest or smallest over that row alone when the question asks for no extreme.
+    so does a largest or smallest over that row alone when the question asks for no extreme. A count, when the
+    question asks which row, reads the rows' names instead.
 
     The filter that selects that row alone becomes its exclusion ("Nation != 'Hungary'", or kept, when written
     so), and the shared value is added ("Gold = 3"), in place of any value the program wrote for that column; with
@@ -48,6 +50,9 @@ def read_same_as_row(program: Program, typed: TypedTable, question: str) -> Prog
             return program
         read = program.answer_column if program.answer_column not in (None, "", program.column) else label
         fn = "value"
+    if fn == "count" and (expected_answer(question) == "name" or asks_for_the_other_row(question)):
+        # "… the same city as which other orchestra?" counted: a count names no orchestra (found as a new user)
+        read, fn = program.answer_column if program.answer_column not in (None, "", col.ident) else label, "value"
     if fn == "value" and read == col.ident:
         # "matti yrjola had the same distance recorded as who?" read as Matti's Distance: the row's name was asked
         read = program.answer_column if program.answer_column not in (None, "", col.ident) else label
@@ -56,7 +61,7 @@ def read_same_as_row(program: Program, typed: TypedTable, question: str) -> Prog
     written = typed.text(row, col.index).strip()
     naming = [f for f in program.filters if f.op in ("=", "!=", "contains") and f.column != col.ident
               and not typed.is_numeric(f.column) and selects_only(typed, f, row)]
-    if len(written) > VALUE_MAX_CHARS or len(naming) > 1 or (fn != program.fn and not naming):
+    if len(written) > VALUE_MAX_CHARS or len(naming) > 1 or (program.fn in ("argmax", "argmin") and not naming):
         return program
     if naming:
         excluded = naming[0].model_copy(update={"op": "!="})
