@@ -54,6 +54,9 @@ def voted(question: str, programs: list[dict]):
     ("which nation won the same number of gold medals as hungary?", names("Hungary", fn="count"), "Bulgaria"),
     ("which nation won the same number of gold medals as hungary?",
      {**names("3", fn="count"), "filters": [{"column": "gold", "op": "=", "value": "3"}]}, "Bulgaria"),
+    # the row after it, when the question places nothing in the table's order (found as a new user)
+    ("Hungary won the same number of gold medals as which other nation?",
+     {**names("Hungary"), "fn": "next_row", "column": "gold"}, "Bulgaria"),
     # a cell stated most fully names the row: "david moller" is Möller, not Mair
     ("how many athletes won the same gold as david moller?", names("David Möller", fn="count"), "1"),
     ("japan won the same number of gold medals as who?", {**names("Japan"), "column": "gold"}, "Perú"),
@@ -93,6 +96,11 @@ def test_the_rewrite_excludes_the_named_row_and_adds_its_value_as_the_table_writ
     ("which nation won the same number of gold medals as france?", names("France")),
     # the nearest value, not an equal one
     ("which nation won almost the same number of gold medals as hungary?", names("Hungary")),
+    # the row after it, asked so
+    ("which nation is listed after the one with the same number of gold medals as hungary?",
+     {**names("Hungary"), "fn": "next_row"}),
+    # the row after it in a question that asks for no row
+    ("how many gold medals did the nation with the same silver as chile win?", {**names("Chile"), "fn": "next_row"}),
     # not "same"
     ("which nation won more gold medals than hungary?", names("Hungary")),
     # an extreme the question asks for

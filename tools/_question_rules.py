@@ -459,6 +459,11 @@ _AFTER = re.compile(r"\b(?:after|below|beneath|underneath|following|next to|behi
 _BEFORE = re.compile(r"\b(?:before|above|preceding|prior to|previous to|ahead of)\b", re.I)
 
 
+def places_by_order(question: str) -> bool:
+    """Whether the question places its answer after/below or before/above something in the table's order."""
+    return bool(_AFTER.search(question) or _BEFORE.search(question))
+
+
 def read_neighbour(program: Program, typed: TypedTable, question: str) -> Program:
     """"What circuit is listed below Autodromo di Pergusa?" written as the Circuit of the row "Circuit = Autodromo di
     Pergusa" answers with the question's own words; the row below it was asked (WTQ's dev split, all 5 samples).

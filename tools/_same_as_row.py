@@ -19,22 +19,28 @@ from dataclasses import replace
 from tools._cells import TypedTable
 from tools._answer_type import expected_answer
 from tools._question_grounding import asks_for_the_other_row, same_as_row
+from tools._question_rules import places_by_order
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Program, RowFilter
 from tools._table_rows import meets_filter, selects_only
 from tools._words import is_superlative
 
 
+# What a program may compute over the rows "the same … as" selects; sums, averages and extremes asked for stay.
+SAME_AS_FNS = ("value", "count", "argmax", "argmin", "next_row", "previous_row")
+
+
 def read_same_as_row(program: Program, typed: TypedTable, question: str) -> Program:
     """A value or count filtered on the row named after "the same … as" selects the other rows sharing its value;
     so does a largest or smallest over that row alone when the question asks for no extreme. A count, when the
-    question asks which row, reads the rows' names instead.
+    question asks which row, reads the rows' names instead, and so does the row after or before it when the
+    question places nothing in the table's order.
 
     The filter that selects that row alone becomes its exclusion ("Nation != 'Hungary'", or kept, when written
     so), and the shared value is added ("Gold = 3"), in place of any value the program wrote for that column; with
     no filter naming the row, the row is left out by its name. A value of the shared column itself would only echo
     the shared value: its answer column is read instead, or the row's name.
     """
-    if "same" not in question.casefold() or program.fn not in ("value", "count", "argmax", "argmin"):
+    if "same" not in question.casefold() or program.fn not in SAME_AS_FNS:
         return program
     found = same_as_row(typed, question)
     if found is None:
@@ -50,7 +56,15 @@ def read_same_as_row(program: Program, typed: TypedTable, question: str) -> Prog
             return program
         read = program.answer_column if program.answer_column not in (None, "", program.column) else label
         fn = "value"
-    if fn == "count" and (expected_answer(question) == "name" or asks_for_the_other_row(question)):
+    asks_which = expected_answer(question) == "name" or asks_for_the_other_row(question)
+    if fn in ("next_row", "previous_row"):
+        # "… the same city as which other orchestra?" read as the row listed after Manchester's: the question
+        # places nothing in the table's order, so the neighbour was not asked (found as a new user); the column
+        # it read from the neighbour says nothing of what was asked, so the rows' names are read
+        if places_by_order(question) or not asks_which:
+            return program
+        read, fn = label, "value"
+    if fn == "count" and asks_which:
         # "… the same city as which other orchestra?" counted: a count names no orchestra (found as a new user)
         read, fn = program.answer_column if program.answer_column not in (None, "", col.ident) else label, "value"
     if fn == "value" and read == col.ident:
