@@ -130,3 +130,19 @@ def test_the_named_rows_cell_is_cited_and_the_reason_says_whose_value_it_is():
     assert (1, 2) in outcome.cells  # Hungary's Gold, 3
     assert (2, 1) in outcome.cells or (2, 2) in outcome.cells  # Bulgaria's row
     assert "Gold = 3, as for Hungary" in outcome.reason
+
+
+def test_a_row_name_too_long_to_write_as_a_filter_value_leaves_the_program_as_written():
+    """Cut short, "Nation != '<first 60 characters>'" would not leave the named row out: its own value would answer."""
+    long_name = "The Most Serene Republic of Hungary and its Associated Territories Overseas"
+    table = Table(name="medals", title="Medal table", columns=["Nation", "Gold"],
+                  rows=[[long_name, "3"], ["Bulgaria", "3"], ["Kenya", "1"]])
+    fixed = Program.model_validate({"filters": [{"column": "gold", "op": "=", "value": "3"}], "fn": "value",
+                                    "column": "nation", "answer_column": "nation"})
+    question = "which nation won the same number of gold medals as the most serene republic of hungary and its " \
+               "associated territories overseas?"
+    assert read_same_as_row(fixed, TypedTable.build(table), question) == fixed
+    short = Table(name="medals", title="Medal table", columns=["Nation", "Gold"],
+                  rows=[["Hungary", "3"], ["Bulgaria", "3"], ["Kenya", "1"]])
+    read = read_same_as_row(fixed, TypedTable.build(short), "which nation won the same number of gold as hungary?")
+    assert [(f.column, f.op, f.value) for f in read.filters] == [("gold", "=", "3"), ("nation", "!=", "Hungary")]

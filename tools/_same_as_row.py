@@ -8,22 +8,22 @@ sample of "which nation won the same number of gold medals as hungary?" answered
 the same distance recorded as who?" his own distance.
 
 The question's form says what was meant: "the same <column> as <row>", one column named between "same" and "as"
-(:func:`tools._question_grounding.same_as_row`) and one row stated after "as". Code reads that row's value and
-selects the other rows holding it. Anything less certain leaves the program as written.
+(:func:`tools._question_grounding.same_as_row`) and one row stated after "as" (or before "same", when "as who /
+which other …" asks for the rest). Code reads that row's value and selects the other rows holding it. Anything
+less certain leaves the program as written.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from tools._cells import TypedTable
 from tools._answer_type import expected_answer
+from tools._cells import TypedTable
 from tools._question_grounding import asks_for_the_other_row, same_as_row
 from tools._question_rules import places_by_order
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Program, RowFilter
 from tools._table_rows import meets_filter, selects_only
 from tools._words import is_superlative
-
 
 # What a program may compute over the rows "the same … as" selects; sums, averages and extremes asked for stay.
 SAME_AS_FNS = ("value", "count", "argmax", "argmin", "next_row", "previous_row")
@@ -79,8 +79,9 @@ def read_same_as_row(program: Program, typed: TypedTable, question: str) -> Prog
         return program
     if naming:
         excluded = naming[0].model_copy(update={"op": "!="})
-    elif label is not None and label != col.ident:
-        excluded = RowFilter(column=label, op="!=", value=typed.text(row, typed.label_col).strip()[:VALUE_MAX_CHARS])
+    elif label is not None and label != col.ident and len(name := typed.text(row, typed.label_col).strip()) <= \
+            VALUE_MAX_CHARS:  # a name cut short would leave the row in
+        excluded = RowFilter(column=label, op="!=", value=name)
     else:
         return program
     kept = [f for f in program.filters if f not in naming and f.column != col.ident]
