@@ -54,8 +54,7 @@ def read_same_as_row(program: Program, typed: TypedTable, question: str) -> Prog
         # name when the answer column is the compared one: "VC of the row with the largest VC").
         if is_superlative(question):
             return program
-        read = program.answer_column if program.answer_column not in (None, "", program.column) else label
-        fn = "value"
+        read, fn = _naming_column(program, program.column, label), "value"
     asks_which = expected_answer(question) == "name" or asks_for_the_other_row(question)
     if fn in ("next_row", "previous_row"):
         # "… the same city as which other orchestra?" read as the row listed after Manchester's: the question
@@ -66,10 +65,10 @@ def read_same_as_row(program: Program, typed: TypedTable, question: str) -> Prog
         read, fn = label, "value"
     if fn == "count" and asks_which:
         # "… the same city as which other orchestra?" counted: a count names no orchestra (found as a new user)
-        read, fn = program.answer_column if program.answer_column not in (None, "", col.ident) else label, "value"
+        read, fn = _naming_column(program, col.ident, label), "value"
     if fn == "value" and read == col.ident:
         # "matti yrjola had the same distance recorded as who?" read as Matti's Distance: the row's name was asked
-        read = program.answer_column if program.answer_column not in (None, "", col.ident) else label
+        read = _naming_column(program, col.ident, label)
     if fn == "value" and read in (None, col.ident):
         return program
     written = typed.text(row, col.index).strip()
@@ -89,6 +88,12 @@ def read_same_as_row(program: Program, typed: TypedTable, question: str) -> Prog
     if len(filters) > MAX_FILTERS:
         return program
     return program.model_copy(update={"filters": filters, "column": read, "fn": fn})
+
+
+def _naming_column(program: Program, besides: str, label: str | None) -> str | None:
+    """What names the answer's rows: the program's answer column, unless it is ``besides`` (or unset), else the
+    table's row names."""
+    return program.answer_column if program.answer_column not in (None, "", besides) else label
 
 
 def cite_shared_row(execution: Execution, program: Program, typed: TypedTable, question: str) -> Execution:
