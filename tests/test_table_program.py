@@ -460,6 +460,24 @@ async def test_multiple_choice_picks_the_option_the_computed_answer_matches(tmp_
         tie = await answer_question(llm, CASES, "Which province had the most cases in 2011?",
                                     ["Alberta", "Ontario", "alberta (AB)"], samples=3)
     assert tie.option == 1 and tie.tied == [1, 3] and tie.confidence == "low" and "all match" in tie.reason
+    assert res.confidence == "high" and res.vote_share == 1.0
+
+
+async def test_an_answer_fewer_than_half_the_programs_agree_on_is_low_confidence(tmp_settings, fake_llm_server):
+    """The CLI's JSON said "confidence": "high" beside a vote share of 20% (found as a new user): one answer
+    carries one confidence, and a plurality of a minority of the samples is low."""
+    from tools.table_qa import answer_question
+
+    with fake_llm_server(scripted(["province", "cases"], [ARGMAX] * 2 + [BROKEN] * 3,
+                                  [ARGMAX] * 2 + [BROKEN] * 3, [ARGMAX] * 3 + [BROKEN] * 2)) as srv:
+        llm = llm_for(tmp_settings, srv)
+        thin = await answer_question(llm, CASES, "Which province had the most cases in 2011?",
+                                     ["Ontario", "Alberta", "Quebec"], samples=5)
+        free = await answer_question(llm, CASES, "Which province had the most cases in 2011?", samples=5)
+        most = await answer_question(llm, CASES, "Which province had the most cases in 2011?", samples=5)
+    assert thin.option == 2 and thin.decided_by == "program" and thin.vote_share == 0.4 and thin.confidence == "low"
+    assert free.answer == "Alberta" and free.vote_share == 0.4 and free.confidence == "low"
+    assert most.vote_share == 0.6 and most.confidence == "high"
 
 
 ARGMIN = {**ARGMAX, "fn": "argmin"}

@@ -88,7 +88,8 @@ class QAResult(BaseModel):
     tied: list[int] = Field(default_factory=list, description="All options judged equally supported (incl. answer).")
     options: list[str] = Field(default_factory=list, description="The options chosen among: given, or offered by "
                                                                  "the question's form (tools._table_choice).")
-    confidence: Literal["high", "low"] = "high"
+    confidence: Literal["high", "low"] = Field("high", description="low: several options tie, or fewer than half "
+                                              "of the sampled programs agree on the answer.")
     cells: list[tuple[int, int]]
     invalid_cells: list[str] = Field(default_factory=list)
     citations_valid: bool = True
@@ -179,9 +180,12 @@ def answer_from_program(table: Table, question: str, options: list[str], outcome
     if not outcome.decided or outcome.winner is None:
         return None
     view = CollapsedView.build(table, outcome.cols, outcome.rows)
+    # "high" beside "confidence 20%" read as two verdicts on one answer (found as a new user in the CLI's JSON):
+    # an answer most programs did not agree on is low confidence, whatever the options.
+    plurality_only = outcome.confidence < 0.5
     common = dict(question=question, table=table.name, cells=outcome.cells, reason=outcome.reason, cols=view.cols,
                   rows=view.shown_rows, timings=timings, decided_by="program", vote_share=outcome.confidence,
-                  programs=outcome)
+                  programs=outcome, confidence="low" if plurality_only else "high")
     if not options:
         if is_empty(outcome.winner):
             return QAResult(answer=NO_VALUE, **{**common, "reason": _no_value_reason(table, outcome)})
@@ -196,9 +200,9 @@ def answer_from_program(table: Table, question: str, options: list[str], outcome
     reason = outcome.reason + compared + (f" Options {', '.join(str(i) for i in hits)} all match it."
                                           if len(hits) > 1 else "")
     beside, against = _beside_cells(table, outcome.cells, rows_named, hits)
-    return QAResult(**{**common, "reason": reason + against, "cells": outcome.cells + beside},
-                    answer=options[hits[0] - 1], option=hits[0],
-                    tied=hits if len(hits) > 1 else [], confidence="low" if len(hits) > 1 else "high")
+    return QAResult(**{**common, "reason": reason + against, "cells": outcome.cells + beside,
+                       "confidence": "low" if len(hits) > 1 or plurality_only else "high"},
+                    answer=options[hits[0] - 1], option=hits[0], tied=hits if len(hits) > 1 else [])
 
 
 def _no_value_reason(table: Table, outcome: ProgramOutcome) -> str:
@@ -305,7 +309,8 @@ class Output(BaseModel):
     table_id: str = ""
     cells: list[str] = Field(description="Evidence ids of the cells the answer rests on (cite these).")
     tied: list[str] = Field(default_factory=list, description="Options the cells support equally well, if several.")
-    confidence: str = "high"
+    confidence: str = Field("high", description="low: several options tie, or fewer than half of the sampled "
+                            "programs agree on the answer (vote_share).")
     reason: str
     explanations: dict[str, str] = Field(default_factory=dict)
     invalid_citations: list[str] = Field(default_factory=list)
