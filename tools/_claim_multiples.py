@@ -116,15 +116,55 @@ def _stated_scale(claim: str) -> tuple[float, str, float] | None:
     return factor, op, tolerance if op == "=" else 0.0
 
 
-def multiple_blocker(program: Program, claim: str) -> str:
+# A column that holds multiples already: "Relative risk", "Odds ratio", "HR (95% CI)", "Fold change". Its
+# value compared with the claim's multiple is the claim's own check ("seven times as common": RR > 7).
+_RATIO_HEADER = re.compile(r"\b(?:ratio|relative risk|fold(?:[- ]change)?)\b", re.I)
+_RATIO_ABBREVIATION = re.compile(r"\b(?:a?RR|a?OR|a?HR|IRR|FC)\b")  # as headers write them, in capitals
+_MULTIPLE_READERS = ("value", "max", "min", "avg", "sum")  # what reads the column's values (not a count of rows)
+
+
+def is_ratio_column(header: str) -> bool:
+    """Whether ``header`` names a column of ratios or multiples."""
+    return bool(_RATIO_HEADER.search(header) or _RATIO_ABBREVIATION.search(header))
+
+
+def reads_ratio_column(program: Program, header: str) -> bool:
+    """Whether ``program`` computes from the values of a ratio column as the table writes them."""
+    return (program.fn in _MULTIPLE_READERS and not program.per_column and not program.minus_column
+            and is_ratio_column(header))
+
+
+def read_ratio_multiple(program: Program, header: str, claim: str) -> Program:
+    """"Fever was more than seven times as common with the vaccine" checked as Relative risk > 7.
+
+    Found as a new user over an adverse-events table with a "Relative risk" column: the one program that read it
+    (7.3 > 7) was kept out of the vote as a check against the claim's multiple, and the model's fallback refuted
+    the claim. A check of a ratio column against the multiple the claim states takes the comparison the claim's
+    words set, as :func:`read_multiplier` does for another row ("seven times": = within 5%; "nearly": 15%).
+    """
+    chk = program.check
+    m = _first_multiplier(claim)
+    if chk is None or chk.against != "value" or m is None or not reads_ratio_column(program, header):
+        return program
+    said = cell_number(chk.value)
+    if said is None or round(said, 6) != round(_factor(m), 6):
+        return program
+    bound = (m.group("bound") or "").lower()
+    op = _BOUND_OP.get(bound, "=")
+    tolerance = (ROUGH_MULTIPLE_TOLERANCE if bound else EXACT_MULTIPLE_TOLERANCE) if op == "=" else 0.0
+    return program.model_copy(update={"check": chk.model_copy(update={"op": op, "relative_tolerance": tolerance})})
+
+
+def multiple_blocker(program: Program, claim: str, header: str = "") -> str:
     """Why a check against the claim's multiple itself must not vote, or ``""``.
 
     Seen with the real model: "South has twice as many general beds as East" written as "the number of rows where
     Region = South = 2". The "2" is a multiple of another value, not a value of the table; such a check decides
-    nothing, whichever way it comes out.
+    nothing, whichever way it comes out. Unless the program reads a column of ratios (``header``, the computed
+    column's), whose values are multiples themselves.
     """
     chk = program.check
-    if chk is None or chk.against != "value":
+    if chk is None or chk.against != "value" or reads_ratio_column(program, header):
         return ""
     m = _first_multiplier(claim)
     if m is None:

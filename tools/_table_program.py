@@ -44,7 +44,7 @@ from tools._claim_counts import quantity_count_blocker, read_counted_column
 from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_rows, read_share_of_total, \
     read_stated_fraction
 from tools._claim_joint_rows import named_rows_blocker, read_joint_rows
-from tools._claim_multiples import multiple_blocker, read_multiplier
+from tools._claim_multiples import multiple_blocker, read_multiplier, read_ratio_multiple
 from tools._claim_negated import negated_count_blocker, read_negated_existence
 from tools._claim_others import read_others_combined
 from tools._claim_self_filter import read_self_filtered_every
@@ -256,6 +256,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_fraction_of_rows(read_stated_fraction(program, typed, text), typed, text)
             program = read_share_of_total(program, typed, text)
             program = read_ordinal(read_multiplier(program, text), text)
+            program = read_ratio_multiple(program, _header(typed, program.column), text)
             program = read_negated_existence(read_others_combined(program, typed, text), typed, text)
         # Several values of one column: any of them in a question; in a claim, only the rows it names jointly.
         union = kind == "question"
@@ -290,7 +291,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
                 pass
         blocked = (tautology_blocker(program, typed) or fraction_of_rows_blocker(program, typed, text)
                    or direction_blocker(program, typed, text) or comparison_blocker(program, text)
-                   or multiple_blocker(program, text) or quantity_count_blocker(program, typed, text)
+                   or multiple_blocker(program, text, _header(typed, program.column)) or quantity_count_blocker(program, typed, text)
                    or negated_count_blocker(program, text) or named_rows_blocker(program, typed, text)
                    or vote_blocker(program, execution, text, typed.table.n_rows, typed)
                    or ignored_category_blocker(program, execution, typed, text)) if kind == "claim" else ""
@@ -425,6 +426,14 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
         decide(outcome, sampled + more, typed, kind, text)
         outcome.batches = [len(sampled), len(more)]
     return outcome
+
+
+def _header(typed: TypedTable, ident: str) -> str:
+    """The table's own header of the column ``ident`` ("" for an identifier the table lacks)."""
+    try:
+        return typed.column(ident).name
+    except KeyError:
+        return ""
 
 
 def split_vote(outcome: ProgramOutcome) -> bool:
