@@ -291,7 +291,8 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
                 pass
         blocked = (tautology_blocker(program, typed) or fraction_of_rows_blocker(program, typed, text)
                    or direction_blocker(program, typed, text) or comparison_blocker(program, text)
-                   or multiple_blocker(program, text, _header(typed, program.column)) or quantity_count_blocker(program, typed, text)
+                   or multiple_blocker(program, text, _header(typed, program.column))
+                   or quantity_count_blocker(program, typed, text)
                    or negated_count_blocker(program, text) or named_rows_blocker(program, typed, text)
                    or vote_blocker(program, execution, text, typed.table.n_rows, typed)
                    or ignored_category_blocker(program, execution, typed, text)) if kind == "claim" else ""
