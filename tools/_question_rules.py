@@ -52,6 +52,7 @@ from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter
 from tools._words import MONTH_NAMES, RANK_HEADER, WORD, content_words, extreme_directions, is_superlative, \
     ordinal_extreme, singular, word_in
+from tools._written_share import writes_shares
 
 
 def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | None) -> Program:
@@ -548,6 +549,11 @@ def read_share(program: Program, typed: TypedTable, question: str) -> Program:
     return program.model_copy(update={"fn": "max", "per_column": named[0].ident, "nth": 1})
 
 
+def asks_share(question: str) -> bool:
+    """Whether the question asks for a share: "what share / proportion / percentage of …"."""
+    return bool(_SHARE.search(question))
+
+
 def read_share_of_all(program: Program, typed: TypedTable, question: str) -> Program:
     """"What share of all beds does St Mary have?" is St Mary's beds as a percentage of every row's beds.
 
@@ -566,7 +572,8 @@ def read_share_of_all(program: Program, typed: TypedTable, question: str) -> Pro
                                   flags=re.I))
     head = content_words(re.sub(r"\([^)]*\)|\[[^\]]*\]", " ", col.name))
     if not col.numeric or col.holds_years or not phrase or not head or not word_in(head[-1], phrase[:3]) \
-            or re.search(r"%|\bper\b|\brate\b|\bshare\b|\bpercent", col.name, re.I):
+            or re.search(r"%|\bper\b|\brate\b|\bshare\b|\bpercent", col.name, re.I) \
+            or writes_shares(typed, col.ident):  # "265 (22.0%)" writes the share itself (tools._written_share)
         return program
     return program.model_copy(update={"fn": "share", "nth": 1, "check": None})
 

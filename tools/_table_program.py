@@ -56,13 +56,14 @@ from tools._date_rules import leaves_out_stated_date, read_stated_year
 from tools._flag_columns import add_stated_flag
 from tools._partial_values import widen_partial_value
 from tools._question_grounding import describe_grounding, grounding
-from tools._question_rules import add_stated_date, add_stated_quarter, count_choice, drop_named_row, one_of_several, \
-    read_as_asked, read_choice, read_compared_value, read_direction, read_distinct, read_frequency, read_group_total, \
-    read_neighbour, read_ordinal, read_position, read_rank_order, read_ratio, read_rows_asked, read_share, \
-    read_share_of_all, read_stated_part, read_threshold_list, read_total_asked, yes_or_no
+from tools._question_rules import add_stated_date, add_stated_quarter, asks_share, count_choice, drop_named_row, \
+    one_of_several, read_as_asked, read_choice, read_compared_value, read_direction, read_distinct, read_frequency, \
+    read_group_total, read_neighbour, read_ordinal, read_position, read_rank_order, read_ratio, read_rows_asked, \
+    read_share, read_share_of_all, read_stated_part, read_threshold_list, read_total_asked, yes_or_no
 from tools._rates import read_rate
 from tools._stated_bound import read_stated_bound
 from tools._stated_values import add_stated_value
+from tools._written_share import read_written_share
 from tools._table_describe import describe
 from tools._table_grammar import typed_program_schema
 from tools._table_ops import execute
@@ -279,6 +280,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
                 f"no number in {describe(as_written, typed).split(' → ', 1)[-1]}: the cell as the table holds it"])
         if kind == "question":
             execution = cite_shared_row(cite_compared_row(execution, program, typed, text), program, typed, text)
+            execution = read_written_share(execution, program, typed, asks_share(text))
             execution = one_of_several(execution, position_asked(text))
             if yes_no_asked(text):
                 execution = yes_or_no(execution)

@@ -1,0 +1,52 @@
+"""Shares the table writes beside its counts: a cell "265 (22.0%)" answers "what share of vaccine recipients had
+headache?" with 22.0%.
+
+Clinical tables write "n (%)" in one cell, with the group's size in the header ("Vaccine (n=1,204)"). Found as a
+new user: asked "what share of vaccine recipients had it?" (headache), the programs read the cell's count, 265,
+and :func:`tools._question_rules.read_share_of_all` made it a share of the column's total, 18.3% of all the
+adverse events counted, a number the table never meant. The percentage the cell writes is the share of the
+group the column is about; code reads it from the one row the program selects.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from tools._cells import TypedTable, is_empty
+from tools._table_ops_model import Execution, Program
+
+# "265 (22.0%)", "1,204 (100 %)", "9 (0.7%)"
+_COUNT_AND_SHARE = re.compile(r"^\s*\d[\d,]*(?:\.\d+)?\s*\(\s*(\d+(?:\.\d+)?)\s*%\s*\)\s*$")
+SHARE_WRITERS = 0.6  # of a column's filled cells, as many write "n (p%)" for it to be a column of such cells
+_ONE_CELL_FNS = ("value", "sum", "max", "min", "avg")  # over one row, each reads that row's cell
+
+
+def written_share(cell: str) -> str | None:
+    """The percentage written beside a count ("265 (22.0%)" -> "22.0%"), or None."""
+    m = _COUNT_AND_SHARE.match(str(cell or ""))
+    return f"{m.group(1)}%" if m else None
+
+
+def writes_shares(typed: TypedTable, ident: str) -> bool:
+    """Whether most filled cells of column ``ident`` write a count with its percentage."""
+    try:
+        col = typed.column(ident)
+    except KeyError:
+        return False
+    filled = [v for v in typed.table.column_values(col.index) if not is_empty(v)]
+    return bool(filled) and sum(1 for v in filled if written_share(v)) / len(filled) >= SHARE_WRITERS
+
+
+def read_written_share(ex: Execution, program: Program, typed: TypedTable, share_asked: bool) -> Execution:
+    """The percentage the one selected row's cell writes, as the answer to a question that asks for a share."""
+    if (not share_asked or program.fn not in _ONE_CELL_FNS or program.per_column or program.minus_column
+            or len(ex.selected) != 1 or not writes_shares(typed, program.column)):
+        return ex
+    r, c = ex.selected[0], typed.column(program.column).index
+    share = written_share(typed.text(r, c))
+    if share is None:
+        return ex
+    cells = [(r, c)] + [cell for cell in ex.cells if cell != (r, c)]
+    return replace(ex, result=share, result_text=share, decisive_rows=[r], cells=cells, steps=ex.steps + [
+        f"the cell writes the share beside the count: {typed.text(r, c)}"])
