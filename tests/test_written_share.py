@@ -63,3 +63,30 @@ def test_other_questions_and_tables_are_left_as_they_were():
                         "column": "beds"}, TypedTable.build(BEDS), "question",
                        "What share of all beds does St Mary have?")
     assert beds.execution.result_text.startswith("31%")  # 310 of 1,000: a share of the column's total, as before
+
+
+SPLIT = Table(name="adverse_events", title="adverse_events", columns=EVENTS.columns, rows=EVENTS.rows + [
+    ["Fever", "88 (7.3%)", "12 (1.0%)", "7.3"], ["Myalgia", "170 (14.1%)", "95 (7.9%)", "1.78"]])
+UNDER_TEN = "Which events were reported by fewer than 10% of placebo recipients?"
+
+
+@pytest.mark.parametrize("value", ["10", "0.1", "10%"])
+def test_a_filter_stated_as_a_percentage_compares_the_shares_the_cells_write(value):
+    """Found as a new user: "Placebo < 10" compared the counts and named one event of the four under 10%."""
+    ran = run_sampled({"filters": [{"column": "placebo_n_1_198", "op": "<", "value": value}], "fn": "value",
+                       "column": "event"}, TypedTable.build(SPLIT), "question", UNDER_TEN)
+    assert ran.error == "" and ran.program.filters[0].value == "10%"
+    assert sorted(ran.execution.result) == ["Fever", "Injection-site pain", "Myalgia", "Serious adverse events"]
+
+
+def test_a_filter_the_text_does_not_state_as_a_percentage_compares_the_counts():
+    typed = TypedTable.build(SPLIT)
+    counts = run_sampled({"filters": [{"column": "placebo_n_1_198", "op": "<", "value": "100"}], "fn": "value",
+                          "column": "event"}, typed, "question", "Which events were reported by fewer than 100 "
+                                                                 "placebo recipients?")
+    assert counts.program.filters[0].value == "100"
+    assert sorted(counts.execution.result) == ["Fever", "Injection-site pain", "Myalgia", "Serious adverse events"]
+    risk = run_sampled({"filters": [{"column": "relative_risk", "op": ">", "value": "5"}], "fn": "value",
+                        "column": "event"}, typed, "question", "Which events had a relative risk above 5 and over "
+                                                               "5% of vaccine recipients?")
+    assert risk.program.filters[0].value == "5"  # a column of plain numbers keeps the value as written

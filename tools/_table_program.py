@@ -63,7 +63,7 @@ from tools._question_rules import add_stated_date, add_stated_quarter, asks_shar
 from tools._rates import read_rate
 from tools._stated_bound import read_stated_bound
 from tools._stated_values import add_stated_value
-from tools._written_share import read_written_share
+from tools._written_share import read_stated_percent, read_written_share
 from tools._table_describe import describe
 from tools._table_grammar import typed_program_schema
 from tools._table_ops import execute
@@ -221,7 +221,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
     try:
         program = read_stated_bound(Program.model_validate(raw), typed, text)
         program = add_stated_flag(program, typed, text, yes_no=kind == "question" and yes_no_asked(text))
-        program = read_stated_year(program, typed, text)
+        program = read_stated_percent(read_stated_year(program, typed, text), typed, text)
         if kind == "question":
             program = widen_partial_value(read_stated_part(program, typed, text), typed, text)
             program = add_stated_date(program, typed, text)

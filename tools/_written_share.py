@@ -6,6 +6,10 @@ new user: asked "what share of vaccine recipients had it?" (headache), the progr
 and :func:`tools._question_rules.read_share_of_all` made it a share of the column's total, 18.3% of all the
 adverse events counted, a number the table never meant. The percentage the cell writes is the share of the
 group the column is about; code reads it from the one row the program selects.
+
+A filter the text states as a percentage ("fewer than 10% of placebo recipients") compares those percentages
+too (:func:`read_stated_percent`, :func:`compare_cell`'s use of :func:`share_number`): found as a new user, the
+programs compared 10 with the counts and named one event of the four under 10%.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import re
 from dataclasses import replace
 
 from tools._cells import TypedTable, is_empty
-from tools._table_ops_model import Execution, Program
+from tools._table_ops_model import Execution, Program, RowFilter
 
 # "265 (22.0%)", "1,204 (100 %)", "9 (0.7%)"
 _COUNT_AND_SHARE = re.compile(r"^\s*\d[\d,]*(?:\.\d+)?\s*\(\s*(\d+(?:\.\d+)?)\s*%\s*\)\s*$")
@@ -26,6 +30,12 @@ def written_share(cell: str) -> str | None:
     """The percentage written beside a count ("265 (22.0%)" -> "22.0%"), or None."""
     m = _COUNT_AND_SHARE.match(str(cell or ""))
     return f"{m.group(1)}%" if m else None
+
+
+def share_number(cell: str) -> float | None:
+    """The percentage written beside a count, as a number ("265 (22.0%)" -> 22.0), or None."""
+    m = _COUNT_AND_SHARE.match(str(cell or ""))
+    return float(m.group(1)) if m else None
 
 
 def writes_shares(typed: TypedTable, ident: str) -> bool:
@@ -50,3 +60,31 @@ def read_written_share(ex: Execution, program: Program, typed: TypedTable, share
     cells = [(r, c)] + [cell for cell in ex.cells if cell != (r, c)]
     return replace(ex, result=share, result_text=share, decisive_rows=[r], cells=cells, steps=ex.steps + [
         f"the cell writes the share beside the count: {typed.text(r, c)}"])
+
+
+_STATED_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b)", re.I)
+_FILTER_OPS = ("=", "!=", "<", "<=", ">", ">=")
+
+
+def read_stated_percent(program: Program, typed: TypedTable, text: str) -> Program:
+    """A filter over cells that write "n (p%)" whose value the text states as a percentage compares with the
+    percentages: "fewer than 10% of placebo recipients" written as "Placebo < 10" (or "< 0.1") becomes
+    "Placebo < 10%"."""
+    stated = {round(float(m.group(1)), 6) for m in _STATED_PERCENT.finditer(text)}
+    if not stated or not program.filters:
+        return program
+    filters, changed = [], False
+    for f in program.filters:
+        value = f.value.strip()
+        if not value.endswith("%") and f.op in _FILTER_OPS and writes_shares(typed, f.column):
+            try:
+                written = float(value.replace(",", ""))
+            except ValueError:
+                written = None
+            if written is not None:
+                as_percent = next((p for p in (written, written * 100) if round(p, 6) in stated), None)
+                if as_percent is not None:
+                    f = RowFilter(column=f.column, op=f.op, value=f"{as_percent:g}%")
+                    changed = True
+        filters.append(f)
+    return program.model_copy(update={"filters": filters}) if changed else program
