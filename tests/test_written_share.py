@@ -90,3 +90,23 @@ def test_a_filter_the_text_does_not_state_as_a_percentage_compares_the_counts():
                         "column": "event"}, typed, "question", "Which events had a relative risk above 5 and over "
                                                                "5% of vaccine recipients?")
     assert risk.program.filters[0].value == "5"  # a column of plain numbers keeps the value as written
+
+
+@pytest.mark.parametrize("claim, written, truth", [
+    ("Is it true that 22% of vaccine recipients reported headache?", "22", True),
+    ("22% of vaccine recipients reported headache.", "0.22", True),
+    ("22% of vaccine recipients reported headache.", "22%", True),
+    ("25 percent of vaccine recipients reported headache.", "25", False),
+])
+def test_a_claims_percentage_is_checked_against_the_share_the_cell_writes(claim, written, truth):
+    """Found as a new user: "22% of vaccine recipients reported headache" was checked as 265 = 22."""
+    for fn in ("value", "sum"):
+        ran = run_sampled({**headache("vaccine_n_1_204", fn), "check": {"op": "=", "value": written}},
+                          TypedTable.build(EVENTS), "claim", claim)
+        assert ran.error == "" and ran.program.check.value.endswith("%") and ran.execution.truth is truth
+
+
+def test_a_claims_count_is_still_checked_against_the_count():
+    ran = run_sampled({**headache("vaccine_n_1_204"), "check": {"op": "=", "value": "265"}},
+                      TypedTable.build(EVENTS), "claim", "265 vaccine recipients reported headache.")
+    assert ran.program.check.value == "265" and ran.execution.truth is True

@@ -9,7 +9,8 @@ group the column is about; code reads it from the one row the program selects.
 
 A filter the text states as a percentage ("fewer than 10% of placebo recipients") compares those percentages
 too (:func:`read_stated_percent`, :func:`compare_cell`'s use of :func:`share_number`): found as a new user, the
-programs compared 10 with the counts and named one event of the four under 10%.
+programs compared 10 with the counts and named one event of the four under 10%. So does a claim's check of one
+row's cell against a stated percentage ("22% of vaccine recipients reported headache" was checked as 265 = 22).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from tools._table_ops_model import Execution, Program, RowFilter
 # "265 (22.0%)", "1,204 (100 %)", "9 (0.7%)"
 _COUNT_AND_SHARE = re.compile(r"^\s*\d[\d,]*(?:\.\d+)?\s*\(\s*(\d+(?:\.\d+)?)\s*%\s*\)\s*$")
 SHARE_WRITERS = 0.6  # of a column's filled cells, as many write "n (p%)" for it to be a column of such cells
-_ONE_CELL_FNS = ("value", "sum", "max", "min", "avg")  # over one row, each reads that row's cell
+ONE_CELL_FNS = ("value", "sum", "max", "min", "avg")  # over one row, each reads that row's cell
 
 
 def written_share(cell: str) -> str | None:
@@ -50,7 +51,7 @@ def writes_shares(typed: TypedTable, ident: str) -> bool:
 
 def read_written_share(ex: Execution, program: Program, typed: TypedTable, share_asked: bool) -> Execution:
     """The percentage the one selected row's cell writes, as the answer to a question that asks for a share."""
-    if (not share_asked or program.fn not in _ONE_CELL_FNS or program.per_column or program.minus_column
+    if (not share_asked or program.fn not in ONE_CELL_FNS or program.per_column or program.minus_column
             or len(ex.selected) != 1 or not writes_shares(typed, program.column)):
         return ex
     r, c = ex.selected[0], typed.column(program.column).index
@@ -75,16 +76,28 @@ def read_stated_percent(program: Program, typed: TypedTable, text: str) -> Progr
         return program
     filters, changed = [], False
     for f in program.filters:
-        value = f.value.strip()
-        if not value.endswith("%") and f.op in _FILTER_OPS and writes_shares(typed, f.column):
-            try:
-                written = float(value.replace(",", ""))
-            except ValueError:
-                written = None
-            if written is not None:
-                as_percent = next((p for p in (written, written * 100) if round(p, 6) in stated), None)
-                if as_percent is not None:
-                    f = RowFilter(column=f.column, op=f.op, value=f"{as_percent:g}%")
-                    changed = True
+        if f.op in _FILTER_OPS and writes_shares(typed, f.column) \
+                and (as_percent := _as_stated_percent(f.value, stated)) is not None:
+            f, changed = RowFilter(column=f.column, op=f.op, value=as_percent), True
         filters.append(f)
+    chk = program.check
+    if chk is not None and chk.against == "value" and writes_shares(typed, program.column) \
+            and program.fn in ONE_CELL_FNS and (as_percent := _as_stated_percent(chk.value, stated)) is not None:
+        # "22% of vaccine recipients reported headache": Vaccine of Headache = 22 compares the cell's 22.0%; read as
+        # the cell's value (over one row a sum or max is that cell), so the reason shows "265 (22.0%)", not 265.
+        return program.model_copy(update={"filters": filters, "fn": "value",
+                                          "check": chk.model_copy(update={"value": as_percent})})
     return program.model_copy(update={"filters": filters}) if changed else program
+
+
+def _as_stated_percent(value: str, stated: set[float]) -> str | None:
+    """``value`` written as the percentage the text states ("22" or "0.22" for a stated 22%), else None."""
+    value = value.strip()
+    if value.endswith("%"):
+        return None
+    try:
+        written = float(value.replace(",", ""))
+    except ValueError:
+        return None
+    as_percent = next((p for p in (written, written * 100) if round(p, 6) in stated), None)
+    return f"{as_percent:g}%" if as_percent is not None else None
