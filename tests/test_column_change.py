@@ -44,6 +44,10 @@ def test_how_much_a_named_row_changed_is_the_second_column_minus_the_first():
 @pytest.mark.parametrize("question, answer", [
     ("Which country rose the most from 2022 to 2023?", "Brazil"),
     ("Which country fell the most between 2022 and 2023?", "Kenya"),
+    # found as a new user: "the largest drop" named no verb, and the programs compared one year alone
+    ("Which country had the largest drop in coverage between 2022 and 2023?", "Kenya"),
+    ("Which country had the biggest increase from 2022 to 2023?", "Brazil"),
+    ("What country saw the greatest decline between 2022 and 2023?", "Kenya"),
 ])
 def test_the_row_that_changed_most(question, answer):
     execution = execute(read_column_change(kenya(), TYPED, question), TYPED)
@@ -53,6 +57,7 @@ def test_the_row_that_changed_most(question, answer):
 @pytest.mark.parametrize("question", [
     "What was Kenya's coverage in 2023?",  # no span
     "Was Kenya's coverage between 80 and 90?",  # numbers, not columns
+    "Which country had the largest coverage between 2022 and 2023?",  # no change asked
 ])
 def test_other_questions_are_left_as_written(question):
     assert read_column_change(kenya(), TYPED, question) == kenya()
@@ -85,3 +90,13 @@ def test_a_claim_that_every_selected_row_changed_one_way(claim, verdict):
     decide(outcome, sampled, TYPED, "claim", claim)
     assert outcome.winner == verdict, [r.error or r.program for r in outcome.runs]
     assert "2023 (%) > 2022 (%)" in outcome.runs[0].program
+
+
+def test_the_largest_drop_keeps_its_direction_through_the_question_rules():
+    """Found as a new user: "the largest drop" read as a change, then "largest" turned it into the largest rise."""
+    from tools._table_program import run_sampled
+
+    written = {"filters": [], "fn": "argmax", "column": "c_2023", "answer_column": "country"}
+    ran = run_sampled(written, TYPED, "question", "Which country had the largest drop in coverage between 2022 and "
+                                                  "2023?")
+    assert ran.program.fn == "argmin" and ran.program.minus_column and ran.execution.result == "Kenya"

@@ -28,6 +28,12 @@ _UP = r"rose|risen|increased|grew|gained|climbed|went\s+up"
 _DOWN = r"fell|fallen|dropped|declined|decreased|went\s+down|shrank"
 _WHICH_MOST = re.compile(r"^\s*(?:which|what)\b[^?]*?\b(?:(?P<up>" + _UP + r")|(?P<down>" + _DOWN + r"))\b"
                          r"[^?]*?\b(?:the\s+)?most\b", re.I)
+# "Which country had the largest drop in coverage between 2019 and 2021?" (found as a new user: the programs
+# compared 2022 alone and answered India; the Philippines fell 10 points)
+_WHICH_LARGEST = re.compile(
+    r"^\s*(?:which|what)\b[^?]*?\b(?:largest|biggest|greatest|steepest|sharpest|highest|most)\s+"
+    r"(?:(?P<up>rise|increase|gain|growth|jump|improvement)|(?P<down>drop|fall|decline|decrease|reduction|loss))\b",
+    re.I)
 
 
 def change_columns(typed: TypedTable, question: str) -> tuple[str, str] | None:
@@ -50,7 +56,7 @@ def read_column_change(program: Program, typed: TypedTable, question: str) -> Pr
     a, b = span
     filters = [f for f in program.filters if f.column not in (a, b)]  # the change's own columns are no condition
     label_ident = typed.columns[label - 1].ident
-    which = _WHICH_MOST.search(question)
+    which = _WHICH_MOST.search(question) or _WHICH_LARGEST.search(question)
     if which:  # the answer is a row: a filter naming one is no condition of the question's
         filters = [f for f in filters if not (f.column == label_ident and f.op == "=")]
         return Program(filters=filters, fn="argmax" if which.group("up") else "argmin", column=b, minus_column=a,
