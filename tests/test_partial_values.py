@@ -63,3 +63,38 @@ def test_a_hyphenated_compound_is_another_value():
     program = Program.model_validate({"filters": [{"column": "nationality", "op": "=", "value": "Indian"}],
                                       "fn": "count", "column": "name", "answer_column": "name"})
     assert widen_partial_value(program, people, "how many people in this group were indian?") == program
+
+
+INCOME = Table(name="coverage", title="coverage", columns=["Country", "2019", "2021", "Income group"], rows=[
+    ["Brazil", "87", "73", "Upper middle"], ["India", "95", "89", "Lower middle"],
+    ["Nigeria", "59", "59", "Lower middle"], ["Philippines", "67", "57", "Lower middle"],
+    ["Germany", "97", "97", "High"]])
+
+
+def on_income(value: str, op: str = "contains") -> dict:
+    return {"filters": [{"column": "income_group", "op": op, "value": value}], "fn": "argmax", "column": "c2_2019",
+            "answer_column": "country"}
+
+
+@pytest.mark.parametrize("question, written, kept", [
+    # found as a new user: "contains 'middle'" kept Brazil (Upper middle) in
+    ("Which lower-middle-income country had the highest coverage in 2019?", "middle", "Lower middle"),
+    ("Which Lower Middle income country had the highest coverage in 2019?", "iddle", "Lower middle"),
+])
+def test_a_contains_filter_is_narrowed_to_the_one_cell_the_question_writes_whole(question, written, kept):
+    ran = run_sampled(on_income(written), TypedTable.build(INCOME), "question", question)
+    f = ran.program.filters[0]
+    assert (f.op, f.value) == ("=", kept) and ran.execution.result == "India"
+
+
+@pytest.mark.parametrize("question, written", [
+    ("Which middle-income country had the highest coverage in 2019?", "middle"),  # both middle groups meant
+    ("Which country in a middle income group had the highest coverage in 2019?", "middle"),
+    ("How many deaths were there in the outbreaks linked to onions?", "onions"),  # the text writes the part only
+])
+def test_a_contains_filter_the_question_writes_no_longer_cell_of_is_kept(question, written):
+    table = OUTBREAKS if "onions" in question else INCOME
+    program = ({"filters": [{"column": "source", "op": "contains", "value": written}], "fn": "sum",
+                "column": "deaths", "answer_column": "outbreak"} if table is OUTBREAKS else on_income(written))
+    ran = run_sampled(program, TypedTable.build(table), "question", question)
+    assert (ran.program.filters[0].op, ran.program.filters[0].value) == ("contains", written)

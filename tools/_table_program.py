@@ -54,7 +54,7 @@ from tools._count_than_row import cite_compared_row, counts_of_compared_row, rea
 from tools._same_as_row import cite_shared_row, read_same_as_row
 from tools._date_rules import leaves_out_stated_date, read_stated_year
 from tools._flag_columns import add_stated_flag
-from tools._partial_values import widen_partial_value
+from tools._partial_values import narrow_to_written_value, widen_partial_value
 from tools._question_grounding import describe_grounding, grounding
 from tools._question_rules import add_stated_date, add_stated_quarter, asks_share, count_choice, drop_named_row, \
     one_of_several, read_as_asked, read_choice, read_compared_value, read_direction, read_distinct, read_frequency, \
@@ -224,6 +224,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
         program = read_stated_percent(read_stated_year(program, typed, text), typed, text)
         if kind == "question":
             program = widen_partial_value(read_stated_part(program, typed, text), typed, text)
+            program = narrow_to_written_value(program, typed, text)
             program = add_stated_date(program, typed, text)
             program = add_stated_quarter(program, typed, text)
             program = add_significance_filter(program, typed, text)
