@@ -554,13 +554,26 @@ async def test_a_fallback_answer_says_which_of_its_numbers_the_table_lacks(tmp_s
         if is_program(req):
             return Reply(content=json.dumps(BROKEN), more_choices=[json.dumps(BROKEN)])
         return Reply(content=json.dumps({"answer": "Ontario", "cited_cells": ["R2C1"],
-                                         "reason": "Ontario had 999 cases in 2011, more than Quebec's 12."}))
+                                         "reason": "Ontario (Measles cases) had 999 cases, more than before."}))
 
     with fake_llm_server(handler) as srv:
         out = await table_qa(qa_ctx(tmp_settings, srv), QAInput(question="Which province is second?"))
     assert out.decided_by == "llm" and out.unstated_numbers == ["999"]
-    assert "(The model wrote 999, which is not in the table: the model's own figure, not computed by code.)" \
-        in out.reason  # 2011 and 12 are cells of the table
+    assert "(The model wrote 999, which is not in the cells it cites: the model's own figure, not computed by " \
+           "code.)" in out.reason
+
+
+def test_a_judges_number_from_a_cell_it_does_not_cite_is_unstated():
+    """Found as a new user: "the Philippines' coverage was 72%, higher than the 60% coverage in 2021" cited the 72
+    alone (its 2021 cell holds 57; 60 is another row's), while 2021, a header, was flagged as missing."""
+    from tools._unstated import unstated_numbers
+
+    reason = "Ontario had 220 cases in 2011, more than Quebec's 12; its unit price (€/kg) is 4,512."
+    assert unstated_numbers(reason, CASES, "Ontario had the most cases.") == []  # every cell of the table
+    assert unstated_numbers(reason, CASES, "Ontario had the most cases.", [(2, 3)]) == ["2011", "12", "4,512"]
+    assert unstated_numbers(reason, CASES, "Ontario had the most cases.", [(2, 2), (2, 3), (1, 3), (2, 4)]) == []
+    coverage = CASES.model_copy(update={"columns": ["Province", "2021", "Cases", "Unit price (€/kg)"]})
+    assert unstated_numbers("The 2021 value is 220.", coverage, "", [(2, 3)]) == []  # a header states 2021
 
 
 # -- nothing the model writes is code ----------------------------------------------------------

@@ -286,5 +286,5 @@ async def test_a_judges_reason_with_its_own_figure_says_so(tmp_settings, fake_ll
     judge = {"label": "REFUTES", "cited_cells": ["R5C3"], "reason": "R5C3 shows 678, about 0.6667 of the total."}
     with fake_llm_server(scripted(judge)) as srv:
         out = await verify_claim(_ctx(tmp_settings, srv), Input(claim=CLAIM, variant="full"))
-    assert out.reason.endswith("(The judge wrote 0.6667, which is in neither the table nor the claim: the model's "
-                               "own figure, not computed by code.)")
+    assert out.reason.endswith("(The judge wrote 0.6667, which is in neither the cells it cites nor the claim: the "
+                               "model's own figure, not computed by code.)")

@@ -315,7 +315,8 @@ class Output(BaseModel):
     explanations: dict[str, str] = Field(default_factory=dict)
     invalid_citations: list[str] = Field(default_factory=list)
     unstated_numbers: list[str] = Field(default_factory=list, description="Numbers the model's reason gives that "
-                                        "the table lacks (the reply is then unverified).")
+                                        "the cells it cites and the table's headers lack (the reply is then "
+                                        "unverified).")
     decided_by: str = Field("llm", description="program (code computed it), llm, or columns (not in the table).")
     vote_share: float | None = Field(None, description="Share of the sampled programs that agree.")
     programs: list[str] = Field(default_factory=list, description="Each sampled program, its result or its error.")
@@ -370,12 +371,13 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
         ctx.session.last_table_answer = TableAnswer(table=table.name, question=args.question, answer=result.answer,
                                                     rows=rows, row_names=[table.row_label(r) for r in rows])
     reason = result.reason
-    unstated = unstated_numbers(result.reason, table, args.question) if result.decided_by == "llm" else []
+    unstated = unstated_numbers(result.reason, table, args.question, result.cells) \
+        if result.decided_by == "llm" else []
     if unstated:
         # Found as a new user: "Is Lakeside General older or newer than Moorland Medical?" chose "older" with the
         # reason "the opening year of Lakeside General is 2000, while Moorland Medical is 1995" (1987 and 1993).
         reason += (f" (The model wrote {', '.join(unstated)}, which {'is' if len(unstated) == 1 else 'are'} not in "
-                   "the table: the model's own figure, not computed by code.)")
+                   "the cells it cites: the model's own figure, not computed by code.)")
     tied = [result.options[i - 1] for i in result.tied]
     if tied:
         reason += " Several options are equally supported by the cells: " + ", ".join(tied) + "."

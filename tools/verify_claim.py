@@ -253,7 +253,8 @@ class Output(BaseModel):
     cells: list[str] = Field(description="Evidence ids of the decisive cells (cite these).")
     reason: str
     unstated_numbers: list[str] = Field(default_factory=list, description="Numbers the judge's reason gives that "
-                                        "neither the table nor the claim states (the reply is then unverified).")
+                                        "neither the cells it cites, the table's headers nor the claim state (the "
+                                        "reply is then unverified).")
     explanations: dict[str, str] = Field(description="The three assumption-conditioned explanations.")
     invalid_citations: list[str] = Field(default_factory=list)
     citations_valid: bool = True
@@ -309,10 +310,10 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
     note = "" if check.citations_valid else " (none of the cells the judge cited exist in the table)"
     judge_wrote = check.decided_by == "ccoe" or (
         check.decided_by == "program+ccoe" and (check.programs is None or check.reason != check.programs.reason))
-    unstated = unstated_numbers(check.reason, table, claim) if judge_wrote else []
-    if unstated:  # the model's arithmetic or memory, not the table's: said, and the reply is not "verified"
+    unstated = unstated_numbers(check.reason, table, claim, check.cells) if judge_wrote else []
+    if unstated:  # the model's arithmetic or memory, not the cited cells': said, and the reply is not "verified"
         note += (f" (The judge wrote {', '.join(unstated)}, which {'is' if len(unstated) == 1 else 'are'} in "
-                 "neither the table nor the claim: the model's own figure, not computed by code.)")
+                 "neither the cells it cites nor the claim: the model's own figure, not computed by code.)")
     return Output(
         verdict=check.label, table=table.name, table_id=table_id, cells=cell_ids, reason=check.reason + note,
         unstated_numbers=unstated,
