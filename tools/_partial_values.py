@@ -20,6 +20,7 @@ lost statements were not examined one by one). On questions it gained WTQ test 1
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from tools._cell_compare import norm_text, words_match
 from tools._cells import TypedTable
@@ -46,25 +47,31 @@ def _holds(cell: str, part: str) -> bool:
     return len(part) >= 3 and re.search(rf"(?<![\w-]){re.escape(part)}(?![\w-])", cell) is not None
 
 
-def widen_partial_value(program: Program, typed: TypedTable, text: str) -> Program:
-    """``program`` with each such filter read as "contains" its written words (module docstring)."""
+def _rewrite_text_filters(program: Program, typed: TypedTable, op: str,
+                          rewrite: Callable[[RowFilter, list[str]], RowFilter | None]) -> Program:
+    """``program`` with each ``op`` filter on a column of text replaced by ``rewrite(filter, the column's cells)``,
+    or kept as written where that is None."""
     filters, changed = [], False
     for f in program.filters:
         try:
             col = typed.column(f.column)
         except KeyError:
             col = None
-        if col is None or col.numeric or f.op != "=":
-            filters.append(f)
-            continue
-        part = norm_text(f.value) if words_match(text, f.value) else _written_part(f.value, text)
-        cells = {norm_text(v) for v in typed.table.column_values(col.index)}
-        named = [v for v in cells if part and _holds(v, part)]
-        if len(named) >= 2:
-            f = RowFilter(column=f.column, op="contains", value=part)
-            changed = True
-        filters.append(f)
+        new = rewrite(f, typed.table.column_values(col.index)) if col is not None and not col.numeric \
+            and f.op == op else None
+        filters.append(new or f)
+        changed = changed or new is not None
     return program.model_copy(update={"filters": filters}) if changed else program
+
+
+def widen_partial_value(program: Program, typed: TypedTable, text: str) -> Program:
+    """``program`` with each such filter read as "contains" its written words (module docstring)."""
+    def widen(f: RowFilter, values: list[str]) -> RowFilter | None:
+        part = norm_text(f.value) if words_match(text, f.value) else _written_part(f.value, text)
+        named = [v for v in {norm_text(v) for v in values} if part and _holds(v, part)]
+        return RowFilter(column=f.column, op="contains", value=part) if len(named) >= 2 else None
+
+    return _rewrite_text_filters(program, typed, "=", widen)
 
 
 def _writes_words(text: str, cell: str) -> bool:
@@ -77,21 +84,13 @@ def _writes_words(text: str, cell: str) -> bool:
 def narrow_to_written_value(program: Program, typed: TypedTable, text: str) -> Program:
     """``program`` with a "contains" filter that holds several cells read as "=" the one of them the text writes
     whole, with more words than the filter's (module docstring)."""
-    filters, changed = [], False
-    for f in program.filters:
-        try:
-            col = typed.column(f.column)
-        except KeyError:
-            col = None
-        if col is None or col.numeric or f.op != "contains" or len(norm_text(f.value)) < 3:
-            filters.append(f)
-            continue
+    def narrow(f: RowFilter, values: list[str]) -> RowFilter | None:
         part = norm_text(f.value)
-        cells = {norm_text(v): v for v in typed.table.column_values(col.index)}
-        holding = [v for v in cells if part in v]
+        cells = {norm_text(v): v for v in values}
+        holding = [v for v in cells if len(part) >= 3 and part in v]
         written = [v for v in holding if v != part and _writes_words(text, v)]
         if len(holding) >= 2 and len(written) == 1:
-            f = RowFilter(column=f.column, op="=", value=cells[written[0]].strip())
-            changed = True
-        filters.append(f)
-    return program.model_copy(update={"filters": filters}) if changed else program
+            return RowFilter(column=f.column, op="=", value=cells[written[0]].strip())
+        return None
+
+    return _rewrite_text_filters(program, typed, "contains", narrow)
