@@ -1153,3 +1153,25 @@ async def test_a_follow_up_claim_is_checked_about_the_last_answers_row(tmp_setti
     assert "Alberta had more than 500 cases." in program_prompts[-1]
     assert "Supported" in two.answer, two.answer
 
+
+
+def test_the_program_most_winners_wrote_stands_for_the_vote():
+    """Found as a new user: "every clinic in the South has a wait of more than a week" was shown (reason, cells) as
+    "Wait (days) > 1", the first of five winners, while the other four wrote "> 7"."""
+    from tools._table_program import ProgramOutcome, decide, run_sampled
+
+    clinics = Table(name="clinics", title="", columns=["Clinic", "District", "Wait (days)"], rows=[
+        ["Northgate", "North", "4.5"], ["Harbourside", "South", "9"], ["Riverbend", "East", "3"],
+        ["Southfields", "South", "11"]])
+    claim = "Every clinic in the South district has a wait of more than a week."
+
+    def every(bound: str) -> dict:
+        return {"filters": [{"column": "district", "op": "=", "value": "South"}], "fn": "every",
+                "column": "wait_days", "check": {"op": ">", "value": bound}}
+
+    typed = TypedTable.build(clinics)
+    sampled = [run_sampled(raw, typed, "claim", claim) for raw in (every("1"), every("7"), every("7"), every("7"))]
+    outcome = ProgramOutcome(kind="claim")
+    decide(outcome, sampled, typed, "claim", claim)
+    assert outcome.winner == "SUPPORTS" and outcome.votes == {"SUPPORTS": 4}
+    assert outcome.program.endswith("> 7") and "> 7" in outcome.reason

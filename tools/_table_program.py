@@ -480,7 +480,11 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
         if count * 2 > len(ran):
             outcome.winner = top
             outcome.confidence = round(count / max(1, outcome.samples), 2)
-            best = next(i for i, r in enumerate(outcome.runs) if r.ran and r.verdict == top)
+            # The program most of the winners wrote stands for them (its cells cited, its reason shown): the first
+            # one was "Wait (days) > 1" for "more than a week" while 4 of 5 wrote "> 7" (found as a new user).
+            winners = [i for i, r in enumerate(outcome.runs) if r.ran and r.verdict == top]
+            written = Counter(outcome.runs[i].program for i in winners)
+            best = max(winners, key=lambda i: (written[outcome.runs[i].program], -i))
             run, ex = outcome.runs[best], sampled[best].execution  # runs and samples share indices
             assert ex is not None
             outcome.cells = list(run.cells)
