@@ -112,30 +112,3 @@ def test_a_program_that_reads_back_its_filter_refutes_nothing(raw, held):
 
     sampled = run_sampled(raw, TypedTable.build(HOSPITALS), "claim", BETTER)
     assert ("reads back its own filter" in (sampled.error or "")) is held, sampled.error
-
-
-BOOKS = Table(name="books", title="", columns=["Title", "Author", "Length"], rows=[
-    ["Introduction to Law Enforcement", "Tom Davis", "640 pages"], ["Sacred Work", "Ann Lee", "212 pages"]])
-
-
-def _read_back(column: str, value: str) -> dict:
-    return {"filters": [{"column": column, "op": "=", "value": value}], "fn": "value", "column": column,
-            "check": {"op": "=", "against": "value", "value": value}}
-
-
-@pytest.mark.parametrize("claim, raw, held", [
-    # a value the claim never states, read back as itself: true of any table holding it
-    ("Introduction to Law Enforcement is over 700 pages in length.", _read_back("length", "640 pages"), True),
-    ("Sacred Work was authored by Ron McDonald.", _read_back("author", "Ann Lee"), True),
-    # the claim states it: the row's existence is what the claim says
-    ("Ann Lee wrote one of the books.", _read_back("author", "Ann Lee"), False),
-    ("One of the books is 640 pages long.", _read_back("length", "640 pages"), False),
-    # a filter on another column, checked against the value the claim states, is a real check
-    ("Sacred Work was authored by Ron McDonald.",
-     {**_read_back("title", "Sacred Work"), "column": "author", "check": {"op": "=", "value": "Ron McDonald"}}, False),
-])
-def test_a_value_the_claim_does_not_state_read_back_as_itself_does_not_vote(claim, raw, held):
-    from tools._table_program import run_sampled
-
-    sampled = run_sampled(raw, TypedTable.build(BOOKS), "claim", claim)
-    assert ("which the claim does not state: true of any table" in (sampled.error or "")) is held, sampled.error

@@ -107,7 +107,7 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed
     return ""
 
 
-def tautology_blocker(program: Program, typed: TypedTable | None = None, claim: str | None = None) -> str:
+def tautology_blocker(program: Program, typed: TypedTable | None = None) -> str:
     """Why a check that holds whatever the table says must not vote, or ``""``.
 
     TabFact's tuning split: "both a male and female leave the cube alive" was supported by "the number of rows
@@ -128,13 +128,6 @@ def tautology_blocker(program: Program, typed: TypedTable | None = None, claim: 
         # filter, measured and kept above, are another form: fn "every".)
         return (f"it reads back its own filter's {fixed!r}, so its check against {chk.value!r} is "
                 f"{'false' if chk.op == '=' else 'true'} of any table")
-    if fixed is not None and chk.op == "=" and claim is not None and norm_text(fixed) == norm_text(chk.value) \
-            and not _stated(fixed, claim, claim_numbers(claim)):
-        # PubHealthTab's test run (reported, not tuned on): "… is over 700 pages in length" supported by "rows where
-        # Length = '640 pages' -> Length = '640 pages'", "… was authored by Ron McDonald" by "Author = 'Tom
-        # Davis' -> Author = 'Tom Davis'". A value the claim never states, read back as itself, holds of any table
-        # that has it. Kept when the claim states the value: then the row's existence is what the claim says.
-        return f"it reads back its own filter's {fixed!r}, which the claim does not state: true of any table holding it"
     target = cell_number(chk.value)
     if program.fn in ("count", "count_distinct") and target is not None and (
             (chk.op == ">=" and target <= 0) or (chk.op == ">" and target < 0)):

@@ -292,7 +292,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
                 program, execution = narrowed, execute(narrowed, typed)
             except ProgramError:
                 pass
-        blocked = (tautology_blocker(program, typed, text) or fraction_of_rows_blocker(program, typed, text)
+        blocked = (tautology_blocker(program, typed) or fraction_of_rows_blocker(program, typed, text)
                    or direction_blocker(program, typed, text) or comparison_blocker(program, text)
                    or multiple_blocker(program, text, _header(typed, program.column))
                    or quantity_count_blocker(program, typed, text)
