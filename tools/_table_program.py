@@ -54,6 +54,7 @@ from tools._count_than_row import cite_compared_row, counts_of_compared_row, rea
 from tools._same_as_row import cite_shared_row, read_same_as_row
 from tools._date_rules import leaves_out_stated_date, read_stated_year
 from tools._flag_columns import add_stated_flag
+from tools._named_difference import read_named_difference
 from tools._partial_values import narrow_to_written_value, widen_partial_value
 from tools._question_grounding import describe_grounding, grounding
 from tools._question_rules import add_stated_date, add_stated_quarter, asks_share, count_choice, drop_named_row, \
@@ -237,6 +238,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_neighbour(program, typed, text)
             program = read_count_than_row(count_choice(program, typed, text), typed, text)
             program = read_same_as_row(program, typed, text)
+            program = read_named_difference(program, typed, text)
             program = read_frequency(program, typed, text)
             program = read_distinct(program, typed, text)
             program = read_group_total(read_total_asked(program, typed, text), typed, text)

@@ -1,0 +1,55 @@
+""""How many more patients per week does Riverbend see than Elm Park?" is the difference between the two rows it
+names (tools/_named_difference.py); found as a new user, it answered 340 (Northgate − Elm Park)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.tables import Table
+from tools._cells import TypedTable
+from tools._table_program import run_sampled
+
+CLINICS = Table(name="clinics", title="", columns=["Clinic", "District", "Doctors", "Patients per week"], rows=[
+    ["Northgate", "North", "12", "640"], ["Harbourside", "South", "8", "512"], ["Elm Park", "North", "5", "300"],
+    ["Riverbend", "East", "10", "700"], ["Southfields", "South", "6", "455"]])
+TYPED = TypedTable.build(CLINICS)
+QUESTION = "How many more patients per week does Riverbend see than Elm Park?"
+
+
+def written(filters: list[dict], fn: str = "difference", column: str = "patients_per_week") -> dict:
+    return {"filters": filters, "fn": fn, "column": column}
+
+
+@pytest.mark.parametrize("raw", [
+    written([{"column": "district", "op": "=", "value": "North"}]),  # the two North clinics: 340
+    written([{"column": "clinic", "op": "=", "value": "Riverbend"}]),  # one row: did not run
+    written([{"column": "district", "op": "=", "value": "East"}]),
+    written([{"column": "clinic", "op": "=", "value": "Riverbend"}], fn="value"),  # Riverbend's own 700
+])
+def test_the_two_named_rows_are_differenced(raw):
+    ran = run_sampled(raw, TYPED, "question", QUESTION)
+    assert ran.error == "" and ran.execution.result_text == "400"
+    assert sorted(ran.execution.decisive_rows) == [3, 4]
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("How many fewer doctors does Elm Park have than Riverbend?", "5"),
+    ("how much higher is Riverbend's patients per week than Harbourside?", "188"),
+])
+def test_other_phrasings(question, answer):
+    column = "doctors" if "doctors" in question else "patients_per_week"
+    ran = run_sampled(written([], fn="value", column=column), TYPED, "question", question)
+    assert ran.execution is not None and ran.execution.result_text == answer, ran.error
+
+
+@pytest.mark.parametrize("question, raw", [
+    # a count of rows beyond a named row's value is another question (tools._count_than_row)
+    ("How many clinics see more patients per week than Elm Park?", written([], fn="count")),
+    # the second row is not named
+    ("How many more patients per week does Riverbend see than the average clinic?", written([], fn="value")),
+    # the column the program reads is not the one the question names
+    ("How many more patients per week does Riverbend see than Elm Park?", written([], fn="value", column="doctors")),
+])
+def test_left_as_written(question, raw):
+    ran = run_sampled(raw, TYPED, "question", question)
+    assert ran.program.fn == raw["fn"] and ran.program.column == raw["column"]
