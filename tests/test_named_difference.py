@@ -35,6 +35,8 @@ def test_the_two_named_rows_are_differenced(raw):
 @pytest.mark.parametrize("question, answer", [
     ("How many fewer doctors does Elm Park have than Riverbend?", "5"),
     ("how much higher is Riverbend's patients per week than Harbourside?", "188"),
+    # found as a new user: "Southfields" also states the district South by its first letters, "Northgate" North
+    ("How many fewer doctors does Southfields have than Northgate?", "6"),
 ])
 def test_other_phrasings(question, answer):
     column = "doctors" if "doctors" in question else "patients_per_week"
@@ -53,3 +55,10 @@ def test_other_phrasings(question, answer):
 def test_left_as_written(question, raw):
     ran = run_sampled(raw, TYPED, "question", question)
     assert ran.program.fn == raw["fn"] and ran.program.column == raw["column"]
+
+
+def test_a_row_named_word_for_word_beats_a_cell_matched_by_its_first_letters():
+    from tools._question_grounding import row_stated
+
+    assert row_stated(TYPED, "Southfields") == 5 and row_stated(TYPED, "Northgate") == 1
+    assert row_stated(TYPED, "the south") is None  # two clinics are in the South district

@@ -140,8 +140,8 @@ def row_stated(typed: TypedTable, words: str) -> int | None:
     said = norm_text(words)
     numbers = question_numbers(said)
     have = content_words(said.replace("'s", " "))
-    stated: dict[str, tuple[bool, int] | None] = {}  # per distinct cell text: towns repeat a few names many times
-    best: dict[int, tuple[bool, int]] = {}
+    stated: dict[str, tuple[bool, int, int] | None] = {}  # per distinct cell text: towns repeat a few names many times
+    best: dict[int, tuple[bool, int, int]] = {}
     for r in range(1, typed.table.n_rows + 1):
         for col in typed.columns:
             if col.numeric:
@@ -158,13 +158,15 @@ def row_stated(typed: TypedTable, words: str) -> int | None:
     return rows[0] if len(rows) == 1 else None
 
 
-def _how_fully_stated(text: str, said: str, numbers: set[float], have: list[str]) -> tuple[bool, int] | None:
-    """(all of the cell's words said, how many are) for a cell ``said`` states; None for one it does not."""
+def _how_fully_stated(text: str, said: str, numbers: set[float], have: list[str]) -> tuple[bool, int, int] | None:
+    """(all of the cell's words said, how many are, how many word for word) for a cell ``said`` states; None for one
+    it does not. Word for word breaks a tie: "Southfields" states the clinic Southfields and, by its first letters,
+    the district South that another clinic is in too (found as a new user: no row was named)."""
     if not value_grounded(text, said, numbers):
         return None
     words = content_words(text)
     found = sum(1 for w in words if word_in(w, have))
-    return found == len(words), found
+    return found == len(words), found, sum(1 for w in words if w in have)
 
 
 # "the same number of gold medals as hungary", "from the same country as schroder": a value shared with a row.
