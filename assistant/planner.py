@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.routing import as_claim, route, scorable
+from assistant.routing import as_claim, elliptical_extreme, route, scorable
 from assistant.session import Session
 from assistant.settings import Settings
 from tools._table_choice import table_choice
@@ -84,6 +84,10 @@ def plan_table_call(frame, session: Session, available: set[str], *, embedder=No
         return None
     message = frame.rewrite
     last = getattr(session, "last_table_answer", None)
+    if last is not None and last.table in session.tables and "table_qa" in available \
+            and (asked := elliptical_extreme(message, last.question)) is not None:
+        # "and the longest?" after "Which clinic has the shortest wait?": that question, the other way, same table
+        return PlannedCall("table_qa", {"question": asked, "options": frame.options, "table": last.table})
     match = route(message, session.tables, embedder=embedder, previous=last.table if last else None)
     if match is not None:
         table = session.tables[match.name]

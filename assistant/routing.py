@@ -18,7 +18,7 @@ import numpy as np
 from tools._answer_subject import EXPLETIVE_IT
 from tools._cell_compare import iso_month_match
 from tools._cells import cell_number, is_empty
-from tools._words import MONTHS, OF_THEM, related
+from tools._words import MONTHS, OF_THEM, SUPERLATIVES, related
 from tools.intent import without_regarding_note
 
 # A score at or above this sends the message to the table: one header plus one value, a row label, or a
@@ -269,6 +269,30 @@ _IMPERATIVE = re.compile(r"^\s*(list|show|give|find|name|tell|count|compute|calc
                          r"who|whom|whose|when|where|why|how)\b", re.I)
 _LEADING_LINK = re.compile(r"^(?:and|but|so|also|then|now|ok(?:ay)?|well)\b[,\s]*", re.I)
 _YES_NO = re.compile(r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could)\b", re.I)
+
+
+_SUPERLATIVE_WORD = "|".join(sorted((re.escape(w) for w in SUPERLATIVES), key=len, reverse=True))
+# "and the longest?", "what about the fewest?", "and the second highest?": the last question asked the other way.
+_ELLIPTICAL_EXTREME = re.compile(
+    r"^\s*(?:(?:and|but|ok(?:ay)?|now)\s+)?(?:(?:what|how)\s+about\s+)?(?:the\s+)?"
+    r"(?P<word>(?:(?:second|third|2nd|3rd)\s+)?(?:" + _SUPERLATIVE_WORD + r"))\s*(?:one)?\s*[?.!]*\s*$", re.I)
+_ANY_EXTREME = re.compile(r"\b(?:(?:second|third|2nd|3rd)\s+)?(?:" + _SUPERLATIVE_WORD + r")\b", re.I)
+
+
+def elliptical_extreme(message: str, previous_question: str | None) -> str | None:
+    """The last question asked with another extreme, for an elliptical follow-up; None otherwise.
+
+    Found as a new user: "and the longest?" after "Which clinic has the shortest wait?" shared no word with the
+    table and went to the knowledge graph ("no tool returned evidence"). It asks the last question with "longest"
+    in place of "shortest": "Which clinic has the longest wait?".
+    """
+    m = _ELLIPTICAL_EXTREME.match(message or "")
+    if m is None or not previous_question:
+        return None
+    asked = without_regarding_note(previous_question)
+    if len(_ANY_EXTREME.findall(asked)) != 1:
+        return None
+    return _ANY_EXTREME.sub(m.group("word").lower(), asked, count=1)
 
 
 def as_claim(message: str) -> str | None:

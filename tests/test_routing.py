@@ -351,3 +351,29 @@ def test_a_how_long_follow_up_names_a_duration_header_in_other_words():
 def test_measured_header(message, columns, header):
     from assistant.routing import measured_header
     assert measured_header(message, columns) == header
+
+
+@pytest.mark.parametrize("message, asked", [
+    ("and the longest?", "Which trial had the longest efficacy?"),
+    ("What about the lowest?", "Which trial had the lowest efficacy?"),
+    ("and the second highest?", "Which trial had the second highest efficacy?"),
+    ("And the lowest one?", "Which trial had the lowest efficacy?"),
+])
+def test_an_elliptical_extreme_asks_the_last_question_the_other_way(message, asked):
+    """Found as a new user: "and the longest?" after "Which clinic has the shortest wait?" went to the knowledge
+    graph and found nothing."""
+    sess = session(TRIALS, PRICES)
+    sess.last_table_answer = TableAnswer(table="trials", question="Which trial had the highest efficacy?",
+                                         answer="GAMMA-3", rows=[3], row_names=["GAMMA-3"])
+    assert planned(message, sess) == [("table_qa", {"question": asked, "options": [], "table": "trials"})]
+
+
+def test_no_elliptical_extreme_without_a_last_question_with_one_extreme():
+    from assistant.routing import elliptical_extreme
+
+    assert elliptical_extreme("and the longest?", None) is None
+    assert elliptical_extreme("and the longest?", "Which trials enrolled over 100?") is None  # none to turn
+    assert elliptical_extreme("and the longest?", "Which is the most and the least?") is None  # two: which one?
+    assert elliptical_extreme("and the longest river in Europe?", "Which trial had the highest efficacy?") is None
+    assert elliptical_extreme("the most?", "Which city has the fewest rainy days? (regarding Bergen)") == \
+        "Which city has the most rainy days?"
