@@ -628,7 +628,11 @@ async def test_real_model_program_claim_check_and_question(real_settings):
             true = await check_claim(llm, CASES, "Alberta had 1,012 cases in 2011.", variant="program")
             if true.decided_by == "program":
                 break
-        false = await check_claim(llm, CASES, "Ontario had more cases than Alberta in 2011.", variant="program")
+        for _ in range(2):  # the same for the false claim: a split vote falls back to the model's judgement
+            # (seen once in a full run: SUPPORTS; each of the next four tries was REFUTES)
+            false = await check_claim(llm, CASES, "Ontario had more cases than Alberta in 2011.", variant="program")
+            if false.decided_by == "program":
+                break
         from tools.table_qa import answer_question
 
         qa = await answer_question(llm, CASES, "Which province had the most cases in 2011?", use_filter=False)
