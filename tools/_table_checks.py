@@ -16,7 +16,7 @@ from tools._cells import TypedTable, cell_number, is_empty
 from tools._table_describe import quoted
 from tools._table_ops_model import Check, Program, ProgramError
 from tools._table_rows import ORDER, column_index, meets_filter, total_rows
-from tools._written_share import ONE_CELL_FNS, share_number
+from tools._written_share import ONE_CELL_FNS, stated_share
 
 
 def check_result(program: Program, typed: TypedTable, result: Any, c: int,
@@ -71,9 +71,9 @@ def check_result(program: Program, typed: TypedTable, result: Any, c: int,
         if chk.relative_tolerance and rhs_number is not None:  # "about half": within a tenth of 50%, set by code
             tolerance = abs(rhs_number) * chk.relative_tolerance
     values = result if isinstance(result, list) else [result]
-    if chk.against == "value" and chk.value.strip().endswith("%") and len(rows) == 1 and fn in ONE_CELL_FNS \
-            and not program.per_column and not program.minus_column:
-        share = share_number(typed.text(rows[0], c))  # "22% of vaccine recipients" against "265 (22.0%)"
+    if chk.against == "value" and len(rows) == 1 and fn in ONE_CELL_FNS and not program.per_column \
+            and not program.minus_column:
+        share = stated_share(typed, rows[0], c, chk.value)  # "22% of vaccine recipients" against "265 (22.0%)"
         values = [share] if share is not None else values
     outcomes = []
     for v in values:

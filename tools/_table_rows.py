@@ -14,7 +14,7 @@ from tools._cell_compare import compare, iso_month_match, norm_text, words_match
 from tools._cells import TypedTable, cell_number
 from tools._dates import compare_dates
 from tools._table_ops_model import Program, ProgramError, RowFilter
-from tools._written_share import share_number
+from tools._written_share import stated_share
 
 _TOTAL_ROW = re.compile(r"^(grand |overall )?totals?\b|^all$|^sum$", re.I)
 
@@ -93,11 +93,9 @@ def compare_cell(typed: TypedTable, r: int, c: int, op: str, value: str, wanted:
         in_time = compare_dates(typed.text(r, c), op, value)
         if in_time is not None:
             return in_time
-    number = typed.number(r, c)
-    if wanted is not None and str(value).strip().endswith("%"):
-        # "fewer than 10%" over a cell "98 (8.2%)" compares the share it writes, not the count
-        share = share_number(typed.text(r, c))
-        number = share if share is not None else number
+    # "fewer than 10%" over a cell "98 (8.2%)" compares the share it writes, not the count
+    share = stated_share(typed, r, c, value) if wanted is not None else None
+    number = share if share is not None else typed.number(r, c)
     return compare(typed.text(r, c), number, op, value, wanted,
                    tolerance=written_tolerance(value) if wanted is not None else 0)
 

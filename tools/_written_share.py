@@ -8,9 +8,9 @@ adverse events counted, a number the table never meant. The percentage the cell 
 group the column is about; code reads it from the one row the program selects.
 
 A filter the text states as a percentage ("fewer than 10% of placebo recipients") compares those percentages
-too (:func:`read_stated_percent`, :func:`compare_cell`'s use of :func:`share_number`): found as a new user, the
-programs compared 10 with the counts and named one event of the four under 10%. So does a claim's check of one
-row's cell against a stated percentage ("22% of vaccine recipients reported headache" was checked as 265 = 22).
+too (:func:`read_stated_percent`, :func:`stated_share`): found as a new user, the programs compared 10 with the
+counts and named one event of the four under 10%. So does a claim's check of one row's cell against a stated
+percentage ("22% of vaccine recipients reported headache" was checked as 265 = 22).
 """
 
 from __future__ import annotations
@@ -27,16 +27,29 @@ SHARE_WRITERS = 0.6  # of a column's filled cells, as many write "n (p%)" for it
 ONE_CELL_FNS = ("value", "sum", "max", "min", "avg")  # over one row, each reads that row's cell
 
 
+def _share_digits(cell: str) -> str | None:
+    """The digits of the percentage written beside a count ("265 (22.0%)" -> "22.0"), or None."""
+    m = _COUNT_AND_SHARE.match(str(cell or ""))
+    return m.group(1) if m else None
+
+
 def written_share(cell: str) -> str | None:
     """The percentage written beside a count ("265 (22.0%)" -> "22.0%"), or None."""
-    m = _COUNT_AND_SHARE.match(str(cell or ""))
-    return f"{m.group(1)}%" if m else None
+    digits = _share_digits(cell)
+    return f"{digits}%" if digits is not None else None
 
 
 def share_number(cell: str) -> float | None:
     """The percentage written beside a count, as a number ("265 (22.0%)" -> 22.0), or None."""
-    m = _COUNT_AND_SHARE.match(str(cell or ""))
-    return float(m.group(1)) if m else None
+    digits = _share_digits(cell)
+    return float(digits) if digits is not None else None
+
+
+def stated_share(typed: TypedTable, r: int, c: int, value: str) -> float | None:
+    """The share cell (r, c) writes beside its count when ``value``, what it is compared with, is a percentage
+    ("fewer than 10%", "22% of vaccine recipients"); None when either is not. A count is never compared with a
+    percentage: filters (tools._table_rows.compare_cell) and checks (tools._table_checks) both read this."""
+    return share_number(typed.text(r, c)) if str(value).strip().endswith("%") else None
 
 
 def writes_shares(typed: TypedTable, ident: str) -> bool:
