@@ -18,6 +18,9 @@ NOT_COMPUTED = " (formula, not computed)"
 # -- numbers -------------------------------------------------------------------------------
 # Markup some datasets put into cells (SciTab: "[BOLD] 0.93").
 _MARKUP = re.compile(r"\[(?:BOLD|ITALIC|EMPTY|UNDERLINE|SMALL)\]\s*", re.I)
+# Markdown emphasis round a whole cell, as papers' best results are written in tables pasted from Markdown
+# ("**93.1 ± 0.2**", "_84.2_"). Only a matching pair at both ends: trailing stars alone are significance.
+_EMPHASIS = re.compile(r"^(\*\*|__|\*|_)(?=\S)(?P<body>.*?\S)\1$")
 _NUMBER = re.compile(r"""^
     (?P<open>\()?\s*
     (?P<sign>[+-])?\s*
@@ -36,7 +39,7 @@ def parse_number(text: Any) -> float | None:
     """The number a cell shows, ignoring decorations; ``None`` if it is not a number.
 
     ``"0.215***(0.075)"`` -> 0.215, ``"1,234"`` -> 1234, ``"12%"`` -> 12, ``"−3.2"`` -> -3.2,
-    ``"[BOLD] 0.93"`` -> 0.93. A number wholly in parentheses, ``"(1.5)"``, is read the
+    ``"[BOLD] 0.93"`` -> 0.93, ``"**93.1 ± 0.2**"`` -> 93.1. A number wholly in parentheses, ``"(1.5)"``, is read the
     accounting way, as -1.5.
     """
     if text is None:
@@ -48,6 +51,9 @@ def parse_number(text: Any) -> float | None:
     s = _MARKUP.sub("", str(text)).strip()
     if not s or len(s) > 60:
         return None
+    emphasised = _EMPHASIS.match(s)
+    if emphasised:
+        s = emphasised.group("body").strip()
     s = s.replace("\u2212", "-").replace("\u2013", "-").replace("\u2012", "-").replace("\u00a0", "")
     s = s.replace("\u2009", "").replace("\u202f", "")
     m = _NUMBER.match(s)

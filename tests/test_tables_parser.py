@@ -20,12 +20,15 @@ def test_table_error_is_a_tool_error():
     ("0.215***(0.075)", 0.215), ("1,234", 1234.0), ("12%", 12.0), ("\u22123.2", -3.2), ("(1.5)", -1.5),
     ("[BOLD] 0.93", 0.93), ("+22%", 22.0), ("$1,234.50", 1234.5), ("1.2e-3", 0.0012), ("12.3 ± 0.4", 12.3),
     ("-7", -7.0), (".5", 0.5), ("2011", 2011.0), (" 42 ", 42.0), ("3.1*", 3.1),
+    # Markdown emphasis on a best result (found as a new user: "**84.9 ± 0.3**" compared as text, and a
+    # claim that the bold row beats another was refuted)
+    ("**84.9 ± 0.3**", 84.9), ("__7__", 7.0), ("_84.2_", 84.2), ("0.5**", 0.5),
 ])
 def test_parse_number_reads_decorated_numbers(text, value):
     assert parse_number(text) == pytest.approx(value)
 
 
-@pytest.mark.parametrize("text", ["D4", "", "n/a", "0 - 1", "2007-2011", "abc 12", "(1.5", "sept 20", None, "1.2.3"])
+@pytest.mark.parametrize("text", ["D4", "", "n/a", "0 - 1", "2007-2011", "abc 12", "(1.5", "sept 20", None, "1.2.3", "**", "** 3 **"])
 def test_parse_number_rejects_non_numbers(text):
     assert parse_number(text) is None
 
