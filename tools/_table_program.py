@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field
 from assistant.prompts import render
 from kb.tables import Table
 from tools._answer_type import expected_answer, fits, position_asked, yes_no_asked
+from tools._base_row import read_base_row
 from tools._cell_compare import format_value, join_listed
 from tools._cells import TypedTable, cell_number, display_cell, is_empty
 from tools._claim_categories import ignored_category_blocker, restricted_to_category
@@ -220,7 +221,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
     """
     program = None
     try:
-        program = read_stated_bound(Program.model_validate(raw), typed, text)
+        program = read_base_row(read_stated_bound(Program.model_validate(raw), typed, text), typed, text)
         program = add_stated_flag(program, typed, text, yes_no=kind == "question" and yes_no_asked(text))
         program = read_stated_percent(read_stated_year(program, typed, text), typed, text)
         if kind == "question":
