@@ -50,8 +50,9 @@ async def test_scripted_run_writes_report_and_resumes(tmp_settings, tmp_path, fa
         return Reply(content="R1C1 says so.")
 
     # A check that times out is left for the next run by design; on a loaded machine three concurrent checks
-    # against the in-process server once took over the fixture's 10 s, and the resumed run then checked it.
-    tmp_settings = tmp_settings.model_copy(update={"llm_timeout_s": 120})
+    # against the in-process server once took over the fixture's 10 s, and the resumed run then checked it; once
+    # more, beside an evaluation run on 2 cores, with the request timeout raised (the 5 s connect timeout, then).
+    tmp_settings = tmp_settings.model_copy(update={"llm_timeout_s": 120, "llm_connect_timeout_s": 60})
     with fake_llm_server(handler) as srv:
         llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
         path = await run_benchmark("pubhealthtab", tmp_settings, variants=["full", "direct"], limit=3, llm=llm,
