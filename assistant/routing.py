@@ -286,7 +286,9 @@ def elliptical_extreme(message: str, previous_question: str | None) -> str | Non
     table and went to the knowledge graph ("no tool returned evidence"). It asks the last question with "longest"
     in place of "shortest": "Which clinic has the longest wait?".
     """
-    m = _ELLIPTICAL_EXTREME.match(message or "")
+    # The intent's rewrite may carry a note of what the turn is about: "and the second best? (regarding model,
+    # average score)" (found as a new user: the note kept the follow-up from being read as elliptical).
+    m = _ELLIPTICAL_EXTREME.match(without_regarding_note(message or ""))
     if m is None or not previous_question:
         return None
     asked = without_regarding_note(previous_question)

@@ -784,6 +784,24 @@ def test_an_extreme_runs_the_way_the_question_says():
     assert read_direction(best, chart, "which track had the highest peak position?") == best
 
 
+@pytest.mark.parametrize("question, header, fn", [
+    # found as a new user: "and the second best?" (average score) was written as the second smallest
+    ("Which model has the second best average score?", "Avg.", "argmax"),
+    ("Which model has the worst accuracy?", "Accuracy", "argmin"),
+    ("Which runner had the best time?", "Time (s)", "argmin"),
+    ("Which system has the worst word error rate?", "WER", "argmax"),
+    ("Which model is best and which is worst?", "Avg.", None),  # both: as written
+])
+def test_best_and_worst_run_the_way_the_column_measures(question, header, fn):
+    from tools._question_rules import read_direction
+
+    t = TypedTable.build(Table(name="m", title="", columns=["Name", header], rows=[["A", "3"], ["B", "5"], ["C", "4"]]))
+    ident = t.idents[1]
+    for written in ("argmax", "argmin"):
+        read = read_direction(prog(fn=written, column=ident, answer_column="name"), t, question)
+        assert read.fn == (fn or written)
+
+
 SEASONS = Table(name="seasons", title="seasons", columns=["Season", "Half", "Wins", "Losses"], rows=[
     ["1980", "", "93", "70"], ["1981", "first", "25", "22"], ["1981", "second", "34", "25"], ["1982", "", "80", "82"]])
 

@@ -50,8 +50,8 @@ from tools._choice_compare import compares_with_number
 from tools._question_grounding import alternatives, column_named, value_grounded
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter
-from tools._words import MONTH_NAMES, RANK_HEADER, WORD, content_words, extreme_directions, is_superlative, \
-    ordinal_extreme, singular, word_in
+from tools._words import MONTH_NAMES, RANK_HEADER, WORD, best_is_largest, content_words, extreme_directions, \
+    is_superlative, ordinal_extreme, singular, word_in
 from tools._written_share import writes_shares
 
 
@@ -583,6 +583,8 @@ _FLIPPED = {"max": "min", "min": "max", "argmax": "argmin", "argmin": "argmax"}
 
 def read_direction(program: Program, typed: TypedTable, question: str) -> Program:
     """"Which region has the second most ICU beds?" written as the second smallest is read as the second largest.
+    "The second best average score" is the second largest and "the best time" the smallest (found as a new user:
+    "and the second best?" was written as the second smallest by 4 of 5 programs).
 
     Found as a new user: the votes split between West (second largest) and North (second smallest), and the
     model's fallback named South. A question that says only "most/highest/…" or only "fewest/lowest/…" sets the
@@ -592,13 +594,15 @@ def read_direction(program: Program, typed: TypedTable, question: str) -> Progra
     """
     if program.fn not in _FLIPPED or program.minus_column:
         return program
-    ups, downs = extreme_directions(question)
-    up, down = bool(ups), bool(downs)
-    if up == down:
-        return program
     try:
         header = typed.column(program.column).name
     except KeyError:
+        return program
+    ups, downs = extreme_directions(question)
+    up, down = bool(ups), bool(downs)
+    if not up and not down and (largest := best_is_largest(question, header)) is not None:
+        up, down = largest, not largest  # "the second best average score": the column says which end is best
+    if up == down:
         return program
     if RANK_HEADER.search(header) or (program.fn in ("max", "argmax")) == up:
         return program

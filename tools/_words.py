@@ -61,6 +61,23 @@ DOWNWARD = frozenset("""fewest lowest smallest shortest earliest minimum lightes
 cheapest""".split())
 
 
+# Measures where less is better: "the best time" is the smallest, "the best accuracy" the largest. Rank columns
+# have their own reading (RANK_HEADER).
+LOWER_IS_BETTER = re.compile(r"\b(?:errors?|err|loss|losses|perplexity|ppl|wer|cer|mae|mse|rmse|latency|time|times|"
+                             r"duration|cost|costs|price|prices|distance|fid|deaths|injuries)\b", re.I)
+
+
+def best_is_largest(text: str, header: str) -> bool | None:
+    """Whether "best" (or "worst") in ``text`` asks for the largest value of the column ``header``: True for
+    "the best average score", False for "the best time" or "the worst accuracy", None when the text says neither
+    or both."""
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    best, worst = "best" in words, "worst" in words
+    if best == worst:
+        return None
+    return best != bool(LOWER_IS_BETTER.search(header))
+
+
 def is_superlative(text: str) -> bool:
     """Does the text use a superlative ("the most", "largest", "top")?"""
     return any(w in SUPERLATIVES for w in re.findall(r"[a-z][a-z-]*", text.lower()))
