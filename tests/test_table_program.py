@@ -1179,3 +1179,14 @@ def test_the_program_most_winners_wrote_stands_for_the_vote():
     decide(outcome, sampled, typed, "claim", claim)
     assert outcome.winner == "SUPPORTS" and outcome.votes == {"SUPPORTS": 4}
     assert outcome.program.endswith("> 7") and "> 7" in outcome.reason
+
+
+def test_the_shown_work_does_not_double_a_header_s_full_stop():
+    """Found as a new user: "… Model of the row with the largest Avg.. 5 of 5 programs ran"."""
+    from tools.table_qa import Output as QAOutput
+
+    out = QAOutput.model_construct(table="results", answer="BERT-large", cells=["T1:R3C1"], reason="", tied=[],
+                                   decided_by="program", vote_share=1.0, confidence="high",
+                                   program="all rows → Model of the row with the largest Avg.",
+                                   vote="5 of 5 programs ran; votes BERT-large: 5")
+    assert "largest Avg. 5 of 5 programs ran" in out.reply()

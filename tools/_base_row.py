@@ -11,8 +11,6 @@ the base row: the filter becomes '=' that cell. A qualifier the text writes ("th
 
 from __future__ import annotations
 
-import re
-
 from tools._cell_compare import norm_text
 from tools._cells import TypedTable
 from tools._table_ops_model import Program, RowFilter
