@@ -38,6 +38,33 @@ def test_a_trend_claim_is_checked_step_by_step_in_time_order(table, claim, verdi
         assert "from" in check.reason or "stayed" in check.reason
 
 
+# Seasons across years, with a gap: found as a new user, the range was read as "in 2017" (one row) and left to a
+# program that compared the range's two ends.
+FLU = Table(name="flu", title="flu", columns=["Season", "Start", "Hospitalisations", "Deaths"], rows=[
+    ["2016-17", "2016-10-02", "30,453", "1,234"], ["2017-18", "2017-10-01", "48,767", "2,841"],
+    ["2018-19", "2018-09-30", "34,990", "1,902"], ["2019-20", "2019-09-29", "38,612", ""],
+    ["2020-21", "2020-09-27", "1,675", "98"], ["2021-22", "2021-10-03", "9,416", "511"]])
+YEARS = Table(name="y", title="y", columns=["Year", "Cases"], rows=[
+    ["2014", "90"], ["2015", "80"], ["2016", "100"], ["2017", "120"], ["2018", "150"], ["2019", "140"]])
+
+
+@pytest.mark.parametrize("table,claim,verdict,rows", [
+    (FLU, "Hospitalisations fell every season after 2017-18 until 2020-21", "REFUTES", [3, 4]),
+    (FLU, "Hospitalisations fell every season since 2019-20", "REFUTES", [5, 6]),
+    (FLU, "Hospitalisations rose every season until 2017-18", None, None),  # two rows: too few to call a trend
+    (YEARS, "Cases rose every year from 2015 to 2018", "SUPPORTS", [2, 3, 4, 5]),  # not from 2014 (90 -> 80)
+    (YEARS, "Cases rose each year since 2015", "REFUTES", [5, 6]),
+    (YEARS, "Cases rose every year between 2015 and 2018", "SUPPORTS", [2, 3, 4, 5]),
+])
+def test_periods_the_claim_writes_bound_the_run(table, claim, verdict, rows):
+    check = trend_check(claim, table)
+    if verdict is None:
+        assert check is None
+        return
+    assert check is not None and check.verdict == verdict
+    assert [r for r, _ in check.cells][::2] == rows
+
+
 def test_the_reason_quotes_the_cells_that_break_the_run():
     check = trend_check("Revenue grew every month in 2024", SALES)
     assert check.reason == ("Revenue fell from $1,200,000 (2024-01) to $1,150,000 (2024-02); the claim says it rose "

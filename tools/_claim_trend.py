@@ -9,8 +9,9 @@ value above the one before", and the claim's form settles the check, so code doe
   year on year, year after year;
 - it names exactly one numeric column of the table (not a column of years);
 - the rows are put in time order by a column of years or of ISO dates ("2024-03", "2019-05-01"); without one,
-  the table's own order is the order, and the reason says so. A year the claim states keeps the rows of that
-  year when the time column spans several; totals rows are left out.
+  the table's own order is the order, and the reason says so. Periods the claim writes bound the run ("from 2015 to
+  2020", "since 2016"); otherwise a year the claim states keeps the rows of that year when the time column spans
+  several; totals rows are left out.
 
 The claim holds when every value is strictly above (below) the one before. A refutation cites the first pair of
 rows that breaks the run; a support cites the column's values (at most ten rows, else nothing is decided here).
@@ -24,7 +25,7 @@ import re
 from dataclasses import dataclass
 
 from kb.table_model import Table
-from tools._cell_compare import format_value
+from tools._cell_compare import format_value, norm_text
 from tools._cells import TypedTable, is_empty
 from tools._question_grounding import column_named
 from tools._table_rows import total_rows
@@ -41,6 +42,8 @@ _NEGATED = re.compile(r"\b(?:not|never|n't)\b", re.I)
 _YEAR = re.compile(r"\b(1[89]\d{2}|20\d{2})\b")
 _ISO = re.compile(r"^\d{4}(?:-\d{2}){0,2}$")
 MIN_ROWS = 3
+_SINCE = {"since", "after", "from"}
+_UNTIL = {"until", "till", "to", "through", "before"}
 MAX_CITED_ROWS = 10
 
 
@@ -63,6 +66,37 @@ def _time_order(typed: TypedTable, rows: list[int]) -> tuple[list[int], int | No
     return rows, None
 
 
+def _stated_span(typed: TypedTable, rows: list[int], cols: list[int], claim: str) -> list[int] | None:
+    """The run of ``rows`` (in time order) the claim bounds by periods it writes, or None.
+
+    Periods are cells of the time column or the row names ("2017-18", "2015"), written whole in the claim. Two
+    or more bound the run at both ends ("from 2015 to 2020", "after 2017-18 until 2020-21": the run starts at the
+    period the change is measured from); one bounds it at one end when a word says which ("since 2016", "until
+    2019"). Found as a new user: "hospitalisations fell every season after 2017-18 until 2020-21" was read as a
+    trend within 2017 alone (too few rows) and left to a program that compared 2020-21 with 2017-18.
+    """
+    low = norm_text(claim)
+    marks: list[tuple[int, re.Match]] = []
+    for i, r in enumerate(rows):
+        for c in cols:
+            cell = norm_text(typed.text(r, c))
+            m = re.search(rf"(?<![\w-]){re.escape(cell)}(?![\w-])", low) if cell else None
+            if m:
+                marks.append((i, m))
+                break
+    if len(marks) >= 2:
+        first, last = min(i for i, _ in marks), max(i for i, _ in marks)
+        return rows[first:last + 1]
+    if len(marks) == 1:
+        i, m = marks[0]
+        before = low[:m.start()].split()[-1:]
+        if before and before[0] in _SINCE:
+            return rows[i:]
+        if before and before[0] in _UNTIL:
+            return rows[:i + 1]
+    return None
+
+
 def trend_check(claim: str, table: Table) -> TrendCheck | None:
     """The verdict on a claim that a column rose or fell every period, or None (module docstring)."""
     verb, every = _VERB.search(claim), _EVERY.search(claim)
@@ -78,8 +112,11 @@ def trend_check(claim: str, table: Table) -> TrendCheck | None:
     totals = set(total_rows(typed))
     rows = [r for r in range(1, typed.table.n_rows + 1) if r not in totals]
     rows, time_col = _time_order(typed, rows)
+    span = _stated_span(typed, rows, [c for c in (time_col, typed.label_col) if c], claim)
     year = _YEAR.search(claim)
-    if year and time_col is not None:
+    if span is not None:
+        rows = span
+    elif year and time_col is not None:
         in_year = [r for r in rows if year.group(1) in typed.text(r, time_col)]
         if in_year and len(in_year) < len(rows):
             rows = in_year
