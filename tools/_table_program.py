@@ -57,7 +57,7 @@ from tools._date_rules import leaves_out_stated_date, read_stated_year
 from tools._flag_columns import add_stated_flag
 from tools._named_difference import read_named_difference
 from tools._partial_values import narrow_to_written_value, widen_partial_value
-from tools._question_grounding import describe_grounding, grounding
+from tools._question_grounding import column_named, describe_grounding, grounding
 from tools._question_rules import add_stated_date, add_stated_quarter, asks_share, count_choice, drop_named_row, \
     one_of_several, read_as_asked, read_choice, read_compared_value, read_direction, read_distinct, read_frequency, \
     read_group_total, read_neighbour, read_ordinal, read_position, read_rank_order, read_ratio, read_rows_asked, \
@@ -277,8 +277,16 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             as_written = program.model_copy(update={"fn": "value", "per_column": None, "nth": 1})
             execution = execute(as_written, typed, union_same_column=True)
             cells = execution.result if isinstance(execution.result, list) else [execution.result]
-            if len(execution.selected) > MAX_AS_WRITTEN_ROWS or all(is_empty(str(c)) for c in cells):
-                raise  # an empty cell is no answer: the failure stands
+            if len(execution.selected) > MAX_AS_WRITTEN_ROWS \
+                    or (all(is_empty(str(c)) for c in cells)
+                        and (len(execution.selected) != 1 or not column_named(_header(typed, program.column), text))):
+                # Empty cells are no answer: the failure stands, unless the question names the column and the
+                # program selects one row; then the table's answer is "no value given". Found as a new user: "How
+                # many deaths were there in 2019-20?" over an empty cell failed in all 5 programs, and the model's
+                # fallback quoted the row's hospitalisations as its deaths. (Without the column named: WTQ's "how
+                # long did it take the netherlands to finish?" was read by 4 programs as the winner's empty
+                # Deficit cell, not its Time.)
+                raise
             program = as_written
             execution = replace(execution, steps=execution.steps + [
                 f"no number in {describe(as_written, typed).split(' → ', 1)[-1]}: the cell as the table holds it"])
