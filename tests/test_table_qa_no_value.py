@@ -26,7 +26,8 @@ async def test_an_empty_cell_read_is_answered_as_no_value(tmp_settings, fake_llm
 
 
 FLU = Table(name="flu", title="Flu", columns=["Season", "Hospitalisations", "Deaths", "Deficit"],
-            rows=[["2018-19", "34,990", "1,902", "+2"], ["2019-20", "38,612", "", ""], ["2020-21", "1,675", "98", "+1"]])
+            rows=[["2018-19", "34,990", "1,902", "+2"], ["2019-20", "38,612", "", ""],
+                  ["2020-21", "1,675", "98", "+1"]])
 
 
 def _deaths_in(season: str, fn: str, column: str = "deaths") -> dict:
