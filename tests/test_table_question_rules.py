@@ -750,13 +750,23 @@ async def test_programs_that_find_no_number_where_the_question_points_outrank_on
     decide(outcome, sampled, t, "question", question)
     assert outcome.winner == "=1000+2000" and "the cell as the table holds it" in outcome.reason + str(
         sampled[0].execution.steps)
+    # Over one row's empty cell in the column the question names, the answer is that the table gives no value
+    # (tools.table_qa.NO_VALUE); the sum over every row, which ignores "East", does not vote.
     question = "How many nurses work in East?"
     sampled = [run_sampled(p, t, "question", question) for p in (region("East"), region("East"), total)]
-    assert [s.no_numbers for s in sampled] == [True, True, False]
+    assert [s.no_numbers for s in sampled] == [False, False, False]
     outcome = ProgramOutcome(kind="question")
     decide(outcome, sampled, t, "question", question)
-    assert outcome.winner is None and not any(r.ran for r in outcome.runs)
+    assert outcome.winner == "" and [r.ran for r in outcome.runs] == [True, True, False]
     assert "filters on a value the question states" in outcome.runs[2].error
+    # Over several rows' empty cells it still fails, and the failures outrank the sum that ignores the rows.
+    two_empty = TypedTable.build(Table(name="staff", title="staff", columns=STAFF.columns,
+                                       rows=STAFF.rows + [["East", "640", ""], ["East", "120", ""]]))
+    sampled = [run_sampled(p, two_empty, "question", question) for p in (region("East"), region("East"), total)]
+    assert [s.no_numbers for s in sampled] == [True, True, False]
+    outcome = ProgramOutcome(kind="question")
+    decide(outcome, sampled, two_empty, "question", question)
+    assert outcome.winner is None and not any(r.ran for r in outcome.runs)
     # A failure of another kind (a filter matching no row) does not outrank a program that ran.
     typo = region("Centre")
     sampled = [run_sampled(p, t, "question", question) for p in (typo, typo, total)]
