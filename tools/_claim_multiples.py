@@ -94,7 +94,7 @@ def read_multiplier(program: Program, claim: str) -> Program:
     chk = program.check
     if chk is None or chk.against not in ("row", "column") or chk.factor:
         return program
-    scale = _stated_scale(claim)
+    scale = stated_scale(claim)
     if scale is None:
         return program
     factor, op, tolerance = scale
@@ -102,7 +102,7 @@ def read_multiplier(program: Program, claim: str) -> Program:
         "op": op, "factor": factor, "relative_tolerance": tolerance})})
 
 
-def _stated_scale(claim: str) -> tuple[float, str, float] | None:
+def stated_scale(claim: str) -> tuple[float, str, float] | None:
     """(factor, op, relative tolerance) of the multiple the claim states, else of its difference in percent."""
     m = _first_multiplier(claim)
     if m is None:

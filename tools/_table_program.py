@@ -36,6 +36,7 @@ from tools._answer_type import expected_answer, fits, position_asked, yes_no_ask
 from tools._base_row import read_base_row
 from tools._cell_compare import format_value, join_listed
 from tools._cells import TypedTable, cell_number, display_cell, is_empty
+from tools._claim_arms import read_arm_comparison
 from tools._claim_categories import ignored_category_blocker, restricted_to_category
 from tools._claim_compare import comparison_blocker, read_compared_row
 from tools._claim_grounding import direction_blocker, read_combined, read_every_filter, read_own_row, \
@@ -252,6 +253,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             if yes_no_asked(text):
                 program = program.model_copy(update={"fn": "count"})  # yes when a row meets the question's filters
         else:
+            program = read_arm_comparison(program, typed, text)
             program = read_counted_column(read_change(read_compared_row(program, typed), typed, text), typed, text)
             program = read_ranked_claim(read_two_extremes(program, typed, text), typed, text)
             program = read_rate(read_ratio(read_superlative(program, typed, text), typed, text), typed, text)

@@ -1,0 +1,69 @@
+"""A claim comparing two groups of columns in one row (tools/_claim_arms.py); found as a new user on a trial's
+outcome table with a two-row header."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.tables import Table, load_table
+from tools._cells import TypedTable
+from tools._claim_arms import arm_columns
+from tools._table_program import run_sampled
+
+OUTCOMES = Table(name="trial", title="", columns=[
+    "Outcome", "Drug A (n=412) Events", "Drug A (n=412) %", "Placebo (n=405) Events", "Placebo (n=405) %"], rows=[
+    ["Stroke", "12", "2.9", "25", "6.2"], ["Myocardial infarction", "18", "4.4", "21", "5.2"],
+    ["Cardiovascular death", "9", "2.2", "8", "2.0"], ["Major bleeding", "15", "3.6", "6", "1.5"]])
+TYPED = TypedTable.build(OUTCOMES)
+A_EVENTS, A_PCT, P_EVENTS, P_PCT = TYPED.idents[1:]
+# what the one program that ran wrote: stroke against another outcome (refuted)
+WRITTEN = {"filters": [{"column": "outcome", "op": "=", "value": "Stroke"}], "fn": "value", "column": A_EVENTS,
+           "check": {"op": "<", "against": "row", "value": "Cardiovascular death"}}
+
+
+@pytest.mark.parametrize("claim, arms", [
+    ("Drug A more than halved the rate of stroke compared with placebo", (A_PCT, P_PCT)),
+    ("Placebo had twice the risk of stroke of drug A", (P_PCT, A_PCT)),
+    ("Drug A reduced the number of stroke events compared with placebo", (A_EVENTS, P_EVENTS)),
+    ("Drug A beat drug B on stroke", None),  # one group written: "drug b" is no group of this table
+    ("Stroke was rarer than myocardial infarction", None),  # rows, not groups
+])
+def test_the_two_groups_and_the_measure_the_claim_asks_for(claim, arms):
+    assert arm_columns(TYPED, claim, A_EVENTS) == arms
+
+
+@pytest.mark.parametrize("claim, truth, row", [
+    ("Drug A more than halved the rate of stroke compared with placebo", True, 1),  # 2.9 < 0.5 x 6.2
+    ("Drug A halved the rate of myocardial infarction compared with placebo", False, 2),  # 4.4 vs 2.6
+    ("Major bleeding was more common with drug A than with placebo", True, 4),  # 15 > 6
+    ("Cardiovascular deaths were lower with drug A than placebo", False, 3),  # 9 vs 8
+    ("Drug A cut the risk of stroke by more than 20% compared with placebo", None, 1),  # "cut" and "more": unread
+])
+def test_the_claim_is_checked_across_the_groups_in_the_row_it_names(claim, truth, row):
+    ran = run_sampled(WRITTEN, TYPED, "claim", claim)
+    if truth is None:
+        assert ran.program.check.against != "column"
+        return
+    assert ran.execution is not None and ran.execution.truth is truth, ran.error
+    assert ran.execution.decisive_rows == [row]
+    assert ran.program.check.against == "column"
+
+
+def test_a_claim_without_a_direction_is_left_to_the_programs():
+    ran = run_sampled(WRITTEN, TYPED, "claim", "Drug A and placebo were compared for stroke")
+    assert ran.program.check.against == "row"
+
+
+def test_the_html_upload_with_a_two_row_header(tmp_path, tmp_settings):
+    page = tmp_path / "trial.html"
+    page.write_text(
+        "<table><thead><tr><th rowspan='2'>Outcome</th><th colspan='2'>Drug A (n=412)</th>"
+        "<th colspan='2'>Placebo (n=405)</th></tr><tr><th>Events</th><th>%</th><th>Events</th><th>%</th></tr>"
+        "</thead><tbody><tr><td>Stroke</td><td>12</td><td>2.9</td><td>25</td><td>6.2</td></tr>"
+        "<tr><td>Major bleeding</td><td>15</td><td>3.6</td><td>6</td><td>1.5</td></tr></tbody></table>")
+    typed = TypedTable.build(load_table(page, settings=tmp_settings))
+    ran = run_sampled({"filters": [], "fn": "count", "column": typed.idents[0]}, typed, "claim",
+                      "Drug A more than halved the rate of stroke compared with placebo")
+    assert ran.execution is not None and ran.execution.truth is True
+    assert [typed.columns[c - 1].name for _, c in ran.execution.cells] == [
+        "Outcome", "Drug A (n=412) %", "Placebo (n=405) %"]
