@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.routing import as_claim, elliptical_extreme, route, scorable
+from assistant.routing import as_claim, claim_for_other_row, elliptical_extreme, route, scorable
 from assistant.session import Session
 from assistant.settings import Settings
 from tools._table_choice import table_choice
@@ -84,7 +84,11 @@ def plan_table_call(frame, session: Session, available: set[str], *, embedder=No
         return None
     message = frame.rewrite
     last = getattr(session, "last_table_answer", None)
-    if last is not None and last.table in session.tables and "table_qa" in available \
+    if last is not None and last.kind == "claim" and last.table in session.tables and "verify_claim" in available \
+            and (claim := claim_for_other_row(message, last.question, last.rows, session.tables[last.table])):
+        # "And for myocardial infarction?" after a claim about stroke: that claim, of the row it names
+        return PlannedCall("verify_claim", {"claim": claim, "table": last.table})
+    if last is not None and last.kind == "question" and last.table in session.tables and "table_qa" in available \
             and (asked := elliptical_extreme(message, last.question)) is not None:
         # "and the longest?" after "Which clinic has the shortest wait?": that question, the other way, same table
         return PlannedCall("table_qa", {"question": asked, "options": frame.options, "table": last.table})

@@ -17,7 +17,8 @@ import numpy as np
 
 from tools._answer_subject import EXPLETIVE_IT
 from tools._cell_compare import iso_month_match
-from tools._cells import cell_number, is_empty
+from tools._cells import TypedTable, cell_number, is_empty
+from tools._question_grounding import row_stated
 from tools._words import MONTHS, OF_THEM, SUPERLATIVES, related
 from tools.intent import without_regarding_note
 
@@ -295,6 +296,34 @@ def elliptical_extreme(message: str, previous_question: str | None) -> str | Non
     if len(_ANY_EXTREME.findall(asked)) != 1:
         return None
     return _ANY_EXTREME.sub(m.group("word").lower(), asked, count=1)
+
+
+# "And for myocardial infarction?", "What about Oslo?", "same for 2021?": the last claim, of another row.
+_FOR_ANOTHER = re.compile(r"^\s*(?:(?:and|but|ok(?:ay)?|now)\s+)?(?:(?:what|how)\s+about|(?:the\s+)?same\s+for|for)\s+"
+                          r"(?P<other>[^?.!]+?)\s*[?.!]*\s*$|^\s*and\s+(?P<bare>[^?.!]+?)\s*[?.!]*\s*$", re.I)
+
+
+def claim_for_other_row(message: str, claim: str, claim_rows: list[int], table: Any) -> str | None:
+    """The last claim asked of the row an elliptical follow-up names, or None.
+
+    Found as a new user: after "Is it true that Drug A more than halved the rate of stroke compared with placebo?"
+    (Supported), "And for myocardial infarction?" went to table QA as a question of its own and came back as the
+    outcome with the most events. When the follow-up names one row of the table ("myocardial infarction") and the
+    claim writes the name of the one row it was checked on ("stroke"), that name is replaced by the new one.
+    """
+    m = _FOR_ANOTHER.match(without_regarding_note(message or ""))
+    if m is None:
+        return None
+    other = (m.group("other") or m.group("bare")).strip()
+    label = table.row_label_col
+    row = row_stated(TypedTable.build(table), other)
+    if row is None or row in claim_rows or not label:
+        return None
+    names = {table.cell(r, label).strip().lower() for r in claim_rows} - {""}
+    written = [n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", claim, re.I)]
+    if len(written) != 1:
+        return None
+    return re.sub(rf"(?<!\w){re.escape(written[0])}(?!\w)", lambda _: other, claim, count=1, flags=re.I)
 
 
 def as_claim(message: str) -> str | None:

@@ -379,3 +379,44 @@ def test_no_elliptical_extreme_without_a_last_question_with_one_extreme():
     assert elliptical_extreme("and the longest river in Europe?", "Which trial had the highest efficacy?") is None
     assert elliptical_extreme("the most?", "Which city has the fewest rainy days? (regarding Bergen)") == \
         "Which city has the most rainy days?"
+
+
+@pytest.mark.parametrize("message, claim", [
+    ("And for GAMMA-3?", "GAMMA-3 had an efficacy above 80%."),
+    ("what about zeta? (regarding BETA-2, efficacy)", "zeta had an efficacy above 80%."),
+    ("Same for DELTA-4.", "DELTA-4 had an efficacy above 80%."),
+])
+def test_an_elliptical_follow_up_after_a_claim_checks_it_of_another_row(message, claim):
+    """Found as a new user: "And for myocardial infarction?" after a claim about stroke went to table QA as a
+    question of its own and named the outcome with the most events."""
+    sess = session(TRIALS)
+    sess.last_table_answer = TableAnswer(table="trials", question="BETA-2 had an efficacy above 80%.",
+                                         answer="REFUTES", rows=[2], row_names=["BETA-2"], kind="claim")
+    assert planned(message, sess) == [("verify_claim", {"claim": claim, "table": "trials"})]
+
+
+@pytest.mark.parametrize("message, last", [
+    ("And for GAMMA-3?", TableAnswer(table="trials", question="BETA-2 had more participants than ZETA.",
+                                     answer="SUPPORTS", rows=[2, 6], row_names=["BETA-2", "ZETA"], kind="claim")),
+    ("And for BETA-2?", TableAnswer(table="trials", question="BETA-2 had an efficacy above 80%.",
+                                    answer="REFUTES", rows=[2], row_names=["BETA-2"], kind="claim")),  # same row
+    ("And for the coffee?", TableAnswer(table="trials", question="BETA-2 had an efficacy above 80%.",
+                                        answer="REFUTES", rows=[2], row_names=["BETA-2"], kind="claim")),  # no row
+])
+def test_no_claim_for_another_row_when_the_follow_up_or_the_claim_is_unclear(message, last):
+    sess = session(TRIALS)
+    sess.last_table_answer = last
+    assert not [c for c in planned(message, sess) if c[0] == "verify_claim" and c[1]["claim"] != message]
+
+
+def test_after_a_claim_it_is_not_the_claim_s_rows_nor_a_question_s_other_extreme():
+    """A claim's rows are not what "it" points to, and "and the lowest?" turns only a question round."""
+    from tools.table_qa import resolve_follow_up
+
+    sess = session(TRIALS)
+    sess.last_table_answer = TableAnswer(table="trials", question="GAMMA-3 had the highest efficacy.",
+                                         answer="SUPPORTS", rows=[3], row_names=["GAMMA-3"], kind="claim")
+    assert resolve_follow_up("How many participants did it have?", TRIALS, sess) == \
+        "How many participants did it have?"
+    assert not [c for c in planned("and the lowest?", sess) if c[0] == "table_qa" and c[1]["question"] !=
+                "and the lowest?"]

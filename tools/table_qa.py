@@ -59,10 +59,19 @@ class TableAnswer(BaseModel):
     """The last answer computed from a table, kept on the session so a follow-up's "it" finds its row."""
 
     table: str
-    question: str
-    answer: str
+    question: str  # a claim's text when kind is "claim"
+    answer: str  # a claim's verdict when kind is "claim"
     rows: list[int] = Field(default_factory=list, description="The rows the answer came from (1-based).")
     row_names: list[str] = Field(default_factory=list)
+    # "claim": the last table turn checked a claim, so "And for stroke?" asks that claim of another row
+    # (assistant.routing.claim_for_other_row); only a question's answer is what "it" refers to.
+    kind: Literal["question", "claim"] = "question"
+
+
+def last_answer(session) -> TableAnswer | None:
+    """The last table turn's answer when that turn asked a question (not a claim): what "it" refers to."""
+    last = getattr(session, "last_table_answer", None)
+    return last if last is not None and last.kind == "question" else None
 
 
 class ChoiceJudgement(BaseModel):
@@ -406,7 +415,7 @@ _POINTS_BACK_TO_SEVERAL = re.compile(r"\b(they|their|them|those|these)\b", re.I)
 
 def resolve_follow_up(question: str, table: Table, session) -> str:
     """Name the row a follow-up's "it" (or "there") points to: the previous table answer's row, on the same table."""
-    last = getattr(session, "last_table_answer", None)
+    last = last_answer(session)
     if last is None or last.table != table.name or not last.row_names:
         return question
     it, there = _POINTS_BACK.search(question), _THERE.search(question)
@@ -434,7 +443,7 @@ def claim_with_referent(claim: str, table: Table, session) -> str:
     place instead, because the note's words (the earlier question's "most") would be read as the claim's own by
     the rules that hold a claim's programs to what it states.
     """
-    last = getattr(session, "last_table_answer", None)
+    last = last_answer(session)
     if last is None or last.table != table.name or len(last.row_names) != 1 or not last.row_names[0].strip():
         return claim
     named = with_subject(claim, " ".join(last.row_names[0].split()), EXPLETIVE_IT, every=True)
@@ -447,7 +456,7 @@ def follow_up_scope(question: str, table: Table, session) -> tuple[int, ...]:
     """The rows a follow-up ranges over: the previous table answer's rows, on the same table, when it named
     several and the question points back to them ("Which of them has the largest coal share?" after three net
     importers: found as a new user, the programs took the largest over all seven rows). Empty: every row."""
-    last = getattr(session, "last_table_answer", None)
+    last = last_answer(session)
     if last is None or last.table != table.name or len(last.rows) < 2 or not OF_THEM.search(question):
         return ()
     return tuple(last.rows)

@@ -42,7 +42,7 @@ from tools._table_program import (
     DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, solve)
 from tools._unstated import unstated_numbers
 from tools.table_filter import FilterResult, filter_table, resolve_table, whole_table
-from tools.table_qa import claim_with_referent
+from tools.table_qa import TableAnswer, claim_with_referent
 
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 READINGS = {
@@ -307,6 +307,11 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
     table_id, cell_ids = register_evidence(
         ctx.evidence, CollapsedView.build(table, check.cols, check.rows), check.cells,
         verdict=check.label, reason=check.reason, explanations=check.explanations, claim=check.claim)
+    if check.decided_by != "columns":
+        # "And for myocardial infarction?" asks this claim of another row (assistant.routing.claim_for_other_row)
+        rows = list(dict.fromkeys(r for r, _ in check.cells))
+        ctx.session.last_table_answer = TableAnswer(table=table.name, question=claim, answer=check.label, rows=rows,
+                                                    row_names=[table.row_label(r) for r in rows], kind="claim")
     note = "" if check.citations_valid else " (none of the cells the judge cited exist in the table)"
     judge_wrote = check.decided_by == "ccoe" or (
         check.decided_by == "program+ccoe" and (check.programs is None or check.reason != check.programs.reason))
