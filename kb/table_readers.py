@@ -175,13 +175,22 @@ def _read_json(text: str) -> tuple[list[list[Any]], list[str] | None, str | None
                 return _records(data) + (caption,)
             return data, cols, caption
         values = list(obj.values())
-        if values and all(isinstance(v, list) for v in values):  # columns: {"Year": [...], ...}
+        if values and all(isinstance(v, list) and not any(isinstance(x, dict) for x in v) for v in values):
+            # columns: {"Year": [...], ...} (lists of records are not columns: below)
             length = max(len(v) for v in values)
             grid = [[v[i] if i < len(v) else "" for v in values] for i in range(length)]
             return grid, list(obj.keys()), None
         if values and all(isinstance(v, dict) for v in values):  # index orient: {row: {col: v}}
             grid, cols = _records([{"": k, **v} for k, v in obj.items()])
             return grid, cols, None
+        # {"study": "REACH-2", "sites": [{…}, …]}: the one list of records is the table, the rest its caption.
+        # Found as a new user: an export shaped like this was refused.
+        lists = [(k, v) for k, v in obj.items() if isinstance(v, list) and v and all(isinstance(r, dict) for r in v)]
+        if len(lists) == 1:
+            key, records = lists[0]
+            context = [f"{k}: {v}" for k, v in obj.items() if isinstance(v, (str, int, float)) and k != key][:3]
+            grid, names = _records(records)
+            return grid, names, caption or (f"{key} ({'; '.join(context)})" if context else str(key))
         raise TableError("The JSON holds an object I cannot read as a table: use a list of records "
                          "([{\"col\": value}, …]) or columns ({\"col\": [values]}).")
     if isinstance(obj, list):
@@ -194,7 +203,24 @@ def _read_json(text: str) -> tuple[list[list[Any]], list[str] | None, str | None
     raise TableError("The JSON must be a list of records, a list of rows, or an object of columns.")
 
 
+_NESTED_DEPTH = 3  # levels of nested objects spread into columns; deeper ones stay as written
+
+
+def _flat(record: dict, prefix: str = "", depth: int = 0) -> dict:
+    """A record with its nested objects spread into columns: {"pi": {"name": "Dr Shah"}} -> {"pi name": "Dr Shah"}.
+    (pandas.json_normalize does this too, but turns a column's integers into floats wherever a record lacks it.)"""
+    out: dict = {}
+    for k, v in record.items():
+        name = f"{prefix}{k}"
+        if isinstance(v, dict) and v and depth < _NESTED_DEPTH:
+            out.update(_flat(v, f"{name} ", depth + 1))
+        else:
+            out[name] = v
+    return out
+
+
 def _records(records: list[dict]) -> tuple[list[list[Any]], list[str]]:
+    records = [_flat(r) for r in records]
     cols: dict[str, None] = {}
     for rec in records:
         for k in rec:

@@ -28,7 +28,8 @@ def test_parse_number_reads_decorated_numbers(text, value):
     assert parse_number(text) == pytest.approx(value)
 
 
-@pytest.mark.parametrize("text", ["D4", "", "n/a", "0 - 1", "2007-2011", "abc 12", "(1.5", "sept 20", None, "1.2.3", "**", "** 3 **"])
+@pytest.mark.parametrize("text", ["D4", "", "n/a", "0 - 1", "2007-2011", "abc 12", "(1.5", "sept 20", None, "1.2.3",
+                                  "**", "** 3 **"])
 def test_parse_number_rejects_non_numbers(text):
     assert parse_number(text) is None
 
@@ -66,6 +67,21 @@ def test_json_records_and_columns(tmp_settings):
     split = json.dumps({"title": "Outbreaks", "columns": ["A", "B"], "data": [[1, 2]]}).encode()
     t3 = load_table(split, name="s.json", settings=tmp_settings)
     assert t3.title == "Outbreaks" and t3.rows == [["1", "2"]]
+
+
+def test_json_object_holding_one_list_of_records_with_nested_objects(tmp_settings):
+    """Found as a new user: an export shaped {"study": …, "sites": [{…, "pi": {"name": …}}]} was refused."""
+    export = json.dumps({"study": "REACH-2", "version": 3, "sites": [
+        {"site": "Leeds", "enrolled": 84, "pi": {"name": "Dr Shah", "since": 2019}},
+        {"site": "Lyon", "enrolled": 61, "pi": {"name": "Dr Morel"}}]}).encode()
+    t = load_table(export, name="sites.json", settings=tmp_settings)
+    assert t.title == "sites (study: REACH-2; version: 3)"
+    assert t.columns == ["site", "enrolled", "pi name", "pi since"]
+    assert t.rows == [["Leeds", "84", "Dr Shah", "2019"], ["Lyon", "61", "Dr Morel", ""]]
+    # two lists of records: which one is the table is not for the reader to guess
+    two = json.dumps({"sites": [{"a": 1}], "arms": [{"b": 2}]}).encode()
+    with pytest.raises(TableError, match="cannot read as a table"):
+        load_table(two, name="two.json", settings=tmp_settings)
 
 
 def test_markdown_table_with_caption(tmp_settings):
