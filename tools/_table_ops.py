@@ -82,6 +82,15 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         [f] = group
         c = column_index(typed, f.column, "filter column")
         filter_cols.append(c)
+        if f.than_column:  # a column against another of the same row: "Enrolled < Target"
+            other = column_index(typed, f.than_column, "filter column")
+            filter_cols.append(other)
+            kept = [r for r in rows if meets_filter(typed, r, f)]
+            clock.tick()
+            steps.append(f"{typed.column(f.column).name} {f.op} {typed.column(f.than_column).name}: "
+                         f"{len(kept)} of {len(rows)} rows")
+            rows = kept
+            continue
         wanted = cell_number(f.value)
         kept = []
         for r in rows:

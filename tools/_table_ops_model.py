@@ -55,6 +55,9 @@ class RowFilter(BaseModel):
     column: str
     op: CmpOp
     value: str = Field(max_length=VALUE_MAX_CHARS)
+    # Compare with this column of the same row instead of ``value``: "Which sites missed their target?" keeps the
+    # rows where Enrolled < Target. Set by code (tools._column_against); no grammar offers it.
+    than_column: str | None = None
 
 
 class Check(BaseModel):

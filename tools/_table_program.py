@@ -51,6 +51,7 @@ from tools._claim_negated import negated_count_blocker, read_negated_existence
 from tools._claim_others import read_others_combined
 from tools._claim_self_filter import read_self_filtered_every
 from tools._claim_significance import add_significance_filter
+from tools._column_against import read_column_against
 from tools._column_change import read_column_change
 from tools._count_than_row import cite_compared_row, counts_of_compared_row, read_count_than_row
 from tools._same_as_row import cite_shared_row, read_same_as_row
@@ -250,6 +251,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_share_of_all(read_share(program, typed, text), typed, text)
             program = read_column_change(program, typed, text)
             program = read_ordinal(read_direction(program, typed, text), text)
+            program = read_column_against(program, typed, text)
             if yes_no_asked(text):
                 program = program.model_copy(update={"fn": "count"})  # yes when a row meets the question's filters
         else:

@@ -71,8 +71,12 @@ def meets_filter(typed: TypedTable, r: int, f: RowFilter, *, words: bool = False
     """Whether row ``r`` meets filter ``f`` (``words``: an '=' text value may also be whole words of the cell)."""
     try:
         c = typed.column(f.column).index
+        other = typed.column(f.than_column).index if f.than_column else None
     except KeyError:
         return False
+    if other is not None:  # this row's numbers in two columns (tools._column_against)
+        a, b = typed.number(r, c), typed.number(r, other)
+        return a is not None and b is not None and compare(str(a), a, f.op, str(b), b, tolerance=0)
     if f.op in ("=", "contains"):
         in_month = iso_month_match(typed.text(r, c), f.value)
         if in_month is not None:

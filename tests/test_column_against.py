@@ -1,0 +1,56 @@
+"""Questions that compare two columns of each row (tools/_column_against.py); found as a new user on a JSON export
+of trial sites: "Which sites missed their enrolment target?" named the site with the fewest enrolled."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.tables import Table
+from tools._cells import TypedTable
+from tools._table_describe import describe
+from tools._table_program import run_sampled
+
+SITES = Table(name="sites", title="", columns=["Site", "Enrolled", "Target", "Dropouts", "PI since"], rows=[
+    ["Leeds", "84", "80", "6", "2019"], ["Lyon", "61", "75", "9", "2021"], ["Porto", "77", "70", "4", "2018"],
+    ["Graz", "45", "60", "11", "2022"], ["Cork", "58", "55", "3", "2020"], ["Oslo", "70", "70", "5", "2019"]])
+TYPED = TypedTable.build(SITES)
+# what the programs wrote: a guessed bound that no row meets
+GUESSED = {"filters": [{"column": "target", "op": "<", "value": "35"}], "fn": "value", "column": "site",
+           "answer_column": "site"}
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("Which sites missed their enrolment target?", ["Lyon", "Graz"]),
+    ("Which sites exceeded their target?", ["Leeds", "Porto", "Cork"]),  # Enrolled: on the target's scale
+    ("Which sites met their target?", ["Leeds", "Porto", "Cork", "Oslo"]),
+    ("Which sites enrolled fewer patients than their target?", ["Lyon", "Graz"]),
+    ("How many sites fell short of their target?", 2),
+    ("Did any site fail to reach its target?", "yes"),
+])
+def test_rows_are_kept_by_one_column_against_another(question, answer):
+    ran = run_sampled(GUESSED, TYPED, "question", question)
+    assert ran.error == "" and ran.execution is not None
+    assert ran.execution.result == answer
+    assert "Enrolled" in describe(ran.program, TYPED) and "Target" in describe(ran.program, TYPED)
+
+
+def test_both_columns_are_cited():
+    ran = run_sampled(GUESSED, TYPED, "question", "Which sites missed their enrolment target?")
+    assert {(2, 2), (2, 3), (4, 2), (4, 3)} <= set(ran.execution.cells)
+    assert describe(ran.program, TYPED) == "rows where Enrolled < Target → Site"
+
+
+@pytest.mark.parametrize("question", [
+    "Which site has the most dropouts?",  # no comparison with a column of the row
+    "Which sites exceeded their budget?",  # no column named by it
+])
+def test_other_questions_are_left_as_written(question):
+    assert run_sampled(GUESSED, TYPED, "question", question).program.filters[0].than_column is None
+
+
+def test_without_a_column_on_the_target_s_scale_nothing_is_guessed():
+    # Enrolled and Screened are both near the target's scale: which one "exceeded their target" means is unclear
+    t = TypedTable.build(Table(name="s", title="", columns=["Site", "Screened", "Enrolled", "Target"], rows=[
+        ["Leeds", "95", "84", "80"], ["Lyon", "70", "61", "75"], ["Porto", "90", "77", "70"]]))
+    ran = run_sampled(GUESSED | {"filters": []}, t, "question", "Which sites exceeded their target?")
+    assert not ran.program.filters

@@ -1,0 +1,101 @@
+"""Questions that compare two columns of each row: "Which sites missed their enrolment target?" keeps the rows where
+Enrolled < Target.
+
+Found as a new user, on a JSON export of trial sites: no program could say it (the grammar compares a column with
+a value), so two programs guessed a bound ("target < 35": no row), two took a difference of all five rows, and the
+one that ran named the site with the fewest enrolled (Graz; Lyon missed its target too). The question's form
+settles it:
+
+- a verb against "their/its/the" and a column the question names after it: "missed", "fell short of", "did not
+  meet/reach" keep the rows below it; "exceeded", "beat", "surpassed" above; "met", "reached", "hit" at or above;
+  "more/fewer … than their/its …" the comparison;
+- the other side is the one other numeric column the question names ("enrolment" names Enrolled), else the one
+  column on the same scale as the compared one while every other is far from it (a target of 55-80 patients is
+  met by Enrolled, 45-84, not by Dropouts, 3-11).
+
+"Which …" lists the rows' names; "How many …" counts them; a yes/no question asks whether any row does. A program
+that reads neither column is replaced; anything less certain leaves the program as written.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from tools._cells import TypedTable
+from tools._question_grounding import column_named
+from tools._table_ops_model import Program, RowFilter
+
+_OWN = r"\s+(?:their|its|his|her|the)\s+(?P<b>[^?,.;]+)"
+_BELOW = re.compile(r"\b(?:missed|miss|misses|fell\s+short\s+of|falls?\s+short\s+of|failed\s+to\s+(?:meet|reach|hit)|"
+                    r"(?:did|do|does)\s+not\s+(?:meet|reach|hit)|didn't\s+(?:meet|reach|hit)|stayed\s+below|"
+                    r"stayed\s+under)" + _OWN, re.I)
+_ABOVE = re.compile(r"\b(?:exceeded|exceed|exceeds|beat|beats|surpassed|surpass|surpasses|overshot|went\s+over)"
+                    + _OWN, re.I)
+_AT_LEAST = re.compile(r"\b(?:met|meet|meets|reached|reach|reaches|hit|hits|achieved|achieve|achieves)" + _OWN, re.I)
+_THAN_OWN = re.compile(r"\b(?P<word>more|fewer|less|higher|lower|greater|smaller|larger)\b[^?]*?\bthan\s+"
+                       r"(?:their|its|his|her)\s+(?P<b>[^?,.;]+)", re.I)
+_GREATER = {"more", "higher", "greater", "larger"}
+_HOW_MANY = re.compile(r"^\s*how\s+many\b", re.I)
+
+
+def _asked(question: str) -> tuple[str, str] | None:
+    """(op, the words naming the column compared with) of the question, or None."""
+    for pattern, op in ((_BELOW, "<"), (_ABOVE, ">"), (_AT_LEAST, ">=")):
+        m = pattern.search(question)
+        if m:
+            return op, m.group("b")
+    m = _THAN_OWN.search(question)
+    if m:
+        return (">" if m.group("word").lower() in _GREATER else "<"), m.group("b")
+    return None
+
+
+SAME_SCALE = 0.5  # |ln(median ratio)|: within a factor of about 1.6 of the target's median ...
+OTHER_SCALE = 1.5  # ... while every other column is beyond a factor of about 4.5
+
+
+def _median(values: list[float]) -> float:
+    xs = sorted(values)
+    return xs[len(xs) // 2]
+
+
+def _same_scale(columns: list, against) -> list:
+    """The one column whose values are on the scale of ``against``'s while the others' are far from it (a target
+    of 55-80 patients is met by the enrolled 45-84, not the dropouts 3-11), or []."""
+    base = [x for x in against.numbers if x is not None and x > 0]
+    if not base:
+        return []
+    scale = {}
+    for c in columns:
+        xs = [x for x in c.numbers if x is not None and x > 0]
+        if c is not against and xs:
+            scale[c.ident] = abs(math.log(_median(xs) / _median(base)))
+    near = [c for c in columns if scale.get(c.ident, math.inf) <= SAME_SCALE]
+    far = all(v >= OTHER_SCALE for ident, v in scale.items() if near and ident != near[0].ident)
+    return near if len(near) == 1 and far else []
+
+
+def read_column_against(program: Program, typed: TypedTable, question: str) -> Program:
+    """``program`` as the rows whose one named column stands to another as the question asks (module docstring)."""
+    asked = _asked(question)
+    label = typed.label_col
+    if asked is None or not label:
+        return program
+    op, words = asked
+    numeric = [c for c in typed.columns if c.numeric and c.index != label and not c.holds_years]
+    against = [c for c in numeric if column_named(c.name, words)]
+    if len(against) > 1:  # "their enrolment target": the head noun names it, "enrolment" the other side
+        head = words.split()[-1] if words.split() else ""
+        against = [c for c in against if column_named(c.name, head)]
+    if len(against) != 1:
+        return program
+    measured = [c for c in numeric if c is not against[0] and column_named(c.name, question)]
+    if not measured:  # "Which sites exceeded their target?": the one other column on the target's scale
+        measured = _same_scale(numeric, against[0])
+    if len(measured) != 1:
+        return program
+    name = typed.columns[label - 1].ident
+    fn = "count" if program.fn == "count" or _HOW_MANY.match(question) else "value"
+    return Program(filters=[RowFilter(column=measured[0].ident, op=op, value="", than_column=against[0].ident)],
+                   fn=fn, column=name, answer_column=name)
