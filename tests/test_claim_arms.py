@@ -67,3 +67,18 @@ def test_the_html_upload_with_a_two_row_header(tmp_path, tmp_settings):
     assert ran.execution is not None and ran.execution.truth is True
     assert [typed.columns[c - 1].name for _, c in ran.execution.cells] == [
         "Outcome", "Drug A (n=412) %", "Placebo (n=405) %"]
+
+
+async def test_real_model_checks_a_claim_across_two_arms(real_settings):
+    """End to end with the served model: whatever the sampled programs read, the claim's form settles the check."""
+    from assistant.llm import LLMClient
+    from tools.verify_claim import check_claim
+
+    llm = LLMClient(real_settings)
+    try:
+        check = await check_claim(llm, OUTCOMES, "Drug A more than halved the rate of stroke compared with placebo.",
+                                  variant="program")
+    finally:
+        await llm.aclose()
+    assert check.label == "SUPPORTS" and check.decided_by == "program"
+    assert {(1, 3), (1, 5)} <= set(check.cells)  # Drug A's 2.9% and placebo's 6.2% in the stroke row
