@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from tools._cell_compare import norm_text
 from tools._cells import TypedTable
+from tools._partial_values import rewrite_text_filters
 from tools._table_ops_model import Program, RowFilter
 from tools._words import WORD
 
@@ -56,22 +57,15 @@ def base_cell(value: str, cells: list[str], text: str) -> str | None:
 def read_base_row(program: Program, typed: TypedTable, text: str) -> Program:
     """``program`` with each '=' filter on a text column, and a check against a named row, read as the base row
     when the text does not write the variant's qualifier (module docstring)."""
+    def to_base(f: RowFilter, values: list[str]) -> RowFilter | None:
+        base = base_cell(f.value, values, text)
+        return RowFilter(column=f.column, op="=", value=base) if base else None
+
+    program = rewrite_text_filters(program, typed, "=", to_base)
     label = typed.label_col
-    filters, changed = [], False
-    for f in program.filters:
-        try:
-            col = typed.column(f.column)
-        except KeyError:
-            col = None
-        base = None
-        if col is not None and not col.numeric and f.op == "=":
-            base = base_cell(f.value, typed.table.column_values(col.index), text)
-        filters.append(RowFilter(column=f.column, op="=", value=base) if base else f)
-        changed = changed or base is not None
-    update: dict = {"filters": filters} if changed else {}
     check = program.check
     if check is not None and check.against == "row" and label:
         base = base_cell(check.value, typed.table.column_values(label), text)
         if base:
-            update["check"] = check.model_copy(update={"value": base})
-    return program.model_copy(update=update) if update else program
+            return program.model_copy(update={"check": check.model_copy(update={"value": base})})
+    return program

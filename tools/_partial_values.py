@@ -47,7 +47,7 @@ def _holds(cell: str, part: str) -> bool:
     return len(part) >= 3 and re.search(rf"(?<![\w-]){re.escape(part)}(?![\w-])", cell) is not None
 
 
-def _rewrite_text_filters(program: Program, typed: TypedTable, op: str,
+def rewrite_text_filters(program: Program, typed: TypedTable, op: str,
                           rewrite: Callable[[RowFilter, list[str]], RowFilter | None]) -> Program:
     """``program`` with each ``op`` filter on a column of text replaced by ``rewrite(filter, the column's cells)``,
     or kept as written where that is None."""
@@ -71,7 +71,7 @@ def widen_partial_value(program: Program, typed: TypedTable, text: str) -> Progr
         named = [v for v in {norm_text(v) for v in values} if part and _holds(v, part)]
         return RowFilter(column=f.column, op="contains", value=part) if len(named) >= 2 else None
 
-    return _rewrite_text_filters(program, typed, "=", widen)
+    return rewrite_text_filters(program, typed, "=", widen)
 
 
 def _writes_words(text: str, cell: str) -> bool:
@@ -93,4 +93,4 @@ def narrow_to_written_value(program: Program, typed: TypedTable, text: str) -> P
             return RowFilter(column=f.column, op="=", value=cells[written[0]].strip())
         return None
 
-    return _rewrite_text_filters(program, typed, "contains", narrow)
+    return rewrite_text_filters(program, typed, "contains", narrow)
