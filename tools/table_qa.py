@@ -353,7 +353,8 @@ class Output(BaseModel):
             text += (f"\n\nThe cells support {', '.join(self.tied)} equally well (confidence: {self.confidence}); "
                      "the table does not single one out.")
         if self.decided_by == "program" and self.vote_share is not None:
-            text += (f"\n\nComputed from the table: {self.program.rstrip('.')}. {self.vote[0].upper()}{self.vote[1:]} "
+            text += (f"\n\nComputed from the table: {self.program.rstrip('.')}. "
+                     f"{self.vote[0].upper()}{self.vote[1:]} "
                      f"(confidence {self.vote_share:.0%}).")
         return text
 

@@ -284,7 +284,8 @@ class Output(BaseModel):
         cites = "".join(f"[{c}]" for c in self.cells)
         text = f"**{label.get(self.verdict, self.verdict)}** by table {self.table}: {self.reason.strip()} {cites}"
         if self.decided_by == "program" and self.confidence is not None:
-            text += (f"\n\nComputed from the table: {self.program.rstrip('.')}. {self.vote[0].upper()}{self.vote[1:]} "
+            text += (f"\n\nComputed from the table: {self.program.rstrip('.')}. "
+                     f"{self.vote[0].upper()}{self.vote[1:]} "
                      f"(confidence {self.confidence:.0%}).")
         return text
 
