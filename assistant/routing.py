@@ -293,7 +293,8 @@ def elliptical_extreme(message: str, previous_question: str | None) -> str | Non
     if m is None or not previous_question:
         return None
     asked = without_regarding_note(previous_question)
-    if len(_ANY_EXTREME.findall(asked)) != 1:
+    # An earlier elliptical question ("and the second best?", stored as asked) has nothing to turn round.
+    if len(_ANY_EXTREME.findall(asked)) != 1 or _ELLIPTICAL_EXTREME.match(asked):
         return None
     return _ANY_EXTREME.sub(m.group("word").lower(), asked, count=1)
 

@@ -375,6 +375,8 @@ def test_no_elliptical_extreme_without_a_last_question_with_one_extreme():
 
     assert elliptical_extreme("and the longest?", None) is None
     assert elliptical_extreme("and the longest?", "Which trials enrolled over 100?") is None  # none to turn
+    # the last question was itself elliptical (kept as asked by an earlier version): nothing to turn round
+    assert elliptical_extreme("and the second best?", "and the best? (regarding model, average score)") is None
     assert elliptical_extreme("and the longest?", "Which is the most and the least?") is None  # two: which one?
     assert elliptical_extreme("and the longest river in Europe?", "Which trial had the highest efficacy?") is None
     assert elliptical_extreme("the most?", "Which city has the fewest rainy days? (regarding Bergen)") == \
