@@ -9,7 +9,7 @@ from tools._cells import TypedTable
 from tools._claim_categories import ignored_category_blocker, named_categories, restricted_to_category
 from tools._table_describe import describe
 from tools._table_ops import execute
-from tools._table_ops_model import Program
+from tools._table_ops_model import Program, RowFilter
 from tools._table_program import ProgramOutcome, decide, run_sampled
 
 VACCINES = Table(name="vaccines", title="Vaccine efficacy",
@@ -110,7 +110,7 @@ def _restricted(claim: str, raw: dict):
 
 
 def test_a_program_over_every_row_is_restricted_to_the_named_category():
-    assert _restricted(CLAIM, EVERY_ROW).filters[0].model_dump() == {"column": "platform", "op": "=", "value": "mRNA"}
+    assert _restricted(CLAIM, EVERY_ROW).filters[0] == RowFilter(column="platform", op="=", value="mRNA")
     counted = {"filters": [], "fn": "count", "column": "vaccine", "check": {"op": "=", "value": "3"}}
     assert _restricted("There are 3 viral vector vaccines.", counted).filters[0].value == "Viral vector"
 
