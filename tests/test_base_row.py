@@ -23,7 +23,10 @@ NAMES = [row[0] for row in RESULTS.rows]
 
 @pytest.mark.parametrize("value, text, base", [
     ("Ours (w/o distill.)", CLAIM, "Ours"),
-    ("BERT-large", "BERT beats DistilBERT on SST-2", "BERT"),
+    ("BERT (- attention)", "BERT beats DistilBERT on SST-2", "BERT"),
+    # a variant that leaves nothing out is a system of its own (SciTab's test replay: "Dual2seq-Dep" is not
+    # "Dual2seq" when the claim speaks of "the other systems")
+    ("BERT-large", "BERT beats DistilBERT on SST-2", None),
     # the text writes the qualifier: the variant is meant
     ("Ours (w/o distill.)", "Without distillation our model loses 0.8 points on MNLI-m", None),
     ("BERT-large", "BERT-large beats DistilBERT on SST-2", None),
@@ -32,7 +35,7 @@ NAMES = [row[0] for row in RESULTS.rows]
     ("Ours", CLAIM, None),  # no shorter cell
 ])
 def test_base_cell(value, text, base):
-    assert base_cell(value, NAMES + ["Distil"], text) == base
+    assert base_cell(value, NAMES + ["Distil", "BERT (- attention)"], text) == base
 
 
 def test_a_claim_about_our_model_reads_the_base_row_not_the_ablation():
@@ -46,11 +49,11 @@ def test_a_claim_about_our_model_reads_the_base_row_not_the_ablation():
 
 
 def test_the_row_a_check_compares_with_is_read_as_the_base_too():
-    raw = {"filters": [{"column": "model", "op": "=", "value": "Ours"}], "fn": "value", "column": "sst_2_acc",
-           "check": {"op": "<", "against": "row", "value": "BERT-large"}}
-    ran = run_sampled(raw, TYPED, "claim", "Our model is behind BERT on SST-2")
-    assert ran.program.check.value == "BERT"
-    assert ran.execution.truth is True  # 93.1 < 93.5
+    raw = {"filters": [{"column": "model", "op": "=", "value": "DistilBERT"}], "fn": "value", "column": "sst_2_acc",
+           "check": {"op": "<", "against": "row", "value": "Ours (w/o distill.)"}}
+    ran = run_sampled(raw, TYPED, "claim", "DistilBERT is behind our model on SST-2")
+    assert ran.program.check.value == "Ours"
+    assert ran.execution.truth is True  # 91.3 < 93.1
 
 
 def test_an_ablation_the_claim_names_is_kept():
