@@ -38,6 +38,7 @@ from assistant.llm import ToolCall, counting_generated_tokens
 from assistant.planner import PlannedCall, plan
 from assistant.pool import RankedPool, build_pool, rank_pool
 from assistant.prompts import render
+from assistant.routing import restated_claim
 from assistant.session import Session
 from assistant.small_talk import is_small_talk
 from assistant.support import AskedFor, asked_for, content_words, mentions, off_subject, relation_object, repeats, \
@@ -264,7 +265,11 @@ class Assistant:
             return AnswerOutcome(text, "chit_chat")
         ready = _ready_reply(steps)
         if ready is not None:  # composed by a tool (claim check, table QA, multiple choice): it cites by construction
-            return await self._tool_reply(hooks, ledger, *ready)
+            text, output = ready
+            checked = getattr(output, "claim", "")
+            if isinstance(checked, str) and restated_claim(checked, message):
+                text = f"Claim checked: {checked}\n\n{text}"
+            return await self._tool_reply(hooks, ledger, text, output)
         citable = ledger.citable()
         if not citable:
             failed = [s for s in steps if s.error]

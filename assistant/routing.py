@@ -327,6 +327,18 @@ def claim_for_other_row(message: str, claim: str, claim_rows: list[int], table: 
     return re.sub(rf"(?<!\w){re.escape(written[0])}(?!\w)", lambda _: other, claim, count=1, flags=re.I)
 
 
+_WORDS = re.compile(r"[^\W_]+")
+
+
+def restated_claim(checked: str, message: str) -> bool:
+    """Whether the claim a tool checked says more than the message's words: a follow-up's claim ("And for
+    myocardial infarction?" checked as "Drug A more than halved the rate of myocardial infarction …") or a claim
+    whose "it" was named ("It gets more rain than Cardiff" checked as "Bergen gets …"). The reply then says which
+    claim it checked; found as a new user, a verdict came back on a claim the user never wrote out."""
+    said = set(_WORDS.findall(message.casefold()))
+    return bool(checked.strip()) and not set(_WORDS.findall(checked.casefold())) <= said
+
+
 def as_claim(message: str) -> str | None:
     """The statement a message asks to check, or None when it is not a claim or a yes/no question.
 

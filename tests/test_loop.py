@@ -813,6 +813,43 @@ async def test_a_tool_reply_is_used_and_still_checked(tmp_settings, fake_llm_ser
     assert not any(r.get("stream") for r in srv.requests)  # no generation needed
 
 
+class CheckedOut(VerdictOut):
+    claim: str
+
+
+@pytest.mark.parametrize("message, checked, shown", [
+    # a claim whose "it" the tool named (or a follow-up's claim the planner restated): the reply says which claim
+    # it checked
+    ("Is it true that it rose to 220 in 2012?", "Cases rose to 220 in 2012.", True),
+    ("Is it true that cases rose to 220 in 2011?", "Cases rose to 220 in 2011.", False),  # the user's own words
+])
+async def test_a_tool_reply_says_which_claim_it_checked_when_the_user_did_not_write_it(
+        tmp_settings, fake_llm_server, patched_tools, monkeypatch, message, checked, shown):
+    class ClaimIn(BaseModel):
+        claim: str
+        table: str | None = None
+
+    def verify(ctx, args):
+        out = fake_verify(ctx, args)
+        return CheckedOut(verdict=out.verdict, cells=out.cells, claim=checked)
+
+    monkeypatch.setitem(REGISTRY, "verify_claim", Tool(
+        name="verify_claim", description="verify", fn=lambda ctx, a: verify(ctx, a), input_model=ClaimIn,
+        output_model=CheckedOut))
+
+    class T:
+        name = "cases.csv"
+
+    router = Router(intents=[frame(task="claim_check", entities=["measles"], rewrite=checked)])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        bot.session.tables["cases.csv"] = T()
+        bot.session.active_table = "cases.csv"
+        result = await bot.run_turn(message)
+    assert result.status == "verified"
+    assert result.answer == (f"Claim checked: {checked}\n\n" if shown else "") + "**SUPPORTS** [T1:R2C2]"
+
+
 async def test_evidence_k_is_per_conversation(tmp_settings, fake_llm_server, patched_tools):
     router = Router(intents=[frame(entities=["Wang Zhizhi"], rewrite="When did Wang Zhizhi join?")],
                     answers=[said(("Wang Zhizhi joined in 2001.", ["S1"]))])

@@ -248,6 +248,7 @@ class Input(BaseModel):
 
 class Output(BaseModel):
     verdict: str = Field(description="SUPPORTS, REFUTES or NOT ENOUGH INFO.")
+    claim: str = Field("", description="The claim as checked (with a follow-up's 'it' named).")
     table: str
     table_id: str = Field(description="Evidence id of the collapsed table.")
     cells: list[str] = Field(description="Evidence ids of the decisive cells (cite these).")
@@ -321,7 +322,7 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
         note += (f" (The judge wrote {', '.join(unstated)}, which {'is' if len(unstated) == 1 else 'are'} in "
                  "neither the cells it cites nor the claim: the model's own figure, not computed by code.)")
     return Output(
-        verdict=check.label, table=table.name, table_id=table_id, cells=cell_ids, reason=check.reason + note,
+        verdict=check.label, claim=claim, table=table.name, table_id=table_id, cells=cell_ids, reason=check.reason + note,
         unstated_numbers=unstated,
         explanations=check.explanations, invalid_citations=check.invalid_cells,
         citations_valid=check.citations_valid, columns_kept=[table.columns[c - 1] for c in check.cols],
