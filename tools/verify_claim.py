@@ -322,8 +322,8 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
         note += (f" (The judge wrote {', '.join(unstated)}, which {'is' if len(unstated) == 1 else 'are'} in "
                  "neither the cells it cites nor the claim: the model's own figure, not computed by code.)")
     return Output(
-        verdict=check.label, claim=claim, table=table.name, table_id=table_id, cells=cell_ids, reason=check.reason + note,
-        unstated_numbers=unstated,
+        verdict=check.label, claim=claim, table=table.name, table_id=table_id, cells=cell_ids,
+        reason=check.reason + note, unstated_numbers=unstated,
         explanations=check.explanations, invalid_citations=check.invalid_cells,
         citations_valid=check.citations_valid, columns_kept=[table.columns[c - 1] for c in check.cols],
         filter=check.filter.summary() if check.filter else "no column filtering", decided_by=check.decided_by,
