@@ -19,7 +19,7 @@ from tools._answer_subject import EXPLETIVE_IT
 from tools._cell_compare import iso_month_match
 from tools._cells import TypedTable, cell_number, is_empty
 from tools._question_grounding import row_stated
-from tools._words import MONTHS, OF_THEM, SUPERLATIVES, related
+from tools._words import MONTHS, OF_THEM, SUPERLATIVES, WORD, related
 from tools.intent import without_regarding_note
 
 # A score at or above this sends the message to the table: one header plus one value, a row label, or a
@@ -327,16 +327,13 @@ def claim_for_other_row(message: str, claim: str, claim_rows: list[int], table: 
     return re.sub(rf"(?<!\w){re.escape(written[0])}(?!\w)", lambda _: other, claim, count=1, flags=re.I)
 
 
-_WORDS = re.compile(r"[^\W_]+")
-
-
 def restated_claim(checked: str, message: str) -> bool:
     """Whether the claim a tool checked says more than the message's words: a follow-up's claim ("And for
     myocardial infarction?" checked as "Drug A more than halved the rate of myocardial infarction …") or a claim
     whose "it" was named ("It gets more rain than Cardiff" checked as "Bergen gets …"). The reply then says which
     claim it checked; found as a new user, a verdict came back on a claim the user never wrote out."""
-    said = set(_WORDS.findall(message.casefold()))
-    return bool(checked.strip()) and not set(_WORDS.findall(checked.casefold())) <= said
+    said = set(WORD.findall(message.casefold()))
+    return bool(checked.strip()) and not set(WORD.findall(checked.casefold())) <= said
 
 
 def as_claim(message: str) -> str | None:

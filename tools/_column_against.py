@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+from statistics import median_high
 
 from tools._cells import TypedTable
 from tools._question_grounding import column_named
@@ -55,11 +56,6 @@ SAME_SCALE = 0.5  # |ln(median ratio)|: within a factor of about 1.6 of the targ
 OTHER_SCALE = 1.5  # ... while every other column is beyond a factor of about 4.5
 
 
-def _median(values: list[float]) -> float:
-    xs = sorted(values)
-    return xs[len(xs) // 2]
-
-
 def _same_scale(columns: list, against) -> list:
     """The one column whose values are on the scale of ``against``'s while the others' are far from it (a target
     of 55-80 patients is met by the enrolled 45-84, not the dropouts 3-11), or []."""
@@ -70,10 +66,12 @@ def _same_scale(columns: list, against) -> list:
     for c in columns:
         xs = [x for x in c.numbers if x is not None and x > 0]
         if c is not against and xs:
-            scale[c.ident] = abs(math.log(_median(xs) / _median(base)))
+            scale[c.ident] = abs(math.log(median_high(xs) / median_high(base)))
     near = [c for c in columns if scale.get(c.ident, math.inf) <= SAME_SCALE]
-    far = all(v >= OTHER_SCALE for ident, v in scale.items() if near and ident != near[0].ident)
-    return near if len(near) == 1 and far else []
+    if len(near) != 1:
+        return []
+    others_far = all(v >= OTHER_SCALE for ident, v in scale.items() if ident != near[0].ident)
+    return near if others_far else []
 
 
 def read_column_against(program: Program, typed: TypedTable, question: str) -> Program:
