@@ -6,6 +6,7 @@ headers, ragged rows) and writes down in ``Table.notes`` what it fixed, so the u
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from collections import Counter
@@ -35,6 +36,15 @@ def _cell_text(value: Any) -> str:
         return ""
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return str(int(value))
+    if isinstance(value, float):
+        # Excel's 15 significant digits: a saved 0.7284999999999999 is the 0.7285 the sheet shows.
+        return format(value, ".15g")
+    if isinstance(value, dt.datetime):
+        # A spreadsheet's date is a datetime at midnight: "2021-11-03", not "2021-11-03 00:00:00" (found as a new
+        # user; the dates then read as text, with no order for "reported most recently").
+        return value.date().isoformat() if value.time() == dt.time() else value.isoformat(sep=" ", timespec="minutes")
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
     if isinstance(value, (dict, list)):
         return json.dumps(value, ensure_ascii=False)
     return " ".join(_CONTROL.sub("", _ANSI.sub("", str(value))).split())

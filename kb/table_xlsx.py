@@ -8,6 +8,7 @@ marked as not computed.
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 import zlib
 
@@ -87,6 +88,37 @@ def _cells_parser(wb, ws):
     return source, parser
 
 
+def _number_format(wb, style_id: int) -> str:
+    """The number format of the cell style ``style_id`` ("General" when the file names none)."""
+    from openpyxl.styles.numbers import BUILTIN_FORMATS
+
+    try:
+        fmt_id = wb._cell_styles[style_id].numFmtId
+    except (IndexError, AttributeError, TypeError):
+        return "General"
+    if fmt_id in BUILTIN_FORMATS:
+        return BUILTIN_FORMATS[fmt_id]
+    try:
+        return wb._number_formats[fmt_id - 164]  # custom formats are numbered from 164
+    except IndexError:
+        return "General"
+
+
+def _is_percent_format(fmt: str) -> bool:
+    """Whether a number format shows its value as a percentage ("0.0%"; not a "%" inside quotes)."""
+    positive = fmt.split(";", 1)[0]
+    return "%" in re.sub(r'"[^"]*"|\\.', "", positive)
+
+
+def _as_percent(value: float, fmt: str) -> str:
+    """0.7285 under the format "0.0%" as the sheet shows it: "72.8%", the figure its reader sees and quotes.
+
+    Found as a new user: a Coverage column formatted "0.0%" was read as 0.7285, and "above 80%" compared 80
+    with it."""
+    decimals = re.search(r"\.(0+)", fmt.split(";", 1)[0])
+    return f"{value * 100:.{len(decimals.group(1)) if decimals else 0}f}%"
+
+
 def _pick_sheet(names: list[str], sheet: str | int | None) -> str:
     if sheet is None:
         return names[0]
@@ -121,6 +153,9 @@ def _sheet_grid(wb, name: str, max_rows: int, max_cols: int, max_cells: int):
                         cached += 1
                 if value is None or value == "":
                     continue
+                if cell["data_type"] == "n" and isinstance(value, (int, float)) \
+                        and _is_percent_format(_number_format(wb, cell["style_id"])):
+                    value = _as_percent(value, _number_format(wb, cell["style_id"]))
                 if cell["column"] > max_cols:
                     raise TableError(f"Sheet {name!r} has more than {max_cols} columns; the limit is {max_cols} "
                                      "(EVIDENTIA_TABLE_MAX_COLS).")

@@ -154,8 +154,25 @@ def test_xlsx_cells_keep_their_columns_dates_and_gaps(tmp_settings):
 
     t = load_table(_xlsx_bytes(build), name="gaps.xlsx", settings=tmp_settings)
     assert t.columns == ["Site", "Note", "Visited"]
-    assert t.rows[0][0] == "Lab" and t.rows[0][1] == "" and t.rows[0][2].startswith("2020-03-01")
+    assert t.rows[0][0] == "Lab" and t.rows[0][1] == "" and t.rows[0][2] == "2020-03-01"
     assert t.rows[1][:2] == ["", "only a note"]
+
+
+def test_xlsx_dates_percentages_and_floats_read_as_the_sheet_shows_them(tmp_settings):
+    """Found as a new user: "2021-11-03 00:00:00" (a date read as text, with no order for "most recently") and a
+    Coverage column formatted "0.0%" read as 0.7285, so "above 80%" compared 80 with it."""
+    import datetime as dt
+
+    def build(wb):
+        ws = wb.active
+        ws.append(["County", "Coverage", "Whole", "Reported", "Ratio", "Logged"])
+        ws.append(["Alder", 0.72848, 0.5, dt.date(2021, 11, 3), 0.1 + 0.2, dt.datetime(2021, 11, 3, 14, 5, 9)])
+        ws["B2"].number_format, ws["C2"].number_format = "0.0%", "0%"
+        ws["D2"].number_format = "yyyy-mm-dd"
+        ws["E2"].number_format = '"%"0.00'  # a "%" in quotes is text, not a percentage
+
+    t = load_table(_xlsx_bytes(build), name="v.xlsx", settings=tmp_settings)
+    assert t.rows[0] == ["Alder", "72.8%", "50%", "2021-11-03", "0.3", "2021-11-03 14:05"]
 
 
 def test_xlsx_far_right_empty_cells_are_not_padded(tmp_settings, monkeypatch):
