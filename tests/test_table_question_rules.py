@@ -858,6 +858,29 @@ def test_what_share_of_a_rows_members_is_its_ratio_of_the_two_columns():
     assert read_share(rate, t, "What share of Drug A patients died?") == rate  # already a rate
 
 
+def test_a_share_whose_words_name_the_row_reads_that_row():
+    """Found as a new user: "What share of Elm Ridge's population is fully vaccinated?" was answered with the
+    average of every county's Fully vaccinated (no program filtered Elm Ridge), then as the ratio 0.5162."""
+    from tools._question_rules import read_share
+
+    t = TypedTable.build(Table(name="v", title="v", columns=["County", "Population", "Fully vaccinated"], rows=[
+        ["Alder", "48210", "35120"], ["Elm Ridge", "9876", "5098"], ["Dunmore", "67402", "57991"]]))
+    q = "What share of Elm Ridge's population is fully vaccinated?"
+    for fn in ("value", "avg", "sum"):
+        read = read_share(prog(filters=[], fn=fn, column="fully_vaccinated", answer_column="county"), t, q)
+        assert read.per_column == "population" and execute(read, t).result == pytest.approx(5098 / 9876)
+    # no row named, or two: left as written
+    alone = prog(filters=[], fn="avg", column="fully_vaccinated", answer_column="county")
+    assert read_share(alone, t, "What share of the population is fully vaccinated?") == alone
+    both = "What share of Alder's and Dunmore's population is fully vaccinated?"
+    assert read_share(alone, t, both) == alone
+    ran = run_sampled({"filters": [], "fn": "value", "column": "fully_vaccinated"}, t, "question", q)
+    assert ran.execution.result == "51.6%" and "as a percentage: 0.5162 is 51.6%" in ran.execution.steps
+    asked_as_proportion = q.replace("share", "proportion")
+    ran = run_sampled({"filters": [], "fn": "value", "column": "fully_vaccinated"}, t, "question", asked_as_proportion)
+    assert ran.execution.result == pytest.approx(5098 / 9876)  # a proportion stays a ratio
+
+
 MONTHLY = Table(name="sales", title="sales", columns=["Month", "Revenue"], rows=[
     ["2024-01", "$1,200,000"], ["2024-02", "$1,150,000"], ["2024-03", "$1,380,000"], ["2024-04", "$1,420,000"],
     ["2024-05", "$1,510,000"], ["2024-06", "$1,490,000"]])

@@ -524,7 +524,7 @@ def _denominators(typed: TypedTable, ident: str, phrase: str, *, already_a_ratio
 
 
 _SHARE = re.compile(r"\b(?:what|which)\s+(?:share|proportion|fraction|percentage|percent|rate)\s+of\s+(?:the\s+)?"
-                    r"([^\W\d_][\w\s()%+-]{0,60}?)\s*"
+                    r"([^\W\d_][\w\s()%+'’-]{0,60}?)\s*"
                     r"(?=\b(?:who|that|which|were|was|had|have|did|died|are|is)\b|[?.,;]|$)",
                     re.I)
 
@@ -538,11 +538,19 @@ def read_share(program: Program, typed: TypedTable, question: str) -> Program:
     which no program computes, so only one named row is read so.
     """
     m = _SHARE.search(question)
-    if not m or program.fn not in ("value", "sum", "max", "min") or program.per_column or not typed.label_col:
+    if not m or program.fn not in ("value", "sum", "avg", "max", "min") or program.per_column or not typed.label_col:
         return program
     label = typed.columns[typed.label_col - 1].ident
     if not any(f.column == label and f.op == "=" for f in program.filters):
-        return program
+        # "What share of Elm Ridge's population is fully vaccinated?": the share's own words name the row. Found
+        # as a new user: no program filtered Elm Ridge, and the answer was the average of every row's Fully
+        # vaccinated (41,244.2).
+        rows = {cell for cell in typed.table.column_values(typed.label_col)
+                if cell.strip() and words_match(m.group(1), cell)}
+        if len(rows) != 1 or program.fn == "avg" and program.filters:
+            return program
+        program = program.model_copy(update={"filters": [*program.filters,
+                                                         RowFilter(column=label, op="=", value=rows.pop())]})
     named = _denominators(typed, program.column, m.group(1), already_a_ratio=r"\bper\b|/|%|\brate\b")
     if len(named) != 1:
         return program

@@ -67,13 +67,14 @@ from tools._question_rules import add_stated_date, add_stated_quarter, asks_shar
 from tools._rates import read_rate
 from tools._stated_bound import read_stated_bound
 from tools._stated_values import add_stated_value
-from tools._written_share import read_stated_percent, read_written_share
+from tools._written_share import ratio_as_percent, read_stated_percent, read_written_share
 from tools._table_describe import describe
 from tools._table_grammar import typed_program_schema
 from tools._table_ops import execute
 from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema
 from tools._table_shape import ShapedTable, shape_for_programs
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar
+from tools._uncomputed import uncomputed_column_asked, uncomputed_reason
 
 Kind = Literal["claim", "question"]
 ProgramForm = Literal["ops", "sql"]
@@ -113,6 +114,8 @@ class ProgramOutcome(BaseModel):
     kind: Kind
     columns_needed: list[str] = Field(default_factory=list)
     not_in_table: bool = False
+    # The column the text asks about whose cells are all formulas saved without results (tools._uncomputed).
+    uncomputed: str = ""
     runs: list[ProgramRun] = Field(default_factory=list)
     retried: bool = False
     # Samples per request voted on: [5], or [5, 5] when a split vote had a second batch sampled (the replay of a
@@ -297,6 +300,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
         if kind == "question":
             execution = cite_shared_row(cite_compared_row(execution, program, typed, text), program, typed, text)
             execution = read_written_share(execution, program, typed, asks_share(text))
+            execution = ratio_as_percent(execution, program, text)
             execution = one_of_several(execution, position_asked(text))
             if yes_no_asked(text):
                 execution = yes_or_no(execution)
@@ -420,6 +424,10 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
     outcome = ProgramOutcome(kind=kind, form=shaped.form, program_form=program_form)
     sample = _sample_sql if program_form == "sql" else _sample
     if check_columns:
+        if (uncomputed := uncomputed_column_asked(typed, text)) is not None:  # the upload settles it: no model call
+            outcome.not_in_table, outcome.uncomputed = True, uncomputed.name
+            outcome.reason = uncomputed_reason(uncomputed, typed)
+            return outcome
         needed = await choose_columns(llm, typed, kind, text)
         outcome.columns_needed = [c for c in needed if c != NOT_IN_TABLE]
         if NOT_IN_TABLE in needed:
@@ -613,7 +621,9 @@ def program_lines(outcome: ProgramOutcome | None) -> list[str]:
     lines = []
     if outcome.form != "as uploaded":
         lines.append(f"how the table was read: {outcome.form}")
-    if outcome.columns_needed or outcome.not_in_table:
+    if outcome.uncomputed:
+        lines.append(f"no program was run: {outcome.uncomputed} holds only formulas saved without their results")
+    elif outcome.columns_needed or outcome.not_in_table:
         lines.append("columns needed: " + ", ".join(outcome.columns_needed + (["not in the table"]
                                                                              if outcome.not_in_table else [])))
     if len(outcome.batches) > 1:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from tools._cell_compare import format_value
 from tools._cells import TypedTable, is_empty
 from tools._table_ops_model import Execution, Program, RowFilter
 
@@ -114,3 +115,18 @@ def _as_stated_percent(value: str, stated: set[float]) -> str | None:
         return None
     as_percent = next((p for p in (written, written * 100) if round(p, 6) in stated), None)
     return f"{as_percent:g}%" if as_percent is not None else None
+
+
+_PERCENT_ASKED = re.compile(r"\b(?:what|which)\s+(?:share|percentage|percent)\s+of\b", re.I)
+
+
+def ratio_as_percent(ex: Execution, program: Program, question: str) -> Execution:
+    """A ratio of two columns (``per_column``) at most 1, asked for as a share or percentage: "51.6%".
+
+    Found as a new user: "What share of Elm Ridge's population is fully vaccinated?" was answered "0.5162"."""
+    if not program.per_column or not _PERCENT_ASKED.search(question) or isinstance(ex.result, bool) \
+            or not isinstance(ex.result, (int, float)) or not 0 <= ex.result <= 1:
+        return ex
+    shown = f"{format_value(round(ex.result * 100, 1))}%"
+    return replace(ex, result=shown, result_text=shown,
+                   steps=ex.steps + [f"as a percentage: {format_value(ex.result)} is {shown}"])
