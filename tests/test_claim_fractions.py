@@ -124,6 +124,19 @@ def test_a_share_of_the_rows_is_a_count_of_them(claim, truth):
     assert blocked.execution is None and "share of the table's rows" in blocked.error
 
 
+def test_a_count_of_every_row_does_not_check_a_share_of_them():
+    """Found as a new user: "more than half of the counties have coverage above 75%" was supported by "the number
+    of rows > 2.5" (5 of 5 counties)."""
+    t = TypedTable.build(HOSPITALS)
+    claim = "More than half of the hospitals have more than 400 beds."
+    every_row = {"filters": [], "fn": "count", "column": "hospital", "answer_column": "hospital",
+                 "check": {"op": ">", "against": "value", "value": "3"}}
+    blocked = run_sampled(every_row, t, "claim", claim)
+    assert blocked.execution is None and "counts every row" in blocked.error
+    some = {**every_row, "filters": [{"column": "beds", "op": ">", "value": "400"}]}
+    assert run_sampled(some, t, "claim", claim).execution.truth is False  # 3 of 6
+
+
 def test_a_share_of_something_else_is_not_a_share_of_the_rows():
     from tools._claim_fractions import fraction_of_rows
 

@@ -1085,13 +1085,17 @@ async def test_which_of_them_ranges_over_the_previous_answers_rows(tmp_settings,
     count_2011 = {"filters": [{"column": "year", "op": "=", "value": "2011"}], "fn": "count", "column": "province",
                   "answer_column": "province"}
     fewest = {"filters": [], "fn": "argmin", "column": "cases", "answer_column": "province"}
-    with fake_llm_server(scripted(["year"], [count_2011] * 5, [fewest] * 5, [fewest] * 5)) as srv:
+    most = {"filters": [], "fn": "argmax", "column": "cases", "answer_column": "province"}
+    with fake_llm_server(scripted(["year"], [count_2011] * 5, [fewest] * 5, [most] * 5, [fewest] * 5)) as srv:
         ctx = qa_ctx(tmp_settings, srv)
         first = await table_qa(ctx, QAInput(question="How many provinces reported in 2011?"))
         assert first.answer == "4" and ctx.session.last_table_answer.rows == [2, 3, 4, 5]
         second = await table_qa(ctx, QAInput(question="Which of them had the fewest cases?"))
         assert second.answer == "Ontario"  # 220 among the 2011 rows; Quebec's 12 is 2010's
         assert second.program.startswith("the rows asked about (Ontario, Alberta, Québec, Manitoba) → ")
+        # "them" is still the 2011 group after a one-row answer (Manitoba's "n/a" holds no number)
+        again = await table_qa(ctx, QAInput(question="And which of them had the most?"))
+        assert again.answer == "Alberta" and again.program.startswith("the rows asked about (Ontario, ")
         third = await table_qa(ctx, QAInput(question="Which province had the fewest cases overall?"))
         assert third.answer == "Quebec"
 
@@ -1106,6 +1110,15 @@ def test_a_follow_ups_scope_needs_several_rows_and_a_pointer_back():
     assert follow_up_scope("Which province had the most cases?", CASES, session) == ()
     session.last_table_answer = session.last_table_answer.model_copy(update={"rows": [3]})
     assert follow_up_scope("Which of them had the most cases?", CASES, session) == ()  # one row: "it" names it
+    # a one-row answer to an "of them" question leaves its group for the next "of them"
+    session.last_table_answer = session.last_table_answer.model_copy(update={"scope": [2, 3, 4]})
+    assert follow_up_scope("And which of them had the fewest?", CASES, session) == (2, 3, 4)
+    # a claim's rows are a group too
+    session.last_table_answer = TableAnswer(table="cases", question="More than two provinces had over 200 cases.",
+                                            answer="SUPPORTS", rows=[2, 3, 4], row_names=[], kind="claim")
+    assert follow_up_scope("Which of them had the most cases?", CASES, session) == (2, 3, 4)
+    assert follow_up_scope("Which of them had the most cases?", Table(name="other", title="o", columns=["a"],
+                                                                       rows=[["x"]]), session) == ()
 
 
 def test_a_scope_bounds_the_rows_a_program_reads():

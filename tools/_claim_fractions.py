@@ -183,7 +183,13 @@ def read_fraction_of_rows(program: Program, typed: TypedTable, claim: str) -> Pr
 
 
 def fraction_of_rows_blocker(program: Program, typed: TypedTable, claim: str) -> str:
-    """Why a program other than a count must not vote on a claim about a share of the rows, or ``""``."""
-    if program.fn == "count" or fraction_of_rows(claim, typed) is None:
+    """Why a program other than a count of some rows must not vote on a claim about a share of the rows, or
+    ``""``. A count of every row checks none of the claim's condition: found as a new user, "more than half of
+    the counties have coverage above 75%" was supported by "the number of rows > 2.5" (5 of 5 counties)."""
+    if fraction_of_rows(claim, typed) is None:
         return ""
-    return "the claim states a share of the table's rows, which only a count of them checks"
+    if program.fn != "count":
+        return "the claim states a share of the table's rows, which only a count of them checks"
+    if not program.filters:
+        return "it counts every row, so it checks nothing of the claim's condition on them"
+    return ""

@@ -66,6 +66,9 @@ class TableAnswer(BaseModel):
     # "claim": the last table turn checked a claim, so "And for stroke?" asks that claim of another row
     # (assistant.routing.claim_for_other_row); only a question's answer is what "it" refers to.
     kind: Literal["question", "claim"] = "question"
+    # The rows the question ranged over when it pointed back to several ("Which of them reported last?"): the
+    # group a next "of them" means when this answer is one row.
+    scope: list[int] = Field(default_factory=list)
 
 
 def last_answer(session) -> TableAnswer | None:
@@ -367,11 +370,11 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
     table = resolve_table(ctx, args.table)
     options = [o.strip() for o in args.options or [] if o and o.strip()]
     ctx.report(f"Writing programs over {table.name} that answer the question…")
+    scope = follow_up_scope(args.question, table, ctx.session)
     result = await answer_question(ctx.deps.llm, table, resolve_follow_up(args.question, table, ctx.session),
                                    options, embedder=ctx.deps.embedder, samples=ctx.deps.settings.table_program_samples,
                                    temperature=ctx.deps.settings.table_program_temperature,
-                                   program_form=ctx.deps.settings.table_program_form,
-                                   scope=follow_up_scope(args.question, table, ctx.session))
+                                   program_form=ctx.deps.settings.table_program_form, scope=scope)
     table_id, cell_ids = "", []
     if result.cols and result.rows:
         table_id, cell_ids = register_evidence(ctx.evidence, CollapsedView.build(table, result.cols, result.rows),
@@ -379,7 +382,8 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
     if result.decided_by != "columns":
         rows = _answer_rows(result)
         ctx.session.last_table_answer = TableAnswer(table=table.name, question=args.question, answer=result.answer,
-                                                    rows=rows, row_names=[table.row_label(r) for r in rows])
+                                                    rows=rows, row_names=[table.row_label(r) for r in rows],
+                                                    scope=list(scope))
     reason = result.reason
     unstated = unstated_numbers(result.reason, table, args.question, result.cells) \
         if result.decided_by == "llm" else []
@@ -456,11 +460,18 @@ def claim_with_referent(claim: str, table: Table, session) -> str:
 def follow_up_scope(question: str, table: Table, session) -> tuple[int, ...]:
     """The rows a follow-up ranges over: the previous table answer's rows, on the same table, when it named
     several and the question points back to them ("Which of them has the largest coal share?" after three net
-    importers: found as a new user, the programs took the largest over all seven rows). Empty: every row."""
-    last = last_answer(session)
-    if last is None or last.table != table.name or len(last.rows) < 2 or not OF_THEM.search(question):
+    importers: found as a new user, the programs took the largest over all seven rows). Empty: every row.
+
+    A claim's rows are a group too ("Is it true that more than half of the counties have coverage above 75%?",
+    then "Which of them reported last?"), and a one-row answer to an "of them" question leaves the group it was
+    chosen from for the next one ("Which of them has the smallest population?"). Found as a new user: both
+    follow-ups ranged over every county, and the second named Elm Ridge, which is not one of them."""
+    last = getattr(session, "last_table_answer", None)
+    if last is None or last.table != table.name or not OF_THEM.search(question):
         return ()
-    return tuple(last.rows)
+    if len(last.rows) >= 2:
+        return tuple(last.rows)
+    return tuple(last.scope) if len(last.scope) >= 2 else ()
 
 
 def _answer_rows(result) -> list[int]:
