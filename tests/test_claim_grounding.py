@@ -683,3 +683,29 @@ def test_the_statin_claims_vote_end_to_end():
     decide(outcome, sampled, typed, "claim", STATIN_CLAIM)
     assert outcome.winner == "SUPPORTS" and outcome.votes == {"SUPPORTS": 5}, outcome.votes
     assert outcome.confidence == 1.0
+
+
+FINANCE = Table(name="finance", title="finance", columns=["Quarter", "Net income ($k)"], rows=[
+    ["Q1 2023", "(60)"], ["Q2 2023", "185"], ["Q3 2023", "(25)"], ["Q4 2023", "215"]])
+
+
+@pytest.mark.parametrize("claim, zero_stated", [
+    ("Was net income positive in every quarter of 2023?", True),
+    ("Q1 2023 was a loss.", True),
+    ("All balances were non-negative.", True),
+    ("The OASI balance is less negative than the OASDI one.", False),  # a comparison of two values
+    ("The views have both a positive and a negative tone.", False),  # two labels
+])
+def test_a_sign_the_claim_states_is_a_comparison_with_zero(claim, zero_stated):
+    """Found as a new user: "Was net income positive in every quarter of 2023?" was written as "every Net income
+    > 0" by all 5 programs, each held out of the vote for comparing with a 0 the claim does not state; the
+    fallback judge then supported it with invented figures (Q1 and Q3 were losses)."""
+    from tools._claim_grounding import stated_numbers
+    from tools._table_program import run_sampled
+
+    assert (0.0 in stated_numbers(claim)) is zero_stated
+    every = {"filters": [], "fn": "every", "column": "net_income_k", "answer_column": "quarter",
+             "check": {"op": ">", "against": "value", "value": "0"}}
+    ran = run_sampled(every, TypedTable.build(FINANCE), "claim", "Net income was positive in every quarter of 2023.")
+    assert ran.execution is not None and ran.execution.truth is False, ran.error
+    assert ran.execution.cells == [(1, 2), (3, 2)]  # the two losses

@@ -794,6 +794,26 @@ def test_an_extreme_runs_the_way_the_question_says():
     assert read_direction(best, chart, "which track had the highest peak position?") == best
 
 
+def test_the_largest_loss_is_the_most_negative_value_of_a_signed_column():
+    """Found as a new user: "Which quarter had the largest loss?" over Net income with "(60)" and "(25)" was
+    answered Q4, the largest profit (5 of 5 programs took the largest Net income)."""
+    from tools._question_rules import read_direction
+
+    t = TypedTable.build(Table(name="f", title="f", columns=["Quarter", "Net income ($k)", "Losses ($k)"], rows=[
+        ["Q1", "(60)", "60"], ["Q2", "185", "0"], ["Q3", "(25)", "25"], ["Q4", "215", "0"]]))
+    largest = prog(fn="argmax", column="net_income_k", answer_column="quarter")
+    for q in ("Which quarter had the largest loss?", "Which quarter lost the most money?"):
+        read = read_direction(largest, t, q)
+        assert read.fn == "argmin" and execute(read, t).result == "Q1"
+    assert read_direction(largest, t, "Which quarter had the largest net income?") == largest
+    # a column of losses, or one with no negative value, keeps the question's direction
+    losses = prog(fn="argmax", column="losses_k", answer_column="quarter")
+    assert read_direction(losses, t, "Which quarter had the largest loss?") == losses
+    unsigned = TypedTable.build(Table(name="g", title="g", columns=["Team", "Points"], rows=[["A", "3"], ["B", "9"]]))
+    most = prog(fn="argmax", column="points", answer_column="team")
+    assert read_direction(most, unsigned, "Which team lost the most points?") == most
+
+
 @pytest.mark.parametrize("question, header, fn", [
     # found as a new user: "and the second best?" (average score) was written as the second smallest
     ("Which model has the second best average score?", "Avg.", "argmax"),

@@ -76,6 +76,26 @@ def claim_numbers(claim: str) -> set[float]:
     return out
 
 
+# Words that state a comparison with zero: "net income was positive in every quarter" is checked as "> 0".
+# Found as a new user: all 5 programs wrote that check and were held out of the vote for comparing with a 0 the
+# claim does not state, and the fallback judge supported the claim (two of the four quarters were losses).
+# Not "positive and negative scores" (two labels) nor "less negative than" (a comparison of two values): on the
+# replays of PubHealthTab's and SciTab's logged programs those let a refutation vote that was wrong, 3 times.
+_UP_SIGN = re.compile(r"\b(?<!non-)(?:positive|non-?negative|profitable|surplus(?:es)?|in the black)\b", re.I)
+_DOWN_SIGN = re.compile(r"\b(?<!non-)(?:negative|non-?positive|loss(?:es)?|loss-making|deficits?|unprofitable|in the red)\b",
+                        re.I)
+_DEGREE = re.compile(r"\b(?:less|more|most|least|very|too|slightly)\s+$", re.I)
+
+
+def stated_numbers(claim: str) -> set[float]:
+    """The numbers a claim states (:func:`claim_numbers`), with 0 when it states one sign of a value ("net income
+    was positive in every quarter", "a loss in 2020")."""
+    ups, downs = list(_UP_SIGN.finditer(claim)), list(_DOWN_SIGN.finditer(claim))
+    signs = ups + downs
+    one_sign = bool(signs) and not (ups and downs) and not any(_DEGREE.search(claim[:m.start()]) for m in signs)
+    return claim_numbers(claim) | ({0.0} if one_sign else set())
+
+
 def _stated(value: str, claim: str, numbers: set[float]) -> bool:
     n = cell_number(value)
     if n is not None:
@@ -96,7 +116,7 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed
     flag = typed is not None and names_flag(typed, RowFilter(column=program.column, op="=", value=chk.value), claim)
     # "more than half of the hospitals": the count it is checked against is the claim's fraction of the rows
     share = typed is not None and program.fn == "count" and fraction_of_rows(claim, typed) is not None
-    if not flag and not share and not _stated(chk.value, claim, claim_numbers(claim)):
+    if not flag and not share and not _stated(chk.value, claim, stated_numbers(claim)):
         return f"the check compares with {chk.value!r}, which the claim does not state"
     if program.fn in ("count", "count_distinct"):
         target = cell_number(chk.value)

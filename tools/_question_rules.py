@@ -612,9 +612,26 @@ def read_direction(program: Program, typed: TypedTable, question: str) -> Progra
         up, down = largest, not largest  # "the second best average score": the column says which end is best
     if up == down:
         return program
+    if _asks_for_a_loss(question, header, typed, program.column):
+        up = not up  # "the largest loss" over Net income is its most negative value
     if RANK_HEADER.search(header) or (program.fn in ("max", "argmax")) == up:
         return program
     return program.model_copy(update={"fn": _FLIPPED[program.fn]})
+
+
+_LOSS_WORDS = re.compile(r"\b(?:loss(?:es)?|lost|lose|loses|deficits?|declines?|drops?|decreases?|falls?|"
+                         r"shortfalls?)\b", re.I)
+
+
+def _asks_for_a_loss(question: str, header: str, typed: TypedTable, ident: str) -> bool:
+    """Whether the question's extreme is of a loss measured on a signed column that is not itself one of losses.
+
+    Found as a new user: "Which quarter had the largest loss?" over Net income ($k) with "(60)" and "(25)" was
+    answered Q4, the largest profit (5 of 5 programs took the largest Net income)."""
+    if not _LOSS_WORDS.search(question) or _LOSS_WORDS.search(header):
+        return False
+    numbers = typed.column(ident).numbers
+    return any(n is not None and n < 0 for n in numbers)
 
 
 def read_ordinal(program: Program, text: str) -> Program:
