@@ -82,8 +82,8 @@ def claim_numbers(claim: str) -> set[float]:
 # Not "positive and negative scores" (two labels) nor "less negative than" (a comparison of two values): on the
 # replays of PubHealthTab's and SciTab's logged programs those let a refutation vote that was wrong, 3 times.
 _UP_SIGN = re.compile(r"\b(?<!non-)(?:positive|non-?negative|profitable|surplus(?:es)?|in the black)\b", re.I)
-_DOWN_SIGN = re.compile(r"\b(?<!non-)(?:negative|non-?positive|loss(?:es)?|loss-making|deficits?|unprofitable|in the red)\b",
-                        re.I)
+_DOWN_SIGN = re.compile(r"\b(?<!non-)(?:negative|non-?positive|loss(?:es)?|loss-making|deficits?|unprofitable|"
+                        r"in the red)\b", re.I)
 _DEGREE = re.compile(r"\b(?:less|more|most|least|very|too|slightly)\s+$", re.I)
 
 
