@@ -191,8 +191,17 @@ def render_prose(obj: dict, complete: bool, show_verdict: bool = True) -> str:
     if show_verdict and obj.get("verdict") in VERDICTS:
         parts.append(f"**{obj['verdict'].capitalize()}.**")
     statements = [s for s in obj.get("statements") or [] if isinstance(s, dict)]
+    said: list[str] = []
     for i, s in enumerate(statements):
-        parts.append(render_statement(s.get("text", ""), s.get("cite") or [], complete or i < len(statements) - 1))
+        done = complete or i < len(statements) - 1
+        key = _same_text(str(s.get("text", "")))
+        # A statement said before is said once (as merge_repeats does for the kept answer); one still streaming
+        # that could become such a repeat is held back, so the shown text still only grows. Seen on "What
+        # diseases is ibuprofen used to treat?": the same statement streamed three times.
+        if key in said or (not done and key and any(k.startswith(key) for k in said)):
+            continue
+        said.append(key)
+        parts.append(render_statement(s.get("text", ""), s.get("cite") or [], done))
     return " ".join(p for p in parts if p)
 
 

@@ -124,6 +124,23 @@ def test_the_streaming_render_only_grows_and_never_shows_half_an_id(step):
     assert stream.advance(final) == final[len(stream.shown) - len(final):] or stream.shown == final
 
 
+def test_a_repeated_statement_streams_once_and_the_shown_text_only_grows():
+    """Seen on "What diseases is ibuprofen used to treat?": the same statement streamed three times."""
+    said = {"text": "Ibuprofen is used to treat osteoarthritis.", "cite": ["P1"]}
+    streamed = json.dumps({"statements": [said, said, {"text": "Ibuprofen is used", "cite": ["P1"]}, said,
+                                          {"text": "Ibuprofen resembles fenoprofen.", "cite": ["P2"]}]})
+    stream = ProseStream()
+    shown = []
+    for i in range(0, len(streamed), 3):
+        if stream.feed(streamed[i:i + 3]):
+            shown.append(stream.shown)
+    final = render_prose(json.loads(streamed), complete=True)
+    assert final == ("Ibuprofen is used to treat osteoarthritis [P1]. Ibuprofen is used [P1]. "
+                     "Ibuprofen resembles fenoprofen [P2].")
+    assert stream.shown == final[:len(stream.shown)] and all(final.startswith(t) for t in shown)
+    assert final.count("osteoarthritis") == 1
+
+
 def test_partial_json_that_is_not_an_object_yet_shows_nothing():
     stream = ProseStream()
     assert stream.feed('{"statem') == "" and stream.feed('ents": [') == "" and stream.feed('{"text": "A') == "A"
