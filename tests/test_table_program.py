@@ -545,6 +545,29 @@ async def test_question_falls_back_to_the_model_when_no_program_runs(tmp_setting
     assert len([r for r in srv.requests if is_program(r)]) == 2
 
 
+async def test_a_fallback_answer_of_the_wrong_kind_cites_nothing(tmp_settings, fake_llm_server):
+    """Found as a new user: "How many units were sold between March and May?" fell to the model, which answered
+    "May" citing four Units cells, shown as verified."""
+    from tools.table_qa import answer_question
+
+    def handler(req):
+        if is_columns(req):
+            return Reply(content=json.dumps({"columns": ["cases"]}))
+        if is_program(req):
+            return Reply(content=json.dumps(BROKEN), more_choices=[json.dumps(BROKEN)])
+        return Reply(content=json.dumps({"answer": "Alberta", "cited_cells": ["R3C3"], "reason": "Row 3."}))
+
+    with fake_llm_server(handler) as srv:
+        res = await answer_question(llm_for(tmp_settings, srv), CASES, "How many cases were there in 2011?",
+                                    samples=2, embedder=BagOfWordsEmbedder())
+        named = await answer_question(llm_for(tmp_settings, srv), CASES, "Which province had 1,012 cases?",
+                                      samples=2, embedder=BagOfWordsEmbedder())
+    assert res.decided_by == "llm" and res.answer == "Alberta" and res.cells == []
+    assert res.reason == ("Row 3. (The question asks for a number and the model's answer is not one; it was not "
+                          "computed by code.)")
+    assert named.cells == [(3, 3)] and named.reason == "Row 3."  # a name where a name is asked: as written
+
+
 async def test_a_fallback_answer_says_which_of_its_numbers_the_table_lacks(tmp_settings, fake_llm_server):
     """Found as a new user: the model's choice "older" came with "the opening year of Lakeside General is 2000,
     while Moorland Medical is 1995" (the table has 1987 and 1993), shown as a plain reason."""

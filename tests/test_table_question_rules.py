@@ -1048,3 +1048,26 @@ async def test_a_minimum_and_the_cell_it_reads_vote_together(tmp_settings, fake_
         outcome = await solve(llm_for(tmp_settings, srv), LEAGUE, "question", "What is the capacity of Ayr Park?",
                               n=4)
     assert outcome.votes == {"8,500": 4} and outcome.winner == "8,500" and outcome.confidence == 1.0
+
+
+def test_a_stated_range_of_periods_includes_both_ends():
+    """Found as a new user: "How many units were sold between March and May?" was written Month > 'Mar 2024' and
+    Month < 'May 2024' (April alone) by two of five programs, and the split fell to the model, which said "May"."""
+    from tools._stated_range import read_inclusive_range
+
+    t = TypedTable.build(Table(name="s", title="s", columns=["Month", "Units sold", "Year"], rows=[
+        ["Feb 2024", "905", "2024"], ["Mar 2024", "1034", "2024"], ["Apr 2024", "987", "2024"],
+        ["May 2024", "1120", "2024"], ["Jun 2024", "1201", "2024"]]))
+    strict = prog(filters=[{"column": "month", "op": ">", "value": "Mar 2024"},
+                           {"column": "month", "op": "<", "value": "May 2024"}], fn="sum", column="units_sold",
+                  answer_column="month")
+    for q in ("How many units were sold between March and May?", "How many units were sold from March to May?"):
+        read = read_inclusive_range(strict, t, q)
+        assert [f.op for f in read.filters] == [">=", "<="] and execute(read, t).result == 3141
+    # no range stated, bounds the question does not state, or a column of amounts: as written
+    assert read_inclusive_range(strict, t, "How many units were sold after March and before May?") == strict
+    assert read_inclusive_range(strict, t, "How many units were sold between spring and summer?") == strict
+    amounts = prog(filters=[{"column": "units_sold", "op": ">", "value": "905"},
+                            {"column": "units_sold", "op": "<", "value": "1120"}], fn="count", column="month",
+                   answer_column="month")
+    assert read_inclusive_range(amounts, t, "How many months sold between 905 and 1120 units?") == amounts

@@ -74,6 +74,7 @@ from tools._table_ops import execute
 from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema
 from tools._table_shape import ShapedTable, shape_for_programs
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar
+from tools._stated_range import read_inclusive_range
 from tools._uncomputed import uncomputed_column_asked, uncomputed_reason
 
 Kind = Literal["claim", "question"]
@@ -232,7 +233,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
         if kind == "question":
             program = widen_partial_value(read_stated_part(program, typed, text), typed, text)
             program = narrow_to_written_value(program, typed, text)
-            program = add_stated_date(program, typed, text)
+            program = read_inclusive_range(add_stated_date(program, typed, text), typed, text)
             program = add_stated_quarter(program, typed, text)
             program = add_significance_filter(program, typed, text)
             program = add_stated_value(program, typed, text)

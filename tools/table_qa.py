@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field
 from assistant.prompts import render
 from kb.tables import Table
 from tools._answer_subject import EXPLETIVE_IT, with_subject
+from tools._answer_type import expected_answer, fits
 from tools._cell_compare import compare, join_listed, split_listed
 from tools._cells import cell_number, is_empty
 from tools._choice_compare import comparing_option
@@ -164,6 +165,12 @@ async def _answer(llm, table: Table, question: str, options: list[str], *, embed
             return computed
     result = await _answer_by_model(llm, table, question, options, embedder=embedder, use_filter=use_filter,
                                     seed=seed, t0=t0)
+    if not options and not fits(result.answer, kind := expected_answer(question)):
+        # Found as a new user: "How many units were sold between March and May?" fell to the model, which answered
+        # "May" citing four Units cells, shown as verified. An answer of the wrong kind cites nothing it rests on.
+        result = result.model_copy(update={"cells": [], "reason": (
+            f"{result.reason.rstrip('. ')}. (The question asks for a {kind} and the model's answer is not one; it "
+            "was not computed by code.)").lstrip(". ")})
     return result.model_copy(update={"programs": outcome}) if outcome is not None else result
 
 
