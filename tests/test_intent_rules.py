@@ -31,6 +31,12 @@ from tools.intent import (IntentFrame, answer_type_of, asks_for_information, ask
     ("How much did coverage in Kenya change between 2022 and 2023?", []),  # a span of years (found as a new user)
     ("Was Kenya's coverage between 80% and 90%?", []),
     ("Which is larger, 2022 or 2023?", ["2022", "2023"]),  # a choice of years is still one
+    # an amount over a span, or a span of periods, offers no choice (found as a new user: the options March and
+    # May, and the answer "May")
+    ("How many units were sold between March and May?", []),
+    ("What were total sales between Q1 2023 and Q3 2023?", []),
+    ("Which product sold the most between Jan 2024 and Jun 2024?", []),
+    ("Which month sold more, between March and May?", ["March", "May"]),  # two periods compared
 ])
 def test_options_are_read_from_the_message(message, options):
     assert extract_options(message) == options

@@ -29,9 +29,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from kb.errors import LLMResponseError
 from assistant.prompts import render
 from tools._answer_subject import EXPLETIVE_IT, answer_subject, with_subject
+from tools._dates import parse_date
 from tools._registry import ToolContext, tool
 from tools._swapped_question import swapped_question
-from tools._words import PRONOUNS, is_superlative, related, singular
+from tools._words import MONTHS, PRONOUNS, is_superlative, related, singular
 
 log = logging.getLogger(__name__)
 
@@ -196,11 +197,32 @@ def _inline_choice(message: str) -> list[str]:
     items = [i for i in items if i]
     if items:  # "Which of A, B or C is an NSAID?": the question goes on after the last option
         items[-1] = _GOES_ON.split(items[-1], maxsplit=1)[0].strip()
-    if "and" in joiner and all(re.fullmatch(r"[$€£]?[-−]?\d[\d,.]*%?", i) for i in items):
+    if "and" in joiner and (all(re.fullmatch(r"[$€£]?[-−]?\d[\d,.]*%?", i) for i in items)
+                            or all(_is_period(i) for i in items) and not _COMPARES.search(text)
+                            or _AMOUNT.match(text)):
         # "between 2022 and 2023" spans two years (or values), it offers no choice: found as a new user, "How much did
         # coverage in Kenya change between 2022 and 2023?" got the options 2022 and 2023, and the answer "2023".
+        # So do two periods, and an amount asked for over any span: "How many units were sold between March and
+        # May?" got the options March and May, and the answer "May" (found as a new user).
         return []
     return items if len(items) >= 2 and all(len(i.split()) <= 6 for i in items) else []
+
+
+# "Which month sold more, between March and May?" still chooses between two periods.
+_COMPARES = re.compile(r"\b(?:more|less|fewer|larger|smaller|bigger|higher|lower|greater|longer|shorter|faster|"
+                       r"slower|heavier|lighter|older|younger|better|worse|earlier|later)\b", re.I)
+# An amount asked over a span: not "What is the difference between a virus and a bacterium?" (a contrast).
+_AMOUNT = re.compile(r"\s*(?:how\s+(?:many|much)|what\s+(?:is|was|were|are)\s+the\s+(?:total|sum|average|mean|"
+                     r"number|amount)|what\s+(?:total|average))\b", re.I)
+_QUARTER = re.compile(r"^(?:q[1-4]|(?:first|second|third|fourth)\s+quarter)(?:\s+(?:of\s+)?\d{4})?$", re.I)
+
+
+def _is_period(text: str) -> bool:
+    """A month ("March", "Mar 2024"), a quarter ("Q3", "third quarter of 2021") or a date: a point on a calendar."""
+    words = text.casefold().replace(",", " ").split()
+    if words and words[0].rstrip(".") in MONTHS and all(w.isdigit() for w in words[1:]):
+        return True
+    return bool(_QUARTER.match(text.strip())) or parse_date(text, year_alone=True) is not None
 
 
 def extract_options(message: str) -> list[str]:
