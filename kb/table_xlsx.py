@@ -154,8 +154,8 @@ def _sheet_grid(wb, name: str, max_rows: int, max_cols: int, max_cells: int):
                 if value is None or value == "":
                     continue
                 if cell["data_type"] == "n" and isinstance(value, (int, float)) \
-                        and _is_percent_format(_number_format(wb, cell["style_id"])):
-                    value = _as_percent(value, _number_format(wb, cell["style_id"]))
+                        and _is_percent_format(fmt := _number_format(wb, cell["style_id"])):
+                    value = _as_percent(value, fmt)
                 if cell["column"] > max_cols:
                     raise TableError(f"Sheet {name!r} has more than {max_cols} columns; the limit is {max_cols} "
                                      "(EVIDENTIA_TABLE_MAX_COLS).")
