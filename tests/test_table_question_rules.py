@@ -1071,3 +1071,16 @@ def test_a_stated_range_of_periods_includes_both_ends():
                             {"column": "units_sold", "op": "<", "value": "1120"}], fn="count", column="month",
                    answer_column="month")
     assert read_inclusive_range(amounts, t, "How many months sold between 905 and 1120 units?") == amounts
+
+
+def test_a_share_of_the_measures_own_column_is_a_share_of_its_total():
+    """Found as a new user: "What percentage of 2023 revenue came from Europe?" was answered 310.4 (the leading
+    year kept the share rules from reading it), then 310.4 / 298.1 = 1.041, Revenue 2022 taken as the base."""
+    t = TypedTable.build(Table(name="r", title="r", columns=["Region", "Revenue 2022 (USD m)", "Revenue 2023 (USD m)"],
+                               rows=[["North America", "412.5", "455.0"], ["Europe", "298.1", "310.4"],
+                                     ["Asia-Pacific", "187.9", "241.3"], ["Latin America", "64.2", "59.8"],
+                                     ["Total", "962.7", "1066.5"]]))
+    europe = {"filters": [{"column": "region", "op": "=", "value": "Europe"}], "fn": "sum",
+              "column": "revenue_2023_usd_m"}
+    ran = run_sampled(europe, t, "question", "What percentage of 2023 revenue came from Europe?")
+    assert ran.execution.result == "29.1%" and ran.execution.result_text == "29.1% (310.4 of 1066.5)"

@@ -524,7 +524,7 @@ def _denominators(typed: TypedTable, ident: str, phrase: str, *, already_a_ratio
 
 
 _SHARE = re.compile(r"\b(?:what|which)\s+(?:share|proportion|fraction|percentage|percent|rate)\s+of\s+(?:the\s+)?"
-                    r"([^\W\d_][\w\s()%+'’-]{0,60}?)\s*"
+                    r"((?:(?:1[89]|20)\d{2}\s+)?[^\W\d_][\w\s()%+'’-]{0,60}?)\s*"
                     r"(?=\b(?:who|that|which|were|was|had|have|did|died|are|is)\b|[?.,;]|$)",
                     re.I)
 
@@ -552,9 +552,18 @@ def read_share(program: Program, typed: TypedTable, question: str) -> Program:
         program = program.model_copy(update={"filters": [*program.filters,
                                                          RowFilter(column=label, op="=", value=rows.pop())]})
     named = _denominators(typed, program.column, m.group(1), already_a_ratio=r"\bper\b|/|%|\brate\b")
-    if len(named) != 1:
+    if len(named) != 1 or _words_named(typed.column(program.column).name, m.group(1)) \
+            >= _words_named(named[0].name, m.group(1)):
+        # "What percentage of 2023 revenue came from Europe?" names the measure itself (Revenue 2023), not Revenue
+        # 2022: a share of its column's total (read_share_of_all). Found as a new user: 310.4 / 298.1 = 1.041.
         return program
     return program.model_copy(update={"fn": "max", "per_column": named[0].ident, "nth": 1})
+
+
+def _words_named(header: str, phrase: str) -> int:
+    """How many of ``header``'s words (numbers included) ``phrase`` writes."""
+    have = content_words(phrase.replace("'s", " "))
+    return sum(1 for w in content_words(header) if (len(w) >= 3 or w.isdigit()) and word_in(w, have))
 
 
 def asks_share(question: str) -> bool:
