@@ -6,7 +6,7 @@ from kb.tables import Table
 from tools._cells import TypedTable
 from tools._column_change import change_columns, read_column_change
 from tools._table_ops import execute
-from tools._table_ops_model import Program
+from tools._table_ops_model import Program, ProgramError
 
 COVERAGE = Table(name="coverage", title="", columns=["Country", "WHO region", "2022 (%)", "2023 (%)"], rows=[
     ["Kenya", "Africa", "89", "86"], ["Nigeria", "Africa", "60", "63"], ["India", "South-East Asia", "93", "93"],
@@ -100,3 +100,23 @@ def test_the_largest_drop_keeps_its_direction_through_the_question_rules():
     ran = run_sampled(written, TYPED, "question", "Which country had the largest drop in coverage between 2022 and "
                                                   "2023?")
     assert ran.program.fn == "argmin" and ran.program.minus_column and ran.execution.result == "Kenya"
+
+
+def test_grew_fastest_is_the_largest_relative_change():
+    """Found as a new user: "Which region grew fastest from 2022 to 2023?" was answered North America, the largest
+    2023 revenue; Asia-Pacific grew 28.4% (North America 10.3%, the larger +42.5 on 412.5)."""
+    from tools._table_program import run_sampled
+
+    t = TypedTable.build(Table(name="r", title="r", columns=["Region", "Revenue 2022", "Revenue 2023"], rows=[
+        ["North America", "412.5", "455.0"], ["Europe", "298.1", "310.4"], ["Asia-Pacific", "187.9", "241.3"],
+        ["Latin America", "64.2", "59.8"], ["Small", "10", "25"]]))
+    largest = {"filters": [], "fn": "argmax", "column": "revenue_2023", "answer_column": "region"}
+    fastest = run_sampled(largest, t, "question", "Which region grew fastest from 2022 to 2023?").execution
+    assert fastest.result == "Small" and fastest.result_text == "Small ((25 − 10) / 10 = +150.0%)"
+    most = run_sampled(largest, t, "question", "Which region grew the most from 2022 to 2023?").execution
+    assert most.result == "Asia-Pacific"  # the largest change itself: +53.4
+    falling = run_sampled(largest, t, "question", "Which region fell fastest between 2022 and 2023?").execution
+    assert falling.result == "Latin America" and falling.result_text.endswith("= -6.9%)")
+    with pytest.raises(ProgramError, match="not both"):  # the only form with both is the relative change
+        execute(Program(fn="max", column="revenue_2023", minus_column="revenue_2022", per_column="revenue_2023",
+                        answer_column="region"), t)

@@ -27,7 +27,8 @@ _HOW_MUCH = re.compile(r"\bhow\s+(?:much|many\s+(?:percentage\s+)?points)\b|\bwh
 _UP = r"rose|risen|increased|grew|gained|climbed|went\s+up"
 _DOWN = r"fell|fallen|dropped|declined|decreased|went\s+down|shrank"
 _WHICH_MOST = re.compile(r"^\s*(?:which|what)\b[^?]*?\b(?:(?P<up>" + _UP + r")|(?P<down>" + _DOWN + r"))\b"
-                         r"[^?]*?\b(?:the\s+)?most\b", re.I)
+                         r"[^?]*?\b(?:the\s+)?(?:most|(?P<rate>fastest|quickest|most\s+quickly|most\s+rapidly))\b",
+                         re.I)
 # "Which country had the largest drop in coverage between 2019 and 2021?" (found as a new user: the programs
 # compared 2022 alone and answered India; the Philippines fell 10 points)
 _WHICH_LARGEST = re.compile(
@@ -59,8 +60,12 @@ def read_column_change(program: Program, typed: TypedTable, question: str) -> Pr
     which = _WHICH_MOST.search(question) or _WHICH_LARGEST.search(question)
     if which:  # the answer is a row: a filter naming one is no condition of the question's
         filters = [f for f in filters if not (f.column == label_ident and f.op == "=")]
+        # "grew fastest" is a rate: the change as a share of where it started (Asia-Pacific's 187.9 -> 241.3,
+        # +28.4%, not North America's larger +42.5 on 412.5; found as a new user, the programs took the largest
+        # 2023 revenue)
+        rate = "rate" in which.groupdict() and which.group("rate") is not None
         return Program(filters=filters, fn="argmax" if which.group("up") else "argmin", column=b, minus_column=a,
-                       answer_column=label_ident)
+                       per_column=a if rate else None, answer_column=label_ident)
     if _HOW_MUCH.search(question) and any(f.column == label_ident and f.op == "=" for f in filters):
         return Program(filters=filters, fn="max", column=b, minus_column=a, answer_column=label_ident)
     return program

@@ -170,6 +170,13 @@ def row_change(typed: TypedTable, r: int, c: int, minus_c: int) -> float | None:
     return x - y
 
 
+def row_relative_change(typed: TypedTable, r: int, c: int, from_c: int) -> float | None:
+    """Row ``r``'s change from column ``from_c`` to ``c`` as a share of ``from_c`` (0.284: grew 28.4%); None when
+    either is missing or the start is 0."""
+    change, start = row_change(typed, r, c, from_c), typed.number(r, from_c)
+    return None if change is None or not start else change / abs(start)
+
+
 def _scaled(chk: Check, text: str, number: float | None, shown: str) -> tuple[str, str, float]:
     """The other value a claim's multiplier scales ("twice as many as East"), how the step shows it, and the
     tolerance of "=" (none without a multiplier: two cells of a table are compared exactly)."""

@@ -48,6 +48,8 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
     fn = program.fn
     measure = name(program.column) + (f" per {name(program.per_column)}" if program.per_column else "") \
         + (f" minus {name(program.minus_column)}" if program.minus_column else "")
+    if program.per_column and program.per_column == program.minus_column:
+        measure = f"relative change from {name(program.minus_column)} to {name(program.column)}"
     nth = f"{ORDINALS[program.nth]} " if program.nth > 1 else ""
     dated = typed.is_dated(program.column)
     larger, smaller = ("latest", "earliest") if dated else ("largest", "smallest")

@@ -20,7 +20,7 @@ from typing import Any
 
 from tools._cell_compare import clipped, compare, format_value, iso_month_match, norm_text, text_words, words_match
 from tools._cells import TypedTable, cell_number, is_empty
-from tools._table_checks import check_result, check_types, in_none_of, row_change, row_names, row_ratio
+from tools._table_checks import check_result, check_types, in_none_of, row_change, row_names, row_ratio, row_relative_change
 from tools._table_describe import ORDINALS, quoted, rows_in_words
 from tools._table_ops_model import MAX_CELLS, MAX_FILTERS, MAX_ROWS, RATIO_FNS, TIME_LIMIT_S, Execution, \
     NoNumbersError, Program, ProgramError
@@ -132,7 +132,8 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     check_text = ""
     share_cells: list[tuple[int, int]] = []
 
-    if program.per_column and program.minus_column:
+    if program.per_column and program.minus_column and program.per_column != program.minus_column:
+        # the one form with both is the relative change, (column - minus_column) / minus_column: "grew fastest"
         raise ProgramError("a program divides by another column or subtracts one, not both")
     # The computed column: ``column`` over ``per_column``, or ``column`` minus ``minus_column``, row by row.
     per_c = _operand_column(typed, program.per_column, "ratio", fn, c)
@@ -150,7 +151,8 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         for r in rs:
             clock.tick()
             # the computed column: this row's value over its divisor (none when 0 or empty)
-            x = row_ratio(typed, r, c, per_c) if per_c is not None else \
+            x = row_relative_change(typed, r, c, minus_c) if per_c is not None and minus_c is not None else \
+                row_ratio(typed, r, c, per_c) if per_c is not None else \
                 row_change(typed, r, c, minus_c) if minus_c is not None else typed.order_value(r, c)
             if x is None or is_empty(typed.text(r, c)):
                 continue
@@ -212,7 +214,9 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             decisive = [r for r, x in pairs if x == result]
         result_text = _as_written(typed, decisive, c, result) if fn in ("min", "max") else \
             _with_unit(typed, [r for r, _ in pairs], c, result)
-        if minus_c is not None and len(decisive) == 1:  # the two cells the change subtracts: "86 − 89 = -3"
+        if minus_c is not None and per_c is not None:  # a relative change: "+28.4%"
+            result_text = f"{100 * result:+.1f}%" if fn in ("min", "max") else format_value(result)
+        elif minus_c is not None and len(decisive) == 1:  # the two cells the change subtracts: "86 − 89 = -3"
             result_text = _worked(typed, decisive[0], c, "−", minus_c, result_text)
         if typed.columns[c - 1].holds_dates:  # the latest date is the date, as its cell writes it
             result = result_text
@@ -226,7 +230,11 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         names = [" ".join(typed.text(r, answer_c).split()) for r in decisive]
         result = names[0] if len(names) == 1 else names
         shown = _as_written(typed, decisive, c, best)
-        if len(decisive) == 1 and (per_c or minus_c):  # with the two cells: "31 / 36 = 0.8611", "86 − 89 = -3"
+        if len(decisive) == 1 and per_c and minus_c:  # "(241.3 − 187.9) / 187.9 = +28.4%"
+            r = decisive[0]
+            start = " ".join(typed.text(r, minus_c).split())
+            shown = f"({' '.join(typed.text(r, c).split())} − {start}) / {start} = {100 * best:+.1f}%"
+        elif len(decisive) == 1 and (per_c or minus_c):  # with the two cells: "31 / 36 = 0.8611", "86 − 89 = -3"
             shown = _worked(typed, decisive[0], c, "/" if per_c else "−", per_c or minus_c, shown)
         result_text = f"{format_value(result)} ({shown})"
         read_cols = [c, answer_c] + [x for x in (per_c, minus_c) if x is not None]
