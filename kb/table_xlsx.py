@@ -139,6 +139,7 @@ def _sheet_grid(wb, name: str, max_rows: int, max_cols: int, max_cells: int):
     rows and far-right empty cells cost nothing.
     """
     grid, cached, uncomputed, n_cells = [], 0, 0, 0
+    percent_formats: dict[int, str | None] = {}  # by cell style: its percent format, None for any other
     source, parser = _cells_parser(wb, wb[name])
     with source:
         for _, cells in parser.parse():
@@ -153,9 +154,13 @@ def _sheet_grid(wb, name: str, max_rows: int, max_cols: int, max_cells: int):
                         cached += 1
                 if value is None or value == "":
                     continue
-                if cell["data_type"] == "n" and isinstance(value, (int, float)) \
-                        and _is_percent_format(fmt := _number_format(wb, cell["style_id"])):
-                    value = _as_percent(value, fmt)
+                if cell["data_type"] == "n" and isinstance(value, (int, float)):
+                    style = cell["style_id"]
+                    if style not in percent_formats:
+                        fmt = _number_format(wb, style)
+                        percent_formats[style] = fmt if _is_percent_format(fmt) else None
+                    if percent_formats[style] is not None:
+                        value = _as_percent(value, percent_formats[style])
                 if cell["column"] > max_cols:
                     raise TableError(f"Sheet {name!r} has more than {max_cols} columns; the limit is {max_cols} "
                                      "(EVIDENTIA_TABLE_MAX_COLS).")
