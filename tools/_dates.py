@@ -19,6 +19,10 @@ _ISO = re.compile(r"^(?P<y>\d{4})[-/.](?P<m>\d{1,2})(?:[-/.](?P<d>\d{1,2}))?$")
 _MONTH_FIRST = re.compile(rf"^(?P<mon>[a-z]{{3,9}})\.?\s+(?:(?P<d>\d{{1,2}}){_ORD}\s*,?\s+)?(?P<y>\d{{4}})$")
 _DAY_FIRST = re.compile(rf"^(?P<d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<mon>[a-z]{{3,9}})\.?,?\s+(?P<y>\d{{4}})$")
 _YEAR = re.compile(r"^(?P<y>\d{4})$")
+# A quarter as a message writes it: "first quarter", "Q3 2019", "the 2nd quarter of 2024" (tools._question_rules
+# reads its months, tools.intent counts it as a period).
+QUARTER = re.compile(r"\b(?:(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter|q(?P<n>[1-4]))\b"
+                     r"(?:\s+(?:of\s+)?(?P<year>(?:1[89]|20)\d{2})\b)?", re.I)
 # How finely a value names a time: a year, a month or a day.
 YEAR, MONTH, DAY = 1, 2, 3
 

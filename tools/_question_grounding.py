@@ -74,10 +74,16 @@ def value_grounded(value: str, question: str, numbers: set[float] | None = None)
     return found * 2 >= len(words) and found >= 1
 
 
+def named_words(name: str, question: str, *, short_numbers: bool = False) -> set[str]:
+    """The words of the header ``name`` (3 letters or more; ``short_numbers``: numbers of any length too) that
+    the question writes."""
+    have = content_words(question.replace("'s", " "))
+    return {w for w in content_words(name) if (len(w) >= 3 or short_numbers and w.isdigit()) and word_in(w, have)}
+
+
 def column_named(name: str, question: str) -> bool:
     """Whether the question names the column: one of its header's words (3 letters or more) is in the question."""
-    have = content_words(question.replace("'s", " "))
-    return any(len(w) >= 3 and word_in(w, have) for w in content_words(name))
+    return bool(named_words(name, question))
 
 
 def reads_named_column(program: Program, question: str, typed: TypedTable | None) -> bool:

@@ -47,7 +47,9 @@ from tools._answer_type import AnswerKind, expected_answer, position_asked, yes_
 from tools._cell_compare import format_value, iso_month_match, text_words, words_match
 from tools._cells import TypedTable
 from tools._choice_compare import compares_with_number
-from tools._question_grounding import alternatives, column_named, value_grounded
+from tools._dates import QUARTER
+from tools._question_grounding import alternatives, column_named, named_words, value_grounded
+from tools._stated_values import stated_cells
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter
 from tools._words import MONTH_NAMES, RANK_HEADER, WORD, best_is_largest, content_words, extreme_directions, \
@@ -247,8 +249,6 @@ def add_stated_date(program: Program, typed: TypedTable, question: str) -> Progr
     return program
 
 
-_QUARTER = re.compile(r"\b(?:(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter|q(?P<n>[1-4]))\b"
-                      r"(?:\s+(?:of\s+)?(?P<year>(?:1[89]|20)\d{2})\b)?", re.I)
 _QUARTER_NUMBER = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 
 
@@ -260,7 +260,7 @@ def add_stated_quarter(program: Program, typed: TypedTable, question: str) -> Pr
     months (ISO dates, or month names as words), which a question's program reads as any of them; only when the
     program has no other filter, since a program holds three at most.
     """
-    m = _QUARTER.search(question)
+    m = QUARTER.search(question)
     if not m or program.fn in ("every", "only"):
         return program
     q = _QUARTER_NUMBER[m.group("ord").lower()] if m.group("ord") else int(m.group("n"))
@@ -545,25 +545,19 @@ def read_share(program: Program, typed: TypedTable, question: str) -> Program:
         # "What share of Elm Ridge's population is fully vaccinated?": the share's own words name the row. Found
         # as a new user: no program filtered Elm Ridge, and the answer was the average of every row's Fully
         # vaccinated (41,244.2).
-        rows = {cell for cell in typed.table.column_values(typed.label_col)
-                if cell.strip() and words_match(m.group(1), cell)}
+        rows = stated_cells(typed, m.group(1)).get(label, set())
         if len(rows) != 1 or program.fn == "avg" and program.filters:
             return program
         program = program.model_copy(update={"filters": [*program.filters,
                                                          RowFilter(column=label, op="=", value=rows.pop())]})
     named = _denominators(typed, program.column, m.group(1), already_a_ratio=r"\bper\b|/|%|\brate\b")
-    if len(named) != 1 or _words_named(typed.column(program.column).name, m.group(1)) \
-            >= _words_named(named[0].name, m.group(1)):
+    if len(named) != 1 or len(named_words(typed.column(program.column).name, m.group(1), short_numbers=True)) \
+            >= len(named_words(named[0].name, m.group(1), short_numbers=True)):
         # "What percentage of 2023 revenue came from Europe?" names the measure itself (Revenue 2023), not Revenue
         # 2022: a share of its column's total (read_share_of_all). Found as a new user: 310.4 / 298.1 = 1.041.
         return program
     return program.model_copy(update={"fn": "max", "per_column": named[0].ident, "nth": 1})
 
-
-def _words_named(header: str, phrase: str) -> int:
-    """How many of ``header``'s words (numbers included) ``phrase`` writes."""
-    have = content_words(phrase.replace("'s", " "))
-    return sum(1 for w in content_words(header) if (len(w) >= 3 or w.isdigit()) and word_in(w, have))
 
 
 def asks_share(question: str) -> bool:

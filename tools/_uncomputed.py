@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from kb.table_model import NOT_COMPUTED
 from tools._cells import TypedColumn, TypedTable
-from tools._words import content_words, word_in
+from tools._question_grounding import named_words
 
 
 def _filled(typed: TypedTable, col: TypedColumn) -> list[str]:
@@ -21,10 +21,9 @@ def _filled(typed: TypedTable, col: TypedColumn) -> list[str]:
 def uncomputed_column_asked(typed: TypedTable, text: str) -> TypedColumn | None:
     """The column ``text`` names whose every filled cell is a formula without a saved value, when no column
     holding values shares the words that name it; None otherwise."""
-    have = content_words(text.replace("'s", " "))
     uncomputed, named_words_with_values = [], set()
     for col in typed.columns:
-        named = {w for w in content_words(col.name) if len(w) >= 3 and word_in(w, have)}
+        named = named_words(col.name, text)
         if not named:
             continue
         filled = _filled(typed, col)

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kb.errors import LLMResponseError
 from assistant.prompts import render
 from tools._answer_subject import EXPLETIVE_IT, answer_subject, with_subject
-from tools._dates import parse_date
+from tools._dates import QUARTER, parse_date
 from tools._registry import ToolContext, tool
 from tools._swapped_question import swapped_question
 from tools._words import MONTHS, PRONOUNS, is_superlative, related, singular
@@ -214,7 +214,6 @@ _COMPARES = re.compile(r"\b(?:more|less|fewer|larger|smaller|bigger|higher|lower
 # An amount asked over a span: not "What is the difference between a virus and a bacterium?" (a contrast).
 _AMOUNT = re.compile(r"\s*(?:how\s+(?:many|much)|what\s+(?:is|was|were|are)\s+the\s+(?:total|sum|average|mean|"
                      r"number|amount)|what\s+(?:total|average))\b", re.I)
-_QUARTER = re.compile(r"^(?:q[1-4]|(?:first|second|third|fourth)\s+quarter)(?:\s+(?:of\s+)?\d{4})?$", re.I)
 
 
 def _is_period(text: str) -> bool:
@@ -222,7 +221,7 @@ def _is_period(text: str) -> bool:
     words = text.casefold().replace(",", " ").split()
     if words and words[0].rstrip(".") in MONTHS and all(w.isdigit() for w in words[1:]):
         return True
-    return bool(_QUARTER.match(text.strip())) or parse_date(text, year_alone=True) is not None
+    return bool(QUARTER.fullmatch(text.strip())) or parse_date(text, year_alone=True) is not None
 
 
 def extract_options(message: str) -> list[str]:
