@@ -46,6 +46,7 @@ from assistant.ui_access import (  # noqa: E402
 )
 from assistant.upload_registry import UploadRegistry  # noqa: E402
 from assistant.uploads import add_table_file, add_text_file, other_sheets  # noqa: E402
+from kb.instructions import instructions_warning  # noqa: E402
 from kb.kg_harvest import extraction_note  # noqa: E402
 from kb.tables import TableError  # noqa: E402
 from memory.accounts import Accounts  # noqa: E402
@@ -385,8 +386,9 @@ async def handle_uploads(bot: Assistant, files: list) -> None:
             except TableError as exc:
                 await cl.Message(content=f"I could not add **{name}**: {exc}").send()
                 continue
+            warning = instructions_warning(name, text)
             await cl.Message(content=f"Added the text **{name}** ({len(text):,} characters) to this chat's "
-                                     "search.").send()
+                                     "search." + (f"\n\n⚠ {warning}" if warning else "")).send()
             continue
         try:
             table = await asyncio.to_thread(add_table_file, bot.deps, bot.session, path, name=name)

@@ -24,6 +24,7 @@ def register(group) -> None:
     def add(paths, license_, collection):
         """Ingest txt, md, html, jsonl (and pdf with pypdf) files or folders into the text KB."""
         from kb.ingest import IngestError, expand_paths, parse_file
+        from kb.instructions import instructions_warning
 
         _, store = _store()
         docs, failed = [], 0
@@ -38,6 +39,10 @@ def register(group) -> None:
         res = store.add_documents(docs, collection=collection)
         click.echo(f"{res['documents']} documents: {res['added']} sentences added, {res['kept']} already there, "
                    f"{res['duplicates']} duplicates skipped" + (f"; {failed} files skipped" if failed else ""))
+        for doc in docs:
+            warning = instructions_warning(doc.title or doc.source, doc.text)
+            if warning:
+                click.echo("warning: " + warning, err=True)
 
     @group.command("build")
     @click.option("--default", "default", is_flag=True, help="Build the default corpus (5 public sources).")

@@ -52,6 +52,7 @@ from assistant.turn import RETRY_HINT, AnswerOutcome, EndedSteps, Step, StepLLMU
 from kb.errors import LLMResponseError, LLMUnavailable
 from tools._registry import REGISTRY, ToolContext, load_all
 from tools.intent import without_regarding_note
+from tools.text_search import Output as TextSearchOutput, withheld_notice
 
 log = logging.getLogger(__name__)
 # How far back a cited sentence that points back ("The pathogen …") is read for the name it means: the briefing
@@ -122,6 +123,11 @@ class Assistant:
             t_gen = time.perf_counter()
             outcome = await self._answer(ctx, hooks, frame, steps, final_text, message)
             answer, status, check, first_ok = outcome.text, outcome.status, outcome.check, outcome.first_ok
+            withheld = [w for s in steps if isinstance(s.output, TextSearchOutput) for w in s.output.withheld]
+            if withheld:  # said in the reply, not only in the step: the user should know the source tried this
+                notice = "\n\n⚠ " + withheld_notice(withheld)
+                await hooks.answer_token(notice)
+                answer += notice
             timings["generation_s"] = time.perf_counter() - t_gen
         except LLMUnavailable as exc:
             failed_step = getattr(exc, "step", None)

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from kb._bm25 import BM25Index, Vocabulary, simple_terms
 from kb._ot import DEFAULT_TEMPERATURE, TokenBag, otjsd_scores, otjsd_top_k, wmd_scores
 from kb.ingest import split_sentences
+from kb.instructions import instruction_cue
 from tools._registry import ToolContext, ToolError, tool
 
 Method = Literal["fused", "otjsd", "bm25", "cosine", "wmd"]
@@ -53,10 +54,18 @@ class Item(BaseModel):
     license: str = ""
 
 
+class Withheld(BaseModel):
+    text: str
+    source: str
+    cue: str = Field(description="The words that make it read as instructions to an AI system.")
+
+
 class Output(BaseModel):
     items: list[Item] = Field(default_factory=list)
     method: str = DEFAULT_METHOD
     note: str = ""
+    withheld: list[Withheld] = Field(default_factory=list, description="Matching sentences not used as evidence: "
+                                     "they address an AI system with instructions (kb.instructions).")
 
 
 @dataclass
@@ -232,7 +241,18 @@ def text_search(ctx: ToolContext, args: Input) -> Output:
         raise ToolError(EMPTY_KB_MESSAGE)
 
     items: list[Item] = []
+    withheld: list[Withheld] = []
+
+    def instructs(text: str, source: str) -> bool:
+        """Withhold a sentence written as instructions to an AI system: never evidence, never citable."""
+        cue = instruction_cue(text)
+        if cue:
+            withheld.append(Withheld(text=text, source=source, cue=cue))
+        return cue is not None
+
     for name, text, start, end, score in uploaded:
+        if instructs(text, name):
+            continue
         ev = ctx.evidence.add_sentence(text, source=name, doc_id=f"upload:{name}", sent_key=f"{name}:{start}",
                                        score=score, offsets=[start, end], license="user upload", url="")
         items.append(Item(id=ev.id, text=text, source=name, score=score, doc_id=f"upload:{name}",
@@ -244,6 +264,8 @@ def text_search(ctx: ToolContext, args: Input) -> Output:
         dist = dict(zip(ranked.rows.tolist(), ranked.distances.tolist())) if ranked.distances is not None else {}
         kb_items = []
         for h in hits:
+            if instructs(h.text, h.title or h.source):
+                continue
             ev = ctx.evidence.add_kb_sentence(h, score=h.score, chunk=h.chunk, method=args.method)
             kb_items.append(Item(id=ev.id, text=h.text, source=h.title or h.source, score=h.score,
                                  distance=dist.get(h.row), doc_id=h.doc_id, url=h.url, license=h.license))
@@ -260,4 +282,14 @@ def text_search(ctx: ToolContext, args: Input) -> Output:
     note = "" if items else "No matching sentences were found."
     if kb_empty:
         note = "Only uploaded text was searched. " + EMPTY_KB_MESSAGE
-    return Output(items=items[:args.k], method=args.method, note=note)
+    if withheld:
+        note = (withheld_notice(withheld) + " " + note).strip()
+    return Output(items=items[:args.k], method=args.method, note=note, withheld=withheld)
+
+
+def withheld_notice(withheld: list[Withheld]) -> str:
+    """One line for the user: which matching sentences were not used, and why."""
+    first = withheld[0]
+    more = f" (and {len(withheld) - 1} more)" if len(withheld) > 1 else ""
+    return (f"Not used as evidence: a sentence of “{first.source}”{more} is written as instructions to an AI "
+            f"system (“{first.cue}”), not as a statement of fact.")
