@@ -36,6 +36,11 @@ _CUES = re.compile(
     re.IGNORECASE)
 
 
+# Every cue holds one of these (lower-cased): a cheap first pass, for tables of up to a million cells.
+_ANCHORS = ("ignor", "disregard", "forget", "overr", " ai", "a.i.", "llm", "language model", "chat", "assistant",
+            "user", "system", "<|", "inst]")
+
+
 def instruction_cue(text: str) -> str | None:
     """The words that make ``text`` read as instructions to an AI system, or None when it reads as content.
 
@@ -44,7 +49,10 @@ def instruction_cue(text: str) -> str | None:
     >>> instruction_cue("Patients were told to ignore the first reading.") is None
     True
     """
-    m = _CUES.search(text or "")
+    low = (text or "").lower()
+    if not any(a in low for a in _ANCHORS) and not low.startswith("ai"):
+        return None
+    m = _CUES.search(text)
     return " ".join(m.group(0).split()) if m else None
 
 
@@ -69,3 +77,20 @@ def instructions_warning(label: str, text: str) -> str:
     more = f" ({len(found) - 1} more such sentence{'s' if len(found) > 2 else ''})" if len(found) > 1 else ""
     return (f"“{label}” says “{clip(sentence)}”{more}: written as instructions to an AI system (“{cue}”), so "
             "answers will not use it as evidence.")
+
+
+def instructing_cells(rows: list[list]) -> list[tuple[int, int]]:
+    """1-based (row, column) of the cells written as instructions to an AI system. Only cells of three words or more
+    are read (an instruction is a sentence), each distinct text once."""
+    verdicts: dict[str, bool] = {}
+    found = []
+    for r, row in enumerate(rows, 1):
+        for c, value in enumerate(row, 1):
+            text = str(value)
+            if text.count(" ") < 2:
+                continue
+            if text not in verdicts:
+                verdicts[text] = instruction_cue(text) is not None
+            if verdicts[text]:
+                found.append((r, c))
+    return found

@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any
 
 from kb.errors import TableError
+from kb.instructions import instructing_cells
 from kb.table_model import NOT_COMPUTED, Table, _is_year, parse_number
 from kb.table_numbers import convert_decimal_commas
 
@@ -198,6 +199,12 @@ def table_from_grid(grid: list[list[Any]], *, name: str, header: list[Any] | Non
     if marked:
         notes.append(f"{marked} cell{'s' * (marked != 1)} hold{'s' * (marked == 1)} formula text, shown marked "
                      "'not computed' (formulas are never run)")
+    instructing = instructing_cells(rows)
+    if instructing:  # kept as data (programs compare them like any cell); the person uploading should know
+        where = ", ".join(f"R{r}C{c}" for r, c in instructing[:3]) + (" …" if len(instructing) > 3 else "")
+        notes.append(f"{len(instructing)} cell{'s' * (len(instructing) != 1)} ({where}) "
+                     f"{'are' if len(instructing) != 1 else 'is'} written as instructions to an AI system; "
+                     "read as data only, never followed")
     return Table(name=name, title=clean_title(title, name), columns=head, rows=rows, notes=notes,
                  source=source, sheet=sheet, sheet_names=sheet_names or [])
 
