@@ -45,7 +45,7 @@ from assistant.ui_access import (  # noqa: E402
     token_issued_at,
 )
 from assistant.upload_registry import UploadRegistry  # noqa: E402
-from assistant.uploads import add_table_file, add_text_file, other_sheets  # noqa: E402
+from assistant.uploads import add_table_file, add_text_file, looks_like_table, other_sheets  # noqa: E402
 from kb.instructions import instructions_warning  # noqa: E402
 from kb.kg_harvest import extraction_note  # noqa: E402
 from kb.tables import TableError  # noqa: E402
@@ -380,7 +380,7 @@ async def handle_uploads(bot: Assistant, files: list) -> None:
             await cl.Message(content=f"I can't read **{name}**: upload a table as CSV, TSV, XLSX, JSON, "
                                      "Markdown or an HTML page (its first table), or a .txt/.md text.").send()
             continue
-        if suffix in TEXT_SUFFIXES and not _looks_like_table(path):
+        if suffix in TEXT_SUFFIXES and not looks_like_table(path):
             try:
                 text = await asyncio.to_thread(add_text_file, bot.deps, bot.session, path, name=name)
             except TableError as exc:
@@ -449,15 +449,6 @@ async def on_choose_sheet(action) -> None:
                                  f"The table **{upload.table}** is unchanged.").send()
         return
     await acknowledge_table(table, upload.path, upload.file_name)
-
-
-def _looks_like_table(path: Path) -> bool:
-    try:
-        with path.open("rb") as fh:  # the head only: an upload may be hundreds of megabytes
-            head = fh.read(4096).decode("utf-8", "replace")
-    except OSError:
-        return False
-    return head.lstrip().startswith("|") or ("," in head and head.count("\n") > 1 and head.split("\n")[0].count(",") >= 1)
 
 
 @cl.on_message

@@ -91,3 +91,53 @@ def add_text_file(deps, session: Session, path: Path, *, name: str | None = None
     text, _encoding = decode_text(data)
     session.texts.append((label, text))
     return text
+
+
+HEAD_BYTES = 4096  # the head only: an upload may be hundreds of megabytes
+
+
+def looks_like_table(path: Path) -> bool:
+    """Is this .txt or .md upload a table (delimited rows, or a Markdown table) rather than prose?
+
+    Found as a new user: a .txt trial summary whose first line held a comma was loaded as a two-column CSV table
+    (the old test: a comma in the first line and two lines), so "How many participants had hyperkalaemia?" was
+    answered "1", the number of rows holding the word. Rows of a table have the same number of fields; prose
+    lines have commas where the sentences need them, and long stretches between them.
+    """
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(HEAD_BYTES)
+    except OSError:
+        return False
+    return head_looks_like_table(data.decode("utf-8", "replace"), cut=len(data) == HEAD_BYTES)
+
+
+def head_looks_like_table(head: str, *, cut: bool = False) -> bool:
+    """:func:`looks_like_table` on the text itself; ``cut``: the head ends mid-file, so its last line may be part
+    of one."""
+    import csv
+    import statistics
+    from collections import Counter
+
+    lines = [ln for ln in head.splitlines() if ln.strip()]
+    if cut and len(lines) > 1:
+        lines = lines[:-1]
+    lines = lines[:30]
+    if not lines:
+        return False
+    if lines[0].lstrip().startswith("|"):
+        return True
+    if len(lines) < 2:
+        return False
+    for delimiter in ("\t", ",", ";"):
+        rows = list(csv.reader(lines, delimiter=delimiter))
+        width, count = Counter(len(r) for r in rows).most_common(1)[0]
+        if width < 2 or count < 2 or count < 0.8 * len(rows):  # a ragged row or two is still a table
+            continue
+        fields = [len(f.strip()) for r in rows for f in r]
+        if delimiter != "\t" and len(rows) < 3 and any(f.strip().endswith((".", "?", "!")) for r in rows for f in r):
+            continue  # two lines of prose ("Hello, world. / This is fine, I think.")
+        # A tab is never punctuation; a comma or semicolon is, so its fields must be short, as cells are.
+        if delimiter == "\t" or statistics.median(fields) <= 40:
+            return True
+    return False
