@@ -103,6 +103,8 @@ class Assistant:
                 frame = frame.model_copy(update={"task": "question", "note": (frame.note + " " if frame.note else "")
                                                  + "chit_chat overruled: the message asks for facts or advice"})
             frame_dict = frame.model_dump()
+            self.session.followed_documents = (await asyncio.to_thread(self._cited_documents)
+                                               if frame.follow_up else [])
 
             where = "tools"
             t_tools = time.perf_counter()
@@ -168,6 +170,22 @@ class Assistant:
             await asyncio.to_thread(self.deps.memory.save_table_answer, self.session.conversation_id,
                                     last.model_dump_json() if last is not None else None)
         return result
+
+    def _cited_documents(self, turns: int = 3) -> list[str]:
+        """The KB documents whose sentences the most recent verified answer cited (of the last ``turns`` ended
+        turns): what a follow-up is about (:func:`tools.text_search.search_followed`). An unverified answer's
+        citations are not followed: they were off the question."""
+        memory = self.deps.memory
+        for turn in reversed(memory.turns(self.session.conversation_id, limit=turns, finished=True)):
+            if turn.get("status") != "verified":
+                continue
+            cited = {c["evidence_id"] for c in memory.turn_citations(turn["id"]) if c.get("valid", 1)}
+            docs = [e["meta"].get("doc_id") for e in memory.turn_evidence(turn["id"])
+                    if e["evidence_id"] in cited and e["kind"] == "sentence"]
+            docs = list(dict.fromkeys(d for d in docs if d and not str(d).startswith("upload:")))
+            if docs:
+                return docs
+        return []
 
     async def _end_with_error(self, turn_id: str, error: str, kind: str, frame_dict: dict | None,
                               ledger: EvidenceLedger, steps: list[Step], timings: dict[str, float],
@@ -421,6 +439,7 @@ class Assistant:
         # Off the event loop: the code verdict reads the cited document's conclusion from the text KB.
         outcome = await asyncio.to_thread(self._finish_grounded, answer, support, ctx.evidence, texts,
                                           sources=sources, focus=_follow_up_focus(frame, message),
+                                          asked_entities=_follow_up_entities(frame, message),
                                           code_verdict=code_verdict, subjects=subjects or [], asked=asked,
                                           in_context=in_context,
                                           question=frame.rewrite or message or "", relation=frame.relation or "")
@@ -440,6 +459,7 @@ class Assistant:
                          code_verdict: bool = False, subjects: list[str] | None = None,
                          asked: AskedFor | None = None, question: str = "", in_context: list | None = None,
                          sources: dict[str, str] | None = None, focus: list[str] | None = None,
+                         asked_entities: list[str] | None = None,
                          relation: str = "") -> AnswerOutcome:
         if answer is None:
             text = f"{NO_EVIDENCE_TEXT} (The model's answer could not be read twice; the evidence list shows what was found.)"
@@ -485,6 +505,15 @@ class Assistant:
         off = [] if answer.does_not_answer or status not in ("verified", "cited_by_code") else off_subject(
             [(st.text, [titled.get(c, "") for c in st.cite]) for st in answer.statements], about,
             list(titled.values()))
+        if not off and asked_entities and not answer.does_not_answer and status in ("verified", "cited_by_code"):
+            # A follow-up that names what it asks ("And how many clinics took part?" after questions on one trial):
+            # a statement about the trial alone ("The trial was funded by …") answers an earlier question. Seen as
+            # a new user: three such statements beside the one about the clinics, all verified.
+            # Named directly, not linked through a phrase the shown items share: every sentence of the trial's
+            # document shares "Riverton trial" with the one about the clinics.
+            about = asked_entities
+            off = off_subject([(st.text, [titled.get(c, "") for c in st.cite]) for st in answer.statements], about,
+                              [])
         if off:  # true and cited, but about something the question did not ask: left out, and said so
             answer = answer.model_copy(update={"statements": [st for i, st in enumerate(answer.statements)
                                                               if i not in off]})
@@ -707,6 +736,15 @@ class Assistant:
             parts.append(token)
             await hooks.answer_token(token)
         return "".join(parts).strip()
+
+
+def _follow_up_entities(frame, message: str) -> list[str]:
+    """The entities a follow-up names itself, when it also carried some over: what its statements must be about
+    (the carried ones only place it). [] for a turn that names nothing of its own ("How long did it run?")."""
+    if not frame.follow_up or not frame.carried_over:
+        return []
+    carried = {c.lower() for c in frame.carried_over}
+    return [e for e in frame.entities if e.lower() not in carried and e.lower() in (message or "").lower()]
 
 
 def _follow_up_focus(frame, message: str) -> list[str]:

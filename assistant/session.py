@@ -22,6 +22,9 @@ class Session:
     evidence_k: int | None = None
     # The last answer computed from a table: a follow-up's "it" resolves to its row (tools.table_qa).
     last_table_answer: TableAnswer | None = None
+    # KB documents the conversation's last answer cited, set by the loop for a follow-up turn (else empty):
+    # text search looks in them first ("And how many clinics took part?" after questions about one trial).
+    followed_documents: list[str] = field(default_factory=list)
 
     def add_table(self, table: Any) -> None:
         self.tables[table.name] = table

@@ -254,6 +254,17 @@ class TextStore:
                 [doc_id, int(n)]).fetchall()]
         return self.hits(rows[::-1])
 
+    def document_hits(self, doc_ids: list[str], limit: int = 2000) -> list[SentenceHit]:
+        """The live sentences of these documents, in reading order (what a follow-up searches first)."""
+        if not doc_ids:
+            return []
+        marks = ",".join("?" * len(doc_ids))
+        with self._lock:
+            rows = [r[0] for r in self.db.execute(
+                f"SELECT row FROM sentences WHERE doc_id IN ({marks}) AND live = 1 ORDER BY doc_id, position LIMIT ?",
+                [*doc_ids, int(limit)]).fetchall()]
+        return self.hits(rows)
+
     def sentences_before(self, sent_id: str, n: int = 1) -> list[SentenceHit]:
         """The ``n`` live sentences just before ``sent_id`` in its document, nearest first (what "The pathogen" or
         "It" opening a sentence may point back to); [] at a document's start or for an unknown id."""

@@ -1254,3 +1254,44 @@ async def test_a_cited_sentence_that_points_back_is_read_with_the_one_before_it(
     assert "(Cited by code: [S1], shortly before [S2] in the same document, names “Xylella fastidiosa”, " \
            "which [S2] refers back to.)" in result.answer
     assert len(result.evidence) == 2  # the sentence before was found already: its own id, no new item
+
+
+async def test_a_follow_up_searches_what_the_last_answer_cited_and_keeps_to_what_it_asks(tmp_settings,
+                                                                                         fake_llm_server,
+                                                                                         patched_tools):
+    # Seen as a new user, after questions on one trial: "And how many clinics took part?" searched the whole KB and
+    # cited another study; once it found the trial's sentence, the reply also restated the trial's funding and its
+    # title, all verified. A follow-up now looks in the documents the last verified answer cited first, and one
+    # that names what it asks keeps only statements about that.
+    trial = ["The Riverton trial was funded by the county health department.",
+             "The Riverton trial enrolled adults at 14 community clinics."]
+    router = Router(intents=[frame(entities=["Riverton trial"], rewrite="Who funded the Riverton trial?"),
+                             frame(entities=["clinics"], rewrite="And how many clinics took part?")],
+                    answers=[said(("The county health department funded the Riverton trial.", ["S1"])),
+                             said(("14 community clinics took part.", ["S2"]),
+                                  ("The Riverton trial was funded by the county health department.", ["S1"]))])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(CORPUS, "trial", trial)
+        with fake_llm_server(router) as srv:
+            bot, _ = make_assistant(tmp_settings, srv)
+            first = await bot.run_turn("Who funded the Riverton trial?", Recorder())
+            assert first.status == "verified" and bot.session.followed_documents == []
+            result = await bot.run_turn("And how many clinics took part?", Recorder())
+    assert result.intent["follow_up"] and result.intent["carried_over"] == ["Riverton trial"]
+    assert bot.session.followed_documents == ["trial"]  # the document turn 1 cited
+    assert result.status == "verified" and result.cited == ["S2"]
+    assert "funded" not in result.answer.split("(Left out")[0]
+    assert "(Left out 1 statement that, like the evidence it cites, does not mention “clinics”.)" in result.answer
+
+
+async def test_an_unverified_answer_is_not_followed(tmp_settings, fake_llm_server, patched_tools):
+    router = Router(intents=[frame(entities=["measles"], rewrite="How many measles cases were there in 2011?"),
+                             frame(entities=[], rewrite="And in 2012?")],
+                    answers=[said(("Measles cases in 2011 rose to 999 in the United States.", ["S1"]))] * 2
+                    + [said(("Measles cases in 2011 rose to 220 in the United States.", ["S1"]))])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        first = await bot.run_turn("How many measles cases were there in 2011?", Recorder())
+        assert first.status != "verified"  # 999 is not in its evidence, nor in the regenerated answer
+        await bot.run_turn("And in 2012?", Recorder())
+    assert bot.session.followed_documents == []

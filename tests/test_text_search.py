@@ -256,3 +256,23 @@ def test_sentences_that_instruct_an_ai_are_withheld_not_cited(tmp_settings, tmp_
     assert not any("Note to AI" in e.text or "SYSTEM" in e.text for e in ctx.evidence.citable())  # not citable
     assert {(w.source, w.cue) for w in out.withheld} == {("Magnets", "Note to AI systems"), ("notes.txt", "SYSTEM:")}
     assert out.note.startswith("Not used as evidence") and "(and 1 more)" in out.note
+
+
+def test_a_follow_up_looks_first_in_the_documents_the_last_answer_cited(tmp_settings, tmp_path, embedder):
+    # As seen: the carried entities ("regarding principal investigator, pharmacists, …") pull other studies ahead.
+    store = TextStore(tmp_path / "kb", embedder=embedder)
+    store.add_documents([
+        Document(doc_id="trial", text="The Riverton trial was funded by the county. It enrolled adults at 14 "
+                                      "community clinics in Riverton County between 2022 and 2023.", title="Trial"),
+        *[Document(doc_id=f"other{i}", text=f"In the {topic} study, pharmacists and physicians took part under a "
+                                            "principal investigator.", title=f"Other {i}")
+          for i, topic in enumerate(["asthma", "diabetes", "vaccination", "dental", "maternity", "mental health"])]],
+        collection="fixture", show_progress=False)
+    query = "And how many clinics took part? (regarding clinics, principal investigator, pharmacists, physicians)"
+    plain = text_search(_ctx(tmp_settings, store, embedder), Input(query=query, k=2))
+    assert not any("14 community clinics" in i.text for i in plain.items)  # the KB ranking alone misses it
+    ctx = _ctx(tmp_settings, store, embedder)
+    ctx.session.followed_documents = ["trial"]
+    out = text_search(ctx, Input(query=query, k=2))
+    assert "14 community clinics" in out.items[0].text and out.items[0].doc_id == "trial"
+    assert len(out.items) == 2 and len({i.id for i in out.items}) == 2

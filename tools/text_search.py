@@ -13,7 +13,7 @@ OT-JSD re-ranking over contextual token embeddings. ``method`` picks the scorer:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -23,6 +23,7 @@ from kb._bm25 import BM25Index, Vocabulary, simple_terms
 from kb._ot import DEFAULT_TEMPERATURE, TokenBag, otjsd_scores, otjsd_top_k, wmd_scores
 from kb.ingest import split_sentences
 from kb.instructions import instruction_cue
+from tools.intent import without_regarding_note
 from tools._registry import ToolContext, ToolError, tool
 
 Method = Literal["fused", "otjsd", "bm25", "cosine", "wmd"]
@@ -213,17 +214,33 @@ def rank_texts(query: EncodedText, candidates: list[EncodedText], weights_index:
     return np.lexsort((np.arange(n), -fused)), fused
 
 
+def bm25_top(texts: list[str], query: str, k: int) -> list[tuple[int, float]]:
+    """(index into ``texts``, score) of the ``k`` best BM25 matches for ``query``, best first; matches only."""
+    if not texts:
+        return []
+    vocab = Vocabulary()
+    rows = [vocab.encode(simple_terms(t)) for t in texts]
+    index = BM25Index.from_rows(rows, vocab_size=max(len(vocab.ids), 1), positive_idf=True)
+    top, scores = index.top(vocab.encode(simple_terms(query), grow=False), k)
+    return [(int(r), float(sc)) for r, sc in zip(top, scores) if sc > 0]
+
+
 def search_uploaded(texts: list[tuple[str, str]], query: str, k: int) -> list[tuple[str, str, int, int, float]]:
     """BM25 over the sentences of text uploaded in chat -> (name, sentence, start, end, score), best first."""
     sents = [(name, s) for name, text in texts for s in split_sentences(text)]
-    if not sents:
-        return []
-    vocab = Vocabulary()
-    rows = [vocab.encode(simple_terms(s.text)) for _, s in sents]
-    index = BM25Index.from_rows(rows, vocab_size=max(len(vocab.ids), 1), positive_idf=True)
-    top, scores = index.top(vocab.encode(simple_terms(query), grow=False), k)
-    return [(sents[r][0], sents[r][1].text, sents[r][1].start, sents[r][1].end, float(sc))
-            for r, sc in zip(top, scores) if sc > 0]
+    return [(sents[r][0], sents[r][1].text, sents[r][1].start, sents[r][1].end, sc)
+            for r, sc in bm25_top([s.text for _, s in sents], query, k)]
+
+
+# A follow-up's words (without the "regarding" note of carried entities) searched in the documents the last answer
+# cited: at most this many of its sentences join the results, ahead of the KB's.
+FOLLOWED_K = 3
+
+
+def search_followed(store, doc_ids: list[str], query: str, k: int = FOLLOWED_K) -> list:
+    """The sentences of the followed documents that best match ``query`` (BM25), best first, scored."""
+    hits = store.document_hits(doc_ids)
+    return [replace(hits[i], score=sc) for i, sc in bm25_top([h.text for h in hits], query, k)]
 
 
 @tool("text_search", cpu_bound=True)
@@ -262,8 +279,15 @@ def text_search(ctx: ToolContext, args: Input) -> Output:
         ranked = rank_kb(store, args.query, args.k, args.method, args.pool)
         hits = store.hits(ranked.rows, ranked.scores)
         dist = dict(zip(ranked.rows.tolist(), ranked.distances.tolist())) if ranked.distances is not None else {}
+        followed = []
+        if ctx.session.followed_documents:
+            # A follow-up is about what the last answer cited: its documents' best matches come first, then the
+            # KB's (seen as a new user: "And how many clinics took part?" after three questions about one trial
+            # searched the whole KB with "regarding principal investigator, pharmacists, …" and cited another study).
+            followed = search_followed(store, ctx.session.followed_documents, without_regarding_note(args.query))
+        seen = {h.sent_id for h in followed}
         kb_items = []
-        for h in hits:
+        for h in followed + [h for h in hits if h.sent_id not in seen]:
             if instructs(h.text, h.title or h.source):
                 continue
             ev = ctx.evidence.add_kb_sentence(h, score=h.score, chunk=h.chunk, method=args.method)
