@@ -127,9 +127,10 @@ def build(settings: Settings, conversation: str | None):
 
 
 def restore_session(deps, session: Session) -> None:
-    """Uploaded tables and the last table answer are part of the conversation: bring them back after a
+    """Uploaded tables and texts and the last table answer are part of the conversation: bring them back after a
     restart or in a new process (its owner's only)."""
     deps.memory.check_owner(session.conversation_id, session.user)
+    session.texts = deps.memory.texts(session.conversation_id)
     stored = deps.memory.tables(session.conversation_id)
     if not stored:
         return
@@ -154,6 +155,33 @@ def add_table_file(deps, session: Session, path: Path, sheet: str | None = None)
         replace = next((n for n, t in session.tables.items() if t.source == path.name), None)  # source: file name
     table = add(deps, session, path, sheet=sheet, replace=replace)
     return describe(table, how_to_switch=f'/table "{path}" SHEET loads another')
+
+
+def add_text(deps, session: Session, path: Path) -> str:
+    """Add a text file to the conversation's search; the line to show (with the warning about text written as
+    instructions to an AI system, as the web UI gives it)."""
+    from assistant.uploads import add_text_file
+    from kb.instructions import instructions_warning
+
+    text = add_text_file(deps, session, path)
+    warning = instructions_warning(path.name, text)
+    return f"Added the text {path.name} ({len(text):,} characters) to this conversation's search." + (
+        f"\nwarning: {warning}" if warning else "")
+
+
+def parse_text_command(line: str) -> Path:
+    """``/text PATH`` (quote a path with spaces) -> the path of an existing file."""
+    import shlex
+
+    try:
+        parts = shlex.split(line.split(" ", 1)[1] if " " in line else "")
+    except ValueError as exc:
+        raise click.ClickException(f"Could not read the /text command: {exc}") from exc
+    if len(parts) != 1:
+        raise click.ClickException("Use /text PATH (quote a path with spaces).")
+    if not Path(parts[0]).is_file():
+        raise click.ClickException(f"No file {parts[0]}.")
+    return Path(parts[0])
 
 
 def parse_table_command(line: str) -> tuple[Path, str | None]:
@@ -206,14 +234,20 @@ def exit_code(result: TurnResult) -> int:
 
 
 def held_tables_line(session: Session) -> str:
-    """The tables a continued conversation already holds, which its questions may be routed to, or ``""``.
+    """The tables (and texts) a continued conversation already holds, which its questions may be routed to or
+    searched in, or ``""``.
 
     Found as a new user: ``ask -c nu3`` answered from a trial-sites table loaded in an earlier session, and nothing
     on the screen said the conversation held it (chats survive a restart, so old ids keep their tables)."""
-    if not session.tables:
-        return ""
-    held = "; ".join(f"{name} ({len(t.rows):,} rows × {len(t.columns)} columns)" for name, t in session.tables.items())
-    return f"This conversation already holds {len(session.tables)} table{'s' * (len(session.tables) > 1)}: {held}."
+    parts = []
+    if session.tables:
+        held = "; ".join(f"{name} ({len(t.rows):,} rows × {len(t.columns)} columns)"
+                         for name, t in session.tables.items())
+        parts.append(f"{len(session.tables)} table{'s' * (len(session.tables) > 1)}: {held}")
+    if session.texts:
+        parts.append(f"{len(session.texts)} uploaded text{'s' * (len(session.texts) > 1)}, searched beside the "
+                     f"knowledge base: {', '.join(name for name, _ in session.texts)}")
+    return f"This conversation already holds {' and '.join(parts)}." if parts else ""
 
 
 def print_history(deps, session: Session, last: int = 3) -> None:
@@ -242,9 +276,15 @@ def chat_turns(runner: asyncio.Runner, deps, bot) -> None:
             continue
         if line in ("/quit", "/exit"):
             break
-        if line.startswith("/table "):
+        if line == "/table" or line.startswith("/table "):
             try:
                 click.echo(add_table_file(deps, bot.session, *parse_table_command(line)))
+            except Exception as exc:  # noqa: BLE001 - show any load problem and keep chatting
+                click.secho(str(exc), fg="red")
+            continue
+        if line == "/text" or line.startswith("/text "):
+            try:
+                click.echo(add_text(deps, bot.session, parse_text_command(line)))
             except Exception as exc:  # noqa: BLE001 - show any load problem and keep chatting
                 click.secho(str(exc), fg="red")
             continue
@@ -270,9 +310,11 @@ def register(main: click.Group) -> None:
     @click.option("--table", "tables", multiple=True, type=click.Path(exists=True, path_type=Path),
                   help="A table file to check claims against (CSV, TSV, XLSX, JSON, Markdown, HTML).")
     @click.option("--sheet", help="The workbook sheet to load from --table (name or 0-based number).")
+    @click.option("--text", "texts", multiple=True, type=click.Path(exists=True, path_type=Path),
+                  help="A .txt or .md text to search beside the knowledge base (kept with the conversation).")
     @click.option("--quiet", is_flag=True, help="Do not show the steps.")
     def ask(question: str, conversation: str | None, tables: tuple[Path, ...], sheet: str | None,
-            quiet: bool) -> None:
+            texts: tuple[Path, ...], quiet: bool) -> None:
         """Ask one question; print the cited answer and its evidence.
 
         Exit codes: 0 answered, 1 a bad table or a failed turn, 2 no language model answers.
@@ -289,6 +331,11 @@ def register(main: click.Group) -> None:
                 click.echo(add_table_file(deps, bot.session, path, sheet=sheet), err=True)
             except TableError as exc:
                 raise click.ClickException(f"{path.name}: {exc}") from None
+        for path in texts:
+            try:
+                click.echo(add_text(deps, bot.session, path), err=True)
+            except TableError as exc:
+                raise click.ClickException(f"{path.name}: {exc}") from None
         ensure_llm(settings)
         hooks = TerminalHooks(show_steps=not quiet)
         result = asyncio.run(bot.run_turn(question, hooks))
@@ -299,7 +346,7 @@ def register(main: click.Group) -> None:
     @main.command()
     @click.option("--conversation", "-c", help="Continue this conversation id.")
     def chat(conversation: str | None) -> None:
-        """Chat in the terminal. Commands: /table PATH [SHEET], /tables, /retry, /quit."""
+        """Chat in the terminal. Commands: /table PATH [SHEET], /text PATH, /tables, /retry, /quit."""
         settings = Settings()
         deps, bot = build(settings, conversation)
         if conversation:  # shown even with no model: what was asked, and what did not finish

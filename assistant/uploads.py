@@ -89,7 +89,9 @@ def add_text_file(deps, session: Session, path: Path, *, name: str | None = None
     if looks_binary(data):
         raise TableError(f"The file {label} is binary, not text.")
     text, _encoding = decode_text(data)
-    session.texts.append((label, text))
+    # The same name uploaded again replaces its text (as memory keeps one text per name).
+    session.texts[:] = [(n, t) for n, t in session.texts if n != label] + [(label, text)]
+    deps.memory.save_text(session.conversation_id, label, text)
     return text
 
 

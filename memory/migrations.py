@@ -119,6 +119,14 @@ def m008_session_table_answers(db):
                                        pk="conversation_id")
 
 
+@migration
+def m009_session_texts(db):
+    # Text uploaded into a chat is part of it like its tables: kept per conversation, so a reopened chat or
+    # `ask -c` still searches it (found as a new user: after a restart the upload's answers cited nothing).
+    db["session_texts"].create({"conversation_id": str, "name": str, "text": str, "created_at": str},
+                               pk=("conversation_id", "name"))
+
+
 @ui_migration
 def ui001_chainlit_data_layer(db):
     """Tables of Chainlit's SQLAlchemy data layer, so UI threads persist and can be reopened."""

@@ -219,6 +219,17 @@ class Memory:
             return [(r["name"], r["table_json"]) for r in self.db["session_tables"].rows_where(
                 "conversation_id = ?", [conversation_id], order_by="created_at")]
 
+    # -- uploaded text ------------------------------------------------------------------
+    def save_text(self, conversation_id: str, name: str, text: str) -> None:
+        with self._lock:
+            self.db["session_texts"].upsert({"conversation_id": conversation_id, "name": name, "text": text,
+                                             "created_at": _now()}, pk=("conversation_id", "name"))
+
+    def texts(self, conversation_id: str) -> list[tuple[str, str]]:
+        with self._lock:
+            return [(r["name"], r["text"]) for r in self.db["session_texts"].rows_where(
+                "conversation_id = ?", [conversation_id], order_by="created_at")]
+
     def save_table_answer(self, conversation_id: str, answer_json: str | None) -> None:
         """Keep (or, with None, forget) the conversation's last answer computed from a table."""
         with self._lock:

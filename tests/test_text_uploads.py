@@ -12,8 +12,11 @@ from kb.errors import TableError
 
 
 @pytest.fixture
-def deps(tmp_settings):
-    return SimpleNamespace(settings=tmp_settings.model_copy(update={"text_max_bytes": 1000}))
+def deps(tmp_settings, tmp_path):
+    from memory.store import Memory
+
+    return SimpleNamespace(settings=tmp_settings.model_copy(update={"text_max_bytes": 1000}),
+                           memory=Memory(tmp_path / "memory.db"))
 
 
 def test_a_text_is_added_and_decoded(tmp_path, deps):
@@ -69,3 +72,23 @@ def test_the_cut_last_line_of_a_long_head_is_not_read_as_a_row(tmp_path):
     assert len(path.read_bytes()) > HEAD_BYTES and looks_like_table(path)
     (tmp_path / "prose.txt").write_text(PROSE * 200, encoding="utf-8")
     assert not looks_like_table(tmp_path / "prose.txt")
+
+
+def test_an_uploaded_text_is_kept_with_the_conversation(tmp_path, deps):
+    # Found as a new user: tables came back with a reopened chat, uploaded texts did not.
+    from assistant.chat_cli import restore_session
+
+    deps.memory.ensure_conversation("t")
+    session = Session("t")
+    (tmp_path / "notes.txt").write_text("Iron filings are in drawer seven.", encoding="utf-8")
+    add_text_file(deps, session, tmp_path / "notes.txt")
+    (tmp_path / "notes.txt").write_text("Iron filings moved to drawer eight.", encoding="utf-8")
+    add_text_file(deps, session, tmp_path / "notes.txt")  # the same name again replaces it
+    assert session.texts == [("notes.txt", "Iron filings moved to drawer eight.")]
+    reopened = Session("t")
+    restore_session(deps, reopened)
+    assert reopened.texts == session.texts
+    other = Session("u")
+    deps.memory.ensure_conversation("u")
+    restore_session(deps, other)
+    assert other.texts == []
