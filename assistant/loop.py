@@ -50,6 +50,7 @@ from assistant.tool_calls import (ANSWER_TOOL, answer_tool_schema, dump_output, 
 from assistant.turn import RETRY_HINT, AnswerOutcome, EndedSteps, Step, StepLLMUnavailable, TurnHooks, TurnResult, \
     failure_reason
 from kb.errors import LLMResponseError, LLMUnavailable
+from kb.instructions import instruction_cue
 from tools._registry import REGISTRY, ToolContext, load_all
 from tools.intent import without_regarding_note
 from tools.text_search import Output as TextSearchOutput, withheld_notice
@@ -652,8 +653,9 @@ class Assistant:
             key = ev.meta.get("sent_key") if ev is not None and ev.kind == "sentence" else ""
             if not key:
                 return []  # an upload's or a test's sentence: no document order to read
-            try:
-                return self.deps.text_kb.sentences_before(key, CONTEXT_SENTENCES)
+            try:  # a sentence written to an AI system is never evidence, as in text search (kb.instructions)
+                return [h for h in self.deps.text_kb.sentences_before(key, CONTEXT_SENTENCES)
+                        if not instruction_cue(h.text)]
             except Exception as exc:  # noqa: BLE001 - an unreadable KB leaves the statement flagged
                 log.warning("could not read the sentences before %s: %s", key, exc)
                 return []

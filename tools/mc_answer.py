@@ -14,6 +14,7 @@ import asyncio
 from pydantic import BaseModel, Field
 
 from kb.errors import LLMResponseError
+from kb.instructions import instruction_cue
 from tools._mc import CitationBy, DecidedBy, MCResult, choose_option
 from tools._mc_likelihood import choose_by_likelihood
 from tools._registry import ToolContext, ToolError, tool
@@ -96,6 +97,8 @@ def retrieve_for_options(ctx: ToolContext, question: str, options: dict[str, str
     for label, option in options.items():
         ranked = rank_kb(store, f"{question} {option}", k, method)
         for h in store.hits(ranked.rows, ranked.scores):
+            if instruction_cue(h.text):  # written to an AI system, not evidence (kb.instructions)
+                continue
             ev = ctx.evidence.add_kb_sentence(h, score=h.score, option=label)
             if ev.id not in seen:
                 seen.add(ev.id)
