@@ -33,7 +33,7 @@ from assistant.answering import (ANSWER_MAX_TOKENS, DOES_NOT_ANSWER_TEXT, MAX_CL
                                  with_context, without_idle_citations)
 from assistant.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid, normalize_answer
 from assistant.deps import Deps
-from assistant.evidence import Evidence, EvidenceLedger, evidence_for_prompt
+from assistant.evidence import CITATION_GROUP_RE, CITATION_RE, Evidence, EvidenceLedger, evidence_for_prompt
 from assistant.llm import ToolCall, counting_generated_tokens
 from assistant.planner import PlannedCall, plan
 from assistant.pool import RankedPool, build_pool, rank_pool
@@ -173,19 +173,21 @@ class Assistant:
         return result
 
     def _cited_documents(self, turns: int = 3) -> list[str]:
-        """The KB documents whose sentences the most recent verified answer cited (of the last ``turns`` ended
-        turns): what a follow-up is about (:func:`tools.text_search.search_followed`). An unverified answer's
-        citations are not followed: they were off the question."""
+        """The KB documents the opening statement of the most recent verified answer cited (of the last ``turns``
+        ended turns): what a follow-up is about (:func:`tools.text_search.search_followed`). An unverified
+        answer's citations are not followed (they were off the question), nor a later statement's: a reply that
+        opened with the uploaded study's sentence and went on with "Three northern California family planning
+        clinics [S13]" made the next question search that abstract first (seen as a new user)."""
         memory = self.deps.memory
         for turn in reversed(memory.turns(self.session.conversation_id, limit=turns, finished=True)):
             if turn.get("status") != "verified":
                 continue
-            cited = {c["evidence_id"] for c in memory.turn_citations(turn["id"]) if c.get("valid", 1)}
+            opening = CITATION_GROUP_RE.search(turn.get("answer") or "")
+            first = set(CITATION_RE.findall(opening.group(1))) if opening else set()
+            cited = {c["evidence_id"] for c in memory.turn_citations(turn["id"]) if c.get("valid", 1)} & first
             docs = [e["meta"].get("doc_id") for e in memory.turn_evidence(turn["id"])
                     if e["evidence_id"] in cited and e["kind"] == "sentence"]
-            docs = list(dict.fromkeys(d for d in docs if d and not str(d).startswith("upload:")))
-            if docs:
-                return docs
+            return list(dict.fromkeys(d for d in docs if d and not str(d).startswith("upload:")))
         return []
 
     async def _end_with_error(self, turn_id: str, error: str, kind: str, frame_dict: dict | None,

@@ -1295,3 +1295,24 @@ async def test_an_unverified_answer_is_not_followed(tmp_settings, fake_llm_serve
         assert first.status != "verified"  # 999 is not in its evidence, nor in the regenerated answer
         await bot.run_turn("And in 2012?", Recorder())
     assert bot.session.followed_documents == []
+
+
+async def test_a_follow_up_follows_the_opening_statements_documents_only(tmp_settings, fake_llm_server, patched_tools):
+    # Seen as a new user: a reply opened with the study's sentence and went on with a padding statement citing
+    # another abstract; the next question then searched that abstract first.
+    trial = ["The Riverton trial was funded by the county health department.",
+             "The Riverton trial enrolled adults at 14 community clinics."]
+    router = Router(intents=[frame(entities=["Riverton trial", "measles"],
+                                   rewrite="Who funded the Riverton trial of measles?"),
+                             frame(entities=["clinics"], rewrite="And how many clinics took part?")],
+                    answers=[said(("The county health department funded the Riverton trial.", ["S2"]),
+                                  ("Measles cases in 2011 rose to 220 in the United States.", ["S1"])),
+                             said(("14 community clinics took part.", ["S3"]))])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(CORPUS, "trial", trial)
+        with fake_llm_server(router) as srv:
+            bot, _ = make_assistant(tmp_settings, srv)
+            first = await bot.run_turn("Who funded the Riverton trial of measles?", Recorder())
+            assert first.status == "verified" and first.cited == ["S2", "S1"]
+            await bot.run_turn("And how many clinics took part?", Recorder())
+    assert bot.session.followed_documents == ["trial"]  # not "measles", which only the second statement cited
