@@ -19,12 +19,14 @@ from __future__ import annotations
 import re
 
 # Longest forms first, so the cue shows "AI systems", not "AI".
-_MACHINE = r"(?:AI (?:systems?|models?|assistants?|agents?|tools?)|AI|LLMs?|(?:large )?language models?|chat ?bots?)"
-_AI = r"(?:" + _MACHINE[3:-1] + r"|assistants?)"
+_MACHINE_FORMS = r"AI (?:systems?|models?|assistants?|agents?|tools?)|AI|LLMs?|(?:large )?language models?|chat ?bots?"
+_MACHINE = rf"(?:{_MACHINE_FORMS})"
+_AI = rf"(?:{_MACHINE_FORMS}|assistants?)"  # "assistant" names an AI only where the text addresses it
 _CUES = re.compile(
     r"\b(?:ignore|disregard|forget|override|overrule)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?"
-    r"(?:previous|prior|preceding|above|earlier|original|system|other)\s+(?:instructions?|prompts?|directions?|"
-    r"rules|messages|guidelines)"
+    # not "guidelines": "clinicians should not ignore the previous guidelines" is medical prose
+    r"(?:previous|prior|preceding|above|earlier|original|system)\s+(?:instructions?|prompts?|directions?|"
+    r"rules|messages)"
     r"|\b(?:note|message|instructions?|notice|attention)\s+(?:to|for)\s+(?:all\s+|any\s+)?" + _AI + r"\b"
     r"|\b(?:attention|dear|hey|hello)[,:]?\s+(?:all\s+)?" + _MACHINE + r"\b"
     r"|\b(?:if you are|you are|as) an?\s+" + _MACHINE + r"\b"  # not "as an assistant": a job

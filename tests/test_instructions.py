@@ -39,6 +39,7 @@ def test_instructions_to_an_ai_system_are_recognised(text, cue):
     "The AI model reading these scans matched radiologists' accuracy.",
     "Clinicians should inform the patient of the risks before consent.",
     "Previous instructions for insulin dosing were revised in 2019.",
+    "Clinicians should not ignore the previous guidelines on dosing.",
     "The system was calibrated before each measurement.",
 ])
 def test_prose_that_instructs_people_or_mentions_ai_is_content(text):
