@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -169,14 +170,17 @@ def add_text(deps, session: Session, path: Path) -> str:
         f"\nwarning: {warning}" if warning else "")
 
 
+def _command_arguments(line: str, command: str) -> list[str]:
+    """The words after a ``/command`` (shell quoting: a quoted name may hold spaces)."""
+    try:
+        return shlex.split(line.split(" ", 1)[1] if " " in line else "")
+    except ValueError as exc:
+        raise click.ClickException(f"Could not read the /{command} command: {exc}") from exc
+
+
 def parse_text_command(line: str) -> Path:
     """``/text PATH`` (quote a path with spaces) -> the path of an existing file."""
-    import shlex
-
-    try:
-        parts = shlex.split(line.split(" ", 1)[1] if " " in line else "")
-    except ValueError as exc:
-        raise click.ClickException(f"Could not read the /text command: {exc}") from exc
+    parts = _command_arguments(line, "text")
     if len(parts) != 1:
         raise click.ClickException("Use /text PATH (quote a path with spaces).")
     if not Path(parts[0]).is_file():
@@ -186,12 +190,7 @@ def parse_text_command(line: str) -> Path:
 
 def parse_table_command(line: str) -> tuple[Path, str | None]:
     """``/table PATH [SHEET]`` (quote a path or sheet with spaces) -> (path, sheet)."""
-    import shlex
-
-    try:
-        parts = shlex.split(line.split(" ", 1)[1] if " " in line else "")
-    except ValueError as exc:
-        raise click.ClickException(f"Could not read the /table command: {exc}") from exc
+    parts = _command_arguments(line, "table")
     if not parts or len(parts) > 2:
         raise click.ClickException('Use /table PATH or /table PATH SHEET (quote names with spaces).')
     return Path(parts[0]), (parts[1] if len(parts) == 2 else None)

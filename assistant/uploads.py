@@ -6,6 +6,9 @@ table's name (so follow-ups that named it still find it) when the user switches 
 
 from __future__ import annotations
 
+import csv
+import statistics
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -117,10 +120,6 @@ def looks_like_table(path: Path) -> bool:
 def head_looks_like_table(head: str, *, cut: bool = False) -> bool:
     """:func:`looks_like_table` on the text itself; ``cut``: the head ends mid-file, so its last line may be part
     of one."""
-    import csv
-    import statistics
-    from collections import Counter
-
     lines = [ln for ln in head.splitlines() if ln.strip()]
     if cut and len(lines) > 1:
         lines = lines[:-1]

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from kb.ingest import split_sentences
+
 # Longest forms first, so the cue shows "AI systems", not "AI".
 _MACHINE_FORMS = r"AI (?:systems?|models?|assistants?|agents?|tools?)|AI|LLMs?|(?:large )?language models?|chat ?bots?"
 _MACHINE = rf"(?:{_MACHINE_FORMS})"
@@ -61,8 +63,6 @@ def instruction_cue(text: str) -> str | None:
 def instructing_sentences(text: str) -> list[tuple[str, str]]:
     """(sentence, cue) for each sentence of ``text`` written as instructions to an AI system: what to tell the
     person adding the file, since text search will withhold them."""
-    from kb.ingest import split_sentences
-
     return [(s.text, cue) for s in split_sentences(text) if (cue := instruction_cue(s.text))]
 
 

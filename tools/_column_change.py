@@ -63,7 +63,7 @@ def read_column_change(program: Program, typed: TypedTable, question: str) -> Pr
         # "grew fastest" is a rate: the change as a share of where it started (Asia-Pacific's 187.9 -> 241.3,
         # +28.4%, not North America's larger +42.5 on 412.5; found as a new user, the programs took the largest
         # 2023 revenue)
-        rate = "rate" in which.groupdict() and which.group("rate") is not None
+        rate = which.groupdict().get("rate") is not None  # _WHICH_LARGEST has no such group
         return Program(filters=filters, fn="argmax" if which.group("up") else "argmin", column=b, minus_column=a,
                        per_column=a if rate else None, answer_column=label_ident)
     if _HOW_MUCH.search(question) and any(f.column == label_ident and f.op == "=" for f in filters):
