@@ -82,3 +82,51 @@ def test_the_reason_states_the_comparison_of_a_rewritten_only_program():
     assert run.fn == "value" and run.raw["fn"] == "only"
     reason = write_reason("claim", run, sampled.execution, typed, "SUPPORTS")
     assert "the claim needs it < Malawi's 2020 6,400" in reason, reason
+
+
+# Found as a new user: the one measure in two year columns, and a claim with the verb but no "from … to".
+CASES = Table(name="measles", title="measles", columns=[
+    "County", "Population", "MMR coverage (%)", "Measles cases 2023", "Measles cases 2024"], rows=[
+    ["Ashford", "182,400", "94.1", "3", "0"], ["Belmont", "67,950", "88.7", "12", "27"],
+    ["Carver", "241,300", "91.5", "5", "9"], ["Dunmore", "39,800", "85.2", "18", "41"],
+    ["Elmwood", "125,600", "96.3", "0", "1"], ["Fairview", "88,100", "90.0", "7", "4"]])
+# what the model wrote for "Measles cases rose in every county with MMR coverage above 90%" (it supported the claim)
+ABOVE_90 = {"filters": [{"column": "mmr_coverage", "op": ">", "value": "90"}], "fn": "every",
+            "column": "measles_cases_2023", "answer_column": "county",
+            "check": {"op": ">=", "against": "value", "value": "0"}}
+
+
+@pytest.mark.parametrize("claim, truth", [
+    ("Measles cases rose in every county with MMR coverage above 90%.", False),  # Ashford 3 -> 0, Fairview 7 -> 4
+    ("Cases fell in each county with coverage above 90%.", False),
+    ("Measles cases fell in Fairview.", True),
+    ("Measles cases increased in Ashford.", False),
+    ("In Dunmore, measles cases went up.", True),
+])
+def test_a_change_without_from_to_compares_the_two_year_columns_of_the_measure(claim, truth):
+    prog, got = check(CASES, claim, ABOVE_90)
+    assert (prog.column, prog.check.against, prog.check.value) == ("measles_cases_2024", "column",
+                                                                   "measles_cases_2023")
+    assert got is truth
+
+
+@pytest.mark.parametrize("claim", [
+    "Measles cases did not rise in Ashford.",  # negated
+    "Measles cases rose by 15 in Belmont.",  # states an amount
+    "Belmont's growth in measles cases was the largest.",  # a noun, not the verb
+    "Measles cases rose in counties with low coverage.",  # neither one row nor every
+])
+def test_other_bare_changes_are_left_as_written(claim):
+    assert check(CASES, claim, ABOVE_90)[0] == Program.model_validate(ABOVE_90)
+
+
+def test_a_bare_change_needs_one_measure_in_exactly_two_years():
+    # four year columns: which two the claim means is not settled by its form
+    assert check(DEATHS, "Deaths in Kenya rose.")[0] == Program.model_validate(WRITTEN)
+    two_measures = Table(name="t", title="t", columns=["County", "Cases 2023", "Cases 2024", "Deaths 2023",
+                                                       "Deaths 2024"], rows=[["A", "1", "2", "5", "3"]])
+    written = {"filters": [{"column": "county", "op": "=", "value": "A"}], "fn": "value", "column": "cases_2023",
+               "answer_column": "county", "check": {"op": ">", "against": "value", "value": "0"}}
+    prog, truth = check(two_measures, "Deaths fell in A.", written)
+    assert (prog.column, prog.check.value, truth) == ("deaths_2024", "deaths_2023", True)
+    assert check(two_measures, "They rose in A.", written)[0] == Program.model_validate(written)  # which measure?

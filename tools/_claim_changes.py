@@ -5,6 +5,11 @@ Kenya's 2020 with its 2019; the others checked 2021 against a number nobody stat
 or counted rows ("Ghana fell between 2020 and 2021" got one refutation from "2020 <= 2021"). The claim's form
 settles the program: the two things after "from … to" (or "between … and") are two columns or two rows, the
 claim names the one row (or column) they belong to, and the verb says which way. So code writes it.
+
+Without "from … to", a table with the one measure in two year columns settles it too. Found as a new user over
+county measles cases with "Measles cases 2023" and "Measles cases 2024": "Measles cases rose in every county with
+MMR coverage above 90%" was supported by "every one has Measles cases 2023 >= 0" (two of those counties fell, 3 to
+0 and 7 to 4). The verb then compares the later year's column with the earlier one's, row by row.
 """
 
 from __future__ import annotations
@@ -24,6 +29,14 @@ _CHANGE = re.compile(
     r"\b(?:(?P<up>" + _UP + r")|(?P<down>" + _DOWN + r"))\b(?:\s+[^\s.;,]+){0,4}?\s+(?:from|between)\s+"
     r"(?:(?:the\s+)?(?:year\s+|years\s+)?)(?P<a>[^,;.]{1,40}?)\s+(?:to|and)\s+(?:the\s+)?(?P<b>[^,;.]{1,40}?)"
     r"\s*(?:[,;.?!]|$)", re.I)
+# The verb alone, where no "from … to" names the two things: past forms only, since "growth", "rise" or "increase"
+# may be nouns ("glo mobile have 11000 growth 52", a TabFact statement); "rose by 5" or "to 27" also states an
+# amount, which a comparison of the two columns does not check.
+_BARE_UP = r"rose|risen|increased|grew|grown|climbed|went\s+up"
+_BARE_DOWN = r"fell|fallen|dropped|declined|decreased|went\s+down|shrank|shrunk"
+_BARE_CHANGE = re.compile(r"\b(?:(?P<up>" + _BARE_UP + r")|(?P<down>" + _BARE_DOWN + r"))\b(?!\s+(?:by|to)\s+\d)",
+                          re.I)
+_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 _EVERY = re.compile(r"\b(?:every|each|all)\b", re.I)
 _NEGATED = re.compile(r"\b(?:not|never|no|n't)\s+(?:\w+\s+)?$", re.I)
 
@@ -38,29 +51,44 @@ def one_column(typed: TypedTable, phrase: str) -> str | None:
     return within[0] if len(within) == 1 else None
 
 
+def year_pair(typed: TypedTable, claim: str) -> tuple[str, str] | None:
+    """The (earlier, later) columns of the one measure the table holds for exactly two years ("Measles cases 2023",
+    "Measles cases 2024"), when the claim names that measure or the table has no other such pair; else None."""
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for col in typed.columns:
+        years = _YEAR.findall(col.name)
+        if col.numeric and len(years) == 1:
+            groups.setdefault(text_words(_YEAR.sub(" ", col.name)), []).append((int(years[0]), col.ident))
+    pairs = {stem: sorted(cols) for stem, cols in groups.items()
+             if len(cols) == 2 and cols[0][0] != cols[1][0]}
+    named = [stem for stem in pairs if stem and column_named(stem, claim)]
+    chosen = named if named else list(pairs)
+    if len(chosen) != 1:
+        return None
+    (_, earlier), (_, later) = pairs[chosen[0]]
+    return earlier, later
+
+
 def read_change(program: Program, typed: TypedTable, claim: str) -> Program:
     """The program the claim's "rose/fell from A to B" states (module docstring); any other claim as written."""
     m = _CHANGE.search(claim)
     label = typed.label_col
-    if m is None or program.check is None or not label or _NEGATED.search(claim[:m.start()]):
+    if program.check is None or not label:
+        return program
+    if m is None:
+        bare = _BARE_CHANGE.search(claim)
+        pair = year_pair(typed, claim) if bare and not _NEGATED.search(claim[:bare.start()]) else None
+        if bare is None or pair is None:
+            return program
+        return _columns_change(program, typed, claim, pair, ">" if bare.group("up") else "<",
+                               claim[:bare.start()] + " " + claim[bare.end():])
+    if _NEGATED.search(claim[:m.start()]):
         return program
     op = ">" if m.group("up") else "<"
     rest = claim[:m.start()] + " " + claim[m.end():]
     a_col, b_col = one_column(typed, m.group("a")), one_column(typed, m.group("b"))
     if a_col and b_col and a_col != b_col:  # a column per year: two columns of one row
-        if not (typed.column(a_col).numeric and typed.column(b_col).numeric):
-            return program
-        rows, _ = row_names_in(typed, rest)
-        if not rows and _EVERY.search(claim):
-            # "Every African country's coverage rose from 2022 to 2023": each selected row, by the model's filters
-            # on other columns (found as a new user: "the number of African rows with 2022 != 0 > 0" supported it).
-            filters = [f for f in program.filters if f.column not in (a_col, b_col)]
-            return Program(filters=filters, fn="every", column=b_col, answer_column=program.answer_column,
-                           check=Check(op=op, against="column", value=a_col))
-        if len(rows) != 1:
-            return program
-        return Program(filters=[_names(typed, rows[0])], fn="value", column=b_col,
-                       answer_column=program.answer_column, check=Check(op=op, against="column", value=a_col))
+        return _columns_change(program, typed, claim, (a_col, b_col), op, rest)
     a_rows, a_rest = row_names_in(typed, m.group("a"))
     b_rows, b_rest = row_names_in(typed, m.group("b"))
     if len(a_rows) != 1 or len(b_rows) != 1 or a_rest or b_rest or a_rows == b_rows:
@@ -75,6 +103,26 @@ def read_change(program: Program, typed: TypedTable, claim: str) -> Program:
     return Program(filters=[_names(typed, b_rows[0])], fn="value", column=column,
                    answer_column=program.answer_column,
                    check=Check(op=op, against="row", value=a_rows[0][:VALUE_MAX_CHARS]))
+
+
+def _columns_change(program: Program, typed: TypedTable, claim: str, columns: tuple[str, str], op: str,
+                    rest: str) -> Program:
+    """Column ``columns[1]`` compared (``op``) with ``columns[0]`` in the one row the claim names, or in every row
+    the model's filters select when the claim says every/each/all; otherwise the program as written."""
+    a_col, b_col = columns
+    if not (typed.column(a_col).numeric and typed.column(b_col).numeric):
+        return program
+    rows, _ = row_names_in(typed, rest)
+    if not rows and _EVERY.search(claim):
+        # "Every African country's coverage rose from 2022 to 2023": each selected row, by the model's filters
+        # on other columns (found as a new user: "the number of African rows with 2022 != 0 > 0" supported it).
+        filters = [f for f in program.filters if f.column not in (a_col, b_col)]
+        return Program(filters=filters, fn="every", column=b_col, answer_column=program.answer_column,
+                       check=Check(op=op, against="column", value=a_col))
+    if len(rows) != 1:
+        return program
+    return Program(filters=[_names(typed, rows[0])], fn="value", column=b_col,
+                   answer_column=program.answer_column, check=Check(op=op, against="column", value=a_col))
 
 
 def _names(typed: TypedTable, row_name: str) -> RowFilter:
