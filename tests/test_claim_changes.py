@@ -130,3 +130,29 @@ def test_a_bare_change_needs_one_measure_in_exactly_two_years():
     prog, truth = check(two_measures, "Deaths fell in A.", written)
     assert (prog.column, prog.check.value, truth) == ("deaths_2024", "deaths_2023", True)
     assert check(two_measures, "They rose in A.", written)[0] == Program.model_validate(written)  # which measure?
+
+
+@pytest.mark.parametrize("claim, truth", [
+    ("Did cases fall in Ashford?", True),
+    ("Has the number of measles cases increased in Ashford?", False),
+    ("Ashford had more measles cases in 2024 than in 2023.", False),
+    ("Belmont had more measles cases in 2024 than in 2023.", True),
+    ("Ashford had fewer cases in 2024 than in 2023.", True),
+])
+def test_asked_changes_and_year_comparisons_compare_the_two_year_columns(claim, truth):
+    written = {"filters": [{"column": "county", "op": "=", "value": claim.split(" in ")[-1].split()[0]
+                            if claim.startswith(("Did", "Has")) else claim.split()[0]}],
+               "fn": "value", "column": "measles_cases_2023", "answer_column": "county",
+               "check": {"op": ">", "against": "value", "value": "0"}}
+    prog, got = check(CASES, claim, written)
+    assert (prog.column, prog.check.against, prog.check.value) == ("measles_cases_2024", "column",
+                                                                   "measles_cases_2023")
+    assert got is truth
+
+
+def test_a_negated_year_comparison_is_left_as_written():
+    written = {"filters": [{"column": "county", "op": "=", "value": "Ashford"}], "fn": "value",
+               "column": "measles_cases_2023", "answer_column": "county",
+               "check": {"op": ">", "against": "value", "value": "0"}}
+    claim = "Ashford did not have more cases in 2024 than in 2023."
+    assert check(CASES, claim, written)[0] == Program.model_validate(written)

@@ -54,3 +54,25 @@ def test_without_a_column_on_the_target_s_scale_nothing_is_guessed():
         ["Leeds", "95", "84", "80"], ["Lyon", "70", "61", "75"], ["Porto", "90", "77", "70"]]))
     ran = run_sampled(GUESSED | {"filters": []}, t, "question", "Which sites exceeded their target?")
     assert not ran.program.filters
+
+
+def test_more_in_one_year_than_in_another_compares_the_measure_s_two_year_columns():
+    """Found as a new user: "How many counties had more measles cases in 2024 than in 2023?" counted all 6 rows."""
+    from tools._column_against import read_column_against
+    from tools._table_ops import execute
+    from tools._table_ops_model import Program
+
+    table = Table(name="measles", title="measles", columns=[
+        "County", "MMR coverage (%)", "Measles cases 2023", "Measles cases 2024"], rows=[
+        ["Ashford", "94.1", "3", "0"], ["Belmont", "88.7", "12", "27"], ["Carver", "91.5", "5", "9"],
+        ["Dunmore", "85.2", "18", "41"], ["Elmwood", "96.3", "0", "1"], ["Fairview", "90.0", "7", "4"]])
+    typed = TypedTable.build(table)
+    counted = Program.model_validate({"filters": [], "fn": "count", "column": "county", "answer_column": "county"})
+    prog = read_column_against(counted, typed, "How many counties had more measles cases in 2024 than in 2023?")
+    assert execute(prog, typed).result_text == "4"
+    listed = {"filters": [{"column": "mmr_coverage", "op": "<", "value": "95"},  # the question's own condition
+                          {"column": "measles_cases_2024", "op": ">", "value": "0"}],  # the model's, dropped
+              "fn": "value", "column": "county", "answer_column": "county"}
+    prog = read_column_against(Program.model_validate(listed), typed,
+                               "Which counties with MMR coverage below 95% had fewer cases in 2024 than in 2023?")
+    assert execute(prog, typed).result == ["Ashford", "Fairview"]

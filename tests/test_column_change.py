@@ -120,3 +120,33 @@ def test_grew_fastest_is_the_largest_relative_change():
     with pytest.raises(ProgramError, match="not both"):  # the only form with both is the relative change
         execute(Program(fn="max", column="revenue_2023", minus_column="revenue_2022", per_column="revenue_2023",
                         answer_column="region"), t)
+
+
+# Found as a new user: one measure in two year columns, and questions that name the measure but not the years.
+MEASLES = Table(name="measles", title="measles", columns=[
+    "County", "Population", "MMR coverage (%)", "Measles cases 2023", "Measles cases 2024"], rows=[
+    ["Ashford", "182,400", "94.1", "3", "0"], ["Belmont", "67,950", "88.7", "12", "27"],
+    ["Carver", "241,300", "91.5", "5", "9"], ["Dunmore", "39,800", "85.2", "18", "41"],
+    ["Elmwood", "125,600", "96.3", "0", "1"], ["Fairview", "88,100", "90.0", "7", "4"]])
+# what the model wrote: the county with the most cases in 2024 (Dunmore, which happens to rise most too)
+MOST_2024 = {"filters": [], "fn": "argmax", "column": "measles_cases_2024", "answer_column": "county"}
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("Which county saw the biggest increase in measles cases?", "Dunmore (41 − 18 = 23)"),
+    ("Which county's measles cases fell the most?", "Ashford, Fairview (-3)"),
+])
+def test_the_row_that_changed_most_between_the_two_years_of_a_measure(question, answer):
+    typed = TypedTable.build(MEASLES)
+    prog = read_column_change(Program.model_validate(MOST_2024), typed, question)
+    assert (prog.column, prog.minus_column) == ("measles_cases_2024", "measles_cases_2023")
+    assert execute(prog, typed).result_text == answer
+
+
+@pytest.mark.parametrize("question", [
+    "Which county had the most measles cases in 2024?",  # no change asked
+    "How much did Belmont pay?",  # "how much" without a change
+])
+def test_questions_without_a_change_keep_the_year_columns_apart(question):
+    typed = TypedTable.build(MEASLES)
+    assert read_column_change(Program.model_validate(MOST_2024), typed, question) == Program.model_validate(MOST_2024)

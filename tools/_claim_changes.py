@@ -36,6 +36,15 @@ _BARE_UP = r"rose|risen|increased|grew|grown|climbed|went\s+up"
 _BARE_DOWN = r"fell|fallen|dropped|declined|decreased|went\s+down|shrank|shrunk"
 _BARE_CHANGE = re.compile(r"\b(?:(?P<up>" + _BARE_UP + r")|(?P<down>" + _BARE_DOWN + r"))\b(?!\s+(?:by|to)\s+\d)",
                           re.I)
+# A yes/no question's verb after its auxiliary: "Did cases fall in Ashford?"
+_ASKED_CHANGE = re.compile(
+    r"^\s*(?:is\s+it\s+true\s+that\s+)?(?:did|does|do|has|have)\b[^?]*?\b(?:(?P<up>rise|increase|grow|climb|go\s+up|"
+    r"risen|increased|grown|climbed|gone\s+up)|(?P<down>fall|drop|decline|decrease|shrink|go\s+down|fallen|dropped|"
+    r"declined|decreased|shrunk|gone\s+down))\b(?!\s+(?:by|to)\s+\d)", re.I)
+# "more measles cases in 2024 than in 2023": one measure's columns of two years compared in each row
+_THAN_YEAR = re.compile(r"\b(?P<word>more|fewer|less|higher|lower|greater|smaller|larger)\b[^?.;]*?\b(?:in\s+)?"
+                        r"(?P<first>(?:19|20)\d\d)\s+than\s+(?:in\s+)?(?P<second>(?:19|20)\d\d)\b", re.I)
+_GREATER = {"more", "higher", "greater", "larger"}
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 _EVERY = re.compile(r"\b(?:every|each|all)\b", re.I)
 _NEGATED = re.compile(r"\b(?:not|never|no|n't)\s+(?:\w+\s+)?$", re.I)
@@ -51,22 +60,54 @@ def one_column(typed: TypedTable, phrase: str) -> str | None:
     return within[0] if len(within) == 1 else None
 
 
-def year_pair(typed: TypedTable, claim: str) -> tuple[str, str] | None:
-    """The (earlier, later) columns of the one measure the table holds for exactly two years ("Measles cases 2023",
-    "Measles cases 2024"), when the claim names that measure or the table has no other such pair; else None."""
-    groups: dict[str, list[tuple[int, str]]] = {}
+def _year_groups(typed: TypedTable) -> dict[str, dict[int, str]]:
+    """Numeric columns with one year in their header, by the header's other words: {"measles cases": {2023:
+    ident, 2024: ident}}. A header that is only a year goes under ""."""
+    groups: dict[str, dict[int, str]] = {}
     for col in typed.columns:
         years = _YEAR.findall(col.name)
         if col.numeric and len(years) == 1:
-            groups.setdefault(text_words(_YEAR.sub(" ", col.name)), []).append((int(years[0]), col.ident))
-    pairs = {stem: sorted(cols) for stem, cols in groups.items()
-             if len(cols) == 2 and cols[0][0] != cols[1][0]}
-    named = [stem for stem in pairs if stem and column_named(stem, claim)]
-    chosen = named if named else list(pairs)
-    if len(chosen) != 1:
+            groups.setdefault(text_words(_YEAR.sub(" ", col.name)), {}).setdefault(int(years[0]), col.ident)
+    return groups
+
+
+def _one_group(groups: dict[str, dict[int, str]], text: str) -> dict[int, str] | None:
+    """The one group ``text`` names by its words, else the only group there is; None when that is not one."""
+    named = [stem for stem in groups if stem and column_named(stem, text)]
+    chosen = named if named else list(groups)
+    return groups[chosen[0]] if len(chosen) == 1 else None
+
+
+def year_pair(typed: TypedTable, claim: str) -> tuple[str, str] | None:
+    """The (earlier, later) columns of the one measure the table holds for exactly two years ("Measles cases 2023",
+    "Measles cases 2024"), when the claim names that measure or the table has no other such pair; else None."""
+    group = _one_group({stem: cols for stem, cols in _year_groups(typed).items() if len(cols) == 2}, claim)
+    if group is None:
         return None
-    (_, earlier), (_, later) = pairs[chosen[0]]
-    return earlier, later
+    earlier, later = sorted(group)
+    return group[earlier], group[later]
+
+
+def year_columns(typed: TypedTable, text: str, first: int, second: int) -> tuple[str, str] | None:
+    """The columns of one measure for the years ``first`` and ``second`` ("more cases in 2024 than in 2023"), the
+    measure chosen as :func:`year_pair` does; None unless both exist."""
+    group = _one_group({stem: cols for stem, cols in _year_groups(typed).items()
+                        if first in cols and second in cols}, text)
+    if group is None or first == second:
+        return None
+    return group[first], group[second]
+
+
+def than_years(typed: TypedTable, text: str) -> tuple[tuple[str, str], str] | None:
+    """((the first year's column, the second's), op) for "more/fewer … in 2024 than in 2023" over one measure's
+    year columns; None for any other text."""
+    m = _THAN_YEAR.search(text)
+    if m is None or _NEGATED.search(text[:m.start()]):  # "did not have more …": left as written
+        return None
+    pair = year_columns(typed, text, int(m.group("first")), int(m.group("second")))
+    if pair is None:
+        return None
+    return pair, ">" if m.group("word").lower() in _GREATER else "<"
 
 
 def read_change(program: Program, typed: TypedTable, claim: str) -> Program:
@@ -75,8 +116,11 @@ def read_change(program: Program, typed: TypedTable, claim: str) -> Program:
     label = typed.label_col
     if program.check is None or not label:
         return program
+    if m is None and (years := than_years(typed, claim)) is not None:
+        (first, second), op = years
+        return _columns_change(program, typed, claim, (second, first), op, claim)
     if m is None:
-        bare = _BARE_CHANGE.search(claim)
+        bare = _ASKED_CHANGE.search(claim) or _BARE_CHANGE.search(claim)
         pair = year_pair(typed, claim) if bare and not _NEGATED.search(claim[:bare.start()]) else None
         if bare is None or pair is None:
             return program

@@ -24,6 +24,7 @@ import re
 from statistics import median_high
 
 from tools._cells import TypedTable
+from tools._claim_changes import than_years
 from tools._question_grounding import column_named
 from tools._table_ops_model import Program, RowFilter
 
@@ -76,9 +77,21 @@ def _same_scale(columns: list, against) -> list:
 
 def read_column_against(program: Program, typed: TypedTable, question: str) -> Program:
     """``program`` as the rows whose one named column stands to another as the question asks (module docstring)."""
-    asked = _asked(question)
     label = typed.label_col
-    if asked is None or not label:
+    if not label:
+        return program
+    name = typed.columns[label - 1].ident
+    fn = "count" if program.fn == "count" or _HOW_MANY.match(question) else "value"
+    years = than_years(typed, question)
+    if years is not None:  # "more measles cases in 2024 than in 2023" (tools._claim_changes.than_years)
+        pair, op = years
+        # a condition of the question's own ("with coverage below 90%") stays; the model's others go
+        keep = [f for f in program.filters if f.column not in pair and f.column != name
+                and column_named(typed.column(f.column).name, question)]
+        return Program(filters=keep + [RowFilter(column=pair[0], op=op, value="", than_column=pair[1])],
+                       fn=fn, column=name, answer_column=name)
+    asked = _asked(question)
+    if asked is None:
         return program
     op, words = asked
     numeric = [c for c in typed.columns if c.numeric and c.index != label and not c.holds_years]
@@ -93,7 +106,5 @@ def read_column_against(program: Program, typed: TypedTable, question: str) -> P
         measured = _same_scale(numeric, against[0])
     if len(measured) != 1:
         return program
-    name = typed.columns[label - 1].ident
-    fn = "count" if program.fn == "count" or _HOW_MANY.match(question) else "value"
     return Program(filters=[RowFilter(column=measured[0].ident, op=op, value="", than_column=against[0].ident)],
                    fn=fn, column=name, answer_column=name)

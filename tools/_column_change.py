@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable
-from tools._claim_changes import one_column
+from tools._claim_changes import one_column, year_pair
 from tools._table_ops_model import Program
 
 _SPAN = re.compile(r"\b(?:from|between)\s+(?:the\s+)?(?:years?\s+)?(?P<a>[^,;.?]{1,40}?)\s+(?:to|and)\s+"
@@ -24,6 +24,8 @@ _SPAN = re.compile(r"\b(?:from|between)\s+(?:the\s+)?(?:years?\s+)?(?P<a>[^,;.?]
 _HOW_MUCH = re.compile(r"\bhow\s+(?:much|many\s+(?:percentage\s+)?points)\b|\bwhat\s+(?:was|is|were)\s+the\s+"
                        r"(?:change|difference|increase|decrease|rise|drop|fall|gain|growth)\b|\bhow\s+did\b[^?]*"
                        r"\bchange\b", re.I)
+_CHANGE_WORD = re.compile(r"\b(?:change[ds]?|difference|increase[ds]?|decrease[ds]?|rise|rose|risen|drop(?:ped)?|"
+                          r"fall|fell|fallen|gain(?:ed)?|grow|grew|grown|growth|decline[ds]?)\b", re.I)
 _UP = r"rose|risen|increased|grew|gained|climbed|went\s+up"
 _DOWN = r"fell|fallen|dropped|declined|decreased|went\s+down|shrank"
 _WHICH_MOST = re.compile(r"^\s*(?:which|what)\b[^?]*?\b(?:(?P<up>" + _UP + r")|(?P<down>" + _DOWN + r"))\b"
@@ -41,7 +43,11 @@ def change_columns(typed: TypedTable, question: str) -> tuple[str, str] | None:
     """(from, to): the two columns of numbers the question spans, or None."""
     m = _SPAN.search(question)
     if m is None:
-        return None
+        # "Which county saw the biggest increase in measles cases?" over "Measles cases 2023" and "… 2024": the
+        # one measure's two years (found as a new user: the programs took the largest 2024 count)
+        asks_change = _WHICH_MOST.search(question) or _WHICH_LARGEST.search(question) or (
+            _HOW_MUCH.search(question) and _CHANGE_WORD.search(question))  # not "How much did it cost in Belmont?"
+        return year_pair(typed, question) if asks_change else None
     a, b = one_column(typed, m.group("a")), one_column(typed, m.group("b"))
     if not a or not b or a == b or not (typed.is_numeric(a) and typed.is_numeric(b)):
         return None
