@@ -70,6 +70,10 @@ def _looks_like_data(row: list[str]) -> bool:
     return len(numeric) >= len(values) / 2 and not all(_is_year(x) for x in numeric)
 
 
+def _filled(row: list[str]) -> int:
+    return sum(1 for v in row if v.strip())
+
+
 def _numeric_columns(body: list[list[str]], width: int) -> set[int]:
     out = set()
     for c in range(width):
@@ -148,6 +152,15 @@ def table_from_grid(grid: list[list[Any]], *, name: str, header: list[Any] | Non
     if head is None and not rows:
         raise TableError("The table is empty: no cells with content were found.")
 
+    if head is None and detect_header:
+        # A spreadsheet's title line above the column names ("Hospital antibiotic use, Q1-Q2 2025" in A1, then a
+        # blank row): one filled cell over a wider row. Found as a new user with an XLSX: it was merged into every
+        # column name ("Hospital antibiotic use, Q1-Q2 2025 Beds"), so no question's words matched a header.
+        while len(rows) >= 2 and width >= 3 and _filled(rows[0]) == 1 and _filled(rows[1]) >= 3 \
+                and rows[0][0].strip():
+            line = rows.pop(0)[0].strip()
+            title = title if title and title != name else line
+            notes.append(f"read the line above the column names as the title: “{clean_title(line, '')[:80]}”")
     if head is None:
         if detect_header and _looks_like_data(rows[0]):
             head = [""] * width

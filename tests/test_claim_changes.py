@@ -156,3 +156,19 @@ def test_a_negated_year_comparison_is_left_as_written():
                "check": {"op": ">", "against": "value", "value": "0"}}
     claim = "Ashford did not have more cases in 2024 than in 2023."
     assert check(CASES, claim, written)[0] == Program.model_validate(written)
+
+
+def test_quarters_order_like_years():
+    """Found as a new user with an XLSX of antibiotic use per ward, "DDD per 100 bed-days Q1" and "… Q2": "Did
+    antibiotic use fall in the ICU?" was supported by "the ward with the smallest Q2 use is ICU"."""
+    use = Table(name="abx", title="abx", columns=["Ward", "Beds", "DDD per 100 bed-days Q1", "DDD per 100 bed-days Q2"],
+                rows=[["ICU", "16", "142.5", "131.0"], ["Oncology", "28", "94.7", "101.3"]])
+    written = {"filters": [{"column": "ward", "op": "=", "value": "ICU"}], "fn": "value", "column": "beds",
+               "answer_column": "ward", "check": {"op": ">", "against": "value", "value": "0"}}
+    prog, truth = check(use, "Did antibiotic use fall in the ICU?", written)
+    assert (prog.column, prog.check.value, truth) == ("ddd_per_100_bed_days_q2", "ddd_per_100_bed_days_q1", True)
+    prog, truth = check(use, "The ICU used more antibiotics in Q2 than in Q1.", written)
+    assert (prog.check.op, truth) == (">", False)
+    mixed = Table(name="t", title="t", columns=["Ward", "Beds", "Cases Q1", "Cases 2024"],
+                  rows=[["ICU", "16", "3", "1"]])
+    assert check(mixed, "Cases fell in the ICU.", written)[0] == Program.model_validate(written)  # no order

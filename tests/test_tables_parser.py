@@ -247,6 +247,26 @@ def test_two_row_header_says_a_repeated_name_once(tmp_settings):
     assert t.cell(2, 2) == "220"
 
 
+def test_a_title_line_above_the_column_names_becomes_the_title(tmp_settings):
+    """Found as a new user with an XLSX whose A1 held a title and row 2 was blank: the title was merged into every
+    column name ("Hospital antibiotic use, Q1-Q2 2025 Beds")."""
+    def build(wb):
+        ws = wb.active
+        ws.append(["Hospital antibiotic use, Q1-Q2 2025"])
+        ws.append([])
+        ws.append(["Ward", "Beds", "DDD Q1", "DDD Q2"])
+        ws.append(["ICU", 16, 142.5, 131.0])
+        ws.append(["Surgery", 40, 77.0, 69.8])
+
+    t = load_table(_xlsx_bytes(build), name="abx.xlsx", settings=tmp_settings)
+    assert t.columns == ["Ward", "Beds", "DDD Q1", "DDD Q2"] and t.n_rows == 2
+    assert t.title == "Hospital antibiotic use, Q1-Q2 2025"
+    assert any(n.startswith("read the line above the column names as the title") for n in t.notes)
+    # a spanning group name over a two-row header is still a header, not a title
+    spanned = load_table(b"Model,LR,,\n,P,R,F1\nBoW,0.93,0.91,0.92\n", name="m.csv", settings=tmp_settings)
+    assert spanned.columns == ["Model", "LR P", "LR R", "LR F1"]
+
+
 def test_ragged_rows_are_padded(tmp_settings):
     t = load_table(b"A,B,C\n1,2\n3,4,5,6\n", name="ragged.csv", settings=tmp_settings)
     assert t.n_cols == 4 and t.rows[0] == ["1", "2", "", ""] and t.columns[3] == "Column 4"

@@ -43,9 +43,20 @@ _ASKED_CHANGE = re.compile(
     r"declined|decreased|shrunk|gone\s+down))\b(?!\s+(?:by|to)\s+\d)", re.I)
 # "more measles cases in 2024 than in 2023": one measure's columns of two years compared in each row
 _THAN_YEAR = re.compile(r"\b(?P<word>more|fewer|less|higher|lower|greater|smaller|larger)\b[^?.;]*?\b(?:in\s+)?"
-                        r"(?P<first>(?:19|20)\d\d)\s+than\s+(?:in\s+)?(?P<second>(?:19|20)\d\d)\b", re.I)
+                        r"(?P<first>(?:19|20)\d\d|Q[1-4])\s+than\s+(?:in\s+)?(?P<second>(?:19|20)\d\d|Q[1-4])\b",
+                        re.I)
 _GREATER = {"more", "higher", "greater", "larger"}
+# A period in a header: a year, a quarter ("DDD per 100 bed-days Q1"), or both ("Q1 2025")
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+_QUARTER = re.compile(r"\bQ([1-4])\b", re.I)
+
+
+def _period(text: str) -> tuple[int, int] | None:
+    """(year, quarter) named in ``text``, 0 for a part it lacks; None for no period or more than one of a kind."""
+    years, quarters = _YEAR.findall(text), _QUARTER.findall(text)
+    if len(years) > 1 or len(quarters) > 1 or not (years or quarters):
+        return None
+    return (int(years[0]) if years else 0, int(quarters[0]) if quarters else 0)
 _EVERY = re.compile(r"\b(?:every|each|all)\b", re.I)
 _NEGATED = re.compile(r"\b(?:not|never|no|n't)\s+(?:\w+\s+)?$", re.I)
 
@@ -60,18 +71,21 @@ def one_column(typed: TypedTable, phrase: str) -> str | None:
     return within[0] if len(within) == 1 else None
 
 
-def _year_groups(typed: TypedTable) -> dict[str, dict[int, str]]:
-    """Numeric columns with one year in their header, by the header's other words: {"measles cases": {2023:
-    ident, 2024: ident}}. A header that is only a year goes under ""."""
-    groups: dict[str, dict[int, str]] = {}
+def _year_groups(typed: TypedTable) -> dict[str, dict[tuple[int, int], str]]:
+    """Numeric columns with one period in their header, by the header's other words: {"measles cases":
+    {(2023, 0): ident, (2024, 0): ident}}. A header that is only a year goes under "". A group whose periods are
+    not all of one kind (years, quarters, or both) is left out: "Cases Q1" and "Cases 2024" have no order."""
+    groups: dict[str, dict[tuple[int, int], str]] = {}
     for col in typed.columns:
-        years = _YEAR.findall(col.name)
-        if col.numeric and len(years) == 1:
-            groups.setdefault(text_words(_YEAR.sub(" ", col.name)), {}).setdefault(int(years[0]), col.ident)
-    return groups
+        period = _period(col.name)
+        if col.numeric and period is not None:
+            stem = text_words(_QUARTER.sub(" ", _YEAR.sub(" ", col.name)))
+            groups.setdefault(stem, {}).setdefault(period, col.ident)
+    return {stem: cols for stem, cols in groups.items()
+            if len({(year > 0, quarter > 0) for year, quarter in cols}) == 1}
 
 
-def _one_group(groups: dict[str, dict[int, str]], text: str) -> dict[int, str] | None:
+def _one_group(groups: dict[str, dict[tuple[int, int], str]], text: str) -> dict[tuple[int, int], str] | None:
     """The one group ``text`` names by its words, else the only group there is; None when that is not one."""
     named = [stem for stem in groups if stem and column_named(stem, text)]
     chosen = named if named else list(groups)
@@ -79,8 +93,9 @@ def _one_group(groups: dict[str, dict[int, str]], text: str) -> dict[int, str] |
 
 
 def year_pair(typed: TypedTable, claim: str) -> tuple[str, str] | None:
-    """The (earlier, later) columns of the one measure the table holds for exactly two years ("Measles cases 2023",
-    "Measles cases 2024"), when the claim names that measure or the table has no other such pair; else None."""
+    """The (earlier, later) columns of the one measure the table holds for exactly two years or quarters ("Measles
+    cases 2023", "Measles cases 2024"; "DDD Q1", "DDD Q2"), when the claim names that measure or the table has no
+    other such pair; else None."""
     group = _one_group({stem: cols for stem, cols in _year_groups(typed).items() if len(cols) == 2}, claim)
     if group is None:
         return None
@@ -88,7 +103,8 @@ def year_pair(typed: TypedTable, claim: str) -> tuple[str, str] | None:
     return group[earlier], group[later]
 
 
-def year_columns(typed: TypedTable, text: str, first: int, second: int) -> tuple[str, str] | None:
+def year_columns(typed: TypedTable, text: str, first: tuple[int, int], second: tuple[int, int]
+                 ) -> tuple[str, str] | None:
     """The columns of one measure for the years ``first`` and ``second`` ("more cases in 2024 than in 2023"), the
     measure chosen as :func:`year_pair` does; None unless both exist."""
     group = _one_group({stem: cols for stem, cols in _year_groups(typed).items()
@@ -104,7 +120,10 @@ def than_years(typed: TypedTable, text: str) -> tuple[tuple[str, str], str] | No
     m = _THAN_YEAR.search(text)
     if m is None or _NEGATED.search(text[:m.start()]):  # "did not have more …": left as written
         return None
-    pair = year_columns(typed, text, int(m.group("first")), int(m.group("second")))
+    first, second = _period(m.group("first")), _period(m.group("second"))
+    if first is None or second is None:
+        return None
+    pair = year_columns(typed, text, first, second)
     if pair is None:
         return None
     return pair, ">" if m.group("word").lower() in _GREATER else "<"
