@@ -20,7 +20,11 @@ from tools.intent import (IntentFrame, answer_type_of, asks_for_information, ask
     ("Which conducts electricity best: wood, copper, rubber or glass?", ["wood", "copper", "rubber", "glass"]),
     ("Is it a virus or a bacterium?", ["a virus", "a bacterium"]),
     ("Which of aspirin, ibuprofen or paracetamol is an NSAID?", ["aspirin", "ibuprofen", "paracetamol"]),
-    ("What is the difference between a virus and a bacterium?", ["a virus", "a bacterium"]),
+    # a contrast asks how they differ, not which one (found as a new user: "What is the difference in beds between
+    # Surgery and the ICU?" was answered "Surgery")
+    ("What is the difference between a virus and a bacterium?", []),
+    ("What is the difference in beds between Surgery and the ICU?", []),
+    ("How do type 1 and type 2 diabetes differ?", []),
     ("What drugs treat anxiety, depression or insomnia?", []),
     ("Now tell me about epilepsy.", []),
     ("I take 2. Then I stop.", []),

@@ -49,8 +49,8 @@ def test_other_phrasings(question, answer):
     ("How many clinics see more patients per week than Elm Park?", written([], fn="count")),
     # the second row is not named
     ("How many more patients per week does Riverbend see than the average clinic?", written([], fn="value")),
-    # the column the program reads is not the one the question names
-    ("How many more patients per week does Riverbend see than Elm Park?", written([], fn="value", column="doctors")),
+    # the question names no column
+    ("How many more does Riverbend have than Elm Park?", written([], fn="value", column="doctors")),
 ])
 def test_left_as_written(question, raw):
     ran = run_sampled(raw, TYPED, "question", question)
@@ -62,3 +62,25 @@ def test_a_row_named_word_for_word_beats_a_cell_matched_by_its_first_letters():
 
     assert row_stated(TYPED, "Southfields") == 5 and row_stated(TYPED, "Northgate") == 1
     assert row_stated(TYPED, "the south") is None  # two clinics are in the South district
+
+
+def test_the_column_the_question_names_replaces_the_program_s():
+    ran = run_sampled(written([], fn="value", column="doctors"), TYPED, "question", QUESTION)
+    assert (ran.program.column, ran.execution.result_text) == ("patients_per_week", "400")
+
+
+WARDS = TypedTable.build(Table(name="abx", title="", columns=["Ward", "Beds", "DDD Q1", "DDD Q2"], rows=[
+    ["Cardiology", "32", "61.2", "58.4"], ["Oncology", "28", "94.7", "101.3"], ["ICU", "16", "142.5", "131.0"],
+    ["Surgery", "40", "77.0", "69.8"]]))
+
+
+@pytest.mark.parametrize("question, answer", [
+    # found as a new user: no program ran, and the fallback answered "100 - 80 = 20 beds" (not in the table)
+    ("What is the difference in beds between Surgery and the ICU?", "24"),
+    # the header naming more of the measure's words: Q2, not Q1
+    ("What was the difference between Oncology and Cardiology in DDD Q2?", "42.9"),
+])
+def test_the_difference_between_two_named_rows(question, answer):
+    raw = {"filters": [{"column": "ward", "op": "=", "value": "Surgery"}], "fn": "value", "column": "ddd_q1"}
+    ran = run_sampled(raw, WARDS, "question", question)
+    assert ran.execution is not None and ran.execution.result_text == answer, ran.error

@@ -65,6 +65,9 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
         what = f"{fn} of {measure}"
     elif fn == "value":
         what = f"{name(program.column)}"
+    elif fn == "share" and program.column in typed.idents \
+            and not typed.is_numeric(program.column):
+        what = "the share of the table's rows"
     elif fn == "share":
         what = f"the share of the total {name(program.column)}"
     elif fn == "most_common":

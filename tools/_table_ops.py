@@ -188,6 +188,13 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         result, decisive = _distinct(typed, rows, c, clock)
         result_text = format_value(result)
         read_cols = [c]
+    elif fn == "share" and not typed.columns[c - 1].numeric and not typed.columns[c - 1].holds_dates:
+        # a share of a column of names is a share of the rows: "What percentage of wards passed the audit?"
+        # (tools._row_share), the selected rows over every row but a totals row
+        counted = [r for r in range(1, typed.table.n_rows + 1) if r not in set(total_rows(typed))]
+        result = f"{format_value(round(100 * len(rows) / len(counted), 1))}%"
+        result_text = f"{result} ({len(rows)} of {len(counted)} rows)"
+        read_cols = [c]
     elif fn == "share":
         if typed.columns[c - 1].holds_years or not typed.columns[c - 1].numeric:
             raise ProgramError(f"column {program.column!r} holds no amounts to take a share of")

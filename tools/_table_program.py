@@ -65,6 +65,7 @@ from tools._question_rules import add_stated_date, add_stated_quarter, asks_shar
     read_group_total, read_neighbour, read_ordinal, read_position, read_rank_order, read_ratio, read_rows_asked, \
     read_share, read_share_of_all, read_stated_part, read_threshold_list, read_total_asked, yes_or_no
 from tools._rates import read_rate
+from tools._row_share import read_share_of_rows
 from tools._stated_bound import read_stated_bound
 from tools._stated_values import add_stated_value
 from tools._written_share import ratio_as_percent, read_stated_percent, read_written_share
@@ -252,7 +253,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_rows_asked(program, typed, text)
             program = read_threshold_list(program, typed, text)
             program = read_rate(read_ratio(program, typed, text), typed, text)
-            program = read_share_of_all(read_share(program, typed, text), typed, text)
+            program = read_share_of_all(read_share(read_share_of_rows(program, typed, text), typed, text), typed, text)
             program = read_column_change(program, typed, text)
             program = read_ordinal(read_direction(program, typed, text), text)
             program = read_column_against(program, typed, text)

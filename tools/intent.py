@@ -191,6 +191,10 @@ def _inline_choice(message: str) -> list[str]:
         return []
     body = m.group("list")
     joiner = r"\s+and\s+" if re.search(r"\bbetween\b", text[:m.start("list")], re.I) else r"\s+or\s+"
+    if "and" in joiner and _CONTRAST.search(text[:m.start("list")]):
+        # "What is the difference in beds between Surgery and the ICU?" asks how they differ, not which one: found
+        # as a new user, the options Surgery and ICU made it a choice, answered "Surgery" from invented figures
+        return []
     if not re.search(joiner, body):
         return []
     items = [i.strip(" ,;.") for i in re.split(rf",\s*(?:or\s+|and\s+)?|{joiner}", body)]
@@ -208,6 +212,7 @@ def _inline_choice(message: str) -> list[str]:
     return items if len(items) >= 2 and all(len(i.split()) <= 6 for i in items) else []
 
 
+_CONTRAST = re.compile(r"\b(?:differences?|differ|distinguish(?:es)?|compare|contrast)\b", re.I)
 # "Which month sold more, between March and May?" still chooses between two periods.
 _COMPARES = re.compile(r"\b(?:more|less|fewer|larger|smaller|bigger|higher|lower|greater|longer|shorter|faster|"
                        r"slower|heavier|lighter|older|younger|better|worse|earlier|later)\b", re.I)
