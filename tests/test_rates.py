@@ -72,3 +72,16 @@ def test_a_share_of_a_population_is_read_as_a_rate(message, column, per, answer)
     done = run_sampled(argmax(column) | ({"fn": "argmin"} if "lowest" in message else {}), typed(), "question",
                        message)
     assert done.program.per_column == per and done.execution.result == answer
+
+
+def test_one_named_row_s_rate_is_its_count_over_its_population():
+    """Found as a new user over a trial's arms: "What was the event rate in the placebo arm?" answered 61, the
+    events."""
+    raw = {"filters": [{"column": "trial", "op": "=", "value": "GAMMA-3"}], "fn": "value", "column": "completed",
+           "answer_column": "trial"}
+    ran = run_sampled(raw, typed(), "question", "What was the completion rate of GAMMA-3?")
+    assert ran.execution is not None and ran.execution.result_text == "512 / 640 = 0.8", ran.error
+    # the count itself when no rate is asked, and a claim keeps its value check (it states the rate in its form)
+    assert run_sampled(raw, typed(), "question", "How many completed GAMMA-3?").execution.result_text == "512"
+    claim = {**raw, "check": {"op": "=", "against": "value", "value": "512"}}
+    assert run_sampled(claim, typed(), "claim", "GAMMA-3's completion rate was 512.").program.per_column is None

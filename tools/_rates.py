@@ -64,9 +64,18 @@ def _share_of(typed: TypedTable, c: int, message: str) -> int | None:
     return None
 
 
-def read_rate(program: Program, typed: TypedTable, message: str) -> Program:
+def read_rate(program: Program, typed: TypedTable, message: str, *, one_row: bool = False) -> Program:
     """The program's extreme over a count the message calls a rate runs over that count per its population
-    (module docstring); any other program as written."""
+    (module docstring); any other program as written.
+
+    ``one_row`` (questions): a value read from the one row a filter names is that row's rate, as the largest over
+    that row ("What was the event rate in the placebo arm?" answered 61, the events; found as a new user over a
+    trial's arms). Not for claims: a claim's check states the rate in its own form ("14.8%")."""
+    label = typed.columns[typed.label_col - 1].ident if typed.label_col else None
+    if one_row and program.fn == "value" and not program.per_column and label is not None \
+            and any(f.column == label and f.op == "=" for f in program.filters):
+        rated = read_rate(program.model_copy(update={"fn": "max", "nth": 1}), typed, message)
+        return rated if rated.per_column else program
     if program.fn not in RATIO_FNS or program.per_column:
         return program
     try:

@@ -252,7 +252,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_group_total(read_total_asked(program, typed, text), typed, text)
             program = read_rows_asked(program, typed, text)
             program = read_threshold_list(program, typed, text)
-            program = read_rate(read_ratio(program, typed, text), typed, text)
+            program = read_rate(read_ratio(program, typed, text), typed, text, one_row=True)
             program = read_share_of_all(read_share(read_share_of_rows(program, typed, text), typed, text), typed, text)
             program = read_column_change(program, typed, text)
             program = read_ordinal(read_direction(program, typed, text), text)
