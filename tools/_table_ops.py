@@ -226,7 +226,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             result_text = f"{100 * result:+.1f}%" if fn in ("min", "max") else format_value(result)
         elif minus_c is not None and len(decisive) == 1:  # the two cells the change subtracts: "86 − 89 = -3"
             result_text = _worked(typed, decisive[0], c, "−", minus_c, result_text)
-        elif per_c is not None and len(decisive) == 1:  # the two cells the rate divides: "61 / 412 = 0.1481"
+        elif per_c is not None and len(rows) == 1:  # one named row's rate, with its two cells: "61 / 412 = 0.1481"
             result_text = _worked(typed, decisive[0], c, "/", per_c, result_text)
         if typed.columns[c - 1].holds_dates:  # the latest date is the date, as its cell writes it
             result = result_text

@@ -31,6 +31,7 @@ from pydantic import BaseModel, Field, create_model
 
 from assistant.prompts import render
 from kb.tables import Table
+from tools._claim_conjuncts import conjuncts
 from tools._claim_significance import significance_check
 from tools._claim_trend import trend_check
 from tools._coverage import NEI_COVERAGE, claim_coverage
@@ -167,6 +168,12 @@ async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant:
                             samples: int, temperature: float, form: str) -> ClaimCheck:
     """The ``program`` variants: programs vote; CCoE decides when they cannot (or votes too)."""
     t0 = time.perf_counter()
+    if parts := conjuncts(claim):  # two superlatives of one row: each part checked by its own programs
+        checks = await asyncio.gather(*(
+            _check_by_program(llm, table, part, embedder=embedder, variant=variant, labels=labels,
+                              filter_method=filter_method, seed=seed, filter_result=filter_result, samples=samples,
+                              temperature=temperature, form=form) for part in parts))
+        return both_parts(claim, table, list(checks), time.perf_counter() - t0)
     ccoe_variant = "full" if embedder is not None or filter_result is not None else "no-filter"
 
     def ccoe() -> asyncio.Task[ClaimCheck]:
@@ -236,6 +243,29 @@ async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant:
                       explanations=fallback.explanations, cols=view.cols, rows=view.shown_rows,
                       collapsed=view.markdown, timings=timings, decided_by="program+ccoe", confidence=confidence,
                       programs=outcome)
+
+
+def both_parts(claim: str, table: Table, checks: list[ClaimCheck], total_s: float) -> ClaimCheck:
+    """One verdict for a claim made of parts (tools._claim_conjuncts): refuted when a part is, supported when
+    every part is, else as the first part that is not supported; the reason says which part decided."""
+    refuted = [c for c in checks if c.label == "REFUTES"]
+    unsupported = refuted or [c for c in checks if c.label != "SUPPORTS"]
+    timings = {"total_s": total_s}
+    if unsupported:
+        part = unsupported[0]
+        return part.model_copy(update={"claim": claim, "timings": timings,
+                                       "reason": f"Its part “{part.claim}”: {part.reason}"})
+    cells = list(dict.fromkeys(cell for c in checks for cell in c.cells))
+    view = CollapsedView.build(table, sorted({col for c in checks for col in c.cols}),
+                               sorted({row for c in checks for row in c.rows}))
+    confidences = [c.confidence for c in checks if c.confidence is not None]
+    deciders = list(dict.fromkeys(c.decided_by for c in checks))
+    return checks[0].model_copy(update={
+        "claim": claim, "cells": cells, "cols": view.cols, "rows": view.shown_rows, "collapsed": view.markdown,
+        "reason": " ".join(f"Its part “{c.claim}”: {c.reason}" for c in checks), "timings": timings,
+        "confidence": min(confidences) if confidences else None,
+        # a part the judge decided makes the whole the judge's: its reason is then checked for unstated numbers
+        "decided_by": "ccoe" if "ccoe" in deciders else deciders[0]})
 
 
 # -- the tool -----------------------------------------------------------------------------------
