@@ -96,3 +96,32 @@ async def test_the_rule_decides_without_asking_the_model(tmp_settings, fake_llm_
                                   embedder=BagOfWordsEmbedder())
     assert check.label == "REFUTES" and check.decided_by == "rule"
     assert check.cells == [(1, 1), (1, 2), (2, 1), (2, 2)]
+
+
+# A long table: a row per country and year (found as a new user, the three countries were taken as one series).
+TB = Table(name="tb", title="tb", columns=["Country", "Year", "TB incidence per 100k"], rows=[
+    ["Kenya", "2019", "267"], ["Kenya", "2020", "259"], ["Kenya", "2021", "251"],
+    ["Uganda", "2019", "200"], ["Uganda", "2020", "196"], ["Uganda", "2021", "199"],
+    ["Ghana", "2019", "143"], ["Ghana", "2020", "139"], ["Ghana", "2021", "135"]])
+
+
+@pytest.mark.parametrize("claim, verdict, says", [
+    ("TB incidence fell every year in Kenya.", "SUPPORTS", "267 (2019), 259 (2020), 251 (2021)"),  # was refuted
+    ("TB incidence in Uganda fell every year.", "REFUTES", "rose from 196 (2020) to 199 (2021)"),
+    # two periods of one country, compared (found as a new user: Uganda's 2021 was compared with Kenya's)
+    ("TB incidence in Uganda rose from 2020 to 2021.", "SUPPORTS", "rose from 196 (2020) to 199 (2021)"),
+    ("TB incidence in Ghana fell between 2019 and 2021.", "SUPPORTS", "fell from 143 (2019) to 135 (2021)"),
+    ("TB incidence in Kenya did not fall from 2019 to 2020.", "REFUTES", "the claim says it did not fall"),
+])
+def test_a_long_table_s_trend_is_the_named_thing_s_rows(claim, verdict, says):
+    check = trend_check(claim, TB)
+    assert check is not None and check.verdict == verdict and says in check.reason, check
+
+
+@pytest.mark.parametrize("claim", [
+    "TB incidence fell every year.",  # three countries each year: no one series
+    "TB incidence rose from 2020 to 2021.",
+    "TB incidence in Kenya was 259 in 2020.",  # no change claimed
+])
+def test_a_long_table_without_one_named_thing_is_left_to_the_programs(claim):
+    assert trend_check(claim, TB) is None

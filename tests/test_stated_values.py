@@ -53,3 +53,29 @@ def test_programs_with_filters_and_other_functions_are_left_alone():
     assert add_stated_value(listing, t, "which opponents played a qualifier?") == listing
     every = TypedTable.build(Table(name="t", title="t", columns=["Team", "Kind"], rows=[["A", "Cup"], ["B", "Cup"]]))
     assert add_stated_value(count(column="team", answer_column="team"), every, "how many cup games?").filters == []
+
+
+TB = TypedTable.build(Table(name="tb", title="tb", columns=["Country", "Year", "TB incidence"], rows=[
+    ["Kenya", "2019", "267"], ["Kenya", "2020", "259"], ["Ghana", "2019", "143"], ["Ghana", "2020", "139"],
+    ["Total", "", "808"]]))
+
+
+@pytest.mark.parametrize("fn, question, result", [
+    # found as a new user: all five programs of a turn averaged the four rows (202)
+    ("avg", "What was the average TB incidence in Ghana?", 141.0),
+    ("max", "What was the highest TB incidence in Kenya?", 267.0),
+    ("sum", "What was the total TB incidence in Kenya?", 526.0),
+    ("argmax", "In which year was TB incidence highest in Ghana?", "2019"),
+])
+def test_an_aggregate_over_every_row_keeps_the_rows_of_the_cell_the_question_writes(fn, question, result):
+    program = Program.model_validate({"filters": [], "fn": fn, "column": "tb_incidence", "answer_column": "year"})
+    assert execute(add_stated_value(program, TB, question), TB).result == result
+
+
+def test_a_totals_row_or_the_answer_s_own_column_is_no_filter():
+    summed = Program.model_validate({"filters": [], "fn": "sum", "column": "tb_incidence", "answer_column": "year"})
+    # "total" writes the totals row's label (WikiTableQuestions' test split: 24, the table's total, for 4)
+    assert add_stated_value(summed, TB, "What is the total TB incidence?") == summed
+    ranked = Program.model_validate({"filters": [], "fn": "argmax", "column": "tb_incidence",
+                                     "answer_column": "country"})
+    assert add_stated_value(ranked, TB, "Which country had a higher TB incidence than Ghana?") == ranked

@@ -97,10 +97,33 @@ def _stated_span(typed: TypedTable, rows: list[int], cols: list[int], claim: str
     return None
 
 
+def _named_group(typed: TypedTable, rows: list[int], time_col: int | None, claim: str
+                 ) -> tuple[list[int], int] | None:
+    """In a long table (a row per thing and period: Country, Year, …), the rows of the one thing the claim names
+    ("in Kenya") and the column naming it; None when no text column that repeats its values has exactly one of
+    them in the claim.
+
+    Found as a new user over TB incidence by country and year: "TB incidence fell every year in Kenya" was refuted
+    by Ghana's 2019 against Kenya's 2020, the three countries' rows taken as one series."""
+    low = norm_text(claim)
+    for col in typed.columns:
+        if col.numeric or col.index == time_col:
+            continue
+        values = {norm_text(typed.text(r, col.index)) for r in rows} - {""}
+        if len(values) == len(rows):
+            continue  # every row its own value: names rows, does not group them
+        named = [v for v in values if re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", low)]
+        if len(named) == 1:
+            return [r for r in rows if norm_text(typed.text(r, col.index)) == named[0]], col.index
+    return None
+
+
 def trend_check(claim: str, table: Table) -> TrendCheck | None:
-    """The verdict on a claim that a column rose or fell every period, or None (module docstring)."""
+    """The verdict on a claim that a column rose or fell every period, or from one period to another in a table
+    with a time column ("TB incidence in Uganda rose from 2020 to 2021", the two periods' values compared), or
+    None (module docstring)."""
     verb, every = _VERB.search(claim), _EVERY.search(claim)
-    if not verb or not every:
+    if not verb:
         return None
     # Typed only once the claim's words call for it: every claim check passes here, and the programs type the
     # table themselves.
@@ -112,6 +135,20 @@ def trend_check(claim: str, table: Table) -> TrendCheck | None:
     totals = set(total_rows(typed))
     rows = [r for r in range(1, typed.table.n_rows + 1) if r not in totals]
     rows, time_col = _time_order(typed, rows)
+    group = _named_group(typed, rows, time_col, claim) if time_col is not None else None
+    group_col = None
+    if group:
+        rows, group_col = group
+    if time_col is not None and len({typed.text(r, time_col).strip() for r in rows}) < len(rows):
+        return None  # a period twice in the run: several things per period, and the claim names none of them
+    if not every:
+        # "rose from 2020 to 2021": the two periods' values, in a table with a time column (a table with a
+        # column per period is tools._claim_changes')
+        ends = _stated_span(typed, rows, [time_col], claim) if time_col is not None else None
+        if not ends or len(ends) < 2 or not re.search(r"\bfrom\b.*\bto\b|\bbetween\b.*\band\b", claim, re.I):
+            return None
+        return _endpoints(typed, measure, ends[0], ends[-1], time_col, verb.group("up") is not None,
+                          bool(_NEGATED.search(claim[:verb.start()])), group_col)
     span = _stated_span(typed, rows, [c for c in (time_col, typed.label_col) if c], claim)
     year = _YEAR.search(claim)
     if span is not None:
@@ -134,7 +171,8 @@ def trend_check(claim: str, table: Table) -> TrendCheck | None:
         return " ".join(typed.text(r, label).split()) if label else f"row {r}"
 
     def cells(rs: list[int]) -> list[tuple[int, int]]:
-        return [cell for r in rs for cell in (((r, label),) if label else ()) + ((r, measure.index),)]
+        named_by = [c for c in (group_col, label) if c]
+        return [cell for r in rs for cell in [(r, c) for c in named_by] + [(r, measure.index)]]
 
     def at(r: int) -> str:
         return f"{typed.text(r, measure.index)} ({name(r)})"
@@ -159,4 +197,31 @@ def trend_check(claim: str, table: Table) -> TrendCheck | None:
     verdict = "SUPPORTS" if holds else "REFUTES"
     says = f"did not {'rise' if up else 'fall'} every time" if negated else f"{direction} every time"
     reason = f"{found}; the claim says it {says}, so the table {'supports' if holds else 'refutes'} the claim."
+    if group_col:  # a long table's rows of one thing: say whose
+        reason = f"In the rows of {' '.join(typed.text(rows[0], group_col).split())}: {reason}"
     return TrendCheck(verdict, cited, reason)
+
+
+def _endpoints(typed: TypedTable, measure, first: int, last: int, time_col: int, up: bool,
+               negated: bool, group_col: int | None) -> TrendCheck | None:
+    """The claim that ``measure`` rose (``up``) or fell from row ``first``'s period to row ``last``'s."""
+    a, b = measure.numbers[first - 1], measure.numbers[last - 1]
+    if a is None or b is None:
+        return None
+    holds = (b > a) if up else (b < a)
+    if negated:
+        holds = not holds
+    moved = "rose" if b > a else "fell" if b < a else "stayed the same"
+
+    def at(r: int) -> str:
+        return f"{typed.text(r, measure.index)} ({' '.join(typed.text(r, time_col).split())})"
+
+    says = f"did not {'rise' if up else 'fall'}" if negated else ("rose" if up else "fell")
+    reason = (f"{measure.name} {moved} from {at(first)} to {at(last)}; the claim says it {says}, so the table "
+              f"{'supports' if holds else 'refutes'} the claim.")
+    label = group_col or typed.label_col
+    cells = [cell for r in (first, last) for cell in (((r, label),) if label and label != time_col else ())
+             + ((r, time_col), (r, measure.index))]
+    if group_col:
+        reason = f"In the rows of {' '.join(typed.text(first, group_col).split())}: {reason}"
+    return TrendCheck("SUPPORTS" if holds else "REFUTES", cells, reason)
