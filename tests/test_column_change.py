@@ -150,3 +150,37 @@ def test_the_row_that_changed_most_between_the_two_years_of_a_measure(question, 
 def test_questions_without_a_change_keep_the_year_columns_apart(question):
     typed = TypedTable.build(MEASLES)
     assert read_column_change(Program.model_validate(MOST_2024), typed, question) == Program.model_validate(MOST_2024)
+
+
+def test_how_much_a_thing_changed_between_two_years_of_a_long_table():
+    """Found as a new user over TB incidence by country and year (a row each): "How much did TB incidence in Kenya
+    change between 2019 and 2021?" answered 8 (Kenya's 2020 and 2021); Kenya went from 267 to 251."""
+    long = TypedTable.build(Table(name="tb", title="tb", columns=["Country", "Year", "TB incidence"], rows=[
+        ["Kenya", "2019", "267"], ["Kenya", "2020", "259"], ["Kenya", "2021", "251"],
+        ["Ghana", "2019", "143"], ["Ghana", "2020", "139"], ["Ghana", "2021", "135"]]))
+    written = Program.model_validate({"filters": [{"column": "country", "op": "=", "value": "Kenya"},
+                                                  {"column": "year", "op": ">", "value": "2019"}],
+                                      "fn": "difference", "column": "tb_incidence", "answer_column": "country"})
+    prog = read_column_change(written, long, "How much did TB incidence in Kenya change between 2019 and 2021?")
+    ex = execute(prog, long, union_same_column=True)
+    assert ex.result == 16.0 and sorted(ex.decisive_rows) == [1, 3]
+    # not a change, or a year the table lacks: as written
+    assert read_column_change(written, long, "How much TB was there in Kenya between 2019 and 2021?") == written
+    assert read_column_change(written, long, "How much did TB incidence in Kenya change from 2015 to 2021?") == written
+
+
+@pytest.mark.parametrize("question, fn, answer", [
+    # found as a new user: all five programs answered the smallest value (196), not its year
+    ("In which year was Uganda's TB incidence lowest?", "min", "2020 (196)"),
+    ("What year had the highest TB incidence in Uganda?", "max", "2019 (200)"),
+    ("What was Uganda's lowest TB incidence?", "min", "196"),  # a value asked: as written
+])
+def test_the_year_asked_is_the_year_of_the_extreme_row(question, fn, answer):
+    from tools._table_program import run_sampled
+
+    long = TypedTable.build(Table(name="tb", title="tb", columns=["Country", "Year", "TB incidence"], rows=[
+        ["Uganda", "2019", "200"], ["Uganda", "2020", "196"], ["Uganda", "2021", "199"], ["Ghana", "2019", "143"]]))
+    raw = {"filters": [{"column": "country", "op": "=", "value": "Uganda"}], "fn": fn, "column": "tb_incidence",
+           "answer_column": "country"}
+    ran = run_sampled(raw, long, "question", question)
+    assert ran.execution is not None and ran.execution.result_text == answer, ran.error

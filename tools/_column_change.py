@@ -17,7 +17,7 @@ import re
 
 from tools._cells import TypedTable
 from tools._claim_changes import one_column, year_pair
-from tools._table_ops_model import Program
+from tools._table_ops_model import Program, RowFilter
 
 _SPAN = re.compile(r"\b(?:from|between)\s+(?:the\s+)?(?:years?\s+)?(?P<a>[^,;.?]{1,40}?)\s+(?:to|and)\s+"
                    r"(?:the\s+)?(?P<b>[^,;.?]{1,40}?)\s*(?:[,;.?!]|$)", re.I)
@@ -58,7 +58,9 @@ def read_column_change(program: Program, typed: TypedTable, question: str) -> Pr
     """The program the question's change between two columns asks for (module docstring); any other as written."""
     span = change_columns(typed, question)
     label = typed.label_col
-    if span is None or not label:
+    if span is None:
+        return _period_rows_change(program, typed, question)
+    if not label:
         return program
     a, b = span
     filters = [f for f in program.filters if f.column not in (a, b)]  # the change's own columns are no condition
@@ -75,3 +77,28 @@ def read_column_change(program: Program, typed: TypedTable, question: str) -> Pr
     if _HOW_MUCH.search(question) and any(f.column == label_ident and f.op == "=" for f in filters):
         return Program(filters=filters, fn="max", column=b, minus_column=a, answer_column=label_ident)
     return program
+
+
+def _period_rows_change(program: Program, typed: TypedTable, question: str) -> Program:
+    """"How much did TB incidence in Kenya change between 2019 and 2021?" over a long table (a row per country and
+    year): the difference between the two years' rows of the thing the model's filters keep.
+
+    Found as a new user: one program of five ran, on Kenya's rows after 2019 (2020 and 2021: 8); Kenya went from
+    267 to 251. The two periods must be cells of the table's one column of years; the measure is the program's
+    column of numbers. The difference is unsigned (the reason names the two rows)."""
+    m = _SPAN.search(question)
+    if m is None or not (_HOW_MUCH.search(question) and _CHANGE_WORD.search(question)):
+        return program
+    years = [c for c in typed.columns if c.numeric and c.holds_years]
+    if len(years) != 1 or not typed.is_numeric(program.column) or program.column == years[0].ident \
+            or program.per_column or program.minus_column:
+        return program
+    time = years[0]
+    written = {" ".join(typed.text(r, time.index).split()) for r in range(1, typed.table.n_rows + 1)}
+    a, b = m.group("a").strip(), m.group("b").strip()
+    if a not in written or b not in written or a == b:
+        return program
+    keep = [f for f in program.filters if f.column != time.ident]
+    return Program(filters=keep + [RowFilter(column=time.ident, op="=", value=a),
+                                   RowFilter(column=time.ident, op="=", value=b)],
+                   fn="difference", column=program.column, answer_column=program.answer_column)

@@ -83,6 +83,24 @@ def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | No
     return program.model_copy(update={"fn": "argmax" if program.fn == "max" else "argmin"})
 
 
+_YEAR_ASKED = re.compile(r"^\s*(?:in\s+)?(?:which|what)\s+(?:year|season)\b", re.I)
+
+
+def read_year_asked(program: Program, typed: TypedTable, question: str) -> Program:
+    """"In which year was Uganda's TB incidence lowest?" asks for the year of the row with the smallest value.
+
+    Found as a new user over a long table (a row per country and year): all five programs answered the smallest
+    value (196), not its year (2020). When the question asks "(in) which/what year" and the program takes a
+    maximum or minimum of another column, the table's one column of years answers, as the row's."""
+    if not _YEAR_ASKED.search(question) or program.fn not in ("max", "min", "argmax", "argmin"):
+        return program
+    years = [c for c in typed.columns if c.numeric and c.holds_years]
+    if len(years) != 1 or program.column == years[0].ident or program.per_column or program.minus_column:
+        return program
+    return program.model_copy(update={"fn": "argmax" if program.fn in ("max", "argmax") else "argmin",
+                                      "answer_column": years[0].ident})
+
+
 def read_position(program: Program, typed: TypedTable, question: str) -> Program:
     """"What is the last design code on this chart?" asks for a row by its place in the table, not by a measure.
 

@@ -63,7 +63,7 @@ from tools._question_grounding import column_named, describe_grounding, groundin
 from tools._question_rules import add_stated_date, add_stated_quarter, asks_share, count_choice, drop_named_row, \
     one_of_several, read_as_asked, read_choice, read_compared_value, read_direction, read_distinct, read_frequency, \
     read_group_total, read_neighbour, read_ordinal, read_position, read_rank_order, read_ratio, read_rows_asked, \
-    read_share, read_share_of_all, read_stated_part, read_threshold_list, read_total_asked, yes_or_no
+    read_share, read_share_of_all, read_stated_part, read_threshold_list, read_total_asked, read_year_asked, yes_or_no
 from tools._rates import read_rate
 from tools._row_share import read_share_of_rows
 from tools._stated_bound import read_stated_bound
@@ -238,7 +238,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = add_stated_quarter(program, typed, text)
             program = add_significance_filter(program, typed, text)
             program = add_stated_value(program, typed, text)
-            program = read_as_asked(program, typed, expected_answer(text))
+            program = read_year_asked(read_as_asked(program, typed, expected_answer(text)), typed, text)
             program = read_rank_order(program, typed, text)
             program = drop_named_row(program, typed, text)
             program = read_position(program, typed, text)
