@@ -9,7 +9,9 @@ claim names the one row (or column) they belong to, and the verb says which way.
 Without "from … to", a table with the one measure in two year columns settles it too. Found as a new user over
 county measles cases with "Measles cases 2023" and "Measles cases 2024": "Measles cases rose in every county with
 MMR coverage above 90%" was supported by "every one has Measles cases 2023 >= 0" (two of those counties fell, 3 to
-0 and 7 to 4). The verb then compares the later year's column with the earlier one's, row by row.
+0 and 7 to 4). The verb then compares the later year's column with the earlier one's, row by row; so does a
+yes/no question's ("Did cases fall in Ashford?"), and "more cases in 2024 than in 2023" compares the two years it
+names. Quarters ("DDD Q1", "DDD Q2") order like years.
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ def _period(text: str) -> tuple[int, int] | None:
     if len(years) > 1 or len(quarters) > 1 or not (years or quarters):
         return None
     return (int(years[0]) if years else 0, int(quarters[0]) if quarters else 0)
+
+
 _EVERY = re.compile(r"\b(?:every|each|all)\b", re.I)
 _NEGATED = re.compile(r"\b(?:not|never|no|n't)\s+(?:\w+\s+)?$", re.I)
 

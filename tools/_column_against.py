@@ -87,7 +87,7 @@ def read_column_against(program: Program, typed: TypedTable, question: str) -> P
         pair, op = years
         # a condition of the question's own ("with coverage below 90%") stays; the model's others go
         keep = [f for f in program.filters if f.column not in pair and f.column != name
-                and column_named(typed.column(f.column).name, question)]
+                and f.column in typed.idents and column_named(typed.column(f.column).name, question)]
         return Program(filters=keep + [RowFilter(column=pair[0], op=op, value="", than_column=pair[1])],
                        fn=fn, column=name, answer_column=name)
     asked = _asked(question)

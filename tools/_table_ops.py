@@ -191,10 +191,14 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     elif fn == "share" and not typed.columns[c - 1].numeric and not typed.columns[c - 1].holds_dates:
         # a share of a column of names is a share of the rows: "What percentage of wards passed the audit?"
         # (tools._row_share), the selected rows over every row but a totals row
-        counted = [r for r in range(1, typed.table.n_rows + 1) if r not in set(total_rows(typed))]
-        result = f"{format_value(round(100 * len(rows) / len(counted), 1))}%"
-        result_text = f"{result} ({len(rows)} of {len(counted)} rows)"
-        read_cols = [c]
+        totals = set(total_rows(typed))
+        counted = [r for r in range(1, typed.table.n_rows + 1) if r not in totals]
+        part = [r for r in rows if r not in totals]
+        if not counted:
+            raise ProgramError("the table has no rows but totals, of which no share can be taken")
+        result = f"{format_value(round(100 * len(part) / len(counted), 1))}%"
+        result_text = f"{result} ({len(part)} of {len(counted)} rows)"
+        decisive, read_cols = part, [c]
     elif fn == "share":
         if typed.columns[c - 1].holds_years or not typed.columns[c - 1].numeric:
             raise ProgramError(f"column {program.column!r} holds no amounts to take a share of")
