@@ -131,15 +131,16 @@ def table_from_grid(grid: list[list[Any]], *, name: str, header: list[Any] | Non
 
     # Ragged rows: pad to the widest row (and header) so every cell has a column.
     width = max([len(r) for r in rows] + [len(head) if head else 0] + [0])
-    ragged = sum(1 for r in rows if len(r) != width)
-    if ragged and rows:
-        notes.append(f"padded {ragged} short row{'s' * (ragged != 1)} with empty cells")
     rows = [r + [""] * (width - len(r)) for r in rows]
+    # Said once the rows are known: a blank row or a title line padded here is dropped below, and is no short row
+    # of the table (found as a new user: "padded 2 short rows" for an XLSX's title line and the blank row under it).
+    short = [len(r) != width for r in grid]  # kept in step with ``rows`` until the note is written
     if head is not None:
         head = head + [""] * (width - len(head))
 
     # Blank rows and columns carry nothing and only confuse coordinates.
     kept = [r for r in rows if any(v.strip() for v in r)]
+    short = [flag for r, flag in zip(rows, short) if any(v.strip() for v in r)]
     if len(kept) < len(rows):
         dropped = len(rows) - len(kept)
         notes.append(f"dropped {dropped} blank row{'s' * (dropped != 1)}")
@@ -159,8 +160,12 @@ def table_from_grid(grid: list[list[Any]], *, name: str, header: list[Any] | Non
         while len(rows) >= 2 and width >= 3 and _filled(rows[0]) == 1 and _filled(rows[1]) >= 3 \
                 and rows[0][0].strip():
             line = rows.pop(0)[0].strip()
+            short.pop(0)
             title = title if title and title != name else line
             notes.append(f"read the line above the column names as the title: “{clean_title(line, '')[:80]}”")
+    ragged = sum(short)
+    if ragged:
+        notes.append(f"padded {ragged} short row{'s' * (ragged != 1)} with empty cells")
     if head is None:
         if detect_header and _looks_like_data(rows[0]):
             head = [""] * width

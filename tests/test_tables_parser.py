@@ -262,6 +262,7 @@ def test_a_title_line_above_the_column_names_becomes_the_title(tmp_settings):
     assert t.columns == ["Ward", "Beds", "DDD Q1", "DDD Q2"] and t.n_rows == 2
     assert t.title == "Hospital antibiotic use, Q1-Q2 2025"
     assert any(n.startswith("read the line above the column names as the title") for n in t.notes)
+    assert not any(n.startswith("padded") for n in t.notes)  # the title line and the blank row are no short rows
     # a spanning group name over a two-row header is still a header, not a title
     spanned = load_table(b"Model,LR,,\n,P,R,F1\nBoW,0.93,0.91,0.92\n", name="m.csv", settings=tmp_settings)
     assert spanned.columns == ["Model", "LR P", "LR R", "LR F1"]
