@@ -505,18 +505,19 @@ class Assistant:
         # symptom" from the page "Parkinson's Disease" is about Parkinson's disease.
         titled = {i: f"{t}\n{(sources or {}).get(i, '').replace('-', ' ')}" for i, t in texts.items()}  # words
         about = (subjects or []) + (focus or [])
-        off = [] if answer.does_not_answer or status not in ("verified", "cited_by_code") else off_subject(
-            [(st.text, [titled.get(c, "") for c in st.cite]) for st in answer.statements], about,
-            list(titled.values()))
-        if not off and asked_entities and not answer.does_not_answer and status in ("verified", "cited_by_code"):
+        # The subject checks below judge an answer that states something the evidence supports; neither leaving
+        # statements out nor an "unverified" mark changes what this says.
+        answered = not answer.does_not_answer and status in ("verified", "cited_by_code")
+        stated = [(st.text, [titled.get(c, "") for c in st.cite]) for st in answer.statements]
+        off = off_subject(stated, about, list(titled.values())) if answered else []
+        if not off and asked_entities and answered:
             # A follow-up that names what it asks ("And how many clinics took part?" after questions on one trial):
             # a statement about the trial alone ("The trial was funded by …") answers an earlier question. Seen as
             # a new user: three such statements beside the one about the clinics, all verified.
             # Named directly, not linked through a phrase the shown items share: every sentence of the trial's
             # document shares "Riverton trial" with the one about the clinics.
             about = asked_entities
-            off = off_subject([(st.text, [titled.get(c, "") for c in st.cite]) for st in answer.statements], about,
-                              [])
+            off = off_subject(stated, about, [])
         if off:  # true and cited, but about something the question did not ask: left out, and said so
             answer = answer.model_copy(update={"statements": [st for i, st in enumerate(answer.statements)
                                                               if i not in off]})
@@ -524,14 +525,13 @@ class Assistant:
             note += (f"\n\n(Left out {len(off)} statement{'s' if len(off) > 1 else ''} that, like the evidence "
                      f"{'they cite, do' if len(off) > 1 else 'it cites, does'} not mention "
                      f"{_join_names([s for s in about if content_words(s)])}.)")
-        unnamed = [] if answer.does_not_answer or status not in ("verified", "cited_by_code") else unnamed_subjects(
+        unnamed = [] if not answered else unnamed_subjects(
             subjects or [], [texts.get(c, "") for c in answer.cited], shown=list(texts.values()))
         if unnamed:  # true of its citations, but about something else (the evidence shown did name the subject)
             status = "unverified"
             note += (f"\n\n⚠ Unverified: none of the evidence this answer cites mentions {_join_names(unnamed)}, "
                      "so it does not answer the question about it. The evidence list shows what was found.")
-        elif asked and not answer.does_not_answer and status in ("verified", "cited_by_code") \
-                and not asked.given_by(answer):
+        elif asked and answered and not asked.given_by(answer):
             status = "unverified"
             note += (f"\n\n⚠ Unverified: the question asks for a {asked.what}, and this answer gives none. "
                      "The evidence list shows what was found.")
