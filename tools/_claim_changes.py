@@ -21,7 +21,7 @@ import re
 from tools._cell_compare import text_words
 from tools._cells import TypedTable
 from tools._claim_grounding import row_names_in
-from tools._question_grounding import column_named
+from tools._question_grounding import GREATER_WORDS, column_named
 from tools._table_ops_model import VALUE_MAX_CHARS, Check, Program, RowFilter
 
 _UP = r"rose|risen|rise|rises|increased|increases|increase|grew|grown|grows|growth|climbed|climbs|went\s+up|gained"
@@ -47,7 +47,6 @@ _ASKED_CHANGE = re.compile(
 _THAN_YEAR = re.compile(r"\b(?P<word>more|fewer|less|higher|lower|greater|smaller|larger)\b[^?.;]*?\b(?:in\s+)?"
                         r"(?P<first>(?:19|20)\d\d|Q[1-4])\s+than\s+(?:in\s+)?(?P<second>(?:19|20)\d\d|Q[1-4])\b",
                         re.I)
-_GREATER = {"more", "higher", "greater", "larger"}
 # A period in a header: a year, a quarter ("DDD per 100 bed-days Q1"), or both ("Q1 2025")
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 _QUARTER = re.compile(r"\bQ([1-4])\b", re.I)
@@ -130,7 +129,7 @@ def than_years(typed: TypedTable, text: str) -> tuple[tuple[str, str], str] | No
     pair = year_columns(typed, text, first, second)
     if pair is None:
         return None
-    return pair, ">" if m.group("word").lower() in _GREATER else "<"
+    return pair, ">" if m.group("word").lower() in GREATER_WORDS else "<"
 
 
 def read_change(program: Program, typed: TypedTable, claim: str) -> Program:

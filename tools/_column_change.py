@@ -39,14 +39,18 @@ _WHICH_LARGEST = re.compile(
     re.I)
 
 
+def _how_much_changed(question: str) -> bool:
+    """"How much did coverage change …?": an amount of change, not "How much did it cost in Belmont?"."""
+    return bool(_HOW_MUCH.search(question) and _CHANGE_WORD.search(question))
+
+
 def change_columns(typed: TypedTable, question: str) -> tuple[str, str] | None:
     """(from, to): the two columns of numbers the question spans, or None."""
     m = _SPAN.search(question)
     if m is None:
         # "Which county saw the biggest increase in measles cases?" over "Measles cases 2023" and "… 2024": the
         # one measure's two years (found as a new user: the programs took the largest 2024 count)
-        asks_change = _WHICH_MOST.search(question) or _WHICH_LARGEST.search(question) or (
-            _HOW_MUCH.search(question) and _CHANGE_WORD.search(question))  # not "How much did it cost in Belmont?"
+        asks_change = _WHICH_MOST.search(question) or _WHICH_LARGEST.search(question) or _how_much_changed(question)
         return year_pair(typed, question) if asks_change else None
     a, b = one_column(typed, m.group("a")), one_column(typed, m.group("b"))
     if not a or not b or a == b or not (typed.is_numeric(a) and typed.is_numeric(b)):
@@ -87,7 +91,7 @@ def _period_rows_change(program: Program, typed: TypedTable, question: str) -> P
     267 to 251. The two periods must be cells of the table's one column of years; the measure is the program's
     column of numbers. The difference is unsigned (the reason names the two rows)."""
     m = _SPAN.search(question)
-    if m is None or not (_HOW_MUCH.search(question) and _CHANGE_WORD.search(question)):
+    if m is None or not _how_much_changed(question):
         return program
     years = [c for c in typed.columns if c.numeric and c.holds_years]
     if len(years) != 1 or not typed.is_numeric(program.column) or program.column == years[0].ident \

@@ -15,7 +15,7 @@ from tools._cell_compare import compare, format_value, iso_month_match, leading_
 from tools._cells import TypedTable, cell_number, is_empty
 from tools._table_describe import quoted
 from tools._table_ops_model import Check, Program, ProgramError
-from tools._table_rows import ORDER, column_index, meets_filter, total_rows
+from tools._table_rows import ORDER, column_index, meets_filter, rows_but_totals
 from tools._written_share import ONE_CELL_FNS, stated_share
 
 
@@ -250,7 +250,7 @@ def _check_share_of_total(program: Program, typed: TypedTable, c: int,
     assert chk is not None and chk.factor is not None
     if program.fn not in ("value", "sum") or not typed.columns[c - 1].numeric:
         raise ProgramError("a share of a column's total needs the value or sum of a column of numbers")
-    counted = [r for r in range(1, typed.table.n_rows + 1) if r not in set(total_rows(typed))]
+    counted = rows_but_totals(typed)
     numbers = {r: typed.number(r, c) for r in counted if not is_empty(typed.text(r, c))}
     if not rows or any(numbers.get(r) is None for r in rows):
         raise ProgramError(f"a selected row has no number in column {program.column!r}")

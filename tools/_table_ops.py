@@ -25,7 +25,8 @@ from tools._table_checks import (check_result, check_types, in_none_of, row_chan
 from tools._table_describe import ORDINALS, quoted, rows_in_words
 from tools._table_ops_model import MAX_CELLS, MAX_FILTERS, MAX_ROWS, RATIO_FNS, TIME_LIMIT_S, Execution, \
     NoNumbersError, Program, ProgramError
-from tools._table_rows import column_index, compare_cell, filter_groups, meets_filter, total_rows
+from tools._table_rows import column_index, compare_cell, filter_groups, meets_filter, rows_but_totals, \
+    total_rows
 
 
 class _Clock:
@@ -191,9 +192,9 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     elif fn == "share" and not typed.columns[c - 1].numeric and not typed.columns[c - 1].holds_dates:
         # a share of a column of names is a share of the rows: "What percentage of wards passed the audit?"
         # (tools._row_share), the selected rows over every row but a totals row
-        totals = set(total_rows(typed))
-        counted = [r for r in range(1, typed.table.n_rows + 1) if r not in totals]
-        part = [r for r in rows if r not in totals]
+        counted = rows_but_totals(typed)
+        whole_rows = set(counted)
+        part = [r for r in rows if r in whole_rows]
         if not counted:
             raise ProgramError("the table has no rows but totals, of which no share can be taken")
         result = f"{format_value(round(100 * len(part) / len(counted), 1))}%"
@@ -202,7 +203,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     elif fn == "share":
         if typed.columns[c - 1].holds_years or not typed.columns[c - 1].numeric:
             raise ProgramError(f"column {program.column!r} holds no amounts to take a share of")
-        counted = [r for r in range(1, typed.table.n_rows + 1) if r not in set(total_rows(typed))]
+        counted = rows_but_totals(typed)
         part, whole = numbers(rows), numbers(counted)
         total = math.fsum(x for _, x in whole)
         if total == 0:

@@ -44,6 +44,12 @@ def total_rows(typed: TypedTable) -> list[int]:
     return out
 
 
+def rows_but_totals(typed: TypedTable) -> list[int]:
+    """Every row but a totals row: the whole a share is taken of (the totals found once, not once per row)."""
+    totals = set(total_rows(typed))
+    return [r for r in range(1, typed.table.n_rows + 1) if r not in totals]
+
+
 def filter_groups(program: Program, union_same_column: bool) -> list[list[RowFilter]]:
     """The filters as AND-ed groups; a group of several is their OR (one column asked for several values)."""
     equal_on = [(f.column, norm_text(f.value)) for f in program.filters if f.op == "="]
