@@ -762,13 +762,20 @@ def _follow_up_focus(frame, message: str) -> list[str]:
 
 def subject_names(entities: list[str], steps: list[Step]) -> list[str]:
     """The turn's entities and the KG concepts they were linked to (so "heart attack" is also named by
-    "myocardial infarction"); a concept linked from other words of the question does not count."""
+    "myocardial infarction"); a concept linked from other words of the question does not count.
+
+    A concept whose name only adds words to the mention, or drops some ("mitochondria" linked to the GO process
+    "mitochondrion organization"), is not another name of it: it is left out, because any one of its words
+    would make evidence count as naming the subject. Seen as a new user: "What is the function of the
+    mitochondria?" was answered, verified, with "Basic life functions occur in the cells of organisms" (whose
+    "organisms" matched "organization")."""
     names = [e.strip() for e in entities if e and e.strip()]
     wanted = {n.lower() for n in names}
     for step in steps:
         links = (getattr(step.output, "linked", None) or []) if step.kind == "tool" else []
         for link in links:
-            if link.mention.strip().lower() in wanted and link.name.lower() not in {n.lower() for n in names}:
+            if (link.mention.strip().lower() in wanted and link.name.lower() not in {n.lower() for n in names}
+                    and not repeats(link.name, link.mention)):
                 names.append(link.name)
     return names
 
