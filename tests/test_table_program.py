@@ -1229,3 +1229,25 @@ def test_the_shown_work_does_not_double_a_header_s_full_stop():
                                    program="all rows → Model of the row with the largest Avg.",
                                    vote="5 of 5 programs ran; votes BERT-large: 5")
     assert "largest Avg. 5 of 5 programs ran" in out.reply()
+
+
+@pytest.mark.parametrize("cell, part, held", [
+    ("29 FOURTH CHOLERA PANDEMIC 18631875", "1863-1875", True),  # the extraction lost the dash
+    ("Smith-Jones, A.", "smith jones", True),
+    ("12 patients", "1-2", False),  # too short for punctuation not to matter
+    ("18631875", "1863-1876", False),
+    ("Québec City", "quebec", True),
+])
+def test_contains_ignores_punctuation_and_spacing_in_long_values(cell, part, held):
+    from tools._cell_compare import compare
+
+    assert compare(cell, None, "contains", part) is held
+
+
+def test_a_claim_whose_range_lost_its_dash_in_the_cell_is_supported():
+    table = Table(name="pandemics", title="Contents", columns=["Chapter", "Page"], rows=[
+        ["28 THIRD CHOLERA PANDEMIC 18461860", "241"], ["29 FOURTH CHOLERA PANDEMIC 18631875", "267"]])
+    program = Program.model_validate({"filters": [{"column": "chapter", "op": "contains", "value": "fourth"}],
+                                      "fn": "value", "column": "chapter",
+                                      "check": {"op": "contains", "against": "value", "value": "1863-1875"}})
+    assert execute(program, TypedTable.build(table)).truth is True

@@ -37,7 +37,7 @@ def compare(left_text: str, left_number: float | None, op: str, right_text: str,
             right_number: float | None = None, tolerance: float | None = None) -> bool:
     """``left op right``, as numbers when both sides are numbers, else as case-folded text."""
     if op == "contains":
-        return norm_text(right_text) in norm_text(left_text)
+        return norm_text(right_text) in norm_text(left_text) or _squeezed_in(right_text, left_text)
     if right_number is None:
         right_number = cell_number(right_text)
     if left_number is not None and right_number is not None:
@@ -56,6 +56,17 @@ def compare(left_text: str, left_number: float | None, op: str, right_text: str,
     if op == "!=":
         return a != b
     return False  # ordering between texts is not something a claim over a table means
+
+
+# Fewer letters and digits than this and punctuation may matter: "1-2" is not in "12 patients".
+_MIN_SQUEEZED = 6
+
+
+def _squeezed_in(part: str, whole: str) -> bool:
+    """``part`` in ``whole`` with punctuation and spacing dropped from both: the claim's "1863-1875" is in the cell
+    "FOURTH CHOLERA PANDEMIC 18631875", whose dash the extraction lost (PubHealthTab's eval split)."""
+    a = re.sub(r"[\W_]+", "", norm_text(part))
+    return len(a) >= _MIN_SQUEEZED and a in re.sub(r"[\W_]+", "", norm_text(whole))
 
 
 _BOUND_CELL = re.compile(r"^\s*(<=|>=|<|>|≤|≥)\s*(\S+)\s*$")
