@@ -775,6 +775,20 @@ def test_attribute_lists_are_read_as_one_record_and_cells_map_back():
     assert shape_for_programs(CASES).table is CASES  # a table with several columns is left as it is
 
 
+@pytest.mark.parametrize("keys", [["Stage I", "Stage II", "Stage III", "Stage IV"], ["I", "II", "III"],
+                                  ["Level 1a", "Level 1b", "Level 2"]])
+def test_a_list_of_items_of_one_kind_is_not_an_attribute_list(keys):
+    """Found as a new user over cancer stages read as one record: "How many stages are there?" answered 1."""
+    from tools._table_shape import shape_for_programs
+
+    table = Table(name="stages", title="Stages", columns=["Stage", "Description"],
+                  rows=[[k, f"description {i}"] for i, k in enumerate(keys)])
+    assert shape_for_programs(table).table is table
+    two = Table(name="dates", title="Person", columns=["Column 1", "Column 2"],
+                rows=[["Place of birth", "Vienna"], ["Place of death", "Paris"]])
+    assert shape_for_programs(two).form.startswith("one record")  # two fields may share their first word
+
+
 def test_a_numeric_header_goes_back_into_the_data():
     from tools._table_shape import shape_for_programs
 

@@ -2,11 +2,12 @@
 
 Three forms are common in uploaded and web tables (a third of PubHealthTab's tables have two columns):
 
-- **An attribute list**: two columns, the first naming distinct fields ("Title", "Author", "Pages"), the
-  second holding their text values. Read row-wise, a claim such as "D. A. Brading wrote a 464-page book"
-  needs a filter on the field name and a lookup in the other column, which the small model rarely
-  writes; read as one record (fields as columns), it is a plain lookup ``value(pages) contains '464'``.
-  Such a table is transposed into one row whose columns are the fields.
+- **An attribute list**: two columns, the first naming distinct fields ("Title", "Author", "Pages"; not items
+  of one kind such as "Stage I", "Stage II", "Stage III"), the second holding their text values. Read
+  row-wise, a claim such as "D. A. Brading wrote a 464-page book" needs a filter on the field name and a lookup
+  in the other column, which the small model rarely writes; read as one record (fields as columns), it is a
+  plain lookup ``value(pages) contains '464'``. Such a table is transposed into one row whose columns are the
+  fields.
 - **A header that is data**: two columns whose second header is a number like the numbers below it
   ("Own eggs and sperm | 15.4%" over "Own eggs and donor sperm | 19.9%"). The header row is put back as
   the first data row, so comparisons see all the values.
@@ -72,7 +73,8 @@ def shape_for_programs(table: Table) -> ShapedTable:
         typed = TypedTable.build(table)
         keys = [" ".join(table.cell(r, 1).split()) for r in range(1, table.n_rows + 1)]
         if (not typed.columns[1].numeric and MIN_FIELDS <= len(keys) <= MAX_FIELDS and len(set(keys)) == len(keys)
-                and all(k and len(k) <= FIELD_MAX_CHARS and cell_number(k) is None for k in keys)):
+                and all(k and len(k) <= FIELD_MAX_CHARS and cell_number(k) is None for k in keys)
+                and not _enumerated(keys)):
             return _one_record(table, keys)
         header_value = table.columns[1]
         if typed.columns[1].numeric and cell_number(header_value) is not None and not is_empty(table.columns[0]) \
@@ -114,6 +116,20 @@ def _named_by_first_row(table: Table) -> Table | None:
     if not texts or any(ch.isdigit() for n in names for ch in n):
         return None
     return body if sum(map(len, names)) / len(names) < sum(map(len, texts)) / len(texts) else None
+
+
+_ROMAN = re.compile(r"[IVXLC]+\.?", re.I)
+
+
+def _enumerated(keys: list[str]) -> bool:
+    """Whether the first column lists items of one kind, not distinct fields: "Stage I", "Stage II", "Stage III"
+    (all open with the same word), or "I", "II", "III". Found as a new user over a table of cancer stages read as
+    one record: "How many stages are there?" answered 1, and "Which stage involves distant metastasis?" answered
+    "Distant metastasis". Three keys at least: "Date of birth" and "Date of death" may be two fields."""
+    if len(keys) < 3:
+        return False
+    firsts = {k.split()[0].casefold() for k in keys}
+    return len(firsts) == 1 or all(_ROMAN.fullmatch(k) for k in keys)
 
 
 def _is_year(text: str) -> bool:
