@@ -85,3 +85,17 @@ def test_one_named_row_s_rate_is_its_count_over_its_population():
     assert run_sampled(raw, typed(), "question", "How many completed GAMMA-3?").execution.result_text == "512"
     claim = {**raw, "check": {"op": "=", "against": "value", "value": "512"}}
     assert run_sampled(claim, typed(), "claim", "GAMMA-3's completion rate was 512.").program.per_column is None
+
+
+@pytest.mark.parametrize("fn", ["value", "avg", "sum"])
+def test_one_named_row_s_rate_whatever_one_cell_reader_the_program_wrote(fn):
+    """Found as a new user over a table of regions: "What was the death rate in the North?" was written as "rows
+    where Region = 'North' -> avg of Deaths" and answered 3, the deaths; the rate is per the population, a small
+    number shown in positional notation."""
+    regions = Table(name="regions", title="Regions", columns=["Region", "Cases", "Deaths", "Population"], rows=[
+        ["North", "124", "3", "1,204,000"], ["South", "<5", "0", "310,500"], ["East", "57", "—", "845,200"],
+        ["West", "9", "1", "402,000"]])
+    raw = {"filters": [{"column": "region", "op": "=", "value": "North"}], "fn": fn, "column": "deaths",
+           "answer_column": "region"}
+    ran = run_sampled(raw, TypedTable.build(regions), "question", "What was the death rate in the North?")
+    assert ran.execution is not None and ran.execution.result_text == "3 / 1,204,000 = 0.000002492", ran.error

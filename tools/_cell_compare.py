@@ -12,6 +12,8 @@ import re
 import unicodedata
 from typing import Any
 
+import numpy as np
+
 from tools._cells import cell_number
 from tools._dates import parse_date
 from tools._words import MONTHS
@@ -152,6 +154,8 @@ def format_value(x: Any) -> str:
             # 527.46 to 527.5 would quote a number the table does not hold.
             text = f"{short:,.6f}" if abs(short) >= 10000 else f"{short:.6f}"
             return text.rstrip("0").rstrip(".")
+        if abs(x) < 1e-3:  # a rate per person: "0.000002492", not "2.492e-06"
+            return np.format_float_positional(x, precision=4, unique=False, fractional=False, trim="-")
         return f"{x:.4g}" if abs(x) < 1e6 else f"{x:,.0f}"  # a ratio or a mean: 4 significant digits
     if isinstance(x, list):
         return join_listed([str(v) for v in x])

@@ -64,6 +64,9 @@ def _share_of(typed: TypedTable, c: int, message: str) -> int | None:
     return None
 
 
+_ONE_ROW_READS = ("value", "avg", "sum", "min", "max")
+
+
 def read_rate(program: Program, typed: TypedTable, message: str, *, one_row: bool = False) -> Program:
     """The program's extreme over a count the message calls a rate runs over that count per its population
     (module docstring); any other program as written.
@@ -72,7 +75,9 @@ def read_rate(program: Program, typed: TypedTable, message: str, *, one_row: boo
     that row ("What was the event rate in the placebo arm?" answered 61, the events; found as a new user over a
     trial's arms). Not for claims: a claim's check states the rate in its own form ("14.8%")."""
     label = typed.columns[typed.label_col - 1].ident if typed.label_col else None
-    if one_row and program.fn == "value" and not program.per_column and label is not None \
+    # "rows where Region = 'North' -> avg of Deaths" is the same one cell as its value (found as a new user: "What
+    # was the death rate in the North?" answered 3, the deaths)
+    if one_row and program.fn in _ONE_ROW_READS and not program.per_column and label is not None \
             and any(f.column == label and f.op == "=" for f in program.filters):
         rated = read_rate(program.model_copy(update={"fn": "max", "nth": 1}), typed, message)
         return rated if rated.per_column else program
