@@ -180,7 +180,7 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
                 match.score += LABEL_SCORE if is_label else VALUE_SCORE
                 match.matched.append(f"{'row' if is_label else 'value'} {text!r}")
             elif not part_hit:
-                part = _named_part(text, low)
+                part = _named_part(text, low, message or "")
                 if part:  # counted once per table: a part names a group of rows, not one row
                     part_hit = True
                     match.score += VALUE_SCORE
@@ -207,19 +207,24 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
     return match
 
 
-def _named_part(cell: str, low: str) -> str:
+def _named_part(cell: str, low: str, message: str = "") -> str:
     """The longest run of a short cell's words that the message holds as words, when that run carries a word of
-    its own ("March 2010" of "3 March 2010", "April" of "2 April 2010"); "" when none does."""
+    its own ("March 2010" of "3 March 2010", "April" of "2 April 2010"), or an acronym the message writes in
+    capitals too ("HPV" of "HPV school"; found as a new user: "The HPV campaign lasted longer than 60 days" went to
+    the text knowledge base); "" when none does."""
     words = _WORD.findall(cell)
     if not 2 <= len(words) <= PART_MAX_WORDS:
         return ""
     for n in range(len(words) - 1, 0, -1):
         for i in range(len(words) - n + 1):
             run = words[i:i + n]
-            if not any(len(w) > 3 and w.isalpha() and w.lower() not in _STOP for w in run):
+            own = any(len(w) > 3 and w.isalpha() and w.lower() not in _STOP for w in run)
+            acronym = [w for w in run if 2 <= len(w) <= 5 and w.isalpha() and w.isupper()]
+            if not own and not acronym:
                 continue
             phrase = " ".join(run).lower()
-            if re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", low):
+            if re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", low) and (
+                    own or all(re.search(rf"(?<!\w){w}(?!\w)", message) for w in acronym)):
                 return " ".join(run)
     return ""
 

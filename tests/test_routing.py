@@ -422,3 +422,16 @@ def test_after_a_claim_it_is_not_the_claim_s_rows_nor_a_question_s_other_extreme
         "How many participants did it have?"
     assert not [c for c in planned("and the lowest?", sess) if c[0] == "table_qa" and c[1]["question"] !=
                 "and the lowest?"]
+
+
+CAMPAIGNS = Table(name="campaigns", title="campaigns", columns=["Campaign", "Country", "Start", "End"], rows=[
+    ["Measles catch-up", "Malawi", "2024-03-04", "2024-03-22"], ["HPV school", "Kenya", "2023-10-02", "2023-12-15"],
+    ["Polio round 1", "Nigeria", "2024-01-15", "2024-01-19"]])
+
+
+def test_an_acronym_of_a_row_name_written_in_capitals_routes():
+    # found as a new user: "HPV" (three letters) named no part of "HPV school", and the claim went to the text KB
+    match = route("The HPV campaign lasted longer than 60 days.", {"campaigns": CAMPAIGNS})
+    assert match is not None and any("HPV" in m for m in match.matched)
+    # in lower case it is no acronym the message writes (nor is "us" the row "US")
+    assert not any("part" in m for m in score_table("tell us about the hpv vaccine", CAMPAIGNS).matched)
