@@ -51,6 +51,7 @@ import re
 from tools._cell_compare import norm_text, text_words
 from tools._cells import TypedTable, cell_number
 from tools._claim_fractions import fraction_of_rows
+from tools._durations import stated_days
 from tools._flag_columns import names_flag
 from tools._question_grounding import column_named, value_grounded
 from tools._table_checks import row_names
@@ -93,7 +94,8 @@ def stated_numbers(claim: str) -> set[float]:
     ups, downs = list(_UP_SIGN.finditer(claim)), list(_DOWN_SIGN.finditer(claim))
     signs = ups + downs
     one_sign = bool(signs) and not (ups and downs) and not any(_DEGREE.search(claim[:m.start()]) for m in signs)
-    return claim_numbers(claim) | ({0.0} if one_sign else set())
+    span = stated_days(claim)  # "less than a week" states 7 days (tools._durations)
+    return claim_numbers(claim) | ({0.0} if one_sign else set()) | ({round(span[1], 6)} if span else set())
 
 
 def _stated(value: str, claim: str, numbers: set[float]) -> bool:

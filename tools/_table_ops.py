@@ -141,12 +141,13 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     per_c = _operand_column(typed, program.per_column, "ratio", fn, c)
     minus_c = _operand_column(typed, program.minus_column, "change", fn, c)
     read_cols += [x for x in (per_c, minus_c) if x is not None]
+    # one column of dates minus another: a number of days ("2023-12-15 − 2023-10-02 = 74 days")
+    duration = minus_c is not None and typed.columns[c - 1].holds_dates
 
     def numbers(rs: list[int]) -> list[tuple[int, float]]:
         col = typed.columns[c - 1]
         # A column of dates has an order (the latest, the earliest), but no sum or mean.
-        if not (col.numeric or (col.holds_dates and per_c is None and minus_c is None
-                                and fn in ("argmax", "argmin", "min", "max"))):
+        if not (col.numeric or (col.holds_dates and per_c is None and fn in ("argmax", "argmin", "min", "max"))):
             raise ProgramError(f"{fn} needs numbers, but column {program.column!r} holds "
                                + ("dates" if col.holds_dates else "text"))
         out = []
@@ -225,7 +226,8 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         else:
             result = _nth_extreme(xs, largest=fn == "max", nth=program.nth)
             decisive = [r for r, x in pairs if x == result]
-        result_text = _as_written(typed, decisive, c, result) if fn in ("min", "max") else \
+        result_text = f"{format_value(result)} days" if duration else \
+            _as_written(typed, decisive, c, result) if fn in ("min", "max") else \
             _with_unit(typed, [r for r, _ in pairs], c, result)
         if minus_c is not None and per_c is not None:  # a relative change: "+28.4%"
             result_text = f"{100 * result:+.1f}%" if fn in ("min", "max") else format_value(result)
@@ -233,8 +235,10 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             result_text = _worked(typed, decisive[0], c, "−", minus_c, result_text)
         elif per_c is not None and len(rows) == 1:  # one named row's rate, with its two cells: "61 / 412 = 0.1481"
             result_text = _worked(typed, decisive[0], c, "/", per_c, result_text)
-        if typed.columns[c - 1].holds_dates:  # the latest date is the date, as its cell writes it
+        if typed.columns[c - 1].holds_dates and not duration:  # the latest date is the date, as its cell writes it
             result = result_text
+        elif duration and program.check is None and len(decisive) == 1:  # a question's answer says its unit
+            result = f"{format_value(result)} days"
     elif fn in ("argmax", "argmin") and program.group_total:
         result, result_text, decisive = _group_extreme(typed, numbers(rows), answer_c, fn == "argmax", program.nth)
         read_cols = [c, answer_c]
@@ -244,7 +248,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         decisive = [r for r, x in pairs if x == best]
         names = [" ".join(typed.text(r, answer_c).split()) for r in decisive]
         result = names[0] if len(names) == 1 else names
-        shown = _as_written(typed, decisive, c, best)
+        shown = f"{format_value(best)} days" if duration else _as_written(typed, decisive, c, best)
         if len(decisive) == 1 and per_c and minus_c:  # "(241.3 − 187.9) / 187.9 = +28.4%"
             r = decisive[0]
             start = " ".join(typed.text(r, minus_c).split())
@@ -349,7 +353,8 @@ def _operand_column(typed: TypedTable, ident: str | None, what: str, fn: str, c:
     other = column_index(typed, ident, f"{what} column")
     if fn not in RATIO_FNS:
         raise ProgramError(f"a {what} of two columns feeds {', '.join(RATIO_FNS)}, not {fn}")
-    if not typed.columns[other - 1].numeric or other == c:
+    dates = what == "change" and typed.columns[other - 1].holds_dates and typed.columns[c - 1].holds_dates
+    if not (typed.columns[other - 1].numeric or dates) or other == c:  # two columns of dates: a duration
         raise ProgramError(f"the {what} column {ident!r} must be another column of numbers")
     return other
 

@@ -56,6 +56,7 @@ from tools._column_change import read_column_change
 from tools._count_than_row import cite_compared_row, counts_of_compared_row, read_count_than_row
 from tools._same_as_row import cite_shared_row, read_same_as_row
 from tools._date_rules import leaves_out_stated_date, read_stated_year
+from tools._durations import read_duration
 from tools._flag_columns import add_stated_flag
 from tools._named_difference import read_named_difference
 from tools._partial_values import narrow_to_written_value, widen_partial_value
@@ -254,7 +255,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_threshold_list(program, typed, text)
             program = read_rate(read_ratio(program, typed, text), typed, text, one_row=True)
             program = read_share_of_all(read_share(read_share_of_rows(program, typed, text), typed, text), typed, text)
-            program = read_column_change(program, typed, text)
+            program = read_duration(read_column_change(program, typed, text), typed, text)
             program = read_ordinal(read_direction(program, typed, text), text)
             program = read_column_against(program, typed, text)
             if yes_no_asked(text):
@@ -264,6 +265,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_counted_column(read_change(read_compared_row(program, typed), typed, text), typed, text)
             program = read_ranked_claim(read_two_extremes(program, typed, text), typed, text)
             program = read_rate(read_ratio(read_superlative(program, typed, text), typed, text), typed, text)
+            program = read_duration(program, typed, text)
             program = read_every_filter(read_quantifier(read_own_row(read_combined(program, typed, text), typed, text),
                                                         text), typed, text)
             program = read_self_filtered_every(program, typed)
