@@ -41,3 +41,54 @@ def test_other_claims_are_left_as_written():
     assert read_others_combined(written(), TYPED, "Africa had more births than Nigeria.") == written()
     assert read_others_combined(written("Atlantis"), TYPED,
                                 "Atlantis had more births than the other countries combined.") == written("Atlantis")
+
+
+REGIONS = Table(name="regions", title="Regions", columns=["Region", "Cases", "Deaths", "Population"], rows=[
+    ["North", "124", "3", "1,204,000"], ["South", "<5", "0", "310,500"], ["East", "57", "—", "845,200"],
+    ["West", "9", "1", "402,000"], ["Central", "", "", "98,700"]])
+
+
+@pytest.mark.parametrize("claim, verdict", [
+    ("The North had more deaths than all other regions combined.", "SUPPORTS"),  # 3 > 0 + 1 (East "—", Central empty)
+    ("The West had more deaths than all other regions combined.", "REFUTES"),  # 1 < 3 + 0
+])
+def test_all_other_rows_without_the_and_a_program_against_one_other_row(claim, verdict):
+    """Found as a new user: "than all other regions combined" (no "the") was checked against the South alone."""
+    from tools._table_program import run_sampled
+
+    row = claim.split()[1]
+    against_one = {"filters": [{"column": "region", "op": "=", "value": row}], "fn": "sum", "column": "deaths",
+                   "answer_column": "region", "check": {"op": ">", "against": "row", "value": "South"}}
+    ran = run_sampled(against_one, TypedTable.build(REGIONS), "claim", claim)
+    assert ran.execution is not None, ran.error
+    assert ran.execution.truth is (verdict == "SUPPORTS")
+    assert [(f.op, f.value) for f in ran.program.filters] == [("!=", row)] and ran.program.check.value == row
+    # the sum says what it did not count
+    assert "not counted: East '—', Central empty" in ran.execution.result_text
+
+
+@pytest.mark.parametrize("claim, truth", [
+    ("The East had more cases than the West and South combined.", True),  # 57 > 9 + (<5): at most 14
+    ("The West had more cases than the North and South combined.", False),  # 9 < 124 + (<5)
+    ("The East had fewer cases than the West and South combined.", False),
+])
+def test_a_suppressed_count_in_a_combined_comparison_is_a_range(claim, truth):
+    """Found as a new user: "<5" made every program fail, and the fallback invented the counts."""
+    from tools._table_program import run_sampled
+
+    row = claim.split()[1]
+    raw = {"filters": [{"column": "region", "op": "=", "value": row}], "fn": "value", "column": "cases",
+           "answer_column": "region", "check": {"op": ">", "against": "value", "value": "10"}}
+    ran = run_sampled(raw, TypedTable.build(REGIONS), "claim", claim)
+    assert ran.execution is not None and ran.execution.truth is truth, ran.error
+    assert "combined, between" in ran.execution.check_text
+
+
+def test_a_range_that_does_not_settle_the_comparison_does_not_vote():
+    from tools._table_program import run_sampled
+
+    table = Table(name="r", title="r", columns=["Region", "Cases"], rows=[["A", "12"], ["B", "9"], ["C", "<5"]])
+    raw = {"filters": [{"column": "region", "op": "=", "value": "A"}], "fn": "value", "column": "cases",
+           "answer_column": "region", "check": {"op": ">", "against": "value", "value": "10"}}
+    ran = run_sampled(raw, TypedTable.build(table), "claim", "A had more cases than B and C combined.")
+    assert ran.execution is None and "leave it open" in ran.error  # 12 against 9 to 14

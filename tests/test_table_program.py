@@ -313,7 +313,9 @@ async def test_a_reason_over_one_row_names_the_cell_not_a_computation(tmp_settin
     with fake_llm_server(scripted(["year", "cases"], [two_row_sum] * 5)) as srv:
         check = await check_claim(llm_for(tmp_settings, srv), CASES, "In 2011 there were 1910 cases in total.",
                                   embedder=BagOfWordsEmbedder())
-    assert check.reason.startswith("Sum of Cases is 1910 (rows: Ontario, Alberta, Québec"), check.reason
+    # the sum says what it left out: Manitoba's "n/a"
+    assert check.reason.startswith(
+        "Sum of Cases is 1910 (not counted: Manitoba 'n/a') (rows: Ontario, Alberta, Québec"), check.reason
 
 
 async def test_a_program_checking_a_value_the_claim_does_not_state_does_not_vote(tmp_settings, fake_llm_server):

@@ -74,6 +74,18 @@ def _squeezed_in(part: str, whole: str) -> bool:
 _BOUND_CELL = re.compile(r"^\s*(<=|>=|<|>|≤|≥)\s*(\S+)\s*$")
 
 
+def cell_bounds(cell: str, nonnegative: bool = True) -> tuple[float, float] | None:
+    """The range a cell that gives a bound stands for ("<5" -> (0, 5) in a column of counts, ">100" -> (100,
+    inf)), or None when the cell is no bound. Public-health tables suppress small counts that way."""
+    m = _BOUND_CELL.match(str(cell))
+    bound = cell_number(m.group(2)) if m else None
+    if bound is None:
+        return None
+    if m.group(1) in ("<", "<=", "≤"):
+        return (0.0 if nonnegative else -math.inf), bound
+    return bound, math.inf
+
+
 def _bounded(cell: str, op: str, right: float) -> bool | None:
     """``cell op right`` for a cell that gives a bound ("<0.001", "> 100"), where the bound settles it: a p-value
     of "<0.001" is below 0.05 and not above it. None when it does not ("<0.01" against 0.005)."""

@@ -228,7 +228,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             decisive = [r for r, x in pairs if x == result]
         result_text = f"{format_value(result)} days" if duration else \
             _as_written(typed, decisive, c, result) if fn in ("min", "max") else \
-            _with_unit(typed, [r for r, _ in pairs], c, result)
+            _with_unit(typed, [r for r, _ in pairs], c, result) + _left_out(typed, rows, pairs, c)
         if minus_c is not None and per_c is not None:  # a relative change: "+28.4%"
             result_text = f"{100 * result:+.1f}%" if fn in ("min", "max") else format_value(result)
         elif minus_c is not None and len(decisive) == 1:  # the two cells the change subtracts: "86 − 89 = -3"
@@ -357,6 +357,25 @@ def _operand_column(typed: TypedTable, ident: str | None, what: str, fn: str, c:
     if not (typed.columns[other - 1].numeric or dates) or other == c:  # two columns of dates: a duration
         raise ProgramError(f"the {what} column {ident!r} must be another column of numbers")
     return other
+
+
+MAX_LEFT_OUT_NAMED = 3
+
+
+def _left_out(typed: TypedTable, rows: list[int], pairs: list[tuple[int, float]], c: int) -> str:
+    """What a sum or an average did not count: " (not counted: East '—', Central empty)"; "" when it counted every
+    selected row. Found as a new user: "How many cases were there in total?" answered 190 over a table whose South
+    row holds "<5" (suppressed) and whose Central row is empty, and nothing said the total leaves them out."""
+    counted = {r for r, _ in pairs}
+    totals = set(total_rows(typed))
+    missing = [r for r in rows if r not in counted and r not in totals]
+    if not missing:
+        return ""
+    named = [f"{typed.row_name(r)} "
+             + (f"'{' '.join(typed.text(r, c).split())}'" if typed.text(r, c).strip() else "empty")
+             for r in missing[:MAX_LEFT_OUT_NAMED]]
+    more = f" and {len(missing) - MAX_LEFT_OUT_NAMED} more" if len(missing) > MAX_LEFT_OUT_NAMED else ""
+    return f" (not counted: {', '.join(named)}{more})"
 
 
 def _worked(typed: TypedTable, r: int, c: int, sign: str, other: int, shown: str) -> str:
