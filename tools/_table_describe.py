@@ -52,9 +52,10 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
         measure = f"relative change from {name(program.minus_column)} to {name(program.column)}"
     nth = f"{ORDINALS[program.nth]} " if program.nth > 1 else ""
     dated = typed.is_dated(program.column)
-    if dated and program.minus_column:  # a duration, in days: the largest of them, not the latest
+    duration = dated and bool(program.minus_column)  # in days: the most of them, not the latest
+    if duration:
         measure, dated = f"days from {name(program.minus_column)} to {name(program.column)}", False
-    larger, smaller = ("latest", "earliest") if dated else ("largest", "smallest")
+    larger, smaller = ("latest", "earliest") if dated else ("most", "fewest") if duration else ("largest", "smallest")
     if fn in ("argmax", "argmin") and program.group_total:
         what = f"the {name(program.answer_column)} whose rows add up to the {nth}" \
                f"{'largest' if fn == 'argmax' else 'smallest'} total {measure}"
