@@ -676,6 +676,20 @@ def test_a_threshold_without_a_superlative_asks_for_every_row_over_it():
     assert read_threshold_list(opened, t, "Which stadiums hold more than 10,000 people?") == opened
 
 
+def test_which_plural_with_a_filter_and_no_superlative_lists_every_row_it_keeps():
+    """Found as a new user: "Which hospitals have a stroke unit?" was answered by the one with the most beds."""
+    from tools._question_rules import read_threshold_list
+
+    hospitals = TypedTable.build(Table(name="h", title="Hospitals", columns=["Hospital", "Beds", "Stroke unit"], rows=[
+        ["St. Anne's", "420", "Yes"], ["Riverside", "310", "No"], ["Royal Infirmary", "640", "Yes"]]))
+    most_beds = prog(filters=[{"column": "stroke_unit", "op": "=", "value": "Yes"}], fn="argmax", column="beds",
+                     answer_column="hospital")
+    read = read_threshold_list(most_beds, hospitals, "Which hospitals have a stroke unit?")
+    assert read.fn == "value" and execute(read, hospitals).result == ["St. Anne's", "Royal Infirmary"]
+    for q in ("Which hospitals with a stroke unit have the most beds?", "Which hospital has a stroke unit?"):
+        assert read_threshold_list(most_beds, hospitals, q) == most_beds  # a superlative, or one asked
+
+
 STAFF = Table(name="staff", title="staff", columns=["Region", "Doctors", "Nurses"], rows=[
     ["North", "1210", "3480"], ["South", "1675", "4020"], ["Central", "980", "=1000+2000"]])
 

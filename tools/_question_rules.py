@@ -431,9 +431,17 @@ def read_threshold_list(program: Program, typed: TypedTable, question: str) -> P
     if program.fn not in ("argmax", "argmin") or not program.answer_column or is_superlative(question) \
             or position_asked(question) is not None:
         return program
-    if not any(f.column == program.column and f.op in ("<", "<=", ">", ">=") for f in program.filters):
+    if not any(f.column == program.column and f.op in ("<", "<=", ">", ">=") for f in program.filters) \
+            and not (program.filters and _WHICH_PLURAL.match(question)):
         return program
     return program.model_copy(update={"fn": "value", "column": program.answer_column})
+
+
+# "Which hospitals have a stroke unit?": a plural asked with no superlative wants every row the filters keep.
+# Found as a new user: four of five programs answered the one with the most beds among them.
+_WHICH_PLURAL = re.compile(r"^\s*(?:which|what)\s+(?:[a-z-]+\s+)?[a-z-]+[^s\W]s\s+(?:have|has|are|were|had|do|did|"
+                           r"got|get|offer|use|used|show|showed|meet|met|received?|reported|include|included)\b",
+                           re.I)
 
 
 _BEST = re.compile(r"\b(?:highest|best|top)\b", re.I)
