@@ -172,3 +172,25 @@ def test_quarters_order_like_years():
     mixed = Table(name="t", title="t", columns=["Ward", "Beds", "Cases Q1", "Cases 2024"],
                   rows=[["ICU", "16", "3", "1"]])
     assert check(mixed, "Cases fell in the ICU.", written)[0] == Program.model_validate(written)  # no order
+
+
+PRICES = Table(name="prices", title="Drug prices", columns=["Drug", "Price 2023 ($)", "Price 2024 ($)"], rows=[
+    ["Insulin glargine", "98.50", "89.00"], ["Adalimumab", "2984.00", "3102.00"], ["Metformin", "4.20", "4.60"]])
+RISING = Table(name="rising", title="Drug prices", columns=["Drug", "Price 2023 ($)", "Price 2024 ($)"], rows=[
+    ["A", "5", "6"], ["B", "3", "4"]])
+
+
+@pytest.mark.parametrize("table, claim, truth", [
+    (PRICES, "Did any drug get cheaper?", True),  # insulin glargine, 98.50 -> 89.00
+    (PRICES, "Did any drug become more expensive?", True),
+    (RISING, "Did any drug get cheaper?", False),  # none did: refuted by finding none
+    (PRICES, "Metformin got cheaper.", False),
+])
+def test_a_price_change_in_its_own_words_and_any_row(table, claim, truth):
+    """Found as a new user: "Did any drug get cheaper?" was refuted by comparing one drug's 2024 price with
+    another's."""
+    typed = TypedTable.build(table)
+    raw = {"filters": [], "fn": "value", "column": typed.columns[2].ident, "answer_column": "drug",
+           "check": {"op": "=", "against": "row", "value": "Insulin glargine"}}
+    ran = run_sampled(raw, typed, "claim", claim)
+    assert ran.execution is not None and ran.execution.truth is truth, ran.error

@@ -34,8 +34,12 @@ _CHANGE = re.compile(
 # The verb alone, where no "from … to" names the two things: past forms only, since "growth", "rise" or "increase"
 # may be nouns ("glo mobile have 11000 growth 52", a TabFact statement); "rose by 5" or "to 27" also states an
 # amount, which a comparison of the two columns does not check.
-_BARE_UP = r"rose|risen|increased|grew|grown|climbed|went\s+up"
-_BARE_DOWN = r"fell|fallen|dropped|declined|decreased|went\s+down|shrank|shrunk"
+# A price's change in its own words: "Did any drug get cheaper?" (found as a new user: refuted by a program that
+# compared one drug's 2024 price with another's, over a table with Price 2023 and Price 2024)
+_BECAME = r"(?:get|gets|got|gotten|become|becomes|became|grew|grown)\s+"
+_BARE_UP = (r"rose|risen|increased|grew|grown|climbed|went\s+up|" + _BECAME
+            + r"(?:more\s+expensive|dearer|costlier|pricier)")
+_BARE_DOWN = r"fell|fallen|dropped|declined|decreased|went\s+down|shrank|shrunk|" + _BECAME + r"cheaper"
 _BARE_CHANGE = re.compile(r"\b(?:(?P<up>" + _BARE_UP + r")|(?P<down>" + _BARE_DOWN + r"))\b(?!\s+(?:by|to)\s+\d)",
                           re.I)
 # A yes/no question's verb after its auxiliary: "Did cases fall in Ashford?"
@@ -61,6 +65,7 @@ def _period(text: str) -> tuple[int, int] | None:
 
 
 _EVERY = re.compile(r"\b(?:every|each|all)\b", re.I)
+_SOME = re.compile(r"\b(?:any|some|at\s+least\s+one|one\s+or\s+more)\b", re.I)
 _NEGATED = re.compile(r"\b(?:not|never|no|n't)\s+(?:\w+\s+)?$", re.I)
 
 
@@ -185,6 +190,11 @@ def _columns_change(program: Program, typed: TypedTable, claim: str, columns: tu
         filters = [f for f in program.filters if f.column not in (a_col, b_col)]
         return Program(filters=filters, fn="every", column=b_col, answer_column=program.answer_column,
                        check=Check(op=op, against="column", value=a_col))
+    if not rows and _SOME.search(claim):
+        # "Did any drug get cheaper?": some selected row changed that way, counted by a filter on the two columns
+        filters = [f for f in program.filters if f.column not in (a_col, b_col)]
+        return Program(filters=filters + [RowFilter(column=b_col, op=op, value="", than_column=a_col)], fn="count",
+                       column=b_col, answer_column=program.answer_column, check=Check(op=">=", value="1"))
     if len(rows) != 1:
         return program
     return Program(filters=[_names(typed, rows[0])], fn="value", column=b_col,

@@ -88,6 +88,9 @@ _DOWN_SIGN = re.compile(r"\b(?<!non-)(?:negative|non-?positive|loss(?:es)?|loss-
 _DEGREE = re.compile(r"\b(?:less|more|most|least|very|too|slightly)\s+$", re.I)
 
 
+_SOME = re.compile(r"\b(?:any|at\s+least\s+one|one\s+or\s+more)\b(?!\s+others?\b)", re.I)
+
+
 def stated_numbers(claim: str) -> set[float]:
     """The numbers a claim states (:func:`claim_numbers`), with 0 when it states one sign of a value ("net income
     was positive in every quarter", "a loss in 2020")."""
@@ -95,7 +98,9 @@ def stated_numbers(claim: str) -> set[float]:
     signs = ups + downs
     one_sign = bool(signs) and not (ups and downs) and not any(_DEGREE.search(claim[:m.start()]) for m in signs)
     span = stated_days(claim)  # "less than a week" states 7 days (tools._durations)
-    return claim_numbers(claim) | ({0.0} if one_sign else set()) | ({round(span[1], 6)} if span else set())
+    some = _SOME.search(claim) is not None  # "Did any drug get cheaper?" states a count of at least 1
+    return claim_numbers(claim) | ({0.0} if one_sign else set()) | ({round(span[1], 6)} if span else set()) \
+        | ({1.0} if some else set())
 
 
 def _stated(value: str, claim: str, numbers: set[float]) -> bool:
@@ -124,7 +129,8 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed
         target = cell_number(chk.value)
         if target is not None and target > n_rows and chk.op in ("=", ">", ">="):
             return f"the claim's {chk.value!r} cannot be a number of rows (the table has {n_rows})"
-        if not ex.selected and target != 0:
+        # (a claim that some row exists is refuted by finding none: "Did any drug get cheaper?")
+        if not ex.selected and target != 0 and not (target == 1 and chk.op == ">=" and _SOME.search(claim)):
             return "the filters select no row, so the count says nothing about the claim"
     return ""
 
