@@ -125,3 +125,23 @@ def test_a_long_table_s_trend_is_the_named_thing_s_rows(claim, verdict, says):
 ])
 def test_a_long_table_without_one_named_thing_is_left_to_the_programs(claim):
     assert trend_check(claim, TB) is None
+
+
+AGES = Table(name="ages", title="Coverage", columns=["Age group", "Population", "Vaccinated", "Coverage (%)"], rows=[
+    ["18–24", "41200", "18950", "46.0"], ["25–49", "128400", "77040", "60.0"], ["50–64", "84300", "62380", "74.0"],
+    ["65+", "73100", "64330", "88.0"]])
+
+
+@pytest.mark.parametrize("claim, verdict", [
+    ("Coverage rises with age.", "SUPPORTS"),
+    ("Coverage increases across age groups.", "SUPPORTS"),
+    ("Coverage falls with age.", "REFUTES"),
+    ("Population rises with age.", "REFUTES"),  # 128,400 (25–49) to 84,300 (50–64)
+    ("Coverage rises with income.", None),  # not the column of row labels: left to the programs
+])
+def test_a_trend_along_the_row_labels_is_checked_in_their_order(claim, verdict):
+    """Found as a new user: "Coverage rises with age" was supported by "the average coverage > the 18–24 group's"."""
+    check = trend_check(claim, AGES)
+    assert (check.verdict if check else None) == verdict
+    if check is not None:
+        assert "in the table's row order" in check.reason

@@ -39,6 +39,9 @@ _EVERY = re.compile(r"\b(?:every|each)\s+(?:single\s+)?(?:year|month|quarter|wee
                     r"\b(?:steadily|consistently|continuously|monotonically|year[- ]on[- ]year|year after year|"
                     r"month after month|month[- ]on[- ]month)\b", re.I)
 _NEGATED = re.compile(r"\b(?:not|never|n't)\b", re.I)
+# "rises with age", "falls with increasing dose": along the column of row labels, when it names that column
+_ALONG = re.compile(r"\s*(?:\w+\s+){0,2}?(?:with|by|across)\s+(?:increasing\s+|higher\s+|rising\s+|greater\s+|"
+                    r"older\s+)?(?P<along>[^\W\d_][\w-]*)", re.I)
 _YEAR = re.compile(r"\b(1[89]\d{2}|20\d{2})\b")
 _ISO = re.compile(r"^\d{4}(?:-\d{2}){0,2}$")
 MIN_ROWS = 3
@@ -128,6 +131,12 @@ def trend_check(claim: str, table: Table) -> TrendCheck | None:
     # Typed only once the claim's words call for it: every claim check passes here, and the programs type the
     # table themselves.
     typed = TypedTable.build(table)
+    along = _ALONG.match(claim, verb.end())
+    if not every and along and typed.label_col and column_named(typed.columns[typed.label_col - 1].name,
+                                                                along.group("along")):
+        # "Coverage rises with age" over rows of age groups: a rise at every step of the rows' own order (found as
+        # a new user: supported by "the average coverage > the 18-24 group's", which the claim never said)
+        every = along
     measures = [c for c in typed.columns if c.numeric and not c.holds_years and column_named(c.name, claim)]
     if len(measures) != 1:
         return None
