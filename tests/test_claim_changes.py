@@ -194,3 +194,20 @@ def test_a_price_change_in_its_own_words_and_any_row(table, claim, truth):
            "check": {"op": "=", "against": "row", "value": "Insulin glargine"}}
     ran = run_sampled(raw, typed, "claim", claim)
     assert ran.execution is not None and ran.execution.truth is truth, ran.error
+
+
+@pytest.mark.parametrize("claim, truth, check", [
+    ("Metformin's price rose by more than 10%.", False, "> 0.10"),  # +9.5%: supported by "4.60 > 4.20" before
+    ("Metformin's price rose by more than 9%.", True, "> 0.09"),
+    ("The price of insulin glargine fell by more than 5%.", True, "< -0.05"),  # -9.6%
+    ("The price of insulin glargine fell by 3.", False, "= 3"),  # 98.50 - 89.00 = 9.5
+    ("Adalimumab's price rose by less than 100.", False, "< 100"),  # 118
+])
+def test_a_stated_amount_of_change_is_checked(claim, truth, check):
+    """Found as a new user: "Metformin's price rose by more than 10%" was supported by 4.60 > 4.20 (a 9.5% rise)."""
+    typed = TypedTable.build(PRICES)
+    raw = {"filters": [{"column": "drug", "op": "=", "value": "Metformin"}], "fn": "value", "column": "price_2024",
+           "answer_column": "drug", "check": {"op": ">", "against": "row", "value": "Metformin"}}
+    ran = run_sampled(raw, typed, "claim", claim)
+    assert ran.execution is not None and ran.execution.truth is truth, ran.error
+    assert ran.execution.check_text == check

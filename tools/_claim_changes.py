@@ -137,12 +137,55 @@ def than_years(typed: TypedTable, text: str) -> tuple[tuple[str, str], str] | No
     return pair, ">" if m.group("word").lower() in GREATER_WORDS else "<"
 
 
+# "Metformin's price rose by more than 10%": the amount of the change, which the bare verb's comparison of the two
+# columns does not check (found as a new user: supported by 4.60 > 4.20, a rise of 9.5%)
+_BY_AMOUNT = re.compile(
+    r"\b(?:(?P<up>rose|risen|increased|grew|grown|climbed|went\s+up)|(?P<down>fell|fallen|dropped|declined|"
+    r"decreased|went\s+down|shrank|shrunk))\s+by\s+(?P<cmp>more\s+than|over|less\s+than|under|at\s+least|at\s+most|"
+    r"exactly)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?P<pct>%|percent\b|per\s+cent\b)?", re.I)
+_AMOUNT_OPS = {"more than": ">", "over": ">", "less than": "<", "under": "<", "at least": ">=", "at most": "<=",
+               "exactly": "="}
+_FLIPPED = {">": "<", "<": ">", ">=": "<=", "<=": ">=", "=": "="}
+
+
+def _by_amount(program: Program, typed: TypedTable, claim: str) -> Program | None:
+    """The named row's change between the table's two year columns checked against the amount the claim states
+    ("rose by more than 10%": (2024 - 2023) / 2023 > 0.10; "fell by 3": 2024 - 2023 = -3), or None when the claim
+    states no amount, names no one row, or the table has no such pair."""
+    m = _BY_AMOUNT.search(claim)
+    if m is None or _NEGATED.search(claim[:m.start()]):
+        return None
+    pair = year_pair(typed, claim)
+    rows, _ = row_names_in(typed, claim[:m.start()])
+    if pair is None or len(rows) != 1 or not all(typed.column(c).numeric for c in pair):
+        return None
+    earlier, later = pair
+    op = _AMOUNT_OPS.get(" ".join((m.group("cmp") or "exactly").lower().split()), "=")
+    n = m.group("n")
+    amount = float(n)
+    decimals = len(n.split(".")[1]) if "." in n else 0
+    # a percentage is a share of the earlier value, written to the claim's precision
+    value = f"{amount / 100:.{decimals + 2}f}" if m.group("pct") else n
+    if m.group("pct"):
+        if m.group("down"):  # a fall of 10% is a change of -0.10: "by more than 10%" is "below -0.10"
+            value, op = f"-{value}", _FLIPPED[op]
+        return Program(filters=[_names(typed, rows[0])], fn="max", column=later, minus_column=earlier,
+                       per_column=earlier, answer_column=program.answer_column,
+                       check=Check(op=op, against="value", value=value))
+    # an amount: the later minus the earlier for a rise, the earlier minus the later for a fall ("fell by 3")
+    first, second = (later, earlier) if not m.group("down") else (earlier, later)
+    return Program(filters=[_names(typed, rows[0])], fn="max", column=first, minus_column=second,
+                   answer_column=program.answer_column, check=Check(op=op, against="value", value=value))
+
+
 def read_change(program: Program, typed: TypedTable, claim: str) -> Program:
     """The program the claim's "rose/fell from A to B" states (module docstring); any other claim as written."""
     m = _CHANGE.search(claim)
     label = typed.label_col
     if program.check is None or not label:
         return program
+    if m is None and (amount := _by_amount(program, typed, claim)) is not None:
+        return amount
     if m is None and (years := than_years(typed, claim)) is not None:
         (first, second), op = years
         return _columns_change(program, typed, claim, (second, first), op, claim)

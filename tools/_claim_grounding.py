@@ -67,6 +67,12 @@ _NUMBER_WORDS = CARDINALS | {
     "single": 1.0, "twice": 2.0, "double": 2.0, "half": 0.5, "dozen": 12.0, "none": 0.0, "no": 0.0}
 
 
+def _written_as_percent(claim: str, x: float) -> bool:
+    """Whether the claim writes ``x`` as a percentage ("10%", "10 percent")."""
+    return any(cell_number(m.group(1)) == x for m in re.finditer(r"(\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b)",
+                                                                   claim))
+
+
 def claim_numbers(claim: str) -> set[float]:
     """The numbers a claim states ("1,200", "45%", "3.5", "three"), as numbers."""
     out = {n for w, n in _NUMBER_WORDS.items() if re.search(rf"\b{w}\b", claim.lower())}
@@ -106,9 +112,14 @@ def stated_numbers(claim: str) -> set[float]:
 def _stated(value: str, claim: str, numbers: set[float]) -> bool:
     n = cell_number(value)
     if n is not None:
-        # "56 million" is stated as 56; a check value the model scaled ("56000000") is 56 * 10^6.
+        # "56 million" is stated as 56; a check value the model scaled ("56000000") is 56 * 10^6. A share the claim
+        # writes as a percentage of a change ("rose by more than 10%") is checked as a fraction, and a fall as a
+        # negative change (tools._claim_changes): 0.10 and -0.10 are stated by "10%".
+        fraction = abs(n) if re.search(r"^-?\d*\.\d+$", value.strip()) and abs(n) < 1 else None
         return any(abs(n - x) <= 1e-6 * max(1.0, abs(x)) or any(abs(n - x * s) <= 1e-6 * abs(x * s)
-                                                                   for s in (1e3, 1e6, 1e9)) for x in numbers)
+                                                                   for s in (1e3, 1e6, 1e9))
+                   or (fraction is not None and abs(fraction - abs(x) / 100) <= 1e-9 and _written_as_percent(claim, x))
+                   for x in numbers)
     words = [w for w in _WORD.findall(value.lower()) if len(w) > 1]
     have = set(_WORD.findall(claim.lower()))
     return not words or all(w in have for w in words)
