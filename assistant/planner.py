@@ -89,8 +89,11 @@ def plan_table_call(frame, session: Session, available: set[str], *, embedder=No
         # "And for myocardial infarction?" after a claim about stroke: that claim, of the row it names
         return PlannedCall("verify_claim", {"claim": claim, "table": last.table})
     if last is not None and last.kind == "question" and last.table in session.tables and "table_qa" in available \
-            and (asked := elliptical_extreme(message, last.question)) is not None:
+            and (asked := elliptical_extreme(message, last.question)
+                 or elliptical_extreme(message, last.extreme_question)) is not None:
         # "and the longest?" after "Which clinic has the shortest wait?": that question, the other way, same table
+        # (or the last such question of that table, when the turns since asked for no extreme: "When was it
+        # founded?"; found as a new user, "And the smallest?" then went to the text KB and answered "electron")
         return PlannedCall("table_qa", {"question": asked, "options": frame.options, "table": last.table})
     match = route(message, session.tables, embedder=embedder, previous=last.table if last else None)
     if match is not None:

@@ -370,6 +370,17 @@ def test_an_elliptical_extreme_asks_the_last_question_the_other_way(message, ask
     assert planned(message, sess) == [("table_qa", {"question": asked, "options": [], "table": "trials"})]
 
 
+def test_an_elliptical_extreme_after_a_question_with_none_turns_the_last_one_that_had_one():
+    """Found as a new user: "And the smallest?" after "Which hospital has the most beds?" and "When was it
+    founded?" went to the text knowledge base and answered "The smallest is electron"."""
+    sess = session(TRIALS, PRICES)
+    sess.last_table_answer = TableAnswer(table="trials", question="When did it start?", answer="2019", rows=[3],
+                                         row_names=["GAMMA-3"],
+                                         extreme_question="Which trial had the highest efficacy?")
+    assert planned("And the lowest?", sess) == [
+        ("table_qa", {"question": "Which trial had the lowest efficacy?", "options": [], "table": "trials"})]
+
+
 def test_no_elliptical_extreme_without_a_last_question_with_one_extreme():
     from assistant.routing import elliptical_extreme
 

@@ -452,6 +452,8 @@ async def test_question_answered_by_program_and_follow_up_resolves_it(tmp_settin
     assert "'it' is Alberta" in program_prompts[1]  # the follow-up's "it" named for the model
     assert second.answer == "2011" and second.vote == "4 of 5 programs ran; votes 2011: 4"
     assert any("did not run" in line for line in second.programs)
+    # the question that asked for an extreme is kept for a later "and the fewest?"
+    assert ctx.session.last_table_answer.extreme_question == "Which province had the most cases in 2011?"
 
 
 async def test_multiple_choice_picks_the_option_the_computed_answer_matches(tmp_settings, fake_llm_server):

@@ -46,7 +46,7 @@ from tools._table_llm import (
 from tools._table_program import (
     DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, solve)
 from tools._unstated import unstated_numbers
-from tools._words import OF_THEM
+from tools._words import OF_THEM, is_superlative
 from tools.intent import without_regarding_note
 from tools.table_filter import filter_table, resolve_table
 
@@ -70,6 +70,9 @@ class TableAnswer(BaseModel):
     # The rows the question ranged over when it pointed back to several ("Which of them reported last?"): the
     # group a next "of them" means when this answer is one row.
     scope: list[int] = Field(default_factory=list)
+    # The last question of this table that asked for an extreme ("Which hospital has the most beds?"), kept
+    # through questions that do not ("When was it founded?"), so a later "And the smallest?" can turn it round.
+    extreme_question: str = ""
 
 
 def last_answer(session) -> TableAnswer | None:
@@ -388,9 +391,12 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
                                                result.cells, answer=result.answer, question=result.question)
     if result.decided_by != "columns":
         rows = _answer_rows(result)
+        before = getattr(ctx.session, "last_table_answer", None)
+        extreme = args.question if is_superlative(args.question) else \
+            before.extreme_question if before is not None and before.table == table.name else ""
         ctx.session.last_table_answer = TableAnswer(table=table.name, question=args.question, answer=result.answer,
                                                     rows=rows, row_names=[table.row_label(r) for r in rows],
-                                                    scope=list(scope))
+                                                    scope=list(scope), extreme_question=extreme)
     reason = result.reason
     unstated = unstated_numbers(result.reason, table, args.question, result.cells) \
         if result.decided_by == "llm" else []
