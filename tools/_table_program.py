@@ -69,6 +69,7 @@ from tools._rates import read_rate
 from tools._row_share import read_share_of_rows
 from tools._stated_bound import read_stated_bound
 from tools._stated_values import add_stated_value
+from tools._top_rows import read_top_rows
 from tools._written_share import ratio_as_percent, read_stated_percent, read_written_share
 from tools._table_describe import describe
 from tools._table_grammar import typed_program_schema
@@ -252,7 +253,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_distinct(program, typed, text)
             program = read_group_total(read_total_asked(program, typed, text), typed, text)
             program = read_rows_asked(program, typed, text)
-            program = read_threshold_list(program, typed, text)
+            program = read_top_rows(read_threshold_list(program, typed, text), typed, text)
             program = read_rate(read_ratio(program, typed, text), typed, text, one_row=True)
             program = read_share_of_all(read_share(read_share_of_rows(program, typed, text), typed, text), typed, text)
             program = read_duration(read_column_change(program, typed, text), typed, text)
