@@ -92,3 +92,32 @@ def test_a_range_that_does_not_settle_the_comparison_does_not_vote():
            "answer_column": "region", "check": {"op": ">", "against": "value", "value": "10"}}
     ran = run_sampled(raw, TypedTable.build(table), "claim", "A had more cases than B and C combined.")
     assert ran.execution is None and "leave it open" in ran.error  # 12 against 9 to 14
+
+
+OUTBREAKS = Table(name="o", title="Outbreaks", columns=["Outbreak", "Country", "Deaths"], rows=[
+    ["Cholera Haiti", "Haiti", "9,792"], ["Ebola West Africa", "Guinea", "11,325"], ["Zika", "Brazil", ""],
+    ["Diphtheria Yemen", "Yemen", "330"], ["Mpox", "Multi-country", "140"]])
+
+
+def test_the_row_a_claim_does_not_name_as_written_is_the_one_the_model_s_filters_keep():
+    """Found as a new user: "Cholera in Haiti killed more people than all the other outbreaks combined" (the row is
+    "Cholera Haiti") was checked against Zika alone, whose deaths are empty."""
+    from tools._table_program import run_sampled
+
+    raw = {"filters": [{"column": "country", "op": "=", "value": "Haiti"}], "fn": "sum", "column": "deaths",
+           "answer_column": "outbreak", "check": {"op": ">", "against": "row", "value": "Zika"}}
+    ran = run_sampled(raw, TypedTable.build(OUTBREAKS), "claim",
+                      "Cholera in Haiti killed more people than all the other outbreaks combined.")
+    assert ran.execution is not None and ran.execution.truth is False, ran.error  # 9,792 < 11,795
+    assert ran.execution.check_text == "< Cholera Haiti's Deaths 9,792"
+    assert ran.execution.result_text == "11,795 (not counted: Zika empty)"
+
+
+def test_a_count_of_every_row_checked_against_zero_does_not_vote():
+    """Found as a new user: "Zika caused no deaths." was refuted by "the number of rows = 0"."""
+    from tools._table_program import run_sampled
+
+    raw = {"filters": [], "fn": "count", "column": "deaths", "answer_column": "outbreak",
+           "check": {"op": "=", "against": "value", "value": "0"}}
+    ran = run_sampled(raw, TypedTable.build(OUTBREAKS), "claim", "Zika caused no deaths.")
+    assert ran.execution is None and "empty table" in ran.error

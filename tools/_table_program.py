@@ -320,7 +320,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
                    or direction_blocker(program, typed, text) or comparison_blocker(program, text)
                    or multiple_blocker(program, text, _header(typed, program.column))
                    or quantity_count_blocker(program, typed, text)
-                   or negated_count_blocker(program, text) or named_rows_blocker(program, typed, text)
+                   or negated_count_blocker(program, text, typed) or named_rows_blocker(program, typed, text)
                    or vote_blocker(program, execution, text, typed.table.n_rows, typed)
                    or ignored_category_blocker(program, execution, typed, text)) if kind == "claim" else ""
         if blocked:  # it ran, but it does not check what the claim states: it must not vote
