@@ -93,3 +93,26 @@ def test_the_verdict_is_the_count(claim, program, verdict):
     outcome = ProgramOutcome(kind="claim")
     decide(outcome, sampled, TYPED, "claim", claim)
     assert outcome.winner == verdict and outcome.votes == {verdict: 3}, [r.error for r in outcome.runs]
+
+
+NO_DEATHS = Table(name="o", title="Outbreaks", columns=["Outbreak", "Country", "Deaths"], rows=[
+    ["Cholera Haiti", "Haiti", "9,792"], ["Zika", "Brazil", ""], ["Mpox", "Multi-country", "0"]])
+
+
+@pytest.mark.parametrize("claim, row, outcome", [
+    ("Mpox caused no deaths.", "Mpox", True),
+    ("Cholera Haiti had no deaths.", "Cholera Haiti", False),
+    ("Zika caused no deaths.", "Zika", None),  # an empty cell gives no value: no vote (was refuted)
+])
+def test_one_named_row_had_none_of_a_column(claim, row, outcome):
+    """Found as a new user: "Zika caused no deaths." was refuted by "rows where Outbreak = 'Zika' -> the number of
+    rows = 0", and then by Zika's empty Deaths cell compared with 0."""
+    from tools._table_program import run_sampled
+
+    raw = {"filters": [{"column": "outbreak", "op": "=", "value": row}], "fn": "count", "column": "deaths",
+           "answer_column": "outbreak", "check": {"op": "=", "against": "value", "value": "0"}}
+    ran = run_sampled(raw, TypedTable.build(NO_DEATHS), "claim", claim)
+    if outcome is None:
+        assert ran.execution is None and "is empty" in ran.error
+    else:
+        assert ran.execution is not None and ran.execution.truth is outcome, ran.error

@@ -117,7 +117,12 @@ def test_a_count_of_every_row_checked_against_zero_does_not_vote():
     """Found as a new user: "Zika caused no deaths." was refuted by "the number of rows = 0"."""
     from tools._table_program import run_sampled
 
+    from tools._claim_negated import negated_count_blocker
+
     raw = {"filters": [], "fn": "count", "column": "deaths", "answer_column": "outbreak",
            "check": {"op": "=", "against": "value", "value": "0"}}
-    ran = run_sampled(raw, TypedTable.build(OUTBREAKS), "claim", "Zika caused no deaths.")
-    assert ran.execution is None and "empty table" in ran.error
+    typed = TypedTable.build(OUTBREAKS)
+    assert "empty table" in negated_count_blocker(Program.model_validate(raw), "Zika caused no deaths.", typed)
+    # through the rules, the claim is read as Zika's Deaths = 0, whose empty cell gives no value either
+    ran = run_sampled(raw, typed, "claim", "Zika caused no deaths.")
+    assert ran.execution is None and "is empty" in ran.error

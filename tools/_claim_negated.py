@@ -28,7 +28,8 @@ from tools._cell_compare import norm_text
 from tools._cells import TypedTable, cell_number
 from tools._claim_grounding import row_names_in
 from tools._stated_bound import direction, stated_bounds
-from tools._table_ops_model import Check, Program, ProgramError, RowFilter
+from tools._question_grounding import column_named
+from tools._table_ops_model import VALUE_MAX_CHARS, Check, Program, ProgramError, RowFilter
 from tools._table_rows import meets_filter
 from tools._words import NEGATED_EXISTENCE
 
@@ -61,6 +62,28 @@ def _names_rows(typed: TypedTable, f: RowFilter) -> bool:
         return any(meets_filter(typed, r, f, words=True) for r in range(1, typed.table.n_rows + 1))
     except (KeyError, ProgramError):
         return False
+
+
+# "Zika caused no deaths", "Mpox had no deaths": one named row's count of something is 0. Found as a new user: read
+# as "rows where Outbreak = 'Zika' -> the number of rows = 0", false of any table that holds Zika.
+_HAD_NONE = re.compile(r"\b(?:had|has|have|caused|causes|reported|recorded|saw|registered)\s+no\s+"
+                       r"(?P<what>[^\W\d_][\w-]*)", re.I)
+
+
+def read_no_value(program: Program, typed: TypedTable, claim: str) -> Program:
+    """"Zika caused no deaths" as "Zika's Deaths = 0", when the claim names one row and the word after "no" names
+    one column of numbers; otherwise ``program`` as written. (An empty cell there gives no value, and no vote.)"""
+    m = _HAD_NONE.search(claim)
+    label = typed.label_col
+    if m is None or program.check is None or not label:
+        return program
+    rows, _ = row_names_in(typed, claim[:m.start()])
+    columns = [c for c in typed.columns if c.numeric and c.index != label and column_named(c.name, m.group("what"))]
+    if len(rows) != 1 or len(columns) != 1:
+        return program
+    return Program(filters=[RowFilter(column=typed.columns[label - 1].ident, op="=", value=rows[0][:VALUE_MAX_CHARS])],
+                   fn="value", column=columns[0].ident, answer_column=program.answer_column,
+                   check=Check(op="=", against="value", value="0"))
 
 
 def read_negated_existence(program: Program, typed: TypedTable, claim: str) -> Program:

@@ -44,6 +44,12 @@ def check_result(program: Program, typed: TypedTable, result: Any, c: int,
             fn == "value" and typed.columns[c - 1].numeric)
         check_types(typed, chk.op, chk.value, numeric_result=numeric_result,
                     what="the result" if fn != "value" else f"column {program.column!r}")
+        if fn == "value" and typed.columns[c - 1].numeric and rows and cell_number(chk.value) is not None \
+                and all(not typed.text(r, c).strip() for r in rows):
+            # An empty cell says nothing, not "not 0": found as a new user, "Zika caused no deaths" was refuted by
+            # Zika's empty Deaths cell compared with 0
+            raise ProgramError(f"{typed.row_name(rows[0])}'s cell in column {program.column!r} is empty: the table "
+                               "gives no value to compare")
     if chk.against == "row":
         label = typed.label_col
         if not label:

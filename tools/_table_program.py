@@ -47,7 +47,7 @@ from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_ro
     read_stated_fraction
 from tools._claim_joint_rows import named_rows_blocker, read_joint_rows
 from tools._claim_multiples import multiple_blocker, read_multiplier, read_ratio_multiple
-from tools._claim_negated import negated_count_blocker, read_negated_existence
+from tools._claim_negated import negated_count_blocker, read_negated_existence, read_no_value
 from tools._claim_others import read_others_combined
 from tools._claim_self_filter import read_self_filtered_every
 from tools._claim_significance import add_significance_filter
@@ -275,6 +275,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_ordinal(read_multiplier(program, text), text)
             program = read_ratio_multiple(program, _header(typed, program.column), text)
             program = read_negated_existence(read_others_combined(program, typed, text), typed, text)
+            program = read_no_value(program, typed, text)
         # Several values of one column: any of them in a question; in a claim, only the rows it names jointly.
         union = kind == "question"
         if kind == "claim" and (joint := read_joint_rows(program, text)) is not None:
