@@ -33,6 +33,21 @@ def test_two_superlatives_of_one_row_are_two_claims(claim, parts):
     assert conjuncts(claim) == parts
 
 
+@pytest.mark.parametrize("claim, parts", [
+    # found as a new user: "Mpox had more cases than Ebola but fewer deaths" was checked on its cases alone
+    ("Mpox had more cases than Ebola but fewer deaths.",
+     ["Mpox had more cases than Ebola.", "Mpox had fewer deaths than Ebola."]),
+    ("Site A had more patients than site B but fewer dropouts than site C.",
+     ["Site A had more patients than site B.", "Site A had fewer dropouts than site C."]),
+    # one comparison, a combined one, or a second part with no measure of its own: left whole
+    ("Mpox had more cases than Ebola.", []),
+    ("Mpox had more cases than Ebola and Zika combined.", []),
+    ("Mpox had more cases than Ebola and fewer than Zika.", []),
+])
+def test_two_comparisons_of_one_row_are_two_claims(claim, parts):
+    assert conjuncts(claim) == parts
+
+
 def _extreme(fn: str, column: str) -> dict:
     return {"filters": [], "fn": fn, "column": column, "answer_column": "arm",
             "check": {"op": "=", "against": "value", "value": "High dose"}}

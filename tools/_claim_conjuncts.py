@@ -20,10 +20,28 @@ _TWO_SUPERLATIVES = re.compile(
     r"were|got|recorded|reported|scored)\s+)?the\s+(?P<second>" + _EXTREME + r"\s+[^,;.]{1,60}?)\s*[.!]?\s*$", re.I)
 
 
+# "Mpox had more cases than Ebola but fewer deaths": two comparisons of one row with another, the second's "than"
+# left out (found as a new user over a CSV of outbreaks: the programs checked the cases alone).
+_COMPARATIVE = r"(?:more|fewer|less|higher|lower|greater|smaller|larger|bigger)"
+_TWO_COMPARISONS = re.compile(
+    r"^\s*(?P<row>[^,;]{1,60}?)\s+(?P<verb>has|had|have|is|was|are|were|got|recorded|reported|scored|saw|caused)\s+"
+    r"(?P<first>" + _COMPARATIVE + r"\s+[^,;.]{1,60}?)\s+than\s+(?P<other>[^,;.]{1,60}?)\s*,?\s+(?:and|but)\s+"
+    r"(?:also\s+)?(?:(?:has|had|have|is|was|are|were|got|recorded|reported|scored|saw|caused)\s+)?"
+    r"(?P<second>" + _COMPARATIVE + r"\s+(?!than\b)[^,;.]{1,60}?)(?:\s+than\s+(?P<other2>[^,;.]{1,60}?))?"
+    r"\s*[.!]?\s*$", re.I)
+
+
 def conjuncts(claim: str) -> list[str]:
-    """The two claims a claim of two superlatives of one row makes (module docstring), else []."""
+    """The two claims a claim of two superlatives, or of two comparisons, of one row makes (module docstring),
+    else []."""
     m = _TWO_SUPERLATIVES.match(claim)
+    if m is not None:
+        row, verb = m.group("row").strip(), m.group("verb")
+        return [f"{row} {verb} the {m.group('first').strip()}.", f"{row} {verb} the {m.group('second').strip()}."]
+    m = _TWO_COMPARISONS.match(claim)
     if m is None:
         return []
     row, verb = m.group("row").strip(), m.group("verb")
-    return [f"{row} {verb} the {m.group('first').strip()}.", f"{row} {verb} the {m.group('second').strip()}."]
+    other = m.group("other").strip()
+    return [f"{row} {verb} {m.group('first').strip()} than {other}.",
+            f"{row} {verb} {m.group('second').strip()} than {(m.group('other2') or other).strip()}."]
