@@ -22,7 +22,8 @@ from tools._cell_compare import text_words
 from tools._cells import TypedTable
 from tools._claim_grounding import row_names_in
 from tools._question_grounding import GREATER_WORDS, column_named
-from tools._table_ops_model import VALUE_MAX_CHARS, Check, Program, RowFilter
+from tools._stated_bound import BOUND_OPS
+from tools._table_ops_model import MIRRORED_OPS, VALUE_MAX_CHARS, Check, Program, RowFilter
 
 _UP = r"rose|risen|rise|rises|increased|increases|increase|grew|grown|grows|growth|climbed|climbs|went\s+up|gained"
 _DOWN = (r"fell|fallen|falls|fall|dropped|drops|drop|declined|declines|decline|decreased|decreases|decrease|"
@@ -143,9 +144,7 @@ _BY_AMOUNT = re.compile(
     r"\b(?:(?P<up>rose|risen|increased|grew|grown|climbed|went\s+up)|(?P<down>fell|fallen|dropped|declined|"
     r"decreased|went\s+down|shrank|shrunk))\s+by\s+(?P<cmp>more\s+than|over|less\s+than|under|at\s+least|at\s+most|"
     r"exactly)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?P<pct>%|percent\b|per\s+cent\b)?", re.I)
-_AMOUNT_OPS = {"more than": ">", "over": ">", "less than": "<", "under": "<", "at least": ">=", "at most": "<=",
-               "exactly": "="}
-_FLIPPED = {">": "<", "<": ">", ">=": "<=", "<=": ">=", "=": "="}
+_AMOUNT_OPS = {**BOUND_OPS, "exactly": "="}
 
 
 def _by_amount(program: Program, typed: TypedTable, claim: str) -> Program | None:
@@ -168,7 +167,7 @@ def _by_amount(program: Program, typed: TypedTable, claim: str) -> Program | Non
     value = f"{amount / 100:.{decimals + 2}f}" if m.group("pct") else n
     if m.group("pct"):
         if m.group("down"):  # a fall of 10% is a change of -0.10: "by more than 10%" is "below -0.10"
-            value, op = f"-{value}", _FLIPPED[op]
+            value, op = f"-{value}", MIRRORED_OPS[op]
         return Program(filters=[_names(typed, rows[0])], fn="max", column=later, minus_column=earlier,
                        per_column=earlier, answer_column=program.answer_column,
                        check=Check(op=op, against="value", value=value))

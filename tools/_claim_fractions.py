@@ -19,7 +19,8 @@ import re
 from tools._cell_compare import format_value, written_tolerance
 from tools._cells import TypedTable, cell_number
 from tools._claim_counts import names_column
-from tools._claim_multiples import _BOUND, _BOUND_OP
+from tools._claim_multiples import _BOUND
+from tools._stated_bound import BOUND_OPS
 from tools._question_grounding import column_named
 from tools._words import content_words, word_in
 from tools._table_ops import selected_rows
@@ -46,7 +47,7 @@ def stated_fraction(claim: str) -> tuple[float, str, float] | None:
     bound = (m.group("bound") or "").lower()
     if "majority" in phrase:
         return _FRACTIONS[phrase], ">", 0.0  # a majority is more than half
-    op = _BOUND_OP.get(bound, "=")
+    op = BOUND_OPS.get(bound, "=")
     return _FRACTIONS[phrase], op, (ROUGH_FRACTION_TOLERANCE if op == "=" else 0.0)
 
 
@@ -128,7 +129,7 @@ def read_share_of_total(program: Program, typed: TypedTable, claim: str) -> Prog
         if not _names_the_amount(col.name, m.group("rest")):
             continue
         bound = (m.group("bound") or "").lower()
-        op = _BOUND_OP.get(bound, "=")
+        op = BOUND_OPS.get(bound, "=")
         if m.group("percent"):
             fraction = float(m.group("percent")) / 100
             tolerance = written_tolerance(m.group("percent")) / float(m.group("percent") or 1) if op == "=" else 0.0
@@ -166,7 +167,7 @@ def fraction_of_rows(claim: str, typed: TypedTable) -> tuple[float, str, float] 
             continue
         phrase, bound = m.group("fraction").lower(), (m.group("bound") or "").lower()
         n = typed.table.n_rows - len(total_rows(typed))
-        op = ">" if "majority" in phrase else _BOUND_OP.get(bound, "=")
+        op = ">" if "majority" in phrase else BOUND_OPS.get(bound, "=")
         return _FRACTIONS[phrase] * n, op, (ROUGH_FRACTION_TOLERANCE if op == "=" else 0.0)
     return None
 

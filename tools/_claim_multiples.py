@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 
 from tools._cells import cell_number
-from tools._table_ops_model import Program
+from tools._stated_bound import BOUND_OPS
+from tools._table_ops_model import MIRRORED_OPS, Program
 
 _MULTIPLE_WORDS = {"twice": 2.0, "double": 2.0, "thrice": 3.0, "triple": 3.0, "quadruple": 4.0, "half": 0.5,
                    "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0,
@@ -32,8 +33,6 @@ _MULTIPLIER = re.compile(
     r"bigger)\b|\s+[^\W\d_][\w.-]*['’]s\b)", re.I)  # or a possessive: "three times Spain's"
 # "the first half of 2020" is a period, not a multiple
 _HALF_OF_A_PERIOD = re.compile(r"\b(?:first|second|last|the|latter|former|other|back)\s+$", re.I)
-_BOUND_OP = {"more than": ">", "over": ">", "above": ">", "at least": ">=", "less than": "<", "under": "<",
-             "below": "<", "at most": "<="}
 EXACT_MULTIPLE_TOLERANCE = 0.05  # "twice as many": within 5% of twice the other value
 ROUGH_MULTIPLE_TOLERANCE = 0.15  # "nearly/about twice": within 15%
 
@@ -56,12 +55,12 @@ def _percent_difference(claim: str) -> tuple[float, str, float] | None:
     if factor <= 0:
         return None
     bound = (m.group("bound") or "").lower()
-    op = _BOUND_OP.get(bound, "=")
+    op = BOUND_OPS.get(bound, "=")
     decimals = len(m.group("pct").partition(".")[2])
     points = ROUGH_PERCENT_POINTS if bound and op == "=" else 0.5 * 10 ** -decimals  # "20%" is 19.5% to 20.5%
     if m.group("up") is None and op in (">", ">=", "<", "<="):
         # "more than 20% lower than" is below 0.8 times the other value
-        op = {">": "<", ">=": "<=", "<": ">", "<=": ">="}[op]
+        op = MIRRORED_OPS[op]
     return factor, op, (points / 100) / factor if op == "=" else 0.0
 
 
@@ -111,7 +110,7 @@ def stated_scale(claim: str) -> tuple[float, str, float] | None:
     if factor <= 0 or factor == 1.0:
         return None
     bound = (m.group("bound") or "").lower()
-    op = _BOUND_OP.get(bound, "=")
+    op = BOUND_OPS.get(bound, "=")
     tolerance = ROUGH_MULTIPLE_TOLERANCE if bound and op == "=" else EXACT_MULTIPLE_TOLERANCE
     return factor, op, tolerance if op == "=" else 0.0
 
@@ -150,7 +149,7 @@ def read_ratio_multiple(program: Program, header: str, claim: str) -> Program:
     if said is None or round(said, 6) != round(_factor(m), 6):
         return program
     bound = (m.group("bound") or "").lower()
-    op = _BOUND_OP.get(bound, "=")
+    op = BOUND_OPS.get(bound, "=")
     tolerance = (ROUGH_MULTIPLE_TOLERANCE if bound else EXACT_MULTIPLE_TOLERANCE) if op == "=" else 0.0
     return program.model_copy(update={"check": chk.model_copy(update={"op": op, "relative_tolerance": tolerance})})
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 
-from tools._cells import TypedTable
 from tools._cell_compare import format_value, text_words
+from tools._cells import TypedTable
+from tools._stated_bound import BOUND_OPS
 from tools._table_ops_model import Check, Program, RowFilter
 from tools._words import CARDINALS
 
@@ -95,10 +96,7 @@ _SPAN_STATED = re.compile(
     r"fewer\s+than|under|below|within|at\s+least|no\s+less\s+than|not\s+less\s+than|at\s+most|no\s+more\s+than|"
     r"not\s+more\s+than|up\s+to|exactly|just|only)\s+)?(?P<n>\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|"
     r"eight|nine|ten|eleven|twelve)\s+(?P<unit>day|week|month|year)s?\b", re.I)
-_OPS = {"longer than": ">", "more than": ">", "over": ">", "in excess of": ">", "exceeding": ">", "above": ">",
-        "less than": "<", "shorter than": "<", "fewer than": "<", "under": "<", "below": "<", "within": "<=",
-        "at least": ">=", "no less than": ">=", "not less than": ">=", "at most": "<=", "no more than": "<=",
-        "not more than": "<=", "up to": "<="}
+_OPS = {**BOUND_OPS, "longer than": ">", "shorter than": "<", "within": "<="}
 
 
 def stated_days(claim: str) -> tuple[str, float] | None:

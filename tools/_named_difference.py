@@ -43,7 +43,8 @@ def read_named_difference(program: Program, typed: TypedTable, question: str) ->
     said = set(_TOKEN.findall(measure.lower()))
     scores = {c.ident: len(set(_TOKEN.findall(c.name.lower())) & said) for c in typed.columns
               if c.numeric and c.index != label and column_named(c.name, measure)}
-    best = [ident for ident, n in scores.items() if scores and n == max(scores.values())]
+    top = max(scores.values(), default=None)
+    best = [ident for ident, n in scores.items() if n == top]
     if program.column not in best:
         if len(best) != 1:
             return program

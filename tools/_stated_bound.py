@@ -30,11 +30,13 @@ _UP = {"more than": ">", "greater than": ">", "higher than": ">", "larger than":
        "not fewer than": ">=", "not less than": ">="}
 _DOWN = {"fewer than": "<", "less than": "<", "lower than": "<", "smaller than": "<", "under": "<", "below": "<",
          "at most": "<=", "no more than": "<=", "not more than": "<=", "up to": "<="}
-_BOUNDS = {**_UP, **_DOWN}
+# The operator each bound phrase sets, shared by every rule that reads one (tools._durations, _claim_changes,
+# _claim_multiples)
+BOUND_OPS = {**_UP, **_DOWN}
 _WORDS = {w: n for w, n in CARDINALS.items() if n >= 1}  # "one" to "twelve"
 # The longest phrase first, so "no more than" is not read as "more than"; a number (or a number word) right after.
 _STATED = re.compile(
-    r"\b(?P<bound>" + "|".join(re.escape(b) for b in sorted(_BOUNDS, key=len, reverse=True)) + r")\s+"
+    r"\b(?P<bound>" + "|".join(re.escape(b) for b in sorted(BOUND_OPS, key=len, reverse=True)) + r")\s+"
     r"(?P<number>[−-]?\d[\d,]*(?:\.\d+)?|" + "|".join(_WORDS) + r")\b", re.I)
 
 
@@ -45,7 +47,7 @@ def stated_bounds(text: str) -> dict[float, str]:
         word = m.group("number").lower()
         number = _WORDS[word] if word in _WORDS else cell_number(word)
         if number is not None:
-            seen.setdefault(round(number, 6), set()).add(_BOUNDS[m.group("bound").lower()])
+            seen.setdefault(round(number, 6), set()).add(BOUND_OPS[m.group("bound").lower()])
     return {n: ops.pop() for n, ops in seen.items() if len(ops) == 1}
 
 

@@ -31,6 +31,8 @@ MAX_CELLS = 12  # citations per program: the decisive cells, not the whole table
 NOT_IN_TABLE = "not_in_table"
 
 CmpOp = Literal["=", "!=", "<", "<=", ">", ">=", "contains"]
+# The operator that holds with both sides swapped, or both negated: "a < b" is "b > a" and "-a > -b".
+MIRRORED_OPS = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 # most_common, next_row, previous_row and difference are offered only by a question's grammar: which value occurs
 # most, the row after or before the one the filters select (the table's order), the difference between two
 # selected rows' numbers. count_distinct is offered by no grammar: code rewrites a program into it where the

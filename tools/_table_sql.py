@@ -43,7 +43,8 @@ from sqlglot.errors import ParseError, TokenError
 from tools._cell_compare import compare, format_value, norm_text, words_match
 from tools._cells import TypedTable, cell_number, is_empty
 from tools._table_grammar import GrammarSpec
-from tools._table_ops_model import MAX_CELLS, MAX_ROWS, TIME_LIMIT_S, VALUE_MAX_CHARS, Execution, ProgramError
+from tools._table_ops_model import MAX_CELLS, MAX_ROWS, MIRRORED_OPS, TIME_LIMIT_S, VALUE_MAX_CHARS, Execution, \
+    ProgramError
 
 Kind = Literal["claim", "question"]
 TABLE = "t"
@@ -59,7 +60,6 @@ _INTERNAL = {"ev_cmp", "ev_words", "ev_starts"}  # added by the rewrite below, n
 ALLOWED_SQLITE = {"count", "sum", "avg", "min", "max", "abs", "round", "lower", "upper", "length", "coalesce",
                   "ifnull", "iif", "like"} | _INTERNAL
 _CMP_NODES = {exp.EQ: "=", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
-_FLIPPED = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _REFUSED = {exp.With: "WITH (common table expressions)", exp.Union: "UNION", exp.Except: "EXCEPT",
             exp.Intersect: "INTERSECT", exp.Join: "joins", exp.Lateral: "LATERAL", exp.Star: "SELECT *",
             exp.Placeholder: "parameters", exp.Parameter: "parameters", exp.Window: "window functions"}
@@ -366,7 +366,7 @@ def rewrite(tree: exp.Select, typed: TypedTable) -> tuple[exp.Select, list[str]]
             return node
         left, right = node.this, node.expression
         if _number_literal(left) is not None and _number_literal(right) is None:
-            left, right, op = right, left, _FLIPPED[op]
+            left, right, op = right, left, MIRRORED_OPS[op]
         literal = _number_literal(right)
         if literal is not None and _number_literal(left) is None:
             return exp.Anonymous(this="ev_cmp", expressions=[left, exp.Literal.string(op), exp.Literal.string(literal)])

@@ -168,7 +168,7 @@ async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant:
                             samples: int, temperature: float, form: str) -> ClaimCheck:
     """The ``program`` variants: programs vote; CCoE decides when they cannot (or votes too)."""
     t0 = time.perf_counter()
-    if parts := conjuncts(claim):  # two superlatives of one row: each part checked by its own programs
+    if parts := conjuncts(claim):  # two superlatives or comparisons of one row: each part by its own programs
         checks = await asyncio.gather(*(
             _check_by_program(llm, table, part, embedder=embedder, variant=variant, labels=labels,
                               filter_method=filter_method, seed=seed, filter_result=filter_result, samples=samples,
