@@ -41,7 +41,7 @@ _STOP = {"the", "a", "an", "of", "in", "on", "at", "to", "for", "and", "or", "is
          "there", "their", "they", "them", "as", "any", "all", "each", "per", "more", "less", "most", "least",
          "row", "rows", "column", "columns", "table", "value", "values", "number", "total", "one", "two"}
 # Words that make a question table-shaped once it also names a column.
-_TABLE_QUESTION = re.compile(r"\b(which|how many|how much|total|average|mean|sum|most|least|highest|lowest|"
+_TABLE_QUESTION = re.compile(r"\b(which|how many|how much|total|average|mean|median|sum|most|least|highest|lowest|"
                              r"largest|smallest|more than|less than|fewer|greater|maximum|minimum|every|only|rank)"
                              r"\b", re.I)
 # "How long did it last?" asks for a measure that a header names in other words ("Duration (weeks)"): found as a new

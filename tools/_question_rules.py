@@ -402,7 +402,7 @@ def read_group_total(program: Program, typed: TypedTable, question: str) -> Prog
     values = [text_words(typed.text(r, answer.index)) for r in selected]
     if len(set(values)) == len(values):
         return program  # every row its own group: the row's number is the total
-    return program.model_copy(update={"group_total": True})
+    return program.model_copy(update={"group": "total"})
 
 
 def read_rows_asked(program: Program, typed: TypedTable, question: str) -> Program:

@@ -40,7 +40,7 @@ def check_result(program: Program, typed: TypedTable, result: Any, c: int,
     if fn == "count" and chk.against == "row":
         raise ProgramError("a count is checked against a number, not against another row's cell")
     if chk.against == "value":
-        numeric_result = fn in ("count", "count_distinct", "sum", "avg", "min", "max") or (
+        numeric_result = fn in ("count", "count_distinct", "sum", "avg", "median", "min", "max") or (
             fn == "value" and typed.columns[c - 1].numeric)
         check_types(typed, chk.op, chk.value, numeric_result=numeric_result,
                     what="the result" if fn != "value" else f"column {program.column!r}")

@@ -56,7 +56,10 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
     if duration:
         measure, dated = f"days from {name(program.minus_column)} to {name(program.column)}", False
     larger, smaller = ("latest", "earliest") if dated else ("most", "fewest") if duration else ("largest", "smallest")
-    if fn in ("argmax", "argmin") and program.group_total:
+    if fn in ("argmax", "argmin") and program.group == "mean":
+        what = f"the {name(program.answer_column)} whose rows have the {nth}" \
+               f"{'largest' if fn == 'argmax' else 'smallest'} average {measure}"
+    elif fn in ("argmax", "argmin") and program.group:
         what = f"the {name(program.answer_column)} whose rows add up to the {nth}" \
                f"{'largest' if fn == 'argmax' else 'smallest'} total {measure}"
     elif fn in ("argmax", "argmin"):

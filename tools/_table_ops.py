@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+import statistics
 import time
 from typing import Any
 
@@ -213,7 +214,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         result = f"{format_value(round(100 * math.fsum(x for _, x in part) / total, 1))}%"
         result_text = f"{result} ({format_value(math.fsum(x for _, x in part))} of {format_value(total)})"
         share_cells = [(r, c) for r, _ in whole if r not in rows]  # the rest of the total, cited beside the part
-    elif fn in ("sum", "avg", "min", "max"):
+    elif fn in ("sum", "avg", "median", "min", "max"):
         if fn in ("sum", "avg") and typed.columns[c - 1].holds_years:
             raise ProgramError(f"column {program.column!r} holds years, which are not added up or averaged "
                                "(count the rows, or take the min or max)")
@@ -223,6 +224,8 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             result = float(math.fsum(xs))
         elif fn == "avg":
             result = float(math.fsum(xs) / len(xs))
+        elif fn == "median":
+            result = float(statistics.median(xs))
         else:
             result = _nth_extreme(xs, largest=fn == "max", nth=program.nth)
             decisive = [r for r, x in pairs if x == result]
@@ -239,8 +242,9 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             result = result_text
         elif duration and program.check is None and len(decisive) == 1:  # a question's answer says its unit
             result = f"{format_value(result)} days"
-    elif fn in ("argmax", "argmin") and program.group_total:
-        result, result_text, decisive = _group_extreme(typed, numbers(rows), answer_c, fn == "argmax", program.nth)
+    elif fn in ("argmax", "argmin") and program.group:
+        result, result_text, decisive = _group_extreme(typed, numbers(rows), answer_c, fn == "argmax", program.nth,
+                                                       mean=program.group == "mean")
         read_cols = [c, answer_c]
     elif fn in ("argmax", "argmin"):
         pairs = numbers(rows)
@@ -437,9 +441,10 @@ def _value_groups(typed: TypedTable, rows: list[int], c: int,
 
 
 def _group_extreme(typed: TypedTable, pairs: list[tuple[int, float]], answer_c: int, largest: bool,
-                   nth: int) -> tuple[Any, str, list[int]]:
+                   nth: int, mean: bool = False) -> tuple[Any, str, list[int]]:
     """The value of ``answer_c`` whose rows' numbers add up to the largest (smallest) total, that total, and its
-    rows: "which region has the fewest beds in total?" over clinics sums each region's clinics."""
+    rows: "which region has the fewest beds in total?" over clinics sums each region's clinics. With ``mean``,
+    each group's average instead: "which category has the most calories on average?"."""
     first: dict[str, str] = {}
     totals: dict[str, float] = {}
     rows_of: dict[str, list[int]] = {}
@@ -453,12 +458,17 @@ def _group_extreme(typed: TypedTable, pairs: list[tuple[int, float]], answer_c: 
         rows_of.setdefault(key, []).append(r)
     if not totals:
         raise ProgramError("no rows with a value to group by")
+    if mean:
+        totals = {k: v / len(rows_of[k]) for k, v in totals.items()}
     best = _nth_extreme(list(totals.values()), largest=largest, nth=nth)
     keys = [k for k, v in totals.items() if v == best]
     names = [first[k] for k in keys]
     result: Any = names[0] if len(names) == 1 else names
-    shown = "; ".join(f"{first[k]} {format_value(v)}" for k, v in sorted(totals.items(), key=lambda kv: -kv[1]))
-    return result, f"{format_value(result)} (totals: {shown})", sorted(r for k in keys for r in rows_of[k])
+    counted = {k: f" ({len(rs)} row{'s' * (len(rs) != 1)})" if mean else "" for k, rs in rows_of.items()}
+    shown = "; ".join(f"{first[k]} {format_value(round(v, 4))}{counted[k]}"
+                      for k, v in sorted(totals.items(), key=lambda kv: -kv[1]))
+    label = "averages" if mean else "totals"
+    return result, f"{format_value(result)} ({label}: {shown})", sorted(r for k in keys for r in rows_of[k])
 
 
 def _most_common(typed: TypedTable, rows: list[int], c: int, clock: _Clock) -> tuple[Any, str, list[int]]:

@@ -38,9 +38,10 @@ MIRRORED_OPS = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="
 # selected rows' numbers. count_distinct is offered by no grammar: code rewrites a program into it where the
 # question's form says so (tools._question_rules.read_distinct: "how many different series …?" counts the
 # distinct values of Series). share (no grammar either): the selected rows' sum as a percentage of the column's
-# total (tools._question_rules.read_share_of_total: "what share of all beds does St Mary have?").
-Fn = Literal["value", "count", "sum", "avg", "min", "max", "argmax", "argmin", "every", "only", "most_common",
-             "next_row", "previous_row", "difference", "count_distinct", "share"]
+# total (tools._question_rules.read_share_of_total: "what share of all beds does St Mary have?"). median (no grammar
+# either): code rewrites a mean into it where the text says "median" (tools._question_rules.read_median).
+Fn = Literal["value", "count", "sum", "avg", "median", "min", "max", "argmax", "argmin", "every", "only",
+             "most_common", "next_row", "previous_row", "difference", "count_distinct", "share"]
 
 
 class ProgramError(ValueError):
@@ -100,9 +101,10 @@ class Program(BaseModel):
     # "the second highest": max, min, argmax and argmin take the nth distinct value from that end. Code sets it
     # from the question's or claim's ordinal (tools._words.ordinal_extreme); no grammar offers it.
     nth: int = Field(1, ge=1, le=MAX_NTH)
-    # "which region has the fewest beds in total?": argmax/argmin over the sums of ``column`` per value of
-    # ``answer_column``. Code sets it (tools._question_rules.read_group_total); no grammar offers it.
-    group_total: bool = False
+    # "which region has the fewest beds in total?": argmax/argmin over the sums ("total") of ``column`` per value of
+    # ``answer_column``; "which category has the most calories on average?": over their means ("mean"). Code sets it
+    # (tools._question_rules.read_group_total, read_group_mean); no grammar offers it.
+    group: Literal["total", "mean"] | None = None
 
 
 class ColumnChoice(BaseModel):

@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field
 from assistant.prompts import render
 from kb.tables import Table
 from tools._answer_type import expected_answer, fits, position_asked, yes_no_asked
+from tools._averages import read_group_mean, read_median
 from tools._base_row import read_base_row
 from tools._cell_compare import format_value, join_listed
 from tools._cells import TypedTable, cell_number, display_cell, is_empty
@@ -252,6 +253,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_frequency(program, typed, text)
             program = read_distinct(program, typed, text)
             program = read_group_total(read_total_asked(program, typed, text), typed, text)
+            program = read_median(read_group_mean(program, typed, text), typed, text)
             program = read_rows_asked(program, typed, text)
             program = read_top_rows(read_threshold_list(program, typed, text), typed, text)
             program = read_rate(read_ratio(program, typed, text), typed, text, one_row=True)
@@ -275,7 +277,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_ordinal(read_multiplier(program, text), text)
             program = read_ratio_multiple(program, _header(typed, program.column), text)
             program = read_negated_existence(read_others_combined(program, typed, text), typed, text)
-            program = read_no_value(program, typed, text)
+            program = read_median(read_no_value(program, typed, text), typed, text)
         # Several values of one column: any of them in a question; in a claim, only the rows it names jointly.
         union = kind == "question"
         if kind == "claim" and (joint := read_joint_rows(program, text)) is not None:
@@ -283,7 +285,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
         try:
             execution = execute(program, typed, union_same_column=union)
         except NoNumbersError:
-            if kind != "question" or program.fn not in ("sum", "avg", "min", "max"):
+            if kind != "question" or program.fn not in ("sum", "avg", "median", "min", "max"):
                 raise
             # "How many nurses work in Central?" over a cell holding the formula text "=1000+2000": the answer is
             # what the cell holds, shown as written, not a failure that leaves a sum over other rows to answer.
