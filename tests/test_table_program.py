@@ -880,6 +880,22 @@ def test_a_month_the_claim_names_is_covered_by_iso_dates_in_it():
     assert "july" in claim_coverage("July revenue was higher than March revenue", sales).missing  # no July row
 
 
+def test_a_short_word_meets_its_plural_and_an_abbreviation_its_words():
+    """Found as a new user over a table of vaccine trials: "Only one vaccine needs a single dose." (header "Doses") and
+    "The lower bound of the confidence interval for BNT162b2 was above 90%." (header "95% CI") were NOT ENOUGH
+    INFO from coverage: "dose" and "doses" differ in their first five letters, and "CI" spelled nothing."""
+    from tools._coverage import claim_coverage
+
+    trials = Table(name="v", title="v", columns=["Vaccine", "Doses", "Efficacy (%)", "95% CI"],
+                   rows=[["BNT162b2", "2", "95.0", "90.3-97.6"], ["Ad26.COV2.S", "1", "66.9", "59.0-73.4"]])
+    assert claim_coverage("Only one vaccine needs a single dose.", trials).missing == ["needs", "single"]
+    assert claim_coverage("The lower bound of the confidence interval for BNT162b2 was above 90%.",
+                          trials).missing == ["above"]
+    assert claim_coverage("The class sizes were small", trials).missing == ["class", "sizes", "small"]  # not 'clas'
+    no_ci = Table(name="w", title="w", columns=["Vaccine", "Circulation"], rows=[["A", "high"]])
+    assert "confidence" in claim_coverage("The confidence interval was wide", no_ci).missing  # 'CI' only as a word
+
+
 async def test_a_claim_the_table_does_not_cover_is_nei_without_any_model_call(tmp_settings, fake_llm_server):
     with fake_llm_server(scripted(["cases"], [LOOKUP] * 5)) as srv:
         check = await check_claim(llm_for(tmp_settings, srv), CASES, "Ebola vaccines halved hospital admissions.",

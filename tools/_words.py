@@ -120,6 +120,17 @@ CARDINALS = {w: float(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
 
 
+# Abbreviations a header writes (in capitals, as a word of its own) for the words a claim spells out: "HR (95% CI)"
+# is talked about as "the hazard ratio" and "the lower bound of the confidence interval".
+ABBREVIATIONS = {
+    "CI": "confidence interval lower upper bound bounds limit limits",
+    "HR": "hazard ratio", "OR": "odds ratio", "RR": "relative risk", "ARR": "absolute risk reduction",
+    "NNT": "number needed to treat", "SD": "standard deviation", "SE": "standard error",
+    "IQR": "interquartile range", "BMI": "body mass index", "LOS": "length of stay", "ICU": "intensive care unit",
+    "AE": "adverse event events", "AEs": "adverse events", "QALY": "quality adjusted life year",
+}
+
+
 # Words too common to say what a message is about ("the", "of", "was"): left out when matching words.
 STOP = frozenset("a an the of in on at to for by and or with from as is was were are be its it his her their".split())
 
