@@ -403,7 +403,7 @@ def kept_scope(shaped: ShapedTable, scope: tuple[int, ...], program_form: Progra
                ) -> tuple[int, ...]:
     """The rows the programs range over: ``scope`` where the table is programmed as uploaded (a reshaped table
     numbers its rows otherwise) and for the fixed operations (a SQL query reads the whole table); else all."""
-    return () if shaped.cell_map or program_form == "sql" else scope
+    return () if (shaped.cell_map and not shaped.rows_kept) or program_form == "sql" else scope
 
 
 def to_original(outcome: ProgramOutcome, shaped: ShapedTable) -> ProgramOutcome:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 from kb.tables import Table
 from tools._cells import TypedTable, cell_number, is_empty
+from tools._interval_columns import with_bounds
 
 # An attribute list names its fields in short labels; longer first-column texts are data, not field names.
 FIELD_MAX_CHARS = 40
@@ -52,6 +53,8 @@ class ShapedTable:
     form: str = "as uploaded"
     # program cell -> original cells (empty: a cell with no original data cell, like a restored header)
     cell_map: dict[tuple[int, int], list[tuple[int, int]]] = field(default_factory=dict)
+    # the uploaded rows, in their order (only columns were added): a follow-up's rows still name the same rows
+    rows_kept: bool = False
 
     def original_cells(self, cells: list[tuple[int, int]]) -> list[tuple[int, int]]:
         if not self.cell_map:
@@ -69,6 +72,20 @@ class ShapedTable:
 
 def shape_for_programs(table: Table) -> ShapedTable:
     """The reshaped table (or the table itself) with its cell map; see the module docstring."""
+    shaped = _reshaped(table)
+    bounded = with_bounds(shaped.table)
+    if bounded is None:
+        return shaped
+    body, sources = bounded
+    as_uploaded = not shaped.cell_map
+    old = {(r, c): shaped.cell_map.get((r, c), []) if not as_uploaded else [(r, c)]
+           for r in range(1, shaped.table.n_rows + 1) for c in range(1, shaped.table.n_cols + 1)}
+    cell_map = old | {cell: old.get(source, []) for cell, source in sources.items()}
+    form = "its intervals' bounds as columns" if as_uploaded else f"{shaped.form}; its intervals' bounds as columns"
+    return ShapedTable(table=body, original=table, form=form, cell_map=cell_map, rows_kept=as_uploaded)
+
+
+def _reshaped(table: Table) -> ShapedTable:
     if table.n_cols == 2 and table.n_rows >= 1:
         typed = TypedTable.build(table)
         keys = [" ".join(table.cell(r, 1).split()) for r in range(1, table.n_rows + 1)]

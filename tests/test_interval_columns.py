@@ -1,0 +1,60 @@
+"""Columns of intervals get their bounds as columns of numbers (tools._interval_columns), cited as the interval."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.tables import Table
+from tests.test_table_program import BagOfWordsEmbedder, llm_for, scripted
+from tools._interval_columns import interval_bounds
+from tools._table_program import kept_scope
+from tools._table_shape import shape_for_programs
+from tools.verify_claim import check_claim
+
+VACCINES = Table(name="vacc", title="vacc", columns=["Vaccine", "Efficacy (%)", "95% CI", "Trial size"], rows=[
+    ["BNT162b2", "95.0", "90.3-97.6", "43548"], ["Ad26.COV2.S", "66.9", "59.0-73.4", "44325"],
+    ["CoronaVac", "50.7", "35.7-62.2", "12396"]])
+HAZARDS = Table(name="hr", title="hr", columns=["Subgroup", "Hazard ratio (95% CI)", "P value"], rows=[
+    ["Overall", "0.81 (0.65–1.01)", "0.06"], ["Women", "0.72 (0.52–0.99)", "0.04"], ["Men", "", ""]])
+
+
+@pytest.mark.parametrize("cell, bounds", [
+    ("90.3-97.6", (90.3, 97.6)), ("0.81 (0.65–1.01)", (0.65, 1.01)), ("59.0 to 73.4", (59.0, 73.4)),
+    ("[0.52, 0.99]", (0.52, 0.99)), ("1.2 (95% CI 0.9-1.6)", (0.9, 1.6)), ("−1.2–−0.4", (-1.2, -0.4)),
+    ("-0.5 to 0.3", (-0.5, 0.3)), ("1,200-3,400", (1200, 3400)),
+    ("2019-20", None), ("0.81", None), ("5 (3-2)", None), ("n/a", None),  # a season; an estimate; lower > upper
+])
+def test_interval_cells_give_their_bounds(cell, bounds):
+    assert interval_bounds(cell) == bounds
+
+
+def test_an_interval_column_gets_bound_columns_cited_as_its_own_cells():
+    shaped = shape_for_programs(VACCINES)
+    assert shaped.table.columns[4:] == ["95% CI lower bound", "95% CI upper bound"]
+    assert [row[4:] for row in shaped.table.rows] == [["90.3", "97.6"], ["59", "73.4"], ["35.7", "62.2"]]
+    assert shaped.original_cells([(2, 5), (2, 1)]) == [(2, 3), (2, 1)]  # a bound is its interval's cell
+    assert shaped.rows_kept and kept_scope(shaped, (1, 3)) == (1, 3)  # a follow-up's rows are the same rows
+    hr = shape_for_programs(HAZARDS)
+    assert hr.table.cell(2, 4) == "0.52" and hr.table.cell(2, 5) == "0.99" and hr.table.cell(3, 4) == ""
+
+
+def test_only_a_header_that_names_an_interval_is_split():
+    seasons = Table(name="s", title="s", columns=["Season", "Team", "Score range"],
+                    rows=[["2019-20", "A", "3-7"], ["2020-21", "B", "2-9"]])
+    assert shape_for_programs(seasons).table.columns[3:] == ["Score range lower bound", "Score range upper bound"]
+    years = Table(name="y", title="y", columns=["Term", "Votes"], rows=[["1863-1875", "12"], ["1875-1880", "9"]])
+    assert shape_for_programs(years).table is years
+
+
+async def test_a_claim_about_a_bound_is_checked_on_the_bound(tmp_settings, fake_llm_server):
+    """Found as a new user: "The lower bound of the confidence interval for BNT162b2 was above 90%." could not be
+    checked: the CI column is text to a program."""
+    lower = {"filters": [{"column": "vaccine", "op": "=", "value": "BNT162b2"}], "fn": "value",
+             "column": "c5_95_ci_lower_bound", "answer_column": "vaccine",
+             "check": {"op": ">", "against": "value", "value": "90"}}
+    claim = "The lower bound of the confidence interval for BNT162b2 was above 90%."
+    with fake_llm_server(scripted(["vaccine", "c5_95_ci_lower_bound"], [lower] * 5)) as srv:
+        check = await check_claim(llm_for(tmp_settings, srv), VACCINES, claim, embedder=BagOfWordsEmbedder())
+    assert check.label == "SUPPORTS" and check.decided_by == "program", check.reason
+    assert check.cells == [(1, 1), (1, 3)]  # the vaccine and its interval, as uploaded
+    assert "90.3" in check.reason

@@ -1,0 +1,68 @@
+"""The bounds of a column of intervals, as two columns of numbers programs can compare.
+
+Found as a new user over a table of vaccine trials: "The lower bound of the confidence interval for BNT162b2 was
+above 90%." could not be checked. Its "95% CI" column writes "90.3-97.6", a text to a program, and a hazard-ratio
+column writes "0.81 (0.65–1.01)", whose number is the estimate alone. A column whose header names an interval
+(CI, confidence or credible interval, range, IQR) and whose cells write one gets two more columns, "<header> lower
+bound" and "<header> upper bound", each cell cited as the interval's own cell.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kb.tables import Table
+from tools._cells import cell_number, is_empty
+
+_INTERVAL_HEADER = re.compile(r"\bCI\b|\bconfidence\b|\bcredible\b|\binterval\b|\brange\b|\bIQR\b", re.I)
+_NUM = r"[-−]?\d[\d,]*(?:\.\d+)?%?"
+# "90.3-97.6", "59.0 to 73.4", "[0.52, 0.99]", "0.81 (0.65–1.01)", "1.2 (95% CI 0.9-1.6)"
+_SEP = r"\s*(?:-|–|—|to|,|;)\s*"
+_INTERVAL = re.compile(rf"^\s*(?:(?P<lo>{_NUM}){_SEP}(?P<hi>{_NUM})|(?:{_NUM}\s*)?[(\[]\s*(?:95%\s*CI[:,]?\s*)?"
+                       rf"(?P<lo2>{_NUM}){_SEP}(?P<hi2>{_NUM})\s*[)\]])\s*$", re.I)
+MIN_SHARE = 0.6  # of the column's filled cells that must write an interval
+
+
+def interval_bounds(cell: str) -> tuple[float, float] | None:
+    """The lower and upper bound an interval cell writes, or None: "0.81 (0.65–1.01)" -> (0.65, 1.01)."""
+    m = _INTERVAL.match(cell or "")
+    if m is None:
+        return None
+    ends = ("lo", "hi") if m.group("lo") is not None else ("lo2", "hi2")
+    lo, hi = (cell_number(m.group(g).replace("−", "-")) for g in ends)
+    if lo is None or hi is None or lo > hi:
+        return None
+    return lo, hi
+
+
+def interval_columns(table: Table) -> list[int]:
+    """The (1-based) columns whose header names an interval and whose filled cells mostly write one."""
+    found = []
+    for c, header in enumerate(table.columns, start=1):
+        if not _INTERVAL_HEADER.search(header):
+            continue
+        filled = [table.cell(r, c) for r in range(1, table.n_rows + 1) if not is_empty(table.cell(r, c))]
+        if filled and sum(interval_bounds(x) is not None for x in filled) >= MIN_SHARE * len(filled):
+            found.append(c)
+    return found
+
+
+def with_bounds(table: Table) -> tuple[Table, dict[tuple[int, int], tuple[int, int]]] | None:
+    """The table with a lower and an upper bound column after its last for each interval column, and where each new
+    cell comes from (its interval cell); None when the table has no interval column."""
+    columns = interval_columns(table)
+    if not columns:
+        return None
+    names = list(table.columns)
+    rows = [list(r) + [""] * (table.n_cols - len(r)) for r in table.rows]
+    sources: dict[tuple[int, int], tuple[int, int]] = {}
+    for c in columns:
+        header = " ".join(table.columns[c - 1].split())
+        for end, i in (("lower", 0), ("upper", 1)):
+            names.append(f"{header} {end} bound")
+            new_c = len(names)
+            for r, row in enumerate(rows, start=1):
+                bounds = interval_bounds(table.cell(r, c))
+                row.append("" if bounds is None else "%.10g" % bounds[i])
+                sources[(r, new_c)] = (r, c)
+    return Table(name=table.name, title=table.title, columns=names, rows=rows, source=table.source), sources
