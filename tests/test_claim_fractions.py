@@ -137,6 +137,38 @@ def test_a_count_of_every_row_does_not_check_a_share_of_them():
     assert run_sampled(some, t, "claim", claim).execution.truth is False  # 3 of 6
 
 
+@pytest.mark.parametrize("claim, truth", [
+    ("Most hospitals have more than 300 beds.", True),  # 4 of 6
+    ("Most of the hospitals have more than 500 beds.", False),  # 3 of 6 is not most
+    ("Most hospitals have fewer than 250 beds.", False),
+])
+def test_most_rows_is_more_than_half_of_them_and_an_every_is_read_as_their_count(claim, truth):
+    """Found as a new user over vaccine trials: "Most vaccines had an efficacy above 80%" (3 of 6) was refuted by
+    "the vaccine with the largest efficacy = 80" (1 of 5 programs ran): right by chance."""
+    from tools._claim_fractions import fraction_of_rows
+
+    t = TypedTable.build(HOSPITALS)
+    assert fraction_of_rows(claim, t) == (3.0, ">", 0.0)
+    bound = claim.split("than ")[1].split()[0]
+    every = {"filters": [], "fn": "every", "column": "beds", "answer_column": "hospital",
+             "check": {"op": ">" if "more" in claim else "<", "against": "value", "value": bound}}
+    ran = run_sampled(every, t, "claim", claim)
+    assert ran.execution is not None and ran.execution.truth is truth, ran.error
+    assert ran.program.fn == "count" and ran.program.filters[0].value == bound
+    extreme = {"filters": [], "fn": "argmax", "column": "beds", "answer_column": "hospital",
+               "check": {"op": "=", "against": "value", "value": "Mercy Central"}}
+    assert run_sampled(extreme, t, "claim", claim).execution is None  # an extreme checks no share of the rows
+
+
+def test_most_as_a_superlative_or_of_something_else_is_no_share_of_the_rows():
+    from tools._claim_fractions import fraction_of_rows
+
+    t = TypedTable.build(HOSPITALS)
+    assert fraction_of_rows("Mercy Central has the most beds.", t) is None
+    assert fraction_of_rows("Most beds are in teaching hospitals.", t) is None  # beds, not hospitals
+    assert fraction_of_rows("The hospitals with most beds are teaching hospitals.", t) is None
+
+
 def test_a_share_of_something_else_is_not_a_share_of_the_rows():
     from tools._claim_fractions import fraction_of_rows
 

@@ -24,7 +24,7 @@ from tools._stated_bound import BOUND_OPS
 from tools._question_grounding import column_named
 from tools._words import content_words, word_in
 from tools._table_ops import selected_rows
-from tools._table_ops_model import Check, Program
+from tools._table_ops_model import Check, Program, RowFilter
 from tools._table_rows import total_rows
 
 _FRACTIONS = {"half": 0.5, "a half": 0.5, "one half": 0.5, "a third": 1 / 3, "one third": 1 / 3,
@@ -153,28 +153,47 @@ _OF_THE_ROWS = re.compile(
     + r")\s+of\s+(?:all\s+)?(?:the\s+)?(?P<noun>[^\W\d_][\w-]*)", re.I)
 
 
+# "most vaccines had an efficacy above 80%", "most of the hospitals …": more than half of the rows ("the most" is a
+# superlative, and "most" after a verb or an article is not about rows)
+_MOST_OF_THE_ROWS = re.compile(
+    r"(?:^|[,;:]\s*)(?:but\s+|and\s+)?most\s+(?:of\s+(?:the\s+)?)?(?P<noun>[^\W\d_][\w-]*)", re.I)
+
+
 def fraction_of_rows(claim: str, typed: TypedTable) -> tuple[float, str, float] | None:
     """(the number of rows the claim's fraction is, op, tolerance) when it states a fraction of the table's rows,
     named by the header of the column of row names ("half of the hospitals" over a Hospital column); else None.
 
     Found as a new user: "More than half of the hospitals are teaching hospitals" (3 of 6: false) was supported
-    by a program comparing mean beds with half of another hospital's beds."""
+    by a program comparing mean beds with half of another hospital's beds; "Most vaccines had an efficacy above
+    80%" (3 of 6: false) was refuted by "the vaccine with the largest efficacy = 80", 1 of 5 programs."""
     label = typed.label_col
     if not label:
         return None
+    n = typed.table.n_rows - len(total_rows(typed))
+    for m in _MOST_OF_THE_ROWS.finditer(claim):
+        if names_column(typed.columns[label - 1].name, m.group("noun").casefold()):
+            return 0.5 * n, ">", 0.0
     for m in _OF_THE_ROWS.finditer(claim):
         if not names_column(typed.columns[label - 1].name, m.group("noun").casefold()):
             continue
         phrase, bound = m.group("fraction").lower(), (m.group("bound") or "").lower()
-        n = typed.table.n_rows - len(total_rows(typed))
         op = ">" if "majority" in phrase else BOUND_OPS.get(bound, "=")
         return _FRACTIONS[phrase] * n, op, (ROUGH_FRACTION_TOLERANCE if op == "=" else 0.0)
     return None
 
 
 def read_fraction_of_rows(program: Program, typed: TypedTable, claim: str) -> Program:
-    """A count checked against the claim's share of the rows is checked against that many rows."""
+    """A count checked against the claim's share of the rows is checked against that many rows. An "every" whose
+    condition is a number's bound is read as a count of the rows meeting it: "most vaccines had an efficacy above
+    80%" written as "every one has Efficacy > 80" counts the vaccines with Efficacy > 80."""
     chk = program.check
+    if chk is not None and program.fn == "every" and chk.against == "value" and chk.op in (">", ">=", "<", "<=") \
+            and not chk.factor and not program.filters and fraction_of_rows(claim, typed) is not None:
+        # (over every row only: a share of some rows is of those rows, not of the table's)
+        condition = RowFilter(column=program.column, op=chk.op, value=chk.value)
+        program = program.model_copy(update={"fn": "count", "filters": [condition],
+                                             "check": Check(op="=", value="0")})
+        chk = program.check
     stated = fraction_of_rows(claim, typed) if chk is not None and program.fn == "count" else None
     if stated is None or chk.against != "value":
         return program
