@@ -60,6 +60,7 @@ from tools._date_rules import leaves_out_stated_date, read_stated_year
 from tools._durations import read_duration
 from tools._flag_columns import add_stated_flag
 from tools._named_difference import read_named_difference
+from tools._numbered_kind import add_numbered_kind
 from tools._partial_values import narrow_to_written_value, widen_partial_value
 from tools._question_grounding import column_named, describe_grounding, grounding
 from tools._question_rules import add_stated_date, add_stated_quarter, asks_share, count_choice, drop_named_row, \
@@ -234,6 +235,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
         program = read_base_row(read_stated_bound(Program.model_validate(raw), typed, text), typed, text)
         program = add_stated_flag(program, typed, text, yes_no=kind == "question" and yes_no_asked(text))
         program = read_stated_percent(read_stated_year(program, typed, text), typed, text)
+        program = add_numbered_kind(program, typed, text)
         if kind == "question":
             program = widen_partial_value(read_stated_part(program, typed, text), typed, text)
             program = narrow_to_written_value(program, typed, text)
