@@ -35,6 +35,14 @@ def test_the_median_is_the_middle_value_not_the_mean(foods):
     assert execute(read_median(even, foods, "the median sugar"), foods).result == pytest.approx((2.6 + 4.4) / 2)
 
 
+@pytest.mark.parametrize("fn", ["max", "argmin", "argmax"])
+def test_an_extreme_where_the_text_asks_for_the_median_is_the_median(foods, fn):
+    """Found as a new user: 10 of 10 programs wrote "What is the median sugar content?" as an extreme."""
+    written = Program(filters=[], fn=fn, column="sugar_g", answer_column="food")
+    assert execute(read_median(written, foods, "What is the median sugar content?"), foods).result == 2.6
+    assert read_median(written, foods, "Which food has the highest median sugar?") == written  # a superlative
+
+
 def test_a_median_claim_is_checked_against_the_median(foods):
     claim = Program(filters=[], fn="avg", column="calories_kcal_100g", check=Check(op=">", value="200"))
     ex = execute(read_median(claim, foods, "The median food has more than 200 kcal."), foods)

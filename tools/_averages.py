@@ -15,11 +15,14 @@ from tools._cells import TypedTable
 from tools._question_grounding import column_named
 from tools._table_ops import selected_rows
 from tools._table_ops_model import Program
-from tools._words import extreme_directions
+from tools._words import extreme_directions, is_superlative
 
 _MEDIAN = re.compile(r"\bmedian\b", re.I)
-# the reads a median replaces: a mean, or a sum or one value the model took for the middle one
+# the reads a median replaces: a mean, or a sum or one value the model took for the middle one; an extreme too, where
+# the text asks for none (found as a new user: "What is the median sugar content?" was written as the largest or the
+# smallest Sugar by 10 of 10 programs, and the split vote left the model to answer one food's 1.7)
 _MEAN_LIKE = ("avg", "sum", "value")
+_EXTREMES = ("max", "min", "argmax", "argmin")
 
 
 def read_median(program: Program, typed: TypedTable, text: str) -> Program:
@@ -27,7 +30,10 @@ def read_median(program: Program, typed: TypedTable, text: str) -> Program:
 
     The text must say "median" and not name a column that already holds medians ("Median age (years)": there
     the cell is the median, and the model's read of it stands)."""
-    if not _MEDIAN.search(text) or program.fn not in _MEAN_LIKE or program.per_column or program.minus_column:
+    if not _MEDIAN.search(text) or program.per_column or program.minus_column or program.check is not None \
+            and program.check.against != "value":
+        return program
+    if program.fn not in _MEAN_LIKE and (program.fn not in _EXTREMES or is_superlative(text)):
         return program
     try:
         col = typed.column(program.column)
@@ -37,7 +43,7 @@ def read_median(program: Program, typed: TypedTable, text: str) -> Program:
         return program
     if program.fn == "value" and len(selected_rows(program, typed) or []) < 2:
         return program  # one row's value is its own median; a claim about one row reads that row
-    return program.model_copy(update={"fn": "median"})
+    return program.model_copy(update={"fn": "median", "nth": 1})
 
 
 _AVERAGE = re.compile(r"\b(?:on average|average|mean|typically)\b", re.I)
