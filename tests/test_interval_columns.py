@@ -6,7 +6,9 @@ import pytest
 
 from kb.tables import Table
 from tests.test_table_program import BagOfWordsEmbedder, llm_for, scripted
+from tools._cells import TypedTable
 from tools._interval_columns import interval_bounds
+from tools._table_ops_model import Check, Program, RowFilter
 from tools._table_program import kept_scope
 from tools._table_shape import shape_for_programs
 from tools.verify_claim import check_claim
@@ -15,7 +17,8 @@ VACCINES = Table(name="vacc", title="vacc", columns=["Vaccine", "Efficacy (%)", 
     ["BNT162b2", "95.0", "90.3-97.6", "43548"], ["Ad26.COV2.S", "66.9", "59.0-73.4", "44325"],
     ["CoronaVac", "50.7", "35.7-62.2", "12396"]])
 HAZARDS = Table(name="hr", title="hr", columns=["Subgroup", "Hazard ratio (95% CI)", "P value"], rows=[
-    ["Overall", "0.81 (0.65–1.01)", "0.06"], ["Women", "0.72 (0.52–0.99)", "0.04"], ["Men", "", ""]])
+    ["Overall", "0.81 (0.65–1.01)", "0.06"], ["Women", "0.72 (0.52–0.99)", "0.04"], ["Men", "0.90 (0.67–1.21)", "0.48"],
+    ["Unknown", "", ""]])
 
 
 @pytest.mark.parametrize("cell, bounds", [
@@ -35,7 +38,7 @@ def test_an_interval_column_gets_bound_columns_cited_as_its_own_cells():
     assert shaped.original_cells([(2, 5), (2, 1)]) == [(2, 3), (2, 1)]  # a bound is its interval's cell
     assert shaped.rows_kept and kept_scope(shaped, (1, 3)) == (1, 3)  # a follow-up's rows are the same rows
     hr = shape_for_programs(HAZARDS)
-    assert hr.table.cell(2, 4) == "0.52" and hr.table.cell(2, 5) == "0.99" and hr.table.cell(3, 4) == ""
+    assert hr.table.cell(2, 4) == "0.52" and hr.table.cell(2, 5) == "0.99" and hr.table.cell(4, 4) == ""
 
 
 def test_only_a_header_that_names_an_interval_is_split():
@@ -58,3 +61,41 @@ async def test_a_claim_about_a_bound_is_checked_on_the_bound(tmp_settings, fake_
     assert check.label == "SUPPORTS" and check.decided_by == "program", check.reason
     assert check.cells == [(1, 1), (1, 3)]  # the vaccine and its interval, as uploaded
     assert "90.3" in check.reason
+
+
+@pytest.mark.parametrize("claim, truth", [
+    ("The confidence interval for men included 1.", True),  # 0.67-1.21
+    ("The confidence interval for women included 1.", False),  # 0.52-0.99
+    ("The CI for women excludes 1.", True),
+    ("The 95% CI for men does not include 1.", False),
+    ("The confidence interval for men crosses 0.5.", False),
+])
+def test_an_interval_includes_a_value_when_both_bounds_hold_it(claim, truth):
+    """Found as a new user: "The confidence interval for men included 1." was supported by the upper bound >= 1 alone
+    (2 of 5 programs), which an interval of 1.10-1.50 passes too."""
+    from tools._table_program import run_sampled
+
+    shaped = shape_for_programs(HAZARDS)
+    typed = TypedTable.build(shaped.table)
+    row = "Men" if "men" in claim.split() else "Women"
+    upper_only = {"filters": [{"column": "subgroup", "op": "=", "value": row}], "fn": "value",
+                  "column": "hazard_ratio_95_ci_upper", "answer_column": "subgroup",
+                  "check": {"op": ">=", "against": "value", "value": "1"}}
+    ran = run_sampled(upper_only, typed, "claim", claim)
+    assert ran.execution is not None and ran.execution.truth is truth, ran.error
+    assert ran.program.fn == "count" and len(ran.program.filters) == 3
+    # the row and its interval are cited, whether its bounds hold the value or not
+    assert set(shaped.original_cells(ran.execution.cells)) == {(3 if row == "Men" else 2, 1),
+                                                               (3 if row == "Men" else 2, 2)}
+
+
+def test_an_interval_claim_over_several_rows_or_no_value_is_left_alone():
+    from tools._interval_claims import read_interval_inclusion
+
+    typed = TypedTable.build(shape_for_programs(HAZARDS).table)
+    every = Program(filters=[], fn="every", column="hazard_ratio_95_ci_upper",
+                    check=Check(op=">=", value="1"))
+    assert read_interval_inclusion(every, typed, "Every confidence interval included 1.") == every  # several rows
+    one = Program(filters=[RowFilter(column="subgroup", op="=", value="Men")], fn="value",
+                  column="hazard_ratio_95_ci_upper", check=Check(op=">=", value="1"))
+    assert read_interval_inclusion(one, typed, "The hazard ratio for men included patients over 65.") == one

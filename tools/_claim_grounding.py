@@ -53,6 +53,7 @@ from tools._cells import TypedTable, cell_number
 from tools._claim_fractions import fraction_of_rows
 from tools._durations import stated_days
 from tools._flag_columns import names_flag
+from tools._interval_claims import interval_claim
 from tools._question_grounding import column_named, value_grounded
 from tools._table_checks import row_names
 from tools._table_ops import execute, selected_rows
@@ -134,6 +135,9 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed
     flag = typed is not None and names_flag(typed, RowFilter(column=program.column, op="=", value=chk.value), claim)
     # "more than half of the hospitals": the count it is checked against is the claim's fraction of the rows
     share = typed is not None and program.fn == "count" and fraction_of_rows(claim, typed) is not None
+    # "the CI for women excludes 1": a count of the intervals holding 1, checked against none (tools._interval_claims)
+    interval = program.fn == "count" and interval_claim(claim)
+    share = share or interval
     if not flag and not share and not _stated(chk.value, claim, stated_numbers(claim)):
         return f"the check compares with {chk.value!r}, which the claim does not state"
     if program.fn in ("count", "count_distinct"):
@@ -141,7 +145,9 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed
         if target is not None and target > n_rows and chk.op in ("=", ">", ">="):
             return f"the claim's {chk.value!r} cannot be a number of rows (the table has {n_rows})"
         # (a claim that some row exists is refuted by finding none: "Did any drug get cheaper?")
-        if not ex.selected and target != 0 and not (target == 1 and chk.op == ">=" and _SOME.search(claim)):
+        # (nor is an interval that does not hold a value: "the CI for women included 1")
+        if not ex.selected and target != 0 and not interval \
+                and not (target == 1 and chk.op == ">=" and _SOME.search(claim)):
             return "the filters select no row, so the count says nothing about the claim"
     return ""
 

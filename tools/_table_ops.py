@@ -21,13 +21,28 @@ from typing import Any
 
 from tools._cell_compare import clipped, compare, format_value, iso_month_match, norm_text, text_words, words_match
 from tools._cells import TypedTable, cell_number, is_empty
-from tools._table_checks import (check_result, check_types, in_none_of, row_change, row_names, row_ratio,
-                                  row_relative_change)
+from tools._table_checks import (
+    check_result,
+    check_types,
+    in_none_of,
+    row_change,
+    row_names,
+    row_ratio,
+    row_relative_change,
+)
 from tools._table_describe import ORDINALS, quoted, rows_in_words
-from tools._table_ops_model import MAX_CELLS, MAX_FILTERS, MAX_ROWS, RATIO_FNS, TIME_LIMIT_S, Execution, \
-    NoNumbersError, Program, ProgramError
-from tools._table_rows import column_index, compare_cell, filter_groups, meets_filter, rows_but_totals, \
-    total_rows
+from tools._table_ops_model import (
+    MAX_CELLS,
+    MAX_FILTERS,
+    MAX_ROWS,
+    RATIO_FNS,
+    TIME_LIMIT_S,
+    Execution,
+    NoNumbersError,
+    Program,
+    ProgramError,
+)
+from tools._table_rows import column_index, compare_cell, filter_groups, meets_filter, rows_but_totals, total_rows
 
 
 class _Clock:
@@ -61,6 +76,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         steps.append(f"the rows of the previous answer ({rows_in_words(typed, rows)}): "
                      f"{len(rows)} of {table.n_rows} rows")
     filter_cols: list[int] = []
+    named_rows: list[int] = []
     groups = filter_groups(program, union_same_column)
     totals = set(total_rows(typed))
     if totals and len(totals) < len(rows):
@@ -124,6 +140,8 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             kept = [r for r in rows if iso_month_match(typed.text(r, c), f.value)]
             note = " (dates in the month it names)" if kept else ""
         steps.append(f"{typed.column(f.column).name} {f.op} {quoted(f.value)}: {len(kept)} of {len(rows)} rows{note}")
+        if not named_rows and f.op == "=" and 1 <= len(kept) <= 3:
+            named_rows = list(kept)  # the rows a value names, cited where a count of them comes to nothing
         rows = kept
     c = column_index(typed, program.column, "column")
     fn = program.fn
@@ -335,6 +353,10 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         # "How many countries are listed?" reads no column: the names of the rows it counted are what a reader
         # checks the count against (found as a new user: an answer citing nothing, shown as unverified).
         cells = [(r, label) for r in decisive]
+    if fn == "count" and not rows and named_rows:
+        # "The CI for men excludes 1" counts Men's rows whose bounds hold 1: none. The row the value named, with the
+        # cells the other filters read, is what shows the count is 0 (else a true "none" would cite nothing).
+        cells = [(r, cc) for r in named_rows for cc in ([label] if label else []) + filter_cols]
     cells = list(dict.fromkeys(cells + extra_cells + share_cells))[:MAX_CELLS]
     return Execution(selected=rows, result=result, result_text=result_text, decisive_rows=decisive, cells=cells,
                      truth=truth, check_text=check_text, steps=steps)

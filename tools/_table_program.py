@@ -60,6 +60,7 @@ from tools._date_rules import leaves_out_stated_date, read_stated_year
 from tools._durations import read_duration
 from tools._flag_columns import add_stated_flag
 from tools._named_difference import read_named_difference
+from tools._interval_claims import read_interval_inclusion
 from tools._numbered_kind import add_numbered_kind
 from tools._partial_values import narrow_to_written_value, widen_partial_value
 from tools._question_grounding import column_named, describe_grounding, grounding
@@ -280,6 +281,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_ratio_multiple(program, _header(typed, program.column), text)
             program = read_negated_existence(read_others_combined(program, typed, text), typed, text)
             program = read_median(read_no_value(program, typed, text), typed, text)
+            program = read_interval_inclusion(program, typed, text)
         # Several values of one column: any of them in a question; in a claim, only the rows it names jointly.
         union = kind == "question"
         if kind == "claim" and (joint := read_joint_rows(program, text)) is not None:

@@ -1,0 +1,68 @@
+"""Claims that an interval includes or excludes a value: "The confidence interval for men included 1."
+
+Found as a new user over a table of hazard ratios with 95% CIs: that claim was supported by "upper bound >= 1"
+alone (2 of 5 programs), a check an interval of 1.10-1.50 would pass too. An interval holds a value when its lower
+bound is at most the value and its upper bound at least it, two conditions on the bound columns of
+:mod:`tools._interval_columns`. A claim that names an interval (CI, confidence interval, range) and says it
+includes (contains, crosses, spans) or excludes (does not include, …) a number, over a program whose filters keep
+one row, is read as the count of that row's intervals holding the number: at least 1 for "includes", 0 for
+"excludes".
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools._cells import TypedTable, cell_number
+from tools._table_ops import selected_rows
+from tools._table_ops_model import MAX_FILTERS, Check, Program, RowFilter
+
+_NAMES_INTERVAL = re.compile(r"\b(?:CI|CIs|confidence|credible|interval|intervals|range)\b", re.I)
+_HOLDS = re.compile(r"\b(?P<neg>(?:does|did|do)\s+not\s+|(?:doesn|didn|don)['’]t\s+)?"
+                    r"(?P<verb>includ|contain|cross|span|overlap|exclud)\w*\s+(?:the\s+(?:value\s+|null\s+)?)?"
+                    r"(?P<n>[-−]?\d+(?:\.\d+)?)(?!\.?\d)", re.I)
+_LOWER, _UPPER = " lower bound", " upper bound"
+
+
+def _bound_pairs(typed: TypedTable) -> list[tuple[str, str, str]]:
+    """(interval header, lower bound ident, upper bound ident) for each interval column split into its bounds."""
+    names = {col.name: col.ident for col in typed.columns}
+    return [(name[: -len(_LOWER)], ident, names[name[: -len(_LOWER)] + _UPPER]) for name, ident in names.items()
+            if name.endswith(_LOWER) and name[: -len(_LOWER)] + _UPPER in names]
+
+
+def interval_claim(claim: str) -> bool:
+    """Whether the claim says an interval includes or excludes a number (its check's 0 or 1 is a count of rows)."""
+    m = _HOLDS.search(claim or "")
+    return m is not None and _NAMES_INTERVAL.search(claim[: m.start()]) is not None
+
+
+def read_interval_inclusion(program: Program, typed: TypedTable, claim: str) -> Program:
+    """The claim's "includes / excludes N" as the count of the selected row's intervals holding N (module
+    docstring); any other program as written."""
+    pairs = _bound_pairs(typed)
+    if not pairs or not interval_claim(claim):
+        return program
+    m = _HOLDS.search(claim)
+    if len(pairs) > 1:
+        named = [p for p in pairs if p[1] in (program.column, program.answer_column)
+                 or p[2] in (program.column, program.answer_column)]
+        if len(named) != 1:
+            return program
+        pairs = named
+    _, lower, upper = pairs[0]
+    filters = [f for f in program.filters if f.column not in (lower, upper)]
+    number = cell_number(m.group("n").replace("−", "-"))
+    if number is None or len(filters) > MAX_FILTERS - 2:
+        return program
+    row_only = program.model_copy(update={"filters": filters, "fn": "count", "check": None})
+    if len(selected_rows(row_only, typed) or []) != 1:
+        return program  # one row's interval: "the CI of the overall hazard ratio"
+    excludes = (m.group("verb").lower() == "exclud") != bool(m.group("neg"))
+    value = f"{number:g}"
+    # strict: a filter's "<=" allows half a unit of the value as written ("1" would let a lower bound of 1.4 hold
+    # it); a bound equal to the value (an interval touching it) is not counted as holding it
+    holding = [*filters, RowFilter(column=lower, op="<", value=value), RowFilter(column=upper, op=">", value=value)]
+    check = Check(op="=", value="0") if excludes else Check(op=">=", value="1")
+    return program.model_copy(update={"filters": holding, "fn": "count", "check": check, "nth": 1,
+                                      "per_column": None, "minus_column": None})
