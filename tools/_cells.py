@@ -29,6 +29,13 @@ IDENT_MAX_CHARS = 24
 _EMPTY = {"", "-", "–", "—", "n/a", "na", "nan", "none", "null", "?", "..."}
 
 
+def written_scale(text: object) -> tuple[float, float] | None:
+    """(the number as written, its scale) for a cell that writes a magnitude word: "12.3 million" -> (12.3, 1e6)."""
+    m = _MAGNITUDE.match(str(text or "").strip())
+    base = parse_number(m.group("body")) if m else None
+    return None if base is None else (base, _SCALE[m.group("unit").lower()])
+
+
 def cell_number(text: object) -> float | None:
     """The number a cell shows, or None: ``"$3.5m"`` -> 3500000.0, ``"4,512"`` -> 4512.0."""
     value = parse_number(text)

@@ -9,15 +9,19 @@ whether the claim holds of them. The executor imports this module, never the rev
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from tools._cell_compare import cell_bounds, compare, format_value, iso_month_match, leading_number, named_number, \
     norm_text, text_words, words_match
-from tools._cells import TypedTable, cell_number, is_empty
+from tools._cells import TypedTable, cell_number, is_empty, written_scale
 from tools._table_describe import quoted
 from tools._table_ops_model import Check, Program, ProgramError
 from tools._table_rows import ORDER, column_index, meets_filter, rows_but_totals
 from tools._written_share import ONE_CELL_FNS, stated_share
+
+
+_POINT_THOUSANDS = re.compile(r"^\d{1,3}(?:\.\d{3})+$")
 
 
 def check_result(program: Program, typed: TypedTable, result: Any, c: int,
@@ -88,11 +92,22 @@ def check_result(program: Program, typed: TypedTable, result: Any, c: int,
             outcomes.append(compare(format_value(v), v, chk.op, rhs_text, rhs_number, tolerance))
         else:
             left_number = cell_number(v)
+            scaled = written_scale(v) if rhs_number is not None else None
+            if scaled and written_scale(rhs_text) is None and abs(rhs_number) < scaled[1] / 1000:
+                # "Guinea has a population of 12.3 million" checked as "= 12.3" over the cell "12.3 million": a number
+                # far below the cell's scale is in its unit (PubHealthTab's eval split: refuted by 12,300,000 ≠ 12.3)
+                left_number = scaled[0]
+            rhs_here = rhs_number
+            if left_number is not None and chk.op in ("=", "!=") and _POINT_THOUSANDS.match(rhs_text.strip()) \
+                    and left_number == float(rhs_text.strip().replace(".", "")):
+                # "24.035" written with a point between thousands (PubHealthTab's eval split: "… are 24.035" over the
+                # cell "24,035" was refuted by 3 of 3 programs); only where the cell is that number to the digit
+                rhs_here = left_number
             if left_number is None and rhs_number is not None and chk.op != "contains":
                 left_number = leading_number(str(v))  # '464 pages' states the number 464
                 if left_number is None:
                     left_number = named_number(str(v))  # 'n mcmillan (7)': 7 assists, by the name before it
-            same = compare(str(v), left_number, chk.op, rhs_text, rhs_number, tolerance)
+            same = compare(str(v), left_number, chk.op, rhs_text, rhs_here, tolerance)
             if not same and chk.op in ("=", "!=") and cell_number(v) is None and rhs_number is None:
                 # "Quebec" stated for a computed "Quebec (QC)" (or the reverse) is the same answer.
                 loose = words_match(str(v), rhs_text) or words_match(rhs_text, str(v))
