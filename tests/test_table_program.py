@@ -793,6 +793,22 @@ def test_a_list_of_items_of_one_kind_is_not_an_attribute_list(keys):
     assert shape_for_programs(two).form.startswith("one record")  # two fields may share their first word
 
 
+def test_a_title_row_over_the_column_names_is_the_tables_title():
+    """PubHealthTab's eval split (the tuning split): "Energy Prices" spans the first row of a web table whose second
+    row holds the names ("INDEX", "PRICE", "%", "TIME(GMT)"); programs had only "column_2" … to name."""
+    from tools._table_shape import shape_for_programs
+
+    prices = Table(name="p", title="", columns=["Column 1", "Column 2", "Column 3", "Column 4"], rows=[
+        ["Energy Prices", "Energy Prices", "Energy Prices", ""], ["INDEX", "PRICE", "%", "TIME(GMT)"],
+        ["WTI Crude", "$73.88", "+1.41", "2:42 PM"], ["Brent Crude", "$75.76", "+1.27", "2:40 PM"]])
+    shaped = shape_for_programs(prices)
+    assert shaped.table.columns == ["INDEX", "PRICE", "%", "TIME(GMT)"] and shaped.table.title == "Energy Prices"
+    assert shaped.table.n_rows == 2 and shaped.original_cells([(2, 2)]) == [(4, 2)]
+    data_first = Table(name="d", title="", columns=["Column 1", "Column 2"], rows=[
+        ["North", "North"], ["South", "12"], ["East", "14"]])
+    assert "second row" not in shape_for_programs(data_first).form  # "South | 12" is a data row, not names
+
+
 def test_a_numeric_header_goes_back_into_the_data():
     from tools._table_shape import shape_for_programs
 

@@ -101,11 +101,32 @@ def _reshaped(table: Table) -> ShapedTable:
     if body is not None:
         cell_map = {(r, c): [(r + 1, c)] for r in range(1, body.n_rows + 1) for c in range(1, body.n_cols + 1)}
         return ShapedTable(table=body, original=table, form="its first row as the column names", cell_map=cell_map)
+    titled = _titled(table)
+    body = _named_by_first_row(titled) if titled is not None else None
+    if body is not None:
+        # "Energy Prices" spanning the first row, the names ("INDEX", "PRICE", "%", "TIME(GMT)") in the second
+        cell_map = {(r, c): [(r + 2, c)] for r in range(1, body.n_rows + 1) for c in range(1, body.n_cols + 1)}
+        return ShapedTable(table=body, original=table, form="its second row as the column names, under a title row",
+                           cell_map=cell_map)
     return ShapedTable(table=table, original=table)
 
 
 # The names kb.table_normalise gives columns whose header cell is empty.
 _GENERATED_NAME = re.compile(r"Column \d+")
+
+
+def _titled(table: Table) -> Table | None:
+    """The rows under a title row (one text repeated across every cell of the first row of a table whose columns
+    are unnamed: a spanning cell flattened), titled by it; None when the first row is no such title."""
+    if table.n_rows < 3 or table.n_cols < 2 \
+            or not all(_GENERATED_NAME.fullmatch(name.strip()) for name in table.columns[1:]):
+        return None
+    first = [" ".join(table.cell(1, c).split()) for c in range(1, table.n_cols + 1)]
+    filled = [x for x in first if not is_empty(x)]
+    if is_empty(first[0]) or len(filled) < 2 or len(set(filled)) != 1 or cell_number(first[0]) is not None:
+        return None
+    return Table(name=table.name, title=first[0], columns=list(table.columns), rows=[list(r) for r in table.rows[1:]],
+                 source=table.source)
 
 
 def _named_by_first_row(table: Table) -> Table | None:
