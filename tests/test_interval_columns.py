@@ -38,6 +38,11 @@ def test_an_interval_column_gets_bound_columns_cited_as_its_own_cells():
     assert shaped.original_cells([(2, 5), (2, 1)]) == [(2, 3), (2, 1)]  # a bound is its interval's cell
     assert shaped.rows_kept and kept_scope(shaped, (1, 3)) == (1, 3)  # a follow-up's rows are the same rows
     hr = shape_for_programs(HAZARDS)
+    # named by the interval, not by the estimate: "the lowest hazard ratio" is the estimate's (found as a new user)
+    assert hr.table.columns[3:] == ["95% CI lower bound", "95% CI upper bound"]
+    two = Table(name="x", title="x", columns=["Arm", "HR (95% CI)", "OR (95% CI)"],
+                rows=[["A", "0.8 (0.6-1.1)", "1.2 (0.9-1.5)"], ["B", "0.7 (0.5-0.9)", "1.1 (1.0-1.3)"]])
+    assert shape_for_programs(two).table.columns[3:5] == ["HR (95% CI) lower bound", "HR (95% CI) upper bound"]
     assert hr.table.cell(2, 4) == "0.52" and hr.table.cell(2, 5) == "0.99" and hr.table.cell(4, 4) == ""
 
 
@@ -79,7 +84,7 @@ def test_an_interval_includes_a_value_when_both_bounds_hold_it(claim, truth):
     typed = TypedTable.build(shaped.table)
     row = "Men" if "men" in claim.split() else "Women"
     upper_only = {"filters": [{"column": "subgroup", "op": "=", "value": row}], "fn": "value",
-                  "column": "hazard_ratio_95_ci_upper", "answer_column": "subgroup",
+                  "column": "c5_95_ci_upper_bound", "answer_column": "subgroup",
                   "check": {"op": ">=", "against": "value", "value": "1"}}
     ran = run_sampled(upper_only, typed, "claim", claim)
     assert ran.execution is not None and ran.execution.truth is truth, ran.error
@@ -93,9 +98,9 @@ def test_an_interval_claim_over_several_rows_or_no_value_is_left_alone():
     from tools._interval_claims import read_interval_inclusion
 
     typed = TypedTable.build(shape_for_programs(HAZARDS).table)
-    every = Program(filters=[], fn="every", column="hazard_ratio_95_ci_upper",
+    every = Program(filters=[], fn="every", column="c5_95_ci_upper_bound",
                     check=Check(op=">=", value="1"))
     assert read_interval_inclusion(every, typed, "Every confidence interval included 1.") == every  # several rows
     one = Program(filters=[RowFilter(column="subgroup", op="=", value="Men")], fn="value",
-                  column="hazard_ratio_95_ci_upper", check=Check(op=">=", value="1"))
+                  column="c5_95_ci_upper_bound", check=Check(op=">=", value="1"))
     assert read_interval_inclusion(one, typed, "The hazard ratio for men included patients over 65.") == one

@@ -446,3 +446,14 @@ def test_an_acronym_of_a_row_name_written_in_capitals_routes():
     assert match is not None and any("HPV" in m for m in match.matched)
     # in lower case it is no acronym the message writes (nor is "us" the row "US")
     assert not any("part" in m for m in score_table("tell us about the hpv vaccine", CAMPAIGNS).matched)
+
+
+def test_an_abbreviated_header_is_named_by_its_words():
+    """Found as a new user: "Did its confidence interval include 1?" after a hazard-ratio answer went to the text
+    knowledge base: the header writes "95% CI"."""
+    hazards = Table(name="hr", title="hr", columns=["Subgroup", "Hazard ratio (95% CI)", "P value"],
+                    rows=[["Women", "0.72 (0.52–0.99)", "0.04"], ["Men", "0.90 (0.67–1.21)", "0.48"]])
+    match = score_table("Did its confidence interval include 1?", hazards)
+    assert "header 'Hazard ratio (95% CI)'" in match.matched
+    assert route("Did its confidence interval include 1?", {"hr": hazards}, previous="hr").name == "hr"
+    assert not score_table("Which interval training plan is best?", TRIALS).matched  # no CI header there

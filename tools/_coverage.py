@@ -18,9 +18,11 @@ from dataclasses import dataclass
 
 from kb.tables import Table
 from tools._cell_compare import iso_month_match
+from tools._interval_columns import INTERVAL_HEADER
 from tools._words import ABBREVIATIONS, MONTHS
 
 PREFIX = 5
+_BOUND_WORDS = ["lower", "upper", "bound", "limit"]
 # Tuned on the tuning splits only (PubHealthTab's eval split; SciTab claims outside the fixed test subset):
 # below 0.30, 87% of PubHealthTab's and 45% of SciTab's flagged claims are NOT ENOUGH INFO (base rates
 # 22% and 29%), catching 60% and 57% of them.
@@ -52,6 +54,8 @@ def claim_coverage(claim: str, table: Table) -> Coverage:
     """The share of ``claim``'s content words found (by prefix) in ``table``'s title, headers and cells."""
     spelled = [w for header in table.columns for token in re.findall(r"[A-Za-z]+", header)
                for w in ABBREVIATIONS.get(token, "").split()]
+    if any(INTERVAL_HEADER.search(header) for header in table.columns):  # "the lower bound of the CI"
+        spelled += _BOUND_WORDS
     vocabulary = {_key(w) for w in _words(" ".join([table.title, *table.columns, *spelled,
                                                     *(cell for row in table.rows for cell in row)]))}
     words = list(dict.fromkeys(_words(claim)))

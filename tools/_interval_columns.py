@@ -14,7 +14,7 @@ import re
 from kb.tables import Table
 from tools._cells import cell_number, is_empty
 
-_INTERVAL_HEADER = re.compile(r"\bCI\b|\bconfidence\b|\bcredible\b|\binterval\b|\brange\b|\bIQR\b", re.I)
+INTERVAL_HEADER = re.compile(r"\bCI\b|\bconfidence\b|\bcredible\b|\binterval\b|\brange\b|\bIQR\b", re.I)
 _NUM = r"[-−]?\d[\d,]*(?:\.\d+)?%?"
 # "90.3-97.6", "59.0 to 73.4", "[0.52, 0.99]", "0.81 (0.65–1.01)", "1.2 (95% CI 0.9-1.6)"
 _SEP = r"\s*(?:-|–|—|to|,|;)\s*"
@@ -35,11 +35,20 @@ def interval_bounds(cell: str) -> tuple[float, float] | None:
     return lo, hi
 
 
+def _interval_name(header: str) -> str:
+    """The part of a header that names its interval: "95% CI" of "Hazard ratio (95% CI)"; the header itself when
+    no bracketed part does ("95% CI", "Range")."""
+    for part in re.findall(r"[(\[]([^()\[\]]+)[)\]]", header):
+        if INTERVAL_HEADER.search(part):
+            return " ".join(part.split())
+    return " ".join(header.split())
+
+
 def interval_columns(table: Table) -> list[int]:
     """The (1-based) columns whose header names an interval and whose filled cells mostly write one."""
     found = []
     for c, header in enumerate(table.columns, start=1):
-        if not _INTERVAL_HEADER.search(header):
+        if not INTERVAL_HEADER.search(header):
             continue
         filled = [table.cell(r, c) for r in range(1, table.n_rows + 1) if not is_empty(table.cell(r, c))]
         if filled and sum(interval_bounds(x) is not None for x in filled) >= MIN_SHARE * len(filled):
@@ -56,10 +65,13 @@ def with_bounds(table: Table) -> tuple[Table, dict[tuple[int, int], tuple[int, i
     names = list(table.columns)
     rows = [list(r) + [""] * (table.n_cols - len(r)) for r in table.rows]
     sources: dict[tuple[int, int], tuple[int, int]] = {}
+    stems = {c: _interval_name(table.columns[c - 1]) for c in columns}
     for c in columns:
-        header = " ".join(table.columns[c - 1].split())
+        # the bounds are named by the interval ("95% CI lower bound"), not by the estimate's header ("Hazard ratio
+        # (95% CI)"): found as a new user, "Which subgroup had the lowest hazard ratio?" was read on the lower bounds
+        stem = stems[c] if list(stems.values()).count(stems[c]) == 1 else " ".join(table.columns[c - 1].split())
         for end, i in (("lower", 0), ("upper", 1)):
-            names.append(f"{header} {end} bound")
+            names.append(f"{stem} {end} bound")
             new_c = len(names)
             for r, row in enumerate(rows, start=1):
                 bounds = interval_bounds(table.cell(r, c))

@@ -121,9 +121,9 @@ CARDINALS = {w: float(i) for i, w in enumerate(
 
 
 # Abbreviations a header writes (in capitals, as a word of its own) for the words a claim spells out: "HR (95% CI)"
-# is talked about as "the hazard ratio" and "the lower bound of the confidence interval".
+# is talked about as "the hazard ratio" and "the confidence interval".
 ABBREVIATIONS = {
-    "CI": "confidence interval lower upper bound bounds limit limits",
+    "CI": "confidence interval",
     "HR": "hazard ratio", "OR": "odds ratio", "RR": "relative risk", "ARR": "absolute risk reduction",
     "NNT": "number needed to treat", "SD": "standard deviation", "SE": "standard error",
     "IQR": "interquartile range", "BMI": "body mass index", "LOS": "length of stay", "ICU": "intensive care unit",
