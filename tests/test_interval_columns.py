@@ -104,3 +104,15 @@ def test_an_interval_claim_over_several_rows_or_no_value_is_left_alone():
     one = Program(filters=[RowFilter(column="subgroup", op="=", value="Men")], fn="value",
                   column="c5_95_ci_upper_bound", check=Check(op=">=", value="1"))
     assert read_interval_inclusion(one, typed, "The hazard ratio for men included patients over 65.") == one
+
+
+def test_rows_that_differ_by_a_sign_of_order_are_different_rows():
+    """Found as a new user: "Did its confidence interval include 1?" about "Age < 65" filtered Subgroup = 'Age < 65'
+    and kept "Age ≥ 65" too (both read "age 65" once the signs were dropped), so no program read one interval."""
+    from tools._table_ops import execute
+
+    ages = TypedTable.build(Table(name="a", title="a", columns=["Subgroup", "Events"], rows=[
+        ["Age < 65", "121"], ["Age ≥ 65", "191"], ["Age >= 80", "40"]]))
+    for value, rows in (("Age < 65", [1]), ("Age ≥ 65", [2]), ("Age >= 65", [2]), ("age<65", [1])):
+        program = Program(filters=[RowFilter(column="subgroup", op="=", value=value)], fn="value", column="events")
+        assert execute(program, ages).selected == rows, value

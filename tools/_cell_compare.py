@@ -112,9 +112,11 @@ def _bounded(cell: str, op: str, right: float) -> bool | None:
 
 def text_words(text: object) -> str:
     """Text as its words: punctuation and spacing do not make two texts different. A text of symbols only is
-    itself: "✓" and "✗" are different cells (found as a new user: "Approved in EU = '✓'" kept the ✗ rows too)."""
-    normal = norm_text(text)
-    words = re.findall(r"[^\W_]+", normal)
+    itself: "✓" and "✗" are different cells (found as a new user: "Approved in EU = '✓'" kept the ✗ rows too). Signs
+    of order are words: "Age < 65" and "Age ≥ 65" are different rows (found as a new user: a filter on the first kept
+    both)."""
+    normal = norm_text(text).replace("≤", "<=").replace("≥", ">=")
+    words = re.findall(r"[^\W_]+|<=|>=|<|>", normal)
     return " ".join(words) if words else " ".join(normal.split())
 
 
