@@ -33,6 +33,9 @@ def test_a_numbered_word_that_names_no_column_or_every_row_adds_nothing():
     assert add_numbered_kind(mean, VACCINES, "the average of the three-dose vaccines") == mean  # no row has 3
     filtered = Program(filters=[RowFilter(column="doses", op=">", value="1")], fn="avg", column="efficacy")
     assert add_numbered_kind(filtered, VACCINES, "the two-dose vaccines") == filtered  # the column is filtered
+    reads_doses = Program(filters=[RowFilter(column="vaccine", op="=", value="Ad26.COV2.S")], fn="value",
+                          column="doses")
+    assert add_numbered_kind(reads_doses, VACCINES, "Ad26.COV2.S is a two-dose vaccine.") == reads_doses
     all_two = TypedTable.build(Table(name="w", title="w", columns=["Vaccine", "Doses"], rows=[["A", "2"], ["B", "2"]]))
     count = Program(filters=[], fn="count", column="vaccine")
     assert add_numbered_kind(count, all_two, "How many two-dose vaccines are there?") == count  # all rows

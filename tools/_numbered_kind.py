@@ -31,8 +31,9 @@ def add_numbered_kind(program: Program, typed: TypedTable, text: str) -> Program
         number = float(raw) if raw.isdigit() else _COUNTS[raw]
         noun = m.group("noun").casefold()
         columns = [col for col in typed.columns if col.numeric and names_column(col.name, noun)]
-        if len(columns) != 1 or len(filters) >= MAX_FILTERS or any(f.column == columns[0].ident for f in filters):
-            continue
+        if len(columns) != 1 or len(filters) >= MAX_FILTERS or any(f.column == columns[0].ident for f in filters) \
+                or program.column == columns[0].ident:
+            continue  # (a program reading Doses checks the number: "Ad26.COV2.S is a two-dose vaccine")
         col = columns[0]
         rows = typed.scope or range(1, typed.table.n_rows + 1)
         hits = [r for r in rows if typed.number(r, col.index) == number]
