@@ -116,3 +116,24 @@ def test_rows_that_differ_by_a_sign_of_order_are_different_rows():
     for value, rows in (("Age < 65", [1]), ("Age ≥ 65", [2]), ("Age >= 65", [2]), ("age<65", [1])):
         program = Program(filters=[RowFilter(column="subgroup", op="=", value=value)], fn="value", column="events")
         assert execute(program, ages).selected == rows, value
+
+
+@pytest.mark.parametrize("question, fn, result", [
+    ("Which subgroups' confidence intervals include 1?", "argmin", ["Overall", "Men"]),  # 0.65–1.01, 0.67–1.21
+    ("How many subgroups have a CI that includes 1?", "count", 2.0),
+    ("Which subgroup's CI contains 0.7?", "value", ["Overall", "Women", "Men"]),
+])
+def test_a_question_for_the_intervals_holding_a_value_lists_or_counts_their_rows(question, fn, result):
+    from tools._interval_claims import read_interval_question
+    from tools._table_ops import execute
+
+    typed = TypedTable.build(shape_for_programs(HAZARDS).table)
+    written = Program(filters=[], fn=fn, column="c5_95_ci_upper_bound", answer_column="subgroup")
+    read = read_interval_question(written, typed, question)
+    ex = execute(read, typed, union_same_column=True)
+    assert ex.result == result, ex.result_text
+    stated = question.rstrip("?").split()[-1]  # the number the question states
+    estimate = written.model_copy(update={"filters": [RowFilter(column="hazard_ratio_95_ci", op=">", value=stated)]})
+    assert read_interval_question(estimate, typed, question).filters == read.filters  # the model's try goes
+    excluded = read_interval_question(written, typed, "Which subgroups' intervals exclude 1?")
+    assert excluded == written  # the other rows: no filters that all hold select them

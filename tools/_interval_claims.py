@@ -37,32 +37,65 @@ def interval_claim(claim: str) -> bool:
     return m is not None and _NAMES_INTERVAL.search(claim[: m.start()]) is not None
 
 
-def read_interval_inclusion(program: Program, typed: TypedTable, claim: str) -> Program:
-    """The claim's "includes / excludes N" as the count of the selected row's intervals holding N (module
-    docstring); any other program as written."""
+def _holding(program: Program, typed: TypedTable, text: str) -> tuple[list[RowFilter], bool] | None:
+    """The program's filters (but those on the bounds) with the interval's "holds N" conditions, and whether the
+    text says "excludes"; None when the text says no such thing of one interval column of this table."""
     pairs = _bound_pairs(typed)
-    if not pairs or not interval_claim(claim):
-        return program
-    m = _HOLDS.search(claim)
+    if not pairs or not interval_claim(text):
+        return None
+    m = _HOLDS.search(text)
     if len(pairs) > 1:
         named = [p for p in pairs if p[1] in (program.column, program.answer_column)
                  or p[2] in (program.column, program.answer_column)]
         if len(named) != 1:
-            return program
+            return None
         pairs = named
     _, lower, upper = pairs[0]
-    filters = [f for f in program.filters if f.column not in (lower, upper)]
     number = cell_number(m.group("n").replace("−", "-"))
+    # the model's own try at the condition goes too: an order on the estimate with the stated number ("Hazard ratio
+    # > 1": found as a new user, it kept Diabetes alone of the four subgroups whose intervals hold 1)
+    filters = [f for f in program.filters if f.column not in (lower, upper)
+               and not (f.op in ("<", "<=", ">", ">=") and number is not None and cell_number(f.value) == number)]
     if number is None or len(filters) > MAX_FILTERS - 2:
-        return program
-    row_only = program.model_copy(update={"filters": filters, "fn": "count", "check": None})
-    if len(selected_rows(row_only, typed) or []) != 1:
-        return program  # one row's interval: "the CI of the overall hazard ratio"
+        return None
     excludes = (m.group("verb").lower() == "exclud") != bool(m.group("neg"))
     value = f"{number:g}"
     # strict: a filter's "<=" allows half a unit of the value as written ("1" would let a lower bound of 1.4 hold
     # it); a bound equal to the value (an interval touching it) is not counted as holding it
-    holding = [*filters, RowFilter(column=lower, op="<", value=value), RowFilter(column=upper, op=">", value=value)]
+    return [*filters, RowFilter(column=lower, op="<", value=value), RowFilter(column=upper, op=">", value=value)], \
+        excludes
+
+
+_WHICH_OR_HOW_MANY = re.compile(r"^\s*(?:which|what|who|list|name|how many)\b", re.I)
+
+
+def read_interval_question(program: Program, typed: TypedTable, question: str) -> Program:
+    """"Which subgroups' confidence intervals include 1?" lists the rows whose bounds hold 1, and "how many …"
+    counts them. Found as a new user: only claims were read so. "Exclude" asks for the other rows, which filters
+    that all must hold cannot select: left as written."""
+    label = typed.label_col
+    read = _holding(program, typed, question) if _WHICH_OR_HOW_MANY.match(question or "") and label else None
+    if read is None or read[1]:
+        return program
+    filters, _ = read
+    ident = typed.columns[label - 1].ident
+    if program.fn == "count":
+        return program.model_copy(update={"filters": filters, "check": None, "nth": 1})
+    return program.model_copy(update={"filters": filters, "fn": "value", "column": ident, "answer_column": ident,
+                                      "check": None, "nth": 1, "per_column": None, "minus_column": None,
+                                      "group": None})
+
+
+def read_interval_inclusion(program: Program, typed: TypedTable, claim: str) -> Program:
+    """The claim's "includes / excludes N" as the count of the selected row's intervals holding N (module
+    docstring); any other program as written."""
+    read = _holding(program, typed, claim)
+    if read is None:
+        return program
+    holding, excludes = read
+    row_only = program.model_copy(update={"filters": holding[:-2], "fn": "count", "check": None})
+    if len(selected_rows(row_only, typed) or []) != 1:
+        return program  # one row's interval: "the CI of the overall hazard ratio"
     check = Check(op="=", value="0") if excludes else Check(op=">=", value="1")
     return program.model_copy(update={"filters": holding, "fn": "count", "check": check, "nth": 1,
                                       "per_column": None, "minus_column": None})

@@ -60,7 +60,7 @@ from tools._date_rules import leaves_out_stated_date, read_stated_year
 from tools._durations import read_duration
 from tools._flag_columns import add_stated_flag
 from tools._named_difference import read_named_difference
-from tools._interval_claims import read_interval_inclusion
+from tools._interval_claims import read_interval_inclusion, read_interval_question
 from tools._numbered_kind import add_numbered_kind
 from tools._partial_values import narrow_to_written_value, widen_partial_value
 from tools._question_grounding import column_named, describe_grounding, grounding
@@ -263,7 +263,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_share_of_all(read_share(read_share_of_rows(program, typed, text), typed, text), typed, text)
             program = read_duration(read_column_change(program, typed, text), typed, text)
             program = read_ordinal(read_direction(program, typed, text), text)
-            program = read_column_against(program, typed, text)
+            program = read_interval_question(read_column_against(program, typed, text), typed, text)
             if yes_no_asked(text):
                 program = program.model_copy(update={"fn": "count"})  # yes when a row meets the question's filters
         else:
