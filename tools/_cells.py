@@ -41,13 +41,8 @@ def cell_number(text: object) -> float | None:
     value = parse_number(text)
     if value is not None:
         return value
-    s = str(text or "").strip()
-    m = _MAGNITUDE.match(s)
-    if m:
-        base = parse_number(m.group("body"))
-        if base is not None:
-            return base * _SCALE[m.group("unit").lower()]
-    return None
+    scaled = written_scale(text)
+    return scaled[0] * scaled[1] if scaled else None
 
 
 # How long a cell may be where the model sees it (program prompts, grammar enums); longer cells are clipped

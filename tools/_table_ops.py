@@ -21,28 +21,13 @@ from typing import Any
 
 from tools._cell_compare import clipped, compare, format_value, iso_month_match, norm_text, text_words, words_match
 from tools._cells import TypedTable, cell_number, is_empty
-from tools._table_checks import (
-    check_result,
-    check_types,
-    in_none_of,
-    row_change,
-    row_names,
-    row_ratio,
-    row_relative_change,
-)
+from tools._table_checks import (check_result, check_types, in_none_of, row_change, row_names, row_ratio,
+                                  row_relative_change)
 from tools._table_describe import ORDINALS, quoted, rows_in_words
-from tools._table_ops_model import (
-    MAX_CELLS,
-    MAX_FILTERS,
-    MAX_ROWS,
-    RATIO_FNS,
-    TIME_LIMIT_S,
-    Execution,
-    NoNumbersError,
-    Program,
-    ProgramError,
-)
-from tools._table_rows import column_index, compare_cell, filter_groups, meets_filter, rows_but_totals, total_rows
+from tools._table_ops_model import MAX_CELLS, MAX_FILTERS, MAX_ROWS, RATIO_FNS, TIME_LIMIT_S, Execution, \
+    NoNumbersError, Program, ProgramError
+from tools._table_rows import column_index, compare_cell, filter_groups, meets_filter, rows_but_totals, \
+    total_rows
 
 
 class _Clock:
