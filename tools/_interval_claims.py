@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable, cell_number
+from tools._interval_columns import LOWER_BOUND, UPPER_BOUND
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, Check, Program, RowFilter
 
@@ -21,14 +22,12 @@ _NAMES_INTERVAL = re.compile(r"\b(?:CI|CIs|confidence|credible|interval|interval
 _HOLDS = re.compile(r"\b(?P<neg>(?:does|did|do)\s+not\s+|(?:doesn|didn|don)['’]t\s+)?"
                     r"(?P<verb>includ|contain|cross|span|overlap|exclud)\w*\s+(?:the\s+(?:value\s+|null\s+)?)?"
                     r"(?P<n>[-−]?\d+(?:\.\d+)?)(?!\.?\d)", re.I)
-_LOWER, _UPPER = " lower bound", " upper bound"
-
-
 def _bound_pairs(typed: TypedTable) -> list[tuple[str, str, str]]:
     """(interval header, lower bound ident, upper bound ident) for each interval column split into its bounds."""
     names = {col.name: col.ident for col in typed.columns}
-    return [(name[: -len(_LOWER)], ident, names[name[: -len(_LOWER)] + _UPPER]) for name, ident in names.items()
-            if name.endswith(_LOWER) and name[: -len(_LOWER)] + _UPPER in names]
+    return [(name[: -len(LOWER_BOUND)], ident, names[name[: -len(LOWER_BOUND)] + UPPER_BOUND])
+            for name, ident in names.items()
+            if name.endswith(LOWER_BOUND) and name[: -len(LOWER_BOUND)] + UPPER_BOUND in names]
 
 
 def interval_claim(claim: str) -> bool:

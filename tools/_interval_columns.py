@@ -21,6 +21,8 @@ _SEP = r"\s*(?:-|–|—|to|,|;)\s*"
 _INTERVAL = re.compile(rf"^\s*(?:(?P<lo>{_NUM}){_SEP}(?P<hi>{_NUM})|(?:{_NUM}\s*)?[(\[]\s*(?:95%\s*CI[:,]?\s*)?"
                        rf"(?P<lo2>{_NUM}){_SEP}(?P<hi2>{_NUM})\s*[)\]])\s*$", re.I)
 MIN_SHARE = 0.6  # of the column's filled cells that must write an interval
+# How the bound columns' names end; tools._interval_claims finds the pairs by them
+LOWER_BOUND, UPPER_BOUND = " lower bound", " upper bound"
 
 
 def interval_bounds(cell: str) -> tuple[float, float] | None:
@@ -70,8 +72,8 @@ def with_bounds(table: Table) -> tuple[Table, dict[tuple[int, int], tuple[int, i
         # the bounds are named by the interval ("95% CI lower bound"), not by the estimate's header ("Hazard ratio
         # (95% CI)"): found as a new user, "Which subgroup had the lowest hazard ratio?" was read on the lower bounds
         stem = stems[c] if list(stems.values()).count(stems[c]) == 1 else " ".join(table.columns[c - 1].split())
-        for end, i in (("lower", 0), ("upper", 1)):
-            names.append(f"{stem} {end} bound")
+        for suffix, i in ((LOWER_BOUND, 0), (UPPER_BOUND, 1)):
+            names.append(stem + suffix)
             new_c = len(names)
             for r, row in enumerate(rows, start=1):
                 bounds = interval_bounds(table.cell(r, c))
