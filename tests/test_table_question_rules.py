@@ -405,7 +405,7 @@ def test_a_column_of_years_is_not_added_up():
 
 def test_a_most_times_question_counts_rows_per_name():
     from tools._question_grounding import column_named
-    from tools._question_rules import read_frequency
+    from tools._frequency_rules import read_frequency
 
     # Found as a new user: "Who won the most times?" was answered by the winner of the row with the most laps.
     by_laps = prog(fn="argmax", column="laps", answer_column="driver")
@@ -419,7 +419,7 @@ def test_a_most_times_question_counts_rows_per_name():
 
 
 def test_the_most_of_the_rows_themselves_counts_rows_per_name():
-    from tools._question_rules import most_rows_asked, read_frequency
+    from tools._frequency_rules import most_rows_asked, read_frequency
 
     # Found as a new user: "Which drug was tested in the most trials?" over a table of trials was answered by the
     # drug of the trial with the most participants (3 of 5 programs).

@@ -31,7 +31,7 @@ from tools._cells import TypedColumn, TypedTable, cell_number
 from tools._flag_columns import names_flag
 from tools._table_choice import table_choice
 from tools._table_ops_model import Program, RowFilter
-from tools._words import CARDINALS, WORD, content_words, word_in
+from tools._words import CARDINALS, WORD, content_words, singular, word_in
 
 # Thousands separators only between groups of three: "in 1906, how many" states 1906, not "1906,".
 _NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
@@ -114,9 +114,27 @@ def grounding(program: Program, question: str, typed: TypedTable | None = None) 
 def _filter_grounded(f: RowFilter, question: str, numbers: set[float], typed: TypedTable | None) -> bool:
     """A value the question states, the yes (no) of a yes/no column it names ("net importers"), or the value of
     the row it compares with ("more medals than Brazil")."""
-    return value_grounded(f.value, question, numbers) or (typed is not None and (
+    return _value_stated(f, question, numbers, typed) or (typed is not None and (
         names_flag(typed, f, question) or bound_of_named_row(typed, f, question)
         or shares_named_row_value(typed, f, question)))
+
+
+def _value_stated(f: RowFilter, question: str, numbers: set[float], typed: TypedTable | None) -> bool:
+    """Whether the question states the filter's value by the value's own words: the words it shares with its
+    column's header ground nothing, since a question that names the column writes them anyway. Found as a new
+    user: "Which adverse event was most frequent on placebo?" grounded "Adverse event = 'Any serious adverse
+    event'", and that program alone outvoted the ones reading Headache."""
+    if typed is None or cell_number(f.value) is not None:
+        return value_grounded(f.value, question, numbers)
+    try:
+        header = {singular(w) for w in content_words(typed.column(f.column).name)}
+    except KeyError:
+        return value_grounded(f.value, question, numbers)
+    words = content_words(f.value)
+    own = [w for w in words if singular(w) not in header]
+    if not own or len(own) == len(words):
+        return value_grounded(f.value, question, numbers)
+    return value_grounded(" ".join(own), question, numbers)
 
 
 # Comparing words whose direction does not depend on what the column measures ("faster", "older" do).

@@ -8,8 +8,6 @@ meant, code reads the program so (WikiTableQuestions' training split, the tuning
   a column the question never names;
 - :func:`read_choice`: "which had more, A or B?" compares exactly the rows A and B;
 - :func:`read_neighbour`: "which circuit is listed below X?" written as the circuit of the row X is the row after it;
-- :func:`read_frequency`: "who won the most times?" counts rows per name, not the row with the most of a
-  column the question never names;
 - :func:`read_stated_part`: "how many trials were in November 2006?" written as "Date = '13 November 2006'" means
   the dates that contain the month the question states;
 - :func:`add_stated_date`: "how many shows were in April?" with no filter on the dates filters them on "April";
@@ -35,6 +33,7 @@ meant, code reads the program so (WikiTableQuestions' training split, the tuning
 - :func:`one_of_several`: a first/last question answered by a list is its first or last row;
 - :func:`yes_or_no`: a yes/no question is answered by whether a row meets its filters.
 
+Questions of frequency ("who won the most times?") are read by ``tools._frequency_rules``.
 Which programs then vote is decided in ``tools._table_program`` (answer kind, ``tools._question_grounding``).
 """
 
@@ -48,12 +47,13 @@ from tools._cell_compare import format_value, iso_month_match, text_words, words
 from tools._cells import TypedTable
 from tools._choice_compare import compares_with_number
 from tools._dates import QUARTER
+from tools._frequency_rules import FREQUENCY
 from tools._question_grounding import alternatives, column_named, named_words, value_grounded
 from tools._stated_values import stated_cells
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter
 from tools._words import MONTH_NAMES, RANK_HEADER, WORD, best_is_largest, content_words, extreme_directions, \
-    is_superlative, ordinal_extreme, singular, word_in
+    is_superlative, ordinal_extreme, word_in
 from tools._written_share import writes_shares
 
 
@@ -111,7 +111,7 @@ def read_position(program: Program, typed: TypedTable, question: str) -> Program
     """
     if position_asked(question) is None:
         return program
-    if program.fn == "most_common" and not _FREQUENCY.search(question):
+    if program.fn == "most_common" and not FREQUENCY.search(question):
         # "what is the last competition listed on the table?" is the last row's, not the most frequent one
         # (WTQ's training split: 'UEFA Cup', in 5 rows, outvoted the last row's 'UEFA Europa League').
         return program.model_copy(update={"fn": "value"})
@@ -154,10 +154,6 @@ def _choice_filters(program: Program, typed: TypedTable, question: str) -> tuple
     return column, others + [RowFilter(column=column, op="=", value=v[:VALUE_MAX_CHARS]) for v in values]
 
 
-_FREQUENCY = re.compile(r"\bmost (?:times|often|frequent(?:ly)?|common(?:ly)?)\b|\b(?:appears?|occurs?|listed) "
-                        r"(?:the )?most\b", re.I)
-
-
 def read_compared_value(program: Program, question: str) -> Program:
     """"Was DORADO's efficacy more or less than 85%?" was written by all five samples as the difference between two
     rows' efficacies over DORADO's one row, which cannot run (found as a new user). The question compares the row's
@@ -165,41 +161,6 @@ def read_compared_value(program: Program, question: str) -> Program:
     if program.fn != "difference" or not compares_with_number(question):
         return program
     return program.model_copy(update={"fn": "value"})
-
-
-_MOST_NOUN = re.compile(r"\b(?:the\s+)?most\s+([^\W\d_]{3,})\b", re.I)
-
-
-def most_rows_asked(question: str, typed: TypedTable) -> bool:
-    """"Which drug was tested in the most trials?" over a table whose rows are trials (its row-label column is
-    "Trial", or it is named "trials"): the most of the rows themselves, a count of rows per drug."""
-    found = _MOST_NOUN.search(question)
-    if found is None:
-        return False
-    noun = singular(found.group(1).casefold())
-    label = typed.label_col
-    kinds = {singular(w) for w in re.findall(r"[^\W\d_]+", typed.table.name.casefold())[-1:]}
-    if label is not None:
-        kinds |= {singular(w) for w in re.findall(r"[^\W\d_]+", typed.table.columns[label - 1].casefold())[-1:]}
-    return noun in kinds
-
-
-def read_frequency(program: Program, typed: TypedTable, question: str) -> Program:
-    """"Who won the most times?" asks which name occurs in most rows (found as a new user: the programs took the
-    winner of the row with the most finishers, right by chance). A largest value of a column the question does
-    not name becomes the most common value of the program's answer column. So does "the most <rows>" ("Which drug
-    was tested in the most trials?" over a table of trials, found as a new user: the drug of the largest trial won,
-    3 of 5 programs)."""
-    if program.fn not in ("max", "argmax") or not (_FREQUENCY.search(question) or most_rows_asked(question, typed)):
-        return program
-    try:
-        measured = typed.column(program.column).name
-    except KeyError:
-        return program
-    if column_named(measured, question):
-        return program
-    answer = program.answer_column if program.fn == "argmax" and program.answer_column else program.column
-    return program.model_copy(update={"fn": "most_common", "column": answer, "filters": program.filters})
 
 
 _DAY = re.compile(r"^\d{1,2}(?:st|nd|rd|th)?$")

@@ -59,13 +59,14 @@ from tools._same_as_row import cite_shared_row, read_same_as_row
 from tools._date_rules import leaves_out_stated_date, read_stated_year
 from tools._durations import read_duration
 from tools._flag_columns import add_stated_flag
+from tools._frequency_rules import read_frequency, read_frequency_of_measure
 from tools._named_difference import read_named_difference
 from tools._interval_claims import read_interval_inclusion, read_interval_question
 from tools._numbered_kind import add_numbered_kind
 from tools._partial_values import narrow_to_written_value, widen_partial_value
 from tools._question_grounding import column_named, describe_grounding, grounding
 from tools._question_rules import add_stated_date, add_stated_quarter, asks_share, count_choice, drop_named_row, \
-    one_of_several, read_as_asked, read_choice, read_compared_value, read_direction, read_distinct, read_frequency, \
+    one_of_several, read_as_asked, read_choice, read_compared_value, read_direction, read_distinct, \
     read_group_total, read_neighbour, read_ordinal, read_position, read_rank_order, read_ratio, read_rows_asked, \
     read_share, read_share_of_all, read_stated_part, read_threshold_list, read_total_asked, read_year_asked, yes_or_no
 from tools._rates import read_rate
@@ -253,7 +254,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_count_than_row(count_choice(program, typed, text), typed, text)
             program = read_same_as_row(program, typed, text)
             program = read_named_difference(program, typed, text)
-            program = read_frequency(program, typed, text)
+            program = read_frequency_of_measure(read_frequency(program, typed, text), typed, text)
             program = read_distinct(program, typed, text)
             program = read_group_total(read_total_asked(program, typed, text), typed, text)
             program = read_median(read_group_mean(program, typed, text), typed, text)
