@@ -45,6 +45,45 @@ def cell_number(text: object) -> float | None:
     return scaled[0] * scaled[1] if scaled else None
 
 
+# "4000 mg", "3.5 days", "12 goals": a number, a space and a unit word. A column whose cells share one unit is a
+# column of numbers in that unit: found as a new user over a table of analgesic doses, "Max daily dose" held
+# "4000 mg", "1200 mg", … as text, so "What is the maximum daily dose of ibuprofen?" was answered by the one number
+# column there was (Onset, 20 minutes; 5 of 5 programs). The space is required: "1st", "2nd" are ordinals.
+_UNIT_CELL = re.compile(r"^(?P<body>[-−+]?\d[\d,]*(?:\.\d+)?)\s+(?P<unit>[^\W\d_]{1,12}(?:/[^\W\d_]{1,8})?)\.?$")
+
+
+# Words after a number that make it no quantity: a day of a month ("13 jul"), a clock time ("9 pm"), an era.
+_NOT_UNITS = frozenset("jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july "
+                       "august september october november december am pm bc bce ad ce".split())
+
+
+def _unit(word: str) -> str:
+    word = word.casefold()
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word  # "1 day", "3 days"
+
+
+def written_unit(texts: list[str]) -> str | None:
+    """The unit word every one of ``texts`` writes after its number ("mg" for "4000 mg", "1200 mg"), else None."""
+    matches = [_UNIT_CELL.match(" ".join(str(t).split())) for t in texts]
+    if not matches or not all(matches) or len({_unit(m.group("unit")) for m in matches}) != 1:
+        return None
+    unit = matches[0].group("unit")
+    return None if unit.casefold() in _NOT_UNITS else unit
+
+
+def unit_numbers(values: list[object]) -> list[float | None] | None:
+    """The numbers of a column of "<number> <unit>" cells that share one unit (module comment above), one per
+    cell (None for a cell that is no such number); None when the column is not one."""
+    matches = [_UNIT_CELL.match(str(v or "").strip()) for v in values]
+    filled = [v for v in values if not is_empty(v)]
+    units = {_unit(m.group("unit")) for m in matches if m}
+    if not filled or len(units) != 1 or units & _NOT_UNITS:
+        return None
+    if sum(1 for m in matches if m) / len(filled) < NUMERIC_SHARE:
+        return None
+    return [parse_number(m.group("body")) if m else None for m in matches]
+
+
 # How long a cell may be where the model sees it (program prompts, grammar enums); longer cells are clipped
 # with an ellipsis, and the executor reads a value ending in one as the start of a cell.
 DISPLAY_CELL_CHARS = 40
@@ -135,6 +174,8 @@ class TypedTable:
                 if sum(1 for v, d in zip(values, dates) if d is not None and not is_empty(v)) / len(filled) \
                         < NUMERIC_SHARE:
                     dates = []
+                if not dates and (in_units := unit_numbers(values)) is not None:
+                    numbers, numeric = in_units, True
             columns.append(TypedColumn(index=c, name=name, ident=identifier(name, c, taken), numeric=numeric,
                                        numbers=numbers, dates=dates))
         return cls(table=table, columns=columns, scope=tuple(r for r in scope if 1 <= r <= table.n_rows))

@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from tools._cell_compare import clipped, compare, format_value, iso_month_match, norm_text, text_words, words_match
-from tools._cells import TypedTable, cell_number, is_empty
+from tools._cells import TypedTable, cell_number, is_empty, written_unit
 from tools._table_checks import (check_result, check_types, in_none_of, row_change, row_names, row_ratio,
                                   row_relative_change)
 from tools._table_describe import ORDINALS, quoted, rows_in_words
@@ -400,7 +400,8 @@ def _as_written(typed: TypedTable, rows: list[int], c: int, number: float) -> st
     written = {" ".join(typed.text(r, c).split()) for r in rows}
     if len(written) == 1:
         (text,) = written
-        if (cell_number(text) == number or typed.columns[c - 1].holds_dates) and len(text) <= 40:
+        in_units = typed.columns[c - 1].numeric and typed.number(rows[0], c) == number  # "1200 mg"
+        if (cell_number(text) == number or in_units or typed.columns[c - 1].holds_dates) and len(text) <= 40:
             return text
     if typed.columns[c - 1].holds_dates and number.is_integer() and number >= 1:
         return dt.date.fromordinal(int(number)).isoformat()
@@ -417,7 +418,8 @@ def _with_unit(typed: TypedTable, rows: list[int], c: int, number: float) -> str
     for sign in ("$", "€", "£"):
         if texts and all(t.startswith(sign) for t in texts):
             return ("-" + sign + shown[1:]) if shown.startswith("-") else sign + shown
-    return shown
+    unit = written_unit(texts)  # "5600 mg" over "4000 mg" and "1600 mg"
+    return f"{shown} {unit}" if unit else shown
 
 
 def _nth_extreme(xs: list[float], *, largest: bool, nth: int) -> float:
