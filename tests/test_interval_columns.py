@@ -137,3 +137,29 @@ def test_a_question_for_the_intervals_holding_a_value_lists_or_counts_their_rows
     assert read_interval_question(estimate, typed, question).filters == read.filters  # the model's try goes
     excluded = read_interval_question(written, typed, "Which subgroups' intervals exclude 1?")
     assert excluded == written  # the other rows: no filters that all hold select them
+
+
+WOMEN_EXCLUDE = "Women's 95% CI is 0.52 to 0.99, which does not include 1"
+
+
+@pytest.mark.parametrize("claim, row, note", [
+    ("The confidence interval for women included 1.", "Women", WOMEN_EXCLUDE),
+    ("The CI for women excludes 1.", "Women", WOMEN_EXCLUDE),
+    ("The confidence interval for men included 1.", "Men", "Men's 95% CI is 0.67 to 1.21, which includes 1"),
+])
+def test_the_reason_of_an_interval_claim_names_the_interval(claim, row, note):
+    """Found as a new user: the reason read "The number of rows is 0; the claim needs it >= 1", which says nothing
+    about the interval it checked."""
+    from tools._table_describe import describe
+    from tools._table_program import ProgramRun, run_sampled, write_reason
+
+    typed = TypedTable.build(shape_for_programs(HAZARDS).table)
+    upper_only = {"filters": [{"column": "subgroup", "op": "=", "value": row}], "fn": "value",
+                  "column": "c5_95_ci_upper_bound", "answer_column": "subgroup",
+                  "check": {"op": ">=", "against": "value", "value": "1"}}
+    ran = run_sampled(upper_only, typed, "claim", claim)
+    verdict = "SUPPORTS" if ran.execution.truth else "REFUTES"
+    reason = write_reason("claim", ProgramRun(program=describe(ran.program, typed), ran=True, fn=ran.program.fn),
+                          ran.execution, typed, verdict)
+    assert note in reason, reason
+    assert "Overall" not in reason  # only the row the claim names

@@ -59,6 +59,7 @@ def test_a_value_keeps_its_unit_and_a_sum_says_it():
              for fn in ("sum", "avg", "max", "argmax")}
     assert shown == {"sum": "10,350 mg", "avg": "2070 mg", "max": "4000 mg", "argmax": "Paracetamol, Aspirin (4000 mg)"}
     assert written_unit(["4000 mg", "150 ml"]) is None and written_unit(["9 pm"]) is None
+    assert written_unit(["1 stroke", "3 strokes"]) == "strokes"  # the plural, for a sum
 
 
 async def test_the_maximum_daily_dose_question_reads_that_column(tmp_settings, fake_llm_server):

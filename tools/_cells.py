@@ -67,8 +67,8 @@ def written_unit(texts: list[str]) -> str | None:
     matches = [_UNIT_CELL.match(" ".join(str(t).split())) for t in texts]
     if not matches or not all(matches) or len({_unit(m.group("unit")) for m in matches}) != 1:
         return None
-    unit = matches[0].group("unit")
-    return None if unit.casefold() in _NOT_UNITS else unit
+    unit = max((m.group("unit") for m in matches), key=len)  # "strokes" over "1 stroke" and "3 strokes"
+    return None if _unit(unit) in _NOT_UNITS else unit
 
 
 def unit_numbers(values: list[object]) -> list[float | None] | None:

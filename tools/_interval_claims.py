@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from tools._cell_compare import format_value
 from tools._cells import TypedTable, cell_number
 from tools._interval_columns import LOWER_BOUND, UPPER_BOUND
 from tools._table_ops import selected_rows
@@ -98,3 +99,29 @@ def read_interval_inclusion(program: Program, typed: TypedTable, claim: str) -> 
     check = Check(op="=", value="0") if excludes else Check(op=">=", value="1")
     return program.model_copy(update={"filters": holding, "fn": "count", "check": check, "nth": 1,
                                       "per_column": None, "minus_column": None})
+
+
+def interval_notes(program: Program, typed: TypedTable, rows: list[int]) -> list[str]:
+    """What a count of the intervals holding N found, row by row, for the reason: "Women's 95% CI is 0.52 to 0.99,
+    which does not include 1". Without it the reason read "The number of rows is 0 (rows: Women)" (found as a new
+    user), which says nothing about an interval. Empty for any other program."""
+    if program.fn != "count":
+        return []
+    for header, lower, upper in _bound_pairs(typed):
+        below = next((f for f in program.filters if f.column == lower and f.op == "<"), None)
+        above = next((f for f in program.filters if f.column == upper and f.op == ">"), None)
+        value = cell_number(below.value) if below else None
+        if below is None or above is None or value is None or cell_number(above.value) != value:
+            continue
+        lc, uc = typed.column(lower).index, typed.column(upper).index
+        if not rows:  # none holds N: the rows the claim names, without the bounds' conditions
+            named = [f for f in program.filters if f is not below and f is not above]
+            rows = selected_rows(program.model_copy(update={"filters": named}), typed) or []
+        notes = []
+        for r in rows[:3]:
+            a, b = typed.number(r, lc), typed.number(r, uc)
+            if a is not None and b is not None:
+                notes.append(f"{typed.row_name(r)}'s {header.strip()} is {format_value(a)} to {format_value(b)}, "
+                             f"which {'includes' if a < value < b else 'does not include'} {format_value(value)}")
+        return notes
+    return []

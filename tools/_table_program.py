@@ -61,7 +61,7 @@ from tools._durations import read_duration
 from tools._flag_columns import add_stated_flag
 from tools._frequency_rules import read_frequency, read_frequency_of_measure
 from tools._named_difference import read_named_difference
-from tools._interval_claims import read_interval_inclusion, read_interval_question
+from tools._interval_claims import interval_notes, read_interval_inclusion, read_interval_question
 from tools._numbered_kind import add_numbered_kind
 from tools._partial_values import narrow_to_written_value, widen_partial_value
 from tools._question_grounding import column_named, describe_grounding, grounding
@@ -310,6 +310,8 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = as_written
             execution = replace(execution, steps=execution.steps + [
                 f"no number in {describe(as_written, typed).split(' → ', 1)[-1]}: the cell as the table holds it"])
+        if kind == "claim" and (notes := interval_notes(program, typed, execution.decisive_rows)):
+            execution = replace(execution, bounds=execution.bounds + notes)
         if kind == "question":
             execution = cite_shared_row(cite_compared_row(execution, program, typed, text), program, typed, text)
             execution = read_written_share(execution, program, typed, asks_share(text))
