@@ -82,3 +82,38 @@ async def test_real_model_checks_a_claim_across_two_arms(real_settings):
         await llm.aclose()
     assert check.label == "SUPPORTS" and check.decided_by == "program"
     assert {(1, 3), (1, 5)} <= set(check.cells)  # Drug A's 2.9% and placebo's 6.2% in the stroke row
+
+
+# -- arms that are whole columns: "Drug 20 mg (n=415)", "Drug 10 mg (n=409)" ---------------------------------------
+def events() -> TypedTable:
+    from tests.test_frequency_rules import EVENTS
+
+    return TypedTable.build(EVENTS)
+
+
+@pytest.mark.parametrize("claim, arms", [
+    ("Dizziness was more common on 20 mg than on 10 mg.", ("drug_20_mg_n_415", "drug_10_mg_n_409")),
+    ("Nausea was less frequent on placebo than on 10 mg", ("placebo_n_412", "drug_10_mg_n_409")),
+    ("Fatigue on 10 mg was lower compared with placebo", ("drug_10_mg_n_409", "placebo_n_412")),
+    ("Headache was more common on 20 mg.", None),  # one arm
+    ("Headache was not more common on 20 mg than on 10 mg.", None),  # negated: left to the programs
+    ("More than 40 patients on 20 mg than 10 mg had nausea", None),  # a bound after "than"
+    ("Headache on 20 mg was higher than Nausea on 10 mg", None),  # "than" then a row's name, not the arm
+])
+def test_whole_columns_are_arms_when_the_claim_names_each_by_its_own_words(claim, arms):
+    """Found as a new user: "Dizziness was more common on 20 mg than on 10 mg." was supported by three programs that
+    counted the Dizziness row (a check of nothing the claim says)."""
+    assert arm_columns(events(), claim) == arms
+
+
+@pytest.mark.parametrize("claim, truth", [
+    ("Dizziness was more common on 20 mg than on 10 mg.", True),  # 22 > 14
+    ("Insomnia was more common on 20 mg than on 10 mg.", False),  # 9 < 11
+    ("Fatigue on 10 mg was lower compared with placebo", True),  # 19 < 20
+])
+def test_a_claim_across_whole_column_arms_is_checked_in_its_row(claim, truth):
+    counted = {"filters": [{"column": "adverse_event", "op": "=", "value": claim.split()[0]}], "fn": "count",
+               "column": "adverse_event", "check": {"op": ">", "against": "value", "value": "0"}}
+    ran = run_sampled(counted, events(), "claim", claim)
+    assert ran.execution is not None and ran.execution.truth is truth, ran.error
+    assert ran.program.check.against == "column" and ran.program.fn == "value"

@@ -81,7 +81,7 @@ def arm_columns(typed: TypedTable, claim: str, read: str = "") -> tuple[str, str
         if len(at) == 2 and at[0][0] != at[1][0]:
             named[suffix] = at
     if not named:
-        return None
+        return _whole_column_arms(typed, words)
     measures = list(named)
     if _RATE_ASKED.search(claim):
         measures = [s for s in measures if s[-1] in _RATE_SUFFIX]
@@ -93,6 +93,48 @@ def arm_columns(typed: TypedTable, claim: str, read: str = "") -> tuple[str, str
         return None
     (_, first), (_, second) = named[measures[0]]
     return first, second
+
+
+_BETWEEN = re.compile(r"\b(?:than|versus|vs|compared)\b")
+_LINKING = {"on", "in", "the", "for", "with", "to", "at", "among", "of", "those", "that", "a", "an"}
+
+
+def _whole_column_arms(typed: TypedTable, words: list[str]) -> tuple[str, str] | None:
+    """Two number columns that are arms by themselves ("Drug 20 mg (n=415)", "Drug 10 mg (n=409)"), each named by
+    words of its header that no other number column's header has ("20 mg", "10 mg"), with "than", "versus" or
+    "compared" between the two: "Dizziness was more common on 20 mg than on 10 mg" (found as a new user: three
+    programs counted the Dizziness row and supported the claim by chance)."""
+    label = typed.label_col
+    numeric = [col for col in typed.columns if col.numeric and col.index != label]
+    headers = {col.ident: _tokens(col.name) for col in numeric}
+    at = []
+    for col in numeric:
+        tokens = headers[col.ident]
+        others = {t for ident, ts in headers.items() if ident != col.ident for t in ts}
+        spans = [(i, j) for i in range(len(tokens)) for j in range(i + 1, len(tokens) + 1)
+                 if any(t not in others for t in tokens[i:j])]
+        found = sorted((pos, i - j) for i, j in spans if (pos := _written_at(tokens[i:j], words)) is not None)
+        if found:
+            at.append((found[0][0], -found[0][1], col.ident))
+    if len(at) != 2:
+        return None
+    (first, first_len, first_col), (second, second_len, second_col) = sorted(at)
+    between = words[first + first_len:second]
+    if first + first_len > second or not _BETWEEN.search(" ".join(between)) or "not" in words[:second]:
+        return None
+    # the second arm follows the comparing word: "than on 10 mg", "compared with placebo", not "lower Sim than M0
+    # … under similar Acc" (SciTab)
+    last = max(i for i, w in enumerate(between) if _BETWEEN.fullmatch(w))
+    if len(between) - last - 1 > 2 or any(w not in _LINKING for w in between[last + 1:]):
+        return None
+    # Not arms: a number after "than" is a bound ("more than 1 bronze"), and a phrase a row label writes names
+    # that row ("minimizing DCE" over a DCE column)
+    if any(w == "than" and nxt[:1].isdigit() for w, nxt in zip(words[first:], words[first + 1:])):
+        return None
+    labels = {t for r in range(1, typed.table.n_rows + 1) for t in _tokens(typed.text(r, label))} if label else set()
+    if any(set(words[p:p + n]) <= labels for p, n in ((first, first_len), (second, second_len))):
+        return None
+    return first_col, second_col
 
 
 def _stated_comparison(claim: str) -> tuple[str, float | None, float] | None:
