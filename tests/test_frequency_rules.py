@@ -92,4 +92,20 @@ async def test_the_five_programs_seen_answer_headache(tmp_settings, fake_llm_ser
     with fake_llm_server(scripted([event, placebo], seen)) as srv:
         outcome = await solve(llm_for(tmp_settings, srv), EVENTS, "question", QUESTION)
     assert outcome.winner == "Headache", (outcome.votes, [(r.program, r.verdict, r.error) for r in outcome.runs])
+    # "Placebo > 0" keeps every row and votes; "> 30" and the row named by its own header words do not
+    assert outcome.votes == {"Headache": 3}, outcome.votes
     assert (1, 1) in outcome.cells
+
+
+def test_a_filter_every_row_meets_costs_no_vote():
+    """Four of five programs wrote "Placebo > 0" (every row has cases): they answer as the one without a filter, so
+    they vote with it (confidence 1.0, not 0.2)."""
+    placebo, event = ident("Placebo (n=412)"), ident("Adverse event")
+    largest = {"fn": "argmax", "column": placebo, "answer_column": event}
+    every_row = Program.model_validate({**largest, "filters": [{"column": placebo, "op": ">", "value": "0"}]})
+    some_rows = Program.model_validate({**largest, "filters": [{"column": placebo, "op": ">", "value": "10"}]})
+    assert grounding(every_row, QUESTION, typed())[:2] == (True, 0)  # as no filter: it reads nothing stated
+    assert grounding(some_rows, QUESTION, typed())[:2] == (False, 0)  # it drops rows the question never dropped
+    # within a follow-up's scope, "every row" is every row in scope
+    scoped = TypedTable.build(EVENTS, scope=(1, 2))
+    assert grounding(some_rows, QUESTION, scoped)[:2] == (True, 0)

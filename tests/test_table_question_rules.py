@@ -231,12 +231,17 @@ async def test_programs_that_read_less_of_the_question_do_not_vote(tmp_settings,
                                      for r in dropped)
 
     # An invented filter value loses to a program with none; programs grounded alike all vote.
-    invented = {"filters": [{"column": "capacity", "op": ">", "value": "0"}], "fn": "argmin",
+    invented = {"filters": [{"column": "capacity", "op": ">", "value": "5000"}], "fn": "argmin",
                 "column": "capacity", "answer_column": "stadium"}
     plain = {**invented, "filters": []}
     with fake_llm_server(scripted(["stadium", "capacity"], [invented, invented, plain])) as srv:
         outcome = await solve(llm_for(tmp_settings, srv), LEAGUE, "question", "Which stadium is the smallest?", n=3)
-    assert outcome.votes == {"Mill Field": 1} and "'0' is not in the question" in outcome.runs[0].error
+    assert outcome.votes == {"Mill Field": 1} and "'5000' is not in the question" in outcome.runs[0].error
+    # A filter every row meets ("Capacity > 0") invents nothing: its programs vote with the plain one.
+    every_row = {**invented, "filters": [{"column": "capacity", "op": ">", "value": "0"}]}
+    with fake_llm_server(scripted(["stadium", "capacity"], [every_row, every_row, plain])) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), LEAGUE, "question", "Which stadium is the smallest?", n=3)
+    assert outcome.votes == {"Mill Field": 3}
     with fake_llm_server(scripted(["stadium", "capacity"], [plain, plain, plain])) as srv:
         outcome = await solve(llm_for(tmp_settings, srv), LEAGUE, "question", "Which stadium is the smallest?", n=3)
     assert outcome.votes == {"Mill Field": 3} and all(r.ran for r in outcome.runs)
