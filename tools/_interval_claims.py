@@ -23,7 +23,7 @@ _NAMES_INTERVAL = re.compile(r"\b(?:CI|CIs|confidence|credible|interval|interval
 _HOLDS = re.compile(r"\b(?P<neg>(?:does|did|do)\s+not\s+|(?:doesn|didn|don)['’]t\s+)?"
                     r"(?P<verb>includ|contain|cross|span|overlap|exclud)\w*\s+(?:the\s+(?:value\s+|null\s+)?)?"
                     r"(?P<n>[-−]?\d+(?:\.\d+)?)(?!\.?\d)", re.I)
-def _bound_pairs(typed: TypedTable) -> list[tuple[str, str, str]]:
+def bound_pairs(typed: TypedTable) -> list[tuple[str, str, str]]:
     """(interval header, lower bound ident, upper bound ident) for each interval column split into its bounds."""
     names = {col.name: col.ident for col in typed.columns}
     return [(name[: -len(LOWER_BOUND)], ident, names[name[: -len(LOWER_BOUND)] + UPPER_BOUND])
@@ -40,7 +40,7 @@ def interval_claim(claim: str) -> bool:
 def _holding(program: Program, typed: TypedTable, text: str) -> tuple[list[RowFilter], bool] | None:
     """The program's filters (but those on the bounds) with the interval's "holds N" conditions, and whether the
     text says "excludes"; None when the text says no such thing of one interval column of this table."""
-    pairs = _bound_pairs(typed)
+    pairs = bound_pairs(typed)
     if not pairs or not interval_claim(text):
         return None
     m = _HOLDS.search(text)
@@ -107,7 +107,7 @@ def interval_notes(program: Program, typed: TypedTable, rows: list[int]) -> list
     user), which says nothing about an interval. Empty for any other program."""
     if program.fn != "count":
         return []
-    for header, lower, upper in _bound_pairs(typed):
+    for header, lower, upper in bound_pairs(typed):
         below = next((f for f in program.filters if f.column == lower and f.op == "<"), None)
         above = next((f for f in program.filters if f.column == upper and f.op == ">"), None)
         value = cell_number(below.value) if below else None

@@ -62,6 +62,7 @@ from tools._flag_columns import add_stated_flag
 from tools._frequency_rules import read_frequency, read_frequency_of_measure
 from tools._named_difference import read_named_difference
 from tools._interval_claims import interval_notes, read_interval_inclusion, read_interval_question
+from tools._value_in_range import read_range_question
 from tools._numbered_kind import add_numbered_kind
 from tools._partial_values import narrow_to_written_value, widen_partial_value
 from tools._question_grounding import column_named, describe_grounding, grounding
@@ -265,6 +266,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_duration(read_column_change(program, typed, text), typed, text)
             program = read_ordinal(read_direction(program, typed, text), text)
             program = read_interval_question(read_column_against(program, typed, text), typed, text)
+            program = read_range_question(program, typed, text)
             if yes_no_asked(text):
                 program = program.model_copy(update={"fn": "count"})  # yes when a row meets the question's filters
         else:

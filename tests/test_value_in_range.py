@@ -1,0 +1,84 @@
+"""A row's value against its own row's range (tools._value_in_range): found as a new user over a TSV of lab results,
+where "Glucose is within its reference range" (92 in 70–99) was refuted by the model's judgement and "Which results
+are above their reference range?" listed every result."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.tables import Table
+from tests.test_table_program import llm_for, scripted
+from tools._cells import TypedTable
+from tools._table_ops import execute
+from tools._table_ops_model import Program
+from tools._table_program import solve
+from tools._table_shape import shape_for_programs
+from tools._value_in_range import range_check, read_range_question
+from tools.verify_claim import check_claim
+
+LABS = Table(name="labs", title="", columns=["Test", "Result", "Unit", "Reference range"], rows=[
+    ["Sodium", "138", "mmol/L", "135–145"], ["Potassium", "5.6", "mmol/L", "3.5–5.0"],
+    ["Creatinine", "1.4", "mg/dL", "0.6–1.2"], ["Glucose", "92", "mg/dL", "70–99"],
+    ["Hemoglobin", "11.2", "g/dL", "12.0–15.5"]])
+
+
+@pytest.mark.parametrize("claim, verdict, row", [
+    ("Glucose is within its reference range.", "SUPPORTS", 4),
+    ("Potassium is above the upper limit of its reference range.", "SUPPORTS", 2),
+    ("Creatinine is not within the reference range", "SUPPORTS", 3),
+    ("Hemoglobin is below its reference range", "SUPPORTS", 5),
+    ("Hemoglobin isn't in the normal range", "SUPPORTS", 5),
+    ("Sodium is outside its normal range.", "REFUTES", 1),
+    ("Potassium is below the upper limit of its reference range.", "REFUTES", 2),
+    ("Glucose is above its reference range.", "REFUTES", 4),
+])
+def test_a_claim_places_the_rows_value_against_its_own_range(claim, verdict, row):
+    check = range_check(claim, LABS)
+    assert check is not None and check.verdict == verdict, check
+    assert check.cells == [(row, 1), (row, 2), (row, 4)]  # the test, its result and its range
+    assert LABS.rows[row - 1][3] in check.reason and LABS.rows[row - 1][1] in check.reason
+
+
+@pytest.mark.parametrize("claim", [
+    "Glucose was high.",  # no range named
+    "Results are within their reference ranges.",  # no one row
+])
+def test_other_claims_are_left_to_the_programs(claim):
+    assert range_check(claim, LABS) is None
+
+
+@pytest.mark.parametrize("question, fn, result", [
+    ("Which results are above their reference range?", "value", ["Potassium", "Creatinine"]),
+    ("Which tests are below the reference range?", "value", "Hemoglobin"),
+    ("How many results are within their reference range?", "count", 2),
+])
+def test_a_question_filters_on_each_rows_own_bounds(question, fn, result):
+    typed = TypedTable.build(shape_for_programs(LABS).table)
+    read = read_range_question(Program(filters=[], fn="value", column="result"), typed, question)
+    assert read.fn == fn and all(f.than_column for f in read.filters)
+    assert execute(read, typed).result == result
+
+
+def test_outside_and_negated_questions_are_left_to_the_programs():
+    typed = TypedTable.build(shape_for_programs(LABS).table)
+    written = Program(filters=[], fn="value", column="result")
+    assert read_range_question(written, typed, "Which results are outside their reference range?") == written
+    assert read_range_question(written, typed, "Which results are not within their reference range?") == written
+
+
+async def test_the_claim_check_decides_without_the_model(tmp_settings, fake_llm_server):
+    def no_model(req):
+        raise AssertionError("the model was asked")
+
+    with fake_llm_server(no_model) as srv:
+        check = await check_claim(llm_for(tmp_settings, srv), LABS, "Glucose is within its reference range.")
+    assert check.label == "SUPPORTS" and check.decided_by == "rule" and not srv.requests
+
+
+async def test_the_question_lists_the_rows_above_their_range(tmp_settings, fake_llm_server):
+    every_result = {"filters": [{"column": "result", "op": ">", "value": "0"}], "fn": "value", "column": "result",
+                    "answer_column": "test"}
+    with fake_llm_server(scripted(["test", "result"], [every_result] * 5)) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), LABS, "question",
+                              "Which results are above their reference range?")
+    assert outcome.winner == "Potassium, Creatinine", outcome.votes
