@@ -82,3 +82,19 @@ async def test_the_question_lists_the_rows_above_their_range(tmp_settings, fake_
         outcome = await solve(llm_for(tmp_settings, srv), LABS, "question",
                               "Which results are above their reference range?")
     assert outcome.winner == "Potassium, Creatinine", outcome.votes
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("Is potassium within its reference range?", 0),  # 5.6 in 3.5–5.0: no
+    ("Is glucose within its reference range?", 1),
+    ("Is hemoglobin below the reference range?", 1),
+    ("Is sodium above its reference range?", 0),
+])
+def test_a_yes_no_question_checks_the_named_row_against_its_bounds(question, answer):
+    """Found as a new user: "Is potassium within its reference range?" was answered yes by 5 of 5 programs, which
+    counted Potassium's row."""
+    typed = TypedTable.build(shape_for_programs(LABS).table)
+    counted = Program(filters=[], fn="count", column="test")
+    read = read_range_question(counted, typed, question)
+    assert read.fn == "count" and read.filters[0].column == "test"
+    assert execute(read, typed).result == answer

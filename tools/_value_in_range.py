@@ -19,12 +19,13 @@ from __future__ import annotations
 import re
 
 from kb.table_model import Table
+from tools._answer_type import yes_no_asked
 from tools._cells import TypedTable
 from tools._claim_trend import TrendCheck
 from tools._interval_claims import bound_pairs
 from tools._interval_columns import interval_bounds, interval_columns
 from tools._question_grounding import column_named, row_stated
-from tools._table_ops_model import Program, RowFilter
+from tools._table_ops_model import VALUE_MAX_CHARS, Program, RowFilter
 
 _PLACED = re.compile(
     r"(?:(?P<neg>\bnot\s+|n['’]t\s+))?\b(?P<pos>within|inside|in|outside|above|over|exceeds?|exceeding|higher than|"
@@ -97,9 +98,12 @@ _WHICH_OR_HOW_MANY = re.compile(r"^\s*(?:which|what|who|list|name|how many)\b", 
 
 def read_range_question(program: Program, typed: TypedTable, question: str) -> Program:
     """"Which results are above their reference range?" as the rows whose value is above their own upper bound
-    (within: at least the lower and at most the upper; "how many" counts them). ``typed`` is the table with its
-    intervals' bound columns (tools._interval_columns)."""
-    placed = _placement(question) if _WHICH_OR_HOW_MANY.match(question or "") else None
+    (within: at least the lower and at most the upper; "how many" counts them; "Is potassium within its reference
+    range?" asks whether that row meets them: found as a new user, 5 of 5 programs counted Potassium's row and
+    answered yes for 5.6 in 3.5–5.0). ``typed`` is the table with its intervals' bound columns
+    (tools._interval_columns)."""
+    yes_no = yes_no_asked(question or "")
+    placed = _placement(question) if _WHICH_OR_HOW_MANY.match(question or "") or yes_no else None
     pairs = bound_pairs(typed) if placed else []
     if not placed or len(pairs) != 1 or placed[0] == "outside" or placed[2] or not typed.label_col:
         return program
@@ -119,6 +123,12 @@ def read_range_question(program: Program, typed: TypedTable, question: str) -> P
     else:
         filters = [RowFilter(column=value, op="<", value="", than_column=upper if limit == "upper" else lower)]
     label = typed.columns[typed.label_col - 1].ident
+    if yes_no:  # "Is potassium within its reference range?": whether the row it names meets its own bounds
+        row = row_stated(typed, question)
+        name = typed.text(row, typed.label_col).strip() if row else ""
+        if not name or len(name) > VALUE_MAX_CHARS:
+            return program
+        return Program(filters=[RowFilter(column=label, op="=", value=name), *filters], fn="count", column=label)
     if program.fn == "count" or re.match(r"^\s*how many\b", question, re.I):
         return Program(filters=filters, fn="count", column=label)
     return Program(filters=filters, fn="value", column=label, answer_column=label)
