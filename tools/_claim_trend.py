@@ -39,6 +39,8 @@ _EVERY = re.compile(r"\b(?:every|each)\s+(?:single\s+)?(?:year|month|quarter|wee
                     r"\b(?:steadily|consistently|continuously|monotonically|year[- ]on[- ]year|year after year|"
                     r"month after month|month[- ]on[- ]month)\b", re.I)
 _NEGATED = re.compile(r"\b(?:not|never|n't)\b", re.I)
+# shared with tools._dose_trend, whose claims rise or fall in the same words
+TREND_VERB, NEGATED = _VERB, _NEGATED
 # "rises with age", "falls with increasing dose": along the column of row labels, when it names that column
 _ALONG = re.compile(r"\s*(?:\w+\s+){0,2}?(?:with|by|across)\s+(?:increasing\s+|higher\s+|rising\s+|greater\s+|"
                     r"older\s+)?(?P<along>[^\W\d_][\w-]*)", re.I)

@@ -23,15 +23,11 @@ import re
 from kb.table_model import Table
 from tools._cell_compare import format_value
 from tools._cells import TypedTable
-from tools._claim_trend import TrendCheck
+from tools._claim_trend import NEGATED, TREND_VERB, TrendCheck
 from tools._question_grounding import row_stated
 
-_VERB = re.compile(r"\b(?:(?P<up>grew|grows|increased|increases|increase|rose|rises|rise|went up|climbed|climbs)"
-                   r"|(?P<down>fell|falls|fall|decreased|decreases|decrease|declined|declines|decline|dropped|"
-                   r"drops|went down))\b", re.I)
 _WITH_DOSE = re.compile(r"\b(?:with|by|across)\s+(?:(?:increasing|higher|rising|greater|the|each)\s+)*"
                         r"(?:doses?|dosages?|dose levels?)\b|\bdose[- ]dependent(?:ly)?\b", re.I)
-_NEGATED = re.compile(r"\b(?:not|never|n't)\b", re.I)
 _DOSE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:mg|g|mcg|µg|μg|ug|ml|iu|units?)(?:/\w+)?\b", re.I)
 _NO_DOSE = re.compile(r"\b(?:placebo|control|vehicle|sham)\b", re.I)
 _PERCENT = re.compile(r"\(\s*(\d+(?:\.\d+)?)\s*%\s*\)")
@@ -56,8 +52,8 @@ def _arms(typed: TypedTable) -> list[tuple[float, int]] | None:
 
 def dose_trend_check(claim: str, table: Table) -> TrendCheck | None:
     """The verdict on a claim that a row's value rises or falls with the dose, or None (module docstring)."""
-    verb = _VERB.search(claim)
-    if not verb or not _WITH_DOSE.search(claim) or _NEGATED.search(claim):
+    verb = TREND_VERB.search(claim)
+    if not verb or not _WITH_DOSE.search(claim) or NEGATED.search(claim):
         return None
     typed = TypedTable.build(table)
     arms = _arms(typed)
