@@ -35,6 +35,7 @@ def test_a_column_of_numbers_in_one_unit_is_numeric():
     assert not typed().column("usual_dose").numeric  # ranges stay text
     assert unit_numbers(["1 stroke", "3 strokes", "–", "6 strokes"]) == [1, 3, None, 6]  # plural, gaps
     assert unit_numbers(["3,880 days", "9,698 days"]) == [3880, 9698]
+    assert unit_numbers(["464 pages"]) is None  # one cell: a one-record table's phrase, matched as text
 
 
 @pytest.mark.parametrize("cells", [

@@ -79,7 +79,9 @@ def unit_numbers(values: list[object]) -> list[float | None] | None:
     units = {_unit(m.group("unit")) for m in matches if m}
     if not filled or len(units) != 1 or units & _NOT_UNITS:
         return None
-    if sum(1 for m in matches if m) / len(filled) < NUMERIC_SHARE:
+    # Two cells at least: one "464 pages" in a one-record table (a book's details) is a phrase to match as text, and
+    # its programs check it so ("Pages contains '464'")
+    if sum(1 for m in matches if m) < 2 or sum(1 for m in matches if m) / len(filled) < NUMERIC_SHARE:
         return None
     return [parse_number(m.group("body")) if m else None for m in matches]
 
