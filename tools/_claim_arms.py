@@ -15,6 +15,10 @@ The claim's form settles the program when:
   number of events or cases the count; otherwise the one the program read, or the only one;
 - the row is the one the claim names, else the one the program selects.
 
+Without such groups, two whole number columns are the arms when the claim names each by words of its header that
+no other number column has ("20 mg" of "Drug 20 mg (n=415)"), the second right after "than" or "compared with"
+(:func:`_whole_column_arms`).
+
 The check compares the group the claim names first with the one it names second, by the multiple or direction
 the claim states: "more than halved" is below half, "halved" and "nearly halved" within 15% of half, "doubled"
 likewise, "twice as high" and "20% lower than" as :mod:`tools._claim_multiples` reads them, "reduced" or "lower"
