@@ -81,7 +81,8 @@ def unit_numbers(values: list[object]) -> list[float | None] | None:
         return None
     # Two cells at least: one "464 pages" in a one-record table (a book's details) is a phrase to match as text, and
     # its programs check it so ("Pages contains '464'")
-    if sum(1 for m in matches if m) < 2 or sum(1 for m in matches if m) / len(filled) < NUMERIC_SHARE:
+    in_units = sum(1 for m in matches if m)
+    if in_units < 2 or in_units / len(filled) < NUMERIC_SHARE:
         return None
     return [parse_number(m.group("body")) if m else None for m in matches]
 

@@ -400,8 +400,8 @@ def _as_written(typed: TypedTable, rows: list[int], c: int, number: float) -> st
     written = {" ".join(typed.text(r, c).split()) for r in rows}
     if len(written) == 1:
         (text,) = written
-        in_units = typed.columns[c - 1].numeric and typed.number(rows[0], c) == number  # "1200 mg"
-        if (cell_number(text) == number or in_units or typed.columns[c - 1].holds_dates) and len(text) <= 40:
+        # the column's own number for the cell: the cell's number, or its number in the column's unit ("1200 mg")
+        if (typed.number(rows[0], c) == number or typed.columns[c - 1].holds_dates) and len(text) <= 40:
             return text
     if typed.columns[c - 1].holds_dates and number.is_integer() and number >= 1:
         return dt.date.fromordinal(int(number)).isoformat()
