@@ -8,6 +8,7 @@ import pytest
 from kb.tables import Table, load_table
 from tools._cells import TypedTable
 from tools._claim_arms import arm_columns
+from tools._table_describe import describe
 from tools._table_program import run_sampled
 
 OUTCOMES = Table(name="trial", title="", columns=[
@@ -117,3 +118,34 @@ def test_a_claim_across_whole_column_arms_is_checked_in_its_row(claim, truth):
     ran = run_sampled(counted, events(), "claim", claim)
     assert ran.execution is not None and ran.execution.truth is truth, ran.error
     assert ran.program.check.against == "column" and ran.program.fn == "value"
+
+
+# -- arms of different sizes: the cells' percentages, not their counts ----------------------------------------------
+UNEQUAL = Table(name="ae", title="", columns=["Adverse event", "Active drug (n=1012)", "Placebo (n=198)"], rows=[
+    ["Nausea", "41 (4.1%)", "16 (8.1%)"], ["Headache", "88 (8.7%)", "12 (6.1%)"], ["Rash", "15 (1.5%)", "3 (1.5%)"],
+    ["Dizziness", "20 (2.0%)", "7 (3.5%)"]])
+
+
+@pytest.mark.parametrize("claim, truth, compared", [
+    ("Nausea was more common on the active drug than on placebo.", False, "4.1% against 8.1%"),  # 41 > 16 in counts
+    ("Dizziness was more frequent with placebo than with the active drug.", True, "3.5% against 2.0%"),
+    ("Rash was more common on the active drug than on placebo.", False, "1.5% against 1.5%"),
+    ("Headache was less common on placebo than on the active drug", True, "6.1% against 8.7%"),
+    # the claim asks for the counts: 41 patients against 16
+    ("More patients had nausea on the active drug than on placebo.", True, None),
+    ("The number of dizziness events was lower on placebo than on the active drug", True, None),
+])
+def test_arms_of_different_sizes_are_compared_by_the_percentages_their_cells_write(claim, truth, compared):
+    """Found as a new user: "Nausea was more common on the active drug than on placebo" was supported by 5 of 5
+    programs, 41 events of 1,012 against 16 of 198."""
+    typed = TypedTable.build(UNEQUAL)
+    counted = {"filters": [{"column": "adverse_event", "op": "=", "value": claim.split()[0]}], "fn": "count",
+               "column": "adverse_event", "check": {"op": ">", "against": "value", "value": "0"}}
+    ran = run_sampled(counted, typed, "claim", claim)
+    assert ran.execution is not None and ran.execution.truth is truth, ran.error
+    assert ran.program.check.by_share is (compared is not None)
+    if compared is not None:
+        assert compared in ran.execution.check_text
+        assert "by the percentages the cells write" in describe(ran.program, typed)
+    else:
+        assert "percentages" not in ran.execution.check_text

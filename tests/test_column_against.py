@@ -76,3 +76,29 @@ def test_more_in_one_year_than_in_another_compares_the_measure_s_two_year_column
     prog = read_column_against(Program.model_validate(listed), typed,
                                "Which counties with MMR coverage below 95% had fewer cases in 2024 than in 2023?")
     assert execute(prog, typed).result == ["Ashford", "Fairview"]
+
+
+# -- two arms of a trial, one column each -----------------------------------------------------------------------
+def _unequal_arms() -> TypedTable:
+    from tests.test_claim_arms import UNEQUAL
+
+    return TypedTable.build(UNEQUAL)
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("Which adverse event was more common on placebo than on the active drug?", ["Nausea", "Dizziness"]),
+    ("How many adverse events were less frequent on the active drug than on placebo?", 2),
+    ("Which adverse events were more common with the active drug than with placebo?", "Headache"),
+    # counts asked: 41 of 1,012 patients is more patients than 16 of 198
+    ("Which adverse events did more patients have on the active drug than on placebo?",
+     ["Nausea", "Headache", "Rash", "Dizziness"]),
+])
+def test_two_arms_are_compared_row_by_row(question, answer):
+    """Found as a new user: "Which adverse event was more common on placebo than on the active drug?" was answered
+    with every event (3 of 5 programs took the most common name of all rows)."""
+    typed = _unequal_arms()
+    most_common = {"filters": [], "fn": "most_common", "column": "adverse_event", "answer_column": "adverse_event"}
+    ran = run_sampled(most_common, typed, "question", question)
+    assert ran.error == "" and ran.execution is not None
+    assert ran.execution.result == answer
+    assert ran.program.filters[0].than_column is not None

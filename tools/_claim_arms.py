@@ -19,6 +19,9 @@ Without such groups, two whole number columns are the arms when the claim names 
 no other number column has ("20 mg" of "Drug 20 mg (n=415)"), the second right after "than" or "compared with"
 (:func:`_whole_column_arms`).
 
+Where both arms' cells write a count with its percentage ("41 (4.1%)") the percentages are compared, unless the claim
+asks for the counts ("more patients", "the number of"): arms differ in size (tools._written_share.by_share).
+
 The check compares the group the claim names first with the one it names second, by the multiple or direction
 the claim states: "more than halved" is below half, "halved" and "nearly halved" within 15% of half, "doubled"
 likewise, "twice as high" and "20% lower than" as :mod:`tools._claim_multiples` reads them, "reduced" or "lower"
@@ -35,6 +38,7 @@ from tools._claim_multiples import _BOUND, ROUGH_MULTIPLE_TOLERANCE, stated_scal
 from tools._question_grounding import row_stated
 from tools._table_ops import selected_rows
 from tools._table_ops_model import VALUE_MAX_CHARS, Check, Program, RowFilter
+from tools._written_share import by_share
 
 _TOKEN = re.compile(r"[^\W_]+|%")
 _PARENTHESISED = re.compile(r"\([^)]*\)|\[[^\]]*\]")
@@ -141,6 +145,17 @@ def _whole_column_arms(typed: TypedTable, words: list[str]) -> tuple[str, str] |
     return first_col, second_col
 
 
+def arms_compared(typed: TypedTable, text: str) -> tuple[str, str, str] | None:
+    """(the first-named arm's column, the second's, "<" or ">") for two whole columns the text compares by
+    direction alone ("more common on placebo than on the active drug"), or None: no such pair, or a multiple
+    ("twice as common"), which a row filter cannot say."""
+    arms = _whole_column_arms(typed, _tokens(text))
+    compared = _stated_comparison(text) if arms is not None else None
+    if arms is None or compared is None or compared[1] is not None:
+        return None
+    return arms[0], arms[1], compared[0]
+
+
 def _stated_comparison(claim: str) -> tuple[str, float | None, float] | None:
     """(op, factor, relative tolerance) of the first group against the second, or None (module docstring)."""
     m = _SCALED.search(claim)
@@ -185,4 +200,5 @@ def read_arm_comparison(program: Program, typed: TypedTable, claim: str) -> Prog
     op, factor, tolerance = compared
     ident = typed.columns[label - 1].ident
     return Program(filters=[RowFilter(column=ident, op="=", value=name)], fn="value", column=arms[0],
-                   check=Check(op=op, against="column", value=arms[1], factor=factor, relative_tolerance=tolerance))
+                   check=Check(op=op, against="column", value=arms[1], factor=factor, relative_tolerance=tolerance,
+                               by_share=by_share(typed, arms[0], arms[1], claim)))

@@ -13,6 +13,10 @@ settles it:
   column on the same scale as the compared one while every other is far from it (a target of 55-80 patients is
   met by Enrolled, 45-84, not by Dropouts, 3-11).
 
+Two columns that are arms of a trial ("Placebo (n=198)", "Active drug (n=1012)") are compared where the question
+names both with "than" between ("more common on placebo than on the active drug", tools._claim_arms), by the
+percentages their cells write when they write them (groups of different sizes, tools._written_share.by_share).
+
 "Which …" lists the rows' names; "How many …" counts them; a yes/no question asks whether any row does. A program
 that reads neither column is replaced; anything less certain leaves the program as written.
 """
@@ -24,9 +28,11 @@ import re
 from statistics import median_high
 
 from tools._cells import TypedTable
+from tools._claim_arms import arms_compared
 from tools._claim_changes import than_years
 from tools._question_grounding import column_named
 from tools._table_ops_model import Program, RowFilter
+from tools._written_share import by_share
 
 _OWN = r"\s+(?:their|its|his|her|the)\s+(?P<b>[^?,.;]+)"
 _BELOW = re.compile(r"\b(?:missed|miss|misses|fell\s+short\s+of|falls?\s+short\s+of|failed\s+to\s+(?:meet|reach|hit)|"
@@ -92,7 +98,14 @@ def read_column_against(program: Program, typed: TypedTable, question: str) -> P
                        fn=fn, column=name, answer_column=name)
     asked = _asked(question)
     if asked is None:
-        return program
+        # "Which adverse event was more common on placebo than on the active drug?": two arms, one column each
+        arms = arms_compared(typed, question)
+        if arms is None:
+            return program
+        first, second, op = arms
+        return Program(filters=[RowFilter(column=first, op=op, value="", than_column=second,
+                                          by_share=by_share(typed, first, second, question))],
+                       fn=fn, column=name, answer_column=name)
     op, words = asked
     numeric = [c for c in typed.columns if c.numeric and c.index != label and not c.holds_years]
     against = [c for c in numeric if column_named(c.name, words)]

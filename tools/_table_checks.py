@@ -18,7 +18,7 @@ from tools._cells import TypedTable, cell_number, is_empty, written_scale
 from tools._table_describe import quoted
 from tools._table_ops_model import Check, Program, ProgramError
 from tools._table_rows import ORDER, column_index, meets_filter, rows_but_totals
-from tools._written_share import ONE_CELL_FNS, stated_share
+from tools._written_share import ONE_CELL_FNS, share_pair, stated_share, written_share
 
 
 _POINT_THOUSANDS = re.compile(r"^\d{1,3}(?:\.\d{3})+$")
@@ -221,12 +221,18 @@ def _check_own_row(program: Program, typed: TypedTable, c: int,
     [r] = rows
     if other == c or not (typed.columns[c - 1].numeric and typed.columns[other - 1].numeric):
         raise ProgramError("a comparison within a row needs two different columns of numbers")
-    left, right = typed.number(r, c), typed.number(r, other)
+    shares = share_pair(typed, r, c, other) if chk.by_share else None
+    left, right = shares if shares is not None else (typed.number(r, c), typed.number(r, other))
     if left is None or right is None:
         raise ProgramError(f"{typed.row_name(r)} has no number in {program.column!r} or {chk.value!r}")
     shown = f"{typed.row_name(r)}'s {typed.columns[other - 1].name} {format_value(typed.text(r, other))}"
-    right_text, shown, tolerance = _scaled(chk, typed.text(r, other), right, shown)
-    truth = compare(typed.text(r, c), left, chk.op, right_text, right * (chk.factor or 1.0), tolerance=tolerance)
+    # groups of different sizes: the percentages each cell writes, as written (tools._written_share.by_share)
+    left_text, right_cell = ((written_share(typed.text(r, c)) or "", written_share(typed.text(r, other)) or "")
+                             if shares is not None else (typed.text(r, c), typed.text(r, other)))
+    right_text, shown, tolerance = _scaled(chk, right_cell, right, shown)
+    if shares is not None:
+        shown += f", compared by the percentages the cells write ({left_text} against {right_cell})"
+    truth = compare(left_text, left, chk.op, right_text, right * (chk.factor or 1.0), tolerance=tolerance)
     return truth, f"{chk.op} {shown}", [(r, other)]
 
 

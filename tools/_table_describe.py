@@ -13,6 +13,7 @@ from tools._table_ops_model import Program
 from tools._table_rows import filter_groups
 from tools._words import ORDINAL_WORDS
 
+_BY_SHARE = " (by the percentages the cells write)"
 _PLAIN_NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?%?")
 
 # "second", "third", …: the words of tools._words' ordinals, by place
@@ -37,7 +38,8 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
 
     # Several '=' on one column are a question's "any of": the executor's groups, said as such.
     where = " and ".join(f"{name(g[0].column)} is one of {', '.join(repr(f.value) for f in g)}" if len(g) > 1
-                         else f"{name(g[0].column)} {g[0].op} {name(g[0].than_column)}" if g[0].than_column
+                         else f"{name(g[0].column)} {g[0].op} {name(g[0].than_column)}{_BY_SHARE * g[0].by_share}"
+                         if g[0].than_column
                          else f"{name(g[0].column)} {g[0].op} {quoted(g[0].value)}"
                          for g in (filter_groups(program, union_same_column=True) if any_of
                                    else [[f] for f in program.filters]))
@@ -97,7 +99,7 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
     if program.check is not None and fn not in ("every", "only"):
         chk = program.check
         rhs = (f"{name(program.column)} of {chk.value!r}" if chk.against == "row"
-               else f"{name(chk.value)} of the same row" if chk.against == "column"
+               else f"{name(chk.value)} of the same row{_BY_SHARE * chk.by_share}" if chk.against == "column"
                else f"the row with the {'largest' if chk.extreme == 'max' else 'smallest'} {name(chk.value)}"
                if chk.against == "extreme"
                else f"{name(program.column)} of {' and '.join(repr(r) for r in chk.rows)} combined"

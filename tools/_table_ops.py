@@ -91,8 +91,8 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             filter_cols.append(other)
             kept = [r for r in rows if meets_filter(typed, r, f)]
             clock.tick()
-            steps.append(f"{typed.column(f.column).name} {f.op} {typed.column(f.than_column).name}: "
-                         f"{len(kept)} of {len(rows)} rows")
+            steps.append(f"{typed.column(f.column).name} {f.op} {typed.column(f.than_column).name}"
+                         f"{' by the percentages the cells write' * f.by_share}: {len(kept)} of {len(rows)} rows")
             rows = kept
             continue
         wanted = cell_number(f.value)

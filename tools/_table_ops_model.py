@@ -61,6 +61,9 @@ class RowFilter(BaseModel):
     # Compare with this column of the same row instead of ``value``: "Which sites missed their target?" keeps the
     # rows where Enrolled < Target. Set by code (tools._column_against); no grammar offers it.
     than_column: str | None = None
+    # With ``than_column``: compare the percentages both cells write beside their counts ("41 (4.1%)" against
+    # "16 (8.1%)"), since the columns are groups of different sizes. Set by code (tools._written_share.by_share).
+    by_share: bool = False
 
 
 class Check(BaseModel):
@@ -81,6 +84,8 @@ class Check(BaseModel):
     factor: float | None = None
     relative_tolerance: float = 0.0
     extreme: Literal["max", "min"] | None = None  # with against="extreme": which end of the column named in value
+    # With against="column": compare the percentages both cells write beside their counts, as RowFilter.by_share.
+    by_share: bool = False
 
 
 # The functions a computed ratio column feeds: "the most dropouts relative to participants" is the row with the

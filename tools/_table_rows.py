@@ -14,7 +14,7 @@ from tools._cell_compare import compare, iso_month_match, norm_text, words_match
 from tools._cells import TypedTable, cell_number
 from tools._dates import compare_dates
 from tools._table_ops_model import Program, ProgramError, RowFilter
-from tools._written_share import stated_share
+from tools._written_share import share_pair, stated_share
 
 _TOTAL_ROW = re.compile(r"^(grand |overall )?totals?\b|^all$|^sum$", re.I)
 
@@ -81,7 +81,8 @@ def meets_filter(typed: TypedTable, r: int, f: RowFilter, *, words: bool = False
     except KeyError:
         return False
     if other is not None:  # this row's numbers in two columns (tools._column_against)
-        a, b = typed.number(r, c), typed.number(r, other)
+        shares = share_pair(typed, r, c, other) if f.by_share else None
+        a, b = shares if shares is not None else (typed.number(r, c), typed.number(r, other))
         return a is not None and b is not None and compare(str(a), a, f.op, str(b), b, tolerance=0)
     if f.op in ("=", "contains"):
         in_month = iso_month_match(typed.text(r, c), f.value)
