@@ -71,3 +71,24 @@ async def test_the_maximum_daily_dose_question_reads_that_column(tmp_settings, f
                               "What is the maximum daily dose of ibuprofen?")
     assert outcome.winner == "1200 mg", (outcome.votes, [(r.program, r.error) for r in outcome.runs])
     assert (2, 3) in outcome.cells
+
+
+async def test_a_computed_answer_is_shown_with_the_unit_its_cells_write(tmp_settings, fake_llm_server):
+    """Found as a new user: "What is the maximum daily dose of ibuprofen?" was answered "1200" (5 of 5 programs took
+    the max of Ibuprofen's row) while the reason read "1200 mg". The vote and the benchmarks keep the plain number."""
+    from tools.table_qa import answer_from_program
+
+    question = "What is the maximum daily dose of ibuprofen?"
+    maximum = {"filters": [{"column": "drug", "op": "=", "value": "Ibuprofen"}], "fn": "max",
+               "column": "max_daily_dose", "answer_column": "drug"}
+    counted = {"filters": [{"column": "max_daily_dose", "op": ">", "value": "1000"}], "fn": "count",
+               "column": "drug", "answer_column": "drug"}
+    with fake_llm_server(scripted(["drug", "max_daily_dose"], [maximum] * 3 + [counted] * 2)) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), DOSES, "question", question)
+    assert outcome.winner == "1200"
+    result = answer_from_program(DOSES, question, [], outcome, 1.0)
+    assert result.answer == "1200" and result.answer_shown == "1200 mg"
+    # a count of rows is no dose: no unit
+    with fake_llm_server(scripted(["drug", "max_daily_dose"], [counted] * 5)) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), DOSES, "question", "How many drugs go above 1000 mg a day?")
+    assert answer_from_program(DOSES, question, [], outcome, 1.0).answer_shown == ""

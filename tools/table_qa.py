@@ -100,6 +100,9 @@ class QAResult(BaseModel):
     question: str
     table: str
     answer: str
+    # The answer as the cells write it, with their unit ("1200 mg" where ``answer`` is "1200"), for the reply; the
+    # answer itself stays plain, as the programs voted on it and the benchmarks compare it. Empty when the same.
+    answer_shown: str = ""
     option: int | None = Field(None, description="1-based chosen option (multiple choice).")
     tied: list[int] = Field(default_factory=list, description="All options judged equally supported (incl. answer).")
     options: list[str] = Field(default_factory=list, description="The options chosen among: given, or offered by "
@@ -192,6 +195,21 @@ def program_task(question: str, options: list[str]) -> str:
     return question + (" Options: " + "; ".join(options) if options else "")
 
 
+_NUMBER_AND_UNIT = re.compile(r"^\s*[−-]?\d[\d,]*(?:\.\d+)?\s+([^\W\d_]+(?:/[^\W\d_]+)?)\s*$")
+
+
+def _with_unit(outcome: ProgramOutcome) -> str:
+    """The winning number with the unit its cells write ("1200 mg"), from what a winning program computed; "" when
+    the answer is no number or its cells write no unit word. Found as a new user: "What is the maximum daily dose
+    of ibuprofen?" was answered "1200" while the reason read "1200 mg"."""
+    winner = outcome.winner or ""
+    computed = next((r.result for r in outcome.runs if r.ran and r.verdict == winner), "")
+    m = _NUMBER_AND_UNIT.match(computed)
+    if m is None or cell_number(winner) is None or cell_number(computed[:m.start(1)]) != cell_number(winner):
+        return ""
+    return f"{winner} {m.group(1)}"
+
+
 def answer_from_program(table: Table, question: str, options: list[str], outcome: ProgramOutcome,
                         program_s: float, rows_named: tuple[int, ...] = ()) -> QAResult | None:
     """The computed answer as a QAResult, or None when the model's paths must answer."""
@@ -211,7 +229,7 @@ def answer_from_program(table: Table, question: str, options: list[str], outcome
     if not options:
         if is_empty(outcome.winner):
             return QAResult(answer=NO_VALUE, **{**common, "reason": _no_value_reason(table, outcome)})
-        return QAResult(answer=outcome.winner, **common)
+        return QAResult(answer=outcome.winner, answer_shown=_with_unit(outcome), **common)
     hits = matching_options(outcome.winner, options) or _option_of_decisive_row(outcome, rows_named)
     compared = ""
     if not hits and (settled := comparing_option(question, options, outcome.winner,
@@ -408,7 +426,8 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
     tied = [result.options[i - 1] for i in result.tied]
     if tied:
         reason += " Several options are equally supported by the cells: " + ", ".join(tied) + "."
-    return Output(answer=result.answer, table=table.name, table_id=table_id, cells=cell_ids, tied=tied,
+    return Output(answer=result.answer_shown or result.answer, table=table.name, table_id=table_id, cells=cell_ids,
+                  tied=tied,
                   confidence=result.confidence, reason=reason, explanations=result.explanations,
                   invalid_citations=result.invalid_cells, unstated_numbers=unstated, decided_by=result.decided_by,
                   vote_share=result.vote_share,
