@@ -98,3 +98,20 @@ def test_a_yes_no_question_checks_the_named_row_against_its_bounds(question, ans
     read = read_range_question(counted, typed, question)
     assert read.fn == "count" and read.filters[0].column == "test"
     assert execute(read, typed).result == answer
+
+
+@pytest.mark.parametrize("claim, start, end", [
+    ("Is potassium within its reference range?", "**No** by table labs", "so the answer is no. [T1:R2C1]"),
+    ("Is glucose within its reference range?", "**Yes** by table labs", "so the answer is yes. [T1:R4C1]"),
+    ("Potassium is within its reference range.", "**Refuted** by table labs", "so the table refutes the claim. [T1"),
+])
+def test_a_yes_no_question_checked_as_a_claim_is_answered_yes_or_no(claim, start, end):
+    """Found as a new user through `evidentia ask`: "Is potassium within its reference range?" came back "**Refuted**
+    by table labs: … so the table refutes the claim"."""
+    from tools.verify_claim import Output
+
+    ruled = range_check(claim, LABS)
+    cells = [f"T1:R{r}C{c}" for r, c in ruled.cells]
+    reply = Output(verdict=ruled.verdict, claim=claim, table="labs", table_id="T1", cells=cells, reason=ruled.reason,
+                   explanations={}, decided_by="rule").reply()
+    assert reply.startswith(start) and end in reply, reply

@@ -23,6 +23,7 @@ comparison of the two forms; the chat path picks its form with ``EVIDENTIA_TABLE
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from functools import lru_cache
 from typing import Literal
@@ -31,6 +32,7 @@ from pydantic import BaseModel, Field, create_model
 
 from assistant.prompts import render
 from kb.tables import Table
+from tools._answer_type import yes_no_asked
 from tools._claim_conjuncts import conjuncts
 from tools._claim_significance import significance_check
 from tools._claim_trend import trend_check
@@ -53,6 +55,7 @@ READINGS = {
     "REFUTES": "the table refutes the claim",
     "NOT ENOUGH INFO": "the table does not give enough information to decide the claim",
 }
+_TABLE_SAYS = re.compile(r"so the table (supports|refutes) the claim")
 Variant = Literal["program", "program+ccoe", "full", "no-filter", "no-ccoe", "direct"]
 # The SQL form of the program variants: for the evaluation (the tool's schema keeps the six above).
 SQL_VARIANTS: tuple[str, ...] = ("program-sql", "program-sql+ccoe")
@@ -312,13 +315,20 @@ class Output(BaseModel):
         evidence").
         """
         label = {"SUPPORTS": "Supported", "REFUTES": "Refuted", "NOT ENOUGH INFO": "Not enough information"}
+        reason = self.reason.strip()
+        if yes_no_asked(self.claim):
+            # Asked "Is potassium within its reference range?", the user wants yes or no, not "Refuted … so the
+            # table refutes the claim" (found as a new user through `evidentia ask`).
+            label = {"SUPPORTS": "Yes", "REFUTES": "No", "NOT ENOUGH INFO": "Not enough information"}
+            reason = _TABLE_SAYS.sub(lambda m: f"so the answer is {'yes' if m.group(1) == 'supports' else 'no'}",
+                                     reason)
         if self.decided_by in ("columns", "coverage"):
-            return f"**{label['NOT ENOUGH INFO']}** in table {self.table}: {self.reason.strip()}"
+            return f"**{label['NOT ENOUGH INFO']}** in table {self.table}: {reason}"
         if not self.cells:
-            return (f"**{label.get(self.verdict, self.verdict)}** by table {self.table}: {self.reason.strip()} "
+            return (f"**{label.get(self.verdict, self.verdict)}** by table {self.table}: {reason} "
                     "No cell of the table was cited for this verdict, so it cannot be checked.")
         cites = "".join(f"[{c}]" for c in self.cells)
-        text = f"**{label.get(self.verdict, self.verdict)}** by table {self.table}: {self.reason.strip()} {cites}"
+        text = f"**{label.get(self.verdict, self.verdict)}** by table {self.table}: {reason} {cites}"
         if self.decided_by == "program" and self.confidence is not None:
             text += (f"\n\nComputed from the table: {self.program.rstrip('.')}. "
                      f"{self.vote[0].upper()}{self.vote[1:]} "
