@@ -10,6 +10,7 @@ from kb.tables import Table
 from tests.test_table_program import llm_for, scripted
 from tools._cells import TypedTable
 from tools._table_ops import execute
+from tools._table_describe import describe
 from tools._table_ops_model import Program
 from tools._table_program import solve
 from tools._table_shape import shape_for_programs
@@ -59,11 +60,33 @@ def test_a_question_filters_on_each_rows_own_bounds(question, fn, result):
     assert execute(read, typed).result == result
 
 
-def test_outside_and_negated_questions_are_left_to_the_programs():
+@pytest.mark.parametrize("question, result", [
+    ("Which results are outside their reference range?", ["Potassium", "Creatinine", "Hemoglobin"]),
+    ("Which results are not within their reference range?", ["Potassium", "Creatinine", "Hemoglobin"]),
+    ("How many results are outside the reference range?", 3),
+    ("Which results are not outside their reference range?", ["Sodium", "Glucose"]),
+    ("Which results are not above the upper limit of their reference range?", ["Sodium", "Glucose", "Hemoglobin"]),
+    ("Which tests are not below their reference range?", ["Sodium", "Potassium", "Creatinine", "Glucose"]),
+    ("Is hemoglobin outside its reference range?", 1),  # a yes: the question's row meets it
+    ("Is glucose outside its reference range?", 0),
+])
+def test_outside_and_negated_questions_filter_on_each_rows_own_bounds(question, result):
+    """Found as a new user: "Which results are outside their reference range?" is the question a lab table is for,
+    and it was left to the programs (a filter that all must hold cannot say "below one bound or above the other")."""
     typed = TypedTable.build(shape_for_programs(LABS).table)
-    written = Program(filters=[], fn="value", column="result")
-    assert read_range_question(written, typed, "Which results are outside their reference range?") == written
-    assert read_range_question(written, typed, "Which results are not within their reference range?") == written
+    read = read_range_question(Program(filters=[], fn="value", column="result"), typed, question)
+    assert execute(read, typed).result == result
+
+
+def test_an_outside_filter_cites_both_bounds_and_says_either():
+    typed = TypedTable.build(shape_for_programs(LABS).table)
+    read = read_range_question(Program(filters=[], fn="value", column="result"), typed,
+                               "Which results are outside their reference range?")
+    ex = execute(read, typed)
+    assert " or " in ex.steps[0] and ex.steps[0].endswith("3 of 5 rows"), ex.steps
+    assert " or " in describe(read, typed)
+    cited_cols = {c for _, c in ex.cells}
+    assert len(cited_cols) >= 3  # the name, the result and the bounds it was compared with
 
 
 async def test_the_claim_check_decides_without_the_model(tmp_settings, fake_llm_server):

@@ -39,6 +39,8 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
     # Several '=' on one column are a question's "any of": the executor's groups, said as such.
     where = " and ".join(f"{name(g[0].column)} is one of {', '.join(repr(f.value) for f in g)}" if len(g) > 1
                          else f"{name(g[0].column)} {g[0].op} {name(g[0].than_column)}{_BY_SHARE * g[0].by_share}"
+                         + (f" or {name(g[0].alternative.column)} {g[0].alternative.op} "
+                            f"{name(g[0].alternative.than_column)}" if g[0].alternative is not None else "")
                          if g[0].than_column
                          else f"{name(g[0].column)} {g[0].op} {quoted(g[0].value)}"
                          for g in (filter_groups(program, union_same_column=True) if any_of

@@ -89,10 +89,15 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         if f.than_column:  # a column against another of the same row: "Enrolled < Target"
             other = column_index(typed, f.than_column, "filter column")
             filter_cols.append(other)
+            either = [f] + ([f.alternative] if f.alternative is not None else [])
+            for alt in either[1:]:
+                filter_cols.extend([column_index(typed, alt.column, "filter column"),
+                                    column_index(typed, alt.than_column or alt.column, "filter column")])
             kept = [r for r in rows if meets_filter(typed, r, f)]
             clock.tick()
-            steps.append(f"{typed.column(f.column).name} {f.op} {typed.column(f.than_column).name}"
-                         f"{' by the percentages the cells write' * f.by_share}: {len(kept)} of {len(rows)} rows")
+            said = " or ".join(f"{typed.column(g.column).name} {g.op} {typed.column(g.than_column or g.column).name}"
+                               for g in either)
+            steps.append(f"{said}{' by the percentages the cells write' * f.by_share}: {len(kept)} of {len(rows)} rows")
             rows = kept
             continue
         wanted = cell_number(f.value)

@@ -64,6 +64,9 @@ class RowFilter(BaseModel):
     # With ``than_column``: compare the percentages both cells write beside their counts ("41 (4.1%)" against
     # "16 (8.1%)"), since the columns are groups of different sizes. Set by code (tools._written_share.by_share).
     by_share: bool = False
+    # With ``than_column``: the row is also kept when it meets this comparison instead: "outside its reference
+    # range" is Result < Low or Result > High (tools._value_in_range). Set by code; no grammar offers it.
+    alternative: RowFilter | None = None
 
 
 class Check(BaseModel):

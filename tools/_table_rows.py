@@ -83,7 +83,9 @@ def meets_filter(typed: TypedTable, r: int, f: RowFilter, *, words: bool = False
     if other is not None:  # this row's numbers in two columns (tools._column_against)
         shares = share_pair(typed, r, c, other) if f.by_share else None
         a, b = shares if shares is not None else (typed.number(r, c), typed.number(r, other))
-        return a is not None and b is not None and compare(str(a), a, f.op, str(b), b, tolerance=0)
+        if a is not None and b is not None and compare(str(a), a, f.op, str(b), b, tolerance=0):
+            return True
+        return f.alternative is not None and meets_filter(typed, r, f.alternative)
     if f.op in ("=", "contains"):
         in_month = iso_month_match(typed.text(r, c), f.value)
         if in_month is not None:

@@ -10,8 +10,9 @@ The message's form settles it when it places something within, inside, in, outsi
 range, interval or limits (with "the upper/lower limit of" naming one bound), and the table has one interval column
 (tools._interval_columns) and one other number column (or one the message names). A claim naming one row is
 decided here, in code; a which/how-many question becomes a program filtering on the row's own bounds (the value
-column against the bound columns, tools._column_against's "than_column"). "Outside" asks for either side, which
-filters that all must hold cannot select: questions with it are left to the programs.
+column against the bound columns, tools._column_against's "than_column"). "Outside" keeps a row below its lower
+bound or above its upper (the filter's ``alternative``); a negation turns the placement round ("not within" is
+outside, "not above" at most the bound).
 """
 
 from __future__ import annotations
@@ -93,6 +94,24 @@ def range_check(claim: str, table: Table) -> TrendCheck | None:
                       [(row, typed.label_col), (row, value_col), (row, interval)], reason)
 
 
+def _bound_filters(value: str, lower: str, upper: str, side: str, limit: str | None,
+                   negated: bool) -> list[RowFilter]:
+    """The filters, all to hold, that keep a row whose ``value`` is placed against its own bounds as stated."""
+    if side in ("within", "outside") and negated:  # "not within" is outside, "not outside" within
+        side, negated = ("outside" if side == "within" else "within"), False
+    if side == "within":
+        return [RowFilter(column=value, op=">=", value="", than_column=lower),
+                RowFilter(column=value, op="<=", value="", than_column=upper)]
+    if side == "outside":
+        return [RowFilter(column=value, op="<", value="", than_column=lower,
+                          alternative=RowFilter(column=value, op=">", value="", than_column=upper))]
+    if side == "above":  # "not above the upper limit": at most it
+        bound = lower if limit == "lower" else upper
+        return [RowFilter(column=value, op="<=" if negated else ">", value="", than_column=bound)]
+    bound = upper if limit == "upper" else lower
+    return [RowFilter(column=value, op=">=" if negated else "<", value="", than_column=bound)]
+
+
 _WHICH_OR_HOW_MANY = re.compile(r"^\s*(?:which|what|who|list|name|how many)\b", re.I)
 
 
@@ -105,7 +124,7 @@ def read_range_question(program: Program, typed: TypedTable, question: str) -> P
     yes_no = yes_no_asked(question or "")
     placed = _placement(question) if _WHICH_OR_HOW_MANY.match(question or "") or yes_no else None
     pairs = bound_pairs(typed) if placed else []
-    if not placed or len(pairs) != 1 or placed[0] == "outside" or placed[2] or not typed.label_col:
+    if not placed or len(pairs) != 1 or not typed.label_col:
         return program
     _, lower, upper = pairs[0]
     bound_cols = {typed.column(lower).index, typed.column(upper).index}
@@ -114,14 +133,7 @@ def read_range_question(program: Program, typed: TypedTable, question: str) -> P
     if value_col is None:
         return program
     value = typed.columns[value_col - 1].ident
-    side, limit = placed[0], placed[1]
-    if side == "within":
-        filters = [RowFilter(column=value, op=">=", value="", than_column=lower),
-                   RowFilter(column=value, op="<=", value="", than_column=upper)]
-    elif side == "above":
-        filters = [RowFilter(column=value, op=">", value="", than_column=lower if limit == "lower" else upper)]
-    else:
-        filters = [RowFilter(column=value, op="<", value="", than_column=upper if limit == "upper" else lower)]
+    filters = _bound_filters(value, lower, upper, *placed)
     label = typed.columns[typed.label_col - 1].ident
     if yes_no:  # "Is potassium within its reference range?": whether the row it names meets its own bounds
         row = row_stated(typed, question)
