@@ -65,3 +65,27 @@ async def test_the_rule_decides_without_asking_the_model(tmp_settings, fake_llm_
     assert check.label == "REFUTES" and check.decided_by == "rule" and check.cells == [(3, 1), (3, 5)]
     assert check.reason.startswith("P-value of Drug B is 0.37, not below 0.05")
     assert check.collapsed.count("| R") == 1 and "0.37" in check.collapsed  # the view shows the decisive row
+
+
+SUBGROUPS = Table(name="subgroups", title="", columns=[
+    "Subgroup", "Patients", "Events (treatment)", "Events (control)", "Hazard ratio (95% CI)", "P value"], rows=[
+    ["Overall", "4744", "386", "502", "0.74 (0.65–0.85)", "<0.001"],
+    ["Women", "1109", "79", "101", "0.77 (0.57–1.03)", "0.08"],
+    ["Men", "3635", "307", "401", "0.73 (0.63–0.85)", "<0.001"]])
+
+
+@pytest.mark.parametrize("claim, verdict, row", [
+    ("The treatment effect was statistically significant in women.", "REFUTES", 2),
+    ("The treatment effect was statistically significant in men.", "SUPPORTS", 3),
+    ("The hazard ratio for women was not significant", "SUPPORTS", 2),
+])
+def test_the_tables_own_header_words_say_nothing_more(claim, verdict, row):
+    """Found as a new user over a subgroup table: "The treatment effect was statistically significant in women." went
+    to the programs ("treatment" was a word besides significance) and was supported by one that checked P value =
+    0.08."""
+    check = significance_check(claim, SUBGROUPS)
+    assert check is not None and check.verdict == verdict and check.cells == [(row, 1), (row, 6)]
+
+
+def test_header_words_do_not_excuse_a_direction():
+    assert significance_check("Events were significantly lower in women", SUBGROUPS) is None

@@ -11,8 +11,9 @@ comparison with 0.05, and the claim's form settles the check, so code does:
 - the table has one p-value column (a header such as "p", "P value", "p-value (two-sided)");
 - the claim names exactly one row (its label, as whole words; a longer name wins over one it contains, so
   "Drug A + B" is not also "Drug A");
-- and says nothing else: "Drug A significantly reduced deaths" also states a direction, which a p-value does not
-  check (it would support "significantly increased" alike), so such a claim is left to the programs.
+- and says nothing else (words of the table's headers name what was measured, and may be said): "Drug A
+  significantly reduced deaths" also states a direction, which a p-value does not check (it would support
+  "significantly increased" alike), so such a claim is left to the programs.
 
 The threshold is the one the claim states ("at the 1% level", "p < 0.01"), else 0.05. A cell "<0.001" is below
 0.001; "NS" or "n.s." is not significant. Anything else (no such column, no or several named rows, an unreadable
@@ -77,9 +78,14 @@ def _p_column(table: Table) -> int | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def _says_only_significance(claim: str, name: str) -> bool:
+def _says_only_significance(claim: str, name: str, headers: list[str] = ()) -> bool:
+    """Whether the claim says nothing but (non-)significance of the named row. The table's own header words name
+    what was measured, not a further finding: "The treatment effect was statistically significant in women" over
+    "Events (treatment)" (found as a new user: "treatment" left it to the programs, which compared the p-value
+    with itself and supported it at p = 0.08)."""
     rest = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", norm_text(claim), count=1)
-    return all(w in _ONLY_SIGNIFICANCE for w in re.findall(r"[^\W\d_]+", rest))
+    allowed = _ONLY_SIGNIFICANCE | {w for h in headers for w in re.findall(r"[^\W\d_]+", norm_text(h))}
+    return all(w in allowed for w in re.findall(r"[^\W\d_]+", rest))
 
 
 def _named_row(table: Table, claim: str) -> int | None:
@@ -118,7 +124,7 @@ def significance_check(claim: str, table: Table) -> SignificanceCheck | None:
     row = _named_row(table, claim) if p_col else None
     if p_col is None or row is None:
         return None
-    if not _says_only_significance(claim, norm_text(table.cell(row, table.row_label_col))):
+    if not _says_only_significance(claim, norm_text(table.cell(row, table.row_label_col)), table.columns):
         return None
     cell = table.cell(row, p_col)
     if is_empty(cell):
