@@ -38,6 +38,7 @@ from tools._claim_significance import significance_check
 from tools._claim_trend import trend_check
 from tools._dose_trend import dose_trend_check
 from tools._value_in_range import range_check
+from tools._ratio_reduction import ratio_change_check
 from tools._coverage import NEI_COVERAGE, claim_coverage
 from tools._registry import ToolContext, ToolError, tool
 from tools._table_llm import (
@@ -189,9 +190,9 @@ async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant:
     # Claims whose form settles them in code, with no model call: "Drug B's effect was statistically significant"
     # (the named row's p-value), "Revenue grew every month" (each value above the one before), "Insomnia increased
     # with dose" (each dose arm's value above the one before), "Glucose is within its reference range" (the row's
-    # value between its own bounds).
+    # value between its own bounds), "The treatment reduced the risk by 26%" (the row's hazard ratio, 0.74).
     ruled = (significance_check(claim, table) or trend_check(claim, table) or dose_trend_check(claim, table)
-             or range_check(claim, table))
+             or range_check(claim, table) or ratio_change_check(claim, table))
     if ruled is not None:
         view = CollapsedView.build(table, sorted({c for _, c in ruled.cells}), sorted({r for r, _ in ruled.cells}))
         return ClaimCheck(claim=claim, table=table.name, variant=variant, label=ruled.verdict, cells=ruled.cells,
