@@ -80,7 +80,7 @@ def one_column(typed: TypedTable, phrase: str) -> str | None:
     return within[0] if len(within) == 1 else None
 
 
-def _year_groups(typed: TypedTable) -> dict[str, dict[tuple[int, int], str]]:
+def year_groups(typed: TypedTable) -> dict[str, dict[tuple[int, int], str]]:
     """Numeric columns with one period in their header, by the header's other words: {"measles cases":
     {(2023, 0): ident, (2024, 0): ident}}. A header that is only a year goes under "". A group whose periods are
     not all of one kind (years, quarters, or both) is left out: "Cases Q1" and "Cases 2024" have no order."""
@@ -94,7 +94,7 @@ def _year_groups(typed: TypedTable) -> dict[str, dict[tuple[int, int], str]]:
             if len({(year > 0, quarter > 0) for year, quarter in cols}) == 1}
 
 
-def _one_group(groups: dict[str, dict[tuple[int, int], str]], text: str) -> dict[tuple[int, int], str] | None:
+def one_group(groups: dict[str, dict[tuple[int, int], str]], text: str) -> dict[tuple[int, int], str] | None:
     """The one group ``text`` names by its words, else the only group there is; None when that is not one."""
     named = [stem for stem in groups if stem and column_named(stem, text)]
     chosen = named if named else list(groups)
@@ -105,7 +105,7 @@ def year_pair(typed: TypedTable, claim: str) -> tuple[str, str] | None:
     """The (earlier, later) columns of the one measure the table holds for exactly two years or quarters ("Measles
     cases 2023", "Measles cases 2024"; "DDD Q1", "DDD Q2"), when the claim names that measure or the table has no
     other such pair; else None."""
-    group = _one_group({stem: cols for stem, cols in _year_groups(typed).items() if len(cols) == 2}, claim)
+    group = one_group({stem: cols for stem, cols in year_groups(typed).items() if len(cols) == 2}, claim)
     if group is None:
         return None
     earlier, later = sorted(group)
@@ -116,7 +116,7 @@ def year_columns(typed: TypedTable, text: str, first: tuple[int, int], second: t
                  ) -> tuple[str, str] | None:
     """The columns of one measure for the years ``first`` and ``second`` ("more cases in 2024 than in 2023"), the
     measure chosen as :func:`year_pair` does; None unless both exist."""
-    group = _one_group({stem: cols for stem, cols in _year_groups(typed).items()
+    group = one_group({stem: cols for stem, cols in year_groups(typed).items()
                         if first in cols and second in cols}, text)
     if group is None or first == second:
         return None

@@ -60,7 +60,12 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
     if duration:
         measure, dated = f"days from {name(program.minus_column)} to {name(program.column)}", False
     larger, smaller = ("latest", "earliest") if dated else ("most", "fewest") if duration else ("largest", "smallest")
-    if fn in ("argmax", "argmin") and program.group == "mean":
+    if program.across:  # one row's cells across columns (tools._across_columns)
+        span = f"{name(program.across[0])} to {name(program.across[-1])}"
+        what = (f"the column ({span}) with the {'largest' if fn == 'argmax' else 'smallest'} value"
+                if fn in ("argmax", "argmin") else
+                f"the {({'avg': 'mean', 'sum': 'total'}).get(fn, fn)} of its cells from {span}")
+    elif fn in ("argmax", "argmin") and program.group == "mean":
         what = f"the {name(program.answer_column)} whose rows have the {nth}" \
                f"{'largest' if fn == 'argmax' else 'smallest'} average {measure}"
     elif fn in ("argmax", "argmin") and program.group:

@@ -21,6 +21,7 @@ from typing import Any
 
 from tools._cell_compare import clipped, compare, format_value, iso_month_match, norm_text, text_words, words_match
 from tools._cells import TypedTable, cell_number, is_empty, written_unit
+from tools._row_across import execute_across
 from tools._table_checks import (check_result, check_types, in_none_of, row_change, row_names, row_ratio,
                                   row_relative_change)
 from tools._table_describe import ORDINALS, quoted, rows_in_words
@@ -178,6 +179,8 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     if fn not in ("count", "count_distinct") and not rows:
         raise ProgramError("no row matches the filters: "
                            + "; ".join(steps) + " (check the values against the example values)")
+    if program.across:  # one row's cells across columns: "Nigeria's average coverage over 2019 to 2022"
+        return execute_across(program, typed, rows, filter_cols, steps)
     if fn == "value":
         values = [typed.text(r, c) for r in rows]
         if program.check is not None and len({text_words(v) for v in values}) > 1 \

@@ -113,6 +113,10 @@ class Program(BaseModel):
     # ``answer_column``; "which category has the most calories on average?": over their means ("mean"). Code sets it
     # (tools._question_rules.read_group_total, read_group_mean); no grammar offers it.
     group: Literal["total", "mean"] | None = None
+    # "What was Nigeria's average coverage over 2019 to 2022?": ``fn`` over the one selected row's cells in these
+    # columns, not over rows (argmax/argmin name the column). Code sets it (tools._across_columns); no grammar offers
+    # it.
+    across: list[str] = Field(default_factory=list)
 
 
 class ColumnChoice(BaseModel):

@@ -37,6 +37,7 @@ from tools._averages import read_group_mean, read_median
 from tools._base_row import read_base_row
 from tools._cell_compare import format_value, join_listed
 from tools._cells import TypedTable, cell_number, display_cell, is_empty
+from tools._across_columns import read_across_years
 from tools._claim_arms import read_arm_comparison
 from tools._claim_categories import ignored_category_blocker, restricted_to_category
 from tools._claim_compare import comparison_blocker, read_compared_row
@@ -266,7 +267,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_duration(read_column_change(program, typed, text), typed, text)
             program = read_ordinal(read_direction(program, typed, text), text)
             program = read_interval_question(read_column_against(program, typed, text), typed, text)
-            program = read_range_question(program, typed, text)
+            program = read_across_years(read_range_question(program, typed, text), typed, text)
             if yes_no_asked(text):
                 program = program.model_copy(update={"fn": "count"})  # yes when a row meets the question's filters
         else:

@@ -204,6 +204,8 @@ def _with_unit(outcome: ProgramOutcome) -> str:
     of ibuprofen?" was answered "1200" while the reason read "1200 mg"."""
     winner = outcome.winner or ""
     computed = next((r.result for r in outcome.runs if r.ran and r.verdict == winner), "")
+    if cell_number(winner) is not None and computed.strip() == f"{winner}%":  # a mean of percentages: "58%"
+        return computed.strip()
     m = _NUMBER_AND_UNIT.match(computed)
     if m is None or cell_number(winner) is None or cell_number(computed[:m.start(1)]) != cell_number(winner):
         return ""
