@@ -39,6 +39,7 @@ from tools._claim_trend import trend_check
 from tools._dose_trend import dose_trend_check
 from tools._value_in_range import range_check
 from tools._ratio_reduction import ratio_change_check
+from tools._claim_association import association_check
 from tools._coverage import NEI_COVERAGE, claim_coverage
 from tools._registry import ToolContext, ToolError, tool
 from tools._table_llm import (
@@ -190,9 +191,10 @@ async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant:
     # Claims whose form settles them in code, with no model call: "Drug B's effect was statistically significant"
     # (the named row's p-value), "Revenue grew every month" (each value above the one before), "Insomnia increased
     # with dose" (each dose arm's value above the one before), "Glucose is within its reference range" (the row's
-    # value between its own bounds), "The treatment reduced the risk by 26%" (the row's hazard ratio, 0.74).
+    # value between its own bounds), "The treatment reduced the risk by 26%" (the row's hazard ratio, 0.74),
+    # "Hospitals with more beds had lower compliance" (the rank correlation of the two columns).
     ruled = (significance_check(claim, table) or trend_check(claim, table) or dose_trend_check(claim, table)
-             or range_check(claim, table) or ratio_change_check(claim, table))
+             or range_check(claim, table) or ratio_change_check(claim, table) or association_check(claim, table))
     if ruled is not None:
         view = CollapsedView.build(table, sorted({c for _, c in ruled.cells}), sorted({r for r, _ in ruled.cells}))
         return ClaimCheck(claim=claim, table=table.name, variant=variant, label=ruled.verdict, cells=ruled.cells,
@@ -317,6 +319,10 @@ class Output(BaseModel):
         """
         label = {"SUPPORTS": "Supported", "REFUTES": "Refuted", "NOT ENOUGH INFO": "Not enough information"}
         reason = self.reason.strip()
+        if reason and reason[-1] not in ".!?…)]\"”'":
+            # the judge's reason cut off at its token limit ("… if hospitals with more beds had"): say so, or the
+            # next sentence reads as its end (found as a new user)
+            reason += " …"
         if yes_no_asked(self.claim):
             # Asked "Is potassium within its reference range?", the user wants yes or no, not "Refuted … so the
             # table refutes the claim" (found as a new user through `evidentia ask`).
