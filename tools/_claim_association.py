@@ -25,7 +25,6 @@ from itertools import combinations
 from scipy.stats import spearmanr
 
 from kb.table_model import Table
-from tools._cell_compare import format_value
 from tools._cells import TypedTable
 from tools._claim_trend import NEGATED, TrendCheck
 from tools._question_grounding import named_words
@@ -96,9 +95,11 @@ def association_check(claim: str, table: Table) -> TrendCheck | None:
         pairs = f"every pair of rows is ordered so ({b_name} {'rises' if same else 'falls'} with {a_name})"
     else:
         p, q = against[0]
-        pairs = (f"not every pair is ordered so: {typed.row_name(rows[p])} ({format_value(xs[p])}; "
-                 f"{format_value(ys[p])}) against {typed.row_name(rows[q])} ({format_value(xs[q])}; "
-                 f"{format_value(ys[q])})")
+
+        def both(i: int) -> str:  # the two cells as the table writes them: "(420; 87%)"
+            return f"{typed.row_name(rows[i])} ({typed.text(rows[i], a).strip()}; {typed.text(rows[i], b).strip()})"
+
+        pairs = f"not every pair is ordered so: {both(p)} against {both(q)}"
     says = f"{'higher' if same else 'lower'} {b_name} with higher {a_name}"
     reason = (f"Over the {len(rows)} rows with both numbers, the rank correlation (Spearman's rho) of {a_name} and "
               f"{b_name} is {rho:+.2f}; {pairs}. The claim says {says}, which needs rho "
