@@ -7,7 +7,9 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
+from tools._column_against import read_column_against
 from tools._table_describe import describe
+from tools._table_ops_model import Program
 from tools._table_program import run_sampled
 
 SITES = Table(name="sites", title="", columns=["Site", "Enrolled", "Target", "Dropouts", "PI since"], rows=[
@@ -102,3 +104,23 @@ def test_two_arms_are_compared_row_by_row(question, answer):
     assert ran.error == "" and ran.execution is not None
     assert ran.execution.result == answer
     assert ran.program.filters[0].than_column is not None
+
+
+@pytest.mark.parametrize("question", [
+    "How many more adverse events were reported on the active drug than on placebo?",  # a difference of counts
+    "How many positions above did nausea place on placebo vs the active drug?",
+])
+def test_a_difference_between_two_arms_is_no_count_of_rows(question):
+    """WTQ's training split: "how many more bronze medals were awarded than silver?" was read as the rows with
+    Bronze > Silver, counted."""
+    typed = _unequal_arms()
+    written = Program.model_validate({"filters": [], "fn": "sum", "column": "active_drug_n_1012"})
+    assert read_column_against(written, typed, question) == written
+
+
+def test_without_a_possessive_no_measure_is_guessed():
+    """WTQ's training split: "who was the first coach to reach the NCAA tournament?" was read as Years >= NCAA
+    Tournament, the column on the same scale guessed as the measure."""
+    written = Program.model_validate(GUESSED)
+    assert read_column_against(written, TYPED, "Which sites reached the target?") == written
+    assert read_column_against(written, TYPED, "Which sites reached their target?") != written

@@ -9,8 +9,8 @@ import pytest
 from kb.tables import Table
 from tests.test_table_program import llm_for, scripted
 from tools._cells import TypedTable
-from tools._table_ops import execute
 from tools._table_describe import describe
+from tools._table_ops import execute
 from tools._table_ops_model import Program
 from tools._table_program import solve
 from tools._table_shape import shape_for_programs
@@ -138,3 +138,25 @@ def test_a_yes_no_question_checked_as_a_claim_is_answered_yes_or_no(claim, start
     reply = Output(verdict=ruled.verdict, claim=claim, table="labs", table_id="T1", cells=cells, reason=ruled.reason,
                    explanations={}, decided_by="rule").reply()
     assert reply.startswith(start) and end in reply, reply
+
+
+async def test_a_question_its_form_settles_is_answered_without_the_model(tmp_settings, fake_llm_server):
+    """Found as a new user: "Which results are outside their reference range?" waited 80-100 s for five sampled
+    programs that the rules all rewrote into the same one."""
+    def no_model(req):
+        raise AssertionError("the model was asked")
+
+    with fake_llm_server(no_model) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), LABS, "question",
+                              "Which results are outside their reference range?")
+    assert not srv.requests and outcome.by_form
+    assert outcome.winner == "Potassium, Creatinine, Hemoglobin" and outcome.confidence == 1.0
+    assert "no model call" in outcome.vote_text()
+
+
+async def test_a_question_its_form_does_not_settle_is_sampled(tmp_settings, fake_llm_server):
+    above = {"filters": [{"column": "result", "op": ">", "value": "100"}], "fn": "value", "column": "test",
+             "answer_column": "test"}
+    with fake_llm_server(scripted(["test", "result"], [above] * 5)) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), LABS, "question", "Which results are above 100?")
+    assert srv.requests and not outcome.by_form and outcome.winner == "Sodium"

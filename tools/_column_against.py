@@ -34,7 +34,7 @@ from tools._question_grounding import column_named
 from tools._table_ops_model import Program, RowFilter
 from tools._written_share import by_share
 
-_OWN = r"\s+(?:their|its|his|her|the)\s+(?P<b>[^?,.;]+)"
+_OWN = r"\s+(?P<own>their|its|his|her|the)\s+(?P<b>[^?,.;]+)"
 _BELOW = re.compile(r"\b(?:missed|miss|misses|fell\s+short\s+of|falls?\s+short\s+of|failed\s+to\s+(?:meet|reach|hit)|"
                     r"(?:did|do|does)\s+not\s+(?:meet|reach|hit)|didn't\s+(?:meet|reach|hit)|stayed\s+below|"
                     r"stayed\s+under)" + _OWN, re.I)
@@ -47,16 +47,22 @@ _GREATER = {"more", "higher", "greater", "larger"}
 _HOW_MANY = re.compile(r"^\s*how\s+many\b", re.I)
 
 
-def _asked(question: str) -> tuple[str, str] | None:
-    """(op, the words naming the column compared with) of the question, or None."""
+def _asked(question: str) -> tuple[str, str, bool] | None:
+    """(op, the words naming the column compared with, whether a possessive makes it the row's own: "their
+    target", not "the top 10") of the question, or None."""
     for pattern, op in ((_BELOW, "<"), (_ABOVE, ">"), (_AT_LEAST, ">=")):
         m = pattern.search(question)
         if m:
-            return op, m.group("b")
+            return op, m.group("b"), m.group("own").lower() != "the"
     m = _THAN_OWN.search(question)
     if m:
-        return (">" if m.group("word").lower() in _GREATER else "<"), m.group("b")
+        return (">" if m.group("word").lower() in _GREATER else "<"), m.group("b"), True
     return None
+
+
+# "How many more Hungarians than Romanians …?", "how many positions above …": a difference, not rows counted
+_DIFFERENCE = re.compile(r"^\s*how\s+(?:many|much)\s+(?:more|fewer|less|higher|lower|greater|larger|bigger|"
+                         r"positions|places|points|spots|ranks)\b", re.I)
 
 
 SAME_SCALE = 0.5  # |ln(median ratio)|: within a factor of about 1.6 of the target's median ...
@@ -99,14 +105,14 @@ def read_column_against(program: Program, typed: TypedTable, question: str) -> P
     asked = _asked(question)
     if asked is None:
         # "Which adverse event was more common on placebo than on the active drug?": two arms, one column each
-        arms = arms_compared(typed, question)
+        arms = arms_compared(typed, question) if not _DIFFERENCE.match(question) else None
         if arms is None:
             return program
         first, second, op = arms
         return Program(filters=[RowFilter(column=first, op=op, value="", than_column=second,
                                           by_share=by_share(typed, first, second, question))],
                        fn=fn, column=name, answer_column=name)
-    op, words = asked
+    op, words, own = asked
     numeric = [c for c in typed.columns if c.numeric and c.index != label and not c.holds_years]
     against = [c for c in numeric if column_named(c.name, words)]
     if len(against) > 1:  # "their enrolment target": the head noun names it, "enrolment" the other side
@@ -115,7 +121,9 @@ def read_column_against(program: Program, typed: TypedTable, question: str) -> P
     if len(against) != 1:
         return program
     measured = [c for c in numeric if c is not against[0] and column_named(c.name, question)]
-    if not measured:  # "Which sites exceeded their target?": the one other column on the target's scale
+    if not measured and own:  # "Which sites exceeded their target?": the one other column on the target's scale
+        # (not for "the": "who was the first coach to reach the NCAA tournament?" named no measure, and the guess
+        # compared Years with NCAA Tournament; WTQ's training split)
         measured = _same_scale(numeric, against[0])
     if len(measured) != 1:
         return program

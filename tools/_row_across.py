@@ -9,7 +9,7 @@ import statistics
 from typing import Any
 
 from tools._cell_compare import format_value
-from tools._cells import is_empty, TypedTable
+from tools._cells import TypedTable, is_empty
 from tools._table_checks import check_result
 from tools._table_ops_model import Execution, NoNumbersError, Program, ProgramError
 from tools._table_rows import column_index

@@ -43,7 +43,7 @@ from tools._claim_categories import ignored_category_blocker, restricted_to_cate
 from tools._claim_compare import comparison_blocker, read_compared_row
 from tools._claim_grounding import direction_blocker, read_combined, read_every_filter, read_own_row, \
     read_quantifier, read_ranked_claim, read_superlative, read_two_extremes, tautology_blocker, vote_blocker
-from tools._claim_changes import read_change
+from tools._claim_changes import read_change, than_years
 from tools._claim_counts import quantity_count_blocker, read_counted_column
 from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_rows, read_share_of_total, \
     read_stated_fraction
@@ -142,6 +142,9 @@ class ProgramOutcome(BaseModel):
     program: str = Field("", description="The first program that gave the majority result, in words.")
     form: str = Field("as uploaded", description="How the programs read the table (tools._table_shape).")
     program_form: ProgramForm = Field(DEFAULT_FORM, description="What the programs were written as: ops or sql.")
+    by_form: bool = Field(False, description="The question's form fixed the program (a row's own bounds, two "
+                                             "columns of each row, one row across year columns): code ran it "
+                                             "once, with no model call.")
 
     @property
     def decided(self) -> bool:
@@ -149,6 +152,8 @@ class ProgramOutcome(BaseModel):
 
     def vote_text(self) -> str:
         ran = sum(1 for r in self.runs if r.ran)
+        if self.by_form:
+            return "the question's form fixes the program, so code ran it once, with no model call"
         if not self.runs:
             return "no program was written"
         # An empty cell read votes as "(empty)": "votes : 1" read as a glitch (found as a new user).
@@ -435,6 +440,26 @@ def to_original(outcome: ProgramOutcome, shaped: ShapedTable) -> ProgramOutcome:
                                       "form": shaped.form})
 
 
+def settled_by_form(typed: TypedTable, text: str) -> _Sampled | None:
+    """The run of the program a question's form alone fixes, or None.
+
+    The rules that replace whatever program the model wrote with one of their own (each row against its own range,
+    tools._value_in_range; one column against another of the same row or two arms' columns, tools._column_against;
+    one row across year columns, tools._across_columns) give the same program for every sample, so sampling is
+    skipped: a placeholder program goes through the same rules, and when it comes out comparing columns within rows
+    or aggregating across them, that is the answer's program. "More … in 2024 than in 2023" keeps conditions the
+    model wrote ("with coverage below 90%"), so it is sampled as before."""
+    if not typed.label_col or than_years(typed, text) is not None:
+        return None
+    ident = typed.columns[typed.label_col - 1].ident
+    ran = run_sampled({"filters": [], "fn": "value", "column": ident, "answer_column": ident}, typed, "question", text)
+    program = ran.program
+    if ran.execution is None or program is None \
+            or not (program.across or any(f.than_column for f in program.filters)):
+        return None
+    return ran
+
+
 async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: int, temperature: float,
                         check_columns: bool, program_form: ProgramForm, scope: tuple[int, ...] = (),
                         more_on_split: bool = False) -> ProgramOutcome:
@@ -445,6 +470,12 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
         if (uncomputed := uncomputed_column_asked(typed, text)) is not None:  # the upload settles it: no model call
             outcome.not_in_table, outcome.uncomputed = True, uncomputed.name
             outcome.reason = uncomputed_reason(uncomputed, typed)
+            return outcome
+        if kind == "question" and program_form != "sql" and (settled := settled_by_form(typed, text)) is not None:
+            # Every sampled program would be rewritten into this one (found as a new user: 5 of 5 identical
+            # programs after 80-100 s of sampling for "Which results are outside their reference range?").
+            outcome.by_form, outcome.batches = True, [1]
+            decide(outcome, [settled], typed, kind, text)
             return outcome
         needed = await choose_columns(llm, typed, kind, text)
         outcome.columns_needed = [c for c in needed if c != NOT_IN_TABLE]
