@@ -7,9 +7,8 @@ import pytest
 from scipy.stats import spearmanr
 
 from kb.tables import Table
-from tests.test_table_program import llm_for
+from tests.ruled_claims import ruled_without_model
 from tools._claim_association import association_check
-from tools.verify_claim import check_claim
 
 HOSPITALS = Table(name="infections", title="", columns=[
     "Hospital", "Beds", "CLABSI Q1", "CLABSI Q2", "Hand hygiene compliance"], rows=[
@@ -57,13 +56,9 @@ def test_claims_without_one_pair_of_columns_are_left_to_the_programs(claim):
 
 
 async def test_the_rule_decides_without_the_model(tmp_settings, fake_llm_server):
-    def no_model(req):
-        raise AssertionError("the model was asked")
-
-    with fake_llm_server(no_model) as srv:
-        check = await check_claim(llm_for(tmp_settings, srv), HOSPITALS,
-                                  "Hospitals with more beds had lower compliance.")
-    assert check.label == "SUPPORTS" and check.decided_by == "rule" and not srv.requests
+    check = await ruled_without_model(tmp_settings, fake_llm_server, HOSPITALS,
+                                      "Hospitals with more beds had lower compliance.")
+    assert check.label == "SUPPORTS"
 
 
 def test_a_reason_cut_off_at_the_token_limit_is_marked_as_cut():
