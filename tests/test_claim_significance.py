@@ -89,3 +89,24 @@ def test_the_tables_own_header_words_say_nothing_more(claim, verdict, row):
 
 def test_header_words_do_not_excuse_a_direction():
     assert significance_check("Events were significantly lower in women", SUBGROUPS) is None
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("Which subgroups had a statistically significant effect?", ["Overall", "Men"]),
+    ("Which subgroups were not significant?", "Women"),
+])
+def test_a_which_question_about_significance_lists_the_rows(question, answer):
+    """Found as a new user over a subgroup table: "Which subgroups had a statistically significant effect?" was
+    answered "<0.001" by 4 of 5 programs (the P value that occurs in most rows)."""
+    from tools._cells import TypedTable
+    from tools._claim_significance import add_significance_filter
+    from tools._table_ops import execute
+    from tools._table_ops_model import Program
+
+    typed = TypedTable.build(SUBGROUPS)
+    most_common_p = Program(filters=[], fn="most_common", column="p_value", answer_column="p_value")
+    read = add_significance_filter(most_common_p, typed, question)
+    assert execute(read, typed, union_same_column=True).result == answer
+    p_itself = Program(filters=[{"column": "subgroup", "op": "=", "value": "Women"}], fn="value", column="p_value")
+    assert add_significance_filter(p_itself, typed, "What was the p value for the significant effect in women?") \
+        == p_itself  # a p-value asked for stays

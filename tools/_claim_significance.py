@@ -146,6 +146,10 @@ def significance_check(claim: str, table: Table) -> SignificanceCheck | None:
     return SignificanceCheck(verdict, row, table.row_label_col, p_col, reason)
 
 
+# "Which subgroups …", "List the trials …": rows asked for, not "which p-value"
+_WHICH_ROWS = re.compile(r"^\s*(?:which|list|name|show)\b(?!\s+(?:p[\s-]?values?|p)\b)", re.I)
+
+
 def add_significance_filter(program: Program, typed: TypedTable, question: str) -> Program:
     """"How many studies reported a statistically significant result?" keeps the rows whose p-value is below 0.05.
 
@@ -162,8 +166,16 @@ def add_significance_filter(program: Program, typed: TypedTable, question: str) 
     if p_col is None:
         return program
     ident = typed.columns[p_col - 1].ident
-    if any(f.column == ident for f in program.filters) or (program.fn != "count" and program.column == ident):
-        return program
     op = ">=" if _NEGATED.search(question) else "<"
     added = RowFilter(column=ident, op=op, value=format_value(_alpha(question)))
+    label = typed.label_col
+    if _WHICH_ROWS.match(question) and label and program.column == ident \
+            and program.fn in ("most_common", "value", "min", "max", "argmin", "argmax"):
+        # "Which subgroups had a statistically significant effect?" asks for rows, not a p-value: found as a new
+        # user, 4 of 5 programs answered "<0.001", the p-value that occurs most
+        name = typed.columns[label - 1].ident
+        kept = [f for f in program.filters if f.column != ident]
+        return Program(filters=[*kept, added], fn="value", column=name, answer_column=name)
+    if any(f.column == ident for f in program.filters) or (program.fn != "count" and program.column == ident):
+        return program
     return program.model_copy(update={"filters": [*program.filters, added]})
