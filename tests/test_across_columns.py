@@ -71,3 +71,16 @@ async def test_the_programs_vote_for_the_rows_mean(tmp_settings, fake_llm_server
         outcome = await solve(llm_for(tmp_settings, srv), COVERAGE, "question", question)
     assert outcome.winner == "58", (outcome.votes, [(r.program, r.error) for r in outcome.runs])
     assert {(3, c) for c in (1, 2, 3, 4, 5)} <= set(outcome.cells)
+
+
+async def test_the_reason_shown_is_a_winner_that_checks_what_the_claim_states(tmp_settings, fake_llm_server):
+    """Found as a new user: "India's coverage recovered to above its 2019 level in 2022" was supported by three
+    different programs, and the reason shown was the first, "every one has 2022 >= 73%" (Brazil's 2019 value)."""
+    unstated = {"filters": [{"column": "country", "op": "=", "value": "India"}], "fn": "value", "column": "c5_2022",
+                "answer_column": "country", "check": {"op": ">=", "against": "value", "value": "85%"}}
+    stated = {**unstated, "check": {"op": ">", "against": "value", "value": "90%"}}
+    also_stated = {**unstated, "check": {"op": ">=", "against": "value", "value": "90%"}}
+    with fake_llm_server(scripted(["country", "c5_2022"], [unstated, stated, also_stated])) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), COVERAGE, "claim", "India's coverage in 2022 was above 90%.")
+    assert outcome.winner == "SUPPORTS" and outcome.votes == {"SUPPORTS": 3}
+    assert "90%" in outcome.program and "85%" not in outcome.program

@@ -126,6 +126,13 @@ def _stated(value: str, claim: str, numbers: set[float]) -> bool:
     return not words or all(w in have for w in words)
 
 
+def check_stated(program: Program, claim: str) -> bool:
+    """Whether what the program's check compares with is the claim's own: a value it states, or another row or
+    column (not a value the model took from the table, such as another row's cell)."""
+    chk = program.check
+    return chk is None or chk.against != "value" or _stated(chk.value, claim, stated_numbers(claim))
+
+
 def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed: TypedTable | None = None) -> str:
     """Why this claim program must not vote, or ``""``."""
     chk = program.check

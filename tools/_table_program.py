@@ -42,7 +42,8 @@ from tools._claim_arms import read_arm_comparison
 from tools._claim_categories import ignored_category_blocker, restricted_to_category
 from tools._claim_compare import comparison_blocker, read_compared_row
 from tools._claim_grounding import direction_blocker, read_combined, read_every_filter, read_own_row, \
-    read_quantifier, read_ranked_claim, read_superlative, read_two_extremes, tautology_blocker, vote_blocker
+    read_quantifier, read_ranked_claim, read_superlative, read_two_extremes, tautology_blocker, vote_blocker, \
+    check_stated
 from tools._claim_changes import read_change, than_years
 from tools._claim_counts import quantity_count_blocker, read_counted_column
 from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_rows, read_share_of_total, \
@@ -556,7 +557,12 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
             # one was "Wait (days) > 1" for "more than a week" while 4 of 5 wrote "> 7" (found as a new user).
             winners = [i for i, r in enumerate(outcome.runs) if r.ran and r.verdict == top]
             written = Counter(outcome.runs[i].program for i in winners)
-            best = max(winners, key=lambda i: (written[outcome.runs[i].program], -i))
+            # Among as many, one whose check compares with what the claim states: "India's coverage recovered to
+            # above its 2019 level in 2022" showed "every one has 2022 >= 73%" (Brazil's 2019 value) while another
+            # winner compared India's 2022 with its 2019 (found as a new user).
+            grounded = {i: kind != "claim" or sampled[i].program is None or check_stated(sampled[i].program, text)
+                        for i in winners}
+            best = max(winners, key=lambda i: (written[outcome.runs[i].program], grounded[i], -i))
             run, ex = outcome.runs[best], sampled[best].execution  # runs and samples share indices
             assert ex is not None
             outcome.cells = list(run.cells)
