@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tools._cells import cell_number
+from tools._cells import cell_number, written_unit
 from tools._dates import parse_date
 from tools._words import MONTHS
 
@@ -174,6 +174,21 @@ def format_value(x: Any) -> str:
     if isinstance(x, list):
         return join_listed([str(v) for v in x])
     return str(x)
+
+
+def with_written_unit(texts: list[str], number: float) -> str:
+    """``number`` shown with the unit every one of ``texts`` (the cells it was computed from) writes: "18.36%" over
+    "27.0%", "10.2%", …; "$4,000" over "$1,500" and "$2,500"; "5600 mg" over "4000 mg" and "1600 mg"; the number
+    plain when the cells differ."""
+    texts = [t.strip() for t in texts]
+    shown = format_value(number)
+    if texts and all(t.endswith("%") for t in texts):
+        return shown + "%"
+    for sign in ("$", "€", "£"):
+        if texts and all(t.startswith(sign) for t in texts):
+            return ("-" + sign + shown[1:]) if shown.startswith("-") else sign + shown
+    unit = written_unit(texts)
+    return f"{shown} {unit}" if unit else shown
 
 
 def join_listed(values: list[str]) -> str:

@@ -8,18 +8,13 @@ import math
 import statistics
 from typing import Any
 
-from tools._cell_compare import format_value
+from tools._cell_compare import with_written_unit
 from tools._cells import TypedTable, is_empty
 from tools._table_checks import check_result
 from tools._table_ops_model import Execution, NoNumbersError, Program, ProgramError
 from tools._table_rows import column_index
 
 ACROSS_FNS = ("avg", "sum", "median", "min", "max", "argmax", "argmin")
-
-
-def _shown(texts: list[str], number: float) -> str:
-    shown = format_value(round(number, 2))
-    return shown + "%" if texts and all(t.strip().endswith("%") for t in texts) else shown
 
 
 def execute_across(program: Program, typed: TypedTable, rows: list[int], filter_cols: list[int],
@@ -36,7 +31,6 @@ def execute_across(program: Program, typed: TypedTable, rows: list[int], filter_
     if not pairs:
         raise NoNumbersError(f"{typed.row_name(r)} has no numbers in {', '.join(program.across)}")
     xs = [x for _, x in pairs]
-    texts = [typed.text(r, c) for c, _ in pairs]
     fn = program.fn
     result: Any
     if fn in ("argmax", "argmin"):
@@ -49,7 +43,7 @@ def execute_across(program: Program, typed: TypedTable, rows: list[int], filter_
         result = float({"avg": lambda v: math.fsum(v) / len(v), "sum": math.fsum, "median": statistics.median,
                         "max": max, "min": min}[fn](xs))
         read = [c for c, x in pairs if x == result] if fn in ("max", "min") else [c for c, _ in pairs]
-        result_text = _shown(texts, result)
+        result_text = with_written_unit([typed.text(r, c) for c, _ in pairs], round(result, 2))
     first, last = typed.columns[cols[0] - 1].name, typed.columns[cols[-1] - 1].name
     said = {"avg": "mean", "sum": "total", "median": "median", "max": "largest", "min": "smallest",
             "argmax": "year of the largest", "argmin": "year of the smallest"}[fn]

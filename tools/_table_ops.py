@@ -19,8 +19,9 @@ import statistics
 import time
 from typing import Any
 
-from tools._cell_compare import clipped, compare, format_value, iso_month_match, norm_text, text_words, words_match
-from tools._cells import TypedTable, cell_number, is_empty, written_unit
+from tools._cell_compare import clipped, compare, format_value, iso_month_match, norm_text, text_words, \
+    with_written_unit, words_match
+from tools._cells import TypedTable, cell_number, is_empty
 from tools._row_across import execute_across
 from tools._table_checks import (check_result, check_types, in_none_of, row_change, row_names, row_ratio,
                                   row_relative_change)
@@ -91,9 +92,10 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             other = column_index(typed, f.than_column, "filter column")
             filter_cols.append(other)
             either = [f] + ([f.alternative] if f.alternative is not None else [])
-            for alt in either[1:]:
-                filter_cols.extend([column_index(typed, alt.column, "filter column"),
-                                    column_index(typed, alt.than_column or alt.column, "filter column")])
+            if f.alternative is not None:  # "outside its range": Result < Low or Result > High
+                alt = f.alternative
+                filter_cols += [column_index(typed, x, "filter column")
+                                for x in (alt.column, alt.than_column or alt.column)]
             kept = [r for r in rows if meets_filter(typed, r, f)]
             clock.tick()
             said = " or ".join(f"{typed.column(g.column).name} {g.op} {typed.column(g.than_column or g.column).name}"
@@ -417,17 +419,8 @@ def _as_written(typed: TypedTable, rows: list[int], c: int, number: float) -> st
 
 
 def _with_unit(typed: TypedTable, rows: list[int], c: int, number: float) -> str:
-    """A sum or mean with the unit every cell it read writes: "18.36%" over "27.0%", "10.2%", …; "$4,000" over
-    "$1,500" and "$2,500" (the number plain when the cells differ)."""
-    texts = [typed.text(r, c).strip() for r in rows]
-    shown = format_value(number)
-    if texts and all(t.endswith("%") for t in texts):
-        return shown + "%"
-    for sign in ("$", "€", "£"):
-        if texts and all(t.startswith(sign) for t in texts):
-            return ("-" + sign + shown[1:]) if shown.startswith("-") else sign + shown
-    unit = written_unit(texts)  # "5600 mg" over "4000 mg" and "1600 mg"
-    return f"{shown} {unit}" if unit else shown
+    """A sum or mean over rows of column ``c``, with the unit every cell it read writes (tools._cell_compare)."""
+    return with_written_unit([typed.text(r, c) for r in rows], number)
 
 
 def _nth_extreme(xs: list[float], *, largest: bool, nth: int) -> float:

@@ -203,11 +203,14 @@ def _with_unit(outcome: ProgramOutcome) -> str:
     the answer is no number or its cells write no unit word. Found as a new user: "What is the maximum daily dose
     of ibuprofen?" was answered "1200" while the reason read "1200 mg"."""
     winner = outcome.winner or ""
-    computed = next((r.result for r in outcome.runs if r.ran and r.verdict == winner), "")
-    if cell_number(winner) is not None and computed.strip() == f"{winner}%":  # a mean of percentages: "58%"
-        return computed.strip()
+    number = cell_number(winner)
+    if number is None:
+        return ""
+    computed = next((r.result for r in outcome.runs if r.ran and r.verdict == winner), "").strip()
+    if computed == f"{winner}%":  # a mean of percentages: "58%"
+        return computed
     m = _NUMBER_AND_UNIT.match(computed)
-    if m is None or cell_number(winner) is None or cell_number(computed[:m.start(1)]) != cell_number(winner):
+    if m is None or cell_number(computed[:m.start(1)]) != number:
         return ""
     return f"{winner} {m.group(1)}"
 
