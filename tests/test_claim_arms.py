@@ -149,3 +149,27 @@ def test_arms_of_different_sizes_are_compared_by_the_percentages_their_cells_wri
         assert "by the percentages the cells write" in describe(ran.program, typed)
     else:
         assert "percentages" not in ran.execution.check_text
+
+
+# -- a table with one column per entity: the claim compares two columns in the row it names -------------------------
+COUNTRIES = Table(name="countries", title="", columns=["Statistic", "Norway", "Chile", "Kenya"], rows=[
+    ["Population", "5.4 million", "19.5 million", "54.0 million"], ["Capital city", "Oslo", "Santiago", "Nairobi"],
+    ["Physicians per 1000 people", "5.0", "2.6", "0.2"], ["Life expectancy (years)", "83.2", "80.7", "61.4"]])
+
+
+@pytest.mark.parametrize("claim, truth, row", [
+    ("Norway has a bigger population than Chile", False, 1),  # 5.4 < 19.5 million
+    ("the population of Kenya is bigger than Chile", True, 1),
+    ("Chile has a smaller population than Kenya", True, 1),
+    ("Life expectancy in Kenya is higher than in Norway", False, 4),
+])
+def test_a_table_with_a_column_per_country_compares_the_columns_in_the_row_the_claim_names(claim, truth, row):
+    """Found on PubHealthTab's tuning split: "Liberia has a bigger population than guinea" (false) was supported by
+    programs that compared Guinea's population with Liberia's, the other way round ("bigger" was not read as a
+    direction)."""
+    typed = TypedTable.build(COUNTRIES)
+    written = {"filters": [{"column": "statistic", "op": "=", "value": "Population"}], "fn": "value",
+               "column": "norway", "check": {"op": ">", "against": "value", "value": "0"}}
+    ran = run_sampled(written, typed, "claim", claim)
+    assert ran.execution is not None and ran.execution.truth is truth, ran.error
+    assert ran.execution.decisive_rows == [row] and ran.program.check.against == "column"

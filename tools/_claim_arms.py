@@ -51,7 +51,10 @@ _VERB_FACTOR = {"halved": 0.5, "doubled": 2.0, "tripled": 3.0, "trebled": 3.0, "
 _SCALED = re.compile(_BOUND + r"\b(?P<verb>halved|doubled|tripled|trebled|quadrupled)\b", re.I)
 _LOWER = re.compile(r"\b(?:reduced|reduces|reduce|reducing|lowered|lowers|lower|less|fewer|decreased|decreases|"
                     r"cut|cuts|smaller|below)\b", re.I)
-_HIGHER = re.compile(r"\b(?:increased|increases|increase|raised|raises|higher|more|greater|larger|above)\b", re.I)
+# "bigger" found on PubHealthTab's tuning split: "Liberia has a bigger population than guinea", a table with a column
+# per country, was supported by programs that compared Guinea with Liberia
+_HIGHER = re.compile(r"\b(?:increased|increases|increase|raised|raises|higher|more|greater|larger|bigger|above)\b",
+                     re.I)
 _OVER = {"more than", "over", "above", "at least"}
 _ROUGH = {"nearly", "almost", "about", "around", "roughly", "approximately", "close to"}
 
