@@ -294,7 +294,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             program = read_interval_inclusion(program, typed, text)
         # Several values of one column: any of them in a question; in a claim, only the rows it names jointly.
         union = kind == "question"
-        if kind == "claim" and (joint := read_joint_rows(program, text)) is not None:
+        if kind == "claim" and (joint := read_joint_rows(program, text, typed)) is not None:
             program, union = joint, True
         try:
             execution = execute(program, typed, union_same_column=union)
