@@ -128,6 +128,13 @@ def test_rows_named_jointly_against_a_third_row(claim, op, countries, other, ver
     assert 1 + [row[0] for row in RATES.rows].index(other) in cited  # the row compared with is cited
 
 
+@pytest.mark.parametrize("fn", ["max", "min"])
+def test_an_extreme_over_rows_named_jointly_against_a_third_row_is_each_of_them(fn):
+    written = against_row(["Oman", "Kuwait"], ">", "Seychelles").model_copy(update={"fn": fn})
+    assert read_joint_rows(written, "Oman and Kuwait saw more cases than Seychelles", TypedTable.build(RATES)).fn \
+        == "min"
+
+
 def test_a_comparison_between_the_rows_named_is_left_as_written():
     # "Oman had more than Kuwait" written with both as filters and Kuwait as the row compared with
     typed = TypedTable.build(RATES)

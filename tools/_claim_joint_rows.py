@@ -65,7 +65,8 @@ def read_joint_rows(program: Program, claim: str, typed: TypedTable) -> Program 
     # "Oman and Kuwait saw more cases per 100,000 than Seychelles" (PubHealthTab's tuning split; 3 of 5 programs
     # wrote "Column 1 = 'Oman' and Column 1 = 'Kuwait' → Per 100,000; check > Per 100,000 of 'Seychelles'"): each of
     # the rows named beats a third row, so their smallest does ("fewer than": their largest).
-    against_third_row = program.fn == "value" and chk is not None and chk.against == "row" \
+    # (also as their max or min: 1 of those 5 took Oman and Kuwait's max, which one high row would carry)
+    against_third_row = program.fn in ("value", "min", "max") and chk is not None and chk.against == "row" \
         and chk.op in _ORDER_EXTREME and norm_text(chk.value) not in {norm_text(v) for v in named}
     if against_third_row:
         pass
