@@ -1,0 +1,82 @@
+"""Claims about a one-record table (tools/_record_claims.py): a field the claim states with a value the record does
+not hold refutes it, in code. Found on PubHealthTab's tuning split, on book records whose roles a claim swapped."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.tables import Table, load_table
+from tests.ruled_claims import ruled_without_model
+from tools._record_claims import record_check, record_fields
+
+BOOK = Table(name="book", title="", columns=["Field", "Value"], rows=[
+    ["Title", "Field Guide to Coastal Birds"], ["Author", "Maria Ostrova, Jan de Vries"], ["Edition", "2"],
+    ["Publisher", "Harbour Press, 2014"], ["ISBN", "9780000000000"], ["Length", "312 pages"],
+    ["Subjects", "Nature / Birdwatching Guides"]])
+
+
+@pytest.mark.parametrize("claim, field, said", [
+    ("Field Guide to Coastal Birds was written by Harbour Press.", "Author", "Harbour Press is its Publisher"),
+    ("The guide was published by Maria Ostrova.", "Publisher", "not Maria Ostrova"),
+    ("Field Guide to Coastal Birds was published in 2012.", "Publisher", "not 2012"),
+    ("In 2011, Harbour Press published a guide to coastal birds.", "Publisher", "not 2011"),
+    ("The guide is over 400 pages long.", "Length", "not over 400 pages"),
+    ("The guide runs to about 250 pages.", "Length", "not about 250 pages"),
+    ("Tom Reed wrote the field guide.", "Author", "not Tom Reed"),
+    ("The author of Field Guide to Coastal Birds is Tom Reed.", "Author", "not Tom Reed"),
+    ("Tom Reed and Maria Ostrova wrote the field guide.", "Author", "not Tom Reed"),
+    ("Seabird Books was the publisher of the guide.", "Publisher", "not Seabird Books"),
+])
+def test_a_field_given_a_value_the_record_does_not_hold_refutes_the_claim(claim, field, said):
+    check = record_check(claim, BOOK)
+    assert check is not None and check.verdict == "REFUTES"
+    assert said in check.reason
+    row = [r[0] for r in BOOK.rows].index(field) + 1
+    assert (row, 1) in check.cells and (row, 2) in check.cells  # the field's name and value are cited
+
+
+@pytest.mark.parametrize("claim", [
+    "Field Guide to Coastal Birds was written by Maria Ostrova.",
+    "Jan de Vries and Maria Ostrova wrote the field guide.",
+    "The guide was published by Harbour Press in 2014.",
+    "In 2014, Harbour Press published a guide to coastal birds.",
+    "Field Guide to Coastal Birds published in 2014 is about birdwatching.",  # the title as subject, not publisher
+    "The guide has 312 pages.",
+    "The guide is over 300 pages long.",
+    "The guide runs to about 310 pages.",
+    "The guide is about birdwatching.",  # no field the rule reads: left to the programs
+    "The second edition of the guide came out in paperback.",
+])
+def test_a_claim_the_record_agrees_with_or_does_not_speak_to_is_left_to_the_programs(claim):
+    assert record_check(claim, BOOK) is None
+
+
+def test_only_a_record_is_read_as_one():
+    many = Table(name="books", title="", columns=["Title", "Author", "Pages"], rows=[
+        ["Field Guide to Coastal Birds", "Maria Ostrova", "312"], ["Tidal Flats", "Tom Reed", "208"]])
+    assert record_fields(many) is None
+    assert record_check("Tidal Flats was written by Maria Ostrova.", many) is None
+    numbers = Table(name="n", title="", columns=["Year", "Cases"], rows=[["2019", "4"], ["2020", "7"], ["2021", "9"]])
+    assert record_fields(numbers) is None  # its first column is numbers, not field names
+
+
+def test_one_row_under_the_fields_names(tmp_path):
+    path = tmp_path / "book.csv"
+    path.write_text("Title,Author,Publisher,Pages\nTidal Flats,Tom Reed,Seabird Books 2019,208 pages\n")
+    table = load_table(path)
+    check = record_check("Tidal Flats was written by Maria Ostrova", table)
+    assert check is not None and check.verdict == "REFUTES" and check.cells == [(1, 2)]
+    assert record_check("Tidal Flats was written by Tom Reed and has 208 pages", table) is None
+
+
+def test_a_long_run_of_capitalised_words_is_read_quickly():
+    """A name pattern that can split a run of words two ways backtracks exponentially: an early version took
+    6 s on a 20-word title under re.I. The record has a role field, so every pattern runs."""
+    claim = " ".join(["Alpha Beta Gamma Delta Epsilon Zeta Eta Theta Iota Kappa"] * 6) + " is the Author of it"
+    assert record_check(claim, BOOK) is not None
+
+
+async def test_the_rule_decides_without_the_model(tmp_settings, fake_llm_server):
+    check = await ruled_without_model(tmp_settings, fake_llm_server, BOOK,
+                                      "The guide was written by Harbour Press and published by Maria Ostrova.")
+    assert check.label == "REFUTES" and "Harbour Press is its Publisher" in check.reason
