@@ -182,6 +182,14 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
                 is_label = c == label_col
                 match.score += LABEL_SCORE if is_label else VALUE_SCORE
                 match.matched.append(f"{'row' if is_label else 'value'} {text!r}")
+            elif c == label_col and (form := _label_in_other_form(text, words)):
+                # A field named in another form of its words: "manufactured by Teva" names "Manufacturer" in a
+                # record table of fields and values (found as a new user: that claim about an uploaded drug label
+                # went to the text knowledge base)
+                seen_values.add(key)
+                value_hit = True
+                match.score += LABEL_SCORE
+                match.matched.append(f"row {text!r} (as {form!r})")
             elif not part_hit:
                 part = _named_part(text, low, message or "")
                 if part:  # counted once per table: a part names a group of rows, not one row
@@ -208,6 +216,19 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
                 match.matched.append(f"embedding {cos:.2f}")
     match.score = round(match.score, 3)
     return match
+
+
+LABEL_FORM_MAX_WORDS = 3
+
+
+def _label_in_other_form(cell: str, words: set[str]) -> str:
+    """The message's words that name a short row label in other forms of all its content words ("manufactured" for
+    "Manufacturer", "packs" and "sizes" for "Pack sizes"), or ""."""
+    label_words = _content(cell)
+    if not label_words or len(_words(cell)) > LABEL_FORM_MAX_WORDS:
+        return ""
+    forms = [next((w for w in sorted(words) if related(lw, w)), None) for lw in sorted(label_words)]
+    return " ".join(forms) if all(forms) else ""
 
 
 def _named_part(cell: str, low: str, message: str = "") -> str:

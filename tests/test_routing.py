@@ -457,3 +457,27 @@ def test_an_abbreviated_header_is_named_by_its_words():
     assert "header 'Hazard ratio (95% CI)'" in match.matched
     assert route("Did its confidence interval include 1?", {"hr": hazards}, previous="hr").name == "hr"
     assert not score_table("Which interval training plan is best?", TRIALS).matched  # no CI header there
+
+
+LABEL = Table(name="label", title="", columns=["Field", "Value"], rows=[
+    ["Drug name", "Metformin hydrochloride"], ["Manufacturer", "Sun Pharmaceutical Industries"],
+    ["Strength", "500 mg"], ["Pack sizes", "60 tablets"], ["Route", "Oral"]])
+
+
+@pytest.mark.parametrize("message, form", [
+    ("The tablets are manufactured by Teva.", "manufactured"),
+    ("Who manufactures it?", "manufactures"),
+    ("What pack size does it come in?", "pack size"),
+])
+def test_a_record_s_field_named_in_another_form_routes(message, form):
+    """Found as a new user: "The tablets are manufactured by Teva and come in packs of 30 tablets." about an uploaded
+    drug label (a table of fields and values) went to the text knowledge base."""
+    match = route(message, {"label": LABEL})
+    assert match is not None and match.name == "label"
+    assert any(f"(as {form!r})" in m for m in match.matched), match.matched
+
+
+@pytest.mark.parametrize("message", ["What is the capital of France?", "How do plants make their food?",
+                                     "Why do leaves change colour?"])
+def test_other_messages_stay_off_a_record_table(message):
+    assert route(message, {"label": LABEL}) is None
