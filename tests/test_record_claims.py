@@ -69,6 +69,27 @@ def test_one_row_under_the_fields_names(tmp_path):
     assert record_check("Tidal Flats was written by Tom Reed and has 208 pages", table) is None
 
 
+LABEL = Table(name="label", title="", columns=["Field", "Value"], rows=[
+    ["Drug name", "Metformin hydrochloride"], ["Manufacturer", "Sun Pharmaceutical Industries"],
+    ["Strength", "500 mg"], ["Approved", "2004"], ["Pack size", "60 tablets"], ["Route", "Oral"]])
+
+
+@pytest.mark.parametrize("claim, refuted", [
+    ("The drug was approved in 2001.", "its Approved is '2004', not 2001"),  # found as a new user: 5 programs failed
+    ("Metformin was approved on 3 May 2001.", "not 2001"),
+    ("The tablets are manufactured by Teva and come in packs of 30 tablets.", "not Teva; its Pack size"),
+    ("The drug was approved in 2004.", None),
+    ("The drug was discovered in 1922.", None),  # no field for the verb: not the Approved year
+    ("Metformin is made by Sun Pharmaceutical Industries and comes in 500 mg tablets.", None),
+])
+def test_a_drug_label_of_fields_and_values(claim, refuted):
+    check = record_check(claim, LABEL)
+    if refuted is None:
+        assert check is None, check
+    else:
+        assert check is not None and refuted in check.reason, check
+
+
 def test_a_long_run_of_capitalised_words_is_read_quickly():
     """A name pattern that can split a run of words two ways backtracks exponentially: an early version took
     6 s on a 20-word title under re.I. The record has a role field, so every pattern runs."""

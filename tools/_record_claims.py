@@ -13,7 +13,7 @@ it, in code:
   sponsored, produced, directed) is the field named for the role (Author(s), Writer; Publisher; Editor …); it
   refutes when a name the claim gives for it is not in the field's cell;
 - a year, by the verb: "published in 2006", "In 2005, … published" is the year the role's field (or a Year,
-  Date or Published field) writes;
+  Date or Published field) writes; "approved in 2001" the year of a field named by the verb (Approved);
 - a number with the unit a field's cell writes: "200 pages", "over 700 pages" against "240 pages".
 
 Only refutations are decided here. A record that agrees on these fields may still differ on what else the claim
@@ -31,6 +31,7 @@ from kb.table_model import Table
 from tools._cell_compare import norm_text
 from tools._cells import cell_number
 from tools._claim_trend import TrendCheck
+from tools._words import related
 
 # Verbs and the stems of the field names they fill ("published" -> "Publisher", "Published by").
 _ROLE_STEMS = {"written": ("author", "writer", "written"), "wrote": ("author", "writer", "written"),
@@ -55,7 +56,8 @@ _NAME_IS_ROLE = re.compile(rf"(?P<name>{_NAME})\s+(?:is|was)\s+(?i:the)\s+(?P<no
 _ROLE_IS_NAME = re.compile(rf"\b(?i:the)\s+(?P<noun>(?i:{_NOUNS}))s?\s+(?:of\s+.{{1,120}}?\s+)?(?:is|was|are|were)\s+"
                            rf"(?P<name>{_NAME})")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
-_YEAR_VERB = re.compile(rf"\b(?P<verb>{_VERBS})\s+(?:in|on)\s+(?:\w+\s+)?(?P<year>1[5-9]\d\d|20\d\d)\b"
+# "published in 2006", "approved on 3 May 2004", "In 2005, … published": a verb and the year it happened
+_YEAR_VERB = re.compile(r"\b(?P<verb>[a-z]{3,}ed)\s+(?:in|on)\s+(?:\w+\s+){0,2}?(?P<year>1[5-9]\d\d|20\d\d)\b"
                         rf"|\bin\s+(?P<year2>1[5-9]\d\d|20\d\d)\b[^.]{{0,80}}?\b(?P<verb2>{_VERBS})\b", re.I)
 _YEAR_FIELDS = ("year", "date", "published", "publication")
 _AMOUNT = re.compile(r"(?P<bound>\b(?:over|more than|at least|under|less than|fewer than|about|around|"
@@ -88,8 +90,13 @@ def record_fields(table: Table) -> list[Field] | None:
 
 
 def _role_field(fields: list[Field], verb: str) -> Field | None:
-    stems = _ROLE_STEMS[verb.lower()]
-    found = [f for f in fields if (words := norm_text(f.name).split()) and words[0].startswith(stems)]
+    """The field a verb fills: by the role's names ("written" -> Author), else a field named by a form of the verb
+    itself ("approved" -> Approved, "released" -> Release date)."""
+    stems = _ROLE_STEMS.get(verb.lower())
+    if stems is not None:
+        found = [f for f in fields if (words := norm_text(f.name).split()) and words[0].startswith(stems)]
+    else:
+        found = [f for f in fields if (words := norm_text(f.name).split()) and related(words[0], verb.lower())]
     return found[0] if len(found) == 1 else None
 
 
@@ -153,8 +160,12 @@ def _year_misses(claim: str, fields: list[Field]) -> list[_Miss]:
     for m in _YEAR_VERB.finditer(claim):
         verb, year = m.group("verb") or m.group("verb2"), m.group("year") or m.group("year2")
         field = _role_field(fields, verb)
-        candidates = [field] if field is not None and _YEAR.search(field.value) else \
-            [f for f in fields if norm_text(f.name).startswith(_YEAR_FIELDS) and _YEAR.search(f.value)]
+        if field is not None and _YEAR.search(field.value):
+            candidates = [field]
+        elif verb.lower() in _ROLE_STEMS:  # "published in 2006" over a record whose year has a field of its own
+            candidates = [f for f in fields if norm_text(f.name).startswith(_YEAR_FIELDS) and _YEAR.search(f.value)]
+        else:  # other verbs need a field of their own
+            candidates = []
         if len(candidates) != 1:
             continue
         years = set(_YEAR.findall(candidates[0].value))
