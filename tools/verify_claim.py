@@ -41,6 +41,7 @@ from tools._value_in_range import range_check
 from tools._ratio_reduction import ratio_change_check
 from tools._claim_association import association_check
 from tools._record_claims import record_check
+from tools._range_cells import range_duration_check
 from tools._coverage import NEI_COVERAGE, claim_coverage
 from tools._registry import ToolContext, ToolError, tool
 from tools._table_llm import (
@@ -194,10 +195,11 @@ async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant:
     # with dose" (each dose arm's value above the one before), "Glucose is within its reference range" (the row's
     # value between its own bounds), "The treatment reduced the risk by 26%" (the row's hazard ratio, 0.74),
     # "Hospitals with more beds had lower compliance" (the rank correlation of the two columns), "The book was written
-    # by Nelson Thornes" (a one-record table whose Author field says otherwise).
+    # by Nelson Thornes" (a one-record table whose Author field says otherwise), "The fixture window is over 3 months"
+    # (the days between the two dates of its one cell).
     ruled = (significance_check(claim, table) or trend_check(claim, table) or dose_trend_check(claim, table)
              or range_check(claim, table) or ratio_change_check(claim, table) or association_check(claim, table)
-             or record_check(claim, table))
+             or record_check(claim, table) or range_duration_check(claim, table))
     if ruled is not None:
         view = CollapsedView.build(table, sorted({c for _, c in ruled.cells}), sorted({r for r, _ in ruled.cells}))
         return ClaimCheck(claim=claim, table=table.name, variant=variant, label=ruled.verdict, cells=ruled.cells,
