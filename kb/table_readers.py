@@ -191,6 +191,10 @@ def _read_json(text: str) -> tuple[list[list[Any]], list[str] | None, str | None
             context = [f"{k}: {v}" for k, v in obj.items() if isinstance(v, (str, int, float)) and k != key][:3]
             grid, names = _records(records)
             return grid, names, caption or (f"{key} ({'; '.join(context)})" if context else str(key))
+        if values and all(isinstance(v, (str, int, float, bool)) or v is None for v in values):
+            # One record, {"Title": …, "Author": …, "Pages": …}: one row under its fields' names. Found as a new
+            # user: a book's record exported as one object was refused.
+            return [["" if v is None else v for v in values]], list(obj.keys()), caption
         raise TableError("The JSON holds an object I cannot read as a table: use a list of records "
                          "([{\"col\": value}, …]) or columns ({\"col\": [values]}).")
     if isinstance(obj, list):

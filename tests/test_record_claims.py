@@ -51,6 +51,22 @@ def test_a_claim_the_record_agrees_with_or_does_not_speak_to_is_left_to_the_prog
     assert record_check(claim, BOOK) is None
 
 
+def test_one_json_object_is_a_record(tmp_path):
+    """Found as a new user: a book's record exported as one JSON object was refused ("use a list of records")."""
+    path = tmp_path / "book.json"
+    path.write_text('{"Title": "The Quiet Epidemic", "Authors": "Lena Park, Omar Haddad", "Publisher": "Northbridge'
+                    ' Press", "Published": "2019", "Pages": "288 pages"}')
+    table = load_table(path)
+    assert table.columns == ["Title", "Authors", "Publisher", "Published", "Pages"] and table.n_rows == 1
+    # "publisher" names Publisher, not Published (a year)
+    check = record_check("Omar Haddad is the publisher of The Quiet Epidemic.", table)
+    assert check is not None and "its Publisher is 'Northbridge Press', not Omar Haddad (Omar Haddad is its " \
+        "Authors" in check.reason
+    assert "its Published is '2019', not 2021" in record_check("It was published in 2021 by Northbridge Press.",
+                                                                table).reason
+    assert record_check("The Quiet Epidemic was written by Lena Park and Omar Haddad.", table) is None
+
+
 def test_only_a_record_is_read_as_one():
     many = Table(name="books", title="", columns=["Title", "Author", "Pages"], rows=[
         ["Field Guide to Coastal Birds", "Maria Ostrova", "312"], ["Tidal Flats", "Tom Reed", "208"]])

@@ -93,8 +93,12 @@ def _role_field(fields: list[Field], verb: str) -> Field | None:
     """The field a verb fills: by the role's names ("written" -> Author), else a field named by a form of the verb
     itself ("approved" -> Approved, "released" -> Release date)."""
     stems = _ROLE_STEMS.get(verb.lower())
-    if stems is not None:
-        found = [f for f in fields if (words := norm_text(f.name).split()) and words[0].startswith(stems)]
+    if stems is not None:  # the role's own name first: "Publisher" before "Published" (a date)
+        for stem in stems:
+            found = [f for f in fields if (words := norm_text(f.name).split()) and words[0].startswith(stem)]
+            if found:
+                return found[0] if len(found) == 1 else None
+        return None
     else:
         found = [f for f in fields if (words := norm_text(f.name).split()) and related(words[0], verb.lower())]
     return found[0] if len(found) == 1 else None
