@@ -24,6 +24,7 @@ from tools._cell_compare import format_value, text_words
 from tools._claim_trend import TrendCheck
 from tools._dates import parse_date
 from tools._durations import stated_days
+from tools._stated_bound import ORDER_OPS
 
 _SPAN_WORDS = re.compile(r"\b(?:time\s*frames?|periods?|windows?|spans?|lasts?|lasted|lasting|long|duration|runs?|"
                          r"ran|open\s+for)\b", re.I)
@@ -64,14 +65,8 @@ def range_days(cell: str) -> float | None:
 
 
 def _holds(days: float, op: str, stated: float) -> bool:
-    if op == ">":
-        return days > stated
-    if op == ">=":
-        return days >= stated
-    if op == "<":
-        return days < stated
-    if op == "<=":
-        return days <= stated
+    if op in ORDER_OPS:
+        return ORDER_OPS[op](days, stated)
     return abs(days - stated) <= 1  # whether both ends count is not said
 
 

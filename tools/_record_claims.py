@@ -31,6 +31,7 @@ from kb.table_model import Table
 from tools._cell_compare import norm_text
 from tools._cells import cell_number
 from tools._claim_trend import TrendCheck
+from tools._stated_bound import ORDER_OPS
 from tools._words import related
 
 # Verbs and the stems of the field names they fill ("published" -> "Publisher", "Published by").
@@ -179,12 +180,8 @@ def _year_misses(claim: str, fields: list[Field]) -> list[_Miss]:
 
 
 def _holds(written: float, op: str, stated: float) -> bool:
-    if op == ">":
-        return written > stated
-    if op == ">=":
-        return written >= stated
-    if op == "<":
-        return written < stated
+    if op in ORDER_OPS:
+        return ORDER_OPS[op](written, stated)
     if op == "~":
         return abs(written - stated) <= _ROUGH_SHARE * stated
     return written == stated

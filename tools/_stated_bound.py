@@ -19,6 +19,7 @@ split: 40 -> 41 right, no verdict lost.
 
 from __future__ import annotations
 
+import operator
 import re
 
 from tools._cells import TypedTable, cell_number
@@ -33,6 +34,8 @@ _DOWN = {"fewer than": "<", "less than": "<", "lower than": "<", "smaller than":
 # The operator each bound phrase sets, shared by every rule that reads one (tools._durations, _claim_changes,
 # _claim_multiples)
 BOUND_OPS = {**_UP, **_DOWN}
+# The order comparisons a stated bound asks for, as functions of (the table's number, the stated one).
+ORDER_OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 _WORDS = {w: n for w, n in CARDINALS.items() if n >= 1}  # "one" to "twelve"
 # The longest phrase first, so "no more than" is not read as "more than"; a number (or a number word) right after.
 _STATED = re.compile(
