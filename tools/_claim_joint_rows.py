@@ -68,13 +68,11 @@ def read_joint_rows(program: Program, claim: str, typed: TypedTable) -> Program 
     # (also as their max or min: 1 of those 5 took Oman and Kuwait's max, which one high row would carry)
     against_third_row = program.fn in ("value", "min", "max") and chk is not None and chk.against == "row" \
         and chk.op in _ORDER_EXTREME and norm_text(chk.value) not in {norm_text(v) for v in named}
-    if against_third_row:
-        pass
-    elif program.fn == "value":
-        if chk is None or chk.against != "value" or chk.op not in ("=", "!="):
+    if not against_third_row:
+        if program.fn == "value" and (chk is None or chk.against != "value" or chk.op not in ("=", "!=")):
             return None
-    elif program.fn != "every":
-        return None
+        if program.fn not in ("value", "every"):
+            return None
     low = norm_text(claim)
     if not all(norm_text(v) and norm_text(v) in low for v in named):
         return None
