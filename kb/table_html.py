@@ -17,6 +17,7 @@ class _HTMLTableReader(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.rows: list[tuple[bool, list[tuple[str, int, int]]]] = []
         self.data_rows: set[int] = set()  # rows with at least one <td>
+        self.row_headed: set[int] = set()  # rows whose first cell is a <th>: a row header ("Developed by")
         self.caption: list[str] | None = None
         self.tables = 0  # top-level tables in the document
         self._depth = 0  # nested tables are read as the text of their cell
@@ -59,6 +60,8 @@ class _HTMLTableReader(HTMLParser):
             a = dict(attrs)
             if tag == "td":
                 self.data_rows.add(len(self.rows) - 1)
+            elif not self.rows[-1][1]:
+                self.row_headed.add(len(self.rows) - 1)
             self._cell, self._span = [], (self._int(a.get("colspan")), self._int(a.get("rowspan")))
         elif tag == "br" and self._cell is not None:
             self._cell.append(" ")
@@ -148,6 +151,13 @@ def _read_html(text: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[list[list
         raise TableError("The HTML file has no <table>.")
     header, body, merged = split_html_header(grid, head_rows)
     notes = []
+    if header is None and len(reader.rows) >= 2 and all(
+            i in reader.row_headed and i in reader.data_rows for i in range(len(reader.rows))):
+        # Every row is a <th> then <td>s: row headers ("Developed by | Novo Nordisk"), an infobox-like record with
+        # no column names. Its first row is a field, not a header (found as a new user: "Trade names | Ozempic, …"
+        # became the column names).
+        header = [""] * max((len(r) for r in grid), default=0)
+        notes.append("every row starts with its own header cell, so column names were generated")
     if merged > 1:
         notes.append(f"merged {merged} header rows into one row of column names")
     if reader.tables > 1:

@@ -67,6 +67,24 @@ def test_one_json_object_is_a_record(tmp_path):
     assert record_check("The Quiet Epidemic was written by Lena Park and Omar Haddad.", table) is None
 
 
+def test_an_infobox_of_row_headers_is_a_record(tmp_path):
+    """Found as a new user with a drug's infobox saved as HTML (every row a <th> then a <td>): its first row
+    ("Trade names | Ozempic, Wegovy, Rybelsus") became the column names, and "First approved" was no field for
+    "approved"."""
+    page = tmp_path / "semaglutide.html"
+    page.write_text("<table>" + "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in [
+        ("Trade names", "Ozempic, Wegovy, Rybelsus"), ("Developed by", "Novo Nordisk"),
+        ("First approved", "5 December 2017"), ("Half-life", "7 days")]) + "</table>")
+    table = load_table(page)
+    assert table.columns == ["Column 1", "Column 2"] and table.rows[0] == ["Trade names", "Ozempic, Wegovy, Rybelsus"]
+    assert "not Eli Lilly" in record_check("Semaglutide was developed by Eli Lilly.", table).reason
+    assert "its First approved is '5 December 2017', not 2019" in record_check("It was first approved in 2019.",
+                                                                               table).reason
+    assert "not 12 days" in record_check("Semaglutide has a half-life of 12 days.", table).reason
+    assert record_check("Semaglutide was developed by Novo Nordisk and approved in 2017.", table) is None
+    assert record_check("Semaglutide has a half-life of about 7 days.", table) is None
+
+
 def test_only_a_record_is_read_as_one():
     many = Table(name="books", title="", columns=["Title", "Author", "Pages"], rows=[
         ["Field Guide to Coastal Birds", "Maria Ostrova", "312"], ["Tidal Flats", "Tom Reed", "208"]])

@@ -92,7 +92,7 @@ def record_fields(table: Table) -> list[Field] | None:
 
 def _role_field(fields: list[Field], verb: str) -> Field | None:
     """The field a verb fills: by the role's names ("written" -> Author), else a field named by a form of the verb
-    itself ("approved" -> Approved, "released" -> Release date)."""
+    itself ("approved" -> Approved or First approved, "released" -> Release date)."""
     stems = _ROLE_STEMS.get(verb.lower())
     if stems is not None:  # the role's own name first: "Publisher" before "Published" (a date)
         for stem in stems:
@@ -101,7 +101,7 @@ def _role_field(fields: list[Field], verb: str) -> Field | None:
                 return found[0] if len(found) == 1 else None
         return None
     else:
-        found = [f for f in fields if (words := norm_text(f.name).split()) and related(words[0], verb.lower())]
+        found = [f for f in fields if any(related(w, verb.lower()) for w in norm_text(f.name).split())]
     return found[0] if len(found) == 1 else None
 
 
