@@ -83,6 +83,13 @@ def test_an_infobox_of_row_headers_is_a_record(tmp_path):
     assert "not 12 days" in record_check("Semaglutide has a half-life of 12 days.", table).reason
     assert record_check("Semaglutide was developed by Novo Nordisk and approved in 2017.", table) is None
     assert record_check("Semaglutide has a half-life of about 7 days.", table) is None
+    # a number written to fewer places is the cell rounded: "7 days" for 7.4
+    rounded = Table(name="r", title="", columns=["Field", "Value"], rows=[["Half-life", "7.4 days"],
+                                                                         ["Developed by", "Novo Nordisk"],
+                                                                         ["Population", "12.3 million"]])
+    assert record_check("Its half-life is 7 days.", rounded) is None
+    assert record_check("The population is 12 million.", rounded) is None
+    assert "not 8 days" in record_check("Its half-life is 8 days.", rounded).reason
 
 
 def test_only_a_record_is_read_as_one():
@@ -113,6 +120,11 @@ LABEL = Table(name="label", title="", columns=["Field", "Value"], rows=[
     ("Metformin was approved on 3 May 2001.", "not 2001"),
     ("The tablets are manufactured by Teva and come in packs of 30 tablets.", "not Teva; its Pack size"),
     ("The drug was approved in 2004.", None),
+    ("Each tablet holds 500.0 mg.", None),
+    ("Each tablet holds 499.6 mg.", "not 499.6 mg"),
+    # two amounts in two units: each against its own field (a name reused for both once crashed the second)
+    ("Each 250 mg tablet comes in packs of 60 tablets.", "its Strength is '500 mg', not 250 mg"),
+    ("Each 500 mg tablet comes in packs of 30 tablets.", "its Pack size is '60 tablets', not 30 tablets"),
     ("The drug was discovered in 1922.", None),  # no field for the verb: not the Approved year
     ("Metformin is made by Sun Pharmaceutical Industries and comes in 500 mg tablets.", None),
 ])

@@ -179,12 +179,13 @@ def _year_misses(claim: str, fields: list[Field]) -> list[_Miss]:
     return misses
 
 
-def _holds(written: float, op: str, stated: float) -> bool:
+def _holds(written: float, op: str, stated: float, decimals: int = 0) -> bool:
     if op in ORDER_OPS:
         return ORDER_OPS[op](written, stated)
     if op == "~":
         return abs(written - stated) <= _ROUGH_SHARE * stated
-    return written == stated
+    # "a population of 12 million" for "12.3 million": a number written to fewer places is the cell rounded
+    return written == stated or round(written, decimals) == stated
 
 
 _BOUND_OP = {"over": ">", "more than": ">", "at least": ">=", "under": "<", "less than": "<", "fewer than": "<",
@@ -193,11 +194,11 @@ _BOUND_OP = {"over": ">", "more than": ">", "at least": ">=", "under": "<", "les
 
 def _amount_misses(claim: str, fields: list[Field]) -> list[_Miss]:
     misses = []
-    stated = [m for m in _AMOUNT.finditer(claim) if len(m.group("unit")) >= 3
-              and m.group("unit").lower() not in ENGLISH_STOP_WORDS and not _YEAR.fullmatch(m.group("n"))]
-    for m in stated:
+    amounts = [m for m in _AMOUNT.finditer(claim) if len(m.group("unit")) >= 2
+               and m.group("unit").lower() not in ENGLISH_STOP_WORDS and not _YEAR.fullmatch(m.group("n"))]
+    for m in amounts:
         unit = m.group("unit").lower().rstrip("s")
-        if sum(o.group("unit").lower().rstrip("s") == unit for o in stated) > 1:
+        if sum(o.group("unit").lower().rstrip("s") == unit for o in amounts) > 1:
             continue  # "500 mg three times a day, 1500 mg in all": which amount is the field's is not said
         holding = [(f, c) for f in fields for c in _CELL_AMOUNT.finditer(f.value)
                    if c.group("unit").lower().rstrip("s") == unit]
@@ -208,7 +209,8 @@ def _amount_misses(claim: str, fields: list[Field]) -> list[_Miss]:
         if stated is None or written is None:
             continue
         bound = " ".join((m.group("bound") or "").lower().split())
-        if not _holds(written, _BOUND_OP.get(bound, "="), stated):
+        places = len(m.group("n").partition(".")[2])
+        if not _holds(written, _BOUND_OP.get(bound, "="), stated, places):
             said = f"{bound} {m.group('n')} {m.group('unit')}".strip()
             misses.append(_Miss(field, f"its {field.name} is {field.value!r}, not {said}"))
     return misses
