@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from kb.table_model import Table
-from tools._cell_compare import norm_text
+from tools._cell_compare import norm_text, text_words
 from tools._cells import cell_number
 from tools._claim_trend import TrendCheck
 from tools._stated_bound import ORDER_OPS
@@ -51,8 +51,9 @@ _WORD = r"(?:[A-Z][\w'’-]*\.?|[A-Z]\.)"
 # blow-up), and the patterns stay case-sensitive around it: under re.I every word would be a name's.
 _NAME = rf"{_WORD}(?:\s+(?:&|of|and|de|van|von|la|le)\s+{_WORD}|\s+{_WORD})*"
 _BY_VERB = re.compile(rf"\b(?P<verb>{_VERBS})\s+by\s+(?P<name>{_NAME})")
-_NAME_VERB = re.compile(rf"(?P<name>{_NAME})\s+(?P<verb>wrote|authored|published|edited|manufactured|developed|"
-                        rf"sponsored|produced|directed)\b")
+# "X wrote", "X published": every role verb but the passive "written"
+_ACTIVE_VERBS = "|".join(v for v in _ROLE_STEMS if v != "written")
+_NAME_VERB = re.compile(rf"(?P<name>{_NAME})\s+(?P<verb>{_ACTIVE_VERBS})\b")
 _NAME_IS_ROLE = re.compile(rf"(?P<name>{_NAME})\s+(?:is|was)\s+(?i:the)\s+(?P<noun>(?i:{_NOUNS}))s?\b")
 _ROLE_IS_NAME = re.compile(rf"\b(?i:the)\s+(?P<noun>(?i:{_NOUNS}))s?\s+(?:of\s+.{{1,120}}?\s+)?(?:is|was|are|were)\s+"
                            rf"(?P<name>{_NAME})")
@@ -118,7 +119,7 @@ def _names(phrase: str) -> list[str]:
 
 
 def _tokens(text: str) -> set[str]:
-    return {t for t in re.findall(r"[^\W_]+", norm_text(text)) if len(t) > 1}
+    return {t for t in text_words(text).split() if len(t) > 1}
 
 
 def _holds_name(cell: str, name: str) -> bool:

@@ -244,7 +244,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             decisive = [r for r, x in pairs if x == result]
         result_text = f"{format_value(result)} days" if duration else \
             _as_written(typed, decisive, c, result) if fn in ("min", "max") else \
-            _with_unit(typed, [r for r, _ in pairs], c, result) + _left_out(typed, rows, pairs, c)
+            with_written_unit([typed.text(r, c) for r, _ in pairs], result) + _left_out(typed, rows, pairs, c)
         if minus_c is not None and per_c is not None:  # a relative change: "+28.4%"
             result_text = f"{100 * result:+.1f}%" if fn in ("min", "max") else format_value(result)
         elif minus_c is not None and len(decisive) == 1:  # the two cells the change subtracts: "86 − 89 = -3"
@@ -416,11 +416,6 @@ def _as_written(typed: TypedTable, rows: list[int], c: int, number: float) -> st
     if typed.columns[c - 1].holds_dates and number.is_integer() and number >= 1:
         return dt.date.fromordinal(int(number)).isoformat()
     return format_value(number)
-
-
-def _with_unit(typed: TypedTable, rows: list[int], c: int, number: float) -> str:
-    """A sum or mean over rows of column ``c``, with the unit every cell it read writes (tools._cell_compare)."""
-    return with_written_unit([typed.text(r, c) for r in rows], number)
 
 
 def _nth_extreme(xs: list[float], *, largest: bool, nth: int) -> float:
