@@ -33,61 +33,34 @@ from pydantic import BaseModel, Field
 from assistant.prompts import render
 from kb.tables import Table
 from tools._answer_type import expected_answer, fits, position_asked, yes_no_asked
-from tools._averages import read_group_mean, read_median
-from tools._base_row import read_base_row
 from tools._cell_compare import format_value, join_listed
 from tools._cells import TypedTable, cell_number, display_cell, is_empty
-from tools._across_columns import read_across_years
-from tools._claim_arms import read_arm_comparison
 from tools._claim_categories import ignored_category_blocker, restricted_to_category
-from tools._claim_compare import comparison_blocker, read_compared_row
-from tools._claim_grounding import direction_blocker, read_combined, read_every_filter, read_own_row, \
-    read_quantifier, read_ranked_claim, read_superlative, read_two_extremes, tautology_blocker, vote_blocker, \
+from tools._claim_compare import comparison_blocker
+from tools._claim_grounding import direction_blocker, tautology_blocker, vote_blocker, \
     check_stated
-from tools._claim_changes import read_change, than_years
-from tools._claim_counts import quantity_count_blocker, read_counted_column
-from tools._claim_fractions import fraction_of_rows_blocker, read_fraction_of_rows, read_share_of_total, \
-    read_stated_fraction
+from tools._claim_changes import than_years
+from tools._claim_counts import quantity_count_blocker
+from tools._claim_fractions import fraction_of_rows_blocker
 from tools._claim_joint_rows import named_rows_blocker, read_joint_rows
-from tools._claim_multiples import multiple_blocker, read_multiplier, read_ratio_multiple
-from tools._claim_negated import negated_count_blocker, read_negated_existence, read_no_value
-from tools._claim_others import read_others_combined
-from tools._claim_self_filter import read_self_filtered_every
-from tools._claim_significance import add_significance_filter
-from tools._column_against import read_column_against
-from tools._column_change import read_column_change
-from tools._count_than_row import cite_compared_row, counts_of_compared_row, read_count_than_row
-from tools._same_as_row import cite_shared_row, read_same_as_row
-from tools._date_rules import leaves_out_stated_date, read_stated_year
-from tools._durations import read_duration
-from tools._flag_columns import add_stated_flag
-from tools._frequency_rules import read_frequency, read_frequency_of_measure
-from tools._named_difference import read_named_difference
-from tools._interval_claims import interval_notes, read_interval_inclusion, read_interval_question
-from tools._value_in_range import read_range_question
-from tools._numbered_kind import add_numbered_kind
-from tools._partial_values import narrow_to_written_value, widen_partial_value
+from tools._claim_multiples import multiple_blocker
+from tools._claim_negated import negated_count_blocker
+from tools._count_than_row import cite_compared_row, counts_of_compared_row
+from tools._same_as_row import cite_shared_row
+from tools._date_rules import leaves_out_stated_date
+from tools._interval_claims import interval_notes
+from tools._program_readers import Kind, header_of, readers_for
 from tools._question_grounding import column_named, describe_grounding, grounding
-from tools._question_rules import add_stated_date, add_stated_quarter, asks_share, count_choice, drop_named_row, \
-    one_of_several, read_as_asked, read_choice, read_compared_value, read_direction, read_distinct, \
-    read_group_total, read_neighbour, read_ordinal, read_position, read_rank_order, read_ratio, read_rows_asked, \
-    read_share, read_share_of_all, read_stated_part, read_threshold_list, read_total_asked, read_year_asked, yes_or_no
-from tools._rates import read_rate
-from tools._row_share import read_share_of_rows
-from tools._stated_bound import read_stated_bound
-from tools._stated_values import add_stated_value
-from tools._top_rows import read_top_rows
-from tools._written_share import ratio_as_percent, read_stated_percent, read_written_share
+from tools._question_rules import asks_share, one_of_several, yes_or_no
+from tools._written_share import ratio_as_percent, read_written_share
 from tools._table_describe import describe
 from tools._table_grammar import typed_program_schema
 from tools._table_ops import execute
 from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema
 from tools._table_shape import ShapedTable, shape_for_programs
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar
-from tools._stated_range import read_inclusive_range
 from tools._uncomputed import uncomputed_column_asked, uncomputed_reason
 
-Kind = Literal["claim", "question"]
 ProgramForm = Literal["ops", "sql"]
 PROGRAM_FORMS: tuple[str, ...] = ("ops", "sql")
 DEFAULT_FORM = "ops"
@@ -242,56 +215,9 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
     """
     program = None
     try:
-        program = read_base_row(read_stated_bound(Program.model_validate(raw), typed, text), typed, text)
-        program = add_stated_flag(program, typed, text, yes_no=kind == "question" and yes_no_asked(text))
-        program = read_stated_percent(read_stated_year(program, typed, text), typed, text)
-        program = add_numbered_kind(program, typed, text)
-        if kind == "question":
-            program = widen_partial_value(read_stated_part(program, typed, text), typed, text)
-            program = narrow_to_written_value(program, typed, text)
-            program = read_inclusive_range(add_stated_date(program, typed, text), typed, text)
-            program = add_stated_quarter(program, typed, text)
-            program = add_significance_filter(program, typed, text)
-            program = add_stated_value(program, typed, text)
-            program = read_year_asked(read_as_asked(program, typed, expected_answer(text)), typed, text)
-            program = read_rank_order(program, typed, text)
-            program = drop_named_row(program, typed, text)
-            program = read_position(program, typed, text)
-            program = read_compared_value(read_choice(program, typed, text), text)
-            program = read_neighbour(program, typed, text)
-            program = read_count_than_row(count_choice(program, typed, text), typed, text)
-            program = read_same_as_row(program, typed, text)
-            program = read_named_difference(program, typed, text)
-            program = read_frequency_of_measure(read_frequency(program, typed, text), typed, text)
-            program = read_distinct(program, typed, text)
-            program = read_group_total(read_total_asked(program, typed, text), typed, text)
-            program = read_median(read_group_mean(program, typed, text), typed, text)
-            program = read_rows_asked(program, typed, text)
-            program = read_top_rows(read_threshold_list(program, typed, text), typed, text)
-            program = read_rate(read_ratio(program, typed, text), typed, text, one_row=True)
-            program = read_share_of_all(read_share(read_share_of_rows(program, typed, text), typed, text), typed, text)
-            program = read_duration(read_column_change(program, typed, text), typed, text)
-            program = read_ordinal(read_direction(program, typed, text), text)
-            program = read_interval_question(read_column_against(program, typed, text), typed, text)
-            program = read_across_years(read_range_question(program, typed, text), typed, text)
-            if yes_no_asked(text):
-                program = program.model_copy(update={"fn": "count"})  # yes when a row meets the question's filters
-        else:
-            program = read_arm_comparison(program, typed, text)
-            program = read_counted_column(read_change(read_compared_row(program, typed), typed, text), typed, text)
-            program = read_ranked_claim(read_two_extremes(program, typed, text), typed, text)
-            program = read_rate(read_ratio(read_superlative(program, typed, text), typed, text), typed, text)
-            program = read_duration(program, typed, text)
-            program = read_every_filter(read_quantifier(read_own_row(read_combined(program, typed, text), typed, text),
-                                                        text), typed, text)
-            program = read_self_filtered_every(program, typed)
-            program = read_fraction_of_rows(read_stated_fraction(program, typed, text), typed, text)
-            program = read_share_of_total(program, typed, text)
-            program = read_ordinal(read_multiplier(program, text), text)
-            program = read_ratio_multiple(program, _header(typed, program.column), text)
-            program = read_negated_existence(read_others_combined(program, typed, text), typed, text)
-            program = read_median(read_no_value(program, typed, text), typed, text)
-            program = read_interval_inclusion(program, typed, text)
+        program = Program.model_validate(raw)
+        for reader in readers_for(kind):
+            program = reader(program, typed, text)
         # Several values of one column: any of them in a question; in a claim, only the rows it names jointly.
         union = kind == "question"
         if kind == "claim" and (joint := read_joint_rows(program, text, typed)) is not None:
@@ -308,7 +234,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
             cells = execution.result if isinstance(execution.result, list) else [execution.result]
             if len(execution.selected) > MAX_AS_WRITTEN_ROWS \
                     or (all(is_empty(str(c)) for c in cells)
-                        and (len(execution.selected) != 1 or not column_named(_header(typed, program.column), text))):
+                        and (len(execution.selected) != 1 or not column_named(header_of(typed, program.column), text))):
                 # Empty cells are no answer: the failure stands, unless the question names the column and the
                 # program selects one row; then the table's answer is "no value given". Found as a new user: "How
                 # many deaths were there in 2019-20?" over an empty cell failed in all 5 programs, and the model's
@@ -337,7 +263,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
                 pass
         blocked = (tautology_blocker(program, typed) or fraction_of_rows_blocker(program, typed, text)
                    or direction_blocker(program, typed, text) or comparison_blocker(program, text)
-                   or multiple_blocker(program, text, _header(typed, program.column))
+                   or multiple_blocker(program, text, header_of(typed, program.column))
                    or quantity_count_blocker(program, typed, text)
                    or negated_count_blocker(program, text, typed) or named_rows_blocker(program, typed, text)
                    or vote_blocker(program, execution, text, typed.table.n_rows, typed)
@@ -503,14 +429,6 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
         decide(outcome, sampled + more, typed, kind, text)
         outcome.batches = [len(sampled), len(more)]
     return outcome
-
-
-def _header(typed: TypedTable, ident: str) -> str:
-    """The table's own header of the column ``ident`` ("" for an identifier the table lacks)."""
-    try:
-        return typed.column(ident).name
-    except KeyError:
-        return ""
 
 
 def split_vote(outcome: ProgramOutcome) -> bool:

@@ -1,0 +1,155 @@
+"""The rules that read a sampled program as its claim or question asks, in the order they apply.
+
+The model writes a program that computes *something* over the table; these readers, each a rule in its own
+module, rewrite it to compute what the text states or asks ("more than 700 pages" is a bound on the claim's own
+value, "the second largest" an ordinal, "how many of them" a count over the previous answer's rows). Each is
+``reader(program, typed, text) -> program`` and returns the program unchanged when its form is absent.
+
+Order matters, and is kept as data here rather than as one nested expression, so a reader's place can be read
+at a glance: the shared readers first (bounds, base rows, years and percents written in the text), then the
+question's or the claim's own. A reader later in the list sees what the earlier ones made: e.g. a question's
+``read_rank_order`` sees the value ``add_stated_value`` filled in, a claim's ``read_every_filter`` the quantifier
+``read_quantifier`` found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+from tools._across_columns import read_across_years
+from tools._answer_type import expected_answer, yes_no_asked
+from tools._averages import read_group_mean, read_median
+from tools._base_row import read_base_row
+from tools._cells import TypedTable
+from tools._claim_arms import read_arm_comparison
+from tools._claim_changes import read_change
+from tools._claim_compare import read_compared_row
+from tools._claim_counts import read_counted_column
+from tools._claim_fractions import read_fraction_of_rows, read_share_of_total, read_stated_fraction
+from tools._claim_grounding import read_combined, read_every_filter, read_own_row, read_quantifier, \
+    read_ranked_claim, read_superlative, read_two_extremes
+from tools._claim_multiples import read_multiplier, read_ratio_multiple
+from tools._claim_negated import read_negated_existence, read_no_value
+from tools._claim_others import read_others_combined
+from tools._claim_self_filter import read_self_filtered_every
+from tools._claim_significance import add_significance_filter
+from tools._column_against import read_column_against
+from tools._column_change import read_column_change
+from tools._count_than_row import read_count_than_row
+from tools._date_rules import read_stated_year
+from tools._durations import read_duration
+from tools._flag_columns import add_stated_flag
+from tools._frequency_rules import read_frequency, read_frequency_of_measure
+from tools._interval_claims import read_interval_inclusion, read_interval_question
+from tools._named_difference import read_named_difference
+from tools._numbered_kind import add_numbered_kind
+from tools._partial_values import narrow_to_written_value, widen_partial_value
+from tools._question_rules import add_stated_date, add_stated_quarter, count_choice, drop_named_row, read_as_asked, \
+    read_choice, read_compared_value, read_direction, read_distinct, read_group_total, read_neighbour, \
+    read_ordinal, read_position, read_rank_order, read_ratio, read_rows_asked, read_share, read_share_of_all, \
+    read_stated_part, read_threshold_list, read_total_asked, read_year_asked
+from tools._rates import read_rate
+from tools._row_share import read_share_of_rows
+from tools._same_as_row import read_same_as_row
+from tools._stated_bound import read_stated_bound
+from tools._stated_range import read_inclusive_range
+from tools._stated_values import add_stated_value
+from tools._table_ops_model import Program
+from tools._top_rows import read_top_rows
+from tools._value_in_range import read_range_question
+from tools._written_share import read_stated_percent
+
+Kind = Literal["claim", "question"]
+Reader = Callable[[Program, TypedTable, str], Program]
+
+
+def header_of(typed: TypedTable, ident: str) -> str:
+    """The table's own header of the column ``ident`` ("" for an identifier the table lacks)."""
+    try:
+        return typed.column(ident).name
+    except KeyError:
+        return ""
+
+
+# Readers whose rule needs less than (program, typed, text), or one more argument, in the common shape.
+def _flag_in_claim(program: Program, typed: TypedTable, text: str) -> Program:
+    return add_stated_flag(program, typed, text, yes_no=False)
+
+
+def _flag_in_question(program: Program, typed: TypedTable, text: str) -> Program:
+    return add_stated_flag(program, typed, text, yes_no=yes_no_asked(text))
+
+
+def _answer_kind_asked(program: Program, typed: TypedTable, text: str) -> Program:
+    return read_as_asked(program, typed, expected_answer(text))
+
+
+def _compared_value(program: Program, typed: TypedTable, text: str) -> Program:
+    return read_compared_value(program, text)
+
+
+def _ordinal(program: Program, typed: TypedTable, text: str) -> Program:
+    return read_ordinal(program, text)
+
+
+def _rate_of_one_row(program: Program, typed: TypedTable, text: str) -> Program:
+    return read_rate(program, typed, text, one_row=True)
+
+
+def _yes_no_counts(program: Program, typed: TypedTable, text: str) -> Program:
+    """A yes/no question is answered yes when a row meets its filters: a count of them."""
+    return program.model_copy(update={"fn": "count"}) if yes_no_asked(text) else program
+
+
+def _compared_row(program: Program, typed: TypedTable, text: str) -> Program:
+    return read_compared_row(program, typed)
+
+
+def _quantifier(program: Program, typed: TypedTable, text: str) -> Program:
+    return read_quantifier(program, text)
+
+
+def _self_filtered_every(program: Program, typed: TypedTable, text: str) -> Program:
+    return read_self_filtered_every(program, typed)
+
+
+def _multiplier(program: Program, typed: TypedTable, text: str) -> Program:
+    return read_multiplier(program, text)
+
+
+def _ratio_multiple(program: Program, typed: TypedTable, text: str) -> Program:
+    return read_ratio_multiple(program, header_of(typed, program.column), text)
+
+
+_SHARED_FIRST: tuple[Reader, ...] = (read_stated_bound, read_base_row)
+_SHARED_AFTER_FLAG: tuple[Reader, ...] = (read_stated_year, read_stated_percent, add_numbered_kind)
+
+QUESTION_READERS: tuple[Reader, ...] = (
+    *_SHARED_FIRST, _flag_in_question, *_SHARED_AFTER_FLAG,
+    read_stated_part, widen_partial_value, narrow_to_written_value,
+    add_stated_date, read_inclusive_range, add_stated_quarter, add_significance_filter, add_stated_value,
+    _answer_kind_asked, read_year_asked, read_rank_order, drop_named_row, read_position,
+    read_choice, _compared_value, read_neighbour, count_choice, read_count_than_row, read_same_as_row,
+    read_named_difference, read_frequency, read_frequency_of_measure, read_distinct,
+    read_total_asked, read_group_total, read_group_mean, read_median, read_rows_asked,
+    read_threshold_list, read_top_rows, read_ratio, _rate_of_one_row,
+    read_share_of_rows, read_share, read_share_of_all, read_column_change, read_duration,
+    read_direction, _ordinal, read_column_against, read_interval_question, read_range_question, read_across_years,
+    _yes_no_counts,
+)
+
+CLAIM_READERS: tuple[Reader, ...] = (
+    *_SHARED_FIRST, _flag_in_claim, *_SHARED_AFTER_FLAG,
+    read_arm_comparison, _compared_row, read_change, read_counted_column,
+    read_two_extremes, read_ranked_claim, read_superlative, read_ratio, read_rate, read_duration,
+    read_combined, read_own_row, _quantifier, read_every_filter, _self_filtered_every,
+    read_stated_fraction, read_fraction_of_rows, read_share_of_total,
+    _multiplier, _ordinal, _ratio_multiple, read_others_combined, read_negated_existence,
+    read_no_value, read_median, read_interval_inclusion,
+)
+
+
+def readers_for(kind: Kind) -> tuple[Reader, ...]:
+    """The readers a ``kind`` of text applies, in order."""
+    return QUESTION_READERS if kind == "question" else CLAIM_READERS
