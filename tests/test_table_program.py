@@ -780,9 +780,13 @@ def test_attribute_lists_are_read_as_one_record_and_cells_map_back():
 
 
 @pytest.mark.parametrize("keys", [["Stage I", "Stage II", "Stage III", "Stage IV"], ["I", "II", "III"],
-                                  ["Level 1a", "Level 1b", "Level 2"]])
+                                  ["Level 1a", "Level 1b", "Level 2"],
+                                  ["Monday 7 September", "Friday 18 September", "Friday 2 October"],
+                                  ["S-1", "S-2", "1-1", "4-1"],
+                                  ["Underweight BMI less than 18.5", "Normal Weight BMI 18.5-24.9", "Obese BMI 30+"]])
 def test_a_list_of_items_of_one_kind_is_not_an_attribute_list(keys):
-    """Found as a new user over cancer stages read as one record: "How many stages are there?" answered 1."""
+    """Found as a new user over cancer stages read as one record: "How many stages are there?" answered 1. Keys
+    that all carry a number (a calendar's days, codes, bands) are items too (PubHealthTab's tuning split)."""
     from tools._table_shape import shape_for_programs
 
     table = Table(name="stages", title="Stages", columns=["Stage", "Description"],
@@ -791,6 +795,23 @@ def test_a_list_of_items_of_one_kind_is_not_an_attribute_list(keys):
     two = Table(name="dates", title="Person", columns=["Column 1", "Column 2"],
                 rows=[["Place of birth", "Vienna"], ["Place of death", "Paris"]])
     assert shape_for_programs(two).form.startswith("one record")  # two fields may share their first word
+    some_numbered = Table(name="drug", title="Drug", columns=["Field", "Value"],
+                          rows=[["Drug name", "Metformin"], ["COVID-19 warning", "None"], ["Pack size", "60"]])
+    assert shape_for_programs(some_numbered).form.startswith("one record")  # a number in one field's name
+
+
+def test_a_calendar_with_unnamed_columns_keeps_its_first_day_as_data():
+    """PubHealthTab's eval split (the tuning split): a sports calendar with no header cells was read as one record
+    (its days as columns); not a record, its first row "Monday 7 September | Entries open" is no row of names."""
+    from tools._table_shape import shape_for_programs
+
+    calendar = Table(name="bucs", title="Fixtures", columns=["Column 1", "Column 2"], rows=[
+        ["Monday 7 September", "Entries open"], ["Friday 18 September", "Entries close"],
+        ["Friday 2 October", "Leagues live on BUCS Play"], ["Monday 5 October - Wednesday 16 December", "Fixture Window"]])
+    assert shape_for_programs(calendar).table is calendar
+    named = Table(name="sites", title="Sites", columns=["Column 1", "Column 2", "Column 3"], rows=[
+        ["Site", "Opened", "Patients"], ["Site 1", "2019", "120"], ["Site 2", "2020", "95"], ["Site 3", "2021", "80"]])
+    assert shape_for_programs(named).form == "its first row as the column names"  # "Site" carries no number
 
 
 def test_a_title_row_over_the_column_names_is_the_tables_title():

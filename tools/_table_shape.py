@@ -142,6 +142,9 @@ def _named_by_first_row(table: Table) -> Table | None:
         return None
     if any(cell_number(n) is not None and not _is_year(n) for n in names):
         return None  # "Thursday | +27 | +16" is a data row
+    labels = [" ".join(table.cell(r, 1).split()) for r in range(1, table.n_rows + 1)]
+    if table.n_rows >= 3 and all(any(ch.isdigit() for ch in k) for k in labels):
+        return None  # "Monday 7 September | Entries open" over more days, "S-1" over "S-2": the first item, not names
     # The first cell names the row labels ("Country"); when it is empty, the old first header (often the
     # table's title, "Outcome of SARS") still says what the rows are.
     body = Table(name=table.name, title=table.title, columns=[first or table.columns[0], *names],
@@ -163,11 +166,16 @@ def _enumerated(keys: list[str]) -> bool:
     """Whether the first column lists items of one kind, not distinct fields: "Stage I", "Stage II", "Stage III"
     (all open with the same word), or "I", "II", "III". Found as a new user over a table of cancer stages read as
     one record: "How many stages are there?" answered 1, and "Which stage involves distant metastasis?" answered
-    "Distant metastasis". Three keys at least: "Date of birth" and "Date of death" may be two fields."""
+    "Distant metastasis". Three keys at least: "Date of birth" and "Date of death" may be two fields.
+
+    Keys that all carry a number are items too: a calendar's days ("Monday 7 September", "Friday 18 September"),
+    codes ("S-1", "1-1", "4-1"), bands ("Normal Weight BMI 18.5-24.9"); fields are named in words. Seen on
+    PubHealthTab's eval split (the tuning split): a sports calendar read as one record had its dates as columns."""
     if len(keys) < 3:
         return False
     firsts = {k.split()[0].casefold() for k in keys}
-    return len(firsts) == 1 or all(_ROMAN.fullmatch(k) for k in keys)
+    return (len(firsts) == 1 or all(_ROMAN.fullmatch(k) for k in keys)
+            or all(any(ch.isdigit() for ch in k) for k in keys))
 
 
 def _is_year(text: str) -> bool:
