@@ -807,7 +807,8 @@ def test_a_calendar_with_unnamed_columns_keeps_its_first_day_as_data():
 
     calendar = Table(name="bucs", title="Fixtures", columns=["Column 1", "Column 2"], rows=[
         ["Monday 7 September", "Entries open"], ["Friday 18 September", "Entries close"],
-        ["Friday 2 October", "Leagues live on BUCS Play"], ["Monday 5 October - Wednesday 16 December", "Fixture Window"]])
+        ["Friday 2 October", "Leagues live on BUCS Play"],
+        ["Monday 5 October - Wednesday 16 December", "Fixture Window"]])
     assert shape_for_programs(calendar).table is calendar
     named = Table(name="sites", title="Sites", columns=["Column 1", "Column 2", "Column 3"], rows=[
         ["Site", "Opened", "Patients"], ["Site 1", "2019", "120"], ["Site 2", "2020", "95"], ["Site 3", "2021", "80"]])
