@@ -99,6 +99,13 @@ def test_only_a_record_is_read_as_one():
     assert record_check("Tidal Flats was written by Maria Ostrova.", many) is None
     numbers = Table(name="n", title="", columns=["Year", "Cases"], rows=[["2019", "4"], ["2020", "7"], ["2021", "9"]])
     assert record_fields(numbers) is None  # its first column is numbers, not field names
+    days = Table(name="fixtures", title="", columns=["Date", "Event"], rows=[
+        ["Monday 7 September", "Entries open"], ["Friday 18 September", "Entries close"],
+        ["Friday 2 October", "Leagues live"]])
+    assert record_fields(days) is None  # a calendar's days are items of one kind, not fields
+    stages = Table(name="stages", title="", columns=["Stage", "Description"], rows=[
+        ["Stage I", "Local"], ["Stage II", "Regional"], ["Stage III", "Distant"]])
+    assert record_fields(stages) is None
 
 
 def test_one_row_under_the_fields_names(tmp_path):

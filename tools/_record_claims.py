@@ -32,6 +32,7 @@ from tools._cell_compare import norm_text, text_words
 from tools._cells import cell_number
 from tools._claim_trend import TrendCheck
 from tools._stated_bound import ORDER_OPS
+from tools._table_shape import lists_items
 from tools._words import related
 
 # Verbs and the stems of the field names they fill ("published" -> "Publisher", "Published by").
@@ -78,11 +79,12 @@ class Field:
 
 def record_fields(table: Table) -> list[Field] | None:
     """The record's fields, or None when the table is not one record: two columns whose first holds distinct
-    short field names, or one row under the fields' names."""
+    short field names (not items of one kind: "Stage I", "Stage II"; a calendar's days), or one row under the
+    fields' names."""
     if table.n_cols == 2 and table.n_rows >= 3:
         names = [" ".join(str(r[0]).split()) for r in table.rows]
         if len({norm_text(n) for n in names}) == len(names) and all(
-                n and len(n.split()) <= 4 and cell_number(n) is None for n in names):
+                n and len(n.split()) <= 4 and cell_number(n) is None for n in names) and not lists_items(names):
             return [Field(n, " ".join(str(r[1]).split()), ((i, 2), (i, 1)))
                     for i, (n, r) in enumerate(zip(names, table.rows), start=1)]
     if table.n_rows == 1 and table.n_cols >= 3:

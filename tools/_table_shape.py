@@ -91,7 +91,7 @@ def _reshaped(table: Table) -> ShapedTable:
         keys = [" ".join(table.cell(r, 1).split()) for r in range(1, table.n_rows + 1)]
         if (not typed.columns[1].numeric and MIN_FIELDS <= len(keys) <= MAX_FIELDS and len(set(keys)) == len(keys)
                 and all(k and len(k) <= FIELD_MAX_CHARS and cell_number(k) is None for k in keys)
-                and not _enumerated(keys)):
+                and not lists_items(keys)):
             return _one_record(table, keys)
         header_value = table.columns[1]
         if typed.columns[1].numeric and cell_number(header_value) is not None and not is_empty(table.columns[0]) \
@@ -162,7 +162,7 @@ def _named_by_first_row(table: Table) -> Table | None:
 _ROMAN = re.compile(r"[IVXLC]+\.?", re.I)
 
 
-def _enumerated(keys: list[str]) -> bool:
+def lists_items(keys: list[str]) -> bool:
     """Whether the first column lists items of one kind, not distinct fields: "Stage I", "Stage II", "Stage III"
     (all open with the same word), or "I", "II", "III". Found as a new user over a table of cancer stages read as
     one record: "How many stages are there?" answered 1, and "Which stage involves distant metastasis?" answered
@@ -173,7 +173,7 @@ def _enumerated(keys: list[str]) -> bool:
     PubHealthTab's eval split (the tuning split): a sports calendar read as one record had its dates as columns."""
     if len(keys) < 3:
         return False
-    firsts = {k.split()[0].casefold() for k in keys}
+    firsts = {k.split()[0].casefold() if k.split() else "" for k in keys}
     return (len(firsts) == 1 or all(_ROMAN.fullmatch(k) for k in keys)
             or all(any(ch.isdigit() for ch in k) for k in keys))
 
