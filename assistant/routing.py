@@ -19,6 +19,7 @@ from tools._answer_subject import EXPLETIVE_IT
 from tools._cell_compare import iso_month_match
 from tools._cells import TypedTable, cell_number, is_empty
 from tools._question_grounding import row_stated
+from tools._record_claims import record_fields
 from tools._words import ABBREVIATIONS, MONTHS, OF_THEM, SUPERLATIVES, WORD, related
 from tools.intent import without_regarding_note
 
@@ -148,6 +149,10 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
     seen_values: set[str] = set()
     seen_numbers: set[float] = set()
     value_hit, part_hit = False, False
+    # A one-record table's row labels (or, in one row, its headers) are its field names, not things: a message that
+    # names only fields is about the record only if little else is in it (below).
+    record = record_fields(table) is not None
+    value_named = False
     # Month names the message uses ("may" only before a year: otherwise it is the verb).
     asked_months = [m.group(0) for m in _MONTH_WORD.finditer(message or "")
                     if m.group(1).lower() != "may" or m.group(2)]
@@ -164,6 +169,7 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
             if x is not None:
                 if x in numbers and x not in seen_numbers:
                     seen_numbers.add(x)
+                    value_named = True
                     match.score += NUMBER_SCORE
                     match.matched.append(f"number {text!r}")
                 continue
@@ -172,7 +178,7 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
                 continue
             if not part_hit and asked_months and any(iso_month_match(text, m) for m in asked_months):
                 # "March revenue …" over a column of "2024-03" months (found as a new user: sent to the text KB)
-                part_hit = True
+                part_hit = value_named = True
                 match.score += VALUE_SCORE
                 match.matched.append(f"month of {text!r}")
                 continue
@@ -180,6 +186,7 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
                 seen_values.add(key)
                 value_hit = True
                 is_label = c == label_col
+                value_named = value_named or not is_label or not record
                 match.score += LABEL_SCORE if is_label else VALUE_SCORE
                 match.matched.append(f"{'row' if is_label else 'value'} {text!r}")
             elif c == label_col and (form := _label_in_other_form(text, words)):
@@ -193,7 +200,7 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
             elif not part_hit:
                 part = _named_part(text, low, message or "")
                 if part:  # counted once per table: a part names a group of rows, not one row
-                    part_hit = True
+                    part_hit = value_named = True
                     match.score += VALUE_SCORE
                     match.matched.append(f"part {part!r} of {text!r}")
     # A cell the message names, whole or in part ("March 2010" of "3 March 2010"), makes "which/how many"
@@ -214,6 +221,15 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
             if cos > EMBEDDING_FLOOR:
                 match.score += round((cos - EMBEDDING_FLOOR) * 2.5, 3)
                 match.matched.append(f"embedding {cos:.2f}")
+    if record and not value_named and not match.by_name and match.score >= ROUTE_THRESHOLD:
+        # "Which route do migrating birds take?" named the drug label's field "Route" and nothing else of it (found
+        # as a new user: the reply was the label's "Oral"); "What is the route?" or "When was this drug approved?"
+        # are about the label. Fields alone route when the message is not mostly about other things.
+        own = _content(" ".join([*table.columns, *(str(c) for r in table.rows[:50] for c in r)]))
+        other = {w for w in words if not any(related(w, o) for o in own)}
+        if len(other) >= 2 and len(other) > len(words) - len(other):
+            match.score = min(match.score, HEADER_SCORE)
+            match.matched.append(f"only field names, in a message about other things ({', '.join(sorted(other))})")
     match.score = round(match.score, 3)
     return match
 

@@ -481,3 +481,28 @@ def test_a_record_s_field_named_in_another_form_routes(message, form):
                                      "Why do leaves change colour?"])
 def test_other_messages_stay_off_a_record_table(message):
     assert route(message, {"label": LABEL}) is None
+
+
+@pytest.mark.parametrize("message", ["Which route do migrating birds take?",
+                                     "What strength of evidence supports statins?",
+                                     "Which route does the Tour de France take this year?",
+                                     "Which manufacturer makes the most insulin?"])
+def test_a_field_name_alone_in_a_message_about_other_things_stays_off_a_record(message):
+    """Found as a new user with a drug label loaded: "Which route do migrating birds take?" named its field "Route"
+    and was answered "Oral" from the label."""
+    assert route(message, {"label": LABEL}) is None
+    assert "only field names" in score_table(message, LABEL).matched[-1]
+
+
+@pytest.mark.parametrize("message", ["What is the route?", "What is the route of administration?",
+                                     "Is the route oral or intravenous?", "Who is the manufacturer of this drug?",
+                                     "What strength are the tablets?"])
+def test_a_field_asked_about_the_record_still_routes(message):
+    assert route(message, {"label": LABEL}).name == "label"
+
+
+def test_the_same_words_over_a_table_of_things_still_route():
+    """Not a record: a row label is a thing the table lists, and naming it is enough."""
+    routes = Table(name="flyways", title="", columns=["Route", "Birds"], rows=[
+        ["East Atlantic", "Geese, waders"], ["Black Sea", "Storks"], ["Central Asian", "Cranes"]])
+    assert route("Which birds take the Black Sea route?", {"flyways": routes}).name == "flyways"
