@@ -226,8 +226,9 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
         # as a new user: the reply was the label's "Oral"); "What is the route?" or "When was this drug approved?"
         # are about the label. Fields alone route when the message is not mostly about other things.
         own = _content(" ".join([*table.columns, *(str(c) for r in table.rows[:50] for c in r)]))
-        other = {w for w in words if not any(related(w, o) for o in own)}
-        if len(other) >= 2 and len(other) > len(words) - len(other):
+        said = _content(without_regarding_note(message or ""))  # the turn's own words, not the carried entities
+        other = {w for w in said if not any(related(w, o) for o in own)}
+        if len(other) >= 2 and len(other) > len(said) - len(other):
             match.score = min(match.score, HEADER_SCORE)
             match.matched.append(f"only field names, in a message about other things ({', '.join(sorted(other))})")
     match.score = round(match.score, 3)

@@ -499,6 +499,8 @@ def test_a_field_name_alone_in_a_message_about_other_things_stays_off_a_record(m
                                      "What strength are the tablets?"])
 def test_a_field_asked_about_the_record_still_routes(message):
     assert route(message, {"label": LABEL}).name == "label"
+    # the note naming entities carried from the turn before is not the message's own words
+    assert route(message + " (regarding migrating birds)", {"label": LABEL}).name == "label"
 
 
 def test_the_same_words_over_a_table_of_things_still_route():
