@@ -143,7 +143,7 @@ def _named_by_first_row(table: Table) -> Table | None:
     if any(cell_number(n) is not None and not _is_year(n) for n in names):
         return None  # "Thursday | +27 | +16" is a data row
     labels = [" ".join(table.cell(r, 1).split()) for r in range(1, table.n_rows + 1)]
-    if table.n_rows >= 3 and all(any(ch.isdigit() for ch in k) for k in labels):
+    if table.n_rows >= 3 and _all_numbered(labels):
         return None  # "Monday 7 September | Entries open" over more days, "S-1" over "S-2": the first item, not names
     # The first cell names the row labels ("Country"); when it is empty, the old first header (often the
     # table's title, "Outcome of SARS") still says what the rows are.
@@ -173,9 +173,13 @@ def lists_items(keys: list[str]) -> bool:
     PubHealthTab's eval split (the tuning split): a sports calendar read as one record had its dates as columns."""
     if len(keys) < 3:
         return False
-    firsts = {k.split()[0].casefold() if k.split() else "" for k in keys}
-    return (len(firsts) == 1 or all(_ROMAN.fullmatch(k) for k in keys)
-            or all(any(ch.isdigit() for ch in k) for k in keys))
+    firsts = {(k.split() or [""])[0].casefold() for k in keys}
+    return len(firsts) == 1 or all(_ROMAN.fullmatch(k) for k in keys) or _all_numbered(keys)
+
+
+def _all_numbered(keys: list[str]) -> bool:
+    """Whether every key carries a digit ("Monday 7 September", "S-1"): items counted or dated, not named fields."""
+    return all(any(ch.isdigit() for ch in k) for k in keys)
 
 
 def _is_year(text: str) -> bool:
