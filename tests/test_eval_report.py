@@ -258,3 +258,55 @@ def test_a_rerun_keeps_the_hand_written_section_marked(tmp_path):
 
     write_eval("bench", model="m", items=1, seed=0, variants={"a": {"accuracy": 1.0}}, docs_dir=tmp_path)
     assert "Added by hand" not in (tmp_path / "eval" / "bench.md").read_text()  # nothing to keep: nothing added
+
+
+def _git(repo, *args):
+    import subprocess
+
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+def test_code_version_names_the_commit_and_whether_its_code_changed(tmp_path):
+    from assistant.evals.report import code_version
+
+    assert code_version(tmp_path) is None  # not a git checkout: nothing to claim
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "tools" / "rule.py").write_text("X = 1\n")
+    (tmp_path / "docs" / "notes.md").write_text("first\n")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "one")
+    head = code_version(tmp_path)
+    assert head is not None and len(head) == 7 and not head.endswith("+dirty")
+    (tmp_path / "docs" / "notes.md").write_text("edited\n")  # not code: the results stay the commit's
+    (tmp_path / "tools" / "new_untracked.py").write_text("")
+    assert code_version(tmp_path) == head
+    (tmp_path / "tools" / "rule.py").write_text("X = 2\n")
+    assert code_version(tmp_path) == head + "+dirty"
+
+
+def test_results_log_stamps_each_record_with_the_code_that_made_it(tmp_path):
+    import json
+
+    from assistant.evals.report import ResultsLog, provenance
+
+    log = ResultsLog(tmp_path / "log.jsonl", commit="abc1234")
+    log.add("program", 1, pred="SUPPORTS")
+    log.add("program", 2, pred="REFUTES", commit="def5678")  # a caller's own stamp is kept
+    unstamped = ResultsLog(tmp_path / "other.jsonl", commit="")
+    unstamped.add("program", 3, pred="SUPPORTS")
+    lines = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    assert [r["commit"] for r in lines] == ["abc1234", "def5678"]
+    assert "commit" not in unstamped.get("program", "3")
+    reread = ResultsLog(tmp_path / "log.jsonl")  # what a resumed run reads back
+    assert reread.get("program", "1")["commit"] == "abc1234"
+    assert provenance(reread.records("program") + unstamped.records("program")) == {
+        "abc1234": 1, "def5678": 1, "not recorded": 1}
+
+
+def test_results_log_stamps_the_running_checkout_by_default(tmp_path):
+    from assistant.evals.report import ResultsLog, code_version
+
+    rec = ResultsLog(tmp_path / "log.jsonl").add("v", "a", pred="x")
+    assert rec.get("commit") == code_version()  # this checkout's commit (None outside git: no stamp)

@@ -7,8 +7,10 @@ from collections import Counter
 
 import pytest
 
+from assistant.evals.report import NOT_RECORDED, code_version
 from assistant.evals.tables_eval import (
-    LABELS3, SCITAB_SUBSET, load_pubhealthtab, load_scitab, load_tabfact, run_benchmark, select_items, summarize)
+    CARRIED, LABELS3, SCITAB_SUBSET, load_pubhealthtab, load_scitab, load_tabfact, run_benchmark, select_items,
+    summarize)
 from assistant.llm import LLMClient
 from tests.conftest import EVAL_DATA, KB_DATA
 from tests.fake_openai import Reply
@@ -419,6 +421,13 @@ async def test_a_variant_resumes_on_another_machine_from_the_published_predictio
     direct = second["variants"]["direct"]
     assert direct["n"] == 4 and direct["timed_items"] == 2 and len(second["predictions"]["direct"]) == 4
     assert "direct (2 items)" in (tmp_path / "eval" / "pubhealthtab.md").read_text()
+    # The report says which code made which predictions instead of mixing them silently.
+    here = code_version() or NOT_RECORDED
+    assert second["provenance"] == {"direct": {here: 2, CARRIED: 2}}
+    assert (f"Code behind the predictions: direct: 2 at {here}, 2 carried from the published report "
+            "(MORE THAN ONE CODE VERSION).") in (tmp_path / "eval" / "pubhealthtab.md").read_text()
+    logged = [json.loads(line) for line in next((tmp_path / "other-data" / "eval").glob("*.jsonl")).open()]
+    assert len(logged) == 2 and {r.get("commit", NOT_RECORDED) for r in logged} == {here}
 
 
 async def test_rerun_published_checks_the_carried_items_again_and_the_new_records_win(tmp_settings, tmp_path,

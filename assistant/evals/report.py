@@ -15,11 +15,16 @@ import json
 import os
 import platform
 import re
+import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable
 
 DOCS_DIR = Path(__file__).resolve().parents[2] / "docs"
+CODE_ROOT = Path(__file__).resolve().parents[2]
+# The folders whose code decides an evaluation's answers: a change elsewhere (docs, tests) leaves a result as it was.
+CODE_PATHS = ("assistant", "tools", "kb", "memory", "prompts")
+NOT_RECORDED = "not recorded"
 
 
 def machine_description() -> str:
@@ -129,12 +134,43 @@ def baseline_notes(payload: dict[str, Any]) -> str:
 
 
 # -- resumable per-item results ------------------------------------------------------------
-class ResultsLog:
-    """Append-only JSONL of per-item results, keyed by (variant, item id), so a run resumes."""
+def code_version(root: Path = CODE_ROOT) -> str | None:
+    """The commit the running code is ("290631c"; "290631c+dirty" when its code differs from it), or None
+    outside a git checkout.
 
-    def __init__(self, path: Path):
+    On this project's CPU machines one benchmark outlasts a session, so a run is resumed later, often from a
+    worktree of the commit it began at; each logged result carries this stamp so a report can say which code
+    produced which of its predictions, instead of mixing commits silently.
+    """
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    commit = git("rev-parse", "--short=7", "HEAD")
+    if not commit:
+        return None
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", *CODE_PATHS)
+    return commit + ("+dirty" if changed else "")
+
+
+def provenance(records: Iterable[dict]) -> dict[str, int]:
+    """How many of ``records`` each commit produced (:func:`code_version`'s stamp), most first."""
+    return dict(Counter(str(r.get("commit") or NOT_RECORDED) for r in records).most_common())
+
+
+class ResultsLog:
+    """Append-only JSONL of per-item results, keyed by (variant, item id), so a run resumes.
+
+    Each record added is stamped with the running code's commit (:func:`code_version`), unless the caller gives one.
+    """
+
+    def __init__(self, path: Path, *, commit: str | None = None):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._commit = commit
         self._done: dict[tuple[str, str], dict] = {}
         if self.path.exists():
             for line in self.path.read_text(encoding="utf-8").splitlines():
@@ -148,7 +184,11 @@ class ResultsLog:
         return self._done.get((variant, str(item_id)))
 
     def add(self, variant: str, item_id: str, **record: Any) -> dict:
+        if self._commit is None:
+            self._commit = code_version() or ""
         rec = {"variant": variant, "id": str(item_id), **record}
+        if self._commit and "commit" not in rec:
+            rec["commit"] = self._commit
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(rec) + "\n")
             fh.flush()

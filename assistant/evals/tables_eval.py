@@ -37,6 +37,8 @@ DEFAULT_SEED = 0
 LOGGED_PROGRAM_FIELDS = frozenset({"program_form", "columns_needed", "not_in_table", "runs", "votes", "retried",
                                    "batches"})
 SCITAB_SUBSET = 300
+# The code stamp of a prediction taken from the published report rather than this machine's log.
+CARRIED = "carried from the published report"
 
 THESIS_NOTES = """\
 Published (thesis, UCRET with Llama-3.3-70B on one A6000/A100; methods.md §3): PubHealthTab 81.41, SciTab 60.88;
@@ -249,7 +251,8 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
     ``concurrency`` checks are in flight at once; each check's ``latency_s`` is then its wall time while
     sharing the server, so the single-claim latency belongs in the benchmark (tests/bench/bench_tables.py).
     """
-    from assistant.evals.report import ResultsLog, bounded_map, label_baselines, mcnemar, paired_notes, write_eval
+    from assistant.evals.report import (ResultsLog, bounded_map, label_baselines, mcnemar, paired_notes, provenance,
+                                        write_eval)
     from assistant.llm import LLMClient
     from kb.errors import LLMResponseError, LLMTimeout
     from tools.verify_claim import PROGRAM_VARIANTS, check_claim
@@ -356,11 +359,13 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         # is over the items timed here.
         if variant in VARIANTS:
             own = {str(r["id"]) for r in records_by_variant[variant]}
-            extra = [{"id": i, "gold": gold[i], "pred": p} for i, p in preds.items() if i in gold and i not in own]
+            extra = [{"id": i, "gold": gold[i], "pred": p, "commit": CARRIED} for i, p in preds.items()
+                     if i in gold and i not in own]
             if extra:
                 records_by_variant[variant] = records_by_variant[variant] + extra
                 carried[variant] = len(extra)
     predictions = {v: {str(r["id"]): r["pred"] for r in recs} for v, recs in records_by_variant.items() if recs}
+    code = {v: provenance(recs) for v, recs in records_by_variant.items() if recs}
     baselines = label_baselines([it.label for it in items])  # always-one-label accuracy on these claims (#18)
     majority = baselines.get("majority_label")
     for variant in VARIANTS:
@@ -408,10 +413,11 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
              + (f"Numbers only, from the earlier published report (its per-item log is not on this machine, so "
                 f"they are not paired with the new variants): {', '.join(summaries_only)}.\n\n"
                 if summaries_only else "")
+             + provenance_note(code)
              + ("\n".join(paired_notes(paired, "claims")) + "\n\n" if paired else "") + THESIS_NOTES)
     extra = {"labels": list(labels), "complete": complete, "filter_method": filter_method, "split": split,
              "item_ids": ids, "selection_size": len(selection), "selection_ids": [it.id for it in selection],
-             "thesis": THESIS[benchmark], "log": str(log.path), "paired": paired,
+             "thesis": THESIS[benchmark], "log": str(log.path), "paired": paired, "provenance": code,
              # Our own outputs, item by item (no dataset text): what lets a later run pair with this one.
              "predictions": predictions,
              **baselines}
@@ -419,6 +425,18 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
                       seed=seed, variants=results, notes=notes, extra=extra, docs_dir=docs_dir,
                       metric_keys=["accuracy", "majority_baseline_same_items", "macro_f1", "n", "median_latency_s",
                                    "invalid_citation_rate", "invalid_citation_rate_constrained"])
+
+
+def provenance_note(code: dict[str, dict[str, int]]) -> str:
+    """One line naming the code behind each variant's predictions, "" when none was run; a report over more than
+    one commit (a run resumed across sessions, or carried from another machine) says so instead of mixing them."""
+    if not code:
+        return ""
+    parts = []
+    for variant, counts in code.items():
+        stamps = ", ".join(f"{n} at {stamp}" if stamp != CARRIED else f"{n} {stamp}" for stamp, n in counts.items())
+        parts.append(f"{variant}: {stamps}" + (" (MORE THAN ONE CODE VERSION)" if len(counts) > 1 else ""))
+    return "Code behind the predictions: " + "; ".join(parts) + ".\n\n"
 
 
 def earlier_report(docs_dir: Path | None, name: str, seed: int) -> dict:
@@ -517,7 +535,8 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
 
     ``split="dev"`` draws the subset from ``training.tsv`` instead (the tuning split, reported apart).
     """
-    from assistant.evals.report import ResultsLog, bounded_map, label_baselines, mcnemar, paired_notes, write_eval
+    from assistant.evals.report import (ResultsLog, bounded_map, label_baselines, mcnemar, paired_notes, provenance,
+                                        write_eval)
     from assistant.llm import LLMClient
     from kb.errors import LLMResponseError, LLMTimeout
     from tools.table_qa import answer_question
@@ -572,6 +591,7 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
     selected = {it.id for it in items}
     results: dict[str, dict] = {}
     correct: dict[str, dict[str, bool]] = {}
+    code: dict[str, dict[str, int]] = {}
     for variant in WTQ_VARIANTS + (WTQ_SQL_VARIANT,):
         records = [r for r in log.records(variant) if r["id"] in selected]
         if not records:
@@ -582,6 +602,7 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
                             "errors": sum(1 for r in records if r.get("error")),
                             "decided_by": dict(Counter(r.get("decided_by", "error") for r in records))}
         correct[variant] = {r["id"]: bool(r["correct"]) for r in records}
+        code[variant] = provenance(records)
     pairs = (("program", "llm"), ("program", WTQ_SQL_VARIANT))
     paired = {f"{a} vs {b}": mcnemar(correct[a], correct[b]) for a, b in pairs if a in correct and b in correct}
     # The "first option" of a table question: the first row's first cell (its row name, usually).
@@ -604,12 +625,13 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
              "program: five voted table programs (five more when their vote splits), the model's own answer when "
              "none runs or the vote still splits; "
              "llm: the model's own answer over the table. The first option of a table question is taken to be "
-             "the first row's first cell.\n\n"
+             "the first row's first cell.\n\n" + provenance_note(code)
              + ("\n".join(paired_notes(paired, "questions")) if paired else ""))
     name = "wikitablequestions" if split == "test" else f"wikitablequestions-{split}"
     return write_eval(name, model=llm.model, items=len(items), seed=seed, variants=results,
                       notes=notes, docs_dir=docs_dir, metric_keys=["accuracy", "n", "median_latency_s", "errors"],
                       extra={"complete": complete, "item_ids": [it.id for it in items], "paired": paired,
+                             "provenance": code,
                              "selection_size": len(selection), "log": str(log.path), "split": split,
                              "predictions": {v: {str(r["id"]): r["pred"] for r in log.records(v) if r["id"] in selected}
                                              for v in results},
