@@ -26,6 +26,10 @@ HAZARDS = Table(name="hr", title="hr", columns=["Subgroup", "Hazard ratio (95% C
     ("[0.52, 0.99]", (0.52, 0.99)), ("1.2 (95% CI 0.9-1.6)", (0.9, 1.6)), ("−1.2–−0.4", (-1.2, -0.4)),
     ("-0.5 to 0.3", (-0.5, 0.3)), ("1,200-3,400", (1200, 3400)),
     ("2019-20", None), ("0.81", None), ("5 (3-2)", None), ("n/a", None),  # a season; an estimate; lower > upper
+    # a range that writes its unit (found on PubHealthTab's tuning split: "37-54 pounds")
+    ("37-54 pounds", (37, 54)), ("18.5–24.9 kg/m2", (18.5, 24.9)), ("5 to 11 years", (5, 11)),
+    ("500-1000 mg/day", (500, 1000)), ("3-5 days.", (3, 5)), ("11%–15%", (11, 15)),
+    ("1993 - 4 details", None), ("24 - 17 wins", None),  # not a unit of an amount
 ])
 def test_interval_cells_give_their_bounds(cell, bounds):
     assert interval_bounds(cell) == bounds
@@ -52,6 +56,48 @@ def test_only_a_header_that_names_an_interval_is_split():
     assert shape_for_programs(seasons).table.columns[3:] == ["Score range lower bound", "Score range upper bound"]
     years = Table(name="y", title="y", columns=["Term", "Votes"], rows=[["1863-1875", "12"], ["1875-1880", "9"]])
     assert shape_for_programs(years).table is years
+
+
+WEIGHT_GAIN = Table(name="gain", title="Weight gain in pregnancy", columns=["BMI before pregnancy", "You should gain"],
+                    rows=[["Under 18.5", "28-40 pounds"], ["18.5-24.9", "25-35 pounds"], ["25.0-29.9", "15-25 pounds"],
+                          ["30 and above", "11-20 pounds"]])
+
+
+def test_a_range_that_writes_its_unit_is_split_whatever_its_header():
+    """Found on PubHealthTab's tuning split: a "You should gain..." column writing "37-54 pounds" was text to a
+    program, so "… is recommended to gain a minimum 50 lbs" could not be read from its lower bound."""
+    shaped = shape_for_programs(WEIGHT_GAIN)
+    assert shaped.table.columns[2:] == ["You should gain lower bound", "You should gain upper bound"]
+    assert [row[2:] for row in shaped.table.rows] == [["28", "40"], ["25", "35"], ["15", "25"], ["11", "20"]]
+    assert shaped.original_cells([(2, 3)]) == [(2, 2)]
+    # the first column's BMI bands write no unit: they stay the rows' names
+    assert "BMI before pregnancy lower bound" not in shaped.table.columns
+    typed = TypedTable.build(shaped.table)
+    assert typed.is_numeric(typed.idents[2]) and typed.is_numeric(typed.idents[3])
+
+
+async def test_a_minimum_is_checked_on_the_lower_bound_of_a_range_with_a_unit(tmp_settings, fake_llm_server):
+    typed = TypedTable.build(shape_for_programs(WEIGHT_GAIN).table)
+    bmi, lower = typed.idents[0], typed.idents[2]
+    at_least = {"filters": [{"column": bmi, "op": "=", "value": "18.5-24.9"}], "fn": "value", "column": lower,
+                "answer_column": bmi, "check": {"op": ">=", "against": "value", "value": "30"}}
+    claim = "Women with a BMI of 18.5-24.9 should gain a minimum of 30 pounds."
+    with fake_llm_server(scripted([bmi, typed.idents[1]], [at_least] * 5)) as srv:
+        check = await check_claim(llm_for(tmp_settings, srv), WEIGHT_GAIN, claim, embedder=BagOfWordsEmbedder())
+    assert check.label == "REFUTES" and check.decided_by == "program", check.reason
+    assert check.cells == [(2, 1), (2, 2)]  # the row's name and its range, as uploaded
+    assert "25" in check.reason
+
+
+@pytest.mark.parametrize("cells", [
+    ["1993 - 4 details", "1994 - 5 details", "1995 - 6 details"],  # TabFact's seasons
+    ["24 - 17", "10 - 31", "21 - 21"],  # scores
+    ["1863-1875", "1875-1880", "1880-1884"],  # terms of office
+    ["5-10 pounds", "n/a", "unknown"],  # mostly no range
+])
+def test_ranges_without_a_unit_of_an_amount_stay_text(cells):
+    table = Table(name="t", title="t", columns=["Name", "Span"], rows=[[f"R{i}", c] for i, c in enumerate(cells)])
+    assert shape_for_programs(table).table.columns == ["Name", "Span"]
 
 
 async def test_a_claim_about_a_bound_is_checked_on_the_bound(tmp_settings, fake_llm_server):

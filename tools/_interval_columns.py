@@ -5,6 +5,11 @@ above 90%." could not be checked. Its "95% CI" column writes "90.3-97.6", a text
 column writes "0.81 (0.65–1.01)", whose number is the estimate alone. A column whose header names an interval
 (CI, confidence or credible interval, range, IQR) and whose cells write one gets two more columns, "<header> lower
 bound" and "<header> upper bound", each cell cited as the interval's own cell.
+
+A range that writes its unit is an interval whatever its header says: PubHealthTab's tuning split has a weight-gain
+table whose column "You should gain..." writes "37-54 pounds", so "… is recommended to gain a minimum 50 lbs"
+could not be read from its lower bound. Only units of amounts count ("pounds", "mg", "%", "years"), so that
+TabFact's seasons ("1993 - 4 details"), scores ("24 - 17") and terms ("1863-1875") stay as they are.
 """
 
 from __future__ import annotations
@@ -18,8 +23,15 @@ INTERVAL_HEADER = re.compile(r"\bCI\b|\bconfidence\b|\bcredible\b|\binterval\b|\
 _NUM = r"[-−]?\d[\d,]*(?:\.\d+)?%?"
 # "90.3-97.6", "59.0 to 73.4", "[0.52, 0.99]", "0.81 (0.65–1.01)", "1.2 (95% CI 0.9-1.6)"
 _SEP = r"\s*(?:-|–|—|to|,|;)\s*"
-_INTERVAL = re.compile(rf"^\s*(?:(?P<lo>{_NUM}){_SEP}(?P<hi>{_NUM})|(?:{_NUM}\s*)?[(\[]\s*(?:95%\s*CI[:,]?\s*)?"
-                       rf"(?P<lo2>{_NUM}){_SEP}(?P<hi2>{_NUM})\s*[)\]])\s*$", re.I)
+# Units of amounts a range may end with ("37-54 pounds", "18.5–24.9 kg/m2", "5 to 11 years"): a word outside these
+# ("details", "wins") leaves the cell a text.
+_UNIT = (r"(?:%|percent|lbs?|pounds?|kg|g|mg|mcg|µg|ug|ng|ml|mL|l|litres?|liters?|oz|ounces?|kcal|calories|cal|"
+         r"iu|units?|mmhg|mmol/l|mg/dl|bpm|cm|mm|m|km|in|inch(?:es)?|ft|feet|years?|yrs?|months?|weeks?|days?|"
+         r"hours?|hrs?|h|minutes?|mins?|seconds?|s|times|servings?|doses?|drinks?|cups?|steps)"
+         r"(?:\s*/\s*(?:m2|m²|kg|day|d|week|wk|dl|l|ml))?")
+_INTERVAL = re.compile(rf"^\s*(?:(?P<lo>{_NUM}){_SEP}(?P<hi>{_NUM})(?:\s*(?P<unit>{_UNIT}))?|"
+                       rf"(?:{_NUM}\s*)?[(\[]\s*(?:95%\s*CI[:,]?\s*)?"
+                       rf"(?P<lo2>{_NUM}){_SEP}(?P<hi2>{_NUM})\s*[)\]])\s*\.?\s*$", re.I)
 MIN_SHARE = 0.6  # of the column's filled cells that must write an interval
 # How the bound columns' names end; tools._interval_claims finds the pairs by them
 LOWER_BOUND, UPPER_BOUND = " lower bound", " upper bound"
@@ -46,14 +58,26 @@ def _interval_name(header: str) -> str:
     return " ".join(header.split())
 
 
+def _with_unit(cell: str) -> bool:
+    """Whether a cell writes a range of an amount: its bounds and its unit ("37-54 pounds", "11%–15%")."""
+    m = _INTERVAL.match(cell or "")
+    return m is not None and m.group("lo") is not None and (
+        m.group("unit") is not None or (m.group("hi") or "").endswith("%"))
+
+
 def interval_columns(table: Table) -> list[int]:
-    """The (1-based) columns whose header names an interval and whose filled cells mostly write one."""
+    """The (1-based) columns whose filled cells mostly write an interval, under a header that names one or in cells
+    that write their unit."""
     found = []
     for c, header in enumerate(table.columns, start=1):
-        if not INTERVAL_HEADER.search(header):
-            continue
         filled = [table.cell(r, c) for r in range(1, table.n_rows + 1) if not is_empty(table.cell(r, c))]
-        if filled and sum(interval_bounds(x) is not None for x in filled) >= MIN_SHARE * len(filled):
+        if not filled:
+            continue
+        if INTERVAL_HEADER.search(header):
+            if sum(interval_bounds(x) is not None for x in filled) >= MIN_SHARE * len(filled):
+                found.append(c)
+        elif len(filled) >= 2 and sum(_with_unit(x) and interval_bounds(x) is not None
+                                      for x in filled) >= MIN_SHARE * len(filled):
             found.append(c)
     return found
 
