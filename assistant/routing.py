@@ -35,6 +35,11 @@ NUMBER_SCORE = 1.0
 NAME_SCORE = 3.0
 TABLE_WORDS_SCORE = 0.5
 EMBEDDING_FLOOR = 0.35  # cosine below this adds nothing; above it adds up to ~1.5
+# A message naming a one-record table's subject routes when what it asks is this close to one of the record's other
+# fields (MiniLM cosine, the subject written "it"). Set by hand on 20 questions over a drug label and a trial record
+# (assistant/routing.py's tests): the fields asked for scored 0.40-0.69 ("Who makes it?" - Manufacturer 0.69, "How
+# many people were in it?" - Participants 0.40), the questions no field answers at most 0.34 ("Is it a generic?").
+FIELD_ASKED_FLOOR = 0.40
 MAX_VALUE_CELLS = 5000  # cells scanned per table: enough for uploads, bounded for huge ones
 _STOP = {"the", "a", "an", "of", "in", "on", "at", "to", "for", "and", "or", "is", "was", "were", "are", "be",
          "it", "its", "did", "does", "do", "had", "has", "have", "than", "that", "this", "with", "by", "from",
@@ -151,8 +156,10 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
     value_hit, part_hit = False, False
     # A one-record table's row labels (or, in one row, its headers) are its field names, not things: a message that
     # names only fields is about the record only if little else is in it (below).
-    record = record_fields(table) is not None
+    fields = record_fields(table)
+    record = fields is not None
     value_named = False
+    subject_named: list[str] = []  # the message's words naming a value of a one-record table
     # Month names the message uses ("may" only before a year: otherwise it is the verb).
     asked_months = [m.group(0) for m in _MONTH_WORD.finditer(message or "")
                     if m.group(1).lower() != "may" or m.group(2)]
@@ -187,6 +194,8 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
                 value_hit = True
                 is_label = c == label_col
                 value_named = value_named or not is_label or not record
+                if record and not is_label:
+                    subject_named.append(text)
                 match.score += LABEL_SCORE if is_label else VALUE_SCORE
                 match.matched.append(f"{'row' if is_label else 'value'} {text!r}")
             elif c == label_col and (form := _label_in_other_form(text, words)):
@@ -201,6 +210,8 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
                 part = _named_part(text, low, message or "")
                 if part:  # counted once per table: a part names a group of rows, not one row
                     part_hit = value_named = True
+                    if record and c != label_col:
+                        subject_named.append(part)
                     match.score += VALUE_SCORE
                     match.matched.append(f"part {part!r} of {text!r}")
     # A cell the message names, whole or in part ("March 2010" of "3 March 2010"), makes "which/how many"
@@ -221,6 +232,14 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
             if cos > EMBEDDING_FLOOR:
                 match.score += round((cos - EMBEDDING_FLOOR) * 2.5, 3)
                 match.matched.append(f"embedding {cos:.2f}")
+    if subject_named and embedder is not None and not match.by_name and match.score < ROUTE_THRESHOLD:
+        # "Who makes Glucophage?" over a drug label whose Brand name is Glucophage asks for its Manufacturer in other
+        # words (found as a new user: it went to the text knowledge base, as did "Who makes metformin?").
+        asked = _field_asked(message or "", fields, subject_named, embedder)
+        if asked is not None:
+            match.score = ROUTE_THRESHOLD
+            match.matched.append(f"field {asked[0]!r} asked of {', '.join(repr(t) for t in subject_named)} "
+                                 f"(embedding {asked[1]:.2f})")
     if record and not value_named and not match.by_name and match.score >= ROUTE_THRESHOLD:
         # "Which route do migrating birds take?" named the drug label's field "Route" and nothing else of it (found
         # as a new user: the reply was the label's "Oral"); "What is the route?" or "When was this drug approved?"
@@ -233,6 +252,25 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
             match.matched.append(f"only field names, in a message about other things ({', '.join(sorted(other))})")
     match.score = round(match.score, 3)
     return match
+
+
+def _field_asked(message: str, fields: list, named: list[str], embedder) -> tuple[str, float] | None:
+    """The field of a one-record table that ``message`` asks for about the record's subject, and its cosine, or
+    None: the message with the subject written "it" ("Who makes it?") against each field whose value does not name
+    the subject (Brand name "Glucophage" is the subject, not what is asked)."""
+    asked = message
+    for text in sorted(named, key=len, reverse=True):
+        asked = re.sub(rf"(?<!\w){re.escape(text)}(?!\w)", "it", asked, flags=re.I)
+    names = [f.name for f in fields if f.name and not any(t.lower() in f.value.lower() for t in named)]
+    if not names:
+        return None
+    vecs = np.asarray(embedder.encode([asked, *names]), dtype=float)
+    norms = np.linalg.norm(vecs, axis=1)
+    if not norms.all():
+        return None
+    cosines = vecs[1:] @ vecs[0] / (norms[1:] * norms[0])
+    best = int(np.argmax(cosines))
+    return (names[best], float(cosines[best])) if cosines[best] >= FIELD_ASKED_FLOOR else None
 
 
 LABEL_FORM_MAX_WORDS = 3

@@ -503,6 +503,39 @@ def test_a_field_asked_about_the_record_still_routes(message):
     assert route(message + " (regarding migrating birds)", {"label": LABEL}).name == "label"
 
 
+TRIAL_RECORD = Table(name="trial", title="", columns=["Field", "Value"], rows=[
+    ["Trial", "RECOVERY"], ["Sponsor", "University of Oxford"], ["Phase", "2/3"], ["Participants", "48,000"],
+    ["Start date", "March 2020"], ["Countries", "UK, Indonesia, Nepal"]])
+
+
+@pytest.mark.parametrize("table, message, field", [
+    (LABEL, "Who makes metformin?", "Manufacturer"),
+    (LABEL, "Who makes Metformin hydrochloride?", "Manufacturer"),
+    (LABEL, "How strong is a metformin tablet?", "Strength"),
+    (TRIAL_RECORD, "Who funds RECOVERY?", "Sponsor"),
+    (TRIAL_RECORD, "When did RECOVERY begin?", "Start date"),
+    (TRIAL_RECORD, "What stage is RECOVERY at?", "Phase"),
+])
+def test_a_question_about_a_record_s_subject_routes_by_the_field_it_asks_for(embedder, table, message, field):
+    """Found as a new user with a drug label loaded: "Who makes metformin?" went to the text knowledge base; it names
+    the label's drug and asks for its Manufacturer in other words."""
+    match = route(message, {table.name: table}, embedder=embedder)
+    assert match is not None and match.name == table.name, score_table(message, table, embedder).matched
+    assert any(m.startswith(f"field {field!r} asked of") for m in match.matched), match.matched
+    assert route(message, {table.name: table}) is None  # without the encoder nothing names the field
+
+
+@pytest.mark.parametrize("table, message", [
+    (LABEL, "What is metformin?"), (LABEL, "How does metformin work?"), (LABEL, "What is the history of metformin?"),
+    (LABEL, "Who makes insulin?"), (LABEL, "Why was metformin withdrawn in France?"),
+    (TRIAL_RECORD, "Why was RECOVERY controversial?"), (TRIAL_RECORD, "Who criticised RECOVERY?"),
+    (TRIAL_RECORD, "What were the results of RECOVERY?"),
+])
+def test_a_question_about_the_subject_that_no_field_answers_stays_on_the_text_path(embedder, table, message):
+    assert route(message, {table.name: table}, embedder=embedder) is None, \
+        score_table(message, table, embedder).matched
+
+
 def test_the_same_words_over_a_table_of_things_still_route():
     """Not a record: a row label is a thing the table lists, and naming it is enough."""
     routes = Table(name="flyways", title="", columns=["Route", "Birds"], rows=[
