@@ -458,7 +458,7 @@ tprog = functools.partial(prog, answer_column="trial")  # a program over TRIALS 
 
 
 def test_a_day_copied_into_a_filter_the_question_states_as_a_month_becomes_the_month():
-    from tools._question_rules import read_stated_part
+    from tools._date_questions import read_stated_part
 
     t = TypedTable.build(TRIALS)
     copied = tprog(filters=[{"column": "date", "op": "=", "value": "13 November 2006"}], fn="count", column="trial",
@@ -578,7 +578,7 @@ def test_a_superlative_filtered_on_an_unasked_row_of_its_answer_column_drops_tha
 
 
 def test_a_month_the_question_states_filters_the_dates_the_program_left_unfiltered():
-    from tools._question_rules import add_stated_date
+    from tools._date_questions import add_stated_date
 
     t = TypedTable.build(TRIALS)
     everything = tprog(fn="count", column="trial")
@@ -622,7 +622,7 @@ GLP1_TRIALS = Table(name="trials", title="GLP-1 trials", columns=[
     ("Which trial had the most dropouts per year?", "argmax", None),    # a column of years is no denominator
 ])
 def test_a_ratio_asked_divides_by_the_column_it_names(question, fn, per):
-    from tools._question_rules import read_ratio
+    from tools._share_questions import read_ratio
 
     t = TypedTable.build(GLP1_TRIALS)
     out = read_ratio(Program.model_validate({"fn": fn, "column": "dropouts", "answer_column": "trial"}), t, question)
@@ -630,7 +630,7 @@ def test_a_ratio_asked_divides_by_the_column_it_names(question, fn, per):
 
 
 def test_a_ratio_runs_row_by_row_and_cites_both_columns():
-    from tools._question_rules import read_ratio
+    from tools._share_questions import read_ratio
 
     t = TypedTable.build(GLP1_TRIALS)
     program = read_ratio(Program.model_validate({"fn": "argmax", "column": "dropouts", "answer_column": "trial"}), t,
@@ -888,7 +888,7 @@ TRIAL_ARMS = Table(name="trial", title="trial", columns=["Treatment", "Patients"
 
 def test_what_share_of_a_rows_members_is_its_ratio_of_the_two_columns():
     """Found as a new user: "What share of Drug A patients died?" answered 142, Drug A's deaths."""
-    from tools._question_rules import read_share
+    from tools._share_questions import read_share
 
     t = TypedTable.build(TRIAL_ARMS)
     deaths = prog(filters=[{"column": "treatment", "op": "=", "value": "Drug A"}], fn="value", column="deaths",
@@ -907,7 +907,7 @@ def test_what_share_of_a_rows_members_is_its_ratio_of_the_two_columns():
 def test_a_share_whose_words_name_the_row_reads_that_row():
     """Found as a new user: "What share of Elm Ridge's population is fully vaccinated?" was answered with the
     average of every county's Fully vaccinated (no program filtered Elm Ridge), then as the ratio 0.5162."""
-    from tools._question_rules import read_share
+    from tools._share_questions import read_share
 
     t = TypedTable.build(Table(name="v", title="v", columns=["County", "Population", "Fully vaccinated"], rows=[
         ["Alder", "48210", "35120"], ["Elm Ridge", "9876", "5098"], ["Dunmore", "67402", "57991"]]))
@@ -934,7 +934,7 @@ MONTHLY = Table(name="sales", title="sales", columns=["Month", "Revenue"], rows=
 
 def test_a_stated_quarter_keeps_its_three_months():
     """Found as a new user: "total revenue in the first quarter of 2024" summed all six months."""
-    from tools._question_rules import add_stated_quarter
+    from tools._date_questions import add_stated_quarter
     from tools._table_describe import describe
 
     t = TypedTable.build(MONTHLY)
@@ -998,7 +998,7 @@ WARDS = Table(name="wards", title="wards", columns=["Clinic", "Region", "Beds"],
 
 def test_what_share_of_all_of_a_column_is_a_percentage_of_its_total():
     """Found as a new user: "What share of all beds does St Mary have?" answered 310, St Mary's beds."""
-    from tools._question_rules import read_share_of_all
+    from tools._share_questions import read_share_of_all
 
     t = TypedTable.build(WARDS)
     st_mary = prog(filters=[{"column": "clinic", "op": "=", "value": "St Mary"}], fn="value", column="beds",

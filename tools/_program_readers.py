@@ -37,6 +37,7 @@ from tools._claim_significance import add_significance_filter
 from tools._column_against import read_column_against
 from tools._column_change import read_column_change
 from tools._count_than_row import read_count_than_row
+from tools._date_questions import add_stated_date, add_stated_quarter, read_stated_part
 from tools._date_rules import read_stated_year
 from tools._durations import read_duration
 from tools._flag_columns import add_stated_flag
@@ -45,13 +46,13 @@ from tools._interval_claims import read_interval_inclusion, read_interval_questi
 from tools._named_difference import read_named_difference
 from tools._numbered_kind import add_numbered_kind
 from tools._partial_values import narrow_to_written_value, widen_partial_value
-from tools._question_rules import add_stated_date, add_stated_quarter, count_choice, drop_named_row, read_as_asked, \
-    read_choice, read_compared_value, read_direction, read_distinct, read_group_total, read_neighbour, \
-    read_ordinal, read_position, read_rank_order, read_ratio, read_rows_asked, read_share, read_share_of_all, \
-    read_stated_part, read_threshold_list, read_total_asked, read_year_asked
+from tools._question_rules import count_choice, drop_named_row, read_as_asked, read_choice, read_compared_value, \
+    read_direction, read_distinct, read_group_total, read_neighbour, read_ordinal, read_position, read_rank_order, \
+    read_rows_asked, read_threshold_list, read_total_asked, read_year_asked
 from tools._rates import read_rate
 from tools._row_share import read_share_of_rows
 from tools._same_as_row import read_same_as_row
+from tools._share_questions import read_ratio, read_share, read_share_of_all
 from tools._stated_bound import read_stated_bound
 from tools._stated_range import read_inclusive_range
 from tools._stated_values import add_stated_value

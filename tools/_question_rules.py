@@ -8,10 +8,6 @@ meant, code reads the program so (WikiTableQuestions' training split, the tuning
   a column the question never names;
 - :func:`read_choice`: "which had more, A or B?" compares exactly the rows A and B;
 - :func:`read_neighbour`: "which circuit is listed below X?" written as the circuit of the row X is the row after it;
-- :func:`read_stated_part`: "how many trials were in November 2006?" written as "Date = '13 November 2006'" means
-  the dates that contain the month the question states;
-- :func:`add_stated_date`: "how many shows were in April?" with no filter on the dates filters them on "April";
-- :func:`add_stated_quarter`: "the total revenue in the first quarter of 2024" keeps January to March 2024;
 - :func:`count_choice`: "which artist has more songs, A or B?" written as a count counts each one's rows;
 - :func:`read_distinct`: "how many different series are listed?" counts the different values of Series;
 - :func:`read_total_asked`: "how many losses did the team have in 1981?" over two rows is their sum, not the
@@ -22,10 +18,6 @@ meant, code reads the program so (WikiTableQuestions' training split, the tuning
 - :func:`read_rank_order`: "which track had the highest peak position?" is the smallest position number;
 - :func:`drop_named_row`: "which country has the most bronze medals?" filtered on one country is that country by
   construction, so a filter on the answer column that the question does not state is dropped;
-- :func:`read_ratio`: "which trial had the most dropouts relative to participants?" is the largest ratio of the two
-  columns (found as a new user: it named the trial with the most dropouts);
-- :func:`read_share`: "what share of Drug A patients died?" is Drug A's Deaths over its Patients (found as a new
-  user: it answered 142);
 - :func:`read_direction`: "which region has the second most ICU beds?" written as the second smallest takes the
   second largest (not for rank columns, whose best is the smallest number: :func:`read_rank_order`);
 - :func:`read_ordinal`: "which film grossed the second highest?" takes the second largest value, not the largest
@@ -33,7 +25,8 @@ meant, code reads the program so (WikiTableQuestions' training split, the tuning
 - :func:`one_of_several`: a first/last question answered by a list is its first or last row;
 - :func:`yes_or_no`: a yes/no question is answered by whether a row meets its filters.
 
-Questions of frequency ("who won the most times?") are read by ``tools._frequency_rules``.
+Questions of frequency ("who won the most times?") are read by ``tools._frequency_rules``, the dates a question
+states by ``tools._date_questions``, and its ratios and shares by ``tools._share_questions``.
 Which programs then vote is decided in ``tools._table_program`` (answer kind, ``tools._question_grounding``).
 """
 
@@ -43,18 +36,15 @@ import re
 from dataclasses import replace
 
 from tools._answer_type import AnswerKind, expected_answer, position_asked, yes_no_asked
-from tools._cell_compare import format_value, iso_month_match, text_words, words_match
+from tools._cell_compare import format_value, text_words
 from tools._cells import TypedTable
 from tools._choice_compare import compares_with_number
-from tools._dates import QUARTER
 from tools._frequency_rules import FREQUENCY
-from tools._question_grounding import alternatives, column_named, named_words, value_grounded
-from tools._stated_values import stated_cells
+from tools._question_grounding import alternatives, column_named, value_grounded
 from tools._table_ops import selected_rows
-from tools._table_ops_model import MAX_FILTERS, RATIO_FNS, VALUE_MAX_CHARS, Execution, Program, RowFilter
-from tools._words import MONTH_NAMES, RANK_HEADER, WORD, best_is_largest, content_words, extreme_directions, \
-    is_superlative, ordinal_extreme, word_in
-from tools._written_share import writes_shares
+from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Program, RowFilter
+from tools._words import RANK_HEADER, best_is_largest, content_words, extreme_directions, \
+    is_superlative, ordinal_extreme
 
 
 def read_as_asked(program: Program, typed: TypedTable, expected: AnswerKind | None) -> Program:
@@ -161,98 +151,6 @@ def read_compared_value(program: Program, question: str) -> Program:
     if program.fn != "difference" or not compares_with_number(question):
         return program
     return program.model_copy(update={"fn": "value"})
-
-
-_DAY = re.compile(r"^\d{1,2}(?:st|nd|rd|th)?$")
-
-
-def read_stated_part(program: Program, typed: TypedTable, question: str) -> Program:
-    """"How many trials were in November 2006?" written as "Date = '13 November 2006'" counts one day.
-
-    The model copies a whole cell where the question states part of it. When the words the question leaves out
-    are only a day's number and the part it states is a run of the cell's words with a month or a year in it,
-    the filter becomes "contains" that part (WTQ's training split: "november 2006", "august 1939").
-    """
-    asked = set(WORD.findall(question.casefold()))
-    filters, changed = [], False
-    for f in program.filters:
-        try:
-            numeric = typed.column(f.column).numeric
-        except KeyError:
-            numeric = True
-        if f.op == "=" and not numeric:
-            words = [(m.start(), m.end(), m.group(0).casefold()) for m in WORD.finditer(f.value)]
-            stated = [i for i, (_, _, w) in enumerate(words) if w in asked]
-            left_out = [w for i, (_, _, w) in enumerate(words) if i not in stated]
-            if stated and left_out and stated == list(range(stated[0], stated[-1] + 1)) \
-                    and all(_DAY.match(w) for w in left_out) \
-                    and any(not words[i][2].isdigit() or len(words[i][2]) == 4 for i in stated):
-                part = f.value[words[stated[0]][0]:words[stated[-1]][1]]
-                f, changed = RowFilter(column=f.column, op="contains", value=part), True
-        filters.append(f)
-    return program.model_copy(update={"filters": filters}) if changed else program
-
-
-_MONTH = r"(?:january|february|march|april|june|july|august|september|october|november|december)"
-_YEAR = r"(?:1[0-9]{3}|20[0-9]{2})"
-# The longest first: "March 2010" before "March"; "May" only with a year (else it is the verb).
-_DATE_PARTS = [re.compile(p, re.I) for p in (rf"\b(?:{_MONTH}|may),?\s+{_YEAR}\b", rf"\b{_MONTH}\b",
-                                               rf"\b{_YEAR}\b")]
-
-
-def add_stated_date(program: Program, typed: TypedTable, question: str) -> Program:
-    """"How many shows were in April?" written with no filter on the dates counts every show.
-
-    A month (with or without its year) or a year the question states, found as words in the cells of a text
-    column, and in no filter value the program wrote, becomes a "contains" filter on that column (found as a new
-    user: a tour table's "3 March 2010" dates; the model counted all 7 rows). A filter on that column with a
-    value the question does not state is replaced ("Which venues did they play in May 2010?" was written
-    "Date = '5 March 2010'").
-    """
-    if program.fn in ("every", "only"):
-        return program
-    part = next((m.group(0) for p in _DATE_PARTS for m in [p.search(question)] if m), "")
-    if not part or any(part.casefold() in f.value.casefold() for f in program.filters):
-        return program
-    for col in typed.columns:
-        if col.numeric or not any(words_match(v, part) or iso_month_match(v, part)
-                                  for v in typed.table.column_values(col.index)):
-            continue
-        on_it = [f for f in program.filters if f.column == col.ident]
-        if any(f.op != "=" or value_grounded(f.value, question) for f in on_it):
-            return program  # the program reads this column as asked, in its own way
-        kept = [f for f in program.filters if f.column != col.ident]
-        if len(kept) >= MAX_FILTERS:
-            return program
-        return program.model_copy(update={"filters": kept + [RowFilter(column=col.ident, op="contains", value=part)]})
-    return program
-
-
-_QUARTER_NUMBER = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
-
-
-def add_stated_quarter(program: Program, typed: TypedTable, question: str) -> Program:
-    """"What was the total revenue in the first quarter of 2024?" keeps January to March of 2024.
-
-    Found as a new user: over a table of months written "2024-01", the sum ran over all six months. A quarter the
-    question states ("first quarter", "Q3 2019") becomes its three months as filters on the column that holds
-    months (ISO dates, or month names as words), which a question's program reads as any of them; only when the
-    program has no other filter, since a program holds three at most.
-    """
-    m = QUARTER.search(question)
-    if not m or program.fn in ("every", "only"):
-        return program
-    q = _QUARTER_NUMBER[m.group("ord").lower()] if m.group("ord") else int(m.group("n"))
-    year = m.group("year") or next(iter(re.findall(r"\b(?:1[89]|20)\d{2}\b", question)), None)
-    months = [f"{name.capitalize()} {year}" if year else name.capitalize() for name in MONTH_NAMES[3 * q - 3:3 * q]]
-    for col in typed.columns:
-        cells = typed.table.column_values(col.index)
-        if not any(iso_month_match(v, months[0]) or words_match(v, months[0]) for v in cells):
-            continue
-        if any(f.column != col.ident for f in program.filters):
-            return program
-        return program.model_copy(update={"filters": [RowFilter(column=col.ident, op="=", value=v) for v in months]})
-    return program
 
 
 _MORE_OF = re.compile(r"\bmore\s+([^\W\d_]+)", re.I)
@@ -469,111 +367,6 @@ def read_neighbour(program: Program, typed: TypedTable, question: str) -> Progra
                for f in program.filters):
         return program
     return program.model_copy(update={"fn": "next_row" if after else "previous_row"})
-
-
-# "relative to the participants", "per game", "as a share of the votes cast": the measure over another column.
-_RATIO = re.compile(r"\b(?:relative to|per|for (?:each|every)|divided by|in proportion to|as an? (?:share|proportion|"
-                    r"fraction|percentage) of)\s+(?:the\s+|its\s+|their\s+)?(?:number\s+of\s+|total\s+)?"
-                    r"([^\W\d_][\w\s()%-]{0,40}?)\s*(?=[?.,;]|\b(?:in|of|among|across|at|on|during|than|and|or)\b|$)",
-                    re.I)
-
-
-def read_ratio(program: Program, typed: TypedTable, question: str) -> Program:
-    """"Which trial had the most dropouts relative to participants?" is the largest Dropouts / Participants.
-
-    The phrase after "relative to", "per", "for each", "as a share of" must name another numeric column; the
-    program's max, min, argmax or argmin then runs over the ratio. Not when the measure already is a ratio (a
-    header with "per", "/" or "%", e.g. "Points per game"), nor for a phrase no column is named by ("per capita").
-    """
-    m = _RATIO.search(question)
-    if not m or program.fn not in RATIO_FNS or program.per_column:
-        return program
-    named = _denominators(typed, program.column, m.group(1), already_a_ratio=r"\bper\b|/|%")
-    if not named:
-        return program
-    return program.model_copy(update={"per_column": named[0].ident})
-
-
-def _denominators(typed: TypedTable, ident: str, phrase: str, *, already_a_ratio: str) -> list:
-    """The numeric columns ``phrase`` names that column ``ident`` may be divided by; none when ``ident`` is no
-    column of numbers or already a ratio (its header matches ``already_a_ratio``: "Points per game")."""
-    try:
-        measure = typed.column(ident)
-    except KeyError:
-        return []
-    if not measure.numeric or re.search(already_a_ratio, measure.name, re.I):
-        return []
-    # A year or a rank is no denominator: "the most wins per season" over a Season column of years groups by
-    # season, it does not divide by 1998.
-    return [col for col in typed.columns
-            if col.numeric and col.ident != measure.ident and not col.holds_years
-            and not RANK_HEADER.search(col.name) and column_named(col.name, phrase)]
-
-
-_SHARE = re.compile(r"\b(?:what|which)\s+(?:share|proportion|fraction|percentage|percent|rate)\s+of\s+(?:the\s+)?"
-                    r"((?:(?:1[89]|20)\d{2}\s+)?[^\W\d_][\w\s()%+'’-]{0,60}?)\s*"
-                    r"(?=\b(?:who|that|which|were|was|had|have|did|died|are|is)\b|[?.,;]|$)",
-                    re.I)
-
-
-def read_share(program: Program, typed: TypedTable, question: str) -> Program:
-    """"What share of Drug A patients died?" is Drug A's Deaths over its Patients, not its Deaths.
-
-    Found as a new user: the answer was 142, Drug A's deaths. When the phrase after "what share / proportion /
-    percentage of" names another numeric column (Patients) and the program reads one named row's number (a filter
-    on the row names), that row's ratio of the two columns answers. Over several rows a share is a ratio of sums,
-    which no program computes, so only one named row is read so.
-    """
-    m = _SHARE.search(question)
-    if not m or program.fn not in ("value", "sum", "avg", "max", "min") or program.per_column or not typed.label_col:
-        return program
-    label = typed.columns[typed.label_col - 1].ident
-    if not any(f.column == label and f.op == "=" for f in program.filters):
-        # "What share of Elm Ridge's population is fully vaccinated?": the share's own words name the row. Found
-        # as a new user: no program filtered Elm Ridge, and the answer was the average of every row's Fully
-        # vaccinated (41,244.2).
-        rows = stated_cells(typed, m.group(1)).get(label, set())
-        if len(rows) != 1 or program.fn == "avg" and program.filters:
-            return program
-        program = program.model_copy(update={"filters": [*program.filters,
-                                                         RowFilter(column=label, op="=", value=rows.pop())]})
-    named = _denominators(typed, program.column, m.group(1), already_a_ratio=r"\bper\b|/|%|\brate\b")
-    if len(named) != 1 or len(named_words(typed.column(program.column).name, m.group(1), short_numbers=True)) \
-            >= len(named_words(named[0].name, m.group(1), short_numbers=True)):
-        # "What percentage of 2023 revenue came from Europe?" names the measure itself (Revenue 2023), not Revenue
-        # 2022: a share of its column's total (read_share_of_all). Found as a new user: 310.4 / 298.1 = 1.041.
-        return program
-    return program.model_copy(update={"fn": "max", "per_column": named[0].ident, "nth": 1})
-
-
-
-def asks_share(question: str) -> bool:
-    """Whether the question asks for a share: "what share / proportion / percentage of …"."""
-    return bool(_SHARE.search(question))
-
-
-def read_share_of_all(program: Program, typed: TypedTable, question: str) -> Program:
-    """"What share of all beds does St Mary have?" is St Mary's beds as a percentage of every row's beds.
-
-    Found as a new user: the answer was 310, St Mary's beds (4 of 5 programs). When the phrase after "what share /
-    percentage of" names the column the program reads (its last word the header's), and the program reads some of
-    the rows, the answer is their share of the column's total. A share of another column is :func:`read_share`'s.
-    """
-    m = _SHARE.search(question)
-    if not m or program.fn not in ("value", "sum", "avg", "max", "min") or program.per_column or not program.filters:
-        return program  # (seen as a new user: 3 of 5 programs read St Mary's beds as their average)
-    try:
-        col = typed.column(program.column)
-    except KeyError:
-        return program
-    phrase = content_words(re.sub(r"^(?:all|total|the\s+total|combined)\s+(?:the\s+)?", "", m.group(1).strip(),
-                                  flags=re.I))
-    head = content_words(re.sub(r"\([^)]*\)|\[[^\]]*\]", " ", col.name))
-    if not col.numeric or col.holds_years or not phrase or not head or not word_in(head[-1], phrase[:3]) \
-            or re.search(r"%|\bper\b|\brate\b|\bshare\b|\bpercent", col.name, re.I) \
-            or writes_shares(typed, col.ident):  # "265 (22.0%)" writes the share itself (tools._written_share)
-        return program
-    return program.model_copy(update={"fn": "share", "nth": 1, "check": None})
 
 
 _FLIPPED = {"max": "min", "min": "max", "argmax": "argmin", "argmin": "argmax"}

@@ -51,7 +51,8 @@ from tools._date_rules import leaves_out_stated_date
 from tools._interval_claims import interval_notes
 from tools._program_readers import Kind, header_of, readers_for
 from tools._question_grounding import column_named, describe_grounding, grounding
-from tools._question_rules import asks_share, one_of_several, yes_or_no
+from tools._question_rules import one_of_several, yes_or_no
+from tools._share_questions import asks_share
 from tools._written_share import ratio_as_percent, read_written_share
 from tools._table_describe import describe
 from tools._table_grammar import typed_program_schema
