@@ -51,6 +51,7 @@ import re
 from tools._cell_compare import norm_text, text_words
 from tools._cells import TypedTable, cell_number
 from tools._claim_fractions import fraction_of_rows
+from tools._claim_named_row import counts_named_row
 from tools._durations import stated_days
 from tools._flag_columns import names_flag
 from tools._interval_claims import interval_claim
@@ -144,7 +145,10 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed
     share = typed is not None and program.fn == "count" and fraction_of_rows(claim, typed) is not None
     # "the CI for women excludes 1": a count of the intervals holding 1, checked against none (tools._interval_claims)
     interval = program.fn == "count" and interval_claim(claim)
-    share = share or interval
+    # "Smilodon fatalis was found in North America": its row among those in North America, at least once
+    # (tools._claim_named_row); none there refutes the claim
+    named_row = counts_named_row(program, typed, claim)
+    share = share or interval or named_row
     if not flag and not share and not _stated(chk.value, claim, stated_numbers(claim)):
         return f"the check compares with {chk.value!r}, which the claim does not state"
     if program.fn in ("count", "count_distinct"):
@@ -153,7 +157,7 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed
             return f"the claim's {chk.value!r} cannot be a number of rows (the table has {n_rows})"
         # (a claim that some row exists is refuted by finding none: "Did any drug get cheaper?")
         # (nor is an interval that does not hold a value: "the CI for women included 1")
-        if not ex.selected and target != 0 and not interval \
+        if not ex.selected and target != 0 and not interval and not named_row \
                 and not (target == 1 and chk.op == ">=" and _SOME.search(claim)):
             return "the filters select no row, so the count says nothing about the claim"
     return ""

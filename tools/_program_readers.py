@@ -30,6 +30,7 @@ from tools._claim_fractions import read_fraction_of_rows, read_share_of_total, r
 from tools._claim_grounding import read_combined, read_every_filter, read_own_row, read_quantifier, \
     read_ranked_claim, read_superlative, read_two_extremes
 from tools._claim_multiples import read_multiplier, read_ratio_multiple
+from tools._claim_named_row import read_named_row_every
 from tools._claim_negated import read_negated_existence, read_no_value
 from tools._claim_others import read_others_combined
 from tools._claim_self_filter import read_self_filtered_every
@@ -144,7 +145,7 @@ CLAIM_READERS: tuple[Reader, ...] = (
     *_SHARED_FIRST, _flag_in_claim, *_SHARED_AFTER_FLAG,
     read_arm_comparison, _compared_row, read_change, read_counted_column,
     read_two_extremes, read_ranked_claim, read_superlative, read_ratio, read_rate, read_duration,
-    read_combined, read_own_row, _quantifier, read_every_filter, _self_filtered_every,
+    read_combined, read_own_row, _quantifier, read_every_filter, _self_filtered_every, read_named_row_every,
     read_stated_fraction, read_fraction_of_rows, read_share_of_total,
     _multiplier, _ordinal, _ratio_multiple, read_others_combined, read_negated_existence,
     read_no_value, read_median, read_interval_inclusion,
