@@ -54,6 +54,17 @@ def test_every_or_only_stays_where_the_claim_says_so_or_names_no_row(claim, spec
     assert read_named_row_every(program, TYPED, claim) == program
 
 
+def test_a_value_that_says_more_than_a_row_s_name_or_a_program_without_filters_is_left_alone():
+    """Seen replaying this session's PubHealthTab test log: "every row has Column 2 containing 'STAGE 4 breast
+    cancer'" (no filter) became "a row is named 'BREAST CANCER'", which holds; the value says more than the name,
+    and with no filter there is no condition for the row to meet."""
+    claim = "Research on stage 4 woolly rhinoceros survivors"
+    more = Program.model_validate(every("Northern Eurasia", "stage 4 woolly rhinoceros"))
+    assert read_named_row_every(more, TYPED, claim) == more
+    bare = Program.model_validate({**every("x", "woolly rhinoceros"), "filters": []})
+    assert read_named_row_every(bare, TYPED, "The woolly rhinoceros lived in Northern Eurasia.") == bare
+
+
 def test_a_check_on_another_column_or_a_number_is_left_alone():
     on_region = Program.model_validate({**every("North America", "x"), "column": REGION,
                                         "check": {"op": "=", "against": "value", "value": "North America"}})
