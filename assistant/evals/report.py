@@ -20,8 +20,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable
 
-DOCS_DIR = Path(__file__).resolve().parents[2] / "docs"
 CODE_ROOT = Path(__file__).resolve().parents[2]
+DOCS_DIR = CODE_ROOT / "docs"
 # The folders whose code decides an evaluation's answers: a change elsewhere (docs, tests) leaves a result as it was.
 CODE_PATHS = ("assistant", "tools", "kb", "memory", "prompts")
 NOT_RECORDED = "not recorded"
