@@ -225,13 +225,10 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
         summary = f"{getattr(table, 'title', '')}: " + ", ".join(table.columns)
         if label_col:
             summary += "; " + ", ".join(str(r[label_col - 1]) for r in table.rows[:20])
-        vecs = np.asarray(embedder.encode([message, summary]), dtype=float)
-        norms = np.linalg.norm(vecs, axis=1)
-        if norms.all():
-            cos = float(vecs[0] @ vecs[1] / (norms[0] * norms[1]))
-            if cos > EMBEDDING_FLOOR:
-                match.score += round((cos - EMBEDDING_FLOOR) * 2.5, 3)
-                match.matched.append(f"embedding {cos:.2f}")
+        cosines = _cosines(embedder, message, [summary])
+        if cosines is not None and (cos := float(cosines[0])) > EMBEDDING_FLOOR:
+            match.score += round((cos - EMBEDDING_FLOOR) * 2.5, 3)
+            match.matched.append(f"embedding {cos:.2f}")
     if subject_named and embedder is not None and not match.by_name and match.score < ROUTE_THRESHOLD:
         # "Who makes Glucophage?" over a drug label whose Brand name is Glucophage asks for its Manufacturer in other
         # words (found as a new user: it went to the text knowledge base, as did "Who makes metformin?").
@@ -254,6 +251,15 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
     return match
 
 
+def _cosines(embedder, text: str, others: list[str]) -> np.ndarray | None:
+    """The cosine of ``text`` with each of ``others`` (shape ``(len(others),)``), or None when an embedding is zero."""
+    vecs = np.asarray(embedder.encode([text, *others]), dtype=float)
+    norms = np.linalg.norm(vecs, axis=1)
+    if not norms.all():
+        return None
+    return vecs[1:] @ vecs[0] / (norms[1:] * norms[0])
+
+
 def _field_asked(message: str, fields: list, named: list[str], embedder) -> tuple[str, float] | None:
     """The field of a one-record table that ``message`` asks for about the record's subject, and its cosine, or
     None: the message with the subject written "it" ("Who makes it?") against each field whose value does not name
@@ -264,11 +270,9 @@ def _field_asked(message: str, fields: list, named: list[str], embedder) -> tupl
     names = [f.name for f in fields if f.name and not any(t.lower() in f.value.lower() for t in named)]
     if not names:
         return None
-    vecs = np.asarray(embedder.encode([asked, *names]), dtype=float)
-    norms = np.linalg.norm(vecs, axis=1)
-    if not norms.all():
+    cosines = _cosines(embedder, asked, names)
+    if cosines is None:
         return None
-    cosines = vecs[1:] @ vecs[0] / (norms[1:] * norms[0])
     best = int(np.argmax(cosines))
     return (names[best], float(cosines[best])) if cosines[best] >= FIELD_ASKED_FLOOR else None
 

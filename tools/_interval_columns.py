@@ -71,13 +71,10 @@ def interval_columns(table: Table) -> list[int]:
     found = []
     for c, header in enumerate(table.columns, start=1):
         filled = [table.cell(r, c) for r in range(1, table.n_rows + 1) if not is_empty(table.cell(r, c))]
-        if not filled:
-            continue
-        if INTERVAL_HEADER.search(header):
-            if sum(interval_bounds(x) is not None for x in filled) >= MIN_SHARE * len(filled):
-                found.append(c)
-        elif len(filled) >= 2 and sum(_with_unit(x) and interval_bounds(x) is not None
-                                      for x in filled) >= MIN_SHARE * len(filled):
+        named = INTERVAL_HEADER.search(header) is not None
+        # without a header naming an interval, two cells at least must write one with its unit
+        if len(filled) >= (1 if named else 2) and sum(interval_bounds(x) is not None and (named or _with_unit(x))
+                                                      for x in filled) >= MIN_SHARE * len(filled):
             found.append(c)
     return found
 
