@@ -20,7 +20,7 @@ from tools._cell_compare import iso_month_match
 from tools._cells import TypedTable, cell_number, is_empty
 from tools._question_grounding import row_stated
 from tools._record_claims import record_fields
-from tools._words import ABBREVIATIONS, MONTHS, OF_THEM, SUPERLATIVES, WORD, related
+from tools._words import MONTHS, OF_THEM, SUPERLATIVES, WORD, related, spelled_out
 from tools.intent import without_regarding_note
 
 # A score at or above this sends the message to the table: one header plus one value, a row label, or a
@@ -132,10 +132,9 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
             break
     header_hit = False
     for header in table.columns:
-        # an abbreviation names the words it stands for: "Did its confidence interval include 1?" names "HR (95% CI)"
-        # (found as a new user: that follow-up went to the text knowledge base)
-        hw = _content(header) | {w for token in re.findall(r"[A-Za-z]+", header)
-                                 for w in _content(ABBREVIATIONS.get(token, ""))}
+        # an abbreviation names the words it stands for: "Did its confidence interval include 1?" names "HR (95% CI)",
+        # "At what temperature …?" names "Storage temp (°C)" (found as a new user: both went to the text knowledge base)
+        hw = _content(header) | _content(" ".join(spelled_out(header)))
         named = {h for h in hw if any(related(h, w) for w in words)}
         if named:
             # A message that names the whole header is more about it than one that names a part: with two tables

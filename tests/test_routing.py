@@ -459,6 +459,26 @@ def test_an_abbreviated_header_is_named_by_its_words():
     assert not score_table("Which interval training plan is best?", TRIALS).matched  # no CI header there
 
 
+VACCINES = Table(name="vaccines", title="vaccines", columns=[
+    "Vaccine", "Manufacturer", "Doses", "Efficacy (%)", "Storage temp (°C)", "Approved"], rows=[
+    ["Comirnaty", "Pfizer-BioNTech", "2", "95", "-70", "2020"], ["Spikevax", "Moderna", "2", "94.1", "-20", "2020"],
+    ["Jcovden", "Janssen", "1", "66.9", "2 to 8", "2021"]])
+
+
+def test_a_header_short_form_is_named_by_the_word_it_stands_for():
+    """Found as a new user: "At what temperature must it be stored?" after "Which one has the highest efficacy?"
+    went to the text knowledge base: the header writes "temp"."""
+    match = score_table("At what temperature must it be stored?", VACCINES)
+    assert "header 'Storage temp (°C)'" in match.matched
+    assert route("At what temperature must it be stored?", {"vaccines": VACCINES}, previous="vaccines").name == \
+        "vaccines"
+    # a short form is a word of its own, not the start of another: "temple" names no "temp" header
+    assert not any("Storage" in m for m in score_table("Which temple is the oldest?", VACCINES).matched)
+    # and only forms that stand for one thing: "min" is minimum or minutes, so it spells neither
+    assert not score_table("How many minutes did it take?", Table(
+        name="t", title="t", columns=["Site", "Min"], rows=[["A", "3"]])).matched
+
+
 LABEL = Table(name="label", title="", columns=["Field", "Value"], rows=[
     ["Drug name", "Metformin hydrochloride"], ["Manufacturer", "Sun Pharmaceutical Industries"],
     ["Strength", "500 mg"], ["Pack sizes", "60 tablets"], ["Route", "Oral"]])

@@ -906,6 +906,16 @@ def test_claim_coverage_counts_content_words_by_prefix():
     assert claim_coverage("Canadian deaths were fewer", sars).missing == ["fewer"]  # 'canad' and 'death' match
 
 
+def test_a_header_short_form_covers_the_word_it_stands_for():
+    # "temperature" is in a table whose header writes "temp" (the vaccines table of a new-user trial)
+    from tools._coverage import claim_coverage
+
+    cold = Table(name="v", title="vaccines", columns=["Vaccine", "Storage temp (°C)"], rows=[["Spikevax", "-20"]])
+    assert claim_coverage("The storage temperature of Spikevax is -20", cold).missing == []
+    plain = Table(name="v", title="vaccines", columns=["Vaccine", "Storage (°C)"], rows=[["Spikevax", "-20"]])
+    assert claim_coverage("The storage temperature of Spikevax is -20", plain).missing == ["temperature"]
+
+
 def test_a_month_the_claim_names_is_covered_by_iso_dates_in_it():
     """Found as a new user: "March revenue was about 20% higher than February revenue" over "2024-03" months was
     NOT ENOUGH INFO from coverage (march and february counted as missing)."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from kb.tables import Table
 from tools._cell_compare import iso_month_match
 from tools._interval_columns import INTERVAL_HEADER
-from tools._words import ABBREVIATIONS, MONTHS
+from tools._words import MONTHS, spelled_out
 
 PREFIX = 5
 _BOUND_WORDS = ["lower", "upper", "bound", "limit"]
@@ -52,8 +52,7 @@ def _key(word: str) -> str:
 
 def claim_coverage(claim: str, table: Table) -> Coverage:
     """The share of ``claim``'s content words found (by prefix) in ``table``'s title, headers and cells."""
-    spelled = [w for header in table.columns for token in re.findall(r"[A-Za-z]+", header)
-               for w in ABBREVIATIONS.get(token, "").split()]
+    spelled = [w for header in table.columns for w in spelled_out(header)]
     if any(INTERVAL_HEADER.search(header) for header in table.columns):  # "the lower bound of the CI"
         spelled += _BOUND_WORDS
     vocabulary = {_key(w) for w in _words(" ".join([table.title, *table.columns, *spelled,

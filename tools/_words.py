@@ -131,6 +131,26 @@ ABBREVIATIONS = {
 }
 
 
+# Short forms a header writes in any case ("Storage temp (°C)", "Pop. density", "Avg. stay") for the words a message
+# spells out. Found as a new user: "At what temperature must it be stored?" after a vaccines answer went to the text
+# knowledge base, the header being "Storage temp (°C)". Only forms that stand for one thing: not "min" (minimum or
+# minutes), "med" (median or medication), "no" (number, or the word no) or "vol" (volume, or a survey's
+# "volunteered" answer in PubHealthTab).
+SHORT_FORMS = {
+    "temp": "temperature", "temps": "temperatures", "pop": "population", "avg": "average", "qty": "quantity",
+    "yr": "year", "yrs": "years", "pct": "percent percentage", "approx": "approximately", "wt": "weight",
+    "ht": "height", "dist": "distance", "amt": "amount", "dept": "department",
+    "govt": "government", "mfr": "manufacturer", "max": "maximum", "hosp": "hospital", "admin": "administration",
+}
+
+
+def spelled_out(header: str) -> list[str]:
+    """The words a header's abbreviations stand for: capitals as written ("HR" -> hazard ratio), short forms in any
+    case ("temp" -> temperature)."""
+    return [w for token in re.findall(r"[A-Za-z]+", header)
+            for w in (*ABBREVIATIONS.get(token, "").split(), *SHORT_FORMS.get(token.lower(), "").split())]
+
+
 # Words too common to say what a message is about ("the", "of", "was"): left out when matching words.
 STOP = frozenset("a an the of in on at to for by and or with from as is was were are be its it his her their".split())
 
