@@ -100,6 +100,39 @@ def test_ranges_without_a_unit_of_an_amount_stay_text(cells):
     assert shape_for_programs(table).table.columns == ["Name", "Span"]
 
 
+def test_a_column_of_single_numbers_and_ranges_gets_bounds_a_number_being_both():
+    """Found as a new user: a vaccines table's "Storage temp (°C)" writes "-70", "-20" and "2 to 8", text to a
+    program, so "Is Novavax's vaccine stored at a colder temperature than Moderna's?" could not be computed."""
+    storage = Table(name="v", title="vaccines", columns=["Vaccine", "Storage temp (°C)", "Doses"], rows=[
+        ["Comirnaty", "-70", "2"], ["Spikevax", "-20", "2"], ["Vaxzevria", "2 to 8", "2"], ["Nuvaxovid", "2–8", "2"],
+        ["Other", "", "1"]])
+    shaped = shape_for_programs(storage)
+    assert shaped.table.columns[3:] == ["Storage temp (°C) lower bound", "Storage temp (°C) upper bound"]
+    assert [row[3:] for row in shaped.table.rows] == [["-70", "-70"], ["-20", "-20"], ["2", "8"], ["2", "8"],
+                                                      ["", ""]]
+    assert shaped.original_cells([(1, 4)]) == [(1, 2)]  # a point's bound is its own cell
+    typed = TypedTable.build(shaped.table)
+    assert typed.is_numeric(typed.idents[3]) and typed.is_numeric(typed.idents[4])
+
+
+@pytest.mark.parametrize("cells", [
+    ["0.1192", "0.5710", "0.0037", "0.0002", "2.10-5", "0.0073", "0.0004", "4.10-5"],  # SciTab's exponents, 2 of 8
+    ["-70", "2 to 8", "n/a"],  # one range, and a text
+    ["3, 5", "4, 6", "2"],  # lists, not ranges
+    ["2019-20", "2020-21", "2022"],  # seasons
+])
+def test_a_few_stray_ranges_in_numbers_stay_as_written(cells):
+    table = Table(name="t", title="t", columns=["Name", "Value", "N"],
+                  rows=[[f"R{i}", c, str(i)] for i, c in enumerate(cells)])
+    assert shape_for_programs(table).table.columns == ["Name", "Value", "N"]
+
+
+def test_a_number_under_an_interval_header_is_an_estimate_without_bounds():
+    ci = Table(name="t", title="t", columns=["Arm", "HR (95% CI)", "N"],
+               rows=[["A", "0.8 (0.6-1.1)", "120"], ["B", "0.7", "98"], ["C", "0.9 (0.7-1.2)", "87"]])
+    assert [row[3:] for row in shape_for_programs(ci).table.rows] == [["0.6", "1.1"], ["", ""], ["0.7", "1.2"]]
+
+
 async def test_a_claim_about_a_bound_is_checked_on_the_bound(tmp_settings, fake_llm_server):
     """Found as a new user: "The lower bound of the confidence interval for BNT162b2 was above 90%." could not be
     checked: the CI column is text to a program."""

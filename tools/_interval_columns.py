@@ -10,6 +10,11 @@ A range that writes its unit is an interval whatever its header says: PubHealthT
 table whose column "You should gain..." writes "37-54 pounds", so "… is recommended to gain a minimum 50 lbs"
 could not be read from its lower bound. Only units of amounts count ("pounds", "mg", "%", "years"), so that
 TabFact's seasons ("1993 - 4 details"), scores ("24 - 17") and terms ("1863-1875") stay as they are.
+
+A column that mixes single numbers with ranges is a column of amounts too, its unit in the header: found as a new
+user, a vaccines table's "Storage temp (°C)" writes "-70", "-20" and "2 to 8", so it was text to a program and "Is
+Novavax's vaccine stored at a colder temperature than Moderna's?" could not be computed. There a single number is
+a range of one point: both its bounds are the number.
 """
 
 from __future__ import annotations
@@ -65,18 +70,51 @@ def _with_unit(cell: str) -> bool:
         m.group("unit") is not None or (m.group("hi") or "").endswith("%"))
 
 
+# A range in a column of single numbers: its bounds joined by a dash or "to" ("2 to 8", "10-20"), not a list ("3, 5")
+_DASHED = re.compile(r"\d%?\s*(?:-|–|—|to)\s*[-−]?\d", re.I)
+
+
+# Of a column of single numbers, the share of ranges that makes it a column of ranges: a few stray ones are more
+# likely something else (SciTab writes exponents as "2.10-5", 2 of 12 cells of a column of p-values)
+MIXED_MIN_SHARE = 1 / 3
+
+
+def _numbers_and_ranges(filled: list[str]) -> bool:
+    """Whether a column's filled cells are single numbers and ranges ("-70", "-20", "2 to 8"), two ranges at least
+    and a third of the cells."""
+    ranges = [x for x in filled if interval_bounds(x) is not None and _DASHED.search(x)]
+    singles = [x for x in filled if x not in ranges and cell_number(x) is not None]
+    return (len(ranges) >= max(2, MIXED_MIN_SHARE * len(filled)) and len(singles) >= 1
+            and len(ranges) + len(singles) == len(filled))
+
+
+def _filled(table: Table, c: int) -> list[str]:
+    return [table.cell(r, c) for r in range(1, table.n_rows + 1) if not is_empty(table.cell(r, c))]
+
+
 def interval_columns(table: Table) -> list[int]:
     """The (1-based) columns whose filled cells mostly write an interval, under a header that names one or in cells
-    that write their unit."""
+    that write their unit, and the columns of single numbers and ranges."""
     found = []
     for c, header in enumerate(table.columns, start=1):
-        filled = [table.cell(r, c) for r in range(1, table.n_rows + 1) if not is_empty(table.cell(r, c))]
+        filled = _filled(table, c)
         named = INTERVAL_HEADER.search(header) is not None
         # without a header naming an interval, two cells at least must write one with its unit
         if len(filled) >= (1 if named else 2) and sum(interval_bounds(x) is not None and (named or _with_unit(x))
                                                       for x in filled) >= MIN_SHARE * len(filled):
             found.append(c)
+        elif not named and _numbers_and_ranges(filled):
+            found.append(c)
     return found
+
+
+def _cell_bounds(cell: str, points: bool) -> tuple[float, float] | None:
+    """An interval cell's bounds; in a column of amounts (``points``) a single number's too, both the number. Under a
+    header naming an interval a single number is an estimate whose interval is not written ("0.81"): no bounds."""
+    bounds = interval_bounds(cell)
+    if bounds is None and points and (x := cell_number(cell)) is not None:
+        return x, x
+    return bounds
 
 
 def with_bounds(table: Table) -> tuple[Table, dict[tuple[int, int], tuple[int, int]]] | None:
@@ -90,6 +128,7 @@ def with_bounds(table: Table) -> tuple[Table, dict[tuple[int, int], tuple[int, i
     sources: dict[tuple[int, int], tuple[int, int]] = {}
     stems = {c: _interval_name(table.columns[c - 1]) for c in columns}
     for c in columns:
+        points = INTERVAL_HEADER.search(table.columns[c - 1]) is None
         # the bounds are named by the interval ("95% CI lower bound"), not by the estimate's header ("Hazard ratio
         # (95% CI)"): found as a new user, "Which subgroup had the lowest hazard ratio?" was read on the lower bounds
         stem = stems[c] if list(stems.values()).count(stems[c]) == 1 else " ".join(table.columns[c - 1].split())
@@ -97,7 +136,7 @@ def with_bounds(table: Table) -> tuple[Table, dict[tuple[int, int], tuple[int, i
             names.append(stem + suffix)
             new_c = len(names)
             for r, row in enumerate(rows, start=1):
-                bounds = interval_bounds(table.cell(r, c))
+                bounds = _cell_bounds(table.cell(r, c), points)
                 row.append("" if bounds is None else "%.10g" % bounds[i])
                 sources[(r, new_c)] = (r, c)
     return Table(name=table.name, title=table.title, columns=names, rows=rows, source=table.source), sources
