@@ -6,7 +6,7 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._claim_compare import comparison_blocker, read_compared_row, states_comparison
+from tools._claim_compare import comparison_blocker, read_compared_row, states_comparison, unnamed_row_blocker
 from tools._table_ops_model import Program
 from tools._table_program import ProgramOutcome, decide, run_sampled
 
@@ -56,3 +56,39 @@ def test_the_claim_is_decided_end_to_end():
     outcome = ProgramOutcome(kind="claim")
     decide(outcome, sampled, typed, "claim", CLAIM)
     assert outcome.votes == {"SUPPORTS": 2} and outcome.winner == "SUPPORTS", outcome.votes
+
+
+VACCINES = Table(name="vaccines", title="vaccines", columns=["Vaccine", "Manufacturer", "Efficacy (%)", "Storage (°C)"],
+                 rows=[["Comirnaty", "Pfizer-BioNTech", "95", "-70"], ["Spikevax", "Moderna", "94.1", "-20"],
+                       ["Nuvaxovid", "Novavax", "89.7", "2"], ["Acmevax", "Acme", "80", "8"]])
+COLDER = "Novavax's vaccine is stored at a colder temperature than Moderna's."
+
+
+def _against(row: str, *, manufacturer: str = "Novavax") -> dict:
+    return {"filters": [{"column": "manufacturer", "op": "=", "value": manufacturer}], "fn": "value",
+            "column": "storage_c", "answer_column": "vaccine", "check": {"op": "<", "against": "row", "value": row}}
+
+
+def test_a_comparison_with_a_row_the_claim_does_not_name_does_not_vote():
+    """Found as a new user: COLDER was decided by Moderna's storage temperature against Comirnaty's, a row the claim
+    never names."""
+    typed = TypedTable.build(VACCINES)
+    assert "Comirnaty" in unnamed_row_blocker(Program.model_validate(_against("Comirnaty", manufacturer="Moderna")),
+                                             typed, COLDER)
+    # a row is named by any of its text cells: Spikevax's row by its manufacturer, Moderna
+    assert unnamed_row_blocker(Program.model_validate(_against("Spikevax")), typed, COLDER) == ""
+    assert unnamed_row_blocker(Program.model_validate(_against("Spikevax")), typed,
+                               "Nuvaxovid is stored colder than Spikevax.") == ""
+    # a check against a stated value is not its business, nor a row no cell names (that run fails on its own)
+    value = {**_against("x"), "check": {"op": "<", "against": "value", "value": "-20"}}
+    assert unnamed_row_blocker(Program.model_validate(value), typed, COLDER) == ""
+    assert unnamed_row_blocker(Program.model_validate(_against("Sputnik")), typed, COLDER) == ""
+
+
+def test_the_comparison_with_the_named_row_decides():
+    typed = TypedTable.build(VACCINES)
+    wrong_row = _against("Acmevax")  # Novavax's 2 below Acme's 8: it would support the claim
+    sampled = [run_sampled(raw, typed, "claim", COLDER) for raw in (wrong_row, wrong_row, _against("Spikevax"))]
+    outcome = ProgramOutcome(kind="claim")
+    decide(outcome, sampled, typed, "claim", COLDER)
+    assert outcome.votes == {"REFUTES": 1} and outcome.winner == "REFUTES", outcome.votes

@@ -9,6 +9,11 @@ Found as a new user, over a six-city rainfall table, "Bergen gets more rain than
   row: the program then reads as the claim does.
 - two checked "= Cardiff's" where the claim says "more … than": an equality the claim never states, which refuted
   it. :func:`comparison_blocker` keeps such checks out of the vote.
+
+Found as a new user over a vaccines table, "Novavax's vaccine is stored at a colder temperature than Moderna's."
+was decided by "rows where Manufacturer = 'Moderna' → Storage temp; check: result > Storage temp of 'Comirnaty'":
+a comparison with a row the claim never names, whatever its result, is not the claim's.
+:func:`unnamed_row_blocker` keeps it out of the vote.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import re
 
 from tools._cell_compare import norm_text
 from tools._cells import TypedTable
+from tools._question_grounding import question_numbers, value_grounded
 from tools._table_checks import row_names
 from tools._table_ops_model import Program
 from tools._words import CARDINALS
@@ -62,3 +68,20 @@ def comparison_blocker(program: Program, claim: str) -> str:
     if chk is None or chk.against != "row" or chk.op not in ("=", "!=") or not states_comparison(claim):
         return ""
     return f"it checks whether the result {chk.op} the value of {chk.value!r}, where the claim says “… than”"
+
+
+def unnamed_row_blocker(program: Program, typed: TypedTable, claim: str) -> str:
+    """Why a check against another row must not vote when the claim writes no text cell of that row (its name, or
+    another of its names: "Moderna's" for the row of Spikevax), or ``""``."""
+    chk = program.check
+    if chk is None or chk.against != "row" or not typed.label_col:
+        return ""
+    compared = [r for r in range(1, typed.table.n_rows + 1) if row_names(typed, r, chk.value)]
+    if not compared:  # the run fails on its own, with a message that says so
+        return ""
+    said = norm_text(claim)
+    numbers = question_numbers(said)
+    if any(value_grounded(norm_text(typed.text(r, col.index)), said, numbers)
+           for r in compared for col in typed.columns if not col.numeric and typed.text(r, col.index).strip()):
+        return ""
+    return f"it compares with the row of {chk.value!r}, which the claim does not name"

@@ -36,7 +36,7 @@ from tools._answer_type import expected_answer, fits, position_asked, yes_no_ask
 from tools._cell_compare import format_value, join_listed
 from tools._cells import TypedTable, cell_number, display_cell, is_empty
 from tools._claim_categories import ignored_category_blocker, restricted_to_category
-from tools._claim_compare import comparison_blocker
+from tools._claim_compare import comparison_blocker, unnamed_row_blocker
 from tools._claim_grounding import direction_blocker, tautology_blocker, vote_blocker, \
     check_stated
 from tools._claim_changes import than_years
@@ -264,6 +264,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
                 pass
         blocked = (tautology_blocker(program, typed) or fraction_of_rows_blocker(program, typed, text)
                    or direction_blocker(program, typed, text) or comparison_blocker(program, text)
+                   or unnamed_row_blocker(program, typed, text)
                    or multiple_blocker(program, text, header_of(typed, program.column))
                    or quantity_count_blocker(program, typed, text)
                    or negated_count_blocker(program, text, typed) or named_rows_blocker(program, typed, text)
