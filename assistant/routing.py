@@ -188,7 +188,9 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
                 match.score += VALUE_SCORE
                 match.matched.append(f"month of {text!r}")
                 continue
-            if re.search(rf"(?<!\w){re.escape(key)}(?!\w)", low):
+            # a value named in the plural names it too: "both macrolides" names the class "Macrolide" (found as a
+            # new user: that claim went to the text knowledge base)
+            if re.search(rf"(?<!\w){re.escape(key)}(?:s|es)?(?!\w)", low):
                 seen_values.add(key)
                 value_hit = True
                 is_label = c == label_col

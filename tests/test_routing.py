@@ -479,6 +479,18 @@ def test_a_header_short_form_is_named_by_the_word_it_stands_for():
         name="t", title="t", columns=["Site", "Min"], rows=[["A", "3"]])).matched
 
 
+ANTIBIOTICS = Table(name="antibiotics", title="antibiotics", columns=["Drug", "Class", "Doses per day"], rows=[
+    ["Amoxicillin", "Penicillin", "3"], ["Azithromycin", "Macrolide", "1"], ["Clarithromycin", "Macrolide", "2"]])
+
+
+def test_a_value_named_in_the_plural_routes():
+    """Found as a new user: "Is it true that both macrolides are taken once a day?" went to the text knowledge base:
+    the table's cell is "Macrolide"."""
+    match = route("Is it true that both macrolides are taken once a day?", {"antibiotics": ANTIBIOTICS})
+    assert match is not None and "value 'Macrolide'" in match.matched
+    assert "value 'Macrolide'" not in score_table("Are macrolidesque drugs common?", ANTIBIOTICS).matched
+
+
 LABEL = Table(name="label", title="", columns=["Field", "Value"], rows=[
     ["Drug name", "Metformin hydrochloride"], ["Manufacturer", "Sun Pharmaceutical Industries"],
     ["Strength", "500 mg"], ["Pack sizes", "60 tablets"], ["Route", "Oral"]])
