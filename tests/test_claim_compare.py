@@ -50,6 +50,21 @@ def test_an_equality_with_another_row_does_not_vote_on_a_than_claim():
     assert comparison_blocker(Program.model_validate(BOTH_ROWS), CLAIM) == ""  # '>' is the claim's comparison
 
 
+@pytest.mark.parametrize("claim, op, value, blocked", [
+    ("Can the adult dose of cephalexin be higher than 900 mg?", "=", "900", True),  # found as a new user
+    ("Bergen gets more than 2,000 mm of rain.", "!=", "2000", True),
+    ("Cairo gets under 20 mm of rain.", "=", "20", True),
+    ("Bergen gets more than 2,000 mm of rain.", ">", "2000", False),  # the claim's own comparison
+    ("Bergen gets 2,250 mm of rain, more than Cardiff.", "=", "2250", False),  # a value stated, not a bound
+    ("Bergen has more rainy days than 3 other cities.", "=", "231", False),  # another number
+])
+def test_an_equality_with_a_number_the_claim_states_as_a_bound_does_not_vote(claim, op, value, blocked):
+    program = Program.model_validate({"filters": [{"column": "city", "op": "=", "value": "Bergen"}], "fn": "value",
+                                      "column": "annual_rainfall_mm", "answer_column": "city",
+                                      "check": {"op": op, "against": "value", "value": value}})
+    assert bool(comparison_blocker(program, claim)) is blocked
+
+
 def test_the_claim_is_decided_end_to_end():
     typed = TypedTable.build(RAIN)
     sampled = [run_sampled(raw, typed, "claim", CLAIM) for raw in (BOTH_ROWS, BOTH_ROWS, EQUAL, EQUAL)]

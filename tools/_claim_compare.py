@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from tools._cell_compare import norm_text
-from tools._cells import TypedTable
+from tools._cells import TypedTable, cell_number
 from tools._question_grounding import question_numbers, value_grounded
 from tools._table_checks import row_names
 from tools._table_ops_model import Program
@@ -62,12 +62,35 @@ def read_compared_row(program: Program, typed: TypedTable) -> Program:
     return program.model_copy(update={"filters": [f for f in program.filters if f not in compared]})
 
 
+# "higher than 900 mg", "more than 50%", "over 1,000": a bound the claim states
+_BOUND = re.compile(r"\b(?P<said>(?:more|less|fewer|greater|higher|lower|larger|smaller|bigger|longer|shorter|older|"
+                    r"younger|heavier|lighter)\s+than|above|below|over|under|exceeds?|exceeding)\s+"
+                    r"(?:about\s+|around\s+)?(?P<n>[-−]?\$?\d[\d,]*(?:\.\d+)?%?)", re.I)
+
+
+def _bounds_stated(claim: str) -> dict[float, str]:
+    """The numbers the claim states as bounds, with the words that state them: {900.0: 'higher than 900'}."""
+    out = {}
+    for m in _BOUND.finditer(claim):
+        n = cell_number(m.group("n").replace("−", "-"))
+        if n is not None:
+            out[round(n, 6)] = f"{m.group('said')} {m.group('n')}"
+    return out
+
+
 def comparison_blocker(program: Program, claim: str) -> str:
-    """Why a check of equality with another row must not vote on a claim that says "more/less … than", or ``""``."""
+    """Why a check of equality must not vote on a claim that says "more/less … than", or ``""``: equality with
+    another row's value, or with the number the claim states as a bound. Found as a new user: "Can the adult dose
+    of cephalexin be higher than 900 mg?" was answered no by 3 programs checking "= 900"."""
     chk = program.check
-    if chk is None or chk.against != "row" or chk.op not in ("=", "!=") or not states_comparison(claim):
+    if chk is None or chk.op not in ("=", "!="):
         return ""
-    return f"it checks whether the result {chk.op} the value of {chk.value!r}, where the claim says “… than”"
+    if chk.against == "row" and states_comparison(claim):
+        return f"it checks whether the result {chk.op} the value of {chk.value!r}, where the claim says “… than”"
+    if chk.against == "value" and (n := cell_number(chk.value)) is not None \
+            and (said := _bounds_stated(claim).get(round(n, 6))):
+        return f"it checks whether the result {chk.op} {chk.value}, where the claim says “{said}”"
+    return ""
 
 
 def unnamed_row_blocker(program: Program, typed: TypedTable, claim: str) -> str:
