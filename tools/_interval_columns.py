@@ -63,6 +63,21 @@ def _interval_name(header: str) -> str:
     return " ".join(header.split())
 
 
+_ESTIMATE = re.compile(rf"^\s*(?P<est>{_NUM})\s*[(\[]\s*(?:95%\s*CI[:,]?\s*)?(?P<lo>{_NUM}){_SEP}(?P<hi>{_NUM})\s*[)\]]"
+                       rf"\s*\.?\s*$", re.I)
+
+
+def _estimate_in_interval(cell: str) -> bool:
+    """Whether a cell writes an estimate with the interval around it ("0.74 (0.58-0.95)"), whatever the header says:
+    found as a new user, a trials table's "primary_outcome_hr" column was read on its estimates when asked which
+    confidence intervals excluded 1."""
+    m = _ESTIMATE.match(cell or "")
+    if m is None:
+        return False
+    est, lo, hi = (cell_number(m.group(g).replace("−", "-")) for g in ("est", "lo", "hi"))
+    return None not in (est, lo, hi) and lo <= est <= hi and lo < hi
+
+
 def _with_unit(cell: str) -> bool:
     """Whether a cell writes a range of an amount: its bounds and its unit ("37-54 pounds", "11%–15%")."""
     m = _INTERVAL.match(cell or "")
@@ -94,14 +109,15 @@ def _filled(table: Table, c: int) -> list[str]:
 
 def interval_columns(table: Table) -> list[int]:
     """The (1-based) columns whose filled cells mostly write an interval, under a header that names one or in cells
-    that write their unit, and the columns of single numbers and ranges."""
+    that write their unit or an estimate inside it, and the columns of single numbers and ranges."""
     found = []
     for c, header in enumerate(table.columns, start=1):
         filled = _filled(table, c)
         named = INTERVAL_HEADER.search(header) is not None
         # without a header naming an interval, two cells at least must write one with its unit
-        if len(filled) >= (1 if named else 2) and sum(interval_bounds(x) is not None and (named or _with_unit(x))
-                                                      for x in filled) >= MIN_SHARE * len(filled):
+        if len(filled) >= (1 if named else 2) and sum(
+                interval_bounds(x) is not None and (named or _with_unit(x) or _estimate_in_interval(x))
+                for x in filled) >= MIN_SHARE * len(filled):
             found.append(c)
         elif not named and _numbers_and_ranges(filled):
             found.append(c)
