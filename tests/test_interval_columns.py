@@ -10,6 +10,7 @@ from tools._cells import TypedTable
 from tools._interval_columns import interval_bounds
 from tools._table_ops_model import Check, Program, RowFilter
 from tools._table_program import kept_scope
+from tools._table_describe import describe
 from tools._table_shape import shape_for_programs
 from tools.verify_claim import check_claim
 
@@ -115,6 +116,30 @@ def test_a_column_of_single_numbers_and_ranges_gets_bounds_a_number_being_both()
     assert typed.is_numeric(typed.idents[3]) and typed.is_numeric(typed.idents[4])
 
 
+def test_an_estimate_with_its_interval_gets_bounds_whatever_the_header():
+    """Found as a new user: a trials table's "primary_outcome_hr" writes "0.74 (0.58-0.95)"; asked which confidence
+    intervals excluded 1, the programs read the estimates."""
+    trials = Table(name="t", title="trials", columns=["trial", "participants", "primary_outcome_hr"], rows=[
+        ["SUSTAIN-6", "3297", "0.74 (0.58-0.95)"], ["EXSCEL", "14752", "0.91 (0.83-1.00)"],
+        ["ELIXA", "6068", "1.02 (0.89–1.17)"]])
+    shaped = shape_for_programs(trials)
+    assert shaped.table.columns[3:] == ["primary_outcome_hr lower bound", "primary_outcome_hr upper bound"]
+    assert [row[3:] for row in shaped.table.rows] == [["0.58", "0.95"], ["0.83", "1"], ["0.89", "1.17"]]
+    # a closed interval holds its bound: EXSCEL's 0.83-1.00 does not exclude 1 (it was listed as excluding it)
+    from tools._interval_claims import read_interval_question
+    from tools._table_ops import execute
+
+    typed = TypedTable.build(shaped.table)
+    written = Program(filters=[], fn="argmax", column=typed.idents[4], answer_column="trial")
+    for question, rows in (("Which trials had a confidence interval that excluded 1?", [1]),
+                           ("Which trials' confidence intervals include 1?", [2, 3])):
+        assert execute(read_interval_question(written, typed, question), typed).selected == rows, question
+    # an estimate outside its brackets is something else: a score and its halves, a count and a range of years
+    other = Table(name="o", title="o", columns=["team", "n", "score"], rows=[
+        ["A", "1", "3 (1-1)"], ["B", "2", "7 (2-4)"], ["C", "3", "12 (1990-1995)"]])
+    assert shape_for_programs(other).table.columns == ["team", "n", "score"]
+
+
 @pytest.mark.parametrize("cells", [
     ["0.1192", "0.5710", "0.0037", "0.0002", "2.10-5", "0.0073", "0.0004", "4.10-5"],  # SciTab's exponents, 2 of 8
     ["-70", "2 to 8", "n/a"],  # one range, and a text
@@ -214,8 +239,27 @@ def test_a_question_for_the_intervals_holding_a_value_lists_or_counts_their_rows
     stated = question.rstrip("?").split()[-1]  # the number the question states
     estimate = written.model_copy(update={"filters": [RowFilter(column="hazard_ratio_95_ci", op=">", value=stated)]})
     assert read_interval_question(estimate, typed, question).filters == read.filters  # the model's try goes
-    excluded = read_interval_question(written, typed, "Which subgroups' intervals exclude 1?")
-    assert excluded == written  # the other rows: no filters that all hold select them
+
+
+@pytest.mark.parametrize("question, fn, result", [
+    ("Which subgroups' intervals exclude 1?", "argmax", "Women"),  # 0.52–0.99; "Unknown" has no interval
+    ("How many subgroups have a CI that does not include 1?", "count", 1.0),
+    ("Which subgroups' confidence intervals exclude 0.6?", "value", ["Overall", "Men"]),  # 0.65–1.01, 0.67–1.21
+])
+def test_a_question_for_the_intervals_excluding_a_value_names_the_other_rows(question, fn, result):
+    """Found as a new user: "Which trials had a confidence interval that excluded 1?" was answered with the trial
+    whose upper bound is largest."""
+    from tools._interval_claims import read_interval_question
+    from tools._table_ops import execute
+
+    typed = TypedTable.build(shape_for_programs(HAZARDS).table)
+    written = Program(filters=[], fn=fn, column="c5_95_ci_upper_bound", answer_column="subgroup")
+    read = read_interval_question(written, typed, question)
+    ex = execute(read, typed, union_same_column=True)
+    assert ex.result == result, ex.result_text
+    written = {"1": "1.00", "0.6": "0.60"}[question.rstrip("?").split()[-1]]  # with the bounds' two decimals
+    said = f"95% CI lower bound > {written} or 95% CI upper bound < {written}"
+    assert said in ex.steps[0] and said in describe(read, typed), (ex.steps, describe(read, typed))
 
 
 WOMEN_EXCLUDE = "Women's 95% CI is 0.52 to 0.99, which does not include 1"

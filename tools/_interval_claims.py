@@ -59,11 +59,19 @@ def _holding(program: Program, typed: TypedTable, text: str) -> tuple[list[RowFi
     if number is None or len(filters) > MAX_FILTERS - 2:
         return None
     excludes = (m.group("verb").lower() == "exclud") != bool(m.group("neg"))
-    value = f"{number:g}"
-    # strict: a filter's "<=" allows half a unit of the value as written ("1" would let a lower bound of 1.4 hold
-    # it); a bound equal to the value (an interval touching it) is not counted as holding it
-    return [*filters, RowFilter(column=lower, op="<", value=value), RowFilter(column=upper, op=">", value=value)], \
+    # A closed interval holds its bounds: 0.83-1.00 holds 1 (found as a new user, EXSCEL's 0.91 (0.83-1.00) was
+    # listed among the trials whose interval excluded 1). A filter's "<=" allows half a unit of the value as written
+    # ("1" would let a lower bound of 1.4 hold it), so the value is written with the bounds' own decimals ("1.00"),
+    # within which no other bound can lie.
+    value = f"{number:.{_decimals(typed, lower, upper)}f}"
+    return [*filters, RowFilter(column=lower, op="<=", value=value), RowFilter(column=upper, op=">=", value=value)], \
         excludes
+
+
+def _decimals(typed: TypedTable, *idents: str) -> int:
+    """The most decimals a cell of these columns writes (at least 1): "0.83" and "1.17" give 2."""
+    cells = [typed.text(r, typed.column(i).index) for i in idents for r in range(1, typed.table.n_rows + 1)]
+    return max([1, *(len(m.group(1)) for c in cells if (m := re.search(r"\.(\d+)", c)))])
 
 
 _WHICH_OR_HOW_MANY = re.compile(r"^\s*(?:which|what|who|list|name|how many)\b", re.I)
@@ -71,19 +79,31 @@ _WHICH_OR_HOW_MANY = re.compile(r"^\s*(?:which|what|who|list|name|how many)\b", 
 
 def read_interval_question(program: Program, typed: TypedTable, question: str) -> Program:
     """"Which subgroups' confidence intervals include 1?" lists the rows whose bounds hold 1, and "how many …"
-    counts them. Found as a new user: only claims were read so. "Exclude" asks for the other rows, which filters
-    that all must hold cannot select: left as written."""
+    counts them. Found as a new user: only claims were read so. "Exclude" asks for the other rows with an interval
+    (:func:`_excluding`)."""
     label = typed.label_col
     read = _holding(program, typed, question) if _WHICH_OR_HOW_MANY.match(question or "") and label else None
-    if read is None or read[1]:
+    if read is None:
         return program
-    filters, _ = read
+    filters, excludes = read
+    if excludes:
+        filters = _excluding(filters)
     ident = typed.columns[label - 1].ident
     if program.fn == "count":
         return program.model_copy(update={"filters": filters, "check": None, "nth": 1})
     return program.model_copy(update={"filters": filters, "fn": "value", "column": ident, "answer_column": ident,
                                       "check": None, "nth": 1, "per_column": None, "minus_column": None,
                                       "group": None})
+
+
+def _excluding(holding: list[RowFilter]) -> list[RowFilter]:
+    """Filters selecting the rows whose interval does not hold the value, from the filters of those that do (the
+    program's own, then the two bound conditions): a lower bound above it or an upper bound below it. Found as a
+    new user: "Which trials had a confidence interval that excluded 1?" was answered with the trial whose upper
+    bound is largest. A row with no interval has neither bound, so it is not selected."""
+    *scope, at_most, at_least = holding
+    return [*scope, RowFilter(column=at_most.column, op=">", value=at_most.value,
+                              alternative=RowFilter(column=at_least.column, op="<", value=at_least.value))]
 
 
 def read_interval_inclusion(program: Program, typed: TypedTable, claim: str) -> Program:
@@ -108,8 +128,8 @@ def interval_notes(program: Program, typed: TypedTable, rows: list[int]) -> list
     if program.fn != "count":
         return []
     for header, lower, upper in bound_pairs(typed):
-        below = next((f for f in program.filters if f.column == lower and f.op == "<"), None)
-        above = next((f for f in program.filters if f.column == upper and f.op == ">"), None)
+        below = next((f for f in program.filters if f.column == lower and f.op == "<="), None)
+        above = next((f for f in program.filters if f.column == upper and f.op == ">="), None)
         value = cell_number(below.value) if below else None
         if below is None or above is None or value is None or cell_number(above.value) != value:
             continue

@@ -43,6 +43,8 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
                             f"{name(g[0].alternative.than_column)}" if g[0].alternative is not None else "")
                          if g[0].than_column
                          else f"{name(g[0].column)} {g[0].op} {quoted(g[0].value)}"
+                         + (f" or {name(g[0].alternative.column)} {g[0].alternative.op} "
+                            f"{quoted(g[0].alternative.value)}" if g[0].alternative is not None else "")
                          for g in (filter_groups(program, union_same_column=True) if any_of
                                    else [[f] for f in program.filters]))
     rows = f"rows where {where}" if where else "all rows"

@@ -105,10 +105,14 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             continue
         wanted = cell_number(f.value)
         kept = []
+        alt = f.alternative  # "an interval excluding 1": lower bound > 1 or upper bound < 1 (tools._interval_claims)
+        if alt is not None:
+            filter_cols.append(column_index(typed, alt.column, "filter column"))
         for r in rows:
             clock.tick()
-            if compare_cell(typed, r, c, f.op, f.value, wanted):
+            if compare_cell(typed, r, c, f.op, f.value, wanted) or (alt is not None and meets_filter(typed, r, alt)):
                 kept.append(r)
+        either = f" or {typed.column(alt.column).name} {alt.op} {quoted(alt.value)}" if alt is not None else ""
         note = ""
         if kept and union_same_column and f.op == "=" and wanted is None:
             # A question's value also names the cells that list it: "how many commissioners served under calvin
@@ -132,7 +136,8 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         if not kept and f.op in ("=", "contains"):
             kept = [r for r in rows if iso_month_match(typed.text(r, c), f.value)]
             note = " (dates in the month it names)" if kept else ""
-        steps.append(f"{typed.column(f.column).name} {f.op} {quoted(f.value)}: {len(kept)} of {len(rows)} rows{note}")
+        steps.append(f"{typed.column(f.column).name} {f.op} {quoted(f.value)}{either}: {len(kept)} of {len(rows)} rows"
+                     f"{note}")
         if not named_rows and f.op == "=" and 1 <= len(kept) <= 3:
             named_rows = list(kept)  # the rows a value names, cited where a count of them comes to nothing
         rows = kept

@@ -93,6 +93,8 @@ def meets_filter(typed: TypedTable, r: int, f: RowFilter, *, words: bool = False
     wanted = cell_number(f.value)
     if compare_cell(typed, r, c, f.op, f.value, wanted):
         return True
+    if f.alternative is not None and meets_filter(typed, r, f.alternative):
+        return True
     return words and f.op == "=" and wanted is None and words_match(typed.text(r, c), f.value)
 
 
