@@ -8,7 +8,8 @@
    numbers, filters on values the column holds (``tools._table_grammar``).
 3. Each program runs in ``tools._table_ops.execute``. A claim's program that does not check what the
    claim states (``tools._claim_grounding``) runs but does not vote. When none runs or votes, the request
-   is repeated once with the first error message.
+   is repeated once with the first error message; a plain superlative question still without a vote gets the
+   program its words give (``tools._extreme_question``).
 4. Majority vote over the programs that ran; the share of all samples that agree is the confidence.
    A question whose vote splits may have ``n`` more programs sampled (``more_on_split``), voted with the first.
    No strict majority (or none ran) leaves the decision to the caller's fallback (CCoE).
@@ -40,6 +41,7 @@ from tools._claim_compare import comparison_blocker, unnamed_row_blocker
 from tools._claim_grounding import direction_blocker, tautology_blocker, vote_blocker, \
     check_stated
 from tools._claim_changes import than_years
+from tools._extreme_question import extreme_by_words
 from tools._claim_counts import quantity_count_blocker
 from tools._claim_fractions import fraction_of_rows_blocker
 from tools._claim_joint_rows import named_rows_blocker, read_joint_rows
@@ -419,6 +421,11 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
         first_error = next((s.error for s in sampled if s.error), "no program came back")
         sampled = await sample(llm, typed, kind, text, outcome.columns_needed, n, temperature, error=first_error)
         outcome.retried = True
+    if kind == "question" and program_form != "sql" and not any(s.execution for s in sampled) \
+            and (raw := extreme_by_words(typed, text)) is not None:
+        # No sampled program voted on a plain superlative question: its words give the program (found as a new
+        # user: the model's own answer named the second lowest for "the second-highest occupancy")
+        sampled = [*sampled, run_sampled(raw, typed, kind, text)]
     first = outcome.model_copy(deep=True)
     decide(outcome, sampled, typed, kind, text)
     outcome.batches = [len(sampled)]

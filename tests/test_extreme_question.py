@@ -1,0 +1,57 @@
+"""A plain superlative question with no voting program is answered by the program its words give
+(tools/_extreme_question.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.tables import Table
+from tests.test_table_choice import programs_only
+from tools._cells import TypedTable
+from tools._extreme_question import extreme_by_words
+
+HOSPITALS = Table(name="hospitals", title="hospitals", columns=[
+    "Hospital", "City", "Beds", "Occupancy (%)", "Annual cost ($M)"], rows=[
+    ["St. Mary's", "Leeds", "1,120", "87.5%", "$612.4"], ["Royal Infirmary", "Glasgow", "980", "91.2%", "$540.0"],
+    ["Northgate General", "Leeds", "410", "78.0%", "$198.7"], ["Harbour View", "Cardiff", "655", "83.4%", "$301.2"],
+    ["Westfield Clinic", "Glasgow", "220", "69.9%", "$95.3"], ["Queen Anne's", "Cardiff", "1015", "94.6%", "$588.9"]])
+
+
+@pytest.mark.parametrize("question, fn, column, nth", [
+    ("Which hospital has the second-highest occupancy?", "argmax", "occupancy", 2),
+    ("Which hospital has the most beds?", "argmax", "beds", 1),
+    ("Which hospital has the lowest annual cost?", "argmin", "annual_cost_m", 1),
+    ("Who has the third fewest beds?", "argmin", "beds", 3),
+])
+def test_a_plain_superlative_question_gives_its_program(question, fn, column, nth):
+    raw = extreme_by_words(TypedTable.build(HOSPITALS), question)
+    assert raw == {"filters": [], "fn": fn, "column": column, "answer_column": "hospital", "nth": nth}
+
+
+@pytest.mark.parametrize("question", [
+    "Which Leeds hospital has the most beds?",  # a value of the table: a filter the words do not give
+    "Which hospitals have the most beds in Glasgow?",
+    "Which hospital has more than 500 beds?",  # no extreme, and a number
+    "Which hospital has the most beds and the lowest cost?",  # both directions
+    "Which city has the most beds?",  # asks for another column than the rows' names
+    "What is the highest occupancy?",  # asks for a value
+    "Which hospital has the highest rating?",  # names no column
+])
+def test_anything_more_than_a_plain_superlative_is_left_to_the_programs(question):
+    assert extreme_by_words(TypedTable.build(HOSPITALS), question) is None
+
+
+async def test_with_no_voting_program_the_question_s_words_decide(tmp_settings, fake_llm_server):
+    """Found as a new user: with no sampled program deciding, the model's own answer named Northgate General, the
+    second lowest, for "the second-highest occupancy". Here every sample filters on a value no row has."""
+    from tests.test_table_program import llm_for
+    from tools.table_qa import answer_question
+
+    unstated = {"filters": [{"column": "occupancy", "op": ">", "value": "95"}], "fn": "argmax",
+                "column": "occupancy", "answer_column": "hospital", "nth": 2}
+    with fake_llm_server(programs_only(["hospital", "occupancy"], unstated)) as srv:  # never asks for a free answer
+        res = await answer_question(llm_for(tmp_settings, srv), HOSPITALS,
+                                    "Which hospital has the second-highest occupancy?", samples=3, use_filter=False)
+    assert res.answer == "Royal Infirmary" and res.decided_by == "program", res.reason
+    assert (2, 4) in res.cells and (2, 1) in res.cells
+    assert res.programs.retried and len(res.programs.runs) == 4  # two batches of 3 would be 6: the retry replaced

@@ -1,0 +1,60 @@
+"""The program a plain superlative question's words alone give: "Which hospital has the second-highest occupancy?".
+
+Found as a new user over a six-hospital table: that question came back as the model's own answer, "Northgate
+General has the second-highest occupancy with 78.0%" (it has the second lowest), shown as verified because the one
+cell it cited exists. The sampled programs had not decided it; re-asked, they wrote filters the question never
+states ("City = 'Leeds'", "Occupancy > 90.0%") as often as the right reading. When no sampled program runs for a
+question that names one column of numbers, one direction and nothing else of the table (no row, no value, no
+number but its ordinal), the question is the extreme of that column over all rows: the row with the nth largest or
+smallest value, named by its row label. It is run as a program, with the same rules and citations. A vote that
+runs but splits still falls to the model's own answer: a second batch is sampled for that (more_on_split).
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools._cell_compare import norm_text
+from tools._cells import TypedTable
+from tools._question_grounding import column_named, question_numbers
+from tools._words import ORDINAL_WORDS, content_words, extreme_directions, ordinal_extreme, related
+
+# "Which hospital …", "What drug …": the noun must name the row label's column; "who" asks for a row too
+_ASKED = re.compile(r"^\s*(?:(?:which|what)\s+(?P<noun>[^\W\d_]+)|(?P<who>who)\b)", re.I)
+
+
+def _asks_for_a_row(typed: TypedTable, question: str) -> bool:
+    m = _ASKED.match(question or "")
+    if m is None:
+        return False
+    label_words = content_words(typed.columns[typed.label_col - 1].name)
+    return bool(m.group("who")) or any(related(m.group("noun").lower(), w) for w in label_words)
+
+
+def _names_a_cell(typed: TypedTable, question: str) -> bool:
+    """Whether the question writes a text cell of the table as words ("Which Leeds hospital …")."""
+    said = norm_text(question)
+    return any(len(cell := norm_text(typed.text(r, col.index))) >= 3
+               and re.search(rf"(?<!\w){re.escape(cell)}(?!\w)", said) is not None
+               for col in typed.columns if not col.numeric for r in range(1, typed.table.n_rows + 1))
+
+
+def extreme_by_words(typed: TypedTable, question: str) -> dict | None:
+    """The raw program (as the model would write it) of "which <row> has the (nth) <most> <column>?", or None
+    when the question is not that plain (module docstring)."""
+    if not typed.label_col or not _asks_for_a_row(typed, question):
+        return None
+    ups, downs = extreme_directions(question.replace("-", " "))  # "second-highest"
+    if bool(ups) == bool(downs):
+        return None
+    named = [col for col in typed.columns if col.numeric and col.index != typed.label_col
+             and column_named(col.name, question)]
+    if len(named) != 1 or _names_a_cell(typed, question):
+        return None
+    nth = ordinal_extreme(question)
+    ordinals = {float(v) for w, v in ORDINAL_WORDS.items() if re.search(rf"\b{w}\b", question, re.I)}
+    if question_numbers(question) - ordinals:
+        return None
+    label = typed.columns[typed.label_col - 1].ident
+    return {"filters": [], "fn": "argmax" if ups else "argmin", "column": named[0].ident, "answer_column": label,
+            "nth": nth}
