@@ -55,3 +55,22 @@ async def test_with_no_voting_program_the_question_s_words_decide(tmp_settings, 
     assert res.answer == "Royal Infirmary" and res.decided_by == "program", res.reason
     assert (2, 4) in res.cells and (2, 1) in res.cells
     assert res.programs.retried and len(res.programs.runs) == 4  # two batches of 3 would be 6: the retry replaced
+
+
+async def test_a_program_ranking_another_column_than_the_one_asked_does_not_vote(tmp_settings, fake_llm_server):
+    """Seen as a new user: "the second-highest occupancy" read as the second largest Avg. stay (right by chance
+    there). Here the second most beds is Queen Anne's, the second-highest occupancy Royal Infirmary."""
+    from tests.test_table_program import llm_for
+    from tools.table_qa import answer_question
+
+    beds = {"filters": [], "fn": "argmax", "column": "beds", "answer_column": "hospital", "nth": 2}
+    with fake_llm_server(programs_only(["hospital", "beds"], beds)) as srv:
+        res = await answer_question(llm_for(tmp_settings, srv), HOSPITALS,
+                                    "Which hospital has the second-highest occupancy?", samples=3, use_filter=False)
+    assert res.answer == "Royal Infirmary", res.reason
+    assert all("ranks by Beds" in r.error for r in res.programs.runs[:3])
+    # a question the words do not settle (it names no column) keeps every program's vote
+    with fake_llm_server(programs_only(["hospital", "beds"], beds)) as srv:
+        res = await answer_question(llm_for(tmp_settings, srv), HOSPITALS,
+                                    "Which hospital is the second largest?", samples=3, use_filter=False)
+    assert res.answer == "Queen Anne's" and all(r.ran for r in res.programs.runs), res.reason

@@ -17,6 +17,7 @@ import re
 from tools._cell_compare import norm_text
 from tools._cells import TypedTable
 from tools._question_grounding import column_named, question_numbers
+from tools._table_ops_model import Program
 from tools._words import ORDINAL_WORDS, content_words, extreme_directions, ordinal_extreme, related
 
 # "Which hospital …", "What drug …": the noun must name the row label's column; "who" asks for a row too
@@ -58,3 +59,16 @@ def extreme_by_words(typed: TypedTable, question: str) -> dict | None:
     label = typed.columns[typed.label_col - 1].ident
     return {"filters": [], "fn": "argmax" if ups else "argmin", "column": named[0].ident, "answer_column": label,
             "nth": nth}
+
+
+def other_column_ranked(programs: list[Program], typed: TypedTable, question: str) -> list[str]:
+    """Why each program does not answer a plain superlative question ('' for one that may): it ranks rows by
+    another column than the one the question names ("the second-highest occupancy" read on Avg. stay, seen as a
+    new user: right by chance, Royal Infirmary being second on both)."""
+    raw = extreme_by_words(typed, question)
+    if raw is None:
+        return [""] * len(programs)
+    asked = typed.column(raw["column"]).name
+    return [f"it ranks by {typed.column(p.column).name}, where the question asks for {asked}"
+            if p.fn in ("argmax", "argmin", "max", "min") and p.column != raw["column"] and p.column in typed.idents
+            else "" for p in programs]

@@ -41,7 +41,7 @@ from tools._claim_compare import comparison_blocker, unnamed_row_blocker
 from tools._claim_grounding import direction_blocker, tautology_blocker, vote_blocker, \
     check_stated
 from tools._claim_changes import than_years
-from tools._extreme_question import extreme_by_words
+from tools._extreme_question import extreme_by_words, other_column_ranked
 from tools._claim_counts import quantity_count_blocker
 from tools._claim_fractions import fraction_of_rows_blocker
 from tools._claim_joint_rows import named_rows_blocker, read_joint_rows
@@ -421,14 +421,17 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
         first_error = next((s.error for s in sampled if s.error), "no program came back")
         sampled = await sample(llm, typed, kind, text, outcome.columns_needed, n, temperature, error=first_error)
         outcome.retried = True
-    if kind == "question" and program_form != "sql" and not any(s.execution for s in sampled) \
+    first = outcome.model_copy(deep=True)
+    decide(outcome, sampled, typed, kind, text)
+    outcome.batches = [len(sampled)]
+    if kind == "question" and program_form != "sql" and not any(r.ran for r in outcome.runs) \
             and (raw := extreme_by_words(typed, text)) is not None:
         # No sampled program voted on a plain superlative question: its words give the program (found as a new
         # user: the model's own answer named the second lowest for "the second-highest occupancy")
         sampled = [*sampled, run_sampled(raw, typed, kind, text)]
-    first = outcome.model_copy(deep=True)
-    decide(outcome, sampled, typed, kind, text)
-    outcome.batches = [len(sampled)]
+        outcome = first.model_copy(deep=True)
+        decide(outcome, sampled, typed, kind, text)
+        outcome.batches = [len(sampled)]
     if more_on_split and split_vote(outcome):
         # A split vote otherwise falls back to the model's own answer, which was right on 9 of 40 such WTQ test
         # questions (0.225) where the programs' winners were right on 125 of 258 (0.48); a second batch is one
@@ -465,6 +468,7 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
         # "How many … more … than <row>?": counts of that row itself do not vote against a program that compares
         # with its value; before grounding ranks what is left.
         _withhold_each(outcome, sampled, lambda programs: counts_of_compared_row(programs, typed, text))
+        _withhold_each(outcome, sampled, lambda programs: other_column_ranked(programs, typed, text))
         # Grounding first: "How many nurses work in Central?", whose Central cell holds the formula text
         # "=1000+2000", had its programs that read Central's row dropped for computing no number, and the sum
         # over every row (which ignores "Central") answered (found as a new user).
