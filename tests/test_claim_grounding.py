@@ -318,6 +318,23 @@ def test_a_name_checked_as_not_a_number_does_not_vote(written, blocked):
     assert bool(tautology_blocker(prog, TypedTable.build(TRIAL_SITES))) is blocked
 
 
+@pytest.mark.parametrize("written, blocked", [
+    # seen as a new user: "… stored at a colder temperature than Moderna's?" answered yes by "Storage temp !=
+    # 'Moderna'", a value of another column: true of any table
+    ({"fn": "value", "column": "country", "check": {"op": "!=", "against": "value", "value": "Porto"}}, True),
+    ({"fn": "argmax", "column": "dropouts", "answer_column": "country",
+      "check": {"op": "!=", "against": "value", "value": "Leeds"}}, True),
+    ({"fn": "value", "column": "country", "check": {"op": "!=", "against": "value", "value": "Norway"}}, False),
+    ({"fn": "value", "column": "country", "check": {"op": "!=", "against": "value", "value": "Spain"}}, False),
+    ({"fn": "value", "column": "country", "check": {"op": "=", "against": "value", "value": "Porto"}}, False),
+])
+def test_a_value_of_another_column_checked_as_not_equal_does_not_vote(written, blocked):
+    from tools._claim_grounding import tautology_blocker
+
+    prog = Program.model_validate({"answer_column": "site", **written})
+    assert bool(tautology_blocker(prog, TypedTable.build(TRIAL_SITES))) is blocked
+
+
 # -- "every" with a quantifier where the value should be (read_every_filter) -----------------------------------
 def every(claim: str, **program) -> tuple[Program, bool | None]:
     from tools._claim_grounding import read_every_filter

@@ -194,7 +194,26 @@ def tautology_blocker(program: Program, typed: TypedTable | None = None) -> str:
         ident = program.answer_column if program.fn in ("argmax", "argmin") else program.column
         if program.fn in ("argmax", "argmin", "value") and ident and _text_column(typed, ident):
             return f"{ident} holds names, which never equal the number {chk.value!r}: true of any table"
+    if chk.op == "!=" and typed is not None and target is None and program.fn in ("argmax", "argmin", "value"):
+        # Seen as a new user: "Is Novavax's vaccine stored at a colder temperature than Moderna's?" answered yes by
+        # "Storage temp != 'Moderna'": a value of another column, which the checked column never holds.
+        ident = program.answer_column if program.fn in ("argmax", "argmin") else program.column
+        other = _column_holding(typed, chk.value, besides=ident)
+        if other is not None:
+            return (f"{ident} never holds {chk.value!r}, a value of {other}, so its check against it is true of "
+                    "any table")
     return ""
+
+
+def _column_holding(typed: TypedTable, value: str, *, besides: str | None) -> str | None:
+    """The name of a column other than ``besides`` that has a cell equal to ``value``, when ``besides`` has none;
+    else None."""
+    want = text_words(value)
+    holding = [col for col in typed.columns if any(text_words(typed.text(r, col.index)) == want
+                                                  for r in range(1, typed.table.n_rows + 1))]
+    if not want or not holding or any(col.ident == besides for col in holding):
+        return None
+    return holding[0].name
 
 
 def _fixed_by_filter(program: Program) -> str | None:
