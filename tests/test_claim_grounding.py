@@ -308,27 +308,17 @@ def test_a_row_name_with_and_in_it_is_one_row():
     ({"fn": "value", "column": "country", "check": {"op": "!=", "against": "value", "value": "20"}}, True),
     ({"fn": "value", "column": "country", "check": {"op": "!=", "against": "value", "value": "UK"}}, False),
     ({"fn": "value", "column": "dropouts", "check": {"op": "!=", "against": "value", "value": "20"}}, False),
-])
-def test_a_name_checked_as_not_a_number_does_not_vote(written, blocked):
-    # seen as a new user: "Riverside has about 20% of all doctors" supported by "the clinic with the most doctors
-    # != '20%'", which holds of any table
-    from tools._claim_grounding import tautology_blocker
-
-    prog = Program.model_validate({"answer_column": "site", **written})
-    assert bool(tautology_blocker(prog, TypedTable.build(TRIAL_SITES))) is blocked
-
-
-@pytest.mark.parametrize("written, blocked", [
     # seen as a new user: "… stored at a colder temperature than Moderna's?" answered yes by "Storage temp !=
-    # 'Moderna'", a value of another column: true of any table
+    # 'Moderna'", a value of another column, which the checked one never holds
     ({"fn": "value", "column": "country", "check": {"op": "!=", "against": "value", "value": "Porto"}}, True),
     ({"fn": "argmax", "column": "dropouts", "answer_column": "country",
       "check": {"op": "!=", "against": "value", "value": "Leeds"}}, True),
-    ({"fn": "value", "column": "country", "check": {"op": "!=", "against": "value", "value": "Norway"}}, False),
     ({"fn": "value", "column": "country", "check": {"op": "!=", "against": "value", "value": "Spain"}}, False),
     ({"fn": "value", "column": "country", "check": {"op": "=", "against": "value", "value": "Porto"}}, False),
 ])
-def test_a_value_of_another_column_checked_as_not_equal_does_not_vote(written, blocked):
+def test_a_check_not_equal_to_what_the_column_never_holds_does_not_vote(written, blocked):
+    # seen as a new user: "Riverside has about 20% of all doctors" supported by "the clinic with the most doctors
+    # != '20%'", which holds of any table (a name is never a number)
     from tools._claim_grounding import tautology_blocker
 
     prog = Program.model_validate({"answer_column": "site", **written})
