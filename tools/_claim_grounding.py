@@ -188,18 +188,16 @@ def tautology_blocker(program: Program, typed: TypedTable | None = None) -> str:
     if program.fn in ("count", "count_distinct") and target is not None and (
             (chk.op == ">=" and target <= 0) or (chk.op == ">" and target < 0)):
         return f"a count is always {chk.op} {chk.value}: true of any table"
-    if chk.op == "!=" and typed is not None and target is not None:
-        # Seen as a new user: "Riverside has about 20% of all doctors" supported by "the clinic with the most
-        # doctors != '20%'" (1 of 5 programs ran). A name is never a number: the check holds of any table.
+    if chk.op == "!=" and typed is not None and program.fn in ("argmax", "argmin", "value"):
         ident = program.answer_column if program.fn in ("argmax", "argmin") else program.column
-        if program.fn in ("argmax", "argmin", "value") and ident and _text_column(typed, ident):
-            return f"{ident} holds names, which never equal the number {chk.value!r}: true of any table"
-    if chk.op == "!=" and typed is not None and target is None and program.fn in ("argmax", "argmin", "value"):
-        # Seen as a new user: "Is Novavax's vaccine stored at a colder temperature than Moderna's?" answered yes by
-        # "Storage temp != 'Moderna'": a value of another column, which the checked column never holds.
-        ident = program.answer_column if program.fn in ("argmax", "argmin") else program.column
-        other = _column_holding(typed, chk.value, besides=ident)
-        if other is not None:
+        if target is not None:
+            # Seen as a new user: "Riverside has about 20% of all doctors" supported by "the clinic with the most
+            # doctors != '20%'" (1 of 5 programs ran). A name is never a number: the check holds of any table.
+            if ident and _text_column(typed, ident):
+                return f"{ident} holds names, which never equal the number {chk.value!r}: true of any table"
+        elif (other := _column_holding(typed, chk.value, besides=ident)) is not None:
+            # Seen as a new user: "Is Novavax's vaccine stored at a colder temperature than Moderna's?" answered yes
+            # by "Storage temp != 'Moderna'": a value of another column, which the checked column never holds.
             return (f"{ident} never holds {chk.value!r}, a value of {other}, so its check against it is true of "
                     "any table")
     return ""

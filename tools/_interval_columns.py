@@ -35,7 +35,7 @@ _UNIT = (r"(?:%|percent|lbs?|pounds?|kg|g|mg|mcg|µg|ug|ng|ml|mL|l|litres?|liter
          r"hours?|hrs?|h|minutes?|mins?|seconds?|s|times|servings?|doses?|drinks?|cups?|steps)"
          r"(?:\s*/\s*(?:m2|m²|kg|day|d|week|wk|dl|l|ml))?")
 _INTERVAL = re.compile(rf"^\s*(?:(?P<lo>{_NUM}){_SEP}(?P<hi>{_NUM})(?:\s*(?P<unit>{_UNIT}))?|"
-                       rf"(?:{_NUM}\s*)?[(\[]\s*(?:95%\s*CI[:,]?\s*)?"
+                       rf"(?:(?P<est>{_NUM})\s*)?[(\[]\s*(?:95%\s*CI[:,]?\s*)?"
                        rf"(?P<lo2>{_NUM}){_SEP}(?P<hi2>{_NUM})\s*[)\]])\s*\.?\s*$", re.I)
 MIN_SHARE = 0.6  # of the column's filled cells that must write an interval
 # How the bound columns' names end; tools._interval_claims finds the pairs by them
@@ -63,18 +63,14 @@ def _interval_name(header: str) -> str:
     return " ".join(header.split())
 
 
-_ESTIMATE = re.compile(rf"^\s*(?P<est>{_NUM})\s*[(\[]\s*(?:95%\s*CI[:,]?\s*)?(?P<lo>{_NUM}){_SEP}(?P<hi>{_NUM})\s*[)\]]"
-                       rf"\s*\.?\s*$", re.I)
-
-
 def _estimate_in_interval(cell: str) -> bool:
     """Whether a cell writes an estimate with the interval around it ("0.74 (0.58-0.95)"), whatever the header says:
     found as a new user, a trials table's "primary_outcome_hr" column was read on its estimates when asked which
     confidence intervals excluded 1."""
-    m = _ESTIMATE.match(cell or "")
-    if m is None:
+    m = _INTERVAL.match(cell or "")
+    if m is None or m.group("est") is None:
         return False
-    est, lo, hi = (cell_number(m.group(g).replace("−", "-")) for g in ("est", "lo", "hi"))
+    est, lo, hi = (cell_number(m.group(g).replace("−", "-")) for g in ("est", "lo2", "hi2"))
     return None not in (est, lo, hi) and lo <= est <= hi and lo < hi
 
 
@@ -97,10 +93,10 @@ MIXED_MIN_SHARE = 1 / 3
 def _numbers_and_ranges(filled: list[str]) -> bool:
     """Whether a column's filled cells are single numbers and ranges ("-70", "-20", "2 to 8"), two ranges at least
     and a third of the cells."""
-    ranges = [x for x in filled if interval_bounds(x) is not None and _DASHED.search(x)]
-    singles = [x for x in filled if x not in ranges and cell_number(x) is not None]
-    return (len(ranges) >= max(2, MIXED_MIN_SHARE * len(filled)) and len(singles) >= 1
-            and len(ranges) + len(singles) == len(filled))
+    is_range = [interval_bounds(x) is not None and _DASHED.search(x) is not None for x in filled]
+    ranges = sum(is_range)
+    singles = sum(not r and cell_number(x) is not None for x, r in zip(filled, is_range))
+    return ranges >= max(2, MIXED_MIN_SHARE * len(filled)) and singles >= 1 and ranges + singles == len(filled)
 
 
 def _filled(table: Table, c: int) -> list[str]:
