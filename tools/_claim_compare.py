@@ -35,12 +35,16 @@ _COMPARATIVE = re.compile(r"\b(more|less|fewer|greater|higher|lower|larger|small
 _NUMBER_BEFORE = re.compile(r"(?:\d[\d,.]*%?|" + "|".join(CARDINALS) + r"|twice|times)\s*$", re.I)
 
 
+def stated_comparisons(claim: str) -> list[tuple[str, int, int]]:
+    """The "<comparative> … than" the claim states without saying by how much: (the comparative in lower case,
+    where it starts, where "than" ends)."""
+    return [(m.group(1).lower(), m.start(), m.end()) for m in _COMPARATIVE.finditer(claim)
+            if not _NUMBER_BEFORE.search(claim[:m.start()].rstrip())]
+
+
 def states_comparison(claim: str) -> bool:
     """Does the claim compare with "… than", without stating by how much?"""
-    for m in _COMPARATIVE.finditer(claim):
-        if not _NUMBER_BEFORE.search(claim[:m.start()].rstrip()):
-            return True
-    return False
+    return bool(stated_comparisons(claim))
 
 
 def read_compared_row(program: Program, typed: TypedTable) -> Program:

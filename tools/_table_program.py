@@ -41,6 +41,7 @@ from tools._claim_compare import comparison_blocker, unnamed_row_blocker
 from tools._claim_grounding import direction_blocker, tautology_blocker, vote_blocker, \
     check_stated
 from tools._claim_changes import than_years
+from tools._compared_rows import compared_rows_by_words
 from tools._extreme_question import extreme_by_words, other_column_ranked
 from tools._claim_counts import quantity_count_blocker
 from tools._claim_fractions import fraction_of_rows_blocker
@@ -120,8 +121,8 @@ class ProgramOutcome(BaseModel):
     form: str = Field("as uploaded", description="How the programs read the table (tools._table_shape).")
     program_form: ProgramForm = Field(DEFAULT_FORM, description="What the programs were written as: ops or sql.")
     by_form: bool = Field(False, description="The question's form fixed the program (a row's own bounds, two "
-                                             "columns of each row, one row across year columns): code ran it "
-                                             "once, with no model call.")
+                                             "columns of each row, one row across year columns, a claim comparing "
+                                             "two named rows): code ran it once, with no model call.")
 
     @property
     def decided(self) -> bool:
@@ -130,7 +131,7 @@ class ProgramOutcome(BaseModel):
     def vote_text(self) -> str:
         ran = sum(1 for r in self.runs if r.ran)
         if self.by_form:
-            return "the question's form fixes the program, so code ran it once, with no model call"
+            return f"the {self.kind}'s form fixes the program, so code ran it once, with no model call"
         if not self.runs:
             return "no program was written"
         # An empty cell read votes as "(empty)": "votes : 1" read as a glitch (found as a new user).
@@ -407,6 +408,13 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
             # programs after 80-100 s of sampling for "Which results are outside their reference range?").
             outcome.by_form, outcome.batches = True, [1]
             decide(outcome, [settled], typed, kind, text)
+            return outcome
+        if kind == "claim" and program_form != "sql" and (raw := compared_rows_by_words(typed, text)) is not None \
+                and (ran := run_sampled(raw, typed, kind, text)).execution is not None:
+            # "A … colder than B": one row before the comparative, one after "than", one column named (found as a
+            # new user: the sampled programs compared rows the claim never names, or wrote tautologies)
+            outcome.by_form, outcome.batches = True, [1]
+            decide(outcome, [ran], typed, kind, text)
             return outcome
         needed = await choose_columns(llm, typed, kind, text)
         outcome.columns_needed = [c for c in needed if c != NOT_IN_TABLE]

@@ -1,0 +1,100 @@
+"""A claim comparing two named rows is computed from its words (tools._compared_rows): found as a new user over a
+vaccines table, "Novavax's vaccine is stored at a colder temperature than Moderna's." was decided by sampled
+programs that compared rows the claim never names or wrote tautologies."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.tables import Table
+from tests.test_table_program import llm_for
+from tools._cells import TypedTable
+from tools._compared_rows import compared_rows_by_words
+from tools._table_program import run_sampled, solve
+from tools._table_shape import shape_for_programs
+
+VACCINES = Table(name="vaccines", title="", columns=[
+    "Vaccine", "Manufacturer", "Doses", "Efficacy (%)", "Storage temp (°C)", "Approved"], rows=[
+    ["Comirnaty", "Pfizer-BioNTech", "2", "95", "-70", "2020"],
+    ["Spikevax", "Moderna", "2", "94.1", "-20", "2020"],
+    ["Vaxzevria", "AstraZeneca", "2", "70.4", "2 to 8", "2021"],
+    ["Jcovden", "Janssen", "1", "66.9", "2 to 8", "2021"],
+    ["Nuvaxovid", "Novavax", "2", "89.7", "2 to 8", "2022"]])
+
+
+def typed_of(table: Table) -> TypedTable:
+    return TypedTable.build(shape_for_programs(table).table)
+
+
+@pytest.mark.parametrize("claim, truth, subject, other", [
+    # rows named by another column than the row names ("Novavax" is Nuvaxovid's manufacturer); a range against a
+    # single number, compared on bounds because they do not overlap
+    ("Novavax's vaccine is stored at a colder temperature than Moderna's.", False, "Nuvaxovid", "Spikevax"),
+    ("Is Novavax's vaccine stored at a colder temperature than Moderna's?", False, "Nuvaxovid", "Spikevax"),
+    ("Moderna's vaccine is stored at a colder temperature than Novavax's.", True, "Spikevax", "Nuvaxovid"),
+    ("Comirnaty has a higher efficacy than Jcovden.", True, "Comirnaty", "Jcovden"),
+    ("Jcovden has a greater efficacy than Comirnaty", False, "Jcovden", "Comirnaty"),
+    ("Jcovden needs fewer doses than Spikevax", True, "Jcovden", "Spikevax"),
+    ("Nuvaxovid was approved later than Comirnaty.", True, "Nuvaxovid", "Comirnaty"),
+    ("Nuvaxovid was approved earlier than Comirnaty.", False, "Nuvaxovid", "Comirnaty"),
+])
+def test_the_words_give_the_program_and_code_computes_it(claim, truth, subject, other):
+    typed = typed_of(VACCINES)
+    raw = compared_rows_by_words(typed, claim)
+    assert raw is not None
+    assert raw["filters"] == [{"column": "vaccine", "op": "=", "value": subject}]
+    assert raw["check"]["against"] == "row" and raw["check"]["value"] == other
+    ran = run_sampled(raw, typed, "claim", claim)
+    assert ran.execution is not None, ran.error
+    assert ran.execution.truth is truth
+
+
+@pytest.mark.parametrize("claim, why", [
+    ("Vaxzevria is stored at a colder temperature than Jcovden.", "the same range: neither is colder"),
+    ("Novavax's vaccine is not stored at a colder temperature than Moderna's.", "negated"),
+    ("Comirnaty has 5 more efficacy points than Jcovden.", "states a difference"),
+    ("Comirnaty has a higher efficacy than Jcovden, at 95%.", "a number the table's named cells do not hold"),
+    ("Comirnaty has higher efficacy and more doses than Jcovden.", "two columns named"),
+    ("Comirnaty is older than Nuvaxovid.", "older has no direction on a year column"),
+    ("Pfizer's vaccine has a higher efficacy than Moderna's.", "'Pfizer' is not a whole cell"),
+    ("Comirnaty has a higher efficacy than the vaccines made in 2021.", "no single row after 'than'"),
+    ("Comirnaty has a higher efficacy than most vaccines.", "no row after 'than'"),
+    ("Comirnaty is stored colder than Spikevax.", "no column named"),
+])
+def test_no_program_unless_every_part_is_plain(claim, why):
+    assert compared_rows_by_words(typed_of(VACCINES), claim) is None, why
+
+
+def test_a_cell_two_rows_share_names_neither():
+    typed = typed_of(Table(name="t", title="", columns=["Site", "Region", "Beds"], rows=[
+        ["Northgate", "North", "300"], ["Riverside", "North", "250"], ["Southmead", "South", "410"]]))
+    assert compared_rows_by_words(typed, "North has more beds than Southmead.") is None
+    claim = "Riverside has more beds than Southmead."
+    raw = compared_rows_by_words(typed, claim)
+    assert raw is not None and run_sampled(raw, typed, "claim", claim).execution.truth is False
+
+
+async def test_the_claim_is_checked_without_the_model(tmp_settings, fake_llm_server):
+    def no_model(req):
+        raise AssertionError("the model was asked")
+
+    claim = "Novavax's vaccine is stored at a colder temperature than Moderna's."
+    with fake_llm_server(no_model) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), VACCINES, "claim", claim)
+    assert not srv.requests and outcome.by_form
+    assert outcome.winner == "REFUTES" and outcome.confidence == 1.0
+    assert "claim's form fixes the program" in outcome.vote_text()
+    # the cells cited are the two rows' storage bounds, from Nuvaxovid's and Spikevax's rows
+    assert {r for r, _ in outcome.cells} == {2, 5}
+    assert "Spikevax" in outcome.reason and "-20" in outcome.reason
+
+
+async def test_a_claim_its_form_does_not_settle_is_sampled(tmp_settings, fake_llm_server):
+    from tests.test_table_program import scripted
+
+    program = {"filters": [{"column": "vaccine", "op": "=", "value": "Comirnaty"}], "fn": "value",
+               "column": "efficacy", "answer_column": "vaccine", "check": {"op": ">", "against": "value",
+                                                                          "value": "90"}}
+    with fake_llm_server(scripted(["vaccine", "efficacy"], [program] * 5)) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), VACCINES, "claim", "Comirnaty's efficacy is above 90%.")
+    assert srv.requests and not outcome.by_form and outcome.winner == "SUPPORTS"

@@ -1,0 +1,105 @@
+"""The program a two-row comparison's words alone give: "Novavax's vaccine is stored at a colder temperature than
+Moderna's."
+
+Found as a new user over a five-vaccine table: asked as a claim and as "Is … ?", that sentence was decided by
+whatever the sampled programs happened to compare: "Vaccine = 'Jcovden' → Storage temp; check != 'Moderna'" (true of
+any table), "Manufacturer = 'Pfizer-BioNTech' → Storage temp; check < Spikevax's" (a row the claim never names), or
+two '=' filters on Manufacturer, which select nothing. Yet the sentence's form fixes the program: one row named
+before the comparative, one after "than", one column of numbers named, and the comparative's direction. So it is
+built in code, run with the same rules and citations as a sampled program, and decides (no model call).
+
+It is built only when every part is unambiguous, else the model's programs decide as before:
+
+- one "<comparative> … than" with no number before it ("3 more wins than" states a difference) and no negation;
+- the words before it name exactly one row and the words after "than" exactly one other row, each by a text cell
+  written whole ("Moderna" of Manufacturer names Spikevax's row), a cell no other row shares;
+- exactly one column of numbers (not the row names) is named by its header's words; the two bound columns of one
+  interval column ("Storage temp (°C) lower/upper bound") count as that column, and are compared only when the two
+  rows' intervals do not overlap (then both bounds give the same answer; overlapping ranges are no fact either way);
+- the comparative has a direction ("colder", "fewer": smaller; "hotter", "more": larger). "older" and "younger" have
+  none, because a year column orders them the other way round ("founded earlier" is older);
+- the claim writes no number other than those in the named cells and header.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools._cell_compare import norm_text
+from tools._cells import TypedTable
+from tools._claim_compare import stated_comparisons
+from tools._interval_columns import LOWER_BOUND, UPPER_BOUND
+from tools._question_grounding import column_named, question_numbers
+
+# Which way each comparative orders the column's numbers: True, the subject's is larger
+LARGER = frozenset("more greater higher larger bigger longer later heavier wetter hotter warmer".split())
+SMALLER = frozenset("less fewer lower smaller shorter earlier lighter drier colder cooler".split())
+_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot)\b|n't\b", re.I)
+
+
+def _rows_written(typed: TypedTable, text: str) -> set[int]:
+    """The rows of which ``text`` writes a whole text cell that no other row holds in its column."""
+    said = norm_text(text)
+    rows: set[int] = set()
+    for col in typed.columns:
+        if col.numeric:
+            continue
+        cells = [norm_text(typed.text(r, col.index)) for r in range(1, typed.table.n_rows + 1)]
+        for r, cell in enumerate(cells, start=1):
+            if len(cell) >= 3 and cells.count(cell) == 1 and any(ch.isalpha() for ch in cell) \
+                    and re.search(rf"(?<!\w){re.escape(cell)}(?!\w)", said):
+                rows.add(r)
+    return rows
+
+
+def _column_compared(typed: TypedTable, claim: str, a: int, b: int) -> str | None:
+    """The identifier of the one column of numbers the claim names (module docstring), or None."""
+    named = [col for col in typed.columns if col.numeric and col.index != typed.label_col
+             and column_named(col.name, claim)]
+    plain = [col for col in named if not col.name.endswith((LOWER_BOUND, UPPER_BOUND))]
+    if len(plain) == 1:
+        return plain[0].ident
+    if plain:
+        return None
+    bases = {col.name[:-len(LOWER_BOUND)] if col.name.endswith(LOWER_BOUND) else col.name[:-len(UPPER_BOUND)]
+             for col in named}
+    if len(bases) != 1 or not column_named(base := bases.pop(), claim):
+        return None
+    lower = next((col for col in typed.columns if col.name == base + LOWER_BOUND), None)
+    upper = next((col for col in typed.columns if col.name == base + UPPER_BOUND), None)
+    if lower is None or upper is None:
+        return None
+    ends = [(typed.number(r, lower.index), typed.number(r, upper.index)) for r in (a, b)]
+    if any(x is None for pair in ends for x in pair):
+        return None
+    (lo_a, hi_a), (lo_b, hi_b) = ends
+    if not (hi_a < lo_b or hi_b < lo_a):  # overlapping (or equal) ranges: neither is colder
+        return None
+    return lower.ident
+
+
+def compared_rows_by_words(typed: TypedTable, claim: str) -> dict | None:
+    """The raw program (as the model would write it) of "<row A> … <comparative> … than <row B>", or None when
+    the claim is not that plain (module docstring)."""
+    label = typed.label_col
+    comparisons = stated_comparisons(claim)
+    if not label or len(comparisons) != 1 or _NEGATION.search(claim):
+        return None
+    word, start, end = comparisons[0]
+    if word not in LARGER and word not in SMALLER:
+        return None
+    subject, other = _rows_written(typed, claim[:start]), _rows_written(typed, claim[end:])
+    if len(subject) != 1 or len(other) != 1 or subject == other:
+        return None
+    a, b = subject.pop(), other.pop()
+    column = _column_compared(typed, claim, a, b)
+    if column is None:
+        return None
+    written = " ".join([typed.column(column).name] + [typed.text(r, c.index) for r in (a, b) for c in typed.columns
+                                                      if not c.numeric])
+    if question_numbers(claim) - question_numbers(written):
+        return None
+    label_ident = typed.columns[label - 1].ident
+    return {"filters": [{"column": label_ident, "op": "=", "value": typed.text(a, label)}], "fn": "value",
+            "column": column, "answer_column": label_ident,
+            "check": {"op": ">" if word in LARGER else "<", "against": "row", "value": typed.text(b, label)}}
