@@ -33,9 +33,11 @@ def test_a_reader_leaves_a_program_its_text_gives_no_reason_to_change(reader, ki
 def test_each_kind_reads_its_own_rules_after_the_shared_ones():
     claim, question = readers_for("claim"), readers_for("question")
     assert claim is CLAIM_READERS and question is QUESTION_READERS
-    shared = [r.__name__ for r in claim[:6]]
-    assert shared[:2] == [r.__name__ for r in question[:2]] == ["read_stated_bound", "read_base_row"]
-    assert [r.__name__ for r in claim[3:6]] == [r.__name__ for r in question[3:6]] \
+    shared = [r.__name__ for r in claim[:7]]
+    # a range's bound first: the stated bound then reads its order on a column of numbers
+    assert shared[:3] == [r.__name__ for r in question[:3]] \
+        == ["read_possible_bound", "read_stated_bound", "read_base_row"]
+    assert [r.__name__ for r in claim[4:7]] == [r.__name__ for r in question[4:7]] \
         == ["read_stated_year", "read_stated_percent", "add_numbered_kind"]
     assert question[-1].__name__ == "_yes_no_counts"  # last: the filters the readers settled are what it counts
     assert len(set(claim)) == len(claim) and len(set(question)) == len(question)  # none applied twice

@@ -50,6 +50,7 @@ from tools._partial_values import narrow_to_written_value, widen_partial_value
 from tools._question_rules import count_choice, drop_named_row, read_as_asked, read_choice, read_compared_value, \
     read_direction, read_distinct, read_group_total, read_neighbour, read_ordinal, read_position, read_rank_order, \
     read_rows_asked, read_threshold_list, read_total_asked, read_year_asked
+from tools._range_possibility import read_possible_bound
 from tools._rates import read_rate
 from tools._row_share import read_share_of_rows
 from tools._same_as_row import read_same_as_row
@@ -124,7 +125,7 @@ def _ratio_multiple(program: Program, typed: TypedTable, text: str) -> Program:
     return read_ratio_multiple(program, header_of(typed, program.column), text)
 
 
-_SHARED_FIRST: tuple[Reader, ...] = (read_stated_bound, read_base_row)
+_SHARED_FIRST: tuple[Reader, ...] = (read_possible_bound, read_stated_bound, read_base_row)
 _SHARED_AFTER_FLAG: tuple[Reader, ...] = (read_stated_year, read_stated_percent, add_numbered_kind)
 
 QUESTION_READERS: tuple[Reader, ...] = (
