@@ -74,3 +74,18 @@ async def test_a_program_ranking_another_column_than_the_one_asked_does_not_vote
         res = await answer_question(llm_for(tmp_settings, srv), HOSPITALS,
                                     "Which hospital is the second largest?", samples=3, use_filter=False)
     assert res.answer == "Queen Anne's" and all(r.ran for r in res.programs.runs), res.reason
+
+
+async def test_a_program_that_ranks_nothing_does_not_vote(tmp_settings, fake_llm_server):
+    """Seen as a new user over an air-quality table: "Which city has the third-highest PM2.5 level?" was answered
+    with all seven cities by the one program that ran, "PM2.5 > 0 → City"."""
+    from tests.test_table_program import llm_for
+    from tools.table_qa import answer_question
+
+    every_row = {"filters": [{"column": "occupancy", "op": ">", "value": "0"}], "fn": "value",
+                 "column": "hospital", "answer_column": "hospital"}
+    with fake_llm_server(programs_only(["hospital", "occupancy"], every_row)) as srv:
+        res = await answer_question(llm_for(tmp_settings, srv), HOSPITALS,
+                                    "Which hospital has the third-highest occupancy?", samples=3, use_filter=False)
+    assert res.answer == "St. Mary's", res.reason  # 94.6, 91.2, then 87.5
+    assert all("ranks no rows by Occupancy (%)" in r.error for r in res.programs.runs[:3])

@@ -61,14 +61,20 @@ def extreme_by_words(typed: TypedTable, question: str) -> dict | None:
             "nth": nth}
 
 
+_RANKING = ("argmax", "argmin", "max", "min")
+
+
 def other_column_ranked(programs: list[Program], typed: TypedTable, question: str) -> list[str]:
     """Why each program does not answer a plain superlative question ('' for one that may): it ranks rows by
     another column than the one the question names ("the second-highest occupancy" read on Avg. stay, seen as a
-    new user: right by chance, Royal Infirmary being second on both)."""
+    new user: right by chance, Royal Infirmary being second on both), or it ranks nothing: "Which city has the
+    third-highest PM2.5 level?" was answered with every city by the one program that ran, "PM2.5 > 0 → City"
+    (seen as a new user over an air-quality table)."""
     raw = extreme_by_words(typed, question)
     if raw is None:
         return [""] * len(programs)
     asked = typed.column(raw["column"]).name
     return [f"it ranks by {typed.column(p.column).name}, where the question asks for {asked}"
-            if p.fn in ("argmax", "argmin", "max", "min") and p.column != raw["column"] and p.column in typed.idents
-            else "" for p in programs]
+            if p.fn in _RANKING and p.column != raw["column"] and p.column in typed.idents
+            else f"it ranks no rows by {asked}, where the question asks for the row with the most or least"
+            if p.fn not in _RANKING else "" for p in programs]
