@@ -98,3 +98,14 @@ async def test_a_claim_its_form_does_not_settle_is_sampled(tmp_settings, fake_ll
     with fake_llm_server(scripted(["vaccine", "efficacy"], [program] * 5)) as srv:
         outcome = await solve(llm_for(tmp_settings, srv), VACCINES, "claim", "Comirnaty's efficacy is above 90%.")
     assert srv.requests and not outcome.by_form and outcome.winner == "SUPPORTS"
+
+
+def test_a_header_of_several_words_between_the_comparative_and_than():
+    """Seen as a new user over an air-quality table: "fewer days above the WHO limit than" has five words between
+    "fewer" and "than"."""
+    typed = typed_of(Table(name="air", title="", columns=["City", "Country", "Days above WHO limit"], rows=[
+        ["Paris", "France", "74"], ["London", "United Kingdom", "41"], ["Stockholm", "Sweden", "3"]]))
+    claim = "Stockholm has fewer days above the WHO limit than Paris."
+    raw = compared_rows_by_words(typed, claim)
+    assert raw is not None and raw["check"] == {"op": "<", "against": "row", "value": "Paris"}
+    assert run_sampled(raw, typed, "claim", claim).execution.truth is True
