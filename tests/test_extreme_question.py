@@ -28,6 +28,15 @@ def test_a_plain_superlative_question_gives_its_program(question, fn, column, nt
     assert raw == {"filters": [], "fn": fn, "column": column, "answer_column": "hospital", "nth": nth}
 
 
+def test_a_number_in_the_column_s_own_name_is_no_condition():
+    """Seen as a new user over an air-quality table: "PM2.5" is the column, not a value to filter on."""
+    air = Table(name="air", title="", columns=["City", "PM2.5 (µg/m³)", "NO₂ (µg/m³)"], rows=[
+        ["Delhi", "92.7", "38"], ["Lahore", "99.5", "31"], ["Beijing", "34.3", "29"], ["Paris", "13.2", "31"]])
+    raw = extreme_by_words(TypedTable.build(air), "Which city has the third-highest PM2.5 level?")
+    assert raw == {"filters": [], "fn": "argmax", "column": "pm2_5_g_m3", "answer_column": "city", "nth": 3}
+    assert extreme_by_words(TypedTable.build(air), "Which city has PM2.5 above 30 and the highest NO2?") is None
+
+
 @pytest.mark.parametrize("question", [
     "Which Leeds hospital has the most beds?",  # a value of the table: a filter the words do not give
     "Which hospitals have the most beds in Glasgow?",

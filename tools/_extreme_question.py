@@ -54,7 +54,7 @@ def extreme_by_words(typed: TypedTable, question: str) -> dict | None:
         return None
     nth = ordinal_extreme(question)
     ordinals = {float(v) for w, v in ORDINAL_WORDS.items() if re.search(rf"\b{w}\b", question, re.I)}
-    if question_numbers(question) - ordinals:
+    if question_numbers(question) - ordinals - question_numbers(named[0].name):  # "PM2.5" names its column
         return None
     label = typed.columns[typed.label_col - 1].ident
     return {"filters": [], "fn": "argmax" if ups else "argmin", "column": named[0].ident, "answer_column": label,
