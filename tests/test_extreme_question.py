@@ -98,3 +98,26 @@ async def test_a_program_that_ranks_nothing_does_not_vote(tmp_settings, fake_llm
                                     "Which hospital has the third-highest occupancy?", samples=3, use_filter=False)
     assert res.answer == "St. Mary's", res.reason  # 94.6, 91.2, then 87.5
     assert all("ranks no rows by Occupancy (%)" in r.error for r in res.programs.runs[:3])
+
+
+@pytest.mark.parametrize("question", ["And which hospital has the fewest beds?",
+                                      "so, which hospital has the fewest beds?", "Which hospital has the fewest beds?"])
+async def test_a_follow_up_s_opening_word_does_not_hide_the_question(tmp_settings, fake_llm_server, question):
+    """Seen as a new user: "And which city has the lowest NO2?" was answered "12" (the smallest value), not the
+    city, since the rules that read "which <noun>" start at the question's first word."""
+    from tests.test_table_program import llm_for
+    from tools.table_qa import answer_question
+
+    smallest = {"filters": [], "fn": "min", "column": "beds", "answer_column": "hospital"}
+    with fake_llm_server(programs_only(["hospital", "beds"], smallest)) as srv:
+        res = await answer_question(llm_for(tmp_settings, srv), HOSPITALS, question, samples=3, use_filter=False)
+    assert res.answer == "Westfield Clinic", res.reason
+
+
+def test_without_opener():
+    from tools._words import without_opener
+
+    assert without_opener("And which city has the lowest NO2?") == "which city has the lowest NO2?"
+    assert without_opener("Okay, how many?") == "how many?"
+    assert without_opener("Andorra has the most beds?") == "Andorra has the most beds?"
+    assert without_opener("Which is higher?") == "Which is higher?"

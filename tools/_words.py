@@ -206,3 +206,13 @@ def singular(noun: str) -> str:
     if noun.endswith("s") and not noun.endswith("ss") and len(noun) > 3:
         return noun[:-1]
     return noun
+
+
+# "And which city has the lowest NO2?", "So how many …?": a follow-up's opening word, which the question rules
+# (anchored at the question's start) would read as its first word (seen as a new user: answered "12", not the city)
+_OPENER = re.compile(r"^\s*(?:and|but|so|also|then|now|ok|okay|well)\b[,:]?\s+(?=\w)", re.I)
+
+
+def without_opener(question: str) -> str:
+    """The question without a follow-up's opening "And", "So", "Then", … ("And which city …?" -> "which city …?")."""
+    return _OPENER.sub("", question, count=1)

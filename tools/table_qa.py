@@ -46,7 +46,7 @@ from tools._table_llm import (
 from tools._table_program import (
     DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, solve)
 from tools._unstated import unstated_numbers
-from tools._words import OF_THEM, is_superlative
+from tools._words import OF_THEM, is_superlative, without_opener
 from tools.intent import without_regarding_note
 from tools.table_filter import filter_table, resolve_table
 
@@ -147,6 +147,7 @@ async def answer_question(llm, table: Table, question: str, options: list[str] |
     ``scope``: the rows a follow-up ranges over; ``more_on_split``: a split vote has a second batch of programs
     sampled before the model answers itself (both: tools._table_program.solve)."""
     t0 = time.perf_counter()
+    question = without_opener(question)
     options, rows_named = question_options(question, table, options)
     if len(options) > MAX_OPTIONS:  # the options a question's form offers are two
         raise ToolError(f"At most {MAX_OPTIONS} options, please (got {len(options)}).")
