@@ -9,7 +9,7 @@ import pytest
 from kb.tables import Table
 from tests.test_table_program import llm_for
 from tools._cells import TypedTable
-from tools._compared_rows import compared_rows_by_words
+from tools._compared_rows import compared_rows, compared_rows_by_words
 from tools._table_program import run_sampled, solve
 from tools._table_shape import shape_for_programs
 
@@ -109,3 +109,38 @@ def test_a_header_of_several_words_between_the_comparative_and_than():
     raw = compared_rows_by_words(typed, claim)
     assert raw is not None and raw["check"] == {"op": "<", "against": "row", "value": "Paris"}
     assert run_sampled(raw, typed, "claim", claim).execution.truth is True
+
+
+TRIALS = Table(name="trials", title="", columns=["Trial", "Drug", "Participants", "Median follow-up (months)"], rows=[
+    ["ALPHA-1", "Rivaroxaban", "14264", "23.1"], ["BETA-2", "Apixaban", "18201", "21.8"],
+    ["GAMMA-3", "Edoxaban", "21105", "33.6"], ["DELTA-4", "Dabigatran", "502", "6.0"]])
+
+
+@pytest.mark.parametrize("claim, truth, compared", [
+    # seen as a new user: the sampled programs compared GAMMA-3 with ALPHA-1 alone
+    ("GAMMA-3 had a longer median follow-up than ALPHA-1 and BETA-2.", True, "ALPHA-1"),
+    ("BETA-2 had a longer median follow-up than ALPHA-1 and DELTA-4.", False, "ALPHA-1"),
+    ("DELTA-4 had fewer participants than ALPHA-1, BETA-2 and GAMMA-3.", True, "ALPHA-1"),
+    ("ALPHA-1 had fewer participants than BETA-2 or DELTA-4.", False, "DELTA-4"),
+])
+def test_against_several_rows_the_most_demanding_one_is_compared(claim, truth, compared):
+    typed = typed_of(TRIALS)
+    words = compared_rows(typed, claim)
+    assert words is not None and words.raw["check"]["value"] == compared
+    assert "so the claim holds against all of them" in words.note and compared in words.note
+    assert run_sampled(words.raw, typed, "claim", claim).execution.truth is truth
+
+
+def test_several_rows_combined_are_a_sum_not_each():
+    assert compared_rows(typed_of(TRIALS), "GAMMA-3 had more participants than ALPHA-1 and DELTA-4 combined.") is None
+
+
+async def test_the_note_is_in_the_reason(tmp_settings, fake_llm_server):
+    def no_model(req):
+        raise AssertionError("the model was asked")
+
+    with fake_llm_server(no_model) as srv:
+        outcome = await solve(llm_for(tmp_settings, srv), TRIALS, "claim",
+                              "GAMMA-3 had a longer median follow-up than ALPHA-1 and BETA-2.")
+    assert outcome.winner == "SUPPORTS" and outcome.by_form
+    assert "ALPHA-1's is the largest of ALPHA-1's 23.1 and BETA-2's 21.8" in outcome.reason

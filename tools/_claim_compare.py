@@ -29,10 +29,11 @@ from tools._words import CARDINALS
 
 # "more … than", "fewer than", "higher than": a comparison the claim states. A number before the comparative ("3
 # more wins than") states a difference, which an equality may check. Up to six words between: "fewer days above
-# the WHO limit than" (a header of four words; seen as a new user).
+# the WHO limit than" (a header of four words; seen as a new user), hyphenated or possessive ones too ("a longer
+# median follow-up than").
 _COMPARATIVE = re.compile(r"\b(more|less|fewer|greater|higher|lower|larger|smaller|bigger|longer|"
                           r"shorter|older|younger|earlier|later|heavier|lighter|wetter|drier|hotter|colder|warmer|"
-                          r"cooler)\b(?:\s+\w+){0,6}?\s+than\b", re.I)
+                          r"cooler)\b(?:\s+[\w'’-]+){0,6}?\s+than\b", re.I)
 _NUMBER_BEFORE = re.compile(r"(?:\d[\d,.]*%?|" + "|".join(CARDINALS) + r"|twice|times)\s*$", re.I)
 
 

@@ -11,8 +11,9 @@ built in code, run with the same rules and citations as a sampled program, and d
 It is built only when every part is unambiguous, else the model's programs decide as before:
 
 - one "<comparative> … than" with no number before it ("3 more wins than" states a difference) and no negation;
-- the words before it name exactly one row and the words after "than" exactly one other row, each by a text cell
-  written whole ("Moderna" of Manufacturer names Spikevax's row), a cell no other row shares;
+- the words before it name exactly one row and the words after "than" one or more other rows ("than ALPHA-1 and
+  BETA-2", compared with the most demanding of them; not "combined"), each by a text cell written whole ("Moderna"
+  of Manufacturer names Spikevax's row), a cell no other row shares;
 - exactly one column of numbers (not the row names) is named by its header's words; the two bound columns of one
   interval column ("Storage temp (°C) lower/upper bound") count as that column, and are compared only when the two
   rows' intervals do not overlap (then both bounds give the same answer; overlapping ranges are no fact either way);
@@ -24,6 +25,7 @@ It is built only when every part is unambiguous, else the model's programs decid
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from tools._cell_compare import norm_text
 from tools._cells import TypedTable
@@ -78,9 +80,22 @@ def _column_compared(typed: TypedTable, claim: str, a: int, b: int) -> str | Non
     return lower.ident
 
 
-def compared_rows_by_words(typed: TypedTable, claim: str) -> dict | None:
-    """The raw program (as the model would write it) of "<row A> … <comparative> … than <row B>", or None when
-    the claim is not that plain (module docstring)."""
+@dataclass(frozen=True)
+class WordsProgram:
+    """A program built from the claim's words, and a note for its reason ("" when none is needed)."""
+
+    raw: dict
+    note: str = ""
+
+
+# "than ALPHA-1 and BETA-2 combined" compares with a sum, which one row's value is not
+_TOGETHER = re.compile(r"\b(?:combined|together|total|sum|average|mean|put together)\b", re.I)
+
+
+def compared_rows(typed: TypedTable, claim: str) -> WordsProgram | None:
+    """The program of "<row A> … <comparative> … than <row B> [and <row C> …]", or None when the claim is not that
+    plain (module docstring). Against several rows the claim holds when it holds against the most demanding one (the
+    largest for "more", the smallest for "fewer"), so that row is the one compared, and the note says why."""
     label = typed.label_col
     comparisons = stated_comparisons(claim)
     if not label or len(comparisons) != 1 or _NEGATION.search(claim):
@@ -88,18 +103,38 @@ def compared_rows_by_words(typed: TypedTable, claim: str) -> dict | None:
     word, start, end = comparisons[0]
     if word not in LARGER and word not in SMALLER:
         return None
-    subject, other = _rows_written(typed, claim[:start]), _rows_written(typed, claim[end:])
-    if len(subject) != 1 or len(other) != 1 or subject == other:
+    subject, others = _rows_written(typed, claim[:start]), _rows_written(typed, claim[end:])
+    if len(subject) != 1 or not others or subject & others or (len(others) > 1 and _TOGETHER.search(claim[end:])):
         return None
-    a, b = subject.pop(), other.pop()
-    column = _column_compared(typed, claim, a, b)
-    if column is None:
+    a = subject.pop()
+    columns = {_column_compared(typed, claim, a, b) for b in others}
+    if len(columns) != 1 or (column := columns.pop()) is None \
+            or (len(others) > 1 and typed.column(column).name.endswith(LOWER_BOUND)):
         return None
-    written = " ".join([typed.column(column).name] + [typed.text(r, c.index) for r in (a, b) for c in typed.columns
-                                                      if not c.numeric])
+    written = " ".join([typed.column(column).name] + [typed.text(r, c.index) for r in (a, *others)
+                                                      for c in typed.columns if not c.numeric])
     if question_numbers(claim) - question_numbers(written):
         return None
+    col = typed.column(column).index
+    values = {b: typed.number(b, col) for b in sorted(others)}
+    if any(v is None for v in values.values()):
+        return None
+    larger = word in LARGER
+    b = (max if larger else min)(values, key=lambda r: values[r])
+    note = ""
+    if len(others) > 1:
+        items = [f"{typed.row_name(r)}'s {typed.text(r, col)}" for r in values]
+        listed = ", ".join(items[:-1]) + " and " + items[-1]
+        note = (f"{typed.row_name(b)}'s is the {'largest' if larger else 'smallest'} of {listed}, so the claim holds "
+                "against all of them exactly when it holds against it")
     label_ident = typed.columns[label - 1].ident
-    return {"filters": [{"column": label_ident, "op": "=", "value": typed.text(a, label)}], "fn": "value",
-            "column": column, "answer_column": label_ident,
-            "check": {"op": ">" if word in LARGER else "<", "against": "row", "value": typed.text(b, label)}}
+    return WordsProgram({"filters": [{"column": label_ident, "op": "=", "value": typed.text(a, label)}],
+                         "fn": "value", "column": column, "answer_column": label_ident,
+                         "check": {"op": ">" if larger else "<", "against": "row", "value": typed.text(b, label)}},
+                        note)
+
+
+def compared_rows_by_words(typed: TypedTable, claim: str) -> dict | None:
+    """The raw program (as the model would write it) of :func:`compared_rows`, or None."""
+    words = compared_rows(typed, claim)
+    return words.raw if words is not None else None

@@ -41,7 +41,7 @@ from tools._claim_compare import comparison_blocker, unnamed_row_blocker
 from tools._claim_grounding import direction_blocker, tautology_blocker, vote_blocker, \
     check_stated
 from tools._claim_changes import than_years
-from tools._compared_rows import compared_rows_by_words
+from tools._compared_rows import compared_rows
 from tools._extreme_question import extreme_by_words, other_column_ranked
 from tools._claim_counts import quantity_count_blocker
 from tools._claim_fractions import fraction_of_rows_blocker
@@ -409,10 +409,12 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
             outcome.by_form, outcome.batches = True, [1]
             decide(outcome, [settled], typed, kind, text)
             return outcome
-        if kind == "claim" and program_form != "sql" and (raw := compared_rows_by_words(typed, text)) is not None \
-                and (ran := run_sampled(raw, typed, kind, text)).execution is not None:
+        if kind == "claim" and program_form != "sql" and (words := compared_rows(typed, text)) is not None \
+                and (ran := run_sampled(words.raw, typed, kind, text)).execution is not None:
             # "A … colder than B": one row before the comparative, one after "than", one column named (found as a
             # new user: the sampled programs compared rows the claim never names, or wrote tautologies)
+            if words.note:  # "than ALPHA-1 and BETA-2": why the one row compared stands for both
+                ran.execution = replace(ran.execution, bounds=ran.execution.bounds + [words.note])
             outcome.by_form, outcome.batches = True, [1]
             decide(outcome, [ran], typed, kind, text)
             return outcome
