@@ -29,12 +29,17 @@ def most_rows_asked(question: str, typed: TypedTable) -> bool:
     found = _MOST_NOUN.search(question)
     if found is None:
         return False
-    noun = singular(found.group(1).casefold())
+    return singular(found.group(1).casefold()) in row_kinds(typed)
+
+
+def row_kinds(typed: TypedTable) -> set[str]:
+    """What one row of the table is, in the singular: the last word of the table's name ("trials") and of its
+    row-label header ("Trial")."""
     label = typed.label_col
     kinds = {singular(w) for w in re.findall(r"[^\W\d_]+", typed.table.name.casefold())[-1:]}
     if label is not None:
         kinds |= {singular(w) for w in re.findall(r"[^\W\d_]+", typed.table.columns[label - 1].casefold())[-1:]}
-    return noun in kinds
+    return kinds
 
 
 def read_frequency(program: Program, typed: TypedTable, question: str) -> Program:

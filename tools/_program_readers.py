@@ -53,6 +53,7 @@ from tools._question_rules import count_choice, drop_named_row, read_as_asked, r
 from tools._range_possibility import read_possible_bound
 from tools._rates import read_rate
 from tools._row_share import read_share_of_rows
+from tools._rows_per_value import read_rows_per_value
 from tools._same_as_row import read_same_as_row
 from tools._share_questions import read_ratio, read_share, read_share_of_all
 from tools._stated_bound import read_stated_bound
@@ -139,7 +140,7 @@ QUESTION_READERS: tuple[Reader, ...] = (
     read_threshold_list, read_top_rows, read_ratio, _rate_of_one_row,
     read_share_of_rows, read_share, read_share_of_all, read_column_change, read_duration,
     read_direction, _ordinal, read_column_against, read_interval_question, read_range_question, read_across_years,
-    _yes_no_counts,
+    read_rows_per_value, _yes_no_counts,
 )
 
 CLAIM_READERS: tuple[Reader, ...] = (

@@ -87,6 +87,9 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
         what = "the share of the table's rows"
     elif fn == "share":
         what = f"the share of the total {name(program.column)}"
+    elif fn == "most_common" and program.more_rows_than is not None:
+        n = program.more_rows_than
+        what = f"each {name(program.column)} found in more than {n} row{'s' * (n != 1)}"
     elif fn == "most_common":
         what = f"the {name(program.column)} that occurs in most rows"
     elif fn in ("next_row", "previous_row"):

@@ -316,6 +316,8 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         result_text = format_value(truth)
         check_text = f"{typed.column(program.column).name} {chk.op} " + (
             typed.columns[other_c - 1].name if other_c is not None else quoted(chk.value))
+    elif fn == "most_common" and program.more_rows_than is not None:
+        result, result_text, decisive = _held_by_more_rows(typed, rows, c, clock, program.more_rows_than)
     elif fn == "most_common":
         result, result_text, decisive = _most_common(typed, rows, c, clock)
     elif fn in ("next_row", "previous_row"):
@@ -491,6 +493,19 @@ def _most_common(typed: TypedTable, rows: list[int], c: int, clock: _Clock) -> t
     names = [first[k] for k in keys]
     result: Any = names[0] if len(names) == 1 else names
     return result, f"{format_value(result)} ({top} rows)", sorted(r for k in keys for r in where[k])
+
+
+def _held_by_more_rows(typed: TypedTable, rows: list[int], c: int, clock: _Clock,
+                       more_than: int) -> tuple[Any, str, list[int]]:
+    """The values of column ``c`` each held by more than ``more_than`` of ``rows`` (table order), with their rows;
+    "none" when no value is."""
+    first, where = _value_groups(typed, rows, c, clock)
+    keys = [k for k, rs in where.items() if len(rs) > more_than]
+    if not keys:
+        return [], "none", sorted(rows)
+    names = [first[k] for k in keys]
+    shown = "; ".join(f"{first[k]} ({len(where[k])} rows)" for k in keys)
+    return (names[0] if len(names) == 1 else names), shown, sorted(r for k in keys for r in where[k])
 
 
 def _distinct(typed: TypedTable, rows: list[int], c: int, clock: _Clock) -> tuple[float, list[int]]:

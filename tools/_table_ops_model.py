@@ -117,6 +117,10 @@ class Program(BaseModel):
     # columns, not over rows (argmax/argmin name the column). Code sets it (tools._across_columns); no grammar offers
     # it.
     across: list[str] = Field(default_factory=list)
+    # "Which drugs were tested in more than one trial?": with most_common, every value of ``column`` held by more than
+    # this many of the selected rows, not only the commonest. Code sets it (tools._rows_per_value); no grammar offers
+    # it.
+    more_rows_than: int | None = Field(None, ge=0)
 
 
 class ColumnChoice(BaseModel):
