@@ -1333,3 +1333,24 @@ def test_a_claim_whose_range_lost_its_dash_in_the_cell_is_supported():
                                       "fn": "value", "column": "chapter",
                                       "check": {"op": "contains", "against": "value", "value": "1863-1875"}})
     assert execute(program, TypedTable.build(table)).truth is True
+
+
+@pytest.mark.parametrize("question, note", [
+    ("How many operations were cancelled that month?", "('that month' is 2024-05)"),
+    ("What was the median wait in this month?", "('this month' is 2024-05)"),
+    ("How many referrals were there in the same month?", "('the same month' is 2024-05)"),
+    ("How many operations were cancelled that year?", None),  # not what a row is
+    ("Which month had the most referrals?", None),
+])
+def test_that_row_s_kind_points_to_the_answers_row(question, note):
+    """Found as a new user over a JSON table of months: "How many operations were cancelled that month?" after
+    "In which month was the median wait longest?" (2024-05) summed every month."""
+    from tools.table_qa import TableAnswer, resolve_follow_up
+
+    waits = Table(name="waits", title="", columns=["Month", "Referrals", "Cancelled operations"], rows=[
+        ["2024-04", "4275", "351"], ["2024-05", "4502", "298"]])
+    session = Session("c")
+    session.last_table_answer = TableAnswer(table="waits", question="In which month was the median wait longest?",
+                                            answer="2024-05", rows=[2], row_names=["2024-05"])
+    resolved = resolve_follow_up(question, waits, session)
+    assert resolved == (question if note is None else f"{question} {note}")

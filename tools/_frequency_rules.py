@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from kb.tables import Table
 from tools._cells import TypedTable
 from tools._question_grounding import column_named, named_words
 from tools._table_ops_model import Program
@@ -29,16 +30,16 @@ def most_rows_asked(question: str, typed: TypedTable) -> bool:
     found = _MOST_NOUN.search(question)
     if found is None:
         return False
-    return singular(found.group(1).casefold()) in row_kinds(typed)
+    return singular(found.group(1).casefold()) in row_kinds(typed.table)
 
 
-def row_kinds(typed: TypedTable) -> set[str]:
+def row_kinds(table: Table) -> set[str]:
     """What one row of the table is, in the singular: the last word of the table's name ("trials") and of its
     row-label header ("Trial")."""
-    label = typed.label_col
-    kinds = {singular(w) for w in re.findall(r"[^\W\d_]+", typed.table.name.casefold())[-1:]}
+    label = table.row_label_col
+    kinds = {singular(w) for w in re.findall(r"[^\W\d_]+", table.name.casefold())[-1:]}
     if label is not None:
-        kinds |= {singular(w) for w in re.findall(r"[^\W\d_]+", typed.table.columns[label - 1].casefold())[-1:]}
+        kinds |= {singular(w) for w in re.findall(r"[^\W\d_]+", table.columns[label - 1].casefold())[-1:]}
     return kinds
 
 

@@ -38,7 +38,7 @@ def rows_bound(typed: TypedTable, question: str) -> tuple[str, int, str] | None:
     written) of "which <noun> … in more than N <rows>?", or None."""
     asked = _ASKED.match(question or "")
     found = _OVER_ROWS.search(question or "")
-    kinds = row_kinds(typed)
+    kinds = row_kinds(typed.table)
     if asked is None or found is None or _NEGATION.search(question) \
             or not any(singular(w.casefold()) in kinds for w in found.group("rows").split()):
         return None

@@ -38,6 +38,7 @@ from tools._answer_type import expected_answer, fits
 from tools._cell_compare import compare, join_listed, split_listed
 from tools._cells import cell_number, is_empty
 from tools._choice_compare import comparing_option
+from tools._frequency_rules import row_kinds
 from tools._registry import ToolContext, ToolError, tool
 from tools._table_choice import option_rows, table_choice
 from tools._table_llm import (
@@ -46,7 +47,7 @@ from tools._table_llm import (
 from tools._table_program import (
     DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, solve)
 from tools._unstated import unstated_numbers
-from tools._words import OF_THEM, is_superlative, without_opener
+from tools._words import OF_THEM, is_superlative, singular, without_opener
 from tools.intent import without_regarding_note
 from tools.table_filter import filter_table, resolve_table
 
@@ -456,18 +457,31 @@ _THERE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?<!
 _POINTS_BACK_TO_SEVERAL = re.compile(r"\b(they|their|them|those|these)\b", re.I)
 
 
+# "that month", "this hospital": the previous answer's row, named by what a row of the table is
+_THAT = re.compile(r"\b(?:that|this|the same)\s+([^\W\d_]+)\b", re.I)
+
+
+def _that_row(question: str, table: Table) -> str:
+    """The words that point back to one row by its kind ("that month" over a table of months; found as a new user:
+    "How many operations were cancelled that month?" after the month with the longest wait summed every month), or
+    ""."""
+    kinds = row_kinds(table)
+    return next((m.group(0) for m in _THAT.finditer(question) if singular(m.group(1).casefold()) in kinds), "")
+
+
 def resolve_follow_up(question: str, table: Table, session) -> str:
     """Name the row a follow-up's "it" (or "there") points to: the previous table answer's row, on the same table."""
     last = last_answer(session)
     if last is None or last.table != table.name or not last.row_names:
         return question
     it, there = _POINTS_BACK.search(question), _THERE.search(question)
-    if not (it or there or (len(last.row_names) > 1 and _POINTS_BACK_TO_SEVERAL.search(question))):
+    that_row = _that_row(question, table)
+    if not (it or there or that_row or (len(last.row_names) > 1 and _POINTS_BACK_TO_SEVERAL.search(question))):
         return question
     names = join_listed([n for n in last.row_names[:3] if n])  # "Doha, Qatar; Macau": two rows, not three
     if not names:
         return question
-    word = "there" if there and not it else "it"
+    word = that_row or ("there" if there and not it else "it")
     # Not the earlier question itself: found as a new user, "What is its hand-hygiene compliance?" after "Which
     # hospital has the fewest infections per bed?" came back as the earlier question's ratio, 5 programs of 5,
     # when the note ended "the answer to: Which hospital has the fewest infections per bed?". Nor the entities an
