@@ -145,3 +145,29 @@ def test_a_trend_along_the_row_labels_is_checked_in_their_order(claim, verdict):
     assert (check.verdict if check else None) == verdict
     if check is not None:
         assert "in the table's row order" in check.reason
+
+
+WAITS = Table(name="waits", title="", columns=["Month", "Referrals", "Seen within 18 weeks (%)", "Median wait (weeks)"],
+              rows=[["2024-01", "4120", "71.2", "14.1"], ["2024-02", "3980", "72.5", "13.8"],
+                    ["2024-03", "4410", "70.9", "14.6"], ["2024-04", "4275", "69.4", "15.2"],
+                    ["2024-05", "4502", "68.8", "15.9"], ["2024-06", "4190", "70.1", "15.1"]])
+
+
+@pytest.mark.parametrize("claim, verdict, first_row", [
+    # seen as a new user: refuted by the model's judgement, whose reason said the share "increased"
+    ("The share seen within 18 weeks fell every month from February to May.", "SUPPORTS", 2),
+    ("The share seen within 18 weeks fell every month.", "REFUTES", 1),  # January to February rose
+    ("Referrals rose every month from Feb to May.", "REFUTES", 3),  # March to April fell
+    ("The median wait rose every month from February to May.", "SUPPORTS", 2),
+])
+def test_month_names_bound_a_run_of_iso_months_and_the_best_named_column_is_read(claim, verdict, first_row):
+    check = trend_check(claim, WAITS)
+    assert check is not None and check.verdict == verdict, check
+    assert check.cells[0] == (first_row, 1)
+
+
+def test_month_names_do_not_bound_a_run_over_several_years():
+    two_years = Table(name="t", title="", columns=["Month", "Referrals"], rows=[
+        ["2023-12", "10"], ["2024-01", "20"], ["2024-02", "30"], ["2024-12", "5"], ["2025-01", "6"]])
+    check = trend_check("Referrals rose every month from December to February.", two_years)
+    assert check is not None and check.verdict == "REFUTES"  # the whole run: December is two rows
