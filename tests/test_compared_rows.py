@@ -144,3 +144,24 @@ async def test_the_note_is_in_the_reason(tmp_settings, fake_llm_server):
                               "GAMMA-3 had a longer median follow-up than ALPHA-1 and BETA-2.")
     assert outcome.winner == "SUPPORTS" and outcome.by_form
     assert "ALPHA-1's is the largest of ALPHA-1's 23.1 and BETA-2's 21.8" in outcome.reason
+
+
+WAITS = Table(name="waits", title="", columns=["Month", "Referrals", "Cancelled operations"], rows=[
+    ["2024-03", "4410", "335"], ["2024-04", "4275", "351"], ["2024-05", "4502", "298"], ["2024-06", "4190", "276"]])
+
+
+@pytest.mark.parametrize("claim, truth", [
+    # seen as a new user over a JSON table of months: one program of five voted, on a check the claim never states
+    ("March had more referrals than April and June.", True),
+    ("May had more cancelled operations than March.", False),
+    ("In May, referrals were higher than in Mar.", True),
+])
+def test_months_name_rows_of_iso_months(claim, truth):
+    typed = typed_of(WAITS)
+    raw = compared_rows_by_words(typed, claim)
+    assert raw is not None
+    assert run_sampled(raw, typed, "claim", claim).execution.truth is truth
+
+
+def test_may_the_verb_names_no_month():
+    assert compared_rows_by_words(typed_of(WAITS), "Referrals may be higher in March than in April.") is None

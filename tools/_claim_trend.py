@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from kb.table_model import Table
 from tools._cell_compare import format_value, norm_text
 from tools._cells import TypedTable, is_empty
+from tools._dates import iso_month_names, names_month
 from tools._question_grounding import column_named, named_words
 from tools._table_rows import total_rows
-from tools._words import MONTH_NAMES
 
 _UP = r"grew|grow|grows|growing|increased|increases|increasing|increase|rose|rise|rises|rising|went up|climbed|" \
       r"climbs|improved|improves"
@@ -72,19 +72,6 @@ def _time_order(typed: TypedTable, rows: list[int]) -> tuple[list[int], int | No
     return rows, None
 
 
-def _month_names(typed: TypedTable, rows: list[int], cols: list[int]) -> dict[tuple[int, int], str]:
-    """The month name of each ISO month cell ("2024-02": "february") of ``cols``, in a column where no month
-    comes twice among ``rows`` (else "February" names no one row)."""
-    out: dict[tuple[int, int], str] = {}
-    for c in cols:
-        months = {(r, c): int(m.group(1)) for r in rows
-                  if (m := re.match(r"^\d{4}-(\d{2})(?:-\d{2})?$", typed.text(r, c).strip()))}
-        if len(months) == len(rows) and len(set(months.values())) == len(rows) \
-                and all(1 <= n <= 12 for n in months.values()):
-            out |= {key: MONTH_NAMES[n - 1] for key, n in months.items()}
-    return out
-
-
 def _stated_span(typed: TypedTable, rows: list[int], cols: list[int], claim: str) -> list[int] | None:
     """The run of ``rows`` (in time order) the claim bounds by periods it writes, or None.
 
@@ -96,13 +83,14 @@ def _stated_span(typed: TypedTable, rows: list[int], cols: list[int], claim: str
     """
     low = norm_text(claim)
     marks: list[tuple[int, re.Match]] = []
-    month_names = _month_names(typed, rows, cols)
+    month_names = {(r, c): name for c in cols
+                   for r, name in zip(rows, iso_month_names([typed.text(r, c) for r in rows]) or [])}
     for i, r in enumerate(rows):
         for c in cols:
             cell = norm_text(typed.text(r, c))
             m = re.search(rf"(?<![\w-]){re.escape(cell)}(?![\w-])", low) if cell else None
             if m is None and (r, c) in month_names:  # "from February to May" over "2024-02" … "2024-05"
-                m = re.search(rf"\b(?:{month_names[r, c]}|{month_names[r, c][:3]})\b", low)
+                m = names_month(claim, month_names[r, c])
             if m:
                 marks.append((i, m))
                 break
@@ -111,7 +99,7 @@ def _stated_span(typed: TypedTable, rows: list[int], cols: list[int], claim: str
         return rows[first:last + 1]
     if len(marks) == 1:
         i, m = marks[0]
-        before = low[:m.start()].split()[-1:]
+        before = m.string[:m.start()].lower().split()[-1:]  # the claim or its normalised text
         if before and before[0] in _SINCE:
             return rows[i:]
         if before and before[0] in _UNTIL:

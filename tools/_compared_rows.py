@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from tools._cell_compare import norm_text
 from tools._cells import TypedTable
+from tools._dates import iso_month_names, names_month
 from tools._claim_compare import stated_comparisons
 from tools._interval_columns import LOWER_BOUND, UPPER_BOUND
 from tools._question_grounding import column_named, question_numbers
@@ -40,16 +41,18 @@ _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot)\b|n't\b", re.I)
 
 
 def _rows_written(typed: TypedTable, text: str) -> set[int]:
-    """The rows of which ``text`` writes a whole text cell that no other row holds in its column."""
+    """The rows of which ``text`` writes a whole text cell that no other row holds in its column, or the month of
+    an ISO month cell ("March" for "2024-03", in a column where no month comes twice)."""
     said = norm_text(text)
     rows: set[int] = set()
     for col in typed.columns:
         if col.numeric:
             continue
         cells = [norm_text(typed.text(r, col.index)) for r in range(1, typed.table.n_rows + 1)]
-        for r, cell in enumerate(cells, start=1):
+        months = iso_month_names(cells) or [""] * len(cells)
+        for r, (cell, month) in enumerate(zip(cells, months), start=1):
             if len(cell) >= 3 and cells.count(cell) == 1 and any(ch.isalpha() for ch in cell) \
-                    and re.search(rf"(?<!\w){re.escape(cell)}(?!\w)", said):
+                    and re.search(rf"(?<!\w){re.escape(cell)}(?!\w)", said) or month and names_month(text, month):
                 rows.add(r)
     return rows
 

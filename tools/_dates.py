@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from tools._words import MONTHS
+from tools._words import MONTH_NAMES, MONTHS
 
 _ORD = r"(?:st|nd|rd|th)?"
 _ISO = re.compile(r"^(?P<y>\d{4})[-/.](?P<m>\d{1,2})(?:[-/.](?P<d>\d{1,2}))?$")
@@ -75,3 +75,23 @@ def compare_dates(cell: object, op: str, value: object) -> bool | None:
     grain = min(right[1], left[1])
     a, b = _key(left[0], grain), _key(right[0], grain)
     return {"=": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+
+
+_ISO_MONTH_CELL = re.compile(r"^\d{4}-(\d{2})(?:-\d{2})?$")
+
+
+def iso_month_names(cells: list[str]) -> list[str] | None:
+    """The month name of each ISO date cell ("2024-02" -> "february"), when every cell is one and no month comes
+    twice (else "February" names no one of them); None otherwise."""
+    months = [int(m.group(1)) if (m := _ISO_MONTH_CELL.match(c.strip())) else 0 for c in cells]
+    if not cells or not all(1 <= n <= 12 for n in months) or len(set(months)) < len(months):
+        return None
+    return [MONTH_NAMES[n - 1] for n in months]
+
+
+def names_month(text: str, month: str) -> re.Match | None:
+    """Where ``text`` writes the month ``month`` ("february") in full or as its three letters, in any case but
+    May's: only "May" names it, since "may" is also the verb ("Referrals may be higher in March …")."""
+    if month == "may":
+        return re.search(r"\bMay\b", text)
+    return re.search(rf"\b(?:{month}|{month[:3]})\b", text, re.I)
