@@ -45,6 +45,13 @@ def stated_comparisons(claim: str) -> list[tuple[str, int, int]]:
             if not _NUMBER_BEFORE.search(claim[:m.start()].rstrip())]
 
 
+def scaled_comparisons(claim: str) -> list[tuple[str, int, int]]:
+    """The "<number> <comparative> … than" the claim states ("10% higher than", "3 more wins than"), as
+    :func:`stated_comparisons` gives the others."""
+    return [(m.group(1).lower(), m.start(), m.end()) for m in _COMPARATIVE.finditer(claim)
+            if _NUMBER_BEFORE.search(claim[:m.start()].rstrip())]
+
+
 def states_comparison(claim: str) -> bool:
     """Does the claim compare with "… than", without stating by how much?"""
     return bool(stated_comparisons(claim))

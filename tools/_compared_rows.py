@@ -11,6 +11,8 @@ built in code, run with the same rules and citations as a sampled program, and d
 It is built only when every part is unambiguous, else the model's programs decide as before:
 
 - one "<comparative> … than" with no number before it ("3 more wins than" states a difference) and no negation;
+  or one whose number is a multiple or a percentage ("more than 10% higher than", "twice as … than"): the rule
+  that reads a claim's multiples (tools._claim_multiples.read_multiplier) then sets the check's factor;
 - the words before it name exactly one row and the words after "than" one or more other rows ("than ALPHA-1 and
   BETA-2", compared with the most demanding of them; not "combined"), each by a text cell written whole ("Moderna"
   of Manufacturer names Spikevax's row), a cell no other row shares;
@@ -30,7 +32,8 @@ from dataclasses import dataclass
 from tools._cell_compare import norm_text
 from tools._cells import TypedTable
 from tools._dates import iso_month_names, names_month
-from tools._claim_compare import stated_comparisons
+from tools._claim_compare import scaled_comparisons, stated_comparisons
+from tools._claim_multiples import stated_scale
 from tools._interval_columns import LOWER_BOUND, UPPER_BOUND
 from tools._question_grounding import column_named, question_numbers
 
@@ -100,7 +103,8 @@ def compared_rows(typed: TypedTable, claim: str) -> WordsProgram | None:
     plain (module docstring). Against several rows the claim holds when it holds against the most demanding one (the
     largest for "more", the smallest for "fewer"), so that row is the one compared, and the note says why."""
     label = typed.label_col
-    comparisons = stated_comparisons(claim)
+    scaled = stated_scale(claim) is not None
+    comparisons = scaled_comparisons(claim) if scaled else stated_comparisons(claim)
     if not label or len(comparisons) != 1 or _NEGATION.search(claim):
         return None
     word, start, end = comparisons[0]
@@ -116,7 +120,9 @@ def compared_rows(typed: TypedTable, claim: str) -> WordsProgram | None:
         return None
     written = " ".join([typed.column(column).name] + [typed.text(r, c.index) for r in (a, *others)
                                                       for c in typed.columns if not c.numeric])
-    if question_numbers(claim) - question_numbers(written):
+    # the multiple or percentage a scaled comparison states is read by tools._claim_multiples.read_multiplier
+    stated_scale_numbers = question_numbers(claim[:start][-40:]) if scaled else set()
+    if question_numbers(claim) - question_numbers(written) - stated_scale_numbers:
         return None
     col = typed.column(column).index
     values = {b: typed.number(b, col) for b in sorted(others)}
