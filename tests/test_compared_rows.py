@@ -144,6 +144,7 @@ async def test_the_note_is_in_the_reason(tmp_settings, fake_llm_server):
                               "GAMMA-3 had a longer median follow-up than ALPHA-1 and BETA-2.")
     assert outcome.winner == "SUPPORTS" and outcome.by_form
     assert "ALPHA-1's is the largest of ALPHA-1's 23.1 and BETA-2's 21.8" in outcome.reason
+    assert {(2, 1), (2, 4)} <= set(outcome.cells)  # BETA-2's name and value, which the note quotes, are cited
 
 
 WAITS = Table(name="waits", title="", columns=["Month", "Referrals", "Cancelled operations"], rows=[
@@ -184,3 +185,19 @@ def test_a_stated_percentage_scales_the_other_row(claim, truth, check):
 
 def test_a_difference_in_units_is_left_to_the_programs():
     assert compared_rows_by_words(typed_of(WAITS), "May had 90 more referrals than March.") is None
+
+
+async def test_the_claim_check_cites_every_row_its_reason_quotes(tmp_settings, fake_llm_server):
+    from tests.test_table_program import BagOfWordsEmbedder
+    from tools.verify_claim import check_claim
+
+    def no_model(req):
+        raise AssertionError("the model was asked")
+
+    with fake_llm_server(no_model) as srv:
+        check = await check_claim(llm_for(tmp_settings, srv), TRIALS,
+                                  "GAMMA-3 had a longer median follow-up than ALPHA-1 and BETA-2.",
+                                  embedder=BagOfWordsEmbedder())
+    assert check.label == "SUPPORTS" and check.decided_by == "program"
+    assert {(1, 4), (2, 4), (3, 4)} <= set(check.cells)
+    assert "(rows: GAMMA-3)" in check.reason

@@ -92,6 +92,8 @@ class WordsProgram:
 
     raw: dict
     note: str = ""
+    # The cells the note quotes (each other row's name and value), cited beside the program's own
+    cells: tuple[tuple[int, int], ...] = ()
 
 
 # "than ALPHA-1 and BETA-2 combined" compares with a sum, which one row's value is not
@@ -140,7 +142,7 @@ def compared_rows(typed: TypedTable, claim: str) -> WordsProgram | None:
     return WordsProgram({"filters": [{"column": label_ident, "op": "=", "value": typed.text(a, label)}],
                          "fn": "value", "column": column, "answer_column": label_ident,
                          "check": {"op": ">" if larger else "<", "against": "row", "value": typed.text(b, label)}},
-                        note)
+                        note, tuple((r, c) for r in values for c in (label, col)) if note else ())
 
 
 def compared_rows_by_words(typed: TypedTable, claim: str) -> dict | None:

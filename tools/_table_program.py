@@ -413,8 +413,10 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
                 and (ran := run_sampled(words.raw, typed, kind, text)).execution is not None:
             # "A … colder than B": one row before the comparative, one after "than", one column named (found as a
             # new user: the sampled programs compared rows the claim never names, or wrote tautologies)
-            if words.note:  # "than ALPHA-1 and BETA-2": why the one row compared stands for both
-                ran.execution = replace(ran.execution, bounds=ran.execution.bounds + [words.note])
+            if words.note:  # "than ALPHA-1 and BETA-2": why the one row compared stands for both, citing both
+                ex = ran.execution
+                ran.execution = replace(ex, bounds=ex.bounds + [words.note],
+                                        cells=list(dict.fromkeys(ex.cells + list(words.cells))))
             outcome.by_form, outcome.batches = True, [1]
             decide(outcome, [ran], typed, kind, text)
             return outcome
