@@ -201,3 +201,29 @@ async def test_the_claim_check_cites_every_row_its_reason_quotes(tmp_settings, f
     assert check.label == "SUPPORTS" and check.decided_by == "program"
     assert {(1, 4), (2, 4), (3, 4)} <= set(check.cells)
     assert "(rows: GAMMA-3)" in check.reason
+
+
+FOOD = Table(name="food", title="", columns=["Food", "Category", "Fibre (g)"], rows=[
+    ["Lentils", "Legume", "7.9"], ["Chickpeas", "Legume", "7.6"], ["Oats", "Grain", "10.6"],
+    ["Almonds", "Nut", "12.5"]])
+LEGUMES_SUM = {"filters": [{"column": "category", "op": "=", "value": "Legume"}], "fn": "sum", "column": "fibre_g",
+               "answer_column": "food", "check": {"op": ">", "against": "row", "value": "Oats"}}
+
+
+@pytest.mark.parametrize("claim, op, fn, truth", [
+    # seen as a new user over a nutrition CSV: the sum (15.5) against Oats's 10.6 supported it, 2 votes to 1
+    ("Both legumes have more fibre than oats.", ">", "min", False),
+    ("Each legume has less fibre than oats.", "<", "max", True),
+    ("All legumes have more fibre than 7.5 g.", ">", "min", True),
+    ("The legumes combined have more fibre than oats.", ">", "sum", True),  # a sum, as it says
+    ("The legumes have more than a tenth of all the fibre.", ">", "sum", True),  # a share of the total
+    ("On average, all legumes have more fibre than oats.", ">", "avg", False),
+])
+def test_each_row_above_is_the_smallest_above(claim, op, fn, truth):
+    raw = {**LEGUMES_SUM, "fn": "avg" if "average" in claim else "sum",
+           "check": {**LEGUMES_SUM["check"], "op": op}}
+    if "7.5" in claim:
+        raw["check"] = {"op": op, "against": "value", "value": "7.5"}
+    ran = run_sampled(raw, typed_of(FOOD), "claim", claim)
+    assert ran.program.fn == fn and ran.execution is not None, ran.error
+    assert ran.execution.truth is truth

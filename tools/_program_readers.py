@@ -29,6 +29,7 @@ from tools._claim_counts import read_counted_column
 from tools._claim_fractions import read_fraction_of_rows, read_share_of_total, read_stated_fraction
 from tools._claim_grounding import read_combined, read_every_filter, read_own_row, read_quantifier, \
     read_ranked_claim, read_superlative, read_two_extremes
+from tools._claim_joint_rows import read_each_as_extreme
 from tools._claim_multiples import read_multiplier, read_ratio_multiple
 from tools._claim_named_row import read_named_row_every
 from tools._claim_negated import read_negated_existence, read_no_value
@@ -150,7 +151,7 @@ CLAIM_READERS: tuple[Reader, ...] = (
     read_combined, read_own_row, _quantifier, read_every_filter, _self_filtered_every, read_named_row_every,
     read_stated_fraction, read_fraction_of_rows, read_share_of_total,
     _multiplier, _ordinal, _ratio_multiple, read_others_combined, read_negated_existence,
-    read_no_value, read_median, read_interval_inclusion,
+    read_no_value, read_median, read_interval_inclusion, read_each_as_extreme,
 )
 
 
