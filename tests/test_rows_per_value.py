@@ -25,7 +25,7 @@ AS_WRITTEN = {"filters": [{"column": "participants", "op": ">", "value": "1"}], 
     ("Which drugs were tested in more than two trials?", AS_WRITTEN, "Apixaban"),
     ("Which drugs were tested in at least 2 phase III trials?",
      {**AS_WRITTEN, "filters": [{"column": "phase", "op": "=", "value": "III"}]}, "Edoxaban"),
-    ("Which drug was tested in more than 3 trials?", AS_WRITTEN, []),
+    ("Which drug was tested in more than 3 trials?", AS_WRITTEN, "none of them"),
 ])
 def test_the_values_held_by_more_rows_than_the_bound(question, raw, answer):
     ran = run_sampled(raw, TypedTable.build(TRIALS), "question", question)
@@ -63,3 +63,14 @@ def test_the_program_reads_as_what_it_computes():
     question = "Which drugs were tested in more than one trial?"
     ran = run_sampled(AS_WRITTEN, TypedTable.build(TRIALS), "question", question)
     assert describe(ran.program, TypedTable.build(TRIALS)) == "all rows → each Drug found in more than 1 row"
+
+
+async def test_no_value_held_that_often_is_answered_none(tmp_settings, fake_llm_server):
+    from tests.test_table_program import llm_for
+    from tools.table_qa import answer_question
+
+    with fake_llm_server(programs_only(["drug", "participants"], AS_WRITTEN)) as srv:  # no free answer asked
+        res = await answer_question(llm_for(tmp_settings, srv), TRIALS,
+                                    "Which drugs were tested in more than three trials?", samples=3, use_filter=False)
+    assert res.answer == "none of them" and res.decided_by == "program", res.reason
+    assert "no value is in more than 3 rows" in res.reason

@@ -498,11 +498,13 @@ def _most_common(typed: TypedTable, rows: list[int], c: int, clock: _Clock) -> t
 def _held_by_more_rows(typed: TypedTable, rows: list[int], c: int, clock: _Clock,
                        more_than: int) -> tuple[Any, str, list[int]]:
     """The values of column ``c`` each held by more than ``more_than`` of ``rows`` (table order), with their rows;
-    "none" when no value is."""
+    "none of them" when no value is (an answer: the rows were counted and no value recurs that often)."""
     first, where = _value_groups(typed, rows, c, clock)
     keys = [k for k, rs in where.items() if len(rs) > more_than]
     if not keys:
-        return [], "none", sorted(rows)
+        # not "none": a cell written "none" is an empty cell to the answer's checks
+        return "none of them", f"none of them (no value is in more than {more_than} row{'s' * (more_than != 1)})", \
+            sorted(rows)
     names = [first[k] for k in keys]
     shown = "; ".join(f"{first[k]} ({len(where[k])} rows)" for k in keys)
     return (names[0] if len(names) == 1 else names), shown, sorted(r for k in keys for r in where[k])
