@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from tools._cells import cell_number, written_unit
-from tools._dates import parse_date
+from tools._dates import ISO_MONTH, parse_date
 from tools._words import MONTHS
 
 def norm_text(text: object) -> str:
@@ -23,6 +23,12 @@ def norm_text(text: object) -> str:
     plain = re.sub(r"\[(?:BOLD|ITALIC|EMPTY|UNDERLINE|SMALL)\]", "", str(text))
     plain = "".join(ch for ch in unicodedata.normalize("NFKD", plain) if not unicodedata.combining(ch))
     return " ".join(plain.split()).casefold()
+
+
+def writes_whole(said: str, value: str) -> bool:
+    """Whether normalised text ``said`` writes normalised ``value`` as whole words ("leeds" in "which leeds
+    hospital", not in "leedsford")."""
+    return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", said) is not None
 
 
 def written_tolerance(text: str) -> float:
@@ -204,7 +210,6 @@ def split_listed(answer: str) -> list[str]:
 
 
 # Months as words, for cells that write dates as ISO numbers ("2024-03", "2019-05-01").
-_ISO_MONTH = re.compile(r"^\s*(\d{4})-(\d{2})(?:-\d{2})?\s*$")
 _SHORT_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b\.?", re.I)
 _NAMED_MONTH = re.compile(r"^\s*(?:(?P<m1>[a-z]+)\.?,?\s*(?P<y1>\d{4})?|(?P<y2>\d{4})\s+(?P<m2>[a-z]+)\.?)\s*$", re.I)
 
@@ -219,7 +224,7 @@ def iso_month_match(cell: str, value: str) -> bool | None:
     value_m = _NAMED_MONTH.match(str(value))
     if not value_m:
         return None
-    cell_m = _ISO_MONTH.match(str(cell))
+    cell_m = ISO_MONTH.match(str(cell))
     if cell_m:
         cell_year, cell_month = int(cell_m.group(1)), int(cell_m.group(2))
     else:

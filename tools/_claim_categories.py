@@ -37,7 +37,7 @@ import re
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from tools._cell_compare import norm_text
+from tools._cell_compare import norm_text, writes_whole
 from tools._cells import TypedTable, is_empty
 from tools._table_ops_model import Execution, Program, RowFilter
 
@@ -65,7 +65,7 @@ def named_categories(typed: TypedTable, claim: str) -> dict[str, str]:
             if len(v) > 1 and not is_empty(v) and _LETTER.search(v) and v not in ENGLISH_STOP_WORDS:
                 counts[v] = counts.get(v, 0) + 1
         for v, k in counts.items():
-            if 2 <= k < n_rows and re.search(rf"(?<!\w){re.escape(v)}(?!\w)", said):
+            if 2 <= k < n_rows and writes_whole(said, v):
                 out.setdefault(v, col.ident)
     return out
 

@@ -29,11 +29,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tools._cell_compare import norm_text
+from tools._cell_compare import norm_text, writes_whole
 from tools._cells import TypedTable
 from tools._dates import iso_month_names, names_month
 from tools._claim_compare import scaled_comparisons, stated_comparisons
 from tools._claim_multiples import stated_scale
+from tools._interval_claims import bound_pairs
 from tools._interval_columns import LOWER_BOUND, UPPER_BOUND
 from tools._question_grounding import column_named, question_numbers
 
@@ -55,7 +56,7 @@ def _rows_written(typed: TypedTable, text: str) -> set[int]:
         months = iso_month_names(cells) or [""] * len(cells)
         for r, (cell, month) in enumerate(zip(cells, months), start=1):
             if len(cell) >= 3 and cells.count(cell) == 1 and any(ch.isalpha() for ch in cell) \
-                    and re.search(rf"(?<!\w){re.escape(cell)}(?!\w)", said) or month and names_month(text, month):
+                    and writes_whole(said, cell) or month and names_month(text, month):
                 rows.add(r)
     return rows
 
@@ -69,14 +70,11 @@ def _column_compared(typed: TypedTable, claim: str, a: int, b: int) -> str | Non
         return plain[0].ident
     if plain:
         return None
-    bases = {col.name[:-len(LOWER_BOUND)] if col.name.endswith(LOWER_BOUND) else col.name[:-len(UPPER_BOUND)]
-             for col in named}
-    if len(bases) != 1 or not column_named(base := bases.pop(), claim):
+    pair_of = {ident: pair for pair in bound_pairs(typed) for ident in pair[1:]}
+    pairs = {pair_of.get(col.ident) for col in named}
+    if len(pairs) != 1 or (pair := pairs.pop()) is None or not column_named(pair[0], claim):
         return None
-    lower = next((col for col in typed.columns if col.name == base + LOWER_BOUND), None)
-    upper = next((col for col in typed.columns if col.name == base + UPPER_BOUND), None)
-    if lower is None or upper is None:
-        return None
+    lower, upper = typed.column(pair[1]), typed.column(pair[2])
     ends = [(typed.number(r, lower.index), typed.number(r, upper.index)) for r in (a, b)]
     if any(x is None for pair in ends for x in pair):
         return None

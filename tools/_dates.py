@@ -77,13 +77,14 @@ def compare_dates(cell: object, op: str, value: object) -> bool | None:
     return {"=": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
 
 
-_ISO_MONTH_CELL = re.compile(r"^\d{4}-(\d{2})(?:-\d{2})?$")
+# "2024-03" or "2024-03-15": a year and a month (groups 1 and 2), maybe a day
+ISO_MONTH = re.compile(r"^\s*(\d{4})-(\d{2})(?:-\d{2})?\s*$")
 
 
 def iso_month_names(cells: list[str]) -> list[str] | None:
     """The month name of each ISO date cell ("2024-02" -> "february"), when every cell is one and no month comes
     twice (else "February" names no one of them); None otherwise."""
-    months = [int(m.group(1)) if (m := _ISO_MONTH_CELL.match(c.strip())) else 0 for c in cells]
+    months = [int(m.group(2)) if (m := ISO_MONTH.match(c)) else 0 for c in cells]
     if not cells or not all(1 <= n <= 12 for n in months) or len(set(months)) < len(months):
         return None
     return [MONTH_NAMES[n - 1] for n in months]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import norm_text
+from tools._cell_compare import norm_text, writes_whole
 from tools._cells import TypedTable
 from tools._question_grounding import column_named, question_numbers
 from tools._table_ops_model import Program
@@ -35,8 +35,7 @@ def _asks_for_a_row(typed: TypedTable, question: str) -> bool:
 def _names_a_cell(typed: TypedTable, question: str) -> bool:
     """Whether the question writes a text cell of the table as words ("Which Leeds hospital …")."""
     said = norm_text(question)
-    return any(len(cell := norm_text(typed.text(r, col.index))) >= 3
-               and re.search(rf"(?<!\w){re.escape(cell)}(?!\w)", said) is not None
+    return any(len(cell := norm_text(typed.text(r, col.index))) >= 3 and writes_whole(said, cell)
                for col in typed.columns if not col.numeric for r in range(1, typed.table.n_rows + 1))
 
 
