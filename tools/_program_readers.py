@@ -36,6 +36,7 @@ from tools._claim_negated import read_negated_existence, read_no_value
 from tools._claim_others import read_others_combined
 from tools._claim_self_filter import read_self_filtered_every
 from tools._claim_significance import add_significance_filter
+from tools._claim_value_row import read_named_value_row
 from tools._column_against import read_column_against
 from tools._column_change import read_column_change
 from tools._count_than_row import read_count_than_row
@@ -151,7 +152,7 @@ CLAIM_READERS: tuple[Reader, ...] = (
     read_combined, read_own_row, _quantifier, read_every_filter, _self_filtered_every, read_named_row_every,
     read_stated_fraction, read_fraction_of_rows, read_share_of_total,
     _multiplier, _ordinal, _ratio_multiple, read_others_combined, read_negated_existence,
-    read_no_value, read_median, read_interval_inclusion, read_each_as_extreme,
+    read_no_value, read_median, read_interval_inclusion, read_each_as_extreme, read_named_value_row,
 )
 
 
