@@ -332,6 +332,10 @@ class Assistant:
             # cited cells do not back them, so it is not "verified" (seen as a new user: "older", with two
             # invented opening years, citing another clinic's name).
             return AnswerOutcome(text, "unverified", check, True)
+        if getattr(output, "unpicked_rows", None):
+            # The question asks about some rows ("the European cities") and the answer is over all of them, as the
+            # reply says: it does not answer what was asked (seen as a new user, shown as verified before).
+            return AnswerOutcome(text, "unverified", check, True)
         if getattr(output, "decided_by", None) == "fallback":
             # Word overlap, not the model, chose the answer; the reply says so, and so does the status.
             return AnswerOutcome(text, "unverified", check, True)

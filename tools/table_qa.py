@@ -40,6 +40,7 @@ from tools._cells import cell_number, is_empty
 from tools._choice_compare import comparing_option
 from tools._frequency_rules import row_kinds
 from tools._registry import ToolContext, ToolError, tool
+from tools._row_qualifier import qualifier_note, row_qualifier
 from tools._table_choice import option_rows, table_choice
 from tools._table_llm import (
     JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, cited_for_view,
@@ -122,6 +123,8 @@ class QAResult(BaseModel):
     decided_by: Literal["program", "llm", "columns"] = "llm"
     vote_share: float | None = Field(None, description="Share of the sampled programs that agree.")
     programs: ProgramOutcome | None = None
+    unpicked: str = Field("", description="The question's qualifier of its rows (\"European\") that no program "
+                                          "applied: the answer is over all rows (tools._row_qualifier).")
 
 
 def matching_options(answer: str, options: list[str]) -> list[int]:
@@ -168,7 +171,8 @@ async def _answer(llm, table: Table, question: str, options: list[str], *, embed
                               temperature=temperature, program_form=program_form, scope=scope,
                               more_on_split=more_on_split)
         program_s = time.perf_counter() - t0
-        computed = answer_from_program(table, question, options, outcome, program_s, rows_named)
+        computed = answer_from_program(table, question, options, outcome, program_s, rows_named,
+                                       rows_in_scope=len(scope))
         if computed is not None:
             return computed
     result = await _answer_by_model(llm, table, question, options, embedder=embedder, use_filter=use_filter,
@@ -218,8 +222,10 @@ def _with_unit(outcome: ProgramOutcome) -> str:
 
 
 def answer_from_program(table: Table, question: str, options: list[str], outcome: ProgramOutcome,
-                        program_s: float, rows_named: tuple[int, ...] = ()) -> QAResult | None:
-    """The computed answer as a QAResult, or None when the model's paths must answer."""
+                        program_s: float, rows_named: tuple[int, ...] = (), rows_in_scope: int = 0
+                        ) -> QAResult | None:
+    """The computed answer as a QAResult, or None when the model's paths must answer. ``rows_in_scope``: the rows
+    a follow-up ranges over (0: the whole table)."""
     timings = {"program_s": program_s, "total_s": program_s}
     if outcome.not_in_table and not options:
         return QAResult(question=question, table=table.name, answer="not in the table", cells=[], reason=outcome.reason,
@@ -236,6 +242,9 @@ def answer_from_program(table: Table, question: str, options: list[str], outcome
     if not options:
         if is_empty(outcome.winner):
             return QAResult(answer=NO_VALUE, **{**common, "reason": _no_value_reason(table, outcome)})
+        if (unpicked := _unpicked_qualifier(table, question, outcome, rows_in_scope)) is not None:
+            qualifier, note = unpicked
+            common.update(reason=f"{outcome.reason} {note}", confidence="low", unpicked=qualifier)
         return QAResult(answer=outcome.winner, answer_shown=_with_unit(outcome), **common)
     hits = matching_options(outcome.winner, options) or _option_of_decisive_row(outcome, rows_named)
     compared = ""
@@ -250,6 +259,19 @@ def answer_from_program(table: Table, question: str, options: list[str], outcome
     return QAResult(**{**common, "reason": reason + against, "cells": outcome.cells + beside,
                        "confidence": "low" if len(hits) > 1 or plurality_only else "high"},
                     answer=options[hits[0] - 1], option=hits[0], tied=hits if len(hits) > 1 else [])
+
+
+def _unpicked_qualifier(table: Table, question: str, outcome: ProgramOutcome, rows_in_scope: int
+                        ) -> tuple[str, str] | None:
+    """(qualifier, note) when the question restricts its rows by a word the table does not write ("the European
+    cities") and every program that gave the answer kept all the rows; None otherwise (tools._row_qualifier)."""
+    winners = [r for r in outcome.runs if r.ran and r.verdict == outcome.winner]
+    if not winners or any(r.filtered is not False for r in winners):
+        return None
+    found = row_qualifier(table, question)
+    if found is None:
+        return None
+    return found[0], qualifier_note(found, rows_in_scope or table.n_rows)
 
 
 def _no_value_reason(table: Table, outcome: ProgramOutcome) -> str:
@@ -366,6 +388,8 @@ class Output(BaseModel):
                                         "unverified).")
     decided_by: str = Field("llm", description="program (code computed it), llm, or columns (not in the table).")
     vote_share: float | None = Field(None, description="Share of the sampled programs that agree.")
+    unpicked_rows: str = Field("", description="The question's qualifier of its rows that no program applied: the "
+                               "answer is over all rows, said in the reason (the reply is then unverified).")
     programs: list[str] = Field(default_factory=list, description="Each sampled program, its result or its error.")
     program: str = Field("", description="The program whose result decided, in words.")
     vote: str = ""
@@ -437,7 +461,7 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
                   tied=tied,
                   confidence=result.confidence, reason=reason, explanations=result.explanations,
                   invalid_citations=result.invalid_cells, unstated_numbers=unstated, decided_by=result.decided_by,
-                  vote_share=result.vote_share,
+                  vote_share=result.vote_share, unpicked_rows=result.unpicked,
                   programs=program_lines(result.programs),
                   program=result.programs.program if result.programs and result.decided_by == "program" else "",
                   vote=result.programs.vote_text() if result.programs else "")

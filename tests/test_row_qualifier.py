@@ -1,0 +1,105 @@
+"""A question about some of the table's rows, answered over all of them, says so (tools._row_qualifier).
+
+Found as a new user: "What is the average PM2.5 across the European cities?" over a seven-city table with no
+continent column was answered 39.36, the mean of all seven, by five programs of five, and shown as verified."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel
+
+from kb.tables import Table
+from tests.test_loop import Recorder, Router, frame, make_assistant, patched_tools  # noqa: F401
+from tests.test_table_program import llm_for, scripted
+from tools._cells import TypedTable
+from tools._registry import REGISTRY, Tool
+from tools._row_qualifier import qualifier_note, row_qualifier
+from tools._table_shape import shape_for_programs
+from tools.table_qa import Output as QAOutput, answer_question
+
+AIR = Table(name="air", title="Annual air quality, selected cities (2023)", columns=[
+    "City", "Country", "PM2.5 (µg/m³)", "NO₂ (µg/m³)", "Population (millions)"], rows=[
+    ["Delhi", "India", "92.7", "38", "32.9"],
+    ["Lahore", "Pakistan", "99.5", "31", "13.5"],
+    ["Paris", "France", "13.2", "31", "11.2"],
+    ["London", "United Kingdom", "9.3", "33", "9.6"],
+    ["Stockholm", "Sweden", "4.6", "12", "1.7"]])
+
+
+@pytest.mark.parametrize("question, found", [
+    ("What is the average PM2.5 across the European cities?", ("European", "cities")),
+    ("Which European city has the highest NO2?", ("European", "city")),
+    ("What is the mean PM2.5 of the Swedish cities?", ("Swedish", "cities")),  # "Sweden" is no "Swedish"
+    ("What is the total population of Asian cities?", ("Asian", "cities")),
+    ("What is the average PM2.5 across the cities?", None),
+    ("Which city has the highest PM2.5?", None),
+    ("Which of the listed cities has the lowest NO2?", None),            # the table's own rows
+    ("What is the total population of the three cities?", None),        # a count
+    ("Which of the most polluted cities is largest?", None),            # a superlative
+    ("What is the PM2.5 of the Paris cities?", None),                   # the table writes "Paris"
+    ("what is the average pm2.5 across the european cities?", None),    # lower case: not a proper adjective
+    ("Delhi, cities: which has the lowest?", None),                     # not across a comma
+])
+def test_the_qualifier_is_found_only_before_the_rows_noun_and_unwritten(question, found):
+    assert row_qualifier(AIR, question) == found
+
+
+def test_the_note_says_over_how_many_rows_in_the_plural():
+    note = qualifier_note(("European", "city"), 5)
+    assert "all 5 cities" in note and "“European”" in note and "not an answer for the European ones" in note
+
+
+def _typed() -> TypedTable:
+    return TypedTable.build(shape_for_programs(AIR).table)
+
+
+async def test_an_answer_over_all_rows_is_low_confidence_with_the_note(tmp_settings, fake_llm_server):
+    typed = _typed()
+    pm = typed.columns[2].ident
+    average = {"filters": [], "fn": "avg", "column": pm, "answer_column": pm}
+    with fake_llm_server(scripted([pm], [average] * 5)) as srv:
+        result = await answer_question(llm_for(tmp_settings, srv), AIR,
+                                       "What is the average PM2.5 across the European cities?")
+    assert result.decided_by == "program" and result.answer == "43.86"
+    assert result.confidence == "low" and result.unpicked == "European"
+    assert "nothing in the table reads “European”" in result.reason and "all 5 cities" in result.reason
+
+
+async def test_a_filtered_answer_carries_no_note(tmp_settings, fake_llm_server):
+    """The programs picked rows out (the model knows Paris, London and Stockholm are in Europe): no note."""
+    typed = _typed()
+    pm, country = typed.columns[2].ident, typed.columns[1].ident
+    europe = {"filters": [{"column": country, "op": "!=", "value": "India"},
+                          {"column": country, "op": "!=", "value": "Pakistan"}],
+              "fn": "avg", "column": pm, "answer_column": pm}
+    with fake_llm_server(scripted([pm, country], [europe] * 5)) as srv:
+        result = await answer_question(llm_for(tmp_settings, srv), AIR,
+                                       "What is the average PM2.5 across the European cities?")
+    assert result.answer == "9.033" or result.answer.startswith("9.03")
+    assert result.confidence == "high" and result.unpicked == "" and "European" not in result.reason
+
+
+class QAIn(BaseModel):
+    question: str
+    table: str | None = None
+
+
+@pytest.mark.parametrize("unpicked, status", [("European", "unverified"), ("", "verified")])
+async def test_the_loop_does_not_call_such_a_reply_verified(tmp_settings, fake_llm_server, patched_tools,
+                                                            monkeypatch, unpicked, status):
+    def answered(ctx, args):
+        table = ctx.evidence.add_table("air", "City,PM2.5", source="air")
+        cell = ctx.evidence.add_cell("air", 1, 3, "92.7", source="air")
+        return QAOutput(answer="92.7", table="air", table_id=table.id, cells=[cell.id],
+                        reason="Avg of PM2.5 is 92.7.", decided_by="program", unpicked_rows=unpicked)
+
+    monkeypatch.setitem(REGISTRY, "table_qa", Tool(name="table_qa", description="qa", fn=answered,
+                                                   input_model=QAIn, output_model=QAOutput))
+    question = "What is the average PM2.5 across the European cities?"
+    router = Router(intents=[frame(task="table_question", rewrite=question)])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        bot.session.tables["air"] = AIR
+        bot.session.active_table = "air"
+        result = await bot.run_turn(question, Recorder())
+    assert result.status == status
