@@ -64,6 +64,7 @@ from tools._stated_values import add_stated_value
 from tools._table_ops_model import Program
 from tools._top_rows import read_top_rows
 from tools._value_in_range import read_range_question
+from tools._whole_table_scope import read_whole_table_extreme
 from tools._written_share import read_stated_percent
 
 Kind = Literal["claim", "question"]
@@ -148,7 +149,8 @@ QUESTION_READERS: tuple[Reader, ...] = (
 CLAIM_READERS: tuple[Reader, ...] = (
     *_SHARED_FIRST, _flag_in_claim, *_SHARED_AFTER_FLAG,
     read_arm_comparison, _compared_row, read_change, read_counted_column,
-    read_two_extremes, read_ranked_claim, read_superlative, read_ratio, read_rate, read_duration,
+    read_two_extremes, read_ranked_claim, read_whole_table_extreme, read_superlative, read_ratio, read_rate,
+    read_duration,
     read_combined, read_own_row, _quantifier, read_every_filter, _self_filtered_every, read_named_row_every,
     read_stated_fraction, read_fraction_of_rows, read_share_of_total,
     _multiplier, _ordinal, _ratio_multiple, read_others_combined, read_negated_existence,

@@ -79,8 +79,14 @@ def best_is_largest(text: str, header: str) -> bool | None:
 
 
 def is_superlative(text: str) -> bool:
-    """Does the text use a superlative ("the most", "largest", "top")?"""
-    return any(w in SUPERLATIVES for w in re.findall(r"[a-z][a-z-]*", text.lower()))
+    """Does the text use a superlative ("the most", "largest", "top"), also as the first part of a compound
+    ("the lowest-calorie food", "the best-selling drug"; found as a new user) or after an ordinal
+    ("second-highest")? "right-most" is no superlative."""
+    for word in re.findall(r"[a-z][a-z-]*", text.lower()):
+        first, _, rest = word.partition("-")
+        if word in SUPERLATIVES or first in SUPERLATIVES or (first in ORDINAL_WORDS and rest in SUPERLATIVES):
+            return True
+    return False
 
 
 ORDINAL_WORDS = {w: i for i, w in enumerate("second third fourth fifth sixth seventh eighth ninth tenth".split(), 2)} \
