@@ -65,8 +65,9 @@ async def test_an_answer_over_all_rows_is_low_confidence_with_the_note(tmp_setti
     assert "nothing in the table reads “European”" in result.reason and "all 5 cities" in result.reason
 
 
-async def test_a_filtered_answer_carries_no_note(tmp_settings, fake_llm_server):
-    """The programs picked rows out (the model knows Paris, London and Stockholm are in Europe): no note."""
+async def test_rows_picked_by_the_models_own_knowledge_are_said_to_be(tmp_settings, fake_llm_server):
+    """The programs picked rows out by what the model knows (Paris, London and Stockholm are in Europe): the
+    answer stands, said to rest on the model's judgement of which rows count."""
     typed = _typed()
     pm, country = typed.columns[2].ident, typed.columns[1].ident
     europe = {"filters": [{"column": country, "op": "!=", "value": "India"},
@@ -75,8 +76,30 @@ async def test_a_filtered_answer_carries_no_note(tmp_settings, fake_llm_server):
     with fake_llm_server(scripted([pm, country], [europe] * 5)) as srv:
         result = await answer_question(llm_for(tmp_settings, srv), AIR,
                                        "What is the average PM2.5 across the European cities?")
-    assert result.answer == "9.033" or result.answer.startswith("9.03")
-    assert result.confidence == "high" and result.unpicked == "" and "European" not in result.reason
+    assert result.answer.startswith("9.03")  # (13.2 + 9.3 + 4.6) / 3
+    assert result.confidence == "low" and result.unpicked == "European"
+    assert "chose the rows by “India”, “Pakistan”, which the question does not state" in result.reason
+
+
+async def test_rows_chosen_by_a_value_the_question_never_states_are_the_models_judgement(tmp_settings,
+                                                                                        fake_llm_server):
+    """Seen as a new user: "Which Asian city has the lowest NO2?" was answered by programs filtering Country =
+    'China' (right by luck: Beijing), shown as verified. Which cities are Asian is the model's judgement."""
+    typed = _typed()
+    no2, country, city = typed.columns[3].ident, typed.columns[1].ident, typed.columns[0].ident
+    china = {"filters": [{"column": country, "op": "=", "value": "China"}], "fn": "argmin", "column": no2,
+             "answer_column": city}
+    table = Table(name="air", title=AIR.title, columns=AIR.columns,
+                  rows=AIR.rows + [["Beijing", "China", "34.3", "29", "21.8"]])
+    with fake_llm_server(scripted([no2, country], [china] * 5)) as srv:
+        result = await answer_question(llm_for(tmp_settings, srv), table, "Which Asian city has the lowest NO2?")
+    assert result.answer == "Beijing" and result.confidence == "low" and result.unpicked == "Asian"
+    assert "chose the rows by “China”, which the question does not state" in result.reason
+    # a value the question states is its own choice: no note
+    with fake_llm_server(scripted([no2, country], [china] * 5)) as srv:
+        stated = await answer_question(llm_for(tmp_settings, srv), table,
+                                       "Which Asian city in China has the lowest NO2?")
+    assert stated.unpicked == "" and stated.confidence == "high"
 
 
 class QAIn(BaseModel):

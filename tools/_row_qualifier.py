@@ -9,9 +9,13 @@ A capitalised word written just before the rows' own noun ("European" in "the Eu
 teams"; the noun from the table's name or row-label header) restricts the rows the question is about, when the
 table does not write it (then it may name a row or a column: "Orange County", "Home Team"). When every program
 that gave the answer kept all the rows (no filter), the answer is over all of them and the reply must say that,
-with low confidence and not as verified, rather than be shown as the answer asked for. Lower-case words are left
-alone: on 4,000 WikiTableQuestions training questions (all lower case) the same test without that condition fired
-on 39, and about three in four were words that pick nothing out ("the professional wrestler", "the first place driver", "track and field events").
+with low confidence and not as verified, rather than be shown as the answer asked for. So must it when every such
+program chose its rows by a value the question does not state: "Which Asian city has the lowest NO2?" was then
+answered by "Country = 'China'" (seen as a new user), the model's own judgement of which cities are Asian.
+
+Lower-case words are left alone: on 4,000 WikiTableQuestions training questions (all lower case) the same test
+without that condition fired on 39, and about three in four were words that pick nothing out ("the professional
+wrestler", "the first place driver", "track and field events").
 """
 
 from __future__ import annotations
@@ -82,10 +86,15 @@ def _written_in(table: Table, phrase: str) -> bool:
                for text in [table.title, *table.columns, *(cell for row in table.rows for cell in row)])
 
 
-def qualifier_note(found: tuple[str, str], rows_kept: int) -> str:
+def qualifier_note(found: tuple[str, str], rows_kept: int, chosen_by: list[str] | None = None) -> str:
     """What the reply says when the answer is over all ``rows_kept`` rows although the question restricts them by
-    ``found`` (:func:`row_qualifier`)."""
+    ``found`` (:func:`row_qualifier`), or over rows the programs chose by values the question does not state
+    (``chosen_by``)."""
     qualifier, noun = found[0], _plural(found[1])
-    return (f"The question asks about the {qualifier} {noun}, but nothing in the table reads “{qualifier}”, so no "
-            f"program could pick those out: this is over all {rows_kept} {noun}, not an answer for the {qualifier} "
-            "ones.")
+    head = f"The question asks about the {qualifier} {noun}, but nothing in the table reads “{qualifier}”"
+    if chosen_by:
+        values = ", ".join(f"“{v}”" for v in chosen_by[:3])
+        return (f"{head}: the programs chose the rows by {values}, which the question does not state, so which "
+                f"{noun} count as {qualifier} was the model's judgement, not computed from the table.")
+    return (f"{head}, so no program could pick those out: this is over all {rows_kept} {noun}, not an answer for the "
+            f"{qualifier} ones.")

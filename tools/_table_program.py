@@ -96,9 +96,10 @@ class ProgramRun(BaseModel):
     cells: list[tuple[int, int]] = Field(default_factory=list)
     # the operation that ran, after code's repairs (``raw`` is what the model wrote); empty for SQL
     fn: str = ""
-    # whether it filtered the rows (after code's repairs); None when unknown (SQL). An answer over every row of a
-    # question about some of them says so (tools._row_qualifier).
-    filtered: bool | None = None
+    # the values its filters compare with, after code's repairs; None when unknown (SQL). An answer over every row
+    # of a question about some of them, or over rows picked by values the question never states, says so
+    # (tools._row_qualifier).
+    filter_values: list[str] | None = None
 
 
 class ProgramOutcome(BaseModel):
@@ -479,7 +480,8 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
             outcome.runs.append(ProgramRun(program=shown, raw=s.raw, ran=True, result=ex.result_text,
                                            verdict=verdict, rows=ex.decisive_rows, cells=ex.cells,
                                            fn=s.program.fn if s.program else "",
-                                           filtered=bool(s.program.filters) if s.program else None))
+                                           filter_values=[f.than_column or f.value for f in s.program.filters]
+                                           if s.program else None))
     if kind == "question":
         # "How many … more … than <row>?": counts of that row itself do not vote against a program that compares
         # with its value; before grounding ranks what is left.

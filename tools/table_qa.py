@@ -40,6 +40,7 @@ from tools._cells import cell_number, is_empty
 from tools._choice_compare import comparing_option
 from tools._frequency_rules import row_kinds
 from tools._registry import ToolContext, ToolError, tool
+from tools._question_grounding import value_grounded
 from tools._row_qualifier import qualifier_note, row_qualifier
 from tools._table_choice import option_rows, table_choice
 from tools._table_llm import (
@@ -264,14 +265,21 @@ def answer_from_program(table: Table, question: str, options: list[str], outcome
 def _unpicked_qualifier(table: Table, question: str, outcome: ProgramOutcome, rows_in_scope: int
                         ) -> tuple[str, str] | None:
     """(qualifier, note) when the question restricts its rows by a word the table does not write ("the European
-    cities") and every program that gave the answer kept all the rows; None otherwise (tools._row_qualifier)."""
+    cities") and no program that gave the answer picked rows by what the question states: each kept all the rows,
+    or filtered on a value of its own ("Country = 'China'" for "the Asian cities", seen as a new user); None
+    otherwise (tools._row_qualifier)."""
     winners = [r for r in outcome.runs if r.ran and r.verdict == outcome.winner]
-    if not winners or any(r.filtered is not False for r in winners):
+    if not winners or any(r.filter_values is None for r in winners):
         return None
     found = row_qualifier(table, question)
     if found is None:
         return None
-    return found[0], qualifier_note(found, rows_in_scope or table.n_rows)
+    unstated = list(dict.fromkeys(v for r in winners for v in r.filter_values if not value_grounded(v, question)))
+    if all(not r.filter_values for r in winners):
+        return found[0], qualifier_note(found, rows_in_scope or table.n_rows)
+    if all(r.filter_values and any(not value_grounded(v, question) for v in r.filter_values) for r in winners):
+        return found[0], qualifier_note(found, rows_in_scope or table.n_rows, chosen_by=unstated)
+    return None
 
 
 def _no_value_reason(table: Table, outcome: ProgramOutcome) -> str:
