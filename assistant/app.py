@@ -45,6 +45,7 @@ from assistant.ui_access import (  # noqa: E402
     token_issued_at,
 )
 from assistant.upload_registry import UploadRegistry  # noqa: E402
+from assistant.ui_preview import preview_columns  # noqa: E402
 from assistant.uploads import add_table_file, add_text_file, looks_like_table, other_sheets  # noqa: E402
 from kb.instructions import instructions_warning  # noqa: E402
 from kb.kg_harvest import extraction_note  # noqa: E402
@@ -410,7 +411,7 @@ async def acknowledge_table(table, path: Path, file_name: str) -> None:
     """The upload's reply: size, notes, a preview, and one button per other sheet of a workbook."""
     import pandas as pd
 
-    preview = pd.DataFrame(table.rows[:8], columns=table.columns)
+    preview = pd.DataFrame(table.rows[:8], columns=preview_columns(table.columns))
     notes = "".join(f"\n- {n}" for n in table.notes)
     sheets = other_sheets(table)
     sheet_line = (f"\nSheet **{table.sheet}** is loaded; the workbook also has {', '.join(sheets)} "
