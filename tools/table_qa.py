@@ -125,7 +125,8 @@ class QAResult(BaseModel):
     vote_share: float | None = Field(None, description="Share of the sampled programs that agree.")
     programs: ProgramOutcome | None = None
     unpicked: str = Field("", description="The question's qualifier of its rows (\"European\") that no program "
-                                          "applied: the answer is over all rows (tools._row_qualifier).")
+                                          "applied from the table: the answer is over all rows, or over rows the "
+                                          "model chose (tools._row_qualifier).")
 
 
 def matching_options(answer: str, options: list[str]) -> list[int]:
@@ -274,12 +275,10 @@ def _unpicked_qualifier(table: Table, question: str, outcome: ProgramOutcome, ro
     found = row_qualifier(table, question)
     if found is None:
         return None
+    if any(r.filter_values and all(value_grounded(v, question) for v in r.filter_values) for r in winners):
+        return None  # a program that gave the answer chose its rows by what the question states
     unstated = list(dict.fromkeys(v for r in winners for v in r.filter_values if not value_grounded(v, question)))
-    if all(not r.filter_values for r in winners):
-        return found[0], qualifier_note(found, rows_in_scope or table.n_rows)
-    if all(r.filter_values and any(not value_grounded(v, question) for v in r.filter_values) for r in winners):
-        return found[0], qualifier_note(found, rows_in_scope or table.n_rows, chosen_by=unstated)
-    return None
+    return found[0], qualifier_note(found, rows_in_scope or table.n_rows, chosen_by=unstated)
 
 
 def _no_value_reason(table: Table, outcome: ProgramOutcome) -> str:
@@ -396,8 +395,9 @@ class Output(BaseModel):
                                         "unverified).")
     decided_by: str = Field("llm", description="program (code computed it), llm, or columns (not in the table).")
     vote_share: float | None = Field(None, description="Share of the sampled programs that agree.")
-    unpicked_rows: str = Field("", description="The question's qualifier of its rows that no program applied: the "
-                               "answer is over all rows, said in the reason (the reply is then unverified).")
+    unpicked_rows: str = Field("", description="The question's qualifier of its rows that no program applied from "
+                               "the table: the answer is over all rows or rows the model chose, said in the reason "
+                               "(the reply is then unverified).")
     programs: list[str] = Field(default_factory=list, description="Each sampled program, its result or its error.")
     program: str = Field("", description="The program whose result decided, in words.")
     vote: str = ""
