@@ -45,8 +45,19 @@ def test_the_qualifier_is_found_only_before_the_rows_noun_and_unwritten(question
 
 
 def test_the_note_says_over_how_many_rows_in_the_plural():
-    note = qualifier_note(("European", "city"), 5)
+    note = qualifier_note(AIR, ("European", "city"), 5)
     assert "all 5 cities" in note and "“European”" in note and "not an answer for the European ones" in note
+
+
+def test_a_qualifier_the_table_writes_by_its_stem_is_not_said_to_be_missing():
+    """"Northern" over Region = "North": the table could pick those rows; the note must not say it cannot."""
+    table = Table(name="hospitals", title="", columns=["Hospital", "Region", "Beds"],
+                  rows=[["St. Mary", "North", "420"], ["Lakeview", "North", "185"], ["Mt. Hope", "East", "560"]])
+    found = row_qualifier(table, "Which Northern hospital has the most beds?")
+    assert found == ("Northern", "hospital")
+    note = qualifier_note(table, found, 3)
+    assert "nothing in the table reads" not in note and "no program picked those out" in note
+    assert "all 3 hospitals" in note
 
 
 def _typed() -> TypedTable:

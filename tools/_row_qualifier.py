@@ -27,7 +27,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from kb.tables import Table
 from tools._cell_compare import norm_text, writes_whole
 from tools._frequency_rules import row_kinds
-from tools._words import CARDINALS, DOWNWARD, UPWARD, singular
+from tools._words import CARDINALS, DOWNWARD, UPWARD, singular, word_in
 
 _CLAUSE = re.compile(r"[,;:.!?()]\s")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*|\d[\d,.]*")
@@ -86,15 +86,27 @@ def _written_in(table: Table, phrase: str) -> bool:
                for text in [table.title, *table.columns, *(cell for row in table.rows for cell in row)])
 
 
-def qualifier_note(found: tuple[str, str], rows_kept: int, chosen_by: list[str] | None = None) -> str:
+def _stem_written(table: Table, qualifier: str) -> bool:
+    """Whether the table writes each word of the qualifier or a word of its stem ("North" for "Northern")."""
+    words = list({w.casefold() for text in [table.title, *table.columns, *(c for row in table.rows for c in row)]
+                  for w in _WORD.findall(str(text))})
+    return all(word_in(q.casefold(), words) for q in _WORD.findall(qualifier))
+
+
+def qualifier_note(table: Table, found: tuple[str, str], rows_kept: int, chosen_by: list[str] | None = None) -> str:
     """What the reply says when the answer is over all ``rows_kept`` rows although the question restricts them by
     ``found`` (:func:`row_qualifier`), or over rows the programs chose by values the question does not state
     (``chosen_by``)."""
     qualifier, noun = found[0], _plural(found[1])
-    head = f"The question asks about the {qualifier} {noun}, but nothing in the table reads “{qualifier}”"
+    if _stem_written(table, qualifier):  # "Northern" over Region = "North": the programs could have
+        head = f"The question asks about the {qualifier} {noun}, but no program picked those out by the table"
+    else:
+        head = f"The question asks about the {qualifier} {noun}, but nothing in the table reads “{qualifier}”"
     if chosen_by:
         values = ", ".join(f"“{v}”" for v in chosen_by[:3])
         return (f"{head}: the programs chose the rows by {values}, which the question does not state, so which "
                 f"{noun} count as {qualifier} was the model's judgement, not computed from the table.")
+    if head.endswith("by the table"):
+        return f"{head}: this is over all {rows_kept} {noun}, not an answer for the {qualifier} ones."
     return (f"{head}, so no program could pick those out: this is over all {rows_kept} {noun}, not an answer for the "
             f"{qualifier} ones.")

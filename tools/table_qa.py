@@ -278,7 +278,7 @@ def _unpicked_qualifier(table: Table, question: str, outcome: ProgramOutcome, ro
     if any(r.filter_values and all(value_grounded(v, question) for v in r.filter_values) for r in winners):
         return None  # a program that gave the answer chose its rows by what the question states
     unstated = list(dict.fromkeys(v for r in winners for v in r.filter_values if not value_grounded(v, question)))
-    return found[0], qualifier_note(found, rows_in_scope or table.n_rows, chosen_by=unstated)
+    return found[0], qualifier_note(table, found, rows_in_scope or table.n_rows, chosen_by=unstated)
 
 
 def _no_value_reason(table: Table, outcome: ProgramOutcome) -> str:
