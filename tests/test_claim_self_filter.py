@@ -112,3 +112,27 @@ def test_a_program_that_reads_back_its_filter_refutes_nothing(raw, held):
 
     sampled = run_sampled(raw, TypedTable.build(HOSPITALS), "claim", BETTER)
     assert ("reads back its own filter" in (sampled.error or "")) is held, sampled.error
+
+
+SKIN = Table(name="skin", title="", columns=["Place of study", "Diagnosis years", "No. of cases"], rows=[
+    ["Canada", "1977-1978", "92"], ["USA", "1985-1986", "33"], ["Canada", "1988", "538"], ["Egypt", "1991", "136"]])
+EARLIER = "Canada studied cases of skin cancer earlier than USA."
+
+
+def _every_place(value: str, op: str = "=") -> dict:
+    return {"filters": [{"column": "place_of_study", "op": "=", "value": "Canada"}], "fn": "every",
+            "column": "place_of_study", "answer_column": "place_of_study",
+            "check": {"op": op, "against": "value", "value": value}}
+
+
+@pytest.mark.parametrize("raw, held", [
+    (_every_place("USA"), True),  # seen on the tuning split: false of any table
+    (_every_place("USA", "!="), True),  # true of any table
+    (_every_place("Canada"), False),  # the filter's own value: "all X are X", kept (tautology_blocker)
+    ({**_every_place("USA"), "column": "diagnosis_years"}, False),  # another column checked: a real check
+])
+def test_an_every_check_against_its_own_filter_decides_nothing(raw, held):
+    from tools._table_program import run_sampled
+
+    sampled = run_sampled(raw, TypedTable.build(SKIN), "claim", EARLIER)
+    assert ("reads back its own filter" in (sampled.error or "")) is held, sampled.error

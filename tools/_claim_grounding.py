@@ -216,9 +216,16 @@ def _column_holding(typed: TypedTable, value: str, *, besides: str | None) -> st
 
 def _fixed_by_filter(program: Program) -> str | None:
     """The value a program returns whatever the table holds: what an '=' filter fixes in the column the program
-    reads back (a value's column, or an extreme's answer column); None when no filter fixes it."""
+    reads back (a value's column, an extreme's answer column, or the column an "every" checks); None when no
+    filter fixes it.
+
+    "every": seen on PubHealthTab's tuning split, "Canada studied cases of skin cancer earlier than USA" refuted by
+    "rows where Place of study = 'Canada' -> whether every one has Place of study = 'USA'", false of any table;
+    each such vote in the logged runs (2 on the tuning split, 6 on the TabFact and PubHealthTab test logs) was a
+    refutation of a true claim. (The same check with the filter's own value, true of any table, is kept: see
+    :func:`tautology_blocker`.)"""
     read = program.answer_column if program.fn in ("argmax", "argmin") else \
-        program.column if program.fn == "value" else None
+        program.column if program.fn in ("value", "every") else None
     return next((f.value for f in program.filters if f.op == "=" and read and f.column == read), None)
 
 
