@@ -153,6 +153,8 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
     seen_values: set[str] = set()
     seen_numbers: set[float] = set()
     value_hit, part_hit = False, False
+    label_parts: list[str] = []  # parts of row labels the message names, in order
+    compares = _COMPARES_ROWS.search(message or "") is not None
     # A one-record table's row labels (or, in one row, its headers) are its field names, not things: a message that
     # names only fields is about the record only if little else is in it (below).
     fields = record_fields(table)
@@ -207,9 +209,17 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
                 value_hit = True
                 match.score += LABEL_SCORE
                 match.matched.append(f"row {text!r} (as {form!r})")
-            elif not part_hit:
+            elif not part_hit or (c == label_col and label_parts and len(label_parts) < 2 and compares):
                 part = _named_part(text, low, message or "")
-                if part:  # counted once per table: a part names a group of rows, not one row
+                if part and part_hit and (c != label_col or set(_words(part)) & set(_words(" ".join(label_parts)))):
+                    part = ""  # a second part counts only as another row's label, in other words of the message
+                if part:
+                    # Counted once per table, as a part names a group of rows rather than one row ("March 2010"),
+                    # except for a second row label named in other words: "Dementia killed more people than heart
+                    # disease" names two rows ("Dementia and Alzheimer's", "Ischaemic heart disease") by part and
+                    # compares them (found as a new user: it went to the text knowledge base).
+                    if c == label_col and (not part_hit or label_parts):
+                        label_parts.append(part.lower())
                     part_hit = value_named = True
                     if record and c != label_col:
                         subject_named.append(part)
@@ -313,6 +323,8 @@ def _named_part(cell: str, low: str, message: str = "") -> str:
     return ""
 
 
+# Words that set two named rows against each other: a second row label named in part then counts (score_table).
+_COMPARES_ROWS = re.compile(r"\b(?:than|versus|vs|compared|both|between)\b", re.I)
 _ANAPHORA = re.compile(r"\b(it|its|it's|they|their|them|that one|this one|that row|the same)\b", re.I)
 FOLLOW_UP_SCORE = 1.0
 

@@ -573,3 +573,33 @@ def test_the_same_words_over_a_table_of_things_still_route():
     routes = Table(name="flyways", title="", columns=["Route", "Birds"], rows=[
         ["East Atlantic", "Geese, waders"], ["Black Sea", "Storks"], ["Central Asian", "Cranes"]])
     assert route("Which birds take the Black Sea route?", {"flyways": routes}).name == "flyways"
+
+
+DEATHS = Table(name="deaths", title="", columns=["Cause of death", "Deaths (2022)", "Share of all deaths (%)"], rows=[
+    ["Ischaemic heart disease", "61,250", "10.9"], ["Dementia and Alzheimer's", "65,967", "11.4"],
+    ["Stroke", "29,800", "5.3"], ["Lung cancer", "28,100", "5.0"]])
+
+
+@pytest.mark.parametrize("message", [
+    "Dementia killed more people than heart disease.",  # found as a new user: went to the text knowledge base
+    "Did dementia kill more people than heart disease?",
+    "Is it true that heart disease and dementia both killed over 60,000?",
+])
+def test_two_row_labels_named_in_part_and_compared_route(message):
+    match = score_table(message, DEATHS)
+    assert match.routes and len([m for m in match.matched if m.startswith("part ")]) == 2, match
+
+
+@pytest.mark.parametrize("message", [
+    "Is dementia hereditary?",  # one row label in part: as before
+    "How is heart disease related to dementia risk in later life?",  # two, but nothing compares them
+])
+def test_row_labels_named_in_part_without_a_comparison_do_not_route(message):
+    assert not score_table(message, DEATHS).routes, score_table(message, DEATHS)
+
+
+def test_one_phrase_naming_two_row_labels_in_part_counts_once():
+    hearts = Table(name="deaths", title="", columns=DEATHS.columns,
+                   rows=[*DEATHS.rows, ["Hypertensive heart disease", "12,100", "2.1"]])
+    match = score_table("Is heart disease more common now than it was in 1950?", hearts)
+    assert not match.routes and len([m for m in match.matched if m.startswith("part ")]) == 1, match
