@@ -54,6 +54,7 @@ from tools._question_rules import count_choice, drop_named_row, read_as_asked, r
     read_rows_asked, read_threshold_list, read_total_asked, read_year_asked
 from tools._range_possibility import read_possible_bound
 from tools._rates import read_rate
+from tools._rough_values import read_rough_value
 from tools._row_share import read_share_of_rows
 from tools._rows_per_value import read_rows_per_value
 from tools._same_as_row import read_same_as_row
@@ -155,6 +156,7 @@ CLAIM_READERS: tuple[Reader, ...] = (
     read_stated_fraction, read_fraction_of_rows, read_share_of_total,
     _multiplier, _ordinal, _ratio_multiple, read_others_combined, read_negated_existence,
     read_no_value, read_median, read_interval_inclusion, read_each_as_extreme, read_named_value_row,
+    read_rough_value,
 )
 
 
