@@ -79,6 +79,29 @@ def test_a_program_already_on_one_row_or_on_the_named_cell_is_kept():
     assert read_named_value_row(name_check, typed, "Septicemia is a systemic infection") == name_check
 
 
+def _sum_program(typed: TypedTable, value: str) -> dict:
+    return {**value_program(typed, value), "fn": "sum"}
+
+
+def test_a_sum_over_every_row_reads_the_one_row_the_claim_names():
+    """Found as a new user: "Stroke caused roughly 30,000 deaths" refuted by the sum over six causes."""
+    typed = typed_of(DEATHS)
+    ran = run_sampled(_sum_program(typed, "6.7%"), typed, "claim", "Stroke causes 6.7% of deaths")
+    assert ran.execution is not None and ran.execution.truth is True, ran.error
+    assert [f.value for f in read_named_value_row(Program.model_validate(_sum_program(typed, "6.7%")), typed,
+                                                  "Stroke causes 6.7% of deaths").filters] == ["stroke"]
+
+
+@pytest.mark.parametrize("claim", [
+    "Stroke and the other causes together account for 79.8% of deaths",  # a total asked
+    "In total, the causes other than stroke make up 73.1%",
+])
+def test_a_sum_the_claim_asks_for_is_kept(claim):
+    typed = typed_of(DEATHS)
+    bare = Program.model_validate(_sum_program(typed, "79.8%"))
+    assert read_named_value_row(bare, typed, claim) == bare
+
+
 def test_a_name_two_rows_share_names_neither():
     table = Table(name="t", title="", columns=["Group", "Site", "Rate"], rows=[
         ["Adults", "North", "3%"], ["Adults", "South", "5%"], ["Children", "North", "2%"]])
