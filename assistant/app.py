@@ -46,7 +46,8 @@ from assistant.ui_access import (  # noqa: E402
 )
 from assistant.upload_registry import UploadRegistry  # noqa: E402
 from assistant.ui_preview import preview_columns  # noqa: E402
-from assistant.uploads import add_table_file, add_text_file, looks_like_table, other_sheets  # noqa: E402
+from assistant.uploads import (  # noqa: E402
+    add_table_file, add_text_file, looks_like_table, other_sheets, presents_upload)
 from kb.instructions import instructions_warning  # noqa: E402
 from kb.kg_harvest import extraction_note  # noqa: E402
 from kb.tables import TableError  # noqa: E402
@@ -462,8 +463,8 @@ async def on_message(message: cl.Message):
     files = [e for e in (message.elements or []) if getattr(e, "path", None)]
     if files:
         await handle_uploads(bot, files)
-    if not message.content.strip():
-        return
+    if not message.content.strip() or (files and presents_upload(message.content)):
+        return  # "Here is my table": the acknowledgement answers it
     await answer(bot, message.content)
 
 

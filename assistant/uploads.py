@@ -7,6 +7,7 @@ table's name (so follow-ups that named it still find it) when the user switches 
 from __future__ import annotations
 
 import csv
+import re
 import statistics
 from collections import Counter
 from pathlib import Path
@@ -142,3 +143,21 @@ def head_looks_like_table(head: str, *, cut: bool = False) -> bool:
         if delimiter == "\t" or statistics.median(fields) <= 40:
             return True
     return False
+
+
+# A message that only hands over its attachment: "Here are 2022 death figures", "Attached is our trial data", "I've
+# uploaded the ward audit". Found as a new user: sent with a CSV of causes of death, "Here are 2022 death figures"
+# named a header ("Deaths (2022)") and was checked as a claim, "Refuted" by "every Deaths (2022) = 2022".
+_PRESENTS = re.compile(r"^\s*(?:here(?:'s|\s+is|\s+are)|attached(?:\s+(?:is|are))?|(?:this\s+is|these\s+are)\s+"
+                       r"(?:my|our)|i(?:'ve|\s+have)?\s+(?:uploaded|attached|added|included|shared|sent)|please\s+find|"
+                       r"see\s+(?:the\s+)?attached|uploading|sharing)\b", re.I)
+_ASKS = re.compile(r"\?|\b(?:is\s+it\s+true|check|verify|true\s+that|can\s+you|could\s+you|please\s+(?:tell|say|"
+                   r"find\s+out))\b", re.I)
+
+
+def presents_upload(message: str) -> bool:
+    """Whether a message sent with an upload only presents it (no claim to check, no question to answer): the
+    upload's acknowledgement is then the whole reply."""
+    text = " ".join((message or "").split())
+    return bool(_PRESENTS.match(text)) and not _ASKS.search(text)
+

@@ -301,6 +301,10 @@ def test_csv_upload_shows_preview_and_claim_is_checked(page, ui, tmp_path):
     page.wait_for_selector("text=Loaded", timeout=120_000)
     page.wait_for_selector("text=3 rows", timeout=30_000)
     page.screenshot(path=str(ui[1] / "upload.png"))
+    # "Here is my table" only presents the upload: no turn runs for it (found as a new user: a message naming a
+    # header was checked as a claim). The fake server would answer a turn about Wang Zhizhi within a second or two.
+    time.sleep(5)
+    assert page.get_by_text("Used intent").count() == 0 and page.get_by_text("Wang Zhizhi").count() == 0
     # A claim about the uploaded table: verdict with the decisive cell as a clickable citation.
     _send(page, "Is it true that measles cases rose to 220 in 2011?")
     page.wait_for_selector("text=Supported", timeout=180_000)
