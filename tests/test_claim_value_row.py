@@ -102,6 +102,38 @@ def test_a_sum_the_claim_asks_for_is_kept(claim):
     assert read_named_value_row(bare, typed, claim) == bare
 
 
+CAUSES = Table(name="causes", title="", columns=["Cause of death", "Deaths (2022)"], rows=[
+    ["Ischaemic heart disease", "61,250"], ["Dementia", "65,967"], ["COPD", "27,300"], ["Lung cancer", "28,100"]])
+
+
+def _extreme_against_row(fn: str, op: str, row: str) -> dict:
+    return {"filters": [], "fn": fn, "column": "deaths_2022", "check": {"op": op, "against": "row", "value": row}}
+
+
+@pytest.mark.parametrize("claim, raw, truth", [
+    # the max over every row exceeds lung cancer's: true of the table, false of COPD
+    ("COPD killed more people than lung cancer.", _extreme_against_row("max", ">", "Lung cancer"), False),
+    ("Lung cancer killed more people than COPD.", _extreme_against_row("max", ">", "COPD"), True),
+    ("COPD killed fewer people than lung cancer.", _extreme_against_row("min", "<", "Lung cancer"), True),
+    ("COPD killed more people than lung cancer.", {**_extreme_against_row("max", ">", "Lung cancer"), "fn": "value"},
+     False),
+])
+def test_a_check_against_another_row_reads_the_row_the_claim_is_about(claim, raw, truth):
+    typed = typed_of(CAUSES)
+    ran = run_sampled(raw, typed, "claim", claim)
+    assert ran.execution is not None and ran.execution.truth is truth, ran.error
+
+
+@pytest.mark.parametrize("claim", [
+    "COPD had the most deaths, more than lung cancer.",  # a superlative: the max over every row is its reading
+    "Some cause killed more people than lung cancer.",  # no row named but the compared one
+])
+def test_an_extreme_against_a_row_is_kept_for_superlatives_and_unnamed_rows(claim):
+    typed = typed_of(CAUSES)
+    bare = Program.model_validate(_extreme_against_row("max", ">", "Lung cancer"))
+    assert read_named_value_row(bare, typed, claim) == bare
+
+
 def test_a_name_two_rows_share_names_neither():
     table = Table(name="t", title="", columns=["Group", "Site", "Rate"], rows=[
         ["Adults", "North", "3%"], ["Adults", "South", "5%"], ["Children", "North", "2%"]])

@@ -11,6 +11,14 @@ writes exactly one of those rows' text cells (whole, as words, or without its li
 "(10) Septicemia"), a cell no other row holds in its column, the program gets that row as one more filter. Claims
 that name two of the rows ("A has a higher rate than B") or none are left as written.
 
+A check against another row ("… more than heart disease") reads the same way, the compared row aside, and so does
+a largest or smallest value compared with another row in a claim that is no superlative: seen as a new user,
+"Dementia killed more people than heart disease" was supported by "all rows → max of Deaths (2022) > Ischaemic
+heart disease's", which says that some row exceeds heart disease, right only because dementia's row is the
+largest. "COPD killed more than lung cancer" (27,300 against 28,100) was supported the same way; it names its row
+whole and is now read over COPD's row. ("Dementia" names "Dementia and Alzheimer's" only in part, which this rule
+does not read: a part may name several rows.)
+
 A sum is read the same way unless the claim asks for a total ("in total", "combined", "together", "overall", "all"):
 found as a new user, "Stroke caused roughly 30,000 deaths in 2022" was refuted by two programs of five as "all rows
 → sum of Deaths (2022) = 30,000" (232,817 over six causes).
@@ -22,8 +30,10 @@ import re
 
 from tools._cell_compare import norm_text, writes_whole
 from tools._cells import TypedTable
+from tools._table_checks import row_names
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, Program, RowFilter
+from tools._words import is_superlative
 
 # Words that ask for a sum over several rows, so a sum over them is the claim's own reading.
 _TOTAL_ASKED = re.compile(r"\b(?:total|totals|totalled|totaled|combined|together|altogether|overall|all|sum|"
@@ -66,8 +76,11 @@ def read_named_value_row(program: Program, typed: TypedTable, claim: str) -> Pro
     """``program`` with a filter on the one row the claim names, when it checks a value over several rows holding
     different values (module docstring); otherwise as it is."""
     chk = program.check
-    if program.fn not in ("value", "sum") or chk is None or chk.against != "value" or program.across \
-            or len(program.filters) >= MAX_FILTERS:
+    if chk is None or program.across or len(program.filters) >= MAX_FILTERS:
+        return program
+    against_row = chk.against == "row"
+    if not (program.fn in ("value", "sum") and chk.against in ("value", "row")
+            or program.fn in ("max", "min") and against_row and not is_superlative(claim)):
         return program
     if program.fn == "sum" and _TOTAL_ASKED.search(claim):
         return program
@@ -79,6 +92,8 @@ def read_named_value_row(program: Program, typed: TypedTable, claim: str) -> Pro
     if not rows or len(rows) < 2 or len({norm_text(typed.text(r, c)) for r in rows}) < 2:
         return program
     named = rows_named(typed, claim, rows)
+    if against_row:  # the row the check compares with is the claim's other row, not the one it is about
+        named = {r: col for r, col in named.items() if not row_names(typed, r, chk.value)}
     if len(named) != 1:
         return program
     [(row, col)] = named.items()
