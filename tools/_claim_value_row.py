@@ -63,8 +63,8 @@ def rows_named(typed: TypedTable, claim: str, among: list[int]) -> dict[int, int
         names = {r: [n for n in _names(typed.text(r, col.index)) if _usable(n)]
                  for r in range(1, typed.table.n_rows + 1)}
         counts: dict[str, int] = {}
-        for row_names in names.values():
-            for n in set(row_names):
+        for written in names.values():
+            for n in set(written):
                 counts[n] = counts.get(n, 0) + 1
         for r in among:
             if any(counts[n] == 1 and writes_whole(said, n) for n in names[r]):
