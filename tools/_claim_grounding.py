@@ -171,6 +171,11 @@ def tautology_blocker(program: Program, typed: TypedTable | None = None) -> str:
     gender = 'male'", a check its own filter makes true; blocking those was measured and dropped: on TabFact's
     test replay it left 11 claims without a vote, most of them true, the model's tautology being its way of
     writing "all X are Y".)
+
+    Also measured and dropped (2026-12-03): counts true of any table with rows ("all rows → the number of rows >
+    0") or of any count here ("the number of rows <= 117,090" over 13 rows). Seen on PubHealthTab's tuning split
+    supporting claims that are not, but held out of the vote they cost more than they gave on every replay (tuning
+    split 103 -> 102 of 146, TabFact test 351 -> 350, PubHealthTab test 96 -> 95): most supported true claims.
     """
     chk = program.check
     if chk is None or chk.against != "value":
