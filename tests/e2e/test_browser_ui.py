@@ -297,6 +297,7 @@ def test_a_harvested_edge_is_marked_as_extracted_from_the_language_model(page, u
 def test_csv_upload_shows_preview_and_claim_is_checked(page, ui, tmp_path):
     csv_path = tmp_path / "measles.csv"
     csv_path.write_text("Year,Number of cases,Outbreaks\n2010,63,4\n2011,220,17\n2012,55,3\n")
+    turns_before = page.get_by_text("Used intent").count()  # the page may show earlier turns of this server's tests
     _upload(page, csv_path, "Here is my table")
     page.wait_for_selector("text=Loaded", timeout=120_000)
     page.wait_for_selector("text=3 rows", timeout=30_000)
@@ -304,7 +305,7 @@ def test_csv_upload_shows_preview_and_claim_is_checked(page, ui, tmp_path):
     # "Here is my table" only presents the upload: no turn runs for it (found as a new user: a message naming a
     # header was checked as a claim). The fake server would answer a turn about Wang Zhizhi within a second or two.
     time.sleep(5)
-    assert page.get_by_text("Used intent").count() == 0 and page.get_by_text("Wang Zhizhi").count() == 0
+    assert page.get_by_text("Used intent").count() == turns_before
     # A claim about the uploaded table: verdict with the decisive cell as a clickable citation.
     _send(page, "Is it true that measles cases rose to 220 in 2011?")
     page.wait_for_selector("text=Supported", timeout=180_000)
