@@ -159,5 +159,7 @@ def presents_upload(message: str) -> bool:
     """Whether a message sent with an upload only presents it (no claim to check, no question to answer): the
     upload's acknowledgement is then the whole reply."""
     text = " ".join((message or "").split())
-    return bool(_PRESENTS.match(text)) and not _ASKS.search(text)
+    # a second sentence may state a claim: "Here's my table. Stroke caused 29,800 deaths."
+    more = re.search(r"[.;:!]\s+\S", text) is not None
+    return bool(_PRESENTS.match(text)) and not _ASKS.search(text) and not more
 

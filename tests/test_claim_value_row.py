@@ -83,13 +83,14 @@ def _sum_program(typed: TypedTable, value: str) -> dict:
     return {**value_program(typed, value), "fn": "sum"}
 
 
-def test_a_sum_over_every_row_reads_the_one_row_the_claim_names():
+@pytest.mark.parametrize("claim", ["Stroke causes 6.7% of deaths", "Stroke causes 6.7% of all deaths"])
+def test_a_sum_over_every_row_reads_the_one_row_the_claim_names(claim):
     """Found as a new user: "Stroke caused roughly 30,000 deaths" refuted by the sum over six causes."""
     typed = typed_of(DEATHS)
-    ran = run_sampled(_sum_program(typed, "6.7%"), typed, "claim", "Stroke causes 6.7% of deaths")
+    ran = run_sampled(_sum_program(typed, "6.7%"), typed, "claim", claim)
     assert ran.execution is not None and ran.execution.truth is True, ran.error
     assert [f.value for f in read_named_value_row(Program.model_validate(_sum_program(typed, "6.7%")), typed,
-                                                  "Stroke causes 6.7% of deaths").filters] == ["stroke"]
+                                                  claim).filters] == ["stroke"]
 
 
 @pytest.mark.parametrize("claim", [

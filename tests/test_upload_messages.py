@@ -25,6 +25,8 @@ def test_a_message_that_only_presents_the_upload(message):
     "This is the highest death toll on record.",  # a claim, not "this is my/our"
     "Stroke caused 29,800 deaths in 2022.",
     "Here are 2022 death figures, please verify that dementia leads",
+    "Here's my table. Stroke caused 29,800 deaths in 2022.",  # a claim in a second sentence
+    "Attached: dementia killed more people than heart disease",
 ])
 def test_a_message_that_asks_something_is_answered(message):
     assert not presents_upload(message)

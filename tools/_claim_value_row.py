@@ -19,7 +19,7 @@ largest. "COPD killed more than lung cancer" (27,300 against 28,100) was support
 whole and is now read over COPD's row. ("Dementia" names "Dementia and Alzheimer's" only in part, which this rule
 does not read: a part may name several rows.)
 
-A sum is read the same way unless the claim asks for a total ("in total", "combined", "together", "overall", "all"):
+A sum is read the same way unless the claim asks for a total ("in total", "combined", "together", "overall", "in all"):
 found as a new user, "Stroke caused roughly 30,000 deaths in 2022" was refuted by two programs of five as "all rows
 → sum of Deaths (2022) = 30,000" (232,817 over six causes).
 """
@@ -36,8 +36,9 @@ from tools._table_ops_model import MAX_FILTERS, Program, RowFilter
 from tools._words import is_superlative
 
 # Words that ask for a sum over several rows, so a sum over them is the claim's own reading.
-_TOTAL_ASKED = re.compile(r"\b(?:total|totals|totalled|totaled|combined|together|altogether|overall|all|sum|"
-                          r"summed|in all|cumulative|between them)\b", re.I)
+# Not a bare "all": "Stroke accounts for 6.7% of all deaths" names one row's share.
+_TOTAL_ASKED = re.compile(r"\b(?:total|totals|totalled|totaled|combined|together|altogether|overall|sum|summed|"
+                          r"in all|all of them|cumulative|between them)\b", re.I)
 # A list number before a row's name: "(10) Septicemia", "10. Septicemia", "10) Septicemia".
 _LIST_NUMBER = re.compile(r"^\(?\d{1,3}[.)]\s+")
 
