@@ -209,16 +209,16 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
                 value_hit = True
                 match.score += LABEL_SCORE
                 match.matched.append(f"row {text!r} (as {form!r})")
-            elif not part_hit or (c == label_col and label_parts and len(label_parts) < 2 and compares):
+            elif not part_hit or (c == label_col and len(label_parts) == 1 and compares):
                 part = _named_part(text, low, message or "")
-                if part and part_hit and (c != label_col or set(_words(part)) & set(_words(" ".join(label_parts)))):
-                    part = ""  # a second part counts only as another row's label, in other words of the message
+                if part and part_hit and set(_words(part)) & set(_words(label_parts[0])):
+                    part = ""  # a second row label counts only when named in other words of the message
                 if part:
                     # Counted once per table, as a part names a group of rows rather than one row ("March 2010"),
                     # except for a second row label named in other words: "Dementia killed more people than heart
                     # disease" names two rows ("Dementia and Alzheimer's", "Ischaemic heart disease") by part and
                     # compares them (found as a new user: it went to the text knowledge base).
-                    if c == label_col and (not part_hit or label_parts):
+                    if c == label_col:
                         label_parts.append(part.lower())
                     part_hit = value_named = True
                     if record and c != label_col:

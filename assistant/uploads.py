@@ -153,13 +153,13 @@ _PRESENTS = re.compile(r"^\s*(?:here(?:'s|\s+is|\s+are)|attached(?:\s+(?:is|are)
                        r"see\s+(?:the\s+)?attached|uploading|sharing)\b", re.I)
 _ASKS = re.compile(r"\?|\b(?:is\s+it\s+true|check|verify|true\s+that|can\s+you|could\s+you|please\s+(?:tell|say|"
                    r"find\s+out))\b", re.I)
+# A second sentence may state a claim: "Here's my table. Stroke caused 29,800 deaths."
+_MORE = re.compile(r"[.;:!]\s+\S")
 
 
 def presents_upload(message: str) -> bool:
     """Whether a message sent with an upload only presents it (no claim to check, no question to answer): the
     upload's acknowledgement is then the whole reply."""
     text = " ".join((message or "").split())
-    # a second sentence may state a claim: "Here's my table. Stroke caused 29,800 deaths."
-    more = re.search(r"[.;:!]\s+\S", text) is not None
-    return bool(_PRESENTS.match(text)) and not _ASKS.search(text) and not more
+    return bool(_PRESENTS.match(text)) and not _ASKS.search(text) and not _MORE.search(text)
 

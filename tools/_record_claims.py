@@ -31,6 +31,7 @@ from kb.table_model import Table
 from tools._cell_compare import norm_text, text_words
 from tools._cells import cell_number
 from tools._claim_trend import TrendCheck
+from tools._rough_values import ROUGH_SHARE
 from tools._stated_bound import ORDER_OPS
 from tools._table_shape import lists_items
 from tools._words import related
@@ -66,7 +67,6 @@ _YEAR_FIELDS = ("year", "date", "published", "publication")
 _AMOUNT = re.compile(r"(?P<bound>\b(?:over|more than|at least|under|less than|fewer than|about|around|"
                      r"approximately|nearly|almost)\s+)?(?P<n>\d[\d,]*(?:\.\d+)?)[\s-]*(?P<unit>[a-z]+)\b", re.I)
 _CELL_AMOUNT = re.compile(r"(?P<n>\d[\d,]*(?:\.\d+)?)\s*(?P<unit>[a-z]+)\b", re.I)
-_ROUGH_SHARE = 0.05  # "about 250 pages" holds within 5%
 _NOT_A_NAME = {"the", "a", "an", "this", "that", "it", "he", "she", "they", "book", "in", "on", "and"}
 
 
@@ -186,7 +186,7 @@ def _holds(written: float, op: str, stated: float, decimals: int = 0) -> bool:
     if op in ORDER_OPS:
         return ORDER_OPS[op](written, stated)
     if op == "~":
-        return abs(written - stated) <= _ROUGH_SHARE * stated
+        return abs(written - stated) <= ROUGH_SHARE * stated  # "about 250 pages": within 5%
     # "a population of 12 million" for "12.3 million": a number written to fewer places is the cell rounded
     return written == stated or round(written, decimals) == stated
 

@@ -17,11 +17,11 @@ from tools._cell_compare import written_tolerance
 from tools._cells import TypedTable, cell_number
 from tools._table_ops_model import Program
 
-ROUGH_SHARE = 0.05  # "roughly 30,000" holds of 28,500 to 31,500
+ROUGH_SHARE = 0.05  # "roughly 30,000" holds of 28,500 to 31,500; "about 250 pages" too (tools._record_claims)
+# Not a bare "m" after the number: metres as often as millions.
 _ROUGH_NUMBER = re.compile(r"\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|close\s+to|some|circa|"
                            r"ca\.|an\s+estimated|estimated)\s+(?P<number>[−-]?\d[\d,]*(?:\.\d+)?)\s*(?P<scale>"
                            r"thousand|million|billion|k\b|bn\b)?", re.I)
-_SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9}  # not "m": metres as often
 
 
 def rough_numbers(claim: str) -> set[float]:
@@ -33,8 +33,8 @@ def rough_numbers(claim: str) -> set[float]:
         if n is None:
             continue
         out.add(round(n, 6))
-        if m.group("scale"):
-            out.add(round(n * _SCALES[m.group("scale").lower()], 6))
+        if m.group("scale"):  # read by the cells' own magnitude words: "30 thousand" is 30000
+            out.add(round(cell_number(f"{m.group('number')} {m.group('scale')}"), 6))
     return out
 
 
