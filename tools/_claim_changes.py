@@ -20,6 +20,7 @@ import re
 
 from tools._cell_compare import text_words
 from tools._cells import TypedTable
+from tools._change_words import ASKED_CHANGE, BARE_CHANGE
 from tools._claim_grounding import row_names_in
 from tools._question_grounding import GREATER_WORDS, column_named
 from tools._stated_bound import BOUND_OPS
@@ -32,22 +33,6 @@ _CHANGE = re.compile(
     r"\b(?:(?P<up>" + _UP + r")|(?P<down>" + _DOWN + r"))\b(?:\s+[^\s.;,]+){0,4}?\s+(?:from|between)\s+"
     r"(?:(?:the\s+)?(?:year\s+|years\s+)?)(?P<a>[^,;.]{1,40}?)\s+(?:to|and)\s+(?:the\s+)?(?P<b>[^,;.]{1,40}?)"
     r"\s*(?:[,;.?!]|$)", re.I)
-# The verb alone, where no "from … to" names the two things: past forms only, since "growth", "rise" or "increase"
-# may be nouns ("glo mobile have 11000 growth 52", a TabFact statement); "rose by 5" or "to 27" also states an
-# amount, which a comparison of the two columns does not check.
-# A price's change in its own words: "Did any drug get cheaper?" (found as a new user: refuted by a program that
-# compared one drug's 2024 price with another's, over a table with Price 2023 and Price 2024)
-_BECAME = r"(?:get|gets|got|gotten|become|becomes|became|grew|grown)\s+"
-_BARE_UP = (r"rose|risen|increased|grew|grown|climbed|went\s+up|" + _BECAME
-            + r"(?:more\s+expensive|dearer|costlier|pricier)")
-_BARE_DOWN = r"fell|fallen|dropped|declined|decreased|went\s+down|shrank|shrunk|" + _BECAME + r"cheaper"
-_BARE_CHANGE = re.compile(r"\b(?:(?P<up>" + _BARE_UP + r")|(?P<down>" + _BARE_DOWN + r"))\b(?!\s+(?:by|to)\s+\d)",
-                          re.I)
-# A yes/no question's verb after its auxiliary: "Did cases fall in Ashford?"
-_ASKED_CHANGE = re.compile(
-    r"^\s*(?:is\s+it\s+true\s+that\s+)?(?:did|does|do|has|have)\b[^?]*?\b(?:(?P<up>rise|increase|grow|climb|go\s+up|"
-    r"risen|increased|grown|climbed|gone\s+up)|(?P<down>fall|drop|decline|decrease|shrink|go\s+down|fallen|dropped|"
-    r"declined|decreased|shrunk|gone\s+down))\b(?!\s+(?:by|to)\s+\d)", re.I)
 # "more measles cases in 2024 than in 2023": one measure's columns of two years compared in each row
 _THAN_YEAR = re.compile(r"\b(?P<word>more|fewer|less|higher|lower|greater|smaller|larger)\b[^?.;]*?\b(?:in\s+)?"
                         r"(?P<first>(?:19|20)\d\d|Q[1-4])\s+than\s+(?:in\s+)?(?P<second>(?:19|20)\d\d|Q[1-4])\b",
@@ -189,7 +174,7 @@ def read_change(program: Program, typed: TypedTable, claim: str) -> Program:
         (first, second), op = years
         return _columns_change(program, typed, claim, (second, first), op, claim)
     if m is None:
-        bare = _ASKED_CHANGE.search(claim) or _BARE_CHANGE.search(claim)
+        bare = ASKED_CHANGE.search(claim) or BARE_CHANGE.search(claim)
         pair = year_pair(typed, claim) if bare and not _NEGATED.search(claim[:bare.start()]) else None
         if bare is None or pair is None:
             return program

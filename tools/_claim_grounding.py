@@ -50,6 +50,7 @@ import re
 
 from tools._cell_compare import norm_text, text_words
 from tools._cells import TypedTable, cell_number
+from tools._change_words import change_columns, stated_direction
 from tools._claim_fractions import fraction_of_rows
 from tools._claim_named_row import counts_named_row
 from tools._durations import stated_days
@@ -148,7 +149,11 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed
     # "Smilodon fatalis was found in North America": its row among those in North America, at least once
     # (tools._claim_named_row); none there refutes the claim
     named_row = counts_named_row(program, typed, claim)
-    share = share or interval or named_row
+    # "MRSA resistance fell since 2019" over "Change since 2019 (pp)": the verb states the change's comparison
+    # with zero (tools._claim_change_column)
+    change = typed is not None and cell_number(chk.value) == 0 and program.column in change_columns(typed) \
+        and stated_direction(claim) is not None
+    share = share or interval or named_row or change
     if not flag and not share and not _stated(chk.value, claim, stated_numbers(claim)):
         return f"the check compares with {chk.value!r}, which the claim does not state"
     if program.fn in ("count", "count_distinct"):

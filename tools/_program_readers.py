@@ -23,6 +23,7 @@ from tools._averages import read_group_mean, read_median
 from tools._base_row import read_base_row
 from tools._cells import TypedTable
 from tools._claim_arms import read_arm_comparison
+from tools._claim_change_column import read_change_column
 from tools._claim_changes import read_change
 from tools._claim_compare import read_compared_row
 from tools._claim_counts import read_counted_column
@@ -149,7 +150,7 @@ QUESTION_READERS: tuple[Reader, ...] = (
 
 CLAIM_READERS: tuple[Reader, ...] = (
     *_SHARED_FIRST, _flag_in_claim, *_SHARED_AFTER_FLAG,
-    read_arm_comparison, _compared_row, read_change, read_counted_column,
+    read_arm_comparison, _compared_row, read_change, read_change_column, read_counted_column,
     read_two_extremes, read_ranked_claim, read_whole_table_extreme, read_superlative, read_ratio, read_rate,
     read_duration,
     read_combined, read_own_row, _quantifier, read_every_filter, _self_filtered_every, read_named_row_every,
