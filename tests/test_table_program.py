@@ -1164,7 +1164,7 @@ def test_sums_and_means_keep_the_unit_every_cell_writes():
     t = TypedTable.build(Table(name="energy", title="Electricity", columns=["Country", "Wind", "Cost", "Mixed"], rows=[
         ["Spain", "23.5%", "$1,500", "3%"], ["Italy", "8.5%", "$2,500", "4"]]))
     assert execute(prog(fn="avg", column="wind", answer_column="country"), t).result_text == "16%"
-    assert execute(prog(fn="sum", column="cost", answer_column="country"), t).result_text == "$4000"
+    assert execute(prog(fn="sum", column="cost", answer_column="country"), t).result_text == "$4,000"
     assert execute(prog(fn="sum", column="mixed", answer_column="country"), t).result_text == "7"
 
 
@@ -1354,3 +1354,17 @@ def test_that_row_s_kind_points_to_the_answers_row(question, note):
                                             answer="2024-05", rows=[2], row_names=["2024-05"])
     resolved = resolve_follow_up(question, waits, session)
     assert resolved == (question if note is None else f"{question} {note}")
+
+
+@pytest.mark.parametrize("texts, number, shown", [
+    (["1,120"], 1120.0, "1,120"),  # found as a new user: a one-row total answered "1120" beside the cell "1,120"
+    (["12,480", "12,102"], 24582.0, "24,582"),
+    (["2019"], 2019.0, "2019"),  # a year stays a year
+    (["1,000", "950"], 1950.0, "1950"),  # only when every cell groups its digits
+    (["$1,500", "$2,500"], 4000.0, "$4,000"),
+    (["-1,200"], -1200.5, "-1,200.5"),
+])
+def test_a_computed_number_groups_its_digits_as_its_cells_do(texts, number, shown):
+    from tools._cell_compare import with_written_unit
+
+    assert with_written_unit(texts, number) == shown

@@ -182,12 +182,20 @@ def format_value(x: Any) -> str:
     return str(x)
 
 
+_GROUPED = re.compile(r"\d,\d{3}(?!\d)")
+
+
 def with_written_unit(texts: list[str], number: float) -> str:
     """``number`` shown with the unit every one of ``texts`` (the cells it was computed from) writes: "18.36%" over
     "27.0%", "10.2%", …; "$4,000" over "$1,500" and "$2,500"; "5600 mg" over "4000 mg" and "1600 mg"; the number
     plain when the cells differ."""
     texts = [t.strip() for t in texts]
     shown = format_value(number)
+    if texts and all(_GROUPED.search(t) for t in texts):
+        # "1,120" summed alone is shown "1,120", not "1120" (found as a new user: the total of one row's "1,120"
+        # isolates answered "1120" beside a cited cell that reads "1,120"); below 10,000 format_value groups no
+        # digits, since a year is a number too
+        shown = re.sub(r"^(-?)(\d{4,})", lambda m: m.group(1) + f"{int(m.group(2)):,}", shown)
     if texts and all(t.endswith("%") for t in texts):
         return shown + "%"
     for sign in ("$", "€", "£"):
