@@ -227,3 +227,58 @@ def test_each_row_above_is_the_smallest_above(claim, op, fn, truth):
     ran = run_sampled(raw, typed_of(FOOD), "claim", claim)
     assert ran.program.fn == fn and ran.execution is not None, ran.error
     assert ran.execution.truth is truth
+
+
+COSTS = Table(name="costs", title="", columns=["Drug", "Monthly cost (USD)", "Generic available"], rows=[
+    ["Semaglutide", "936", "No"], ["Sitagliptin", "548", "Yes"], ["Metformin", "12", "Yes"],
+    ["Empagliflozin", "611", "No"]])
+
+
+@pytest.mark.parametrize("claim, written", [
+    ("Sitagliptin compared to empagliflozin is more expensive.", "Sitagliptin is more expensive than empagliflozin"),
+    ("Compared with metformin, sitagliptin is cheaper.", "sitagliptin is cheaper than metformin"),
+    ("Is sitagliptin cheaper compared to semaglutide?", "Is sitagliptin cheaper than semaglutide"),
+    ("Sitagliptin, compared with metformin, costs more.", "Sitagliptin costs more than metformin"),
+    ("In comparison to X, Y had higher sales.", "Y had higher sales than X"),
+    ("Sitagliptin is cheaper than metformin compared to last year.", None),  # says "than" already: as written
+    ("Sitagliptin is cheap.", None),
+])
+def test_compared_to_is_read_as_than(claim, written):
+    from tools._compared_rows import than_form
+
+    assert than_form(claim) == (written or claim)
+
+
+@pytest.mark.parametrize("claim, truth, subject, other", [
+    # found as a new user: "Compared with metformin, sitagliptin is cheaper" was supported by programs that checked
+    # metformin's price below sitagliptin's; PubHealthTab's tuning split has "WTI Crude compared to Brent Crude …
+    # was more expensive"
+    ("Compared with metformin, sitagliptin is cheaper.", False, "Sitagliptin", "Metformin"),
+    ("Sitagliptin compared to empagliflozin is more expensive.", False, "Sitagliptin", "Empagliflozin"),
+    ("Semaglutide is pricier than metformin.", True, "Semaglutide", "Metformin"),
+    ("Metformin is less expensive compared to semaglutide", True, "Metformin", "Semaglutide"),
+    ("Empagliflozin costs more than sitagliptin.", True, "Empagliflozin", "Sitagliptin"),
+])
+def test_prices_compared_in_their_own_words_read_the_price_column(claim, truth, subject, other):
+    typed = typed_of(COSTS)
+    raw = compared_rows_by_words(typed, claim)
+    assert raw is not None and raw["column"] == "monthly_cost_usd"
+    assert (raw["filters"][0]["value"], raw["check"]["value"]) == (subject, other)
+    assert run_sampled(raw, typed, "claim", claim).execution.truth is truth
+
+
+def test_a_price_word_without_a_price_column_names_no_column():
+    assert compared_rows_by_words(typed_of(VACCINES), "Comirnaty is more expensive than Jcovden.") is None
+
+
+def test_the_replay_decides_a_claim_by_its_form_as_the_live_path_does():
+    """A claim the live path decides by its words (no sample drawn) is replayed the same way; before, its logged
+    runs were voted again, and a log whose claim was settled by form replayed as no vote at all."""
+    from assistant.evals.program_replay import replay_runs
+
+    wrong = {"filters": [{"column": "drug", "op": "=", "value": "Metformin"}], "fn": "value",
+             "column": "monthly_cost_usd", "answer_column": "drug",
+             "check": {"op": "<", "against": "row", "value": "Sitagliptin"}}
+    outcome = replay_runs(COSTS, "Compared with metformin, sitagliptin is cheaper.", [{"raw": wrong}] * 5, "claim")
+    assert outcome.by_form and outcome.votes == {"REFUTES": 1}
+    assert replay_runs(COSTS, "Compared with metformin, sitagliptin is cheaper.", [], "claim").votes == {"REFUTES": 1}

@@ -34,7 +34,7 @@ from tools._words import CARDINALS
 # median follow-up than").
 _COMPARATIVE = re.compile(r"\b(more|less|fewer|greater|higher|lower|larger|smaller|bigger|longer|"
                           r"shorter|older|younger|earlier|later|heavier|lighter|wetter|drier|hotter|colder|warmer|"
-                          r"cooler)\b(?:\s+[\w'’-]+){0,6}?\s+than\b", re.I)
+                          r"cooler|cheaper|costlier|pricier|dearer)\b(?:\s+[\w'’-]+){0,6}?\s+than\b", re.I)
 _NUMBER_BEFORE = re.compile(r"(?:\d[\d,.]*%?|" + "|".join(CARDINALS) + r"|twice|times)\s*$", re.I)
 
 

@@ -39,8 +39,34 @@ from tools._interval_columns import LOWER_BOUND, UPPER_BOUND
 from tools._question_grounding import column_named, question_numbers
 
 # Which way each comparative orders the column's numbers: True, the subject's is larger
-LARGER = frozenset("more greater higher larger bigger longer later heavier wetter hotter warmer".split())
-SMALLER = frozenset("less fewer lower smaller shorter earlier lighter drier colder cooler".split())
+LARGER = frozenset("more greater higher larger bigger longer later heavier wetter hotter warmer costlier pricier "
+                   "dearer".split())
+SMALLER = frozenset("less fewer lower smaller shorter earlier lighter drier colder cooler cheaper".split())
+# A price compared in its own words ("more expensive", "cheaper") names no header: the one column of prices does
+_PRICE_WORDS = re.compile(r"\b(?:expensive|cheaper|costlier|pricier|dearer|costs?\s+(?:more|less))\b", re.I)
+_PRICE_HEADER = re.compile(r"\b(?:cost|costs|price|prices|fee|fees|spend|spending|expenditure|usd|eur|gbp)\b|[$€£]",
+                           re.I)
+# "A compared with B is more expensive", "Compared to B, A is cheaper", "A is cheaper compared to B": the comparison
+# "A is … than B" written another way (found as a new user: "Compared with metformin, sitagliptin is cheaper" was
+# supported by programs that checked metformin's price below sitagliptin's)
+_COMPARED = r"(?:compared\s+(?:to|with)|in\s+comparison\s+(?:to|with)|relative\s+to)"
+_LEADING = re.compile(rf"^\s*{_COMPARED}\s+(?P<b>[^,]{{1,60}}?),\s*(?P<a>.+?)\s*[.?!]?\s*$", re.I)
+_INNER = re.compile(rf"^\s*(?P<a>[^,]{{1,60}}?),?\s+{_COMPARED}\s+(?P<b>[^,]{{1,60}}?),?\s+(?P<rest>(?:is|was|are|were|"
+                    rf"has|had|have|costs?|cost)\b.+?)\s*[.?!]?\s*$", re.I)
+_TRAILING = re.compile(rf"^\s*(?P<a>.+?),?\s+{_COMPARED}\s+(?P<b>[^,;]{{1,60}}?)\s*[.?!]?\s*$", re.I)
+
+
+def than_form(claim: str) -> str:
+    """The claim with "compared to/with B" written as "… than B" (see above); any other claim as written."""
+    if re.search(r"\bthan\b", claim, re.I):
+        return claim
+    if m := _LEADING.match(claim):
+        return f"{m.group('a')} than {m.group('b')}"
+    if m := _INNER.match(claim):
+        return f"{m.group('a')} {m.group('rest')} than {m.group('b')}"
+    if m := _TRAILING.match(claim):
+        return f"{m.group('a')} than {m.group('b')}"
+    return claim
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot)\b|n't\b", re.I)
 
 
@@ -65,6 +91,9 @@ def _column_compared(typed: TypedTable, claim: str, a: int, b: int) -> str | Non
     """The identifier of the one column of numbers the claim names (module docstring), or None."""
     named = [col for col in typed.columns if col.numeric and col.index != typed.label_col
              and column_named(col.name, claim)]
+    if not named and _PRICE_WORDS.search(claim):
+        named = [col for col in typed.columns if col.numeric and col.index != typed.label_col
+                 and _PRICE_HEADER.search(col.name)]
     plain = [col for col in named if not col.name.endswith((LOWER_BOUND, UPPER_BOUND))]
     if len(plain) == 1:
         return plain[0].ident
@@ -103,6 +132,7 @@ def compared_rows(typed: TypedTable, claim: str) -> WordsProgram | None:
     plain (module docstring). Against several rows the claim holds when it holds against the most demanding one (the
     largest for "more", the smallest for "fewer"), so that row is the one compared, and the note says why."""
     label = typed.label_col
+    claim = than_form(claim)
     scaled = stated_scale(claim) is not None
     comparisons = scaled_comparisons(claim) if scaled else stated_comparisons(claim)
     if not label or len(comparisons) != 1 or _NEGATION.search(claim):

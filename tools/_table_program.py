@@ -396,6 +396,29 @@ def settled_by_form(typed: TypedTable, text: str) -> _Sampled | None:
     return ran
 
 
+def decided_by_form(typed: TypedTable, kind: Kind, text: str) -> _Sampled | None:
+    """The run of the program the text's form alone fixes, which replaces sampling; None when the model samples.
+    Shared by the live path and the evaluations' replay, so a replay decides such texts as a live run would.
+
+    A question: :func:`settled_by_form` (found as a new user: 5 of 5 identical programs after 80-100 s of sampling
+    for "Which results are outside their reference range?"). A claim: "A … colder than B", one row before the
+    comparative, one after "than", one column named (tools._compared_rows; found as a new user: the sampled
+    programs compared rows the claim never names, or wrote tautologies)."""
+    if kind == "question":
+        return settled_by_form(typed, text)
+    words = compared_rows(typed, text)
+    if words is None:
+        return None
+    ran = run_sampled(words.raw, typed, kind, text)
+    if ran.execution is None:
+        return None
+    if words.note:  # "than ALPHA-1 and BETA-2": why the one row compared stands for both, citing both
+        ex = ran.execution
+        ran.execution = replace(ex, bounds=ex.bounds + [words.note],
+                                cells=list(dict.fromkeys(ex.cells + list(words.cells))))
+    return ran
+
+
 async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: int, temperature: float,
                         check_columns: bool, program_form: ProgramForm, scope: tuple[int, ...] = (),
                         more_on_split: bool = False) -> ProgramOutcome:
@@ -407,22 +430,9 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
             outcome.not_in_table, outcome.uncomputed = True, uncomputed.name
             outcome.reason = uncomputed_reason(uncomputed, typed)
             return outcome
-        if kind == "question" and program_form != "sql" and (settled := settled_by_form(typed, text)) is not None:
-            # Every sampled program would be rewritten into this one (found as a new user: 5 of 5 identical
-            # programs after 80-100 s of sampling for "Which results are outside their reference range?").
+        if program_form != "sql" and (settled := decided_by_form(typed, kind, text)) is not None:
             outcome.by_form, outcome.batches = True, [1]
             decide(outcome, [settled], typed, kind, text)
-            return outcome
-        if kind == "claim" and program_form != "sql" and (words := compared_rows(typed, text)) is not None \
-                and (ran := run_sampled(words.raw, typed, kind, text)).execution is not None:
-            # "A … colder than B": one row before the comparative, one after "than", one column named (found as a
-            # new user: the sampled programs compared rows the claim never names, or wrote tautologies)
-            if words.note:  # "than ALPHA-1 and BETA-2": why the one row compared stands for both, citing both
-                ex = ran.execution
-                ran.execution = replace(ex, bounds=ex.bounds + [words.note],
-                                        cells=list(dict.fromkeys(ex.cells + list(words.cells))))
-            outcome.by_form, outcome.batches = True, [1]
-            decide(outcome, [ran], typed, kind, text)
             return outcome
         needed = await choose_columns(llm, typed, kind, text)
         outcome.columns_needed = [c for c in needed if c != NOT_IN_TABLE]

@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tools._cells import TypedTable
-from tools._table_program import ProgramOutcome, _Sampled, decide, kept_scope, run_sampled, split_vote, to_original
+from tools._table_program import ProgramOutcome, _Sampled, decide, decided_by_form, kept_scope, run_sampled, \
+    split_vote, to_original
 from tools._table_shape import shape_for_programs
 from tools.table_qa import answer_from_program, program_task, question_options
 
@@ -61,6 +62,11 @@ def replay_runs(table, text: str, runs: list[dict], kind: str = "question",
     voted alone and the rest join it only where it splits (module docstring)."""
     shaped = shape_for_programs(table)
     typed = TypedTable.build(shaped.table, scope=kept_scope(shaped, scope))
+    if (settled := decided_by_form(typed, kind, text)) is not None:  # as the live path: no sample is voted
+        outcome = ProgramOutcome(kind=kind, form=shaped.form, by_form=True)
+        decide(outcome, [settled], typed, kind, text)
+        outcome.batches = [1]
+        return to_original(outcome, shaped)
     sampled = [run_sampled(r["raw"], typed, kind, text) if r.get("raw")
                else _Sampled(None, error=r.get("error") or "no program") for r in runs]
     first = batches[0] if batches and len(batches) > 1 else len(sampled)
