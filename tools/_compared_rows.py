@@ -37,6 +37,7 @@ from tools._claim_multiples import stated_scale
 from tools._interval_claims import bound_pairs
 from tools._interval_columns import LOWER_BOUND, UPPER_BOUND
 from tools._question_grounding import column_named, question_numbers
+from tools._words import content_words, word_in
 
 # Which way each comparative orders the column's numbers: True, the subject's is larger
 LARGER = frozenset("more greater higher larger bigger longer later heavier wetter hotter warmer costlier pricier "
@@ -87,13 +88,34 @@ def _rows_written(typed: TypedTable, text: str) -> set[int]:
     return rows
 
 
-def _column_compared(typed: TypedTable, claim: str, a: int, b: int) -> str | None:
-    """The identifier of the one column of numbers the claim names (module docstring), or None."""
+def _numbers_columns_named(typed: TypedTable, claim: str) -> list:
+    """The columns of numbers (not the row names) the claim names by their header's words; without any, the
+    price columns when it compares prices in their own words ("more expensive", "cheaper")."""
     named = [col for col in typed.columns if col.numeric and col.index != typed.label_col
              and column_named(col.name, claim)]
     if not named and _PRICE_WORDS.search(claim):
         named = [col for col in typed.columns if col.numeric and col.index != typed.label_col
                  and _PRICE_HEADER.search(col.name)]
+    if len(named) > 1:
+        # "beds" names both "Beds" and "ICU beds"; "ICU beds" names "ICU beds" alone: the headers the claim writes
+        # whole, less those inside a longer one it writes (found as a new user over a hospital-capacity table)
+        have = content_words(claim.replace("'s", " "))
+        whole = [col for col in named if all(word_in(w, have) for w in content_words(col.name) if w.isalpha())]
+        longest = [col for col in whole
+                   if not any(set(content_words(col.name)) < set(content_words(o.name)) for o in whole)]
+        named = longest if len(longest) == 1 else named
+    return named
+
+
+def numbers_column_named(typed: TypedTable, claim: str) -> str | None:
+    """The identifier of the one column of numbers the claim names (:func:`_numbers_columns_named`), or None."""
+    named = _numbers_columns_named(typed, claim)
+    return named[0].ident if len(named) == 1 else None
+
+
+def _column_compared(typed: TypedTable, claim: str, a: int, b: int) -> str | None:
+    """The identifier of the one column of numbers the claim names (module docstring), or None."""
+    named = _numbers_columns_named(typed, claim)
     plain = [col for col in named if not col.name.endswith((LOWER_BOUND, UPPER_BOUND))]
     if len(plain) == 1:
         return plain[0].ident

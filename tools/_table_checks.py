@@ -16,7 +16,7 @@ from tools._cell_compare import cell_bounds, compare, format_value, iso_month_ma
     norm_text, text_words, words_match
 from tools._cells import TypedTable, cell_number, is_empty, written_scale
 from tools._table_describe import quoted
-from tools._table_ops_model import Check, Program, ProgramError
+from tools._table_ops_model import Check, Program, ProgramError, RowFilter
 from tools._table_rows import ORDER, column_index, meets_filter, rows_but_totals
 from tools._written_share import ONE_CELL_FNS, share_pair, stated_share, written_share
 
@@ -39,6 +39,8 @@ def check_result(program: Program, typed: TypedTable, result: Any, c: int,
         return _check_combined(program, typed, c, rows)
     if chk.against == "total":
         return _check_share_of_total(program, typed, c, rows)
+    if chk.against == "group":
+        return _check_group(program, typed, result, c, rows)
     if fn in ("argmax", "argmin") and chk.op in ORDER:
         raise ProgramError(f"{fn} names a row; a row name is checked with = or !=, not {chk.op}")
     if fn == "count" and chk.against == "row":
@@ -289,6 +291,31 @@ def _check_combined(program: Program, typed: TypedTable, c: int,
             raise ProgramError(f"{typed.row_name(r0)}'s {format_value(left)} against {shown}: the suppressed "
                                "counts leave it open")
     return truth, f"{chk.op} {shown}", [(r, cc) for r in others for cc in (label, c)]
+
+
+def _check_group(program: Program, typed: TypedTable, result: Any, c: int,
+                 rows: list[int]) -> tuple[bool, str, list[tuple[int, int]]]:
+    """"Hospitals in the South have more beds in total than those in the East": the selected rows' sum (or mean)
+    against the same over the rows whose ``group_column`` holds the check's value (a totals row left out)."""
+    chk = program.check
+    assert chk is not None and chk.group_column
+    if program.fn not in ("sum", "avg") or not typed.columns[c - 1].numeric or not isinstance(result, (int, float)):
+        raise ProgramError("a comparison of two groups compares their sums or means of a column of numbers")
+    group = RowFilter(column=chk.group_column, op="=", value=chk.value)
+    others = [r for r in rows_but_totals(typed) if meets_filter(typed, r, group)]
+    if not others or set(others) & set(rows):
+        raise ProgramError(f"no rows of their own have {chk.group_column} = {chk.value!r} to compare with")
+    numbers = [typed.number(r, c) for r in others]
+    if any(x is None for x in numbers):
+        raise ProgramError(f"a row with {chk.group_column} = {chk.value!r} has no number in column "
+                           f"{program.column!r}")
+    other = sum(numbers) if program.fn == "sum" else sum(numbers) / len(numbers)
+    what = "the total" if program.fn == "sum" else "the mean"
+    shown = f"{what} of {typed.columns[c - 1].name} where {typed.column(chk.group_column).name} is {chk.value}, " \
+            f"{format_value(other)}"
+    truth = compare(format_value(result), float(result), chk.op, format_value(other), other, tolerance=0.0)
+    label = typed.label_col
+    return truth, f"{chk.op} {shown}", [(r, cc) for r in others for cc in ([label] if label else []) + [c]]
 
 
 def _check_share_of_total(program: Program, typed: TypedTable, c: int,

@@ -115,7 +115,10 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
                else f"the row with the {'largest' if chk.extreme == 'max' else 'smallest'} {name(chk.value)}"
                if chk.against == "extreme"
                else f"{name(program.column)} of {' and '.join(repr(r) for r in chk.rows)} combined"
-               if chk.against == "rows" else f"the total of {name(program.column)}"
+               if chk.against == "rows"
+               else f"{'the total' if fn == 'sum' else 'the mean'} of {name(program.column)} where "
+                    f"{name(chk.group_column or '')} = {quoted(chk.value)}" if chk.against == "group"
+               else f"the total of {name(program.column)}"
                if chk.against == "total" else quoted(chk.value))
         if chk.factor:
             rhs = f"{chk.factor:g} × {rhs}"

@@ -73,13 +73,17 @@ class Check(BaseModel):
     op: CmpOp
     # "column", "extreme", "rows" and "total" are set by code only (tools._claim_grounding.read_own_row,
     # read_two_extremes, read_combined; tools._claim_fractions.read_share_of_total); no grammar offers them.
-    against: Literal["value", "row", "column", "extreme", "rows", "total"] = Field(
+    against: Literal["value", "row", "column", "extreme", "rows", "total", "group"] = Field(
         "value", description="value: compare with the value written here; row: with the same column in the "
                              "row named here; column: with the column named here, in the same row; extreme: "
                              "with the row holding the largest or smallest value of the column named here; "
                              "rows: with the sum of the same column over the rows named in ``rows``; "
-                             "total: with ``factor`` times the column's total over every row.")
+                             "total: with ``factor`` times the column's total over every row; "
+                             "group: with the same sum or mean over the rows whose ``group_column`` is ``value``.")
     value: str = Field(max_length=VALUE_MAX_CHARS)
+    # with against="group": the column whose value ``value`` selects the other group ("South's beds in total are more
+    # than East's": Region). Set by code (tools._compared_groups); no grammar offers it.
+    group_column: str | None = None
     # with against="rows": the rows whose values a claim adds up ("than Utrecht and Bergen combined")
     rows: list[str] = Field(default_factory=list, max_length=MAX_FILTERS + 2)
     # "twice as many as East": the other row's (or column's) value times this, within ``relative_tolerance`` of

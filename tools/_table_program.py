@@ -41,6 +41,7 @@ from tools._claim_compare import comparison_blocker, unnamed_row_blocker
 from tools._claim_grounding import direction_blocker, tautology_blocker, vote_blocker, \
     check_stated
 from tools._claim_changes import than_years
+from tools._compared_groups import compared_groups
 from tools._compared_rows import compared_rows
 from tools._extreme_question import extreme_by_words, other_column_ranked
 from tools._claim_counts import quantity_count_blocker
@@ -406,7 +407,7 @@ def decided_by_form(typed: TypedTable, kind: Kind, text: str) -> _Sampled | None
     programs compared rows the claim never names, or wrote tautologies)."""
     if kind == "question":
         return settled_by_form(typed, text)
-    words = compared_rows(typed, text)
+    words = compared_rows(typed, text) or compared_groups(typed, text)
     if words is None:
         return None
     ran = run_sampled(words.raw, typed, kind, text)
