@@ -26,7 +26,7 @@ def typed() -> TypedTable:
 
 @pytest.mark.parametrize("claim, fn, column, truth, other", [
     # South 860 + 730 = 1,590 against East's 1,020
-    ("Hospitals in the South have more beds in total than hospitals in the East.", "sum", "beds", True, "1020"),
+    ("Hospitals in the South have more beds in total than hospitals in the East.", "sum", "beds", True, "1,020"),
     ("The North has fewer ICU beds combined than the South.", "sum", "icu_beds", False, "58"),  # 60 against 58
     ("On average, occupancy in the South is lower than in the North.", "avg", "occupancy", True, "95.65"),
     ("Compared with the East, the South has more ICU beds in total.", "sum", "icu_beds", True, "40"),
@@ -38,7 +38,7 @@ def test_the_words_give_the_program_and_code_computes_both_groups(claim, fn, col
     assert (words.raw["fn"], words.raw["column"], words.raw["check"]["against"]) == (fn, column, "group")
     ran = decided_by_form(t, "claim", claim)
     assert ran is not None and ran.error == "" and ran.execution.truth is truth
-    assert ran.execution.check_text.endswith(other)
+    assert ran.execution.check_text.endswith(other)  # as its cells write it ("1,020")
     # the other group's rows are cited with the selected ones: every row of both regions named
     regions = {words.raw["filters"][0]["value"], words.raw["check"]["value"]}
     assert {r for r, _ in ran.execution.cells} == {r for r in range(1, 6) if t.text(r, 2) in regions}

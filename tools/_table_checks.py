@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from tools._cell_compare import cell_bounds, compare, format_value, iso_month_match, leading_number, named_number, \
-    norm_text, text_words, words_match
+    norm_text, text_words, with_written_unit, words_match
 from tools._cells import TypedTable, cell_number, is_empty, written_scale
 from tools._table_describe import quoted
 from tools._table_ops_model import Check, Program, ProgramError, RowFilter
@@ -312,7 +312,7 @@ def _check_group(program: Program, typed: TypedTable, result: Any, c: int,
     other = sum(numbers) if program.fn == "sum" else sum(numbers) / len(numbers)
     what = "the total" if program.fn == "sum" else "the mean"
     shown = f"{what} of {typed.columns[c - 1].name} where {typed.column(chk.group_column).name} is {chk.value}, " \
-            f"{format_value(other)}"
+            f"{with_written_unit([typed.text(r, c) for r in others], other)}"
     truth = compare(format_value(result), float(result), chk.op, format_value(other), other, tolerance=0.0)
     label = typed.label_col
     return truth, f"{chk.op} {shown}", [(r, cc) for r in others for cc in ([label] if label else []) + [c]]
