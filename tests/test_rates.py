@@ -99,3 +99,22 @@ def test_one_named_row_s_rate_whatever_one_cell_reader_the_program_wrote(fn):
            "answer_column": "region"}
     ran = run_sampled(raw, TypedTable.build(regions), "question", "What was the death rate in the North?")
     assert ran.execution is not None and ran.execution.result_text == "3 / 1,204,000 = 0.000002492", ran.error
+
+
+OUTBREAKS = Table(name="outbreaks", title="Outbreaks", columns=["Country", "Disease", "Cases", "Deaths",
+                                                                "Population"], rows=[
+    ["Chad", "Measles", "8342", "61", "17,700,000"], ["Nigeria", "Diphtheria", "14210", "596", "223,800,000"],
+    ["Pakistan", "Measles", "12003", "38", "240,500,000"]])
+
+
+@pytest.mark.parametrize("question, per, shown", [
+    # found as a new user: answered 596, the deaths
+    ("What was the case fatality rate of diphtheria in Nigeria?", "cases", "596 / 14210 = 0.04194"),
+    ("What was the mortality rate in Nigeria?", "population", "596 / 223,800,000 = 0.000002663"),
+    ("How many died in Nigeria?", None, "596"),
+])
+def test_a_rate_named_in_other_words_divides_what_it_counts(question, per, shown):
+    raw = {"filters": [{"column": "country", "op": "=", "value": "Nigeria"}], "fn": "value", "column": "deaths",
+           "answer_column": "country"}
+    ran = run_sampled(raw, TypedTable.build(OUTBREAKS), "question", question)
+    assert ran.program.per_column == per and ran.execution.result_text == shown, ran.error

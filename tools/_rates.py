@@ -26,6 +26,10 @@ _RATE = re.compile(r"\b([^\W\d_][\w-]*)\s+(?:rate|rates|ratio)\b", re.I)
 _SHARE_OF = re.compile(r"\b(?:share|proportion|fraction|percentage|percent)\s+of\s+(?:the\s+|its\s+|their\s+|all\s+)?"
                        r"([^\W\d_][\w\s-]{0,40}?)\s*(?=[?.,;]|\b(?:in|among|across|at|on|during|than|and|or|was|were|"
                        r"is|are|who|that|with)\b|$)", re.I)
+# A rate named by what it counts in other words: "the case fatality rate" is deaths per case, "mortality" deaths
+# (found as a new user: "What was the case fatality rate of diphtheria in Nigeria?" answered 596, the deaths)
+_RATE_OF = {"fatality": "deaths", "mortality": "deaths", "death": "deaths", "hospitalization": "hospitalized",
+            "hospitalisation": "hospitalised", "admission": "admitted", "admissions": "admitted"}
 _ALREADY_A_RATE = re.compile(r"%|\b(?:rate|ratio|per|percent|percentage|share|proportion|fraction)\b|/", re.I)
 
 
@@ -64,6 +68,19 @@ def _share_of(typed: TypedTable, c: int, message: str) -> int | None:
     return None
 
 
+_CASE_FATALITY = re.compile(r"\bcase[- ]fatality\b", re.I)
+
+
+def _cases_of(typed: TypedTable, c: int, message: str) -> int | None:
+    """For "the case fatality rate", the column of cases that bounds column ``c``: deaths per case, not per head
+    of a population column beside it; None for any other message."""
+    if not _CASE_FATALITY.search(message):
+        return None
+    cases = [col.index for col in typed.columns if col.index != c and col.numeric and _holds_counts(typed, col.index)
+             and column_named(col.name, "cases") and _at_least(typed, col.index, c)]
+    return cases[0] if len(cases) == 1 else None
+
+
 _ONE_ROW_READS = ("value", "avg", "sum", "min", "max")
 
 
@@ -89,8 +106,10 @@ def read_rate(program: Program, typed: TypedTable, message: str, *, one_row: boo
         return program
     if not measure.numeric or not _holds_counts(typed, measure.index):
         return program
-    if any(column_named(measure.name, m.group(1)) for m in _RATE.finditer(message)):
-        whole = population(typed, measure.index)
+    if any(column_named(measure.name, m.group(1))
+           or (m.group(1).lower() in _RATE_OF and column_named(measure.name, _RATE_OF[m.group(1).lower()]))
+           for m in _RATE.finditer(message)):
+        whole = _cases_of(typed, measure.index, message) or population(typed, measure.index)
     else:
         whole = _share_of(typed, measure.index, message)
     if whole is None:
