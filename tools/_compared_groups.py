@@ -23,11 +23,10 @@ import re
 from tools._cell_compare import norm_text, writes_whole
 from tools._cells import TypedTable
 from tools._claim_compare import stated_comparisons
-from tools._compared_rows import LARGER, SMALLER, WordsProgram, numbers_column_named, than_form
+from tools._compared_rows import LARGER, NEGATION, SMALLER, WordsProgram, numbers_column_named, than_form
 from tools._question_grounding import question_numbers
 from tools._table_rows import rows_but_totals
 
-_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot)\b|n't\b", re.I)
 _TOTAL = re.compile(r"\b(?:in\s+total|combined|altogether|put\s+together|taken\s+together|all\s+together)\b", re.I)
 _MEAN = re.compile(r"\b(?:on\s+average|average|mean)\b", re.I)
 
@@ -56,7 +55,7 @@ def compared_groups(typed: TypedTable, claim: str) -> WordsProgram | None:
     claim = than_form(claim)
     comparisons = stated_comparisons(claim)
     fn = "sum" if _TOTAL.search(claim) else "avg" if _MEAN.search(claim) else None
-    if fn is None or len(comparisons) != 1 or _NEGATION.search(claim):
+    if fn is None or len(comparisons) != 1 or NEGATION.search(claim):
         return None
     word, start, end = comparisons[0]
     if word not in LARGER and word not in SMALLER:

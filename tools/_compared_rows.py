@@ -68,7 +68,7 @@ def than_form(claim: str) -> str:
     if m := _TRAILING.match(claim):
         return f"{m.group('a')} than {m.group('b')}"
     return claim
-_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot)\b|n't\b", re.I)
+NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot)\b|n't\b", re.I)
 
 
 def _rows_written(typed: TypedTable, text: str) -> set[int]:
@@ -157,7 +157,7 @@ def compared_rows(typed: TypedTable, claim: str) -> WordsProgram | None:
     claim = than_form(claim)
     scaled = stated_scale(claim) is not None
     comparisons = scaled_comparisons(claim) if scaled else stated_comparisons(claim)
-    if not label or len(comparisons) != 1 or _NEGATION.search(claim):
+    if not label or len(comparisons) != 1 or NEGATION.search(claim):
         return None
     word, start, end = comparisons[0]
     if word not in LARGER and word not in SMALLER:
