@@ -34,6 +34,7 @@ from assistant.prompts import render
 from kb.tables import Table
 from tools._answer_type import yes_no_asked
 from tools._claim_conjuncts import conjuncts
+from tools._claim_negation import positive_form, turned_round
 from tools._claim_significance import significance_check
 from tools._claim_trend import trend_check
 from tools._dose_trend import dose_trend_check
@@ -177,6 +178,12 @@ async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant:
                             samples: int, temperature: float, form: str) -> ClaimCheck:
     """The ``program`` variants: programs vote; CCoE decides when they cannot (or votes too)."""
     t0 = time.perf_counter()
+    cells = [str(cell) for row in table.rows for cell in row]
+    if (positive := positive_form(claim, cells)) is not None:  # "Yemen did not have the most deaths"
+        check = await _check_by_program(llm, table, positive, embedder=embedder, variant=variant, labels=labels,
+                                        filter_method=filter_method, seed=seed, filter_result=filter_result,
+                                        samples=samples, temperature=temperature, form=form)
+        return negated(claim, check, time.perf_counter() - t0)
     if parts := conjuncts(claim):  # two superlatives or comparisons of one row: each part by its own programs
         checks = await asyncio.gather(*(
             _check_by_program(llm, table, part, embedder=embedder, variant=variant, labels=labels,
@@ -259,6 +266,17 @@ async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant:
                       explanations=fallback.explanations, cols=view.cols, rows=view.shown_rows,
                       collapsed=view.markdown, timings=timings, decided_by="program+ccoe", confidence=confidence,
                       programs=outcome)
+
+
+def negated(claim: str, check: ClaimCheck, total_s: float) -> ClaimCheck:
+    """The verdict of a claim whose main verb is negated, from its positive form's check (tools._claim_negation):
+    turned round, with a reason that says so. NOT ENOUGH INFO stays."""
+    label = turned_round(check.label)
+    reason = f"Read without its “not”, “{check.claim}”: {check.reason}"
+    if label != check.label:
+        reason += (f" The claim says the opposite, so the table {'supports' if label == 'SUPPORTS' else 'refutes'} "
+                   "it.")
+    return check.model_copy(update={"claim": claim, "label": label, "reason": reason, "timings": {"total_s": total_s}})
 
 
 def both_parts(claim: str, table: Table, checks: list[ClaimCheck], total_s: float) -> ClaimCheck:
