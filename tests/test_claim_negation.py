@@ -79,6 +79,19 @@ async def test_the_negated_claim_is_checked_as_its_positive_form(tmp_settings, f
     with fake_llm_server(handler) as srv:
         check = await check_claim(llm_for(tmp_settings, srv), OUTBREAKS, claim, embedder=BagOfWordsEmbedder())
     assert check.label == label and check.claim == claim
+    assert check.negated is ("but not" not in claim)  # a negated part leaves the whole claim positive
     assert "Read without its “not”" in check.reason
     # the programs were asked about the positive claim, which the model can write a check for
     assert all("did not" not in json.dumps(r.get("messages")) for r in srv.requests if is_program(r))
+
+
+def test_the_reply_says_the_vote_is_the_positive_forms():
+    """The vote shown ("votes REFUTES: 3") is of the claim without its "not", under a verdict of Supported."""
+    from tools.verify_claim import Output
+
+    out = Output(verdict="SUPPORTS", claim="Yemen did not have the most deaths.", table="outbreaks", table_id="T1",
+                 cells=["T1:R2C4"], reason="Read without its “not”, …", explanations={}, decided_by="program",
+                 confidence=0.6, program="all rows → Country of the row with the largest Deaths",
+                 vote="votes REFUTES: 3", negated=True)
+    assert "Computed from the table for the claim without its “not”: all rows" in out.reply()
+    assert "Computed from the table: all rows" in out.model_copy(update={"negated": False}).reply()

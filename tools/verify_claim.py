@@ -108,6 +108,8 @@ class ClaimCheck(BaseModel):
     decided_by: Literal["program", "ccoe", "program+ccoe", "columns", "coverage", "rule"] = "ccoe"
     confidence: float | None = Field(None, description="Share of the sampled programs that agree.")
     programs: ProgramOutcome | None = None
+    # checked as its positive form and turned round (tools._claim_negation): the programs computed that form
+    negated: bool = False
 
     @property
     def cell_refs(self) -> list[str]:
@@ -276,7 +278,8 @@ def negated(claim: str, check: ClaimCheck, total_s: float) -> ClaimCheck:
     if label != check.label:
         reason += (f" The claim says the opposite, so the table {'supports' if label == 'SUPPORTS' else 'refutes'} "
                    "it.")
-    return check.model_copy(update={"claim": claim, "label": label, "reason": reason, "timings": {"total_s": total_s}})
+    return check.model_copy(update={"claim": claim, "label": label, "reason": reason, "timings": {"total_s": total_s},
+                                    "negated": True})
 
 
 def both_parts(claim: str, table: Table, checks: list[ClaimCheck], total_s: float) -> ClaimCheck:
@@ -332,6 +335,8 @@ class Output(BaseModel):
     programs: list[str] = Field(default_factory=list, description="Each sampled program, its result or its error.")
     program: str = Field("", description="The program whose result decided, in words.")
     vote: str = ""
+    negated: bool = Field(False, description="The claim's main verb is negated: the programs checked it without "
+                                             "its 'not', and the verdict is turned round.")
 
     def reply(self) -> str | None:
         """The verdict with its decisive cells.
@@ -360,7 +365,9 @@ class Output(BaseModel):
         cites = "".join(f"[{c}]" for c in self.cells)
         text = f"**{label.get(self.verdict, self.verdict)}** by table {self.table}: {reason} {cites}"
         if self.decided_by == "program" and self.confidence is not None:
-            text += (f"\n\nComputed from the table: {self.program.rstrip('.')}. "
+            # a negated claim's programs computed its positive form, whose vote runs the other way
+            without_not = " for the claim without its “not”" if self.negated else ""
+            text += (f"\n\nComputed from the table{without_not}: {self.program.rstrip('.')}. "
                      f"{self.vote[0].upper()}{self.vote[1:]} "
                      f"(confidence {self.confidence:.0%}).")
         return text
@@ -404,5 +411,5 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
         filter=check.filter.summary() if check.filter else "no column filtering", decided_by=check.decided_by,
         confidence=check.confidence, programs=program_lines(check.programs),
         program=check.programs.program if check.programs else "",
-        vote=check.programs.vote_text() if check.programs else "")
+        vote=check.programs.vote_text() if check.programs else "", negated=check.negated)
 
