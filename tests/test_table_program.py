@@ -1368,3 +1368,23 @@ def test_a_computed_number_groups_its_digits_as_its_cells_do(texts, number, show
     from tools._cell_compare import with_written_unit
 
     assert with_written_unit(texts, number) == shown
+
+
+@pytest.mark.parametrize("question, points_back", [
+    ("And how many nurses?", True),  # found as a new user: answered 227, every ward's nurses summed
+    ("And the doctors?", True),
+    ("Also, what is the number of nurses?", True),
+    ("And how many wards have more than 40 nurses?", False),  # a subject and a condition of its own
+    ("And how many nurses does Oncology have?", False),  # names another row
+    ("How many nurses?", False),  # no opener: a question of the whole table
+])
+def test_an_elliptical_and_question_asks_another_column_of_the_same_row(question, points_back):
+    from tools.table_qa import TableAnswer, resolve_follow_up
+
+    staff = Table(name="staff", title="staff", columns=["Ward", "Nurses", "Doctors", "Patients per nurse"], rows=[
+        ["Oncology", "37", "9", "5.6"], ["Geriatrics", "29", "5", "7.2"]])
+    session = Session("c")
+    session.last_table_answer = TableAnswer(table="staff", question="How many doctors does it have?", answer="5",
+                                            rows=[2], row_names=["Geriatrics"])
+    resolved = resolve_follow_up(question, staff, session)
+    assert resolved == (f"{question} ('it' is Geriatrics)" if points_back else question)

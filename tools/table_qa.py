@@ -49,7 +49,7 @@ from tools._table_llm import (
 from tools._table_program import (
     DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, solve)
 from tools._unstated import unstated_numbers
-from tools._words import OF_THEM, is_superlative, singular, without_opener
+from tools._words import OF_THEM, content_words, is_superlative, singular, without_opener, word_in
 from tools.intent import without_regarding_note
 from tools.table_filter import filter_table, resolve_table
 
@@ -501,6 +501,26 @@ def _that_row(question: str, table: Table) -> str:
     return next((m.group(0) for m in _THAT.finditer(question) if singular(m.group(1).casefold()) in kinds), "")
 
 
+# "And how many nurses?", "And the doctors?" after a one-row answer: another column of the same row, asked with no
+# subject of its own (found as a new user: after "How many doctors does it have?" about Geriatrics, "And how many
+# nurses?" was answered 227, every ward's nurses summed). Only an opener and the question's own words besides the
+# table's headers: "And how many wards have more than 40 nurses?" has a subject and a condition of its own.
+_AND_OPENER = re.compile(r"^\s*(?:and|also|plus)\b[\s,]*", re.I)
+_ASKING_WORDS = frozenset("how many much what whats which is are was were number total value about did does do "
+                          "have has had".split())
+
+
+def _asks_more_of_the_row(question: str, table: Table) -> bool:
+    """Whether ``question`` is an elliptical "And how many <column>?" (see above)."""
+    asked = without_regarding_note(question)
+    opener = _AND_OPENER.match(asked)
+    if opener is None:
+        return False
+    words = [w for w in content_words(asked[opener.end():]) if w not in _ASKING_WORDS]
+    headers = content_words(" ".join(table.columns))
+    return bool(words) and all(w.isalpha() and word_in(w, headers) for w in words)
+
+
 def resolve_follow_up(question: str, table: Table, session) -> str:
     """Name the row a follow-up's "it" (or "there") points to: the previous table answer's row, on the same table."""
     last = last_answer(session)
@@ -508,6 +528,7 @@ def resolve_follow_up(question: str, table: Table, session) -> str:
         return question
     it, there = _POINTS_BACK.search(question), _THERE.search(question)
     that_row = _that_row(question, table)
+    it = it or (len(last.row_names) == 1 and _asks_more_of_the_row(question, table))
     if not (it or there or that_row or (len(last.row_names) > 1 and _POINTS_BACK_TO_SEVERAL.search(question))):
         return question
     names = join_listed([n for n in last.row_names[:3] if n])  # "Doha, Qatar; Macau": two rows, not three
