@@ -171,3 +171,23 @@ def test_month_names_do_not_bound_a_run_over_several_years():
         ["2023-12", "10"], ["2024-01", "20"], ["2024-02", "30"], ["2024-12", "5"], ["2025-01", "6"]])
     check = trend_check("Referrals rose every month from December to February.", two_years)
     assert check is not None and check.verdict == "REFUTES"  # the whole run: December is two rows
+
+
+FLU = Table(name="flu", title="flu", columns=["Week", "Region", "ILI visits", "Hospital admissions"], rows=[
+    ["2025-W40", "North", "1204", "88"], ["2025-W41", "North", "1350", "97"], ["2025-W42", "North", "1622", "121"],
+    ["2025-W43", "North", "1580", "134"], ["2025-W40", "South", "980", "61"], ["2025-W41", "South", "1105", "70"],
+    ["2025-W42", "South", "1430", "92"], ["2025-W43", "South", "1712", "118"]])
+
+
+@pytest.mark.parametrize("claim, verdict", [
+    # found as a new user: refuted by the South's first week after the North's last, both regions taken as one run
+    ("Hospital admissions in the North rose every week.", "SUPPORTS"),
+    ("ILI visits in the South increased every week.", "SUPPORTS"),
+    ("ILI visits in the North increased every week.", "REFUTES"),  # 1,622 then 1,580
+    ("Hospital admissions rose every week.", None),  # a week twice: the claim names no region
+])
+def test_a_weekly_series_keeps_the_rows_of_the_region_it_names(claim, verdict):
+    check = trend_check(claim, FLU)
+    assert (check.verdict if check else None) == verdict
+    if check:
+        assert check.reason.startswith("In the rows of ") and "(2025-W4" in check.reason  # weeks name the rows

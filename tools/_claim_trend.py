@@ -46,7 +46,9 @@ TREND_VERB, NEGATED = _VERB, _NEGATED
 _ALONG = re.compile(r"\s*(?:\w+\s+){0,2}?(?:with|by|across)\s+(?:increasing\s+|higher\s+|rising\s+|greater\s+|"
                     r"older\s+)?(?P<along>[^\W\d_][\w-]*)", re.I)
 _YEAR = re.compile(r"\b(1[89]\d{2}|20\d{2})\b")
-_ISO = re.compile(r"^\d{4}(?:-\d{2}){0,2}$")
+# ISO dates ("2024-03", "2019-05-01") and ISO weeks ("2025-W40", "2025W40": surveillance tables), each ordered
+# as text
+_ISO = re.compile(r"^\d{4}(?:-\d{2}){0,2}$|^\d{4}-?W\d{2}$")
 MIN_ROWS = 3
 _SINCE = {"since", "after", "from"}
 _UNTIL = {"until", "till", "to", "through", "before"}
@@ -156,7 +158,9 @@ def trend_check(claim: str, table: Table) -> TrendCheck | None:
     totals = set(total_rows(typed))
     rows = [r for r in range(1, typed.table.n_rows + 1) if r not in totals]
     rows, time_col = _time_order(typed, rows)
-    group = _named_group(typed, rows, time_col, claim) if time_col is not None else None
+    # (also without a time column, in the table's order: "Admissions in the North rose every week" over rows of
+    # two regions, found as a new user, was refuted by the South's first week after the North's last)
+    group = _named_group(typed, rows, time_col, claim)
     group_col = None
     if group:
         rows, group_col = group
