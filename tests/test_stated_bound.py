@@ -25,6 +25,8 @@ def _count(op: str, value: str = "400") -> Program:
     ("Not more than 40% were under 18.", {40.0: "<=", 18.0: "<"}),
     ("More than 400 beds here, fewer than 400 there.", {}),  # one number bounded both ways: no reading
     ("It has 400 beds.", {}),
+    ("Average coverage over 2019 to 2022 was above 80%.", {80.0: ">"}),  # a span's start bounds nothing
+    ("Patients aged under 18-65 were excluded.", {}),
 ])
 def test_stated_bounds(text, bounds):
     assert stated_bounds(text) == bounds
@@ -39,7 +41,6 @@ def test_a_reversed_filter_compares_as_the_claim_says():
 
 
 @pytest.mark.parametrize("program, text", [
-    (_count(">="), CLAIM),  # the same direction: left as written
     (_count("<", "500"), CLAIM),  # a number the claim does not bound
     (_count("<"), "Fewer than three hospitals have 400 beds or fewer."),  # no bound right before 400
     (Program.model_validate({"filters": [{"column": "region", "op": "<", "value": "400"}], "fn": "count",
@@ -80,3 +81,11 @@ def test_a_check_on_a_bounded_number_compares_as_the_text_says(op, fn, read):
     assert read_stated_bound(_value_check(op, fn=fn), TypedTable.build(HOSPITALS), text).check.op == read
     # A number the text does not bound is left as written.
     assert read_stated_bound(_value_check(op, "500", fn), TypedTable.build(HOSPITALS), text).check.op == op
+
+
+def test_a_filter_as_strict_as_the_words():
+    """Found as a new user: "More than half of the wards have over 40 nurses" was filtered "Nurses >= 40"."""
+    typed = TypedTable.build(HOSPITALS)
+    assert read_stated_bound(_count(">="), typed, CLAIM).filters[0].op == ">"
+    assert read_stated_bound(_count(">"), typed, "At least two hospitals have at least 400 beds.").filters[0].op == ">="
+    assert read_stated_bound(_count(">"), typed, CLAIM) == _count(">")

@@ -6,8 +6,10 @@ that bounds the count was read into the filter as well. The verdict came out rig
 under 400 beds, three have over), and a table with two hospitals under 400 would have turned it.
 
 The rule: when the words right before a number the filter compares with set a bound that runs the other way from
-the filter's operator ("more than 400" against "< 400"), the filter takes the bound's operator. Only a reversal
-is repaired; "> 400" for "at least 400" is left as written. Not when the number is written more than once with
+the filter's operator ("more than 400" against "< 400"), the filter takes the bound's operator. So does a filter
+that runs the same way but is strict where the words are not, or the other way round (2026-12-03, found as a new
+user: "More than half of the wards have over 40 nurses" was filtered "Nurses >= 40"; no replayed verdict of the
+PubHealthTab and TabFact logs changed). A number that starts a span ("over 2019 to 2022") is bounded by nothing. Not when the number is written more than once with
 bounds that disagree, nor when a negation precedes the bound ("not more than 400", "no more than 400": upper
 bounds, which the pattern does not read as "more than").
 
@@ -40,7 +42,9 @@ _WORDS = {w: n for w, n in CARDINALS.items() if n >= 1}  # "one" to "twelve"
 # The longest phrase first, so "no more than" is not read as "more than"; a number (or a number word) right after.
 _STATED = re.compile(
     r"\b(?P<bound>" + "|".join(re.escape(b) for b in sorted(BOUND_OPS, key=len, reverse=True)) + r")\s+"
-    r"(?P<number>[−-]?\d[\d,]*(?:\.\d+)?|" + "|".join(_WORDS) + r")\b", re.I)
+    r"(?P<number>[−-]?\d[\d,]*(?:\.\d+)?|" + "|".join(_WORDS) + r")\b"
+    # not the start of a span: "over 2019 to 2022", "under 18-65" bound nothing
+    r"(?!\s*(?:to|through|until|till|and|[-–])\s*\d)", re.I)
 
 
 def stated_bounds(text: str) -> dict[float, str]:
@@ -68,7 +72,7 @@ def read_stated_bound(program: Program, typed: TypedTable, text: str) -> Program
     for f in program.filters:
         number = cell_number(f.value)
         op = bounds.get(round(number, 6)) if number is not None else None
-        if op and typed.is_numeric(f.column) and direction(f.op) and direction(f.op) != direction(op):
+        if op and typed.is_numeric(f.column) and direction(f.op) and f.op != op:
             f, changed = f.model_copy(update={"op": op}), True
         filters.append(f)
     update: dict = {"filters": filters} if changed else {}
