@@ -459,6 +459,8 @@ def test_a_stated_multiple_scales_the_other_row(claim, op, truth):
     ex = execute(read, typed)
     assert ex.truth is truth
     assert f"{read.check.factor:g} × {other}'s Deaths" in ex.check_text  # the reason states the scaled value
+    # and the range an equality accepts (found as a new user: "= 2 × 9 = 18" read as exact for "roughly twice")
+    assert ("(within " in ex.check_text) is (op == "=")
 
 
 @pytest.mark.parametrize("claim, op, truth", [

@@ -208,8 +208,12 @@ def _scaled(chk: Check, text: str, number: float | None, shown: str) -> tuple[st
     if not chk.factor or number is None:
         return text, shown, 0.0
     scaled = number * chk.factor
-    return (format_value(scaled), f"{chk.factor:g} × {shown} = {format_value(scaled)}",
-            abs(scaled) * chk.relative_tolerance)
+    tolerance = abs(scaled) * chk.relative_tolerance
+    # "about twice": the range an equality accepts is said, or "= 18" reads as exact (found as a new user:
+    # "Emergency has roughly twice as many doctors as Oncology" refuted by 22 against "= 2 × 9 = 18")
+    within = (f" (within {chk.relative_tolerance:.0%}: {format_value(scaled - tolerance)} to "
+              f"{format_value(scaled + tolerance)})") if tolerance and chk.op in ("=", "!=") else ""
+    return format_value(scaled), f"{chk.factor:g} × {shown} = {format_value(scaled)}{within}", tolerance
 
 
 def _check_own_row(program: Program, typed: TypedTable, c: int,
