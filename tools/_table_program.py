@@ -404,7 +404,8 @@ def decided_by_form(typed: TypedTable, kind: Kind, text: str) -> _Sampled | None
     A question: :func:`settled_by_form` (found as a new user: 5 of 5 identical programs after 80-100 s of sampling
     for "Which results are outside their reference range?"). A claim: "A … colder than B", one row before the
     comparative, one after "than", one column named (tools._compared_rows; found as a new user: the sampled
-    programs compared rows the claim never names, or wrote tautologies)."""
+    programs compared rows the claim never names, or wrote tautologies), or two groups' totals or means
+    (tools._compared_groups)."""
     if kind == "question":
         return settled_by_form(typed, text)
     words = compared_rows(typed, text) or compared_groups(typed, text)
