@@ -39,6 +39,7 @@ from tools._question_grounding import row_stated
 from tools._table_ops import selected_rows
 from tools._table_ops_model import VALUE_MAX_CHARS, Check, Program, RowFilter
 from tools._written_share import by_share
+from tools._words import ROUGH_WORDS
 
 _TOKEN = re.compile(r"[^\W_]+|%")
 _PARENTHESISED = re.compile(r"\([^)]*\)|\[[^\]]*\]")
@@ -56,7 +57,7 @@ _LOWER = re.compile(r"\b(?:reduced|reduces|reduce|reducing|lowered|lowers|lower|
 _HIGHER = re.compile(r"\b(?:increased|increases|increase|raised|raises|higher|more|greater|larger|bigger|above)\b",
                      re.I)
 _OVER = {"more than", "over", "above", "at least"}
-_ROUGH = {"nearly", "almost", "about", "around", "roughly", "approximately", "close to"}
+_ROUGH = set(ROUGH_WORDS)
 
 
 def _tokens(text: str) -> list[str]:

@@ -22,7 +22,7 @@ from tools._claim_counts import names_column
 from tools._claim_multiples import _BOUND
 from tools._stated_bound import BOUND_OPS
 from tools._question_grounding import column_named
-from tools._words import content_words, word_in
+from tools._words import ROUGH_WORDS, content_words, word_in
 from tools._table_ops import selected_rows
 from tools._table_ops_model import Check, Program, RowFilter
 from tools._table_rows import total_rows
@@ -138,7 +138,7 @@ def read_share_of_total(program: Program, typed: TypedTable, claim: str) -> Prog
             fraction = _FRACTIONS[phrase]
             op = ">" if "majority" in phrase else op
             tolerance = ROUGH_FRACTION_TOLERANCE if op == "=" else 0.0
-        if bound in ("nearly", "almost", "about", "around", "roughly", "approximately", "close to"):
+        if bound in ROUGH_WORDS:
             tolerance = max(tolerance, ROUGH_FRACTION_TOLERANCE)
         # the model's own comparison (with another row, or a number of its choosing) is replaced, as the claim's
         # form settles it; over one row an average or an extreme is its value

@@ -16,13 +16,14 @@ import re
 from tools._cells import cell_number
 from tools._stated_bound import BOUND_OPS
 from tools._table_ops_model import MIRRORED_OPS, Program
+from tools._words import ROUGH_PATTERN
 
 _MULTIPLE_WORDS = {"twice": 2.0, "double": 2.0, "thrice": 3.0, "triple": 3.0, "quadruple": 4.0, "half": 0.5,
                    "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0,
                    "nine": 9.0, "ten": 10.0}
 # The words before a multiple or a percentage that bound it ("more than twice", "about 20% higher").
-_BOUND = (r"(?:\b(?P<bound>more than|over|above|at least|less than|under|below|at most|nearly|almost|about|around|"
-          r"roughly|approximately|close to)\s+)?")
+_BOUND = (r"(?:\b(?P<bound>more than|over|above|at least|less than|under|below|at most|" + ROUGH_PATTERN
+          + r")\s+)?")
 # "twice as many", "double the", "3 times more", "three-fold higher", "half as many", "five times fewer": a multiple
 # of the other value, with the bound the words before it set ("more than twice", "at least three times").
 _MULTIPLIER = re.compile(

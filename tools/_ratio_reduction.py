@@ -29,14 +29,15 @@ from tools._cells import TypedTable, cell_number
 from tools._claim_multiples import ROUGH_MULTIPLE_TOLERANCE
 from tools._claim_trend import NEGATED, TrendCheck
 from tools._question_grounding import row_stated
+from tools._words import ROUGH_PATTERN, ROUGH_WORDS
 
 _RATIO_HEADER = re.compile(r"\b(?P<kind>hazard|risk|odds|rate)\s+ratios?\b|\brelative\s+(?P<rel>risk)\b", re.I)
 _RATIO_ABBREVIATION = re.compile(r"(?<![\w])(?:a?HR|RR|a?OR|IRR)(?![\w])")  # case matters: "OR", not "or"
 _KIND = {"HR": "hazard", "AHR": "hazard", "RR": "risk", "OR": "odds", "AOR": "odds", "IRR": "rate"}
 _MEASURE = r"(?:risk|hazard|odds|rate|likelihood|chance|incidence)"
 _PERCENT = r"(?P<pct>\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b)"
-_BOUND = (r"(?:(?P<bound>more than|over|above|at least|less than|under|below|at most|up to|nearly|almost|about|"
-          r"around|roughly|approximately|close to|some)\s+)?")
+_BOUND = (r"(?:(?P<bound>more than|over|above|at least|less than|under|below|at most|up to|" + ROUGH_PATTERN
+          + r"|some)\s+)?")
 _DOWN = r"(?:reduced|reduces|reduce|reducing|lowered|lowers|lower|cut|cuts|decreased|decreases|decrease)"
 _UP = r"(?:increased|increases|increase|raised|raises|raise|higher|elevated)"
 # "reduced the risk of death by 26%"; "a 26% reduction in risk"; "26% lower risk"; "risk was 26% lower";
@@ -52,7 +53,7 @@ _STATED = [
 ]
 _OVERALL = re.compile(r"^\s*(?:overall|all(?:\s+(?:patients|participants|subjects))?|total|whole\s+population)\s*$",
                       re.I)
-_ROUGH = {"nearly", "almost", "about", "around", "roughly", "approximately", "close to", "some"}
+_ROUGH = {*ROUGH_WORDS, "some"}
 _AT_LEAST = {"more than", "over", "above", "at least"}
 _AT_MOST = {"less than", "under", "below", "at most", "up to"}
 _LEADING = re.compile(r"^\s*(\d+(?:\.\d*)?)")

@@ -16,11 +16,12 @@ import re
 from tools._cell_compare import written_tolerance
 from tools._cells import TypedTable, cell_number
 from tools._table_ops_model import Program
+from tools._words import ROUGH_PATTERN
 
 ROUGH_SHARE = 0.05  # "roughly 30,000" holds of 28,500 to 31,500; "about 250 pages" too (tools._record_claims)
 # Not a bare "m" after the number: metres as often as millions.
-_ROUGH_NUMBER = re.compile(r"\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|close\s+to|some|circa|"
-                           r"ca\.|an\s+estimated|estimated)\s+(?P<number>[−-]?\d[\d,]*(?:\.\d+)?)\s*(?P<scale>"
+_ROUGH_NUMBER = re.compile(r"\b(?:" + ROUGH_PATTERN + r"|approx\.?|some|circa|ca\.|an\s+estimated|estimated)\s+"
+                           r"(?P<number>[−-]?\d[\d,]*(?:\.\d+)?)\s*(?P<scale>"
                            r"thousand|million|billion|k\b|bn\b)?", re.I)
 
 

@@ -158,6 +158,12 @@ def spelled_out(header: str) -> list[str]:
 
 
 # Words too common to say what a message is about ("the", "of", "was"): left out when matching words.
+# Words that make a stated number rough ("about 20%", "nearly twice", "roughly a third"): one list for the rules that
+# read a rough value, multiple, fraction, ratio or arm difference (each may add its own, such as "some").
+ROUGH_WORDS = ("nearly", "almost", "about", "around", "roughly", "approximately", "close to")
+# the same as a regular expression's alternatives ("close to" with any spacing)
+ROUGH_PATTERN = "|".join(w.replace(" ", r"\s+") for w in ROUGH_WORDS)
+
 STOP = frozenset("a an the of in on at to for by and or with from as is was were are be its it his her their".split())
 
 
