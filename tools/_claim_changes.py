@@ -20,7 +20,7 @@ import re
 
 from tools._cell_compare import text_words
 from tools._cells import TypedTable
-from tools._change_words import ASKED_CHANGE, BARE_CHANGE
+from tools._change_words import NEGATED_BEFORE, stated_direction
 from tools._claim_grounding import row_names_in
 from tools._question_grounding import GREATER_WORDS, column_named
 from tools._stated_bound import BOUND_OPS
@@ -52,7 +52,6 @@ def _period(text: str) -> tuple[int, int] | None:
 
 _EVERY = re.compile(r"\b(?:every|each|all)\b", re.I)
 _SOME = re.compile(r"\b(?:any|some|at\s+least\s+one|one\s+or\s+more)\b", re.I)
-_NEGATED = re.compile(r"\b(?:not|never|no|n't)\s+(?:\w+\s+)?$", re.I)
 
 
 def one_column(typed: TypedTable, phrase: str) -> str | None:
@@ -112,7 +111,7 @@ def than_years(typed: TypedTable, text: str) -> tuple[tuple[str, str], str] | No
     """((the first year's column, the second's), op) for "more/fewer … in 2024 than in 2023" over one measure's
     year columns; None for any other text."""
     m = _THAN_YEAR.search(text)
-    if m is None or _NEGATED.search(text[:m.start()]):  # "did not have more …": left as written
+    if m is None or NEGATED_BEFORE.search(text[:m.start()]):  # "did not have more …": left as written
         return None
     first, second = _period(m.group("first")), _period(m.group("second"))
     if first is None or second is None:
@@ -137,7 +136,7 @@ def _by_amount(program: Program, typed: TypedTable, claim: str) -> Program | Non
     ("rose by more than 10%": (2024 - 2023) / 2023 > 0.10; "fell by 3": 2024 - 2023 = -3), or None when the claim
     states no amount, names no one row, or the table has no such pair."""
     m = _BY_AMOUNT.search(claim)
-    if m is None or _NEGATED.search(claim[:m.start()]):
+    if m is None or NEGATED_BEFORE.search(claim[:m.start()]):
         return None
     pair = year_pair(typed, claim)
     rows, _ = row_names_in(typed, claim[:m.start()])
@@ -174,13 +173,13 @@ def read_change(program: Program, typed: TypedTable, claim: str) -> Program:
         (first, second), op = years
         return _columns_change(program, typed, claim, (second, first), op, claim)
     if m is None:
-        bare = ASKED_CHANGE.search(claim) or BARE_CHANGE.search(claim)
-        pair = year_pair(typed, claim) if bare and not _NEGATED.search(claim[:bare.start()]) else None
-        if bare is None or pair is None:
+        said = stated_direction(claim)
+        pair = year_pair(typed, claim) if said else None
+        if said is None or pair is None:
             return program
-        return _columns_change(program, typed, claim, pair, ">" if bare.group("up") else "<",
-                               claim[:bare.start()] + " " + claim[bare.end():])
-    if _NEGATED.search(claim[:m.start()]):
+        op, bare = said
+        return _columns_change(program, typed, claim, pair, op, claim[:bare.start()] + " " + claim[bare.end():])
+    if NEGATED_BEFORE.search(claim[:m.start()]):
         return program
     op = ">" if m.group("up") else "<"
     rest = claim[:m.start()] + " " + claim[m.end():]

@@ -20,6 +20,7 @@ A verdict of NOT ENOUGH INFO stays as it is.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from tools._cell_compare import norm_text
 
@@ -36,7 +37,7 @@ _QUOTES = re.compile(r"[\"“”]|(?:^|\s)['‘’]")
 MAX_SUBJECT_WORDS = 8
 
 
-def positive_form(claim: str, cells: list[str] = ()) -> str | None:
+def positive_form(claim: str, cells: Iterable[str] = ()) -> str | None:
     """The claim without the negation of its main verb (module docstring), or None when it has no such plain
     negation. ``cells``: the table's text cells, which a negated phrase must not be one of."""
     found = list(_NEGATION.finditer(claim))

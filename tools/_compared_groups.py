@@ -19,6 +19,7 @@ program, so it is built in code (as tools._compared_rows builds a two-row compar
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from tools._cell_compare import norm_text, writes_whole
 from tools._cells import TypedTable
@@ -40,9 +41,8 @@ def _groups_written(typed: TypedTable, text: str) -> set[tuple[str, str]]:
     for col in typed.columns:
         if col.numeric or col.index == typed.label_col:
             continue
-        values = {typed.text(r, col.index).strip() for r in rows}
-        for value in values:
-            held = sum(1 for r in rows if typed.text(r, col.index).strip() == value)
+        held_by = Counter(typed.text(r, col.index).strip() for r in rows)
+        for value, held in held_by.items():
             if len(norm_text(value)) >= 2 and any(ch.isalpha() for ch in value) and held < len(rows) \
                     and writes_whole(said, norm_text(value)):
                 out.add((col.ident, value))

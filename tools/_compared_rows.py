@@ -43,6 +43,7 @@ from tools._words import content_words, word_in
 LARGER = frozenset("more greater higher larger bigger longer later heavier wetter hotter warmer costlier pricier "
                    "dearer".split())
 SMALLER = frozenset("less fewer lower smaller shorter earlier lighter drier colder cooler cheaper".split())
+NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot)\b|n't\b", re.I)
 # A price compared in its own words ("more expensive", "cheaper") names no header: the one column of prices does
 _PRICE_WORDS = re.compile(r"\b(?:expensive|cheaper|costlier|pricier|dearer|costs?\s+(?:more|less))\b", re.I)
 _PRICE_HEADER = re.compile(r"\b(?:cost|costs|price|prices|fee|fees|spend|spending|expenditure|usd|eur|gbp)\b|[$€£]",
@@ -68,7 +69,6 @@ def than_form(claim: str) -> str:
     if m := _TRAILING.match(claim):
         return f"{m.group('a')} than {m.group('b')}"
     return claim
-NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot)\b|n't\b", re.I)
 
 
 def _rows_written(typed: TypedTable, text: str) -> set[int]:

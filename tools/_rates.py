@@ -28,7 +28,7 @@ _SHARE_OF = re.compile(r"\b(?:share|proportion|fraction|percentage|percent)\s+of
                        r"is|are|who|that|with)\b|$)", re.I)
 # A rate named by what it counts in other words: "the case fatality rate" is deaths per case, "mortality" deaths
 # (found as a new user: "What was the case fatality rate of diphtheria in Nigeria?" answered 596, the deaths)
-_RATE_OF = {"fatality": "deaths", "mortality": "deaths", "death": "deaths", "hospitalization": "hospitalized",
+_RATE_OF = {"fatality": "deaths", "mortality": "deaths", "hospitalization": "hospitalized",
             "hospitalisation": "hospitalised", "admission": "admitted", "admissions": "admitted"}
 _ALREADY_A_RATE = re.compile(r"%|\b(?:rate|ratio|per|percent|percentage|share|proportion|fraction)\b|/", re.I)
 

@@ -180,7 +180,7 @@ async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant:
                             samples: int, temperature: float, form: str) -> ClaimCheck:
     """The ``program`` variants: programs vote; CCoE decides when they cannot (or votes too)."""
     t0 = time.perf_counter()
-    cells = [str(cell) for row in table.rows for cell in row]
+    cells = (str(cell) for row in table.rows for cell in row)  # read only when a negation is found
     if (positive := positive_form(claim, cells)) is not None:  # "Yemen did not have the most deaths"
         check = await _check_by_program(llm, table, positive, embedder=embedder, variant=variant, labels=labels,
                                         filter_method=filter_method, seed=seed, filter_result=filter_result,
