@@ -718,3 +718,26 @@ def test_a_sign_the_claim_states_is_a_comparison_with_zero(claim, zero_stated):
     ran = run_sampled(every, TypedTable.build(FINANCE), "claim", "Net income was positive in every quarter of 2023.")
     assert ran.execution is not None and ran.execution.truth is False, ran.error
     assert ran.execution.cells == [(1, 2), (3, 2)]  # the two losses
+
+
+@pytest.mark.parametrize("check, result, op, held", [
+    ("53", "53", "=", True),  # the computed value copied into the check
+    ("53", "54", "=", False),  # not the computed value: a wrong guess, which a failing check shows anyway
+    ("53", "53", ">=", False),  # a bound, not a copy
+    ("530", "53", "=", False),  # the claim's own number
+    ("Ontario", "Ontario", "=", False),  # text is not a number the claim could state
+])
+def test_a_copied_check_is_held_only_beside_the_claims_own_number(check, result, op, held):
+    from tools._claim_grounding import copied_beside_stated
+    from tools._table_ops_model import Execution
+
+    claim = "Ontario had 530 cases of measles in 2008."
+
+    def run(value: str, computed: str) -> tuple[Program, Execution]:
+        program = Program.model_validate({"fn": "value", "column": "cases", "check": {"op": op if value == check
+                                                                                       else "=", "value": value}})
+        return program, Execution(selected=[1], result=computed, result_text=computed, decisive_rows=[1], cells=[])
+
+    why = copied_beside_stated([run(check, result), run("530", "53")], claim)
+    assert bool(why[0]) == held and why[1] == ""
+    assert copied_beside_stated([run(check, result)], claim) == [""]  # no program checks the claim's number

@@ -1388,3 +1388,39 @@ def test_an_elliptical_and_question_asks_another_column_of_the_same_row(question
                                             rows=[2], row_names=["Geriatrics"])
     resolved = resolve_follow_up(question, staff, session)
     assert resolved == (f"{question} ('it' is Geriatrics)" if points_back else question)
+
+
+def _measles_value(check: str, fn: str = "value") -> dict:
+    return {"filters": [{"column": "province", "op": "=", "value": "Ontario"}, {"column": "year", "op": "=",
+                                                                                 "value": "2008"}],
+            "fn": fn, "column": "number_of_cases", "check": {"op": "=", "value": check}}
+
+
+def test_a_check_of_the_computed_value_against_itself_does_not_vote_beside_the_claims_number():
+    """Found by CI: "Ontario had 530 cases of measles in 2008" (the table: 53) was Supported by one program that
+    checked '= 53', the cell copied into the check, while the rest had not run. Beside a program that checks the
+    claim's 530 the copy does not vote; with none, a copy that is not the computed value is left alone."""
+    from tests.test_tables_filter import MEASLES
+    from tools._table_program import ProgramOutcome, decide, run_sampled
+
+    claim = "Ontario had 530 cases of measles in 2008."
+    typed = TypedTable.build(MEASLES)
+
+    def vote(*raws: dict) -> ProgramOutcome:
+        outcome = ProgramOutcome(kind="claim")
+        decide(outcome, [run_sampled(raw, typed, "claim", claim) for raw in raws], typed, "claim", claim)
+        return outcome
+
+    outcome = vote(_measles_value("53"), _measles_value("53"), _measles_value("530"))
+    assert outcome.winner == "REFUTES" and outcome.votes == {"REFUTES": 1}
+    assert [r.error.startswith("does not vote: the check compares the computed '53' with itself") for r in
+            outcome.runs] == [True, True, False]
+    # the claim's own number checked nowhere: nothing says the copy is a misreading (the rule does not act)
+    assert vote(_measles_value("53")).winner == "SUPPORTS"
+    # a stated number that holds is no copy: "British Columbia had 82 cases" checked as '= 82'
+    true_claim = "British Columbia had 82 cases of measles in 2010."
+    raw = {"filters": [{"column": "province", "op": "=", "value": "British Columbia"}], "fn": "value",
+           "column": "number_of_cases", "check": {"op": "=", "value": "82"}}
+    outcome = ProgramOutcome(kind="claim")
+    decide(outcome, [run_sampled(raw, typed, "claim", true_claim)] * 2, typed, "claim", true_claim)
+    assert outcome.votes == {"SUPPORTS": 2}

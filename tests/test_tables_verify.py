@@ -224,8 +224,14 @@ async def test_real_model_default_verdicts_on_unambiguous_claims(real_settings):
         false = await checked("Ontario had 530 cases of measles in 2008.")
     finally:
         await llm.aclose()
-    assert (true.label, false.label) == ("SUPPORTS", "REFUTES")
-    assert true.decided_by == false.decided_by == "program", (true.decided_by, false.decided_by)
+
+    def work(check) -> str:  # what decided, shown when the assertion fails (a CI run printed only the labels)
+        runs = check.programs.runs if check.programs else []
+        return f"{check.label} by {check.decided_by}: " + "; ".join(
+            f"{r.program} -> {r.verdict or r.error}" for r in runs)
+
+    assert (true.label, false.label) == ("SUPPORTS", "REFUTES"), (work(true), work(false))
+    assert true.decided_by == false.decided_by == "program", (work(true), work(false))
     assert (3, 3) in true.cells and (2, 3) in false.cells  # the cases cell of the one matching row is cited
 
 

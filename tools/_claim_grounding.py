@@ -135,6 +135,38 @@ def check_stated(program: Program, claim: str) -> bool:
     return chk is None or chk.against != "value" or _stated(chk.value, claim, stated_numbers(claim))
 
 
+def _checked_number(program: Program) -> str | None:
+    """The value a program's check compares with, when it is a number written in the check."""
+    chk = program.check
+    return chk.value if chk is not None and chk.against == "value" and cell_number(chk.value) is not None else None
+
+
+def copied_beside_stated(runs: list[tuple[Program, Execution]], claim: str) -> list[str]:
+    """For each claim program that ran, why it does not vote (or ""): its check is "= v" where v is the very value
+    it computed and a number the claim does not state, while another program's check compares with a number the
+    claim does state.
+
+    Found by CI: "Ontario had 530 cases of measles in 2008" was Supported by one program that checked "= 53"
+    (Ontario's cell, which the model copied from the table into its check) while the other four had not run. A check
+    of the table's own value against itself holds whatever the claim says. Holding every supporting check to the
+    claim's numbers was measured and dropped (the module's docstring); so was holding, beside a program that checks
+    the claim's number, every check of a number the claim does not state (TabFact's test replay: 3 gained, 3 lost
+    and 5 more split, since "Region 1" and "pick 24" state numbers that are names).
+    """
+    numbers = stated_numbers(claim)
+    checked = [_checked_number(p) for p, _ in runs]
+    own = [v for v in checked if v is not None and _stated(v, claim, numbers)]
+    if not own:
+        return [""] * len(runs)
+    out = []
+    for (program, ex), value in zip(runs, checked):
+        copied = value is not None and program.check is not None and program.check.op == "=" \
+            and not _stated(value, claim, numbers) and cell_number(ex.result_text) == cell_number(value)
+        out.append(f"the check compares the computed {value!r} with itself, a number the claim does not state, "
+                   f"while another program compares with the claim's {own[0]!r}" if copied else "")
+    return out
+
+
 def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed: TypedTable | None = None) -> str:
     """Why this claim program must not vote, or ``""``."""
     chk = program.check

@@ -39,7 +39,7 @@ from tools._cells import TypedTable, cell_number, display_cell, is_empty
 from tools._claim_categories import ignored_category_blocker, restricted_to_category
 from tools._claim_compare import comparison_blocker, unnamed_row_blocker
 from tools._claim_grounding import direction_blocker, tautology_blocker, vote_blocker, \
-    check_stated
+    check_stated, copied_beside_stated
 from tools._claim_changes import than_years
 from tools._compared_groups import compared_groups
 from tools._compared_rows import compared_rows
@@ -507,6 +507,12 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
     else:
         # A claim's programs that ignore a date it states, while another that ran keeps it, do not vote.
         _withhold_each(outcome, sampled, lambda programs: leaves_out_stated_date(programs, typed, text))
+        # A check of the computed value against itself (copied from the table) beside a check of a number the claim states.
+        ran = [i for i, r in enumerate(outcome.runs) if r.ran and sampled[i].program is not None]
+        pairs = [(sampled[i].program, sampled[i].execution) for i in ran]
+        for i, why in zip(ran, copied_beside_stated(pairs, text)):  # type: ignore[arg-type]
+            if why:
+                _withhold(outcome, i, why)
     ran = [r for r in outcome.runs if r.ran]
     outcome.votes = dict(Counter(r.verdict for r in ran))
     if ran:
