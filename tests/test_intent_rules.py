@@ -487,3 +487,25 @@ def test_a_question_in_the_tables_column_words_inherits_nothing(message, whole):
         assert not {"dacomitinib", "gefitinib"} & {e.lower() for e in out.entities}
     else:
         assert out.follow_up  # it leans on the claim, with or without the table
+
+
+def test_a_turn_that_named_nothing_moves_the_conversation_on():
+    """Found as a new user: after a claim about VaxB and VaxE, a question about every vaccine and a claim about
+    every vaccine, "How many participants were there in total?" carried VaxB and VaxE, and the table program
+    summed their two rows (1,830 of 5,070)."""
+    history = [
+        {"user_text": "VaxB's efficacy is higher than VaxE's.", "rewrite": "",
+         "intent": {"task": "claim_check", "entities": ["VaxB", "VaxE"]}},
+        {"user_text": "Which vaccine had the lowest rate of fever?", "rewrite": "",
+         "intent": {"task": "question", "entities": []}},
+    ]
+    frame = IntentFrame(task="question", entities=["VaxB", "VaxE"], rewrite="How many participants were there in "
+                                                                          "total for VaxB and VaxE?")
+    out = contextualize(frame, "How many participants were there in total?", history, has_table=True,
+                        source="model")
+    assert out.entities == [] and out.carried_over == []
+    assert out.rewrite == "How many participants were there in total?"
+    # the same question straight after the claim still leans on it
+    out = contextualize(frame, "How many participants were there in total?", history[:1], has_table=True,
+                        source="model")
+    assert out.carried_over == ["VaxB", "VaxE"]

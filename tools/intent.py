@@ -516,8 +516,7 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
         # model copies older ones in: after "What drugs treat multiple sclerosis?", "What are its symptoms?" and
         # "Now tell me about asthma.", it wrote "Which drugs treat it?" as "… treat multiple sclerosis and
         # asthma?", and the reply listed drugs joined to both (seen as a new user).
-        recent = next((ents for ents in ((t.get("intent") or {}).get("entities", []) for t in reversed(history))
-                       if ents), [])
+        recent = recent_entities(history)
         recent_low = {e.lower() for e in recent}
         entities = [e for e in entities if e.lower() in message.lower() or e.lower() in recent_low]
         for e in recent:
@@ -582,6 +581,27 @@ def contextualize(frame: IntentFrame, message: str, history: list[dict], *, has_
     return Output(task=task, answer_type=answer_type_of(message), entities=entities, relation=relation,
                   time=time_cue(message), location=place_cue, options=options, rewrite=rewrite,
                   carried_over=carried, follow_up=follow_up, source=source)
+
+
+_ASKING_TASKS = ("question", "table_question", "claim_check", "multiple_choice")
+
+
+def recent_entities(history: list[dict]) -> list[str]:
+    """What a follow-up may lean on: the entities of the latest turn that named any or that asked or claimed
+    something (a "Thanks!" between is passed over), which may be none.
+
+    A turn that named nothing moved the conversation on: after "VaxB's efficacy is higher than VaxE's.", then
+    "Which vaccine had the lowest rate of fever?" and a claim about every vaccine, "How many participants were
+    there in total?" carried VaxB and VaxE from three turns back, and the table program summed their two rows
+    (1,830 of 5,070; found as a new user). The latest frame with entities was taken before."""
+    for turn in reversed(history):
+        frame = turn.get("intent") or {}
+        entities = list(frame.get("entities", []))
+        task = frame.get("task")
+        asked = task in _ASKING_TASKS if task else asks_for_information(turn.get("user_text") or "")
+        if entities or asked:
+            return entities
+    return []
 
 
 def rules_frame(message: str, has_table: bool) -> IntentFrame:
