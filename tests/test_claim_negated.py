@@ -45,6 +45,12 @@ def test_negated_existence(claim, negated):
      prog([("met", "=", "Yes"), ("participants", "<", "100")])),
     (prog([], fn="value", column="phase", op="=", value="4"), "There is no phase 4 trial.",
      prog([("phase", "=", "4")])),
+    # A filter that states the condition: the rows it keeps number zero, whatever the check after it asks (found
+    # as a new user: "… → whether every one has Serious adverse events != 0" supported the claim).
+    (prog([("dropout_rate", ">", "50")], fn="every", column="dropout_rate", op="!=", value="0"),
+     "No trial had a dropout rate above 50%.", prog([("dropout_rate", ">", "50")])),
+    (prog([("dropout_rate", ">", "50")], fn="sum", column="participants", op=">", value="0"),
+     "No trial had a dropout rate above 50%.", prog([("dropout_rate", ">", "50")])),
 ])
 def test_the_condition_is_counted_zero(program, claim, read):
     got = read_negated_existence(program, TYPED, claim)
@@ -62,6 +68,12 @@ def test_the_condition_is_counted_zero(program, claim, read):
     # A text filter no cell holds selects no row whatever the table says (seen with the real model).
     (prog([("participants", ">", "5000"), ("trial", "=", "No trial had more than 5000 participants")]),
      "No trial had more than 5000 participants."),
+    # Two bounded numbers: the filter may state the other condition.
+    (prog([("participants", ">", "100")], fn="every", column="dropout_rate", op="!=", value="0"),
+     "No trial with more than 100 participants had a dropout rate above 50%."),
+    # A filter bounded the other way is no statement of the condition.
+    (prog([("dropout_rate", "<=", "50")], fn="every", column="dropout_rate", op="!=", value="0"),
+     "No trial had a dropout rate above 50%."),
     # Not a negated claim.
     (prog([("dropout_rate", ">", "50")], op=">", value="0"), "Some trial had a dropout rate above 50%."),
     # An extreme is a reading of its own ("the largest dropout rate <= 50").
@@ -69,6 +81,20 @@ def test_the_condition_is_counted_zero(program, claim, read):
 ])
 def test_other_programs_are_left_as_written(program, claim):
     assert read_negated_existence(program, TYPED, claim) == program
+
+
+def test_one_value_bounded_the_other_way_is_every_rows():
+    """Seen as a new user: "all rows → Serious adverse events; check: result <= 3" for "No vaccine had more than 3
+    serious adverse events." ran into "a value check needs the one row"; it is every row's value."""
+    claim = "No trial had a dropout rate above 50%."
+    assert read_negated_existence(prog([], fn="value", column="dropout_rate", op="<=", value="50"), TYPED,
+                                  claim).fn == "every"
+    # bounded the same way, it is the condition itself: counted zero, as before
+    assert read_negated_existence(prog([], fn="value", column="dropout_rate", op=">", value="50"), TYPED,
+                                  claim).fn == "count"
+    # another number: left as written
+    assert read_negated_existence(prog([], fn="value", column="dropout_rate", op="<=", value="40"), TYPED,
+                                  claim).fn == "value"
 
 
 def test_a_count_of_every_row_does_not_vote():
@@ -83,6 +109,12 @@ def test_a_count_of_every_row_does_not_vote():
     ("No trial had a dropout rate above 50%.", prog([("dropout_rate", ">", "50")], op=">", value="0"), "SUPPORTS"),
     ("No trial had a dropout rate above 40%.", prog([("dropout_rate", ">", "40")], op=">", value="0"), "REFUTES"),
     ("There is no phase 4 trial.", prog([], fn="value", column="phase", value="4"), "REFUTES"),
+    ("No trial had more than 3000 participants.",
+     prog([("participants", ">", "3000")], fn="every", column="participants", op="!=", value="0"), "REFUTES"),
+    ("No trial had more than 3000 participants.", prog([], fn="value", column="participants", op="<=",
+                                                        value="3000"), "REFUTES"),
+    ("No trial had more than 13000 participants.", prog([], fn="value", column="participants", op="<=",
+                                                         value="13000"), "SUPPORTS"),
     ("None of the trials that met their endpoint had fewer than 100 participants.",
      prog([("met", "=", "Yes")], fn="every", column="participants", op="<", value="100"), "REFUTES"),
 ])

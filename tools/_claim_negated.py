@@ -52,6 +52,15 @@ def _states(typed: TypedTable, column: str, op: str, value: str, claim: str) -> 
     return op in ("=", "contains") and bool(norm_text(value)) and norm_text(value) in norm_text(claim)
 
 
+def _bounds_the_other_way(typed: TypedTable, column: str, op: str, value: str, claim: str) -> bool:
+    """Whether "column op value" is the negation of the claim's condition: its number bounded the other way."""
+    number = cell_number(value)
+    if number is None or not typed.is_numeric(column):
+        return False
+    bound = stated_bounds(claim).get(round(number, 6))
+    return bound is not None and "" != direction(op) != direction(bound) != ""
+
+
 def _names_rows(typed: TypedTable, f: RowFilter) -> bool:
     """A text filter must hold a value of the table: with the real model, "Trial = 'No trial had more than 5000
     participants'" selected no row, so "the number of rows = 0" would hold of any table. A numeric condition may
@@ -96,18 +105,34 @@ def read_negated_existence(program: Program, typed: TypedTable, claim: str) -> P
     if not all(_names_rows(typed, f) for f in program.filters):
         return program
     filters = list(program.filters)
+    if program.fn == "value" and _bounds_the_other_way(typed, program.column, chk.op, chk.value, claim):
+        # "all rows → Serious adverse events; check: result <= 3" for "no vaccine had more than 3": the negation,
+        # asked of one value where every row's is meant (it ran into "a value check needs the one row")
+        return program.model_copy(update={"fn": "every"})
     if program.fn in _COUNTS:
         number = cell_number(chk.value)
         if not filters or (number is not None and round(number, 6) in stated_bounds(claim)):
             return program
-    elif program.fn in ("every", "value"):
-        if not _states(typed, program.column, chk.op, chk.value, claim):
-            return program
+    elif program.fn in ("every", "value") and _states(typed, program.column, chk.op, chk.value, claim):
         filters.append(RowFilter(column=program.column, op=chk.op, value=chk.value))
-    else:
+    elif not _condition_in_filters(program, typed, claim):
         return program
     return program.model_copy(update={"fn": "count", "filters": filters, "per_column": None, "nth": 1,
                                       "check": Check(op="=", against="value", value="0")})
+
+
+def _condition_in_filters(program: Program, typed: TypedTable, claim: str) -> bool:
+    """Whether a filter states the claim's one bounded condition, as the claim words it ("more than 3" as "> 3").
+
+    Found as a new user: "No vaccine had more than 3 serious adverse events." was supported by "rows where Serious
+    adverse events > 3 → whether every one has Serious adverse events != 0": the rows the claim says there are none
+    of were found, and the check after them asked something else. Such rows number zero, or the claim is false.
+    With two bounded numbers ("no trial with more than 100 participants had a dropout above 50%") a filter may
+    state the other one, so nothing is read then."""
+    if len(stated_bounds(claim)) != 1:
+        return False
+    return any(typed.is_numeric(f.column) and cell_number(f.value) is not None
+               and _states(typed, f.column, f.op, f.value, claim) for f in program.filters)
 
 
 def negated_count_blocker(program: Program, claim: str, typed: TypedTable | None = None) -> str:
