@@ -733,11 +733,14 @@ def test_a_copied_check_is_held_only_beside_the_claims_own_number(check, result,
 
     claim = "Ontario had 530 cases of measles in 2008."
 
-    def run(value: str, computed: str) -> tuple[Program, Execution]:
+    def run(value: str, computed: str) -> tuple[Program, Execution, bool]:
         program = Program.model_validate({"fn": "value", "column": "cases", "check": {"op": op if value == check
                                                                                        else "=", "value": value}})
-        return program, Execution(selected=[1], result=computed, result_text=computed, decisive_rows=[1], cells=[])
+        return program, Execution(selected=[1], result=computed, result_text=computed, decisive_rows=[1], cells=[]), \
+            True
 
     why = copied_beside_stated([run(check, result), run("530", "53")], claim)
     assert bool(why[0]) == held and why[1] == ""
     assert copied_beside_stated([run(check, result)], claim) == [""]  # no program checks the claim's number
+    # a check a rule set (the intervals holding 75 number "0") is the claim's reading, not a copy
+    assert copied_beside_stated([run(check, result)[:2] + (False,), run("530", "53")], claim)[0] == ""

@@ -92,6 +92,10 @@ def test_an_every_check_over_all_rows_does_not_vote_on_rows_the_claim_names():
     assert named_rows_blocker(every_row, typed, "Every trial's primary endpoint met was Yes.") == ""
     # With the named rows as filters, the program votes.
     assert named_rows_blocker(program(["Semaglutide", "Tirzepatide"]), typed, claim) == ""
+    # A row named in the possessive is named (found as a new user: "VaxC's efficacy confidence interval excludes
+    # 75%." was voted on by "all rows → whether every one has 95% CI contains 75")
+    assert "names its rows" in named_rows_blocker(every_row, typed, "Semaglutide's primary endpoint was met.")
+    assert "names its rows" in named_rows_blocker(every_row, typed, "Semaglutide’s primary endpoint was met.")
 
 
 RATES = Table(name="rates", title="", columns=["Country", "Cases", "Per 100,000"], rows=[

@@ -1424,3 +1424,27 @@ def test_a_check_of_the_computed_value_against_itself_does_not_vote_beside_the_c
     outcome = ProgramOutcome(kind="claim")
     decide(outcome, [run_sampled(raw, typed, "claim", true_claim)] * 2, typed, "claim", true_claim)
     assert outcome.votes == {"SUPPORTS": 2}
+
+
+def test_a_check_a_rule_set_is_no_copy():
+    """Found as a new user: "VaxC's efficacy confidence interval excludes 75%." (76-87) is read by a rule as "the
+    intervals holding 75 number 0" (tools._interval_claims); that check of 0 against a computed 0 is the claim's,
+    not a value the model copied, and it votes beside a program that compares an upper bound with the claim's 75."""
+    from tools._table_ops import execute
+    from tools._table_program import ProgramOutcome, _Sampled, decide, run_sampled
+    from tools._table_shape import shape_for_programs
+
+    vaccines = Table(name="vaccines", title="", columns=["Vaccine", "Efficacy (%)", "95% CI"], rows=[
+        ["VaxA", "78", "70-84"], ["VaxC", "82", "76-87"]])
+    typed = TypedTable.build(shape_for_programs(vaccines).table)
+    claim = "VaxC's efficacy confidence interval excludes 75%."
+    upper = next(c.ident for c in typed.columns if c.name.endswith("upper bound"))
+    raw = {"filters": [{"column": "vaccine", "op": "=", "value": "VaxC"}], "fn": "value", "column": upper,
+           "check": {"op": "<", "value": "75"}}
+    read = run_sampled(raw, typed, "claim", claim)
+    assert read.program.fn == "count" and read.program.check.value == "0"  # the rule's reading
+    as_written = Program.model_validate(raw)  # the same program where the rule did not read it (one bound only)
+    outcome = ProgramOutcome(kind="claim")
+    decide(outcome, [read, read, _Sampled(as_written, execution=execute(as_written, typed), raw=raw)], typed,
+           "claim", claim)
+    assert outcome.votes == {"SUPPORTS": 2, "REFUTES": 1} and outcome.winner == "SUPPORTS"

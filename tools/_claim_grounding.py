@@ -141,10 +141,10 @@ def _checked_number(program: Program) -> str | None:
     return chk.value if chk is not None and chk.against == "value" and cell_number(chk.value) is not None else None
 
 
-def copied_beside_stated(runs: list[tuple[Program, Execution]], claim: str) -> list[str]:
-    """For each claim program that ran, why it does not vote (or ""): its check is "= v" where v is the very value
-    it computed and a number the claim does not state, while another program's check compares with a number the
-    claim does state.
+def copied_beside_stated(runs: list[tuple[Program, Execution, bool]], claim: str) -> list[str]:
+    """For each claim program that ran (with whether the model wrote its check's value), why it does not vote (or
+    ""): its check is "= v", as the model wrote it, where v is the very value it computed and a number the claim
+    does not state, while another program's check compares with a number the claim does state.
 
     Found by CI: "Ontario had 530 cases of measles in 2008" was Supported by one program that checked "= 53"
     (Ontario's cell, which the model copied from the table into its check) while the other four had not run. A check
@@ -154,13 +154,13 @@ def copied_beside_stated(runs: list[tuple[Program, Execution]], claim: str) -> l
     and 5 more split, since "Region 1" and "pick 24" state numbers that are names).
     """
     numbers = stated_numbers(claim)
-    checked = [_checked_number(p) for p, _ in runs]
+    checked = [_checked_number(p) for p, _, _ in runs]
     own = [v for v in checked if v is not None and _stated(v, claim, numbers)]
     if not own:
         return [""] * len(runs)
     out = []
-    for (program, ex), value in zip(runs, checked):
-        copied = value is not None and program.check is not None and program.check.op == "=" \
+    for (program, ex, written), value in zip(runs, checked):
+        copied = written and value is not None and program.check is not None and program.check.op == "=" \
             and not _stated(value, claim, numbers) and cell_number(ex.result_text) == cell_number(value)
         out.append(f"the check compares the computed {value!r} with itself, a number the claim does not state, "
                    f"while another program compares with the claim's {own[0]!r}" if copied else "")

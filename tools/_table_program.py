@@ -507,9 +507,10 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
     else:
         # A claim's programs that ignore a date it states, while another that ran keeps it, do not vote.
         _withhold_each(outcome, sampled, lambda programs: leaves_out_stated_date(programs, typed, text))
-        # A check of the computed value against itself (copied from the table) beside a check of a number the claim states.
+        # A check of the computed value against itself (copied from the table) beside a check of a number the claim
+        # states. Only checks the model wrote: a rule's own ("the intervals holding 75 number 0") are the claim's.
         ran = [i for i, r in enumerate(outcome.runs) if r.ran and sampled[i].program is not None]
-        pairs = [(sampled[i].program, sampled[i].execution) for i in ran]
+        pairs = [(sampled[i].program, sampled[i].execution, _model_wrote_check(sampled[i])) for i in ran]
         for i, why in zip(ran, copied_beside_stated(pairs, text)):  # type: ignore[arg-type]
             if why:
                 _withhold(outcome, i, why)
@@ -588,6 +589,13 @@ def _same_rows_fewer_filters(level: tuple[bool, int, bool], best: tuple[bool, in
     if level[0] != best[0] or level[2] != best[2] or sample.execution is None:
         return False
     return set(sample.execution.selected) in best_rows
+
+
+def _model_wrote_check(sampled: _Sampled) -> bool:
+    """Whether the program's check compares with the value the model wrote, not one a rule set."""
+    check = sampled.program.check if sampled.program is not None else None
+    raw = sampled.raw.get("check") if isinstance(sampled.raw, dict) else None
+    return check is not None and isinstance(raw, dict) and str(raw.get("value")) == check.value
 
 
 def _withhold_each(outcome: ProgramOutcome, sampled: list[_Sampled],
