@@ -1448,3 +1448,24 @@ def test_a_check_a_rule_set_is_no_copy():
     decide(outcome, [read, read, _Sampled(as_written, execution=execute(as_written, typed), raw=raw)], typed,
            "claim", claim)
     assert outcome.votes == {"SUPPORTS": 2, "REFUTES": 1} and outcome.winner == "SUPPORTS"
+
+
+def test_an_equality_held_within_the_written_precision_says_so():
+    """Found as a new user: "Fever (%) is 12.5 (rows: VaxA); the claim needs it = 12, so the table supports the claim"
+    read as a contradiction. The stated 12 holds 11.5 to 12.5; an exact match adds nothing."""
+    from tools._table_program import ProgramOutcome, decide, run_sampled
+
+    table = Table(name="v", title="", columns=["Vaccine", "Fever (%)"], rows=[["VaxA", "12.5"], ["VaxB", "8.1"]])
+    typed = TypedTable.build(table)
+
+    def reason(claim: str, value: str) -> str:
+        raw = {"filters": [{"column": "vaccine", "op": "=", "value": "VaxA"}], "fn": "value", "column": "fever",
+               "check": {"op": "=", "value": value}}
+        outcome = ProgramOutcome(kind="claim")
+        decide(outcome, [run_sampled(raw, typed, "claim", claim)], typed, "claim", claim)
+        return outcome.reason
+
+    assert "needs it = 12 (as written: 11.5 to 12.5), so the table supports" in reason(
+        "Fever was reported by 12% of VaxA recipients.", "12")
+    assert "needs it = 12.5, so" in reason("Fever was reported by 12.5% of VaxA recipients.", "12.5")
+    assert "as written" not in reason("Fever was reported by 11% of VaxA recipients.", "11")  # refuted: no note

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from tools._cell_compare import cell_bounds, compare, format_value, iso_month_match, leading_number, named_number, \
-    norm_text, text_words, with_written_unit, words_match
+    norm_text, text_words, with_written_unit, words_match, written_tolerance
 from tools._cells import TypedTable, cell_number, is_empty, written_scale
 from tools._table_describe import quoted
 from tools._table_ops_model import Check, Program, ProgramError, RowFilter
@@ -116,7 +116,20 @@ def check_result(program: Program, typed: TypedTable, result: Any, c: int,
                 same = loose if chk.op == "=" else not loose
             outcomes.append(same)
     truth = bool(outcomes) and all(outcomes)
+    if chk.against == "value" and tolerance is None and chk.op in ("=", "!=") and rhs_number is not None:
+        shown += _precision_note(values, rhs_text, rhs_number)
     return truth, f"{chk.op} {shown}", extra
+
+
+def _precision_note(values: list[Any], rhs_text: str, rhs_number: float) -> str:
+    """" (as written, 11.5 to 12.5)" where a computed number differs from the stated one but within the precision
+    the claim writes it with: "Fever (%) is 12.5; the claim needs it = 12, so the table supports the claim" read
+    as a contradiction (found as a new user)."""
+    tol = written_tolerance(rhs_text)
+    numbers = [v if isinstance(v, float) else cell_number(v) for v in values]
+    if not tol or not any(x is not None and x != rhs_number and abs(x - rhs_number) <= tol for x in numbers):
+        return ""
+    return f" (as written: {format_value(rhs_number - tol)} to {format_value(rhs_number + tol)})"
 
 
 def in_none_of(program: Program, typed: TypedTable, values: list[str], c: int, rows: list[int]) -> bool:
