@@ -1469,3 +1469,42 @@ def test_an_equality_held_within_the_written_precision_says_so():
         "Fever was reported by 12% of VaxA recipients.", "12")
     assert "needs it = 12.5, so" in reason("Fever was reported by 12.5% of VaxA recipients.", "12.5")
     assert "as written" not in reason("Fever was reported by 11% of VaxA recipients.", "11")  # refuted: no note
+
+
+async def test_and_another_rows_follow_up_asks_the_previous_question_of_that_row(tmp_settings, fake_llm_server):
+    """Found as a new user: after "What was its efficacy?" (VaxC), "And VaxD's?" was answered with VaxD's Doses:
+    asked as written, the programs picked a column. It is the previous question of VaxD, and the one after it
+    ("And for Ontario?") asks that question again, not "And Quebec's?"."""
+    from tools.table_qa import Input as QAInput
+    from tools.table_qa import TableAnswer, table_qa
+
+    lookup_cases = {"filters": [{"column": "province", "op": "=", "value": "Ontario"}], "fn": "value",
+                    "column": "cases", "answer_column": "province"}
+    with fake_llm_server(scripted(["province", "cases"], [lookup_cases] * 5, [lookup_cases] * 5)) as srv:
+        ctx = qa_ctx(tmp_settings, srv)
+        ctx.session.last_table_answer = TableAnswer(table="cases", question="How many cases did it have?",
+                                                    answer="1,012", rows=[3], row_names=["Alberta"])
+        await table_qa(ctx, QAInput(question="And Ontario's?"))
+        assert ctx.session.last_table_answer.question == "How many cases did it have?"
+        await table_qa(ctx, QAInput(question="And for Manitoba?"))
+    prompts = [r["messages"][-1]["content"] for r in srv.requests if is_program(r)]
+    assert "How many cases did it have? ('it' is Ontario" in prompts[0]
+    assert "How many cases did it have? ('it' is Manitoba" in prompts[1]
+
+
+@pytest.mark.parametrize("question, previous, asked", [
+    ("And Manitoba's?", "How many cases did Alberta have?", "How many cases did Manitoba have?"),
+    ("What about Ontario?", "What was its unit price?", "What was its unit price? ('it' is Ontario"),
+    ("And Alberta's?", "What was its unit price?", None),  # the row it already answered for
+    ("And Saskatchewan's?", "What was its unit price?", None),  # no such row
+    ("And the largest?", "What was its unit price?", None),  # not a row
+    ("And Ontario's?", "Which province had the most cases?", None),  # the question named no row
+])
+def test_the_question_for_another_row(question, previous, asked):
+    from tools.table_qa import TableAnswer, question_for_other_row
+
+    session = Session("c")
+    session.last_table_answer = TableAnswer(table="cases", question=previous, answer="x", rows=[3],
+                                            row_names=["Alberta"])
+    got = question_for_other_row(question, CASES, session)
+    assert (got is None) if asked is None else got.startswith(asked)

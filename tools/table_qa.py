@@ -36,11 +36,12 @@ from kb.tables import Table
 from tools._answer_subject import EXPLETIVE_IT, with_subject
 from tools._answer_type import expected_answer, fits
 from tools._cell_compare import compare, join_listed, split_listed
-from tools._cells import cell_number, is_empty
+from tools._cells import TypedTable, cell_number, is_empty
 from tools._choice_compare import comparing_option
 from tools._frequency_rules import row_kinds
 from tools._registry import ToolContext, ToolError, tool
-from tools._question_grounding import value_grounded
+from tools._question_grounding import row_stated, value_grounded
+from tools._swapped_question import swap_target
 from tools._row_qualifier import qualifier_note, row_qualifier
 from tools._table_choice import option_rows, table_choice
 from tools._table_llm import (
@@ -438,7 +439,10 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
     options = [o.strip() for o in args.options or [] if o and o.strip()]
     ctx.report(f"Writing programs over {table.name} that answer the question…")
     scope = follow_up_scope(args.question, table, ctx.session)
-    result = await answer_question(ctx.deps.llm, table, resolve_follow_up(args.question, table, ctx.session),
+    previous = last_answer(ctx.session)
+    of_other_row = question_for_other_row(args.question, table, ctx.session)
+    asked = of_other_row or resolve_follow_up(args.question, table, ctx.session)
+    result = await answer_question(ctx.deps.llm, table, asked,
                                    options, embedder=ctx.deps.embedder, samples=ctx.deps.settings.table_program_samples,
                                    temperature=ctx.deps.settings.table_program_temperature,
                                    program_form=ctx.deps.settings.table_program_form, scope=scope)
@@ -451,7 +455,9 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
         before = getattr(ctx.session, "last_table_answer", None)
         extreme = args.question if is_superlative(args.question) else \
             before.extreme_question if before is not None and before.table == table.name else ""
-        ctx.session.last_table_answer = TableAnswer(table=table.name, question=args.question, answer=result.answer,
+        # "And VaxA's?" after "And VaxD's?" asks the same question again: the one that named the row
+        question = previous.question if of_other_row and previous is not None else args.question
+        ctx.session.last_table_answer = TableAnswer(table=table.name, question=question, answer=result.answer,
                                                     rows=rows, row_names=[table.row_label(r) for r in rows],
                                                     scope=list(scope), extreme_question=extreme)
     reason = result.reason
@@ -541,6 +547,38 @@ def resolve_follow_up(question: str, table: Table, session) -> str:
     # earlier turn carried: "What is its hand-hygiene compliance? (regarding Eastfield, St. Luke's, infections)",
     # carried from a claim two turns back, was answered 5 of 5 for St. Luke's, though 'it' was Harbor View.
     return f"{without_regarding_note(question)} ('{word}' is {names}{_row_details(table, last.rows)})"
+
+
+# "And VaxD's?": an elliptical follow-up naming another row in the possessive (swap_target reads "And for VaxD?" and
+# "What about VaxD?")
+_AND_POSSESSIVE = re.compile(r"^\s*and\s+(?P<x>[^?!.]+?)['’]s\s*[?.!]*\s*$", re.I)
+
+
+def question_for_other_row(question: str, table: Table, session) -> str | None:
+    """The previous table question asked again of the one row an elliptical follow-up names, or None.
+
+    Found as a new user: after "What was its efficacy?" (VaxC, 82), "And VaxD's?" was answered with VaxD's Doses
+    (3): the question was asked as written, and the programs picked a column. When the follow-up names one row of
+    the table that the previous one-row answer is not, and the previous question named its row or called it "it",
+    the new question is that question of the named row."""
+    last = last_answer(session)
+    if last is None or last.table != table.name or len(last.rows) != 1 or not last.row_names:
+        return None
+    asked = without_regarding_note(question)
+    m = _AND_POSSESSIVE.match(asked)
+    other = m.group("x").strip() if m else swap_target(asked)
+    row = row_stated(TypedTable.build(table), other) if other else None
+    if row is None or row == last.rows[0]:
+        return None
+    name = " ".join(table.row_label(row).split())
+    previous = without_regarding_note(last.question)
+    old = " ".join(last.row_names[0].split())
+    written = re.search(rf"(?<!\w){re.escape(old)}(?!\w)", previous, re.I) if old else None
+    if written:
+        return previous[:written.start()] + name + previous[written.end():]
+    if _POINTS_BACK.search(previous):
+        return f"{previous} ('it' is {name}{_row_details(table, [row])})"
+    return None
 
 
 def claim_with_referent(claim: str, table: Table, session) -> str:
