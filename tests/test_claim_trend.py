@@ -191,3 +191,33 @@ def test_a_weekly_series_keeps_the_rows_of_the_region_it_names(claim, verdict):
     assert (check.verdict if check else None) == verdict
     if check:
         assert check.reason.startswith("In the rows of ") and "(2025-W4" in check.reason  # weeks name the rows
+
+
+ADMISSIONS = Table(name="a", title="", columns=["Month", "Admissions", "Seen within 18 weeks (%)"], rows=[
+    ["2024-01", "512", "71"], ["2024-02", "498", "70"], ["2024-03", "561", "69"]])
+
+
+@pytest.mark.parametrize("claim, decided", [
+    ("Admissions rose to 600 from January to March.", False),  # a value the claim states
+    ("Admissions increased by about 10% from January to March.", False),  # a rough amount
+    ("Admissions increased by 49 from January to March.", False),  # an absolute amount
+    ("Admissions rose by more than 5% every month.", False),
+    ("Admissions rose from January to March.", True),
+    ("Admissions rose from 2024-01 to 2024-03.", True),  # the periods' own digits
+    ("The share seen within 18 weeks fell every month.", True),  # a header's number names the column
+])
+def test_a_stated_amount_is_left_to_the_programs(claim, decided):
+    assert (trend_check(claim, ADMISSIONS) is not None) is decided
+
+
+@pytest.mark.parametrize("claim, verdict, says", [
+    # found as a new user: 512 to 561 is 9.6%, and the direction alone supported the claim
+    ("Admissions increased by more than 10% from January to March.", "REFUTES", "rose by 9.6% from 512 (2024-01)"),
+    ("Admissions increased by more than 9% from January to March.", "SUPPORTS", "rose by 9.6%"),
+    ("Admissions increased by 10% from January to March.", "SUPPORTS", "rose by 10%"),  # 9.5 to 10.5, as written
+    ("Admissions fell by at least 2% from January to February.", "SUPPORTS", "fell by 2.7%"),
+    ("Admissions fell by more than 5% from January to March.", "REFUTES", "rose by 9.6%"),  # the other way
+])
+def test_a_stated_percentage_change_between_two_periods_is_computed(claim, verdict, says):
+    check = trend_check(claim, ADMISSIONS)
+    assert check is not None and check.verdict == verdict and says in check.reason, check

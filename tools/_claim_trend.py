@@ -16,7 +16,9 @@ value above the one before", and the claim's form settles the check, so code doe
 The claim holds when every value is strictly above (below) the one before. A refutation cites the first pair of
 rows that breaks the run; a support cites the column's values (at most ten rows, else nothing is decided here).
 Anything else (no named column, an empty or text cell in the run, fewer than three rows) leaves the claim to
-the programs.
+the programs. So does a claim that writes a number other than its periods and names ("rose to 600", "by 49",
+"by about 10%"); "rose by more than 10% from January to March" is the two periods' relative change against the
+bound.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import re
 from dataclasses import dataclass
 
 from kb.table_model import Table
-from tools._cell_compare import format_value, norm_text
+from tools._cell_compare import compare, format_value, norm_text
 from tools._cells import TypedTable, is_empty
 from tools._dates import iso_month_names, names_month
 from tools._question_grounding import column_named, named_words
@@ -50,6 +52,12 @@ _YEAR = re.compile(r"\b(1[89]\d{2}|20\d{2})\b")
 # as text
 _ISO = re.compile(r"^\d{4}(?:-\d{2}){0,2}$|^\d{4}-?W\d{2}$")
 MIN_ROWS = 3
+# "increased by more than 10%", "fell by at least 5 percent": a bound on the relative change between two periods.
+# Rough amounts ("by about 10%") and absolute ones ("by 49") are left to the programs.
+_BY_BOUND = {"more than": ">", "over": ">", "at least": ">=", "less than": "<", "under": "<", "at most": "<=",
+             "no more than": "<="}
+_BY_PERCENT = re.compile(r"\bby\s+(?:(?P<bound>more\s+than|over|at\s+least|less\s+than|under|at\s+most|"
+                         r"no\s+more\s+than)\s+)?(?P<n>\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b)", re.I)
 _SINCE = {"since", "after", "from"}
 _UNTIL = {"until", "till", "to", "through", "before"}
 MAX_CITED_ROWS = 10
@@ -130,6 +138,26 @@ def _named_group(typed: TypedTable, rows: list[int], time_col: int | None, claim
     return None
 
 
+def _states_an_amount(claim: str, typed: TypedTable, rows: list[int], time_col: int | None) -> bool:
+    """Whether the claim writes a number besides its periods and names: an amount of the change ("increased by 49
+    from January to March") or a value ("rose to 600"), which a direction alone does not check.
+
+    Found as a new user: "Admissions increased by more than 10% from January to March." (512 to 561, 9.6%) was
+    Supported here, "the claim says it rose". A bounded percentage between two periods is computed here
+    (``_BY_PERCENT``); any other amount is left to the programs."""
+    said = claim
+    periods = sorted({" ".join(typed.text(r, time_col).split()) for r in rows} if time_col is not None else set(),
+                     key=len, reverse=True)
+    for period in periods:
+        if period:
+            said = re.sub(rf"(?<!\w){re.escape(period)}(?!\w)", " ", said)
+    # a number that names something is no amount: "seen within 18 weeks" (a header), "Region 1" (a row)
+    names = " ".join([*(c.name for c in typed.columns),
+                      *(typed.text(r, c.index) for c in typed.columns if not c.numeric for r in rows)])
+    named = set(re.findall(r"\d+(?:\.\d+)?", names))
+    return any(n not in named for n in re.findall(r"\d+(?:\.\d+)?", _YEAR.sub(" ", said)))
+
+
 def trend_check(claim: str, table: Table) -> TrendCheck | None:
     """The verdict on a claim that a column rose or fell every period, or from one period to another in a table
     with a time column ("TB incidence in Uganda rose from 2020 to 2021", the two periods' values compared), or
@@ -166,14 +194,21 @@ def trend_check(claim: str, table: Table) -> TrendCheck | None:
         rows, group_col = group
     if time_col is not None and len({typed.text(r, time_col).strip() for r in rows}) < len(rows):
         return None  # a period twice in the run: several things per period, and the claim names none of them
+    change = _BY_PERCENT.search(claim)
+    if _states_an_amount(claim[:change.start()] + claim[change.end():] if change else claim, typed, rows, time_col) \
+            or (change and every):
+        return None
     if not every:
         # "rose from 2020 to 2021": the two periods' values, in a table with a time column (a table with a
         # column per period is tools._claim_changes')
         ends = _stated_span(typed, rows, [time_col], claim) if time_col is not None else None
         if not ends or len(ends) < 2 or not re.search(r"\bfrom\b.*\bto\b|\bbetween\b.*\band\b", claim, re.I):
             return None
+        negated = bool(_NEGATED.search(claim[:verb.start()]))
+        if change and negated:
+            return None
         return _endpoints(typed, measure, ends[0], ends[-1], time_col, verb.group("up") is not None,
-                          bool(_NEGATED.search(claim[:verb.start()])), group_col)
+                          negated, group_col, change)
     span = _stated_span(typed, rows, [c for c in (time_col, typed.label_col) if c], claim)
     year = _YEAR.search(claim)
     if span is not None:
@@ -228,20 +263,29 @@ def trend_check(claim: str, table: Table) -> TrendCheck | None:
 
 
 def _endpoints(typed: TypedTable, measure, first: int, last: int, time_col: int, up: bool,
-               negated: bool, group_col: int | None) -> TrendCheck | None:
-    """The claim that ``measure`` rose (``up``) or fell from row ``first``'s period to row ``last``'s."""
+               negated: bool, group_col: int | None, change: re.Match | None = None) -> TrendCheck | None:
+    """The claim that ``measure`` rose (``up``) or fell from row ``first``'s period to row ``last``'s, by the
+    percentage ``change`` states when it states one."""
     a, b = measure.numbers[first - 1], measure.numbers[last - 1]
-    if a is None or b is None:
+    if a is None or b is None or (change is not None and a == 0):
         return None
     holds = (b > a) if up else (b < a)
     if negated:
         holds = not holds
     moved = "rose" if b > a else "fell" if b < a else "stayed the same"
+    says = f"did not {'rise' if up else 'fall'}" if negated else ("rose" if up else "fell")
+    if change is not None:
+        # "increased by more than 10%": the relative change, in the claim's direction, against the stated bound
+        pct = abs(b - a) / abs(a) * 100
+        stated = change.group("n")
+        op = _BY_BOUND.get(" ".join((change.group("bound") or "").lower().split()), "=")
+        holds = holds and compare(format_value(pct), pct, op, stated)
+        moved += f" by {pct:.1f}%" if b != a else ""
+        says += f" by {change.group(0)[3:].strip()}"
 
     def at(r: int) -> str:
         return f"{typed.text(r, measure.index)} ({' '.join(typed.text(r, time_col).split())})"
 
-    says = f"did not {'rise' if up else 'fall'}" if negated else ("rose" if up else "fell")
     reason = (f"{measure.name} {moved} from {at(first)} to {at(last)}; the claim says it {says}, so the table "
               f"{'supports' if holds else 'refutes'} the claim.")
     label = group_col or typed.label_col
