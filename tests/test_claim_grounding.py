@@ -744,3 +744,24 @@ def test_a_copied_check_is_held_only_beside_the_claims_own_number(check, result,
     assert copied_beside_stated([run(check, result)], claim) == [""]  # no program checks the claim's number
     # a check a rule set (the intervals holding 75 number "0") is the claim's reading, not a copy
     assert copied_beside_stated([run(check, result)[:2] + (False,), run("530", "53")], claim)[0] == ""
+
+
+@pytest.mark.parametrize("claim, month, verdict", [
+    ("Admissions peaked in March 2024.", "2024-03", "SUPPORTS"),
+    ("Admissions peaked in April 2024.", "2024-04", "REFUTES"),
+])
+def test_a_month_named_in_words_is_the_row_a_superlative_names(claim, month, verdict):
+    """Found as a new user: "Admissions peaked in March 2024." split between the row with the most admissions
+    (March) and "rows where Month = '2024-03' → max of Admissions; check: result = 2024"; the fallback judge
+    refuted it. "Peaked" is a superlative, "March 2024" names the row "2024-03", and "April 2024" states
+    "2024-04", so a refutation by it votes."""
+    from tools._table_program import ProgramOutcome, decide, run_sampled
+
+    admissions = Table(name="a", title="", columns=["Month", "Admissions"], rows=[
+        ["2024-01", "512"], ["2024-02", "498"], ["2024-03", "561"], ["2024-04", "530"]])
+    typed = TypedTable.build(admissions)
+    raw = {"filters": [{"column": "month", "op": "=", "value": month}], "fn": "max", "column": "admissions",
+           "check": {"op": "=", "value": "2024"}}
+    outcome = ProgramOutcome(kind="claim")
+    decide(outcome, [run_sampled(raw, typed, "claim", claim)], typed, "claim", claim)
+    assert outcome.winner == verdict and outcome.program.startswith("all rows → Month of the row with the largest")

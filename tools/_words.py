@@ -49,14 +49,14 @@ RANK_HEADER = re.compile(r"\b(?:pos|position|positions|rank|ranks|ranking|rankin
 SUPERLATIVES = frozenset("""most least fewest highest lowest largest smallest biggest greatest longest shortest oldest
 newest youngest earliest latest best worst maximum minimum top heaviest lightest fastest slowest richest poorest
 deepest tallest widest narrowest hottest coldest warmest strongest weakest busiest cheapest costliest densest
-highest-ranked lowest-ranked""".split())
+highest-ranked lowest-ranked peaked""".split())
 
 
 # Words whose direction does not depend on the column: not "oldest" (a year or an age), "fastest" (a speed or a
 # time), "top" ("top 10"); "most" and "least" only as "the most"/"the least" ("most trials lasted 30 weeks" is
 # no extreme).
 UPWARD = frozenset("""highest largest biggest greatest longest latest maximum heaviest richest deepest tallest
-widest hottest warmest strongest busiest costliest densest""".split())
+widest hottest warmest strongest busiest costliest densest peaked""".split())
 DOWNWARD = frozenset("""fewest lowest smallest shortest earliest minimum lightest poorest narrowest coldest weakest
 cheapest""".split())
 
