@@ -122,7 +122,7 @@ def check_result(program: Program, typed: TypedTable, result: Any, c: int,
 
 
 def _precision_note(values: list[Any], rhs_text: str, rhs_number: float) -> str:
-    """" (as written, 11.5 to 12.5)" where a computed number differs from the stated one but within the precision
+    """" (as written: 11.5 to 12.5)" where a computed number differs from the stated one but within the precision
     the claim writes it with: "Fever (%) is 12.5; the claim needs it = 12, so the table supports the claim" read
     as a contradiction (found as a new user)."""
     tol = written_tolerance(rhs_text)
