@@ -363,8 +363,8 @@ class ContextCitation:
 
 
 def with_context(answer: GroundedAnswer, support: SupportReport, texts: dict[str, str],
-                 before: Callable[[str], list[Any]], register: Callable[[Any], str], subjects: Sequence[str] = ()
-                 ) -> tuple[GroundedAnswer, SupportReport, dict[str, str], list[ContextCitation]]:
+                 before: Callable[[str], list[Any]], register: Callable[[Any], str], subjects: Sequence[str] = (),
+                 asked_object: str = "") -> tuple[GroundedAnswer, SupportReport, dict[str, str], list[ContextCitation]]:
     """Statements flagged only for names that a cited sentence refers back to, cited with the sentence before it.
 
     Found as a new user with an ingested briefing: "Xylella fastidiosa is spread by spittlebugs [S4]" cited "The
@@ -390,7 +390,8 @@ def with_context(answer: GroundedAnswer, support: SupportReport, texts: dict[str
             if not POINTS_BACK.match(texts.get(cid, "")):
                 continue
             for prev in before(cid):
-                again = check_statement(c.statement, [texts.get(x, "") for x in c.cite] + [prev.text], subjects)
+                again = check_statement(c.statement, [texts.get(x, "") for x in c.cite] + [prev.text], subjects,
+                                        asked_object)
                 if again.ok:
                     break
             else:
@@ -441,13 +442,14 @@ def without_idle_citations(answer: GroundedAnswer, texts: dict[str, str],
     return answer.model_copy(update={"statements": statements}), list(dict.fromkeys(idle))
 
 
-def check_support(answer: GroundedAnswer, texts: dict[str, str], subjects: Sequence[str] = ()) -> SupportReport:
-    """Each statement against the verbalised items it cites (``texts``: id -> text); ``subjects`` as in
-    :func:`assistant.support.check_statement`."""
+def check_support(answer: GroundedAnswer, texts: dict[str, str], subjects: Sequence[str] = (),
+                  asked_object: str = "") -> SupportReport:
+    """Each statement against the verbalised items it cites (``texts``: id -> text); ``subjects`` and
+    ``asked_object`` as in :func:`assistant.support.check_statement`."""
     report = SupportReport()
     if answer.does_not_answer:
         return report
     for s in answer.statements:
         report.checked.append(StatementSupport(s.text, s.cite, check_statement(
-            s.text, [texts.get(c, "") for c in s.cite], subjects)))
+            s.text, [texts.get(c, "") for c in s.cite], subjects, asked_object)))
     return report

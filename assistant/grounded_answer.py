@@ -103,10 +103,13 @@ class GroundedAnswering:
         answer, raw = await self._generate_grounded(hooks, messages, schema, adapter, show_verdict=not code_verdict)
         answer = strip_echoes(answer, sources) if answer is not None else None
         first_ok = answer is not None and check_citations(render_prose(answer.model_dump(), True), ctx.evidence).ok
-        support = check_support(answer, texts, subjects or []) if answer is not None else None
+        # what the question asks its relation of ("rickets" in "Which vitamin deficiency causes rickets?"): a
+        # statement that names it must cite evidence that does (assistant.support.check_statement)
+        asked_object = relation_object(message or frame.rewrite, frame.relation or "")
+        support = check_support(answer, texts, subjects or [], asked_object) if answer is not None else None
         flagged = len(support.flagged) if support else 0
         answer, support, in_context = await asyncio.to_thread(self._read_in_context, answer, support, ctx.evidence,
-                                                              texts, subjects or [])
+                                                              texts, subjects or [], asked_object)
         regenerated = False
         # Some statements supported: the others are dropped (in _finish_grounded), nothing is regenerated. Measured
         # on "What drugs treat Parkinson's disease?": regenerating for one mis-cited statement of three gave an
@@ -132,10 +135,11 @@ class GroundedAnswering:
             regenerated = True
             if second is not None:
                 answer = strip_echoes(second, sources)
-                support = check_support(answer, texts, subjects or [])
+                support = check_support(answer, texts, subjects or [], asked_object)
                 flagged += len(support.flagged)
                 answer, support, in_context = await asyncio.to_thread(self._read_in_context, answer, support,
-                                                                      ctx.evidence, texts, subjects or [])
+                                                                      ctx.evidence, texts, subjects or [],
+                                                                      asked_object)
         check_step = Step(name="support check", kind="check", input={"statements": len(answer.statements) if answer
                                                                      else 0})
         await hooks.step_start(check_step)
@@ -342,8 +346,8 @@ class GroundedAnswering:
         return AnswerOutcome(text, "no_evidence", check, check.ok, abstained=True)
 
     def _read_in_context(self, answer: GroundedAnswer | None, support: SupportReport | None, ledger: EvidenceLedger,
-                         texts: dict[str, str], subjects: list[str]) -> tuple[GroundedAnswer | None,
-                                                                             SupportReport | None, list]:
+                         texts: dict[str, str], subjects: list[str], asked_object: str = ""
+                         ) -> tuple[GroundedAnswer | None, SupportReport | None, list]:
         """:func:`assistant.answering.with_context` over the text KB: a cited KB sentence that points back ("The
         pathogen …") is read with one of the few sentences before it in its document. ``texts`` gains the sentences
         cited so."""
@@ -365,7 +369,8 @@ class GroundedAnswering:
         def register(hit) -> str:
             return ledger.add_kb_sentence(hit, chunk=hit.chunk, role="context").id
 
-        answer, support, added, notes = with_context(answer, support, texts, before, register, subjects)
+        answer, support, added, notes = with_context(answer, support, texts, before, register, subjects,
+                                                     asked_object)
         texts.update(added)
         return answer, support, notes
 

@@ -139,13 +139,19 @@ _EVIDENCE_CAUSE = re.compile(
 
 
 
-def check_statement(statement: str, cited_texts: list[str], subjects: Sequence[str] = ()) -> Support:
+def check_statement(statement: str, cited_texts: list[str], subjects: Sequence[str] = (),
+                    asked_object: str = "") -> Support:
     """Does ``statement`` share its key content with ``cited_texts`` (the items it cites, verbalised)?
 
     ``subjects``: what the turn asks about. A statement that names a subject of two or more words in full must
     cite evidence that names it too, lower-case or not: seen as a new user, "An example of a fossil fuel is turning
     plant material into fuel" passed citing "An example of creating an alternative fuel is turning plant material
     into fuel". Over this machine's 171 stored model statements it fired on that one alone.
+
+    ``asked_object``: what the question asks its relation of (:func:`relation_object`: "rickets" in "Which vitamin
+    deficiency causes rickets?"). A statement that names it must cite evidence that names some word of it, even a
+    one-word one: "Vitamin D deficiency causes rickets [S5]" was verified citing a sentence on vitamin D deficiency
+    in the elderly that never mentions rickets (found as a new user).
     """
     evidence = " \n ".join(cited_texts)
     ev_numbers = numbers(evidence)
@@ -164,6 +170,9 @@ def check_statement(statement: str, cited_texts: list[str], subjects: Sequence[s
         words = _roots(content_words(subject))
         if len(words) >= 2 and words <= stated_roots and not words <= ev_roots:
             missing_names.append(subject.lower())
+    asked = _roots(content_words(asked_object))
+    if asked and asked <= stated_roots and not asked & ev_roots and asked_object.lower() not in missing_names:
+        missing_names.append(asked_object.lower())
     if missing_numbers or missing_names:
         what = []
         if missing_numbers:

@@ -205,6 +205,27 @@ def test_a_statement_naming_the_asked_subject_must_cite_evidence_that_names_it()
                            subjects=["renewable"]).ok
 
 
+def test_a_statement_naming_what_the_question_asks_its_relation_of_must_cite_evidence_that_names_it():
+    """Found as a new user: "Which vitamin deficiency causes rickets?" was answered, verified, "Vitamin D deficiency
+    causes rickets [S5]", S5 a sentence on vitamin D deficiency in the elderly that never mentions rickets."""
+    from assistant.support import relation_object
+
+    s5 = ("It is now recognized that vitamin D insufficiency and vitamin D deficiency are common in elderly people, "
+          "especially in those who are not exposed to sunlight-mediated cholecalciferol during the winter months.")
+    statement = "Vitamin D deficiency causes rickets"
+    asked = relation_object("Which vitamin deficiency causes rickets?", "causes")
+    assert asked == "rickets"
+    assert check_statement(statement, [s5], subjects=["vitamin deficiency", "rickets"]).ok  # before: verified
+    result = check_statement(statement, [s5], subjects=["vitamin deficiency", "rickets"], asked_object=asked)
+    assert not result.ok and result.missing == ["rickets"] and result.names_only
+    # evidence that names it passes; a statement that does not name it is not held to it
+    assert check_statement(statement, [s5, "Rickets is caused by a lack of vitamin D."], asked_object=asked).ok
+    assert check_statement("Vitamin D deficiency is common in the elderly", [s5], asked_object=asked).ok
+    # one word of a longer object will do ("lung cancer" named by "cancer")
+    assert check_statement("Smoking increases the risk of lung cancer", ["Smoking increases the risk of cancer."],
+                           asked_object="lung cancer").ok
+
+
 def test_the_check_uses_every_cited_item_but_only_those():
     assert check_statement("Levodopa and Amantadine are used.", [EVIDENCE, "Amantadine treats it."]).ok
     assert not check_statement("Levodopa and Amantadine are used.", [EVIDENCE]).ok
