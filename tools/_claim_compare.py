@@ -22,7 +22,7 @@ import re
 
 from tools._cell_compare import norm_text
 from tools._cells import TypedTable, cell_number
-from tools._dates import iso_month_names, names_month
+from tools._dates import names_iso_month
 from tools._question_grounding import question_numbers, value_grounded
 from tools._table_checks import row_names
 from tools._table_ops_model import Program
@@ -119,7 +119,7 @@ def unnamed_row_blocker(program: Program, typed: TypedTable, claim: str) -> str:
     said = norm_text(claim)
     numbers = question_numbers(said)
     if any(value_grounded(norm_text(typed.text(r, col.index)), said, numbers)
-           or ((month := iso_month_names([typed.text(r, col.index)])) and names_month(claim, month[0]))
+           or names_iso_month(claim, typed.text(r, col.index))
            for r in compared for col in typed.columns if not col.numeric and typed.text(r, col.index).strip()):
         return ""  # "… than March" names the row "2024-03" too
     return f"it compares with the row of {chk.value!r}, which the claim does not name"

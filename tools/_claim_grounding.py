@@ -53,7 +53,7 @@ from tools._cells import TypedTable, cell_number
 from tools._change_words import change_columns, stated_direction
 from tools._claim_fractions import fraction_of_rows
 from tools._claim_named_row import counts_named_row
-from tools._dates import iso_month_names, names_month
+from tools._dates import names_iso_month
 from tools._durations import stated_days
 from tools._flag_columns import names_flag
 from tools._interval_claims import interval_claim
@@ -124,8 +124,7 @@ def _stated(value: str, claim: str, numbers: set[float]) -> bool:
                                                                    for s in (1e3, 1e6, 1e9))
                    or (fraction is not None and abs(fraction - abs(x) / 100) <= 1e-9 and _written_as_percent(claim, x))
                    for x in numbers)
-    month = iso_month_names([value.strip()])
-    if month and names_month(claim, month[0]):
+    if names_iso_month(claim, value):
         # "April 2024" states "2024-04" (found as a new user: "Admissions peaked in April 2024."); a claim that
         # writes years must write this one
         years = re.findall(r"\b(?:1[89]|20)\d\d\b", claim)
@@ -329,9 +328,8 @@ def read_superlative(program: Program, typed: TypedTable, claim: str) -> Program
         except KeyError:
             continue
         # "March 2024" names the month "2024-03" (found as a new user: "Admissions peaked in March 2024.")
-        month = iso_month_names([f.value.strip()])
         if f.op != "=" or col.numeric or not f.value.strip() \
-                or (f.value.strip().lower() not in low and not (month and names_month(claim, month[0]))):
+                or (f.value.strip().lower() not in low and not names_iso_month(claim, f.value)):
             continue
         repaired = _extreme_has_value(program, f, "min" if program.fn in ("min", "argmin") else "max")
         if _over_several_rows(repaired, typed):

@@ -96,3 +96,9 @@ def names_month(text: str, month: str) -> re.Match | None:
     if month == "may":
         return re.search(r"\bMay\b", text)
     return re.search(rf"\b(?:{month}|{month[:3]})\b", text, re.I)
+
+
+def names_iso_month(text: str, cell: str) -> bool:
+    """Whether ``text`` writes the month of the ISO date ``cell`` ("March" for "2024-03"; :func:`names_month`)."""
+    month = iso_month_names([cell.strip()])
+    return bool(month) and names_month(text, month[0]) is not None

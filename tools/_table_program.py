@@ -509,11 +509,8 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
         _withhold_each(outcome, sampled, lambda programs: leaves_out_stated_date(programs, typed, text))
         # A check of the computed value against itself (copied from the table) beside a check of a number the claim
         # states. Only checks the model wrote: a rule's own ("the intervals holding 75 number 0") are the claim's.
-        ran = [i for i, r in enumerate(outcome.runs) if r.ran and sampled[i].program is not None]
-        pairs = [(sampled[i].program, sampled[i].execution, _model_wrote_check(sampled[i])) for i in ran]
-        for i, why in zip(ran, copied_beside_stated(pairs, text)):  # type: ignore[arg-type]
-            if why:
-                _withhold(outcome, i, why)
+        _withhold_each_run(outcome, sampled, lambda runs: copied_beside_stated(
+            [(s.program, s.execution, _model_wrote_check(s)) for s in runs], text))  # type: ignore[misc]
     ran = [r for r in outcome.runs if r.ran]
     outcome.votes = dict(Counter(r.verdict for r in ran))
     if ran:
@@ -602,8 +599,14 @@ def _withhold_each(outcome: ProgramOutcome, sampled: list[_Sampled],
                    reasons: Callable[[list[Program]], list[str]]) -> None:
     """The programs that ran and for which ``reasons`` (one reason per program that ran, '' for none) gives a
     reason do not vote."""
+    _withhold_each_run(outcome, sampled, lambda runs: reasons([s.program for s in runs]))  # type: ignore[misc]
+
+
+def _withhold_each_run(outcome: ProgramOutcome, sampled: list[_Sampled],
+                       reasons: Callable[[list[_Sampled]], list[str]]) -> None:
+    """As :func:`_withhold_each`, with ``reasons`` given the whole sampled runs (program, execution, raw)."""
     ran = [i for i, r in enumerate(outcome.runs) if r.ran and sampled[i].program is not None]
-    for i, why in zip(ran, reasons([sampled[i].program for i in ran])):
+    for i, why in zip(ran, reasons([sampled[i] for i in ran])):
         if why:
             _withhold(outcome, i, why)
 
