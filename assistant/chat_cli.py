@@ -418,14 +418,30 @@ def shut_down(ui: subprocess.Popen | None, server, supervisor=None) -> None:
 
 
 def ensure_default_kb(settings: Settings) -> None:
-    """Build the default text KB and KGs once, from the configured mirror (or upstream)."""
+    """Build the default text KB and KGs once, from the configured mirror (or upstream).
+
+    Stops with one message, before building anything, when a source can be had neither from the mirror nor by
+    download: a KB built from none or some of them would answer as if it were whole ("KB: 0 sentences").
+    """
     from assistant.deps import Deps
+    from kb.default_corpus import missing_default_sources, missing_sources_message
 
     empty = Deps(settings).empty_sources()
+    if not empty:
+        return
+    missing = {name: why for name, why in missing_default_sources(settings, kgs="kg" in empty).items()
+               if "text" in empty or name in ("hetionet", "conceptnet")}
+    if missing:
+        raise click.ClickException(missing_sources_message(missing))
+    steps = []
     if "text" in empty:
-        click.echo("Building the default knowledge base (first run only)…", err=True)
-        subprocess.run([sys.executable, "-m", "assistant.cli", "kb", "build", "--default"], check=False)
+        steps.append(("Building the default knowledge base (first run only)…", ["kb", "build", "--default"]))
     if "kg" in empty:
-        click.echo("Loading the default knowledge graphs (first run only)…", err=True)
-        for name in ("hetionet", "conceptnet"):
-            subprocess.run([sys.executable, "-m", "assistant.cli", "kb", "kg", "load", name], check=False)
+        steps += [("Loading the default knowledge graphs (first run only)…" if i == 0 else None,
+                   ["kb", "kg", "load", name]) for i, name in enumerate(("hetionet", "conceptnet"))]
+    for say, args in steps:
+        if say:
+            click.echo(say, err=True)
+        if subprocess.run([sys.executable, "-m", "assistant.cli", *args], check=False).returncode != 0:
+            raise click.ClickException(f"`evidentia {' '.join(args)}` failed (its message is above); "
+                                       "fix that, or start with --no-kb.")

