@@ -9,8 +9,8 @@ import pytest
 
 from assistant.evals.report import NOT_RECORDED, code_version
 from assistant.evals.tables_eval import (
-    CARRIED, LABELS3, SCITAB_SUBSET, load_pubhealthtab, load_scitab, load_tabfact, run_benchmark, select_items,
-    summarize)
+    CARRIED, LABELS3, SCITAB_SUBSET, load_pubhealthtab, load_scitab, load_split, load_tabfact, run_benchmark,
+    select_items, summarize)
 from assistant.llm import LLMClient
 from tests.conftest import EVAL_DATA, KB_DATA
 from tests.fake_openai import Reply
@@ -167,7 +167,7 @@ async def test_a_check_logged_against_an_earlier_reading_of_its_table_is_run_aga
         path = await run_benchmark("pubhealthtab", tmp_settings, variants=["direct"], limit=3, llm=llm,
                                    docs_dir=tmp_path, echo=said.append)
         assert len(srv.requests) == first + 1  # only the changed table's check ran again
-    assert any("1 checks were logged against an earlier reading" in s for s in said)
+    assert any("1 checks were logged by another commit's code or against an earlier reading" in s for s in said)
     report = json.loads(path.read_text())
     assert report["variants"]["direct"]["n"] == 3  # the new record replaces the stale one, not added to it
     records = [json.loads(line) for line in open(report["log"])]
@@ -359,21 +359,35 @@ def test_wtq_replay_votes_a_second_batch_only_where_the_first_splits(tmp_path):
     assert answer == "Feyenoord" and outcome.batches == [10]
 
 
-def test_dev_split_never_overlaps_the_reported_items():
-    from assistant.evals.tables_eval import BENCHMARKS, TABFACT_SUBSET, load_split
+def test_dev_split_shares_no_table_with_the_reported_items():
+    """#75: a rule tuned on a dev claim is never tuned on a test table. The counts are the issue's, measured with
+    the same selection (table-disjoint TabFact 281, SciTab 181, PubHealthTab 108)."""
+    from assistant.evals.tables_eval import BENCHMARKS, TABFACT_SUBSET, load_split, table_fingerprint
 
+    sizes = {}
     for benchmark in BENCHMARKS:
         test = select_items(benchmark, load_split(benchmark, EVAL_DATA, "test"), seed=0, limit=None)
         dev = select_items(benchmark, load_split(benchmark, EVAL_DATA, "dev"), seed=0, limit=None, split="dev")
-        test_claims = {(i.id, i.claim) for i in test}
-        assert dev and not test_claims & {(i.id, i.claim) for i in dev}, benchmark
+        assert dev and not {i.id for i in test} & {i.id for i in dev}, benchmark
+        test_tables = {table_fingerprint(i.table) for i in test}
+        assert not test_tables & {table_fingerprint(i.table) for i in dev}, benchmark
+        sizes[benchmark] = len(dev)
+    assert sizes == {"tabfact": 281, "scitab": 181, "pubhealthtab": 108}
     assert len(select_items("tabfact", load_tabfact(EVAL_DATA), seed=0, limit=None)) == TABFACT_SUBSET
-    assert len(select_items("pubhealthtab", load_split("pubhealthtab", EVAL_DATA, "dev"), seed=0, limit=None,
-                            split="dev")) == 195
+
+
+def test_wtq_dev_questions_are_on_tables_the_test_subset_never_uses():
+    from assistant.evals.tables_eval import load_wtq, select_wtq, table_fingerprint
+
+    wtq = KB_DATA / "wikitablequestions"
+    test = {table_fingerprint(i.table) for i in select_wtq(load_wtq(wtq, "pristine-unseen-tables"), seed=0)}
+    dev = select_wtq(load_wtq(wtq, "training"), seed=0)
+    assert len(dev) == 300 and not test & {table_fingerprint(i.table) for i in dev}
 
 
 async def test_published_predictions_are_carried_into_the_next_report(tmp_settings, tmp_path, fake_llm_server):
-    """A variant run on another machine (its log gone) keeps its numbers and pairs with the new one."""
+    """A variant run on another machine (its log gone) keeps its numbers and pairs with the new one (on dev: a
+    sealed test run carries nothing, see test_a_sealed_test_run_counts_only_this_commits_checks)."""
     def handler(req):
         if "response_format" in req:
             return Reply(content=json.dumps({"label": "SUPPORTS", "cited_cells": ["R1C1"], "reason": "x"}))
@@ -381,19 +395,19 @@ async def test_published_predictions_are_carried_into_the_next_report(tmp_settin
 
     with fake_llm_server(handler) as srv:
         llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
-        first = json.loads((await run_benchmark("pubhealthtab", tmp_settings, variants=["direct"], limit=4, llm=llm,
+        first = json.loads((await run_benchmark("pubhealthtab", tmp_settings, split="dev", variants=["direct"], limit=4, llm=llm,
                                                 docs_dir=tmp_path, echo=lambda *_: None)).read_text())
         assert set(first["predictions"]["direct"].values()) == {"SUPPORTS"}
         # Another machine: an empty data dir, the published report only.
         other = tmp_settings.model_copy(update={"data_dir": tmp_path / "other-data"})
-        second = json.loads((await run_benchmark("pubhealthtab", other, variants=["full"], limit=4, llm=llm,
+        second = json.loads((await run_benchmark("pubhealthtab", other, split="dev", variants=["full"], limit=4, llm=llm,
                                                  embedder=BagOfWordsEmbedder(), docs_dir=tmp_path,
                                                  echo=lambda *_: None)).read_text())
     carried, ran = second["variants"]["direct"], first["variants"]["direct"]
     assert carried["n"] == 4 and all(carried[k] == ran[k] for k in ("accuracy", "macro_f1", "confusion"))
     assert second["paired"]["full vs direct"]["n"] == 4
     assert "Carried over from the published report's per-item predictions (checked on another machine; " \
-        "latencies are of the items checked here): direct (4 items)" in (tmp_path / "eval" / "pubhealthtab.md").read_text()
+        "latencies are of the items checked here): direct (4 items)" in (tmp_path / "eval" / "pubhealthtab-dev.md").read_text()
 
 
 async def test_a_variant_resumes_on_another_machine_from_the_published_predictions(tmp_settings, tmp_path,
@@ -409,23 +423,23 @@ async def test_a_variant_resumes_on_another_machine_from_the_published_predictio
 
     with fake_llm_server(handler) as srv:
         llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
-        await run_benchmark("pubhealthtab", tmp_settings, variants=["direct"], limit=2, llm=llm, docs_dir=tmp_path,
+        await run_benchmark("pubhealthtab", tmp_settings, split="dev", variants=["direct"], limit=2, llm=llm, docs_dir=tmp_path,
                             echo=lambda *_: None)
         per_check = len(calls)
         other = tmp_settings.model_copy(update={"data_dir": tmp_path / "other-data"})
         lines = []
-        second = json.loads((await run_benchmark("pubhealthtab", other, variants=["direct"], limit=4, llm=llm,
+        second = json.loads((await run_benchmark("pubhealthtab", other, split="dev", variants=["direct"], limit=4, llm=llm,
                                                  docs_dir=tmp_path, echo=lines.append)).read_text())
     assert "2 checks to run" in lines[0]
     assert len(calls) == 2 * per_check  # the two new items only
     direct = second["variants"]["direct"]
     assert direct["n"] == 4 and direct["timed_items"] == 2 and len(second["predictions"]["direct"]) == 4
-    assert "direct (2 items)" in (tmp_path / "eval" / "pubhealthtab.md").read_text()
+    assert "direct (2 items)" in (tmp_path / "eval" / "pubhealthtab-dev.md").read_text()
     # The report says which code made which predictions instead of mixing them silently.
     here = code_version() or NOT_RECORDED
     assert second["provenance"] == {"direct": {here: 2, CARRIED: 2}}
     assert (f"Code behind the predictions: direct: 2 at {here}, 2 carried from the published report "
-            "(MORE THAN ONE CODE VERSION).") in (tmp_path / "eval" / "pubhealthtab.md").read_text()
+            "(MORE THAN ONE CODE VERSION).") in (tmp_path / "eval" / "pubhealthtab-dev.md").read_text()
     logged = [json.loads(line) for line in next((tmp_path / "other-data" / "eval").glob("*.jsonl")).open()]
     assert len(logged) == 2 and {r.get("commit", NOT_RECORDED) for r in logged} == {here}
 
@@ -443,20 +457,79 @@ async def test_rerun_published_checks_the_carried_items_again_and_the_new_record
 
     with fake_llm_server(handler) as srv:
         llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
-        await run_benchmark("pubhealthtab", tmp_settings, variants=["direct"], limit=2, llm=llm, docs_dir=tmp_path,
+        await run_benchmark("pubhealthtab", tmp_settings, split="dev", variants=["direct"], limit=2, llm=llm, docs_dir=tmp_path,
                             echo=lambda *_: None)
         other = tmp_settings.model_copy(update={"data_dir": tmp_path / "other-data"})
         label["now"] = "REFUTES"
         lines = []
-        again = json.loads((await run_benchmark("pubhealthtab", other, variants=["direct"], limit=2, llm=llm,
+        again = json.loads((await run_benchmark("pubhealthtab", other, split="dev", variants=["direct"], limit=2, llm=llm,
                                                 docs_dir=tmp_path, echo=lines.append,
                                                 rerun_published=True)).read_text())
         resumed = []
-        await run_benchmark("pubhealthtab", other, variants=["direct"], limit=2, llm=llm, docs_dir=tmp_path,
+        await run_benchmark("pubhealthtab", other, split="dev", variants=["direct"], limit=2, llm=llm, docs_dir=tmp_path,
                             echo=resumed.append, rerun_published=True)
     assert "2 checks to run" in lines[0] and "0 checks to run" in resumed[0]  # rerun once, then resumed
     assert set(again["predictions"]["direct"].values()) == {"REFUTES"}
     assert again["variants"]["direct"]["n"] == 2 and again["variants"]["direct"]["timed_items"] == 2
+
+
+async def test_a_sealed_test_run_counts_only_this_commits_checks(tmp_settings, tmp_path, fake_llm_server):
+    """#75: on the test split nothing is carried from a published report or from a check another commit logged; the
+    report records its commit, date, tuning split and the ledger's count, and the run is in the ledger."""
+    from assistant.evals.sealed import ledger
+
+    def handler(req):
+        if "response_format" in req:
+            return Reply(content=json.dumps({"label": "SUPPORTS", "cited_cells": ["R1C1"], "reason": "x"}))
+        return Reply(content="R1C1 says so.")
+
+    log_dir = tmp_settings.data_dir / "eval"
+    log_dir.mkdir(parents=True)
+    item = select_items("pubhealthtab", load_split("pubhealthtab", EVAL_DATA, "test"), seed=0, limit=1)[0]
+    # A check an older commit logged for the first item: a sealed run must make it again.
+    (log_dir / "tables-pubhealthtab-fake-model.jsonl").write_text(json.dumps(
+        {"variant": "direct", "id": item.id, "gold": item.label, "pred": "REFUTES", "commit": "0000000"}) + "\n")
+    lines: list[str] = []
+    with fake_llm_server(handler) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        report = json.loads((await run_benchmark("pubhealthtab", tmp_settings, variants=["direct"], limit=2,
+                                                 llm=llm, docs_dir=tmp_path, echo=lines.append)).read_text())
+    assert "by another commit's code" in lines[0] and "2 checks to run" in lines[1]
+    assert set(report["predictions"]["direct"].values()) == {"SUPPORTS"}
+    assert report["sealed"] is True and report["commit"] == (code_version() or "unknown")
+    assert report["tuning_split"].startswith("PubHealthTab eval-split claims on tables no test claim uses")
+    assert report["test_runs"] == {"sealed_at_this_commit": 1, "exploratory_at_this_commit": 0, "all_commits": 1}
+    assert [(e["benchmark"], e["kind"], e["checked"]) for e in ledger(tmp_path)] == [("pubhealthtab", "sealed", 2)]
+    assert "Sealed test run at" in (tmp_path / "eval" / "pubhealthtab.md").read_text()
+
+
+async def test_an_exploratory_test_run_is_counted_and_never_published(tmp_settings, tmp_path, fake_llm_server):
+    from assistant.evals.sealed import exploratory_docs_dir, ledger
+
+    def handler(req):
+        if "response_format" in req:
+            return Reply(content=json.dumps({"label": "REFUTES", "cited_cells": ["R1C1"], "reason": "x"}))
+        return Reply(content="R1C1 says so.")
+
+    with fake_llm_server(handler) as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        path = await run_benchmark("pubhealthtab", tmp_settings, variants=["direct"], limit=1, llm=llm,
+                                   docs_dir=tmp_path, echo=lambda *_: None, exploratory=True)
+    assert path.parent == exploratory_docs_dir(tmp_settings) / "eval"
+    assert not (tmp_path / "eval" / "pubhealthtab.json").exists()
+    assert "EXPLORATORY" in path.with_suffix(".md").read_text() and "sealed" not in json.loads(path.read_text())
+    assert [e["kind"] for e in ledger(tmp_path)] == ["exploratory"]
+
+
+@pytest.mark.parametrize("args", [["--replay"], ["--limit", "5"]])
+@pytest.mark.parametrize("benchmark", ["tabfact", "wikitablequestions"])
+def test_the_cli_refuses_a_look_at_test_unless_exploratory(benchmark, args):
+    from click.testing import CliRunner
+
+    from assistant.cli import main
+
+    result = CliRunner().invoke(main, ["eval", benchmark, *args])
+    assert result.exit_code == 2 and "The test split is sealed" in result.output and "--exploratory" in result.output
 
 
 def test_claim_replay_re_votes_logged_programs_without_the_model():

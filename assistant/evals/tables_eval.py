@@ -166,20 +166,25 @@ BENCHMARKS = {
 }
 TABFACT_SUBSET = 500
 SPLITS = ("test", "dev")
-# What each benchmark tunes on (issue 13: prompts, n and the temperature are tuned on these, never on test):
-# PubHealthTab's own eval split, and for SciTab and TabFact (which ship one split here) the claims outside the
-# fixed test subset, whose tables may recur in the test subset but whose claims never do.
+# What each benchmark tunes on (#75): items whose table shares no fingerprint with any item of the test selection,
+# so that a rule fitted on a dev claim is never fitted on a test table. Before 2026-12-06 the dev items of TabFact
+# and SciTab were the claims outside the test subset, many of them on test tables, and PubHealthTab's eval split
+# shared tables with its test split on 87 of its 195 claims.
 DEV_DESCRIPTION = {
-    "scitab": "SciTab claims outside the fixed 300-claim test subset",
-    "pubhealthtab": "PubHealthTab eval split (195 claims)",
-    "tabfact": "TabFact small-test statements outside the fixed 500-statement test subset",
+    "scitab": "SciTab claims outside the fixed 300-claim test subset, on tables none of its claims use",
+    "pubhealthtab": "PubHealthTab eval-split claims on tables no test claim uses",
+    "tabfact": "TabFact small-test statements outside the fixed 500-statement test subset, on tables none of "
+               "them use",
 }
 
 
 def load_split(benchmark: str, eval_dir: Path, split: str) -> list[ClaimItem]:
+    """The items a split draws from; PubHealthTab's dev split keeps only the eval claims on tables no test claim
+    uses (the other benchmarks ship one split here, which :func:`select_items` divides)."""
     loader = BENCHMARKS[benchmark][0]
     if benchmark == "pubhealthtab" and split == "dev":
-        return load_pubhealthtab(eval_dir, "eval")
+        test_tables = {table_fingerprint(it.table) for it in load_pubhealthtab(eval_dir, "test")}
+        return [it for it in load_pubhealthtab(eval_dir, "eval") if table_fingerprint(it.table) not in test_tables]
     return loader(eval_dir)
 
 
@@ -187,8 +192,8 @@ def select_items(benchmark: str, items: list[ClaimItem], *, seed: int, limit: in
                  split: str = "test") -> list[ClaimItem]:
     """The fixed, seeded selection (see the module docstring); ``limit`` takes its first N.
 
-    ``split="dev"`` gives the tuning items: PubHealthTab's eval split as loaded (all of it, seeded order), and
-    for SciTab and TabFact the items outside the test subset, in seeded order.
+    ``split="dev"`` gives the tuning items: PubHealthTab's table-disjoint eval claims as loaded (seeded order), and
+    for SciTab and TabFact the items outside the test subset whose table no test item uses, in seeded order.
     """
     ordered = sorted(items, key=lambda it: it.id)
     rng = random.Random(seed)
@@ -198,9 +203,13 @@ def select_items(benchmark: str, items: list[ClaimItem], *, seed: int, limit: in
     else:
         rng.shuffle(ordered)
         if benchmark == "tabfact":
-            chosen = ordered[:TABFACT_SUBSET] if split == "test" else ordered[TABFACT_SUBSET:]
+            test = ordered[:TABFACT_SUBSET]
+            chosen = test if split == "test" else ordered[TABFACT_SUBSET:]
         else:
-            chosen = ordered
+            test, chosen = [], ordered
+    if split == "dev" and test:
+        test_tables = {table_fingerprint(it.table) for it in test}
+        chosen = [it for it in chosen if table_fingerprint(it.table) not in test_tables]
     return chosen[:limit] if limit else chosen
 
 
@@ -245,12 +254,17 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
                         seed: int = DEFAULT_SEED, filter_method: str = "cosine", llm=None, embedder=None,
                         docs_dir: Path | None = None, echo=print, report_only: bool = False,
                         concurrency: int = 1, retry_errors: bool = False, split: str = "test",
-                        rerun_published: bool = False) -> Path:
+                        rerun_published: bool = False, exploratory: bool = False) -> Path:
     """Run (or resume) ``benchmark`` for ``variants`` and write the report; returns the JSON path.
 
     ``concurrency`` checks are in flight at once; each check's ``latency_s`` is then its wall time while
     sharing the server, so the single-claim latency belongs in the benchmark (tests/bench/bench_tables.py).
+
+    On the test split a run is sealed (:mod:`assistant.evals.sealed`): only checks made by this commit's code count
+    (none is carried from a published report or an older log), the run is counted in the ledger, and the report
+    records its commit, date and tuning split. ``exploratory`` runs go to the data folder, never to docs/.
     """
+    from assistant.evals import sealed as sealing
     from assistant.evals.report import (ResultsLog, bounded_map, label_baselines, mcnemar, paired_notes, provenance,
                                         write_eval)
     from assistant.llm import LLMClient
@@ -274,13 +288,24 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         embedder = Embedder(settings.embedding_model)
     suffix = ("" if filter_method == "cosine" else f"-{filter_method}") + ("" if split == "test" else f"-{split}")
     name = benchmark if split == "test" else f"{benchmark}-{split}"
-    # The published report: its per-item predictions resume a run begun elsewhere and fill the report below.
-    earlier = earlier_report(docs_dir, name, seed)
+    is_sealed = split == "test" and not exploratory
+    ledger_dir = docs_dir
+    if exploratory:
+        docs_dir = sealing.exploratory_docs_dir(settings)
+    # The published report: its per-item predictions resume a run begun elsewhere and fill the report below
+    # (never in a sealed run: its checks are all this commit's).
+    earlier = {} if is_sealed else earlier_report(docs_dir, name, seed)
     published = earlier.get("predictions", {})
     fingerprints = {it.id: table_fingerprint(it.table) for it in selection}
+    from assistant.evals.report import code_version
+
+    this_code = code_version() if is_sealed else None
 
     def current(rec: dict) -> bool:
-        """Whether a logged check saw the table as it is read now (records from before fingerprints count)."""
+        """Whether a logged check saw the table as it is read now (records from before fingerprints count), and in
+        a sealed run whether this commit's code made it."""
+        if is_sealed and rec.get("commit") != this_code:
+            return False
         return rec.get("table_sha") in (None, fingerprints.get(str(rec["id"])))
 
     try:
@@ -304,7 +329,8 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         todo = sum(1 for it in items for v in variants if pending(v, it.id))
         stale = sum(1 for it in items for v in variants if (rec := log.get(v, it.id)) and not current(rec))
         if stale:
-            echo(f"{stale} checks were logged against an earlier reading of their table; they are run again.")
+            echo(f"{stale} checks were logged " + ("by another commit's code or " if is_sealed else "")
+                 + "against an earlier reading of their table; they are run again.")
         echo(f"{benchmark}: {len(items)} items x {len(variants)} variants; {todo} checks to run "
              f"(the rest resume from {log.path})")
         done = skipped = 0
@@ -341,6 +367,9 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         await bounded_map(run_one, jobs, concurrency)
         if skipped:
             echo(f"{skipped} checks timed out and were not logged; run the same command again to do them.")
+        if split == "test" and not report_only:
+            sealing.record_test_run(benchmark, sealing.SEALED if is_sealed else sealing.EXPLORATORY,
+                                    items=len(items), checked=done, variants=variants, docs_dir=ledger_dir)
     finally:
         if own_llm:
             await llm.aclose()
@@ -405,7 +434,10 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         not_run = [v for v in VARIANTS if v not in results and v not in SQL_VARIANTS]
         coverage = (f"PARTIAL run: not every variant covers all {len(selection)} selected items"
                     + (f"; not run: {', '.join(not_run)}" if not_run else ""))
-    notes = (f"{description}. Selection seed {seed}; {coverage} "
+    stamp = sealing.sealed_stamp(benchmark, DEV_DESCRIPTION[benchmark], ledger_dir) if is_sealed else {}
+    notes = ((sealing.sealed_note(stamp) if stamp else "")
+             + ("EXPLORATORY run on the test split: not a published result.\n\n" if exploratory else "")
+             + f"{description}. Selection seed {seed}; {coverage} "
              f"({measured}). Column filter: {filter_method}.\n\n"
              + ("Carried over from the published report's per-item predictions (checked on another machine; "
                 "latencies are of the items checked here): "
@@ -420,7 +452,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
              "thesis": THESIS[benchmark], "log": str(log.path), "paired": paired, "provenance": code,
              # Our own outputs, item by item (no dataset text): what lets a later run pair with this one.
              "predictions": predictions,
-             **baselines}
+             **baselines, **stamp}
     return write_eval(name, model=llm.model, items=len(items),
                       seed=seed, variants=results, notes=notes, extra=extra, docs_dir=docs_dir,
                       metric_keys=["accuracy", "majority_baseline_same_items", "macro_f1", "n", "median_latency_s",
@@ -530,11 +562,22 @@ WTQ_SPLIT_FILES = {"test": "pristine-unseen-tables", "dev": "training"}
 
 async def run_wtq(settings, *, variants: list[str], limit: int | None = None, seed: int = DEFAULT_SEED, llm=None,
                   docs_dir: Path | None = None, echo=print, report_only: bool = False,
-                  wtq_dir: Path | None = None, split: str = "test", concurrency: int = 1) -> Path:
+                  wtq_dir: Path | None = None, split: str = "test", concurrency: int = 1,
+                  exploratory: bool = False) -> Path:
     """``evidentia eval wikitablequestions``: a fixed, seeded 300-question subset, scored by denotation.
 
-    ``split="dev"`` draws the subset from ``training.tsv`` instead (the tuning split, reported apart).
+    ``split="dev"`` draws the subset from ``training.tsv`` instead (the tuning split, reported apart; its tables are
+    WTQ's own training tables, none of them in pristine-unseen-tables). The test split is sealed as for the claim
+    benchmarks (see :func:`run_benchmark`).
     """
+    from assistant.evals import sealed as sealing
+    from assistant.evals.report import code_version
+
+    is_sealed = split == "test" and not exploratory
+    ledger_dir = docs_dir
+    if exploratory:
+        docs_dir = sealing.exploratory_docs_dir(settings)
+    this_code = code_version() if is_sealed else None
     from assistant.evals.report import (ResultsLog, bounded_map, label_baselines, mcnemar, paired_notes, provenance,
                                         write_eval)
     from assistant.llm import LLMClient
@@ -557,7 +600,13 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
             await llm._ensure_model()
         suffix = "" if split == "test" else f"-{split}"
         log = ResultsLog(settings.data_dir / "eval" / f"wikitablequestions-{_slug(llm.model)}{suffix}.jsonl")
-        todo = [(it, v) for it in items for v in variants if log.get(v, it.id) is None]
+
+        def logged(variant: str, item_id: str) -> dict | None:
+            """The logged answer that counts: in a sealed run, only one this commit's code gave."""
+            rec = log.get(variant, item_id)
+            return rec if rec is not None and (not is_sealed or rec.get("commit") == this_code) else None
+
+        todo = [(it, v) for it in items for v in variants if logged(v, it.id) is None]
         echo(f"wikitablequestions ({split}): {len(items)} questions x {len(variants)} variants; {len(todo)} to run")
         done = 0
 
@@ -585,6 +634,9 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
                  f"{'ok' if correct else 'wrong'}")
 
         await bounded_map(run_one, todo, concurrency)
+        if split == "test" and not report_only:
+            sealing.record_test_run("wikitablequestions", sealing.SEALED if is_sealed else sealing.EXPLORATORY,
+                                    items=len(items), checked=done, variants=variants, docs_dir=ledger_dir)
     finally:
         if own_llm:
             await llm.aclose()
@@ -593,7 +645,8 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
     correct: dict[str, dict[str, bool]] = {}
     code: dict[str, dict[str, int]] = {}
     for variant in WTQ_VARIANTS + (WTQ_SQL_VARIANT,):
-        records = [r for r in log.records(variant) if r["id"] in selected]
+        records = [r for r in log.records(variant) if r["id"] in selected
+                   and (not is_sealed or r.get("commit") == this_code)]
         if not records:
             continue
         lat = [r["latency_s"] for r in records if r.get("latency_s") is not None]
@@ -619,7 +672,11 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
         missing = [v for v in WTQ_VARIANTS if v not in results]
         coverage = (f"PARTIAL: questions answered per variant of the {len(selection)}: {covered or 'none'}"
                     + (f"; not run: {', '.join(missing)}" if missing else ""))
-    notes = (f"WikiTableQuestions {WTQ_SPLIT_FILES[split]}, a fixed {len(selection)}-question subset (seed {seed}); "
+    stamp = sealing.sealed_stamp("wikitablequestions", "WikiTableQuestions training.tsv (its own tables)",
+                                 ledger_dir) if is_sealed else {}
+    notes = ((sealing.sealed_note(stamp) if stamp else "")
+             + ("EXPLORATORY run on the test split: not a published result.\n\n" if exploratory else "")
+             + f"WikiTableQuestions {WTQ_SPLIT_FILES[split]}, a fixed {len(selection)}-question subset (seed {seed}); "
              f"{coverage}. Scored by "
              "denotation: the answer's values equal the gold values as a set, numbers compared as numbers. "
              "program: five voted table programs (five more when their vote splits), the model's own answer when "
@@ -633,9 +690,10 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
                       extra={"complete": complete, "item_ids": [it.id for it in items], "paired": paired,
                              "provenance": code,
                              "selection_size": len(selection), "log": str(log.path), "split": split,
-                             "predictions": {v: {str(r["id"]): r["pred"] for r in log.records(v) if r["id"] in selected}
+                             "predictions": {v: {str(r["id"]): r["pred"] for r in log.records(v) if r["id"] in selected
+                                                 and (not is_sealed or r.get("commit") == this_code)}
                                              for v in results},
-                             **baselines})
+                             **baselines, **stamp})
 
 
 def replay_wtq_log(settings, *, limit: int | None, seed: int, split: str, echo=print, wtq_dir: Path | None = None,
@@ -682,6 +740,10 @@ def replay_claims_log(benchmark: str, settings, *, variant: str, limit: int | No
     return result
 
 
+EXPLORATORY_HELP = ("Allow --replay or --limit on the test split: the look is counted in docs/eval/test-runs.jsonl "
+                    "and its report goes to the data folder, never to docs/eval/.")
+
+
 def _wtq_command() -> click.Command:
     @click.command("wikitablequestions",
                    help="Table QA on a fixed 300-question WikiTableQuestions subset; "
@@ -697,16 +759,23 @@ def _wtq_command() -> click.Command:
     @click.option("--concurrency", type=int, default=1, show_default=True, help="Questions answered at once.")
     @click.option("--replay", is_flag=True,
                   help="Re-vote the logged programs under the current rules (no model call) and list what changed.")
-    def command(limit, chosen, seed, report_only, split, concurrency, replay):
-        from kb.errors import LLMUnavailable
+    @click.option("--exploratory", is_flag=True, help=EXPLORATORY_HELP)
+    def command(limit, chosen, seed, report_only, split, concurrency, replay, exploratory):
+        from assistant.evals import sealed as sealing
         from assistant.settings import Settings
+        from kb.errors import LLMUnavailable
 
+        sealing.refuse_unsealed(split, replay=replay, limit=limit, exploratory=exploratory)
         if replay:
-            replay_wtq_log(Settings(), limit=limit, seed=seed, split=split, echo=click.echo)
+            result = replay_wtq_log(Settings(), limit=limit, seed=seed, split=split, echo=click.echo)
+            if split == "test":
+                sealing.record_test_run("wikitablequestions", sealing.REPLAY, items=result.items, checked=0,
+                                        variants=["program"])
             return
         try:
             asyncio.run(run_wtq(Settings(), variants=list(chosen or WTQ_VARIANTS), limit=limit, seed=seed,
-                                echo=click.echo, report_only=report_only, split=split, concurrency=concurrency))
+                                echo=click.echo, report_only=report_only, split=split, concurrency=concurrency,
+                                exploratory=exploratory))
         except LLMUnavailable as exc:
             raise click.ClickException(str(exc)) from exc
 
@@ -743,21 +812,28 @@ def _command(benchmark: str, description: str, variants: tuple[str, ...], defaul
     @click.option("--replay", is_flag=True,
                   help="Re-vote the logged programs of the program variant under the current rules (no model call) "
                        "and list what changed.")
+    @click.option("--exploratory", is_flag=True, help=EXPLORATORY_HELP)
     def command(limit, chosen, seed, filter_method, report_only, concurrency, retry_errors, rerun_published, split,
-                replay):
-        from kb.errors import LLMUnavailable
+                replay, exploratory):
+        from assistant.evals import sealed as sealing
         from assistant.settings import Settings
+        from kb.errors import LLMUnavailable
 
+        sealing.refuse_unsealed(split, replay=replay, limit=limit, exploratory=exploratory)
         if replay:
-            for variant in chosen or ("program",):
-                replay_claims_log(benchmark, Settings(), variant=variant, limit=limit, seed=seed, split=split,
-                                  filter_method=filter_method, echo=click.echo)
+            replayed = [replay_claims_log(benchmark, Settings(), variant=variant, limit=limit, seed=seed,
+                                          split=split, filter_method=filter_method, echo=click.echo)
+                        for variant in chosen or ("program",)]
+            if split == "test":
+                sealing.record_test_run(benchmark, sealing.REPLAY, items=max(r.items for r in replayed), checked=0,
+                                        variants=list(chosen or ("program",)))
             return
         try:
             asyncio.run(run_benchmark(benchmark, Settings(), variants=list(chosen or default), limit=limit,
                                       seed=seed, filter_method=filter_method, echo=click.echo,
                                       report_only=report_only, concurrency=concurrency,
-                                      retry_errors=retry_errors, split=split, rerun_published=rerun_published))
+                                      retry_errors=retry_errors, split=split, rerun_published=rerun_published,
+                                      exploratory=exploratory))
         except LLMUnavailable as exc:
             raise click.ClickException(str(exc)) from exc
 
