@@ -1,0 +1,498 @@
+"""``evidentia eval recompute``: recompute the published evaluation figures from their per-item predictions.
+
+A table benchmark's report (``docs/eval/<name>.json``) publishes, beside its figures, each variant's prediction for
+every item. With the benchmark's gold labels those predictions give the figures again: accuracy (and macro F1 for the
+claim benchmarks, by the same :func:`~assistant.evals.report.classification_metrics`), n, and the model-free
+baselines (by the same :func:`~assistant.evals.report.label_baselines`). A figure that does not come out again as
+published (to 1e-9) is a mismatch. The committed run logs (``docs/eval/runs/*.jsonl``) are checked too: against the
+report whose provenance names their commit, and against the figures their README states.
+
+Reports without per-item predictions (kg-harvest, medqa, obqa, pubmedqa, ...) cannot be recomputed: they are listed
+as "no per-item log", with what is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import click
+
+Status = Literal["ok", "mismatch", "no per-item log"]
+OK, MISMATCH, NO_LOG = "ok", "mismatch", "no per-item log"
+NOT_RECOMPUTABLE = "not recomputable: no per-item predictions"
+CLAIM_BENCHMARKS = ("scitab", "pubhealthtab", "tabfact")
+WTQ = "wikitablequestions"
+PLACES = 9  # published and recomputed figures must agree after rounding to 1e-9
+RUNS_DIR = "runs"
+
+
+@dataclass
+class MetricRow:
+    """One published figure beside its recomputation; ``ok`` is None where it cannot be recomputed."""
+
+    variant: str  # "" for a figure of the whole report (the baselines)
+    metric: str
+    published: Any
+    recomputed: Any = None
+    ok: bool | None = None
+    note: str = ""
+
+
+@dataclass
+class RecomputeResult:
+    """What recomputing one report (or one committed run log) gave."""
+
+    report: str
+    status: Status
+    rows: list[MetricRow] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # for "no per-item log": what the report lacks
+
+    def mismatches(self) -> list[MetricRow]:
+        return [row for row in self.rows if row.ok is False]
+
+
+@dataclass(frozen=True)
+class GoldItem:
+    """What scoring needs of a benchmark item: its gold label (claims) or answers (WTQ), and for WTQ the
+    "first option" the first-option baseline answers (the first row's first cell)."""
+
+    gold: str
+    answers: tuple[str, ...] = ()
+    first_option: str = ""
+
+
+# -- comparing ------------------------------------------------------------------------------------------------
+def same(published: Any, recomputed: Any, places: int = PLACES) -> bool:
+    """Whether two figures agree: numbers after rounding to ``places`` decimals, anything else exactly."""
+    numbers = (int, float)
+    if isinstance(published, numbers) and isinstance(recomputed, numbers) \
+            and not isinstance(published, bool) and not isinstance(recomputed, bool):
+        return round(float(published), places) == round(float(recomputed), places)
+    return published == recomputed
+
+
+def compared(variant: str, metric: str, published: Any, recomputed: Any, *, places: int = PLACES,
+             note: str = "") -> MetricRow:
+    return MetricRow(variant, metric, published, recomputed, same(published, recomputed, places), note)
+
+
+def status_of(rows: list[MetricRow]) -> Status:
+    return MISMATCH if any(row.ok is False for row in rows) else OK
+
+
+# -- gold labels ------------------------------------------------------------------------------------------------
+def benchmark_and_split(name: str) -> tuple[str, str]:
+    """``pubhealthtab-dev`` -> (``pubhealthtab``, ``dev``); ``tabfact`` -> (``tabfact``, ``test``)."""
+    return (name[: -len("-dev")], "dev") if name.endswith("-dev") else (name, "test")
+
+
+def is_table_benchmark(name: str) -> bool:
+    return benchmark_and_split(name)[0] in CLAIM_BENCHMARKS + (WTQ,)
+
+
+@lru_cache(maxsize=16)
+def gold_items(benchmark: str, split: str, eval_dir: Path, kb_dir: Path) -> dict[str, GoldItem]:
+    """Every item of the file ``split`` draws from, by id.
+
+    By id from the whole file rather than from the split's seeded selection: a gold label does not depend on which
+    items are selected, and the selection has been redefined after reports were published (the dev splits, #75).
+    Cached: a report and the run logs beside it read the same file.
+    """
+    from assistant.evals import tables_eval
+
+    if benchmark == WTQ:
+        items = tables_eval.load_wtq(kb_dir / WTQ, tables_eval.WTQ_SPLIT_FILES[split])
+        return {it.id: GoldItem(wtq_answer_label(it.answers), tuple(it.answers), wtq_first_option(it))
+                for it in items}
+    if benchmark == "pubhealthtab" and split == "dev":
+        claims = tables_eval.load_pubhealthtab(eval_dir, "eval")  # the eval file whole, as the dev reports ran it
+    else:
+        claims = tables_eval.BENCHMARKS[benchmark][0](eval_dir)
+    return {str(it.id): GoldItem(it.label) for it in claims}
+
+
+def wtq_answer_label(answers: list[str]) -> str:
+    """A WTQ question's gold answer as one label, as ``run_wtq`` gives it to ``label_baselines``."""
+    from assistant.evals.tables_eval import _denotation_key  # the report's own definition, not a copy of it
+
+    return "|".join(sorted(map(str, map(_denotation_key, answers))))
+
+
+def wtq_first_option(item) -> str:
+    """A table question's "first option": its first row's first cell, as ``run_wtq`` defines it."""
+    from assistant.evals.tables_eval import _denotation_key
+
+    rows = item.table.rows
+    return str(_denotation_key(rows[0][0])) if rows and rows[0] else ""
+
+
+def is_right(benchmark: str, pred: str, item: GoldItem) -> bool:
+    """Whether a prediction is right: the gold label for a claim, the gold denotation for a WTQ question."""
+    if benchmark == WTQ:
+        from assistant.evals.tables_eval import denotation_match
+
+        return denotation_match(pred, list(item.answers))
+    return pred == item.gold
+
+
+# -- one variant's predictions ----------------------------------------------------------------------------
+def prediction_metrics(benchmark: str, preds: dict[str, str], golds: dict[str, GoldItem],
+                       labels: list[str] | None) -> dict[str, Any]:
+    """accuracy, n (and macro_f1 for claims) of ``preds`` against the gold items, as the evaluation computes them."""
+    if benchmark == WTQ:
+        right = sum(is_right(WTQ, pred, golds[item_id]) for item_id, pred in preds.items())
+        return {"accuracy": right / len(preds) if preds else 0.0, "n": len(preds)}
+    from assistant.evals.report import classification_metrics
+
+    ids = list(preds)
+    metrics = classification_metrics([golds[i].gold for i in ids], [preds[i] for i in ids], labels or [])
+    return {"accuracy": metrics["accuracy"], "macro_f1": metrics["macro_f1"], "n": metrics["n"]}
+
+
+def variant_rows(benchmark: str, variant: str, published: dict | None, preds: dict[str, str] | None,
+                 golds: dict[str, GoldItem], labels: list[str] | None, majority_label: str | None) -> list[MetricRow]:
+    """A variant's published accuracy / macro_f1 / n (and same-items baseline) beside their recomputation."""
+    if published is None:
+        return [MetricRow(variant, "variant", None, f"{len(preds or {})} predictions", False,
+                          "predictions published for a variant with no published figures")]
+    metrics = [k for k in ("accuracy", "macro_f1", "n") if published.get(k) is not None]
+    if preds is None:
+        # Kept from a report published before per-item predictions were: the evaluation marks those variants.
+        note = NOT_RECOMPUTABLE if published.get("from_earlier_run") else \
+            "published without per-item predictions and not marked from_earlier_run"
+        ok = None if published.get("from_earlier_run") else False
+        return [MetricRow(variant, k, published[k], None, ok, note) for k in metrics]
+    recomputed = prediction_metrics(benchmark, preds, golds, labels)
+    rows = [compared(variant, k, published[k], recomputed.get(k)) for k in metrics]
+    if published.get("majority_baseline_same_items") is not None and majority_label is not None:
+        same_items = sum(golds[i].gold == majority_label for i in preds) / len(preds) if preds else None
+        rows.append(compared(variant, "majority_baseline_same_items", published["majority_baseline_same_items"],
+                             same_items))
+    return rows
+
+
+# -- the model-free baselines ------------------------------------------------------------------------------
+BASELINE_KEYS = ("majority_baseline", "majority_label", "baseline_items", "first_option_baseline")
+
+
+def baseline_rows(report: dict, item_ids: list[str], golds: dict[str, GoldItem]) -> list[MetricRow]:
+    """The report's majority (and first-option, constant-label) baselines, recomputed with ``label_baselines`` over
+    the gold labels of its ``item_ids``: the items the evaluation computed them over."""
+    from assistant.evals.report import label_baselines
+
+    if report.get("majority_baseline") is None:
+        return []
+    items = [golds[i] for i in item_ids]
+    first = [it.first_option for it in items] if "first_option_baseline" in report else None
+    recomputed = label_baselines([it.gold for it in items], first_labels=first)
+    rows = [compared("", key, report[key], recomputed.get(key)) for key in BASELINE_KEYS if key in report]
+    for label, share in (report.get("constant_label_baselines") or {}).items():
+        rows.append(compared("", f"constant_label_baselines[{label}]", share,
+                             recomputed.get("constant_label_baselines", {}).get(label)))
+    return rows
+
+
+# -- a report ---------------------------------------------------------------------------------------------------
+def recompute_report(path: Path, eval_dir: Path, kb_dir: Path) -> RecomputeResult:
+    """Recompute a published ``docs/eval/<name>.json`` from its per-item predictions and the benchmark's gold."""
+    report = json.loads(Path(path).read_text(encoding="utf-8"))
+    name = Path(path).stem
+    missing = [key for key in ("predictions", "item_ids") if not report.get(key)]
+    if missing or not is_table_benchmark(name):
+        return no_log_result(name, report, missing or ["a gold-label loader for this benchmark"])
+    benchmark, split = benchmark_and_split(name)
+    golds = gold_items(benchmark, split, Path(eval_dir), Path(kb_dir))
+    item_ids = [str(i) for i in report["item_ids"]]
+    unknown = [i for i in item_ids if i not in golds]
+    if unknown:
+        rows = [MetricRow("", "item_ids in the benchmark data", len(item_ids), len(item_ids) - len(unknown), False,
+                          f"not in the benchmark data: {', '.join(unknown[:5])}")]
+        return RecomputeResult(name, MISMATCH, rows)
+    rows = prediction_rows(benchmark, report, item_ids, golds)
+    rows += baseline_rows(report, item_ids, golds)
+    return RecomputeResult(name, status_of(rows), rows)
+
+
+def prediction_rows(benchmark: str, report: dict, item_ids: list[str], golds: dict[str, GoldItem]) -> list[MetricRow]:
+    """Every variant's rows: published variants beside their predictions, and predictions without a published
+    variant. Predictions are scored over the report's ``item_ids`` only, as the evaluation selects them."""
+    from assistant.evals.report import label_baselines
+
+    published = report.get("variants") or {}
+    predictions = report["predictions"]
+    majority_label = label_baselines([golds[i].gold for i in item_ids]).get("majority_label")
+    selected = set(item_ids)
+    rows = []
+    for variant in list(published) + [v for v in predictions if v not in published]:
+        preds = predictions.get(variant)
+        if preds is not None:
+            outside = [i for i in preds if i not in selected]
+            if outside:
+                rows.append(MetricRow(variant, "predictions outside item_ids", 0, len(outside), False,
+                                      f"e.g. {', '.join(outside[:3])}"))
+            preds = {str(i): p for i, p in preds.items() if i in selected}
+        rows += variant_rows(benchmark, variant, published.get(variant), preds, golds, report.get("labels"),
+                             majority_label)
+    return rows
+
+
+def no_log_result(name: str, report: dict, missing: list[str]) -> RecomputeResult:
+    """A report that cannot be recomputed: what it lacks, and the figures it publishes without per-item support."""
+    rows = [MetricRow(variant, key, summary[key], note="no per-item log")
+            for variant, summary in (report.get("variants") or {}).items() if isinstance(summary, dict)
+            for key in ("accuracy", "macro_f1", "n") if isinstance(summary.get(key), (int, float))]
+    if report.get("majority_baseline") is not None:
+        rows.append(MetricRow("", "majority_baseline", report["majority_baseline"],
+                              note="its items are not recorded in the report"))
+    return RecomputeResult(name, NO_LOG, rows, missing)
+
+
+# -- the committed run logs (docs/eval/runs) -------------------------------------------------------------
+def read_run_log(path: Path) -> dict[str, dict[str, dict]]:
+    """A run log's records by variant and item id; the last record of an item wins, a cut line is skipped, as in
+    :class:`~assistant.evals.report.ResultsLog` (read here without it: that class creates its folder)."""
+    by_variant: dict[str, dict[str, dict]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        by_variant.setdefault(rec["variant"], {})[str(rec["id"])] = rec
+    return by_variant
+
+
+def run_log_name(path: Path) -> tuple[str, str]:
+    """``pubhealthtab-dev-d4eaa6a.jsonl`` -> (``pubhealthtab-dev``, ``d4eaa6a``): the README's naming, report name
+    then the commit the run ran at."""
+    report_name, _, commit = path.stem.rpartition("-")
+    return report_name, commit
+
+
+# Figures the runs README states of each log, in the last cell of its row; only what a log alone can give again.
+README_FIGURES = {
+    "items logged": re.compile(r"(\d+) of \d+"),
+    "right": re.compile(r"(\d+) right"),
+    "always SUPPORTS": re.compile(r"always SUPPORTS (\d+(?:\.\d+)?)"),
+    "accuracy": re.compile(r"(?:the published report, |right \()(0\.\d+)"),
+    "paired": re.compile(r"paired with ([0-9a-f]{7}): (\d+) gained, (\d+) lost"),
+}
+
+
+def readme_figures(readme: Path) -> dict[str, dict[str, tuple[str, ...]]]:
+    """The figures the runs README states, by log file name: ``{"tabfact-32467a8.jsonl": {"right": ("351",)}}``."""
+    try:
+        text = readme.read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    figures = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        named = re.fullmatch(r"`([^`]+\.jsonl)`", cells[0]) if len(cells) > 1 else None
+        if named:
+            found = {key: m.groups() for key, pattern in README_FIGURES.items() if (m := pattern.search(cells[-1]))}
+            figures[named.group(1)] = found
+    return figures
+
+
+def recompute_run_log(path: Path, eval_dir: Path, kb_dir: Path) -> RecomputeResult:
+    """Check a committed run log: its gold labels against the benchmark's, the README's figures for it, and the
+    published report whose provenance names its commit (the report it backs)."""
+    report_name, commit = run_log_name(path)
+    name = f"{RUNS_DIR}/{path.stem}"
+    if not is_table_benchmark(report_name):
+        return RecomputeResult(name, NO_LOG, missing=[f"a gold-label loader for {report_name}"])
+    benchmark, split = benchmark_and_split(report_name)
+    golds = gold_items(benchmark, split, Path(eval_dir), Path(kb_dir))
+    log = read_run_log(path)
+    rows = gold_label_rows(log, golds)
+    if any(row.ok is False for row in rows):
+        return RecomputeResult(name, MISMATCH, rows)
+    stated = readme_figures(path.parent / "README.md").get(path.name, {})
+    rows += stated_figure_rows(benchmark, log, golds, stated, path.parent, report_name)
+    rows += backed_report_rows(benchmark, log, golds, commit, path.parent.parent / f"{report_name}.json")
+    return RecomputeResult(name, status_of(rows), rows)
+
+
+def gold_label_rows(log: dict[str, dict[str, dict]], golds: dict[str, GoldItem]) -> list[MetricRow]:
+    """Per variant: how many logged items are in the benchmark with the gold label the log recorded."""
+    rows = []
+    for variant, records in log.items():
+        agreeing = sum(1 for i, rec in records.items() if i in golds and gold_as_logged(rec) == golds[i].gold)
+        rows.append(compared(variant, "logged gold = benchmark gold (items)", len(records), agreeing))
+    return rows
+
+
+def gold_as_logged(rec: dict) -> str:
+    """A record's gold as a label: claim logs hold the label, WTQ logs the answer list."""
+    gold = rec.get("gold")
+    return wtq_answer_label(gold) if isinstance(gold, list) else str(gold)
+
+
+def stated_figure_rows(benchmark: str, log: dict[str, dict[str, dict]], golds: dict[str, GoldItem],
+                       stated: dict[str, tuple[str, ...]], runs_dir: Path, report_name: str) -> list[MetricRow]:
+    """The README's figures for a log beside the log's own; a figure written with decimals is compared at the
+    precision it is written with (0.702 against the recomputed accuracy rounded to three places)."""
+    if len(log) != 1:  # the README states one variant's figures; which one would be a guess
+        return [MetricRow("", figure, value, note="the log has several variants") for figure, value in stated.items()]
+    (variant, records), = log.items()
+    right = {i: is_right(benchmark, rec["pred"], golds[i]) for i, rec in records.items()}
+    n = len(records)
+    supports = sum(golds[i].gold == "SUPPORTS" for i in records)
+    rows = []
+    for figure, values in stated.items():
+        if figure == "items logged":
+            rows.append(compared(variant, "items logged (README)", int(values[0]), n))
+        elif figure == "right":
+            rows.append(compared(variant, "right (README)", int(values[0]), sum(right.values())))
+        elif figure == "accuracy":
+            rows.append(written_precision_row(variant, "accuracy (README)", values[0], sum(right.values()) / n))
+        elif figure == "always SUPPORTS":
+            if "." in values[0]:
+                rows.append(written_precision_row(variant, "always SUPPORTS (README)", values[0], supports / n))
+            else:
+                rows.append(compared(variant, "always SUPPORTS right (README)", int(values[0]), supports))
+        elif figure == "paired":
+            rows += paired_rows(benchmark, variant, right, values, runs_dir / f"{report_name}-{values[0]}.jsonl",
+                                golds)
+    return rows
+
+
+def written_precision_row(variant: str, metric: str, written: str, recomputed: float) -> MetricRow:
+    places = len(written.partition(".")[2])
+    return compared(variant, metric, float(written), recomputed, places=places,
+                    note=f"compared at the {places} decimals written")
+
+
+def paired_rows(benchmark: str, variant: str, right: dict[str, bool], stated: tuple[str, ...], other: Path,
+                golds: dict[str, GoldItem]) -> list[MetricRow]:
+    """"paired with <commit>: G gained, L lost": items right here and wrong in the other log, and the reverse."""
+    other_commit, gained, lost = stated
+    if not other.exists():
+        return [MetricRow(variant, f"paired with {other_commit} (README)", f"{gained} gained, {lost} lost",
+                          note=f"{other.name} is not committed")]
+    theirs = read_run_log(other).get(variant, {})
+    other_right = {i: is_right(benchmark, rec["pred"], golds[i]) for i, rec in theirs.items() if i in golds}
+    shared = set(right) & set(other_right)
+    return [compared(variant, f"gained vs {other_commit} (README)", int(gained),
+                     sum(right[i] and not other_right[i] for i in shared)),
+            compared(variant, f"lost vs {other_commit} (README)", int(lost),
+                     sum(other_right[i] and not right[i] for i in shared))]
+
+
+def backed_report_rows(benchmark: str, log: dict[str, dict[str, dict]], golds: dict[str, GoldItem], commit: str,
+                       report_path: Path) -> list[MetricRow]:
+    """Where the published report says its predictions of a variant came from this log's commit: its predictions
+    are the log's, and its figures come again from the log."""
+    try:
+        report = json.loads(report_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    rows = []
+    for variant, commits in (report.get("provenance") or {}).items():
+        if commit not in commits or variant not in log:
+            continue
+        published_preds = report.get("predictions", {}).get(variant, {})
+        logged = {i: rec["pred"] for i, rec in log[variant].items() if i in set(report.get("item_ids", []))}
+        agreeing = sum(1 for i, pred in published_preds.items() if logged.get(i) == pred)
+        rows.append(compared(variant, f"{report_path.name} predictions = log's", len(published_preds), agreeing))
+        recomputed = prediction_metrics(benchmark, logged, golds, report.get("labels"))
+        published = report.get("variants", {}).get(variant, {})
+        rows += [compared(variant, f"{report_path.name} {key}", published[key], recomputed.get(key))
+                 for key in ("accuracy", "macro_f1", "n") if published.get(key) is not None]
+    return rows
+
+
+# -- all of them ----------------------------------------------------------------------------------------------
+def recompute_all(eval_docs: Path, eval_dir: Path, kb_dir: Path,
+                  names: tuple[str, ...] = ()) -> list[RecomputeResult]:
+    """Every report ``<eval_docs>/*.json`` and run log ``<eval_docs>/runs/*.jsonl`` (or those ``names`` name: a
+    report's name, a log's file name without ``.jsonl``, with or without ``runs/``)."""
+    reports = {p.stem: p for p in sorted(eval_docs.glob("*.json"))}
+    logs = {p.stem: p for p in sorted((eval_docs / RUNS_DIR).glob("*.jsonl"))}
+    wanted = [n.removeprefix(f"{RUNS_DIR}/").removesuffix(".jsonl").removesuffix(".json") for n in names]
+    unknown = [n for n in wanted if n not in reports and n not in logs]
+    if unknown:
+        raise cannot_check(f"No report or run log named {', '.join(unknown)} in {eval_docs}.")
+    chosen = set(wanted) if wanted else set(reports) | set(logs)
+    results = [recompute_report(p, eval_dir, kb_dir) for n, p in reports.items() if n in chosen]
+    return results + [recompute_run_log(p, eval_dir, kb_dir) for n, p in logs.items() if n in chosen]
+
+
+def shown(value: Any) -> str:
+    return f"{value:.10g}" if isinstance(value, float) else str(value)
+
+
+def row_text(row: MetricRow) -> str:
+    """``program accuracy 0.702 = 0.702``; ``!=`` where they differ; the note where nothing was recomputed."""
+    label = f"{row.variant} {row.metric}".strip()
+    if row.recomputed is None and row.ok is not True:
+        return f"{label} {shown(row.published)} ({row.note})"
+    sign = "=" if row.ok else "!="
+    return f"{label} {shown(row.published)} {sign} {shown(row.recomputed)}" + (f" ({row.note})" if row.note else "")
+
+
+def result_line(result: RecomputeResult) -> str:
+    """One line per report: name, status, then every figure published against recomputed."""
+    head = f"{result.report}: {result.status}"
+    if result.status == NO_LOG:  # nothing recomputed: what is missing and how much it leaves unchecked
+        return f"{head} (missing: {', '.join(result.missing)})" + (f" | {unbacked_summary(result.rows)}"
+                                                                   if result.rows else "")
+    return head + (" | " + "; ".join(row_text(r) for r in result.rows) if result.rows else "")
+
+
+def unbacked_summary(rows: list[MetricRow]) -> str:
+    """``3 published figures (accuracy, n) of 2 variants and the majority_baseline, not recomputable``."""
+    per_variant = [r for r in rows if r.variant]
+    metrics = ", ".join(dict.fromkeys(r.metric for r in per_variant))
+    variants = len({r.variant for r in per_variant})
+    parts = [f"{len(per_variant)} published figures ({metrics}) of {variants} variants"] if per_variant else []
+    parts += [f"the {r.metric}" for r in rows if not r.variant]
+    return " and ".join(parts) + ", not recomputable"
+
+
+def register(group) -> None:
+    from assistant.evals.report import DOCS_DIR
+
+    @group.command("recompute")
+    @click.argument("names", nargs=-1)
+    @click.option("--docs-dir", type=click.Path(file_okay=False, path_type=Path), default=DOCS_DIR,
+                  show_default=True, help="The docs folder whose eval/*.json reports and eval/runs logs are checked.")
+    def recompute_command(names: tuple[str, ...], docs_dir: Path) -> None:
+        """Recompute published eval figures from their per-item predictions.
+
+        Exit status: 0 when every recomputable figure comes out as published, 1 on any mismatch, 2 when nothing
+        could be checked (data folders not set, a benchmark file or a named report missing).
+        """
+        from assistant.settings import Settings
+
+        eval_dir, kb_dir = data_dirs(Settings())
+        try:
+            results = recompute_all(Path(docs_dir) / "eval", eval_dir, kb_dir, names)
+        except FileNotFoundError as exc:  # a data folder without the benchmark's file: say which
+            raise cannot_check(f"Benchmark file not found: {exc.filename}.") from exc
+        for result in results:
+            click.echo(result_line(result))
+        if any(r.status == MISMATCH for r in results):
+            click.get_current_context().exit(1)
+
+
+def data_dirs(settings) -> tuple[Path, Path]:
+    """The benchmark and KB-mirror folders, or a ClickException naming the ones that are not set."""
+    folders = {"EVIDENTIA_EVAL_DATA_DIR (e.g. ../shared/eval-data)": settings.eval_data_dir,
+               "EVIDENTIA_KB_MIRROR_DIR (e.g. ../shared/kb-data)": settings.kb_mirror_dir}
+    absent = [env for env, folder in folders.items() if folder is None or not Path(folder).is_dir()]
+    if absent:
+        raise cannot_check("Gold labels come from the benchmark data: set " + " and ".join(absent) + ".")
+    return Path(settings.eval_data_dir), Path(settings.kb_mirror_dir)
+
+
+def cannot_check(message: str) -> click.ClickException:
+    """A ClickException that exits 2, so that "could not check" differs from a mismatch's 1."""
+    exc = click.ClickException(message)
+    exc.exit_code = 2
+    return exc
