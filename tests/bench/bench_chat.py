@@ -90,9 +90,14 @@ def right_status(row: dict) -> bool:
 BENCH_DIR = Path(__file__).resolve().parents[2] / "docs" / "bench"
 
 
+def area_dir(area: str) -> Path:
+    """docs/bench/ holds the latest run of the default ("chat"); another area (a configuration measured beside it,
+    e.g. chat-bf16) goes under docs/bench/runs/ (#75: one canonical result per area)."""
+    return BENCH_DIR if area == "chat" else BENCH_DIR / "runs"
+
+
 async def main(limit: int | None, resume: bool, area: str) -> None:
-    # Another area (e.g. chat-bf16) keeps a second configuration's turns beside the default's.
-    rows_path = BENCH_DIR / f"{area}_turns.json"
+    rows_path = area_dir(area) / f"{area}_turns.json"
     settings = Settings()
     deps = Deps(settings)
     # --resume keeps measured conversations and runs only those not yet measured (whole conversations,
@@ -162,7 +167,8 @@ async def main(limit: int | None, resume: bool, area: str) -> None:
         f"the KB holds the answer, `no_evidence` for the {len(NOT_IN_KB)} questions it does not answer "
         f"({'; '.join(sorted(NOT_IN_KB))}); a multiple-choice reply counts only if it names the right option "
         f"({len(MC_GOLD)} such question). Served weights: "
-        f"{served_weights(settings)}. Per-turn rows: {rows_path.name}."))
+        f"{served_weights(settings)}. Per-turn rows: {rows_path.name}."),
+        runs=area != "chat")
 
 
 def served_weights(settings: Settings) -> str:

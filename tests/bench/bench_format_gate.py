@@ -40,7 +40,7 @@ BENCH_DIR = Path(__file__).resolve().parents[2] / "docs" / "bench"
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 GATE_POINTS = 2.0  # the issue's limit: no measure may drop by more than 2 points
 # Candidate -> (the results name under docs/bench/, what it is, the arm it is compared with). Each arm's runs are
-# logged as pht-dev.<arm>.jsonl and docs/bench/chat-<arm>.json. The JSON layouts' base is its own arm ("default")
+# logged as pht-dev.<arm>.jsonl and docs/bench/runs/chat-<arm>.json. The JSON layouts' base is its own arm ("default")
 # so that re-measuring it leaves the bf16 runs behind the published format gate as they were.
 CANDIDATES = {
     "w8a8": ("format_gate", "the same model quantized to W8A8", "bf16"),
@@ -67,14 +67,14 @@ def pht_records(path: Path) -> dict[str, dict]:
 
 def chat_results(area: str) -> dict[str, float]:
     """bench_chat.py's measures for one area (its definitions of the rates, not a second copy of them)."""
-    results = json.loads((BENCH_DIR / f"{area}.json").read_text())["results"]
+    results = json.loads((BENCH_DIR / "runs" / f"{area}.json").read_text())["results"]
     return {metric: entry["value"] for metric, entry in results.items()}
 
 
 def main(candidate: str, logs: Path) -> None:
     b = CANDIDATES[candidate][2]  # the base arm's name
     needed = [logs / f"pht-dev.{b}.jsonl", logs / f"pht-dev.{candidate}.jsonl",
-              BENCH_DIR / f"chat-{b}.json", BENCH_DIR / f"chat-{candidate}.json"]
+              BENCH_DIR / "runs" / f"chat-{b}.json", BENCH_DIR / "runs" / f"chat-{candidate}.json"]
     missing = [str(p) for p in needed if not p.exists()]
     if missing:  # nothing to compare yet: say what to run (the module docstring), and leave `make bench` going
         print(f"format gate skipped: missing {', '.join(missing)}.\n{__doc__}")
