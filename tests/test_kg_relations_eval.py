@@ -55,6 +55,7 @@ def test_run_resumes_and_honours_limit(tmp_settings, tmp_path, monkeypatch):
                 "seconds": 1.0}
 
     monkeypatch.setattr(ev, "_ask", fake_ask)
+    monkeypatch.setattr(ev, "split_items", lambda items, split: items)  # both diseases of the mini graph
     docs = tmp_path / "docs"
     ev.run(1, settings=tmp_settings, docs_dir=docs)
     assert asked == ["Parkinson's disease"]
@@ -67,3 +68,34 @@ def test_run_resumes_and_honours_limit(tmp_settings, tmp_path, monkeypatch):
     assert row["precision"] == 2 / 3 and row["cited_rate"] == 1.0 and row["items_answered"] == 2
     assert report["majority_label"] == "Valproic Acid" and report["majority_baseline"] == 1.0
     assert (docs / "eval" / "kg-relations.md").exists() and (docs / "eval" / "kg-relations.png").exists()
+
+
+def test_half_the_diseases_are_reported_and_none_tuned_on_is_among_them():
+    """#75: the reported half is fixed by its seed, disjoint from the tuning half, and never holds glaucoma, which a
+    rule was written from."""
+    items = [{"id": f"DOID:{i}", "disease": "glaucoma" if i == 7 else f"disease {i}", "drugs": ["X"]} for i in range(91)]
+    test, dev = ev.split_items(items, "test"), ev.split_items(items, "dev")
+    assert len(test) == 45 and len(dev) == 46 and not {i["id"] for i in test} & {i["id"] for i in dev}
+    assert sorted(i["id"] for i in test + dev) == sorted(i["id"] for i in items)
+    assert "glaucoma" in [i["disease"] for i in dev]
+    assert ev.split_items(items, "test") == test  # the same every run
+
+
+def test_a_sealed_kg_relations_run_is_counted_and_stamped(tmp_settings, tmp_path, monkeypatch):
+    from assistant.evals.sealed import ledger
+
+    mini_graph(tmp_settings, tmp_path)
+
+    async def fake_ask(deps, item):
+        return {"answer": f"{item['drugs'][0]} [P1].", "status": "verified", "cited": ["P1"], "cited_fact": True,
+                "facts_for_disease": 1, "first_evidence": ["P1"], "seconds": 1.0}
+
+    monkeypatch.setattr(ev, "_ask", fake_ask)
+    docs = tmp_path / "docs"
+    report = json.loads(ev.run(None, settings=tmp_settings, docs_dir=docs).read_text())
+    assert report["sealed"] is True and report["split"] == "test" and report["items"] == 1
+    assert [e["kind"] for e in ledger(docs)] == ["sealed"]
+    assert "source graph" in (docs / "eval" / "kg-relations.md").read_text()
+    dev = json.loads(ev.run(None, settings=tmp_settings, docs_dir=docs, split="dev").read_text())
+    assert dev["benchmark"] == "kg-relations-dev" and set(dev["item_ids"]).isdisjoint(report["item_ids"])
+    assert len(ledger(docs)) == 1  # a dev run is not a look at test

@@ -11,7 +11,10 @@ whole turn (intent, plan, retrieval, answer). Scores, over the answered items:
   (the plumbing alone, no model);
 - ``named_none_rate``, ``verified_rate``, ``median_turn_s``.
 
-This checks the relation-aware plumbing; it is not a knowledge test. Baseline without a model: always
+This scores retrieval and composition against the source graph (Hetionet's own edges are both what is
+retrieved and what is scored); it is not a knowledge test. Half the diseases, chosen by seed, are the
+reported set (``--split test``), never looked at while developing; the other half (``--split dev``) is for
+tuning (#75). Baseline without a model: always
 naming the compound with the most treats/palliates edges among the items (``majority_baseline``).
 Per-item results are kept in ``<data_dir>/eval/kg-relations.results.jsonl``: a run resumes where the
 last one stopped, and ``--limit`` answers only the first N items.
@@ -37,6 +40,18 @@ KG = "hetionet"
 RELATIONS = ("CtD", "CpD")  # treats, palliates
 QUESTION = "What drugs treat {disease}?"
 MIN_NAME_CHARS = 4  # shorter compound names ("Ice") match ordinary words
+# Diseases a rule was written from before the split existed ("Which drugs are used for glaucoma?", typed as a new
+# user on 2026-11-25): kept out of the reported half.
+TUNED_ON = ("glaucoma",)
+SPLIT_SEED = 1  # which half is reported: fixed once, never chosen by a result
+
+
+def split_items(items: list[dict], split: str) -> list[dict]:
+    """The reported half ("test") or the tuning half ("dev") of ``items``, in their order; the diseases named in
+    :data:`TUNED_ON` are always in the tuning half."""
+    pool = [it for it in items if it["disease"].lower() not in TUNED_ON]
+    reported = {it["id"] for it in random.Random(SPLIT_SEED).sample(pool, len(items) // 2)}
+    return [it for it in items if (it["id"] in reported) == (split == "test")]
 
 
 def disease_items(graph, size: int = ITEMS, seed: int = SEED) -> list[dict]:
@@ -108,22 +123,35 @@ async def _ask(deps, item: dict) -> dict:
             "seconds": round(time.perf_counter() - t0, 2)}
 
 
-def run(limit: int | None, settings=None, docs_dir: Path | None = None) -> Path:
+def run(limit: int | None, settings=None, docs_dir: Path | None = None, split: str = "test",
+        exploratory: bool = False) -> Path:
     from assistant.deps import Deps
-    from assistant.evals.report import ResultsLog, write_eval
-    from kb.errors import LLMTimeout
+    from assistant.evals import sealed as sealing
+    from assistant.evals.report import ResultsLog, code_version, write_eval
     from assistant.settings import Settings
+    from kb.errors import LLMTimeout
 
     settings = settings or Settings()
     deps = Deps(settings)
     if not deps.kg.has_graph(KG):
         raise click.ClickException("Hetionet is not loaded: run `evidentia kb kg load hetionet` first.")
     graph = deps.kg.graph(KG)
-    items = disease_items(graph)
+    every = disease_items(graph)
+    items = split_items(every, split)
+    is_sealed = split == "test" and not exploratory
+    ledger_dir = docs_dir
+    if exploratory:
+        docs_dir = sealing.exploratory_docs_dir(settings)
+    this_code = code_version() if is_sealed else None
     pattern = compound_pattern(graph)
     canonical = {n.lower(): n for n, k in zip(graph.names, graph.kinds) if k == "Compound"}
-    log = ResultsLog(settings.data_dir / "eval" / f"{BENCHMARK}.results.jsonl")
-    todo = [it for it in items[:limit if limit is not None else len(items)] if not log.get("default", it["id"])]
+    log = ResultsLog(settings.data_dir / "eval" / f"{BENCHMARK}-{split}.results.jsonl")
+
+    def counts(rec: dict | None) -> bool:
+        """A logged answer counts when there is one, and in a sealed run when this commit's code gave it."""
+        return rec is not None and (not is_sealed or rec.get("commit") == this_code)
+
+    todo = [it for it in items[:limit if limit is not None else len(items)] if not counts(log.get("default", it["id"]))]
 
     async def answer_all():
         try:
@@ -145,21 +173,34 @@ def run(limit: int | None, settings=None, docs_dir: Path | None = None) -> Path:
 
     if todo:
         asyncio.run(answer_all())
+    if split == "test":
+        sealing.record_test_run(BENCHMARK, sealing.SEALED if is_sealed else sealing.EXPLORATORY, items=len(items),
+                                checked=len(todo), variants=["default"], docs_dir=ledger_dir)
     ids = {it["id"] for it in items}
-    records = [r for r in log.records("default") if r["id"] in ids]
+    records = [r for r in log.records("default") if r["id"] in ids and counts(r)]
     answered = {r["id"] for r in records}
     row = score(records)
-    notes = (f"Items: a fixed seeded set of {len(items)} diseases of the loaded {KG} with treats (CtD) or palliates "
-             f"(CpD) edges (all of them: Hetionet v1.0 has {len(items)} such diseases, fewer than the {ITEMS} asked "
-             f"for)." if len(items) < ITEMS else f"Items: {len(items)} diseases, random.Random({SEED}).sample.")
+    half = ("the reported half" if split == "test" else "the tuning half") + (
+        f" of the {len(every)} diseases with treats (CtD) or palliates (CpD) edges (Hetionet v1.0 has {len(every)}), "
+        f"chosen by random.Random({SPLIT_SEED}); {', '.join(TUNED_ON)} (a rule was written from it) is always in the "
+        "tuning half")
+    stamp = sealing.sealed_stamp(BENCHMARK, "the other half of the diseases (--split dev)", ledger_dir) \
+        if is_sealed else {}
+    notes = ((sealing.sealed_note(stamp) if stamp else "")
+             + ("EXPLORATORY run on the test split: not a published result. " if exploratory else "")
+             + f"Items: {len(items)} diseases, {half}.")
     notes += (f" Answered so far: {len(records)}. Question: \"{QUESTION}\", one fresh conversation each. A drug "
               f"counts as named when a Hetionet compound name (≥ {MIN_NAME_CHARS} characters) occurs in the answer "
               f"as a whole word; it is right when a treats or palliates edge joins it to the disease. "
-              f"`cited_rate`: answers citing a one-hop KG fact. This checks the relation-aware plumbing, not "
-              f"the model's knowledge.")
+              f"`cited_rate`: answers citing a one-hop KG fact. This scores retrieval and composition against the "
+              f"source graph (the facts retrieved and the edges scored are Hetionet's own), not the model's "
+              f"knowledge.")
     baseline = majority_baseline([it for it in items if it["id"] in answered] or items)
-    return write_eval(BENCHMARK, model=settings.llm_model, items=len(items), seed=SEED, variants={"default": row},
-                      notes=notes, extra={"question": QUESTION, "kg": KG, **baseline}, docs_dir=docs_dir,
+    name = BENCHMARK if split == "test" else f"{BENCHMARK}-{split}"
+    return write_eval(name, model=settings.llm_model, items=len(items), seed=SEED, variants={"default": row},
+                      notes=notes, extra={"question": QUESTION, "kg": KG, "split": split,
+                                          "item_ids": [it["id"] for it in items], **baseline, **stamp},
+                      docs_dir=docs_dir,
                       metric_keys=["precision", "cited_rate", "fact_retrieved_rate", "named_none_rate",
                                    "verified_rate", "median_turn_s", "items_answered"],
                       chart_metric="precision")
@@ -168,6 +209,13 @@ def run(limit: int | None, settings=None, docs_dir: Path | None = None) -> Path:
 def register(group) -> None:
     @group.command(BENCHMARK)
     @click.option("--limit", type=int, default=None, help="Answer only the first N items (default: all).")
-    def cmd(limit: int | None) -> None:
+    @click.option("--split", type=click.Choice(["test", "dev"]), default="test", show_default=True,
+                  help="test: the reported half of the diseases; dev: the half to tune on.")
+    @click.option("--exploratory", is_flag=True,
+                  help="Allow --limit on the test split: counted in docs/eval/test-runs.jsonl, never published.")
+    def cmd(limit: int | None, split: str, exploratory: bool) -> None:
         """'What drugs treat X?' for Hetionet's diseases: precision of the drugs named, share citing a fact."""
-        click.echo(f"Wrote {run(limit)}")
+        from assistant.evals import sealed as sealing
+
+        sealing.refuse_unsealed(split, replay=False, limit=limit, exploratory=exploratory)
+        click.echo(f"Wrote {run(limit, split=split, exploratory=exploratory)}")
