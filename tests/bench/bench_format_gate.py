@@ -1,11 +1,12 @@
 """The quality gate for a quantized default (#15): the same PubHealthTab dev claims and the same chat bench,
 served as bf16 and as the quantized copy, compared item by item.
 
-A quantized format may become the default only if neither measure drops by more than 2 points against bf16.
+A quantized format may become the default only if no measure drops by more than 2 points against bf16 and the claims,
+paired, show no significant loss, on the whole table-disjoint dev split: fixed before the run (#75).
 This script runs no model: it reads what the two runs logged, so each run can take the machine alone.
 
     # 1. with the bf16 server up (EVIDENTIA_MODEL_FORMAT=bf16 evidentia model serve)
-    evidentia eval pubhealthtab --split dev --variant program --limit 60 --concurrency 4
+    evidentia eval pubhealthtab --split dev --variant program --concurrency 4
     mv ~/.cache/evidentia/eval/tables-pubhealthtab-<model>-dev.jsonl <dir>/pht-dev.bf16.jsonl
     .venv/bin/python tests/bench/bench_chat.py --area chat-bf16
     # 2. the same with EVIDENTIA_MODEL_FORMAT=w8a8 (log moved to <dir>/pht-dev.w8a8.jsonl, chat area chat-w8a8)
@@ -38,7 +39,11 @@ from assistant.settings import Settings  # noqa: E402
 
 BENCH_DIR = Path(__file__).resolve().parents[2] / "docs" / "bench"
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
-GATE_POINTS = 2.0  # the issue's limit: no measure may drop by more than 2 points
+# The gate, fixed before any run (#75): sample size, threshold and test. Before, a gate that failed on the first 60
+# claims was extended to 195 and then passed, and its 2-point limit was smaller than bf16's own run-to-run swing.
+GATE_POINTS = 2.0  # no measure may drop by more than this many points ...
+GATE_P = 0.05  # ... and on the claims, paired, the candidate may not lose significantly (exact McNemar, two-sided)
+GATE_SPLIT = "the whole table-disjoint PubHealthTab dev split"  # every claim of it, in both arms, or no verdict
 # Candidate -> (the results name under docs/bench/, what it is, the arm it is compared with). Each arm's runs are
 # logged as pht-dev.<arm>.jsonl and docs/bench/runs/chat-<arm>.json. The JSON layouts' base is its own arm ("default")
 # so that re-measuring it leaves the bf16 runs behind the published format gate as they were.
@@ -71,6 +76,31 @@ def chat_results(area: str) -> dict[str, float]:
     return {metric: entry["value"] for metric, entry in results.items()}
 
 
+def dev_split_ids(eval_dir: Path | None = None) -> set[str]:
+    """The claims the gate is fixed to: every claim of PubHealthTab's table-disjoint dev split."""
+    from assistant.evals.tables_eval import load_split, select_items
+
+    eval_dir = eval_dir or Settings().eval_data_dir
+    if eval_dir is None:
+        sys.exit("Set EVIDENTIA_EVAL_DATA_DIR (../shared/eval-data): the gate needs the dev split's claims.")
+    return {it.id for it in select_items("pubhealthtab", load_split("pubhealthtab", Path(eval_dir), "dev"),
+                                         seed=0, limit=None, split="dev")}
+
+
+def incomplete_arms(base: dict, cand: dict, split: set[str]) -> str:
+    """What keeps the two arms from covering the whole split ("" when both do)."""
+    gaps = [f"{name} lacks {len(split - set(recs))} of its {len(split)} claims"
+            for name, recs in (("the base arm", base), ("the candidate", cand)) if split - set(recs)]
+    return "; ".join(gaps)
+
+
+def gate_passes(drops: dict[str, float], paired: dict[str, float]) -> bool:
+    """Every measure within GATE_POINTS of the base, and no significant paired loss on the claims (``paired`` is
+    :func:`mcnemar` of the candidate against the base: ``b_only`` are the claims only the base got right)."""
+    significant_loss = paired["b_only"] > paired["a_only"] and paired["p"] < GATE_P
+    return all(d <= GATE_POINTS for d in drops.values()) and not significant_loss
+
+
 def main(candidate: str, logs: Path) -> None:
     b = CANDIDATES[candidate][2]  # the base arm's name
     needed = [logs / f"pht-dev.{b}.jsonl", logs / f"pht-dev.{candidate}.jsonl",
@@ -82,8 +112,10 @@ def main(candidate: str, logs: Path) -> None:
     base = pht_records(logs / f"pht-dev.{b}.jsonl")
     cand = pht_records(logs / f"pht-dev.{candidate}.jsonl")
     shared = sorted(set(base) & set(cand))
-    if not shared:
-        sys.exit("The two PubHealthTab logs share no claims: run both formats on the same --limit first.")
+    short = incomplete_arms(base, cand, dev_split_ids())
+    if short:
+        sys.exit(f"No gate verdict: the gate is fixed to {GATE_SPLIT}, and {short}. Run both arms on all of it "
+                 "(evidentia eval pubhealthtab --split dev --variant program, no --limit).")
 
     def scores(recs: dict[str, dict]) -> dict:
         return classification_metrics([recs[i]["gold"] for i in shared], [recs[i]["pred"] for i in shared], LABELS)
@@ -102,7 +134,7 @@ def main(candidate: str, logs: Path) -> None:
 
     gb, gc = gated(sb, qb), gated(sc, qc)
     drops = {measure: 100 * (gb[measure] - gc[measure]) for measure in gb}
-    passed = all(d <= GATE_POINTS for d in drops.values())
+    passed = gate_passes(drops, paired[f"{candidate} vs {b}"])
     lat_b = statistics.median(base[i]["latency_s"] for i in shared)
     lat_c = statistics.median(cand[i]["latency_s"] for i in shared)
     results = {
@@ -129,9 +161,10 @@ def main(candidate: str, logs: Path) -> None:
     rows = "\n".join(f"| {k} | {d:+.1f} |" for k, d in drops.items())
     notes = (
         f"{b} (the default server) against {candidate}: {CANDIDATES[candidate][1]}, served by vLLM on this CPU; "
-        f"PubHealthTab: the first "
-        f"{len(shared)} claims of the dev (tuning) split, default `program` variant; chat: the 20 questions of "
-        f"tests/bench/bench_chat.py. Gate: no measure may drop by more than {GATE_POINTS:g} points. "
+        f"PubHealthTab: all "
+        f"{len(shared)} claims of the table-disjoint dev (tuning) split, default `program` variant; chat: the 20 questions of "
+        f"tests/bench/bench_chat.py. Gate, fixed before the run: {GATE_SPLIT}; no measure may drop by more than "
+        f"{GATE_POINTS:g} points, and the candidate may not lose on the claims at p < {GATE_P:g} (exact McNemar). "
         f"**{'Passed' if passed else 'Failed'}.**\n\n| measure | drop against {b} (points; negative = "
         f"{candidate} better) |\n|---|---|\n{rows}\n\n" + "\n".join(paired_notes(paired, "claims")) + "\n"
         f"- Always-SUPPORTS on these claims: "
