@@ -34,8 +34,8 @@ def baselines_command(benchmarks: tuple[str, ...]) -> None:
 
 
 def _attach() -> None:
-    from assistant.evals import (kg_eval, kg_harvest_eval, kg_relations_eval, pubmedqa_eval, readme_numbers,
-                                 recompute, retrieval_eval, tables_eval)
+    from assistant.evals import (chat_eval, kg_eval, kg_harvest_eval, kg_relations_eval, pubmedqa_eval,
+                                 readme_numbers, recompute, retrieval_eval, tables_eval)
 
     tables_eval.register(eval_group)
     retrieval_eval.register(eval_group)
@@ -45,6 +45,7 @@ def _attach() -> None:
     kg_harvest_eval.register(eval_group)
     recompute.register(eval_group)
     readme_numbers.register(eval_group)
+    chat_eval.register(eval_group)
 
 
 _attach()

@@ -202,6 +202,8 @@ def recompute_report(path: Path, eval_dir: Path, kb_dir: Path) -> RecomputeResul
     """Recompute a published ``docs/eval/<name>.json`` from its per-item predictions and the benchmark's gold."""
     report = json.loads(Path(path).read_text(encoding="utf-8"))
     name = Path(path).stem
+    if benchmark_and_split(name)[0] == "chat":
+        return recompute_chat(name, report)
     missing = [key for key in ("predictions", "item_ids") if not report.get(key)]
     if missing or not is_table_benchmark(name):
         return no_log_result(name, report, missing or ["a gold-label loader for this benchmark"])
@@ -239,6 +241,28 @@ def prediction_rows(benchmark: str, report: dict, item_ids: list[str], golds: di
         rows += variant_rows(benchmark, variant, published.get(variant), preds, golds, report.get("labels"),
                              majority_label)
     return rows
+
+
+def recompute_chat(name: str, report: dict) -> RecomputeResult:
+    """The gold-scored chat bench: each logged reply scored again against chat_gold.jsonl, the figures recomputed."""
+    from assistant.evals.chat_eval import load_questions, score_reply, summarize
+
+    per_item = report.get("per_item")
+    if not per_item:
+        return no_log_result(name, report, ["per_item"])
+    golds = {q.id: q for q in load_questions()}
+    unknown = sorted(set(per_item) - set(golds))
+    if unknown:
+        return RecomputeResult(name, MISMATCH, [MetricRow("", "questions in chat_gold.jsonl", len(per_item),
+                                                          len(per_item) - len(unknown), False, ", ".join(unknown[:5]))])
+    scored = [{"answerable": golds[i].answerable, "status": r["status"],
+               "right": score_reply(golds[i], r["status"], r["answer"] or ""),
+               "citations_valid": r["citations_valid"], "seconds": r.get("seconds")} for i, r in per_item.items()]
+    figures = summarize(scored)
+    published = report.get("variants", {}).get("default", {})
+    rows = [compared("default", metric, published.get(metric), figures[metric]) for metric in figures
+            if metric in published]
+    return RecomputeResult(name, status_of(rows), rows)
 
 
 def no_log_result(name: str, report: dict, missing: list[str]) -> RecomputeResult:
