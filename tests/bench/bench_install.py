@@ -102,8 +102,9 @@ def main(keep: bool, compare: Path | None) -> None:
             results["packages_differing_from_compared_install"] = (len(differs), "count")
         write_bench("install", results, notes=(
             f"A bare clone of {commit}, each step as `make run` does it, with a new empty data folder "
-            f"(`tests/bench/bench_install.py`). pip's download cache was {'empty' if cache_was_empty else 'warm'} "
-            "(a first install on a new machine downloads about 4 GB more). The app venv holds exactly the lock: "
+            f"(`tests/bench/bench_install.py`). pip's download cache was {'empty' if cache_was_empty else 'warm'}"
+            + ("" if cache_was_empty else " (a first install on a new machine also downloads every wheel: not "
+               "measured here)") + ". The app venv holds exactly the lock: "
             f"{len(outside)} packages at another version than locked ({outside or 'none'}), {len(missing)} locked but "
             f"absent ({missing or 'none'}); pip itself counts only where the lock pins it. Its packages are in "
             "docs/bench/install-freeze.txt"
