@@ -127,7 +127,7 @@ async def _ask_conversation(deps, questions: list[Question]) -> list[dict]:
         r = await bot.run_turn(q.question)
         evidence_ids = {e.id for e in r.evidence}
         rows.append({"id": q.id, "conversation": q.conversation, "answerable": q.answerable, "status": r.status,
-                     "right": score_reply(q, r.status, r.answer), "answer": r.answer[:400],
+                     "right": score_reply(q, r.status, r.answer), "answer": r.answer,
                      "cited": r.reply_cited, "citations_valid": set(r.reply_cited) <= evidence_ids and not r.invalid,
                      "seconds": round(time.perf_counter() - t0, 2)})
     return rows
@@ -184,8 +184,11 @@ def run(settings=None, *, split: str = "test", exploratory: bool = False, limit:
         sealing.record_test_run(BENCHMARK, sealing.SEALED if is_sealed else sealing.EXPLORATORY,
                                 items=len(questions), checked=sum(len(t) for t in todo), variants=["default"],
                                 docs_dir=ledger_dir)
-    ids = {q.id for q in questions}
-    rows = [r for r in log.records("default") if r["id"] in ids and counts(r)]
+    by_id = {q.id: q for q in questions}
+    # Scored again from the logged reply, against today's gold (a gold string added later counts the same way).
+    rows = [{**r, "answerable": by_id[r["id"]].answerable,
+             "right": score_reply(by_id[r["id"]], r["status"], r.get("answer") or "")}
+            for r in log.records("default") if r["id"] in by_id and counts(r)]
     store = Deps(settings).text_kb
     variants = {"default": summarize(rows), "top-sentence baseline": summarize(baseline_rows(questions, store))}
     stamp = sealing.sealed_stamp(BENCHMARK, "the dev half of the conversations", ledger_dir) if is_sealed else {}

@@ -50,7 +50,7 @@ BENCH_FIGURES = (
 
 # The configuration each benchmark's headline is: the shipped default.
 EVAL_HEADLINES = {"tabfact": "program", "scitab": "program", "pubhealthtab": "program",
-                  "wikitablequestions": "program", "pubmedqa": "default"}
+                  "wikitablequestions": "program", "pubmedqa": "default", "chat": "default"}
 
 
 def _load(path: Path) -> dict | None:
@@ -85,7 +85,11 @@ def eval_rows(docs_dir: Path = DOCS_DIR) -> list[str]:
         if not result or result.get("accuracy") is None:
             continue
         macro = f" (macro-F1 {result['macro_f1']:.3f})" if result.get("macro_f1") is not None else ""
-        baselines = [f"majority {data['majority_baseline']:.3f}"] if data.get("majority_baseline") is not None else []
+        constant = "always abstain" if data.get("majority_label") == "always abstain" else "majority"
+        baselines = ([f"{constant} {data['majority_baseline']:.3f}"] if data.get("majority_baseline") is not None
+                     else [])
+        if (top := data.get("variants", {}).get("top-sentence baseline")) is not None:
+            baselines.append(f"top retrieved sentence {top['accuracy']:.3f}")
         if data.get("first_option_baseline") is not None:
             baselines.append(f"first option {data['first_option_baseline']:.3f}")
         if data.get("yes_baseline") is not None:
