@@ -424,21 +424,23 @@ def ensure_default_kb(settings: Settings) -> None:
     download: a KB built from none or some of them would answer as if it were whole ("KB: 0 sentences").
     """
     from assistant.deps import Deps
-    from kb.default_corpus import missing_default_sources, missing_sources_message
+    from kb.default_corpus import KG_MIRROR_FOLDERS, missing_default_sources, missing_sources_message
 
     empty = Deps(settings).empty_sources()
     if not empty:
         return
-    missing = {name: why for name, why in missing_default_sources(settings, kgs="kg" in empty).items()
-               if "text" in empty or name in ("hetionet", "conceptnet")}
+    missing = missing_default_sources(settings, text="text" in empty, kgs="kg" in empty)
     if missing:
         raise click.ClickException(missing_sources_message(missing))
-    steps = []
+    # (what to say first, or None; the `evidentia` command) for each store still empty
+    steps: list[tuple[str | None, list[str]]] = []
     if "text" in empty:
         steps.append(("Building the default knowledge base (first run only)…", ["kb", "build", "--default"]))
     if "kg" in empty:
-        steps += [("Loading the default knowledge graphs (first run only)…" if i == 0 else None,
-                   ["kb", "kg", "load", name]) for i, name in enumerate(("hetionet", "conceptnet"))]
+        say = "Loading the default knowledge graphs (first run only)…"
+        for name in KG_MIRROR_FOLDERS:
+            steps.append((say, ["kb", "kg", "load", name]))
+            say = None
     for say, args in steps:
         if say:
             click.echo(say, err=True)

@@ -75,26 +75,22 @@ MIRROR_HINT = ("Set EVIDENTIA_KB_MIRROR_DIR to a folder that holds the sources (
                "../shared/kb-data; its SOURCES.md says what goes where), then run again.")
 
 
-def missing_default_sources(settings, *, only: Iterable[str] | None = None, kgs: bool = False,
-                            download: bool = True) -> dict[str, str]:
+def missing_default_sources(settings, *, only: Iterable[str] | None = None, text: bool = True,
+                            kgs: bool = False) -> dict[str, str]:
     """Which default sources cannot be had, and why: ``{name: reason}``, empty when all can.
 
-    A text source is had from the mirror, from an earlier download, or by downloading it now (``download``;
-    the build downloads it anyway, so nothing is fetched twice). With ``kgs``, the graphs' mirror folders too.
-    Checked before anything is built, so a machine with neither network nor mirror builds nothing half-way.
+    With ``text``, the text sources: each is had from the mirror, from an earlier download, or by downloading it now
+    (the build downloads it anyway, so nothing is fetched twice). With ``kgs``, the graphs' mirror folders. Checked
+    before anything is built, so a machine with neither network nor mirror builds nothing half-way.
     """
     corpus = DefaultCorpus(settings.kb_mirror_dir, settings.data_dir / "kb-sources")
     missing: dict[str, str] = {}
-    for name, (parts, cached) in SOURCE_FILES.items():
-        if (only and name not in only) or corpus._mirror_file(*parts) is not None:
-            continue
-        if (corpus.cache / cached).exists():
-            continue
-        if not download:
-            missing[name] = "no local copy"
+    for name in (SOURCE_FILES if text else ()):
+        if (only and name not in only) or corpus.mirrored(name) is not None \
+                or (corpus.cache / SOURCE_FILES[name][1]).exists():  # downloaded earlier
             continue
         try:
-            _download(UPSTREAM[name], corpus.cache / cached)
+            corpus.fetched(name)
         except SourceUnavailable:
             missing[name] = f"no local copy, and {UPSTREAM[name]} could not be downloaded"
     for name, folder in (KG_MIRROR_FOLDERS.items() if kgs else ()):
@@ -221,13 +217,21 @@ class DefaultCorpus:
         p = self.mirror.joinpath(*parts)
         return p if p.exists() else None
 
+    def mirrored(self, name: str) -> Path | None:
+        """A source's file (or folder) in the mirror, if the mirror holds it."""
+        return self._mirror_file(*SOURCE_FILES[name][0])
+
+    def fetched(self, name: str) -> Path:
+        """A source's upstream file, downloaded once into the cache folder (SourceUnavailable if it cannot be)."""
+        return _download(UPSTREAM[name], self.cache / SOURCE_FILES[name][1])
+
     # -- sources ----------------------------------------------------------------------------------
     def openbookqa(self) -> Iterator[Document]:
-        path = self._mirror_file("openbookqa", "openbook.txt")
+        path = self.mirrored("openbookqa")
         if path is not None:
             lines = path.read_text(encoding="utf-8").splitlines()
         else:
-            z = zipfile.ZipFile(_download(UPSTREAM["openbookqa"], self.cache / "OpenBookQA-V1-Sep2018.zip"))
+            z = zipfile.ZipFile(self.fetched("openbookqa"))
             name = next(n for n in z.namelist() if n.endswith("openbook.txt"))
             lines = z.read(name).decode("utf-8").splitlines()
         for i, line in enumerate(lines, 1):
@@ -237,12 +241,12 @@ class DefaultCorpus:
                                source="openbookqa", url=UPSTREAM["openbookqa"], license=LICENSES["openbookqa"])
 
     def worldtree(self) -> Iterator[Document]:
-        folder = self._mirror_file("worldtree-v2.1-tablestore", "tables")
+        folder = self.mirrored("worldtree")
         if folder is not None:
             for table in sorted(folder.glob("*.tsv")):
                 yield from _worldtree_documents(table.stem, table.read_bytes())
             return
-        z = _open_zip(_download(UPSTREAM["worldtree"], self.cache / ARCHIVE_NAMES["worldtree"]))
+        z = _open_zip(self.fetched("worldtree"))
         with z:
             # <repo>-<sha>/data/tables/NAME.tsv, in file-name order like the mirror folder
             tables = sorted((name.split("/")[-1], name) for name in z.namelist()
@@ -254,7 +258,7 @@ class DefaultCorpus:
                 yield from _worldtree_documents(base[:-len(".tsv")], z.read(name))
 
     def medquad(self) -> Iterator[Document]:
-        path = self._mirror_file("medquad", "medquad_answered.jsonl.gz")
+        path = self.mirrored("medquad")
         if path is not None:
             with gzip.open(path, "rt", encoding="utf-8") as fh:
                 records = [json.loads(line) for line in fh]
@@ -264,7 +268,7 @@ class DefaultCorpus:
 
     def _medquad_upstream_records(self) -> list[dict]:
         """Every answered QA pair in the upstream archive: <repo>-<sha>/<collection>/<file>.xml, in path order."""
-        z = _open_zip(_download(UPSTREAM["medquad"], self.cache / ARCHIVE_NAMES["medquad"]))
+        z = _open_zip(self.fetched("medquad"))
         records: list[dict] = []
         skipped = self.skipped.setdefault("medquad", [])
         skipped.clear()
@@ -281,8 +285,7 @@ class DefaultCorpus:
         return records
 
     def pubmedqa(self) -> Iterator[Document]:
-        path = self._mirror_file("pubmedqa", "ori_pqal.json") or _download(UPSTREAM["pubmedqa"],
-                                                                          self.cache / "ori_pqal.json")
+        path = self.mirrored("pubmedqa") or self.fetched("pubmedqa")
         data = json.loads(path.read_text(encoding="utf-8"))
         for pmid, rec in data.items():
             text = " ".join(rec.get("CONTEXTS", []) + ([rec["LONG_ANSWER"]] if rec.get("LONG_ANSWER") else []))
@@ -291,11 +294,11 @@ class DefaultCorpus:
                            license=LICENSES["pubmedqa"])
 
     def scifact(self) -> Iterator[Document]:
-        path = self._mirror_file("scifact-subset", "corpus_subset.jsonl")
+        path = self.mirrored("scifact")
         if path is not None:
             lines = path.read_text(encoding="utf-8").splitlines()
         else:
-            with tarfile.open(_download(UPSTREAM["scifact"], self.cache / "scifact-data.tar.gz")) as tar:
+            with tarfile.open(self.fetched("scifact")) as tar:
                 member = next(m for m in tar.getmembers() if m.name.endswith("corpus.jsonl"))
                 lines = tar.extractfile(member).read().decode("utf-8").splitlines()
         for line in lines:
