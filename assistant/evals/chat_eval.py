@@ -137,8 +137,8 @@ def run(settings=None, *, split: str = "test", exploratory: bool = False, limit:
         docs_dir: Path | None = None, echo=click.echo) -> Path:
     """Ask (or resume) the split's conversations and write docs/eval/chat[-dev].{json,md,png}."""
     from assistant.deps import Deps
-    from assistant.evals import sealed as sealing
-    from assistant.evals.report import ResultsLog, code_version, provenance, write_eval
+    from assistant.evals.report import ResultsLog, provenance, write_eval
+    from assistant.evals.sealed import SealedRun
     from assistant.settings import Settings
     from kb.errors import LLMUnavailable
 
@@ -147,15 +147,9 @@ def run(settings=None, *, split: str = "test", exploratory: bool = False, limit:
     if limit:
         keep = sorted({q.conversation for q in questions})[:limit]
         questions = [q for q in questions if q.conversation in keep]
-    is_sealed = split == "test" and not exploratory
-    ledger_dir = docs_dir
-    if exploratory:
-        docs_dir = sealing.exploratory_docs_dir(settings)
-    this_code = code_version() if is_sealed else None
+    run = SealedRun(BENCHMARK, split, exploratory, settings, docs_dir)
+    docs_dir = run.report_dir
     log = ResultsLog(settings.data_dir / "eval" / f"chat-gold-{split}.jsonl")
-
-    def counts(rec: dict | None) -> bool:
-        return rec is not None and (not is_sealed or rec.get("commit") == this_code)
 
     deps = Deps(settings)
     if "text" in deps.empty_sources():
@@ -163,7 +157,7 @@ def run(settings=None, *, split: str = "test", exploratory: bool = False, limit:
     conversations: dict[str, list[Question]] = {}
     for q in questions:
         conversations.setdefault(q.conversation, []).append(q)
-    todo = [turns for turns in conversations.values() if not all(counts(log.get("default", q.id)) for q in turns)]
+    todo = [turns for turns in conversations.values() if not all(run.counts(log.get("default", q.id)) for q in turns)]
 
     async def ask_all() -> None:
         try:
@@ -180,21 +174,17 @@ def run(settings=None, *, split: str = "test", exploratory: bool = False, limit:
             asyncio.run(ask_all())
     except LLMUnavailable as exc:
         raise click.ClickException(str(exc)) from exc
-    if split == "test":
-        sealing.record_test_run(BENCHMARK, sealing.SEALED if is_sealed else sealing.EXPLORATORY,
-                                items=len(questions), checked=sum(len(t) for t in todo), variants=["default"],
-                                docs_dir=ledger_dir)
+    run.record(items=len(questions), checked=sum(len(t) for t in todo), variants=["default"])
     by_id = {q.id: q for q in questions}
     # Scored again from the logged reply, against today's gold (a gold string added later counts the same way).
     rows = [{**r, "answerable": by_id[r["id"]].answerable,
              "right": score_reply(by_id[r["id"]], r["status"], r.get("answer") or "")}
-            for r in log.records("default") if r["id"] in by_id and counts(r)]
-    store = Deps(settings).text_kb
+            for r in log.records("default") if r["id"] in by_id and run.made_here(r)]
+    store = deps.text_kb  # the same stores the turns used (aclose closed only the model client)
     variants = {"default": summarize(rows), "top-sentence baseline": summarize(baseline_rows(questions, store))}
-    stamp = sealing.sealed_stamp(BENCHMARK, "the dev half of the conversations", ledger_dir) if is_sealed else {}
+    stamp = run.stamp("the dev half of the conversations")
     answerable = sum(q.answerable for q in questions)
-    notes = ((sealing.sealed_note(stamp) if stamp else "")
-             + ("EXPLORATORY run on the test half: not a published result.\n\n" if exploratory else "")
+    notes = (run.note(stamp)
              + f"The {split} half of {len(load_questions())} questions (`assistant/evals/chat_gold.jsonl`): "
              f"{len(questions)} questions in {len(conversations)} conversations, {answerable} the default knowledge "
              f"base or graphs answer and {len(questions) - answerable} they do not. Answered so far: {len(rows)}. "

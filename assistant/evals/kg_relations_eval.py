@@ -126,8 +126,8 @@ async def _ask(deps, item: dict) -> dict:
 def run(limit: int | None, settings=None, docs_dir: Path | None = None, split: str = "test",
         exploratory: bool = False) -> Path:
     from assistant.deps import Deps
-    from assistant.evals import sealed as sealing
-    from assistant.evals.report import ResultsLog, code_version, write_eval
+    from assistant.evals.report import ResultsLog, write_eval
+    from assistant.evals.sealed import SealedRun
     from assistant.settings import Settings
     from kb.errors import LLMTimeout
 
@@ -138,20 +138,13 @@ def run(limit: int | None, settings=None, docs_dir: Path | None = None, split: s
     graph = deps.kg.graph(KG)
     every = disease_items(graph)
     items = split_items(every, split)
-    is_sealed = split == "test" and not exploratory
-    ledger_dir = docs_dir
-    if exploratory:
-        docs_dir = sealing.exploratory_docs_dir(settings)
-    this_code = code_version() if is_sealed else None
+    run = SealedRun(BENCHMARK, split, exploratory, settings, docs_dir)
+    docs_dir = run.report_dir
     pattern = compound_pattern(graph)
     canonical = {n.lower(): n for n, k in zip(graph.names, graph.kinds) if k == "Compound"}
     log = ResultsLog(settings.data_dir / "eval" / f"{BENCHMARK}-{split}.results.jsonl")
-
-    def counts(rec: dict | None) -> bool:
-        """A logged answer counts when there is one, and in a sealed run when this commit's code gave it."""
-        return rec is not None and (not is_sealed or rec.get("commit") == this_code)
-
-    todo = [it for it in items[:limit if limit is not None else len(items)] if not counts(log.get("default", it["id"]))]
+    todo = [it for it in items[:limit if limit is not None else len(items)]
+            if not run.counts(log.get("default", it["id"]))]
 
     async def answer_all():
         try:
@@ -173,22 +166,17 @@ def run(limit: int | None, settings=None, docs_dir: Path | None = None, split: s
 
     if todo:
         asyncio.run(answer_all())
-    if split == "test":
-        sealing.record_test_run(BENCHMARK, sealing.SEALED if is_sealed else sealing.EXPLORATORY, items=len(items),
-                                checked=len(todo), variants=["default"], docs_dir=ledger_dir)
+    run.record(items=len(items), checked=len(todo), variants=["default"])
     ids = {it["id"] for it in items}
-    records = [r for r in log.records("default") if r["id"] in ids and counts(r)]
+    records = [r for r in log.records("default") if r["id"] in ids and run.made_here(r)]
     answered = {r["id"] for r in records}
     row = score(records)
     half = ("the reported half" if split == "test" else "the tuning half") + (
         f" of the {len(every)} diseases with treats (CtD) or palliates (CpD) edges (Hetionet v1.0 has {len(every)}), "
         f"chosen by random.Random({SPLIT_SEED}); {', '.join(TUNED_ON)} (a rule was written from it) is always in the "
         "tuning half")
-    stamp = sealing.sealed_stamp(BENCHMARK, "the other half of the diseases (--split dev)", ledger_dir) \
-        if is_sealed else {}
-    notes = ((sealing.sealed_note(stamp) if stamp else "")
-             + ("EXPLORATORY run on the test split: not a published result. " if exploratory else "")
-             + f"Items: {len(items)} diseases, {half}.")
+    stamp = run.stamp("the other half of the diseases (--split dev)")
+    notes = run.note(stamp) + f"Items: {len(items)} diseases, {half}."
     notes += (f" Answered so far: {len(records)}. Question: \"{QUESTION}\", one fresh conversation each. A drug "
               f"counts as named when a Hetionet compound name (≥ {MIN_NAME_CHARS} characters) occurs in the answer "
               f"as a whole word; it is right when a treats or palliates edge joins it to the disease. "

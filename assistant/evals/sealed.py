@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
@@ -77,3 +78,50 @@ def sealed_note(stamp: dict) -> str:
 def exploratory_docs_dir(settings) -> Path:
     """Where an exploratory run's report goes: the data folder, never docs/."""
     return Path(settings.data_dir) / "eval" / "exploratory"
+
+
+@dataclass
+class SealedRun:
+    """One evaluation run's place in the sealing, shared by every benchmark's runner: whether it is sealed, whose
+    logged results count, where its report goes, and what it writes to the ledger and the report."""
+
+    benchmark: str
+    split: str
+    exploratory: bool
+    settings: object
+    docs_dir: Path | None = None  # where published reports and the ledger go (None: the repository's docs/)
+    code: str | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.code = code_version() if self.sealed else None
+
+    @property
+    def sealed(self) -> bool:
+        return self.split == "test" and not self.exploratory
+
+    @property
+    def report_dir(self) -> Path | None:
+        """Where this run's report goes: the data folder for an exploratory run, else the published docs."""
+        return exploratory_docs_dir(self.settings) if self.exploratory else self.docs_dir
+
+    def made_here(self, rec: dict) -> bool:
+        """Whether a logged result may count: any in a dev or exploratory run, only this commit's in a sealed one."""
+        return not self.sealed or rec.get("commit") == self.code
+
+    def counts(self, rec: dict | None) -> bool:
+        return rec is not None and self.made_here(rec)
+
+    def record(self, *, items: int, checked: int, variants: list[str]) -> None:
+        """A run on the test split goes into the ledger, sealed or exploratory; a dev run does not."""
+        if self.split == "test":
+            record_test_run(self.benchmark, SEALED if self.sealed else EXPLORATORY, items=items, checked=checked,
+                            variants=variants, docs_dir=self.docs_dir)
+
+    def stamp(self, tuning_split: str) -> dict:
+        """What a sealed report records of itself ({} for any other run)."""
+        return sealed_stamp(self.benchmark, tuning_split, self.docs_dir) if self.sealed else {}
+
+    def note(self, stamp: dict) -> str:
+        """The report's opening lines: the sealed run's stamp, or the warning that an exploratory run is no result."""
+        return ((sealed_note(stamp) if stamp else "")
+                + ("EXPLORATORY run on the test split: not a published result.\n\n" if self.exploratory else ""))

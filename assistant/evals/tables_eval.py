@@ -264,9 +264,9 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
     (none is carried from a published report or an older log), the run is counted in the ledger, and the report
     records its commit, date and tuning split. ``exploratory`` runs go to the data folder, never to docs/.
     """
-    from assistant.evals import sealed as sealing
     from assistant.evals.report import (ResultsLog, bounded_map, label_baselines, mcnemar, paired_notes, provenance,
                                         write_eval)
+    from assistant.evals.sealed import SealedRun
     from assistant.llm import LLMClient
     from kb.errors import LLMResponseError, LLMTimeout
     from tools.verify_claim import PROGRAM_VARIANTS, check_claim
@@ -288,25 +288,18 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         embedder = Embedder(settings.embedding_model)
     suffix = ("" if filter_method == "cosine" else f"-{filter_method}") + ("" if split == "test" else f"-{split}")
     name = benchmark if split == "test" else f"{benchmark}-{split}"
-    is_sealed = split == "test" and not exploratory
-    ledger_dir = docs_dir
-    if exploratory:
-        docs_dir = sealing.exploratory_docs_dir(settings)
+    run = SealedRun(benchmark, split, exploratory, settings, docs_dir)
+    docs_dir = run.report_dir
     # The published report: its per-item predictions resume a run begun elsewhere and fill the report below
     # (never in a sealed run: its checks are all this commit's).
-    earlier = {} if is_sealed else earlier_report(docs_dir, name, seed)
+    earlier = {} if run.sealed else earlier_report(docs_dir, name, seed)
     published = earlier.get("predictions", {})
     fingerprints = {it.id: table_fingerprint(it.table) for it in selection}
-    from assistant.evals.report import code_version
-
-    this_code = code_version() if is_sealed else None
 
     def current(rec: dict) -> bool:
         """Whether a logged check saw the table as it is read now (records from before fingerprints count), and in
         a sealed run whether this commit's code made it."""
-        if is_sealed and rec.get("commit") != this_code:
-            return False
-        return rec.get("table_sha") in (None, fingerprints.get(str(rec["id"])))
+        return run.made_here(rec) and rec.get("table_sha") in (None, fingerprints.get(str(rec["id"])))
 
     try:
         if report_only:
@@ -329,7 +322,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         todo = sum(1 for it in items for v in variants if pending(v, it.id))
         stale = sum(1 for it in items for v in variants if (rec := log.get(v, it.id)) and not current(rec))
         if stale:
-            echo(f"{stale} checks were logged " + ("by another commit's code or " if is_sealed else "")
+            echo(f"{stale} checks were logged " + ("by another commit's code or " if run.sealed else "")
                  + "against an earlier reading of their table; they are run again.")
         echo(f"{benchmark}: {len(items)} items x {len(variants)} variants; {todo} checks to run "
              f"(the rest resume from {log.path})")
@@ -367,9 +360,8 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         await bounded_map(run_one, jobs, concurrency)
         if skipped:
             echo(f"{skipped} checks timed out and were not logged; run the same command again to do them.")
-        if split == "test" and not report_only:
-            sealing.record_test_run(benchmark, sealing.SEALED if is_sealed else sealing.EXPLORATORY,
-                                    items=len(items), checked=done, variants=variants, docs_dir=ledger_dir)
+        if not report_only:
+            run.record(items=len(items), checked=done, variants=variants)
     finally:
         if own_llm:
             await llm.aclose()
@@ -434,10 +426,8 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         not_run = [v for v in VARIANTS if v not in results and v not in SQL_VARIANTS]
         coverage = (f"PARTIAL run: not every variant covers all {len(selection)} selected items"
                     + (f"; not run: {', '.join(not_run)}" if not_run else ""))
-    stamp = sealing.sealed_stamp(benchmark, DEV_DESCRIPTION[benchmark], ledger_dir) if is_sealed else {}
-    notes = ((sealing.sealed_note(stamp) if stamp else "")
-             + ("EXPLORATORY run on the test split: not a published result.\n\n" if exploratory else "")
-             + f"{description}. Selection seed {seed}; {coverage} "
+    stamp = run.stamp(DEV_DESCRIPTION[benchmark])
+    notes = (run.note(stamp) + f"{description}. Selection seed {seed}; {coverage} "
              f"({measured}). Column filter: {filter_method}.\n\n"
              + ("Carried over from the published report's per-item predictions (checked on another machine; "
                 "latencies are of the items checked here): "
@@ -570,14 +560,10 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
     WTQ's own training tables, none of them in pristine-unseen-tables). The test split is sealed as for the claim
     benchmarks (see :func:`run_benchmark`).
     """
-    from assistant.evals import sealed as sealing
-    from assistant.evals.report import code_version
+    from assistant.evals.sealed import SealedRun
 
-    is_sealed = split == "test" and not exploratory
-    ledger_dir = docs_dir
-    if exploratory:
-        docs_dir = sealing.exploratory_docs_dir(settings)
-    this_code = code_version() if is_sealed else None
+    run = SealedRun("wikitablequestions", split, exploratory, settings, docs_dir)
+    docs_dir = run.report_dir
     from assistant.evals.report import (ResultsLog, bounded_map, label_baselines, mcnemar, paired_notes, provenance,
                                         write_eval)
     from assistant.llm import LLMClient
@@ -601,12 +587,7 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
         suffix = "" if split == "test" else f"-{split}"
         log = ResultsLog(settings.data_dir / "eval" / f"wikitablequestions-{_slug(llm.model)}{suffix}.jsonl")
 
-        def logged(variant: str, item_id: str) -> dict | None:
-            """The logged answer that counts: in a sealed run, only one this commit's code gave."""
-            rec = log.get(variant, item_id)
-            return rec if rec is not None and (not is_sealed or rec.get("commit") == this_code) else None
-
-        todo = [(it, v) for it in items for v in variants if logged(v, it.id) is None]
+        todo = [(it, v) for it in items for v in variants if not run.counts(log.get(v, it.id))]
         echo(f"wikitablequestions ({split}): {len(items)} questions x {len(variants)} variants; {len(todo)} to run")
         done = 0
 
@@ -634,9 +615,8 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
                  f"{'ok' if correct else 'wrong'}")
 
         await bounded_map(run_one, todo, concurrency)
-        if split == "test" and not report_only:
-            sealing.record_test_run("wikitablequestions", sealing.SEALED if is_sealed else sealing.EXPLORATORY,
-                                    items=len(items), checked=done, variants=variants, docs_dir=ledger_dir)
+        if not report_only:
+            run.record(items=len(items), checked=done, variants=variants)
     finally:
         if own_llm:
             await llm.aclose()
@@ -645,8 +625,7 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
     correct: dict[str, dict[str, bool]] = {}
     code: dict[str, dict[str, int]] = {}
     for variant in WTQ_VARIANTS + (WTQ_SQL_VARIANT,):
-        records = [r for r in log.records(variant) if r["id"] in selected
-                   and (not is_sealed or r.get("commit") == this_code)]
+        records = [r for r in log.records(variant) if r["id"] in selected and run.made_here(r)]
         if not records:
             continue
         lat = [r["latency_s"] for r in records if r.get("latency_s") is not None]
@@ -672,11 +651,8 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
         missing = [v for v in WTQ_VARIANTS if v not in results]
         coverage = (f"PARTIAL: questions answered per variant of the {len(selection)}: {covered or 'none'}"
                     + (f"; not run: {', '.join(missing)}" if missing else ""))
-    stamp = sealing.sealed_stamp("wikitablequestions", "WikiTableQuestions training.tsv (its own tables)",
-                                 ledger_dir) if is_sealed else {}
-    notes = ((sealing.sealed_note(stamp) if stamp else "")
-             + ("EXPLORATORY run on the test split: not a published result.\n\n" if exploratory else "")
-             + f"WikiTableQuestions {WTQ_SPLIT_FILES[split]}, a fixed {len(selection)}-question subset (seed {seed}); "
+    stamp = run.stamp("WikiTableQuestions training.tsv (its own tables)")
+    notes = (run.note(stamp) + f"WikiTableQuestions {WTQ_SPLIT_FILES[split]}, a fixed {len(selection)}-question subset (seed {seed}); "
              f"{coverage}. Scored by "
              "denotation: the answer's values equal the gold values as a set, numbers compared as numbers. "
              "program: five voted table programs (five more when their vote splits), the model's own answer when "
@@ -690,8 +666,8 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
                       extra={"complete": complete, "item_ids": [it.id for it in items], "paired": paired,
                              "provenance": code,
                              "selection_size": len(selection), "log": str(log.path), "split": split,
-                             "predictions": {v: {str(r["id"]): r["pred"] for r in log.records(v) if r["id"] in selected
-                                                 and (not is_sealed or r.get("commit") == this_code)}
+                             "predictions": {v: {str(r["id"]): r["pred"] for r in log.records(v)
+                                                 if r["id"] in selected and run.made_here(r)}
                                              for v in results},
                              **baselines, **stamp})
 
