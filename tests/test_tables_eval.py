@@ -563,3 +563,15 @@ def test_denotation_match_reads_a_list_as_the_answer_writes_it():
     assert not denotation_match("Bangkok, Thailand; Macau", gold)
     assert denotation_match("Chile, Ecuador", ["Ecuador", "Chile"])
     assert not denotation_match("Chile", ["Chile", "Peru"])
+
+
+def test_a_sealed_run_is_stamped_with_the_commit_that_made_its_checks(tmp_path, monkeypatch, tmp_settings):
+    """A commit made while a sealed run goes on does not rename the run in its ledger entry or its report."""
+    import assistant.evals.sealed as sealed
+
+    monkeypatch.setattr(sealed, "code_version", lambda: "aaaaaaa")
+    run = sealed.SealedRun("pubhealthtab", "test", False, tmp_settings, tmp_path)
+    monkeypatch.setattr(sealed, "code_version", lambda: "bbbbbbb")  # a docs-only commit, mid-run
+    run.record(items=1, checked=1, variants=["program"])
+    assert run.stamp("dev")["commit"] == "aaaaaaa" and sealed.ledger(tmp_path)[0]["commit"] == "aaaaaaa"
+    assert run.stamp("dev")["test_runs"]["sealed_at_this_commit"] == 1

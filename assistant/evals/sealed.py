@@ -44,10 +44,11 @@ def ledger(docs_dir: Path | None = None) -> list[dict]:
 
 
 def record_test_run(benchmark: str, kind: str, *, items: int, checked: int, variants: list[str],
-                    docs_dir: Path | None = None) -> dict:
-    """Append one test-split run to the ledger: which benchmark, how, when, at which commit, how many items."""
+                    docs_dir: Path | None = None, commit: str | None = None) -> dict:
+    """Append one test-split run to the ledger: which benchmark, how, when, at which commit (``commit``, else the
+    checkout's now), how many items."""
     entry = {"benchmark": benchmark, "kind": kind, "date": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
-             "commit": code_version() or "unknown", "items": items, "checked": checked, "variants": variants}
+             "commit": commit or code_version() or "unknown", "items": items, "checked": checked, "variants": variants}
     path = ledger_path(docs_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as fh:
@@ -55,9 +56,10 @@ def record_test_run(benchmark: str, kind: str, *, items: int, checked: int, vari
     return entry
 
 
-def sealed_stamp(benchmark: str, tuning_split: str, docs_dir: Path | None = None) -> dict:
-    """What a published test result records of itself: commit, date, tuning split, and how often test was run."""
-    commit = code_version() or "unknown"
+def sealed_stamp(benchmark: str, tuning_split: str, docs_dir: Path | None = None, commit: str | None = None) -> dict:
+    """What a published test result records of itself: commit (``commit``, else the checkout's now), date, tuning
+    split, and how often test was run."""
+    commit = commit or code_version() or "unknown"
     runs = [e for e in ledger(docs_dir) if e["benchmark"] == benchmark]
     here = [e for e in runs if e["commit"] == commit]
     return {"sealed": True, "commit": commit, "date": time.strftime("%Y-%m-%d", time.gmtime()),
@@ -114,12 +116,14 @@ class SealedRun:
     def record(self, *, items: int, checked: int, variants: list[str]) -> None:
         """A run on the test split goes into the ledger, sealed or exploratory; a dev run does not."""
         if self.split == "test":
+            # The commit whose code made the checks, not the checkout's at the end: a commit made while a run
+            # was going (a PubHealthTab run, 2026-12-06) had stamped its report with a commit that made none of them.
             record_test_run(self.benchmark, SEALED if self.sealed else EXPLORATORY, items=items, checked=checked,
-                            variants=variants, docs_dir=self.docs_dir)
+                            variants=variants, docs_dir=self.docs_dir, commit=self.code)
 
     def stamp(self, tuning_split: str) -> dict:
         """What a sealed report records of itself ({} for any other run)."""
-        return sealed_stamp(self.benchmark, tuning_split, self.docs_dir) if self.sealed else {}
+        return sealed_stamp(self.benchmark, tuning_split, self.docs_dir, commit=self.code) if self.sealed else {}
 
     def note(self, stamp: dict) -> str:
         """The report's opening lines: the sealed run's stamp, or the warning that an exploratory run is no result."""
