@@ -107,28 +107,14 @@ def gold_items(benchmark: str, split: str, eval_dir: Path, kb_dir: Path) -> dict
 
     if benchmark == WTQ:
         items = tables_eval.load_wtq(kb_dir / WTQ, tables_eval.WTQ_SPLIT_FILES[split])
-        return {it.id: GoldItem(wtq_answer_label(it.answers), tuple(it.answers), wtq_first_option(it))
+        return {it.id: GoldItem(tables_eval.wtq_answer_label(it.answers), tuple(it.answers),
+                                tables_eval.wtq_first_option(it.table))
                 for it in items}
     if benchmark == "pubhealthtab" and split == "dev":
         claims = tables_eval.load_pubhealthtab(eval_dir, "eval")  # the eval file whole, as the dev reports ran it
     else:
         claims = tables_eval.BENCHMARKS[benchmark][0](eval_dir)
     return {str(it.id): GoldItem(it.label) for it in claims}
-
-
-def wtq_answer_label(answers: list[str]) -> str:
-    """A WTQ question's gold answer as one label, as ``run_wtq`` gives it to ``label_baselines``."""
-    from assistant.evals.tables_eval import _denotation_key  # the report's own definition, not a copy of it
-
-    return "|".join(sorted(map(str, map(_denotation_key, answers))))
-
-
-def wtq_first_option(item) -> str:
-    """A table question's "first option": its first row's first cell, as ``run_wtq`` defines it."""
-    from assistant.evals.tables_eval import _denotation_key
-
-    rows = item.table.rows
-    return str(_denotation_key(rows[0][0])) if rows and rows[0] else ""
 
 
 def is_right(benchmark: str, pred: str, item: GoldItem) -> bool:
@@ -353,6 +339,8 @@ def gold_label_rows(log: dict[str, dict[str, dict]], golds: dict[str, GoldItem])
 
 def gold_as_logged(rec: dict) -> str:
     """A record's gold as a label: claim logs hold the label, WTQ logs the answer list."""
+    from assistant.evals.tables_eval import wtq_answer_label
+
     gold = rec.get("gold")
     return wtq_answer_label(gold) if isinstance(gold, list) else str(gold)
 

@@ -542,6 +542,16 @@ def denotation_match(predicted: str, gold: list[str]) -> bool:
     return sorted(map(str, map(_denotation_key, parts))) == sorted(map(str, map(_denotation_key, gold)))
 
 
+def wtq_answer_label(answers: list[str]) -> str:
+    """A WTQ question's gold answer as one label (its values as compared, sorted): what the constant baselines count."""
+    return "|".join(sorted(map(str, map(_denotation_key, answers))))
+
+
+def wtq_first_option(table: Table) -> str:
+    """The "first option" of a table question: the first row's first cell (its row name, usually)."""
+    return str(_denotation_key(table.rows[0][0])) if table.rows and table.rows[0] else ""
+
+
 def select_wtq(items: list[QAItem], *, seed: int) -> list[QAItem]:
     ordered = sorted(items, key=lambda it: it.id)
     return random.Random(seed).sample(ordered, min(WTQ_SUBSET, len(ordered)))
@@ -637,11 +647,8 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
         code[variant] = provenance(records)
     pairs = (("program", "llm"), ("program", WTQ_SQL_VARIANT))
     paired = {f"{a} vs {b}": mcnemar(correct[a], correct[b]) for a, b in pairs if a in correct and b in correct}
-    # The "first option" of a table question: the first row's first cell (its row name, usually).
-    first_cells = [str(_denotation_key(it.table.rows[0][0])) if it.table.rows and it.table.rows[0] else ""
-                   for it in items]
-    baselines = label_baselines(["|".join(sorted(map(str, map(_denotation_key, it.answers)))) for it in items],
-                                first_labels=first_cells)
+    baselines = label_baselines([wtq_answer_label(it.answers) for it in items],
+                                first_labels=[wtq_first_option(it.table) for it in items])
     baselines.pop("constant_label_baselines", None)  # one per distinct answer: hundreds
     complete = all(results.get(v, {}).get("n") == len(selection) for v in WTQ_VARIANTS)
     if complete:
@@ -652,7 +659,8 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
         coverage = (f"PARTIAL: questions answered per variant of the {len(selection)}: {covered or 'none'}"
                     + (f"; not run: {', '.join(missing)}" if missing else ""))
     stamp = run.stamp("WikiTableQuestions training.tsv (its own tables)")
-    notes = (run.note(stamp) + f"WikiTableQuestions {WTQ_SPLIT_FILES[split]}, a fixed {len(selection)}-question subset (seed {seed}); "
+    notes = (run.note(stamp) + f"WikiTableQuestions {WTQ_SPLIT_FILES[split]}, a fixed {len(selection)}-question "
+             f"subset (seed {seed}); "
              f"{coverage}. Scored by "
              "denotation: the answer's values equal the gold values as a set, numbers compared as numbers. "
              "program: five voted table programs (five more when their vote splits), the model's own answer when "
