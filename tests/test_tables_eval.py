@@ -19,6 +19,19 @@ from tests.test_tables_filter import BagOfWordsEmbedder
 pytestmark = pytest.mark.skipif(not (EVAL_DATA / "scitab").exists(), reason="eval data not mirrored")
 
 
+def judged(label: str, calls: list | None = None):
+    """A fake server that judges every claim ``label`` citing R1C1 (and writes a plain reason otherwise); each
+    request is appended to ``calls`` when given."""
+    def handler(req):
+        if calls is not None:
+            calls.append(req)
+        if "response_format" in req:
+            return Reply(content=json.dumps({"label": label, "cited_cells": ["R1C1"], "reason": "x"}))
+        return Reply(content="R1C1 says so.")
+
+    return handler
+
+
 def test_loaders_map_labels_and_tables():
     sci = load_scitab(EVAL_DATA)
     assert len(sci) == 1224 and Counter(i.label for i in sci) == {"SUPPORTS": 457, "REFUTES": 411,
@@ -46,10 +59,7 @@ def test_scitab_subset_is_fixed_by_seed():
 
 
 async def test_scripted_run_writes_report_and_resumes(tmp_settings, tmp_path, fake_llm_server):
-    def handler(req):
-        if "response_format" in req:
-            return Reply(content=json.dumps({"label": "SUPPORTS", "cited_cells": ["R1C1"], "reason": "x"}))
-        return Reply(content="R1C1 says so.")
+    handler = judged("SUPPORTS")
 
     # A check that times out is left for the next run by design; on a loaded machine three concurrent checks
     # against the in-process server once took over the fixture's 10 s, and the resumed run then checked it; once
@@ -388,10 +398,7 @@ def test_wtq_dev_questions_are_on_tables_the_test_subset_never_uses():
 async def test_published_predictions_are_carried_into_the_next_report(tmp_settings, tmp_path, fake_llm_server):
     """A variant run on another machine (its log gone) keeps its numbers and pairs with the new one (on dev: a
     sealed test run carries nothing, see test_a_sealed_test_run_counts_only_this_commits_checks)."""
-    def handler(req):
-        if "response_format" in req:
-            return Reply(content=json.dumps({"label": "SUPPORTS", "cited_cells": ["R1C1"], "reason": "x"}))
-        return Reply(content="R1C1 says so.")
+    handler = judged("SUPPORTS")
 
     with fake_llm_server(handler) as srv:
         llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
@@ -415,11 +422,7 @@ async def test_a_variant_resumes_on_another_machine_from_the_published_predictio
     """A run cut short on one machine goes on elsewhere: the published items are not checked again."""
     calls = []
 
-    def handler(req):
-        calls.append(req)
-        if "response_format" in req:
-            return Reply(content=json.dumps({"label": "SUPPORTS", "cited_cells": ["R1C1"], "reason": "x"}))
-        return Reply(content="R1C1 says so.")
+    handler = judged("SUPPORTS", calls)
 
     with fake_llm_server(handler) as srv:
         llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
@@ -478,10 +481,7 @@ async def test_a_sealed_test_run_counts_only_this_commits_checks(tmp_settings, t
     report records its commit, date, tuning split and the ledger's count, and the run is in the ledger."""
     from assistant.evals.sealed import ledger
 
-    def handler(req):
-        if "response_format" in req:
-            return Reply(content=json.dumps({"label": "SUPPORTS", "cited_cells": ["R1C1"], "reason": "x"}))
-        return Reply(content="R1C1 says so.")
+    handler = judged("SUPPORTS")
 
     log_dir = tmp_settings.data_dir / "eval"
     log_dir.mkdir(parents=True)
@@ -506,10 +506,7 @@ async def test_a_sealed_test_run_counts_only_this_commits_checks(tmp_settings, t
 async def test_an_exploratory_test_run_is_counted_and_never_published(tmp_settings, tmp_path, fake_llm_server):
     from assistant.evals.sealed import exploratory_docs_dir, ledger
 
-    def handler(req):
-        if "response_format" in req:
-            return Reply(content=json.dumps({"label": "REFUTES", "cited_cells": ["R1C1"], "reason": "x"}))
-        return Reply(content="R1C1 says so.")
+    handler = judged("REFUTES")
 
     with fake_llm_server(handler) as srv:
         llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
