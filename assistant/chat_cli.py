@@ -17,7 +17,7 @@ import click
 
 from assistant.loop import Assistant
 from assistant.turn import Step, TurnHooks, TurnResult
-from assistant.session import Session
+from tools.contracts import Session
 from assistant.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -136,7 +136,7 @@ def restore_session(deps, session: Session) -> None:
     if not stored:
         return
     from kb.tables import Table
-    from tools.table_qa import TableAnswer
+    from tools.contracts import TableAnswer
 
     for _name, table_json in stored:
         session.add_table(Table.model_validate_json(table_json))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from assistant.evidence import CITATION_GROUP_RE, CITATION_RE, TABLE_ID_RE, EvidenceLedger, cited_ids
+from tools.contracts import CITATION_GROUP_RE, CITATION_RE, TABLE_ID_RE, EvidenceLedger, cited_ids
 
 NO_EVIDENCE_TEXT = "The evidence I found does not settle this."
 _NO_EVIDENCE_PATTERNS = re.compile(

@@ -2,7 +2,7 @@
 
 Sub-command groups live beside the code they drive and attach themselves here:
 ``model`` (assistant.model_cli), ``kb`` (assistant.kb_cli), ``eval`` (assistant.evals.cli), ``user``
-(assistant.user_cli); the chat
+(assistant.user_cli), ``rules`` (assistant.rules_cli); the chat
 commands (``ask``, ``chat``, ``run``) are in assistant.chat_cli.
 """
 
@@ -27,6 +27,7 @@ def _attach() -> None:
     from assistant.kb_cli import kb_group
     from assistant.kbloom.cli import register as register_harvest
     from assistant.model_cli import model_group
+    from assistant.rules_cli import rules_command
     from assistant.user_cli import user_group
 
     main.add_command(model_group)
@@ -34,6 +35,7 @@ def _attach() -> None:
     register_harvest(kb_group)
     main.add_command(eval_group)
     main.add_command(user_group)
+    main.add_command(rules_command)
     register_chat(main)
 
 

@@ -18,9 +18,9 @@ from assistant.answering import (ANSWER_MAX_TOKENS, DOES_NOT_ANSWER_TEXT, MAX_CL
                                  is_yes_no_question, merge_repeats, parse_answer, render_prose, strip_echoes,
                                  with_context, without_idle_citations)
 from assistant.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid
-from assistant.evidence import Evidence, EvidenceLedger, evidence_for_prompt
+from tools.contracts import Evidence, EvidenceLedger, evidence_for_prompt
 from assistant.pool import RankedPool, build_pool, rank_pool
-from assistant.prompts import render
+from prompts import render
 from assistant.support import AskedFor, asked_for, content_words, mentions, off_subject, relation_object, repeats, \
     unnamed_subjects
 from assistant.verdicts import (CONCLUSION_SENTENCES, has_conclusion, must_answer, question_coverage,
@@ -28,7 +28,7 @@ from assistant.verdicts import (CONCLUSION_SENTENCES, has_conclusion, must_answe
 from assistant.turn import AnswerOutcome, Step, TurnHooks
 from kb.errors import LLMResponseError, LLMUnavailable
 from kb.instructions import instruction_cue
-from tools._registry import ToolContext
+from tools.registry import ToolContext
 from tools.intent import without_regarding_note
 
 log = logging.getLogger(__name__)

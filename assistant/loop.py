@@ -29,12 +29,12 @@ from typing import Any
 from assistant.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid, normalize_answer
 from assistant.deps import Deps
 from assistant.grounded_answer import GroundedAnswering
-from assistant.evidence import CITATION_GROUP_RE, CITATION_RE, EvidenceLedger
+from tools.contracts import CITATION_GROUP_RE, CITATION_RE, EvidenceLedger
 from assistant.llm import ToolCall, counting_generated_tokens
 from assistant.planner import PlannedCall, plan
-from assistant.prompts import render
-from assistant.routing import restated_claim
-from assistant.session import Session
+from prompts import render
+from tools.lang.routing import restated_claim
+from tools.contracts import Session
 from assistant.small_talk import is_small_talk
 from assistant.support import repeats
 from assistant.tool_calls import (ANSWER_TOOL, answer_tool_schema, dump_output, execute_tool, fit_arguments,
@@ -42,7 +42,7 @@ from assistant.tool_calls import (ANSWER_TOOL, answer_tool_schema, dump_output, 
 from assistant.turn import RETRY_HINT, AnswerOutcome, EndedSteps, Step, StepLLMUnavailable, TurnHooks, TurnResult, \
     failure_reason
 from kb.errors import LLMUnavailable
-from tools._registry import REGISTRY, ToolContext, load_all
+from tools.registry import REGISTRY, ToolContext, load_all
 from tools.text_search import Output as TextSearchOutput, withheld_notice
 
 log = logging.getLogger(__name__)

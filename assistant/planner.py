@@ -4,7 +4,7 @@ The 1.5B default model never volunteers tool calls, so every clear intent has a 
 ``None`` means "unclear": the loop lets the model choose under ``tool_choice="required"``.
 
 Whether a message goes to an uploaded table is decided by matching it against the tables
-(``assistant.routing``), not by the intent's task label alone: claims, "Is it true that …?" and
+(``tools.lang.routing``), not by the intent's task label alone: claims, "Is it true that …?" and
 yes/no questions about a table go to ``verify_claim``, wh-questions to ``table_qa`` (issue 13).
 """
 
@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.routing import as_claim, claim_for_other_row, elliptical_extreme, route, scorable
-from assistant.session import Session
+from tools.lang.routing import as_claim, claim_for_other_row, elliptical_extreme, route, scorable
+from tools.contracts import Session
 from assistant.settings import Settings
-from tools._table_choice import table_choice
+from tools.lang.choice import table_choice
 from tools.intent import asks_for_list
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from assistant.evidence import Evidence
+from tools.contracts import Evidence
 
 SourceKind = str  # "text" | "upload" | "kg" | "table"
 

@@ -74,6 +74,39 @@ class QuantizeResult:
 
 # --- the quantizer's environment ---------------------------------------------------------------
 
+def detect_format(model_dir: Path) -> str | None:
+    """The weight format of a model folder, read from its ``config.json``.
+
+    No ``quantization_config``: bf16 (or another unquantized dtype). compressed-tensors with 8-bit integer
+    weights and 8-bit activations: w8a8; 4-bit integer weights and no activation quantization: w4a16.
+    None when the folder has no readable config or a quantization this project does not make.
+    """
+    try:
+        cfg = json.loads((model_dir / "config.json").read_text())
+    except (OSError, ValueError):
+        return None
+    q = cfg.get("quantization_config")
+    if not q:
+        return "bf16"
+    if q.get("quant_method") != "compressed-tensors":
+        return None
+    groups = list((q.get("config_groups") or {}).values())
+    if not groups:
+        return None
+    formats = set()
+    for g in groups:
+        w, a = g.get("weights") or {}, g.get("input_activations")
+        if w.get("type", "int") != "int":
+            return None
+        if w.get("num_bits") == 8 and a and a.get("num_bits") == 8:
+            formats.add("w8a8")
+        elif w.get("num_bits") == 4 and not a:
+            formats.add("w4a16")
+        else:
+            return None
+    return formats.pop() if len(formats) == 1 else None
+
+
 def ensure_quantizer_env(settings: Settings, echo: Callable[[str], None] | None = None) -> Path:
     """Create (once) the virtual environment with llm-compressor; return its python.
 
@@ -190,7 +223,6 @@ def install_quantized_model(settings: Settings, fmt: str, *, progress: bool = Tr
     re-raises ``KeyboardInterrupt`` after removing the unfinished folder.
     """
     from assistant.provision import _install_lock, _remove, is_installed
-    from assistant.serving import detect_format
 
     if fmt not in SCHEMES:
         raise QuantizeError(f"Unknown quantized format {fmt!r}; choose one of {', '.join(SCHEMES)}.")

@@ -30,6 +30,7 @@ import httpx
 
 from assistant import lockfiles
 from assistant.provision import run_step
+from assistant.quantize import detect_format
 from assistant.settings import Settings
 from kb.embeddings import cpu_flags, cpu_has_bf16
 
@@ -226,39 +227,6 @@ def serving_dtype(settings: Settings, *, cuda: bool) -> str:
 
 MODEL_FORMATS = ("bf16", "w8a8", "w4a16")
 INSTALL_MARKER = "INSTALL_COMPLETE"  # the same marker provision.py writes last
-
-
-def detect_format(model_dir: Path) -> str | None:
-    """The weight format of a model folder, read from its ``config.json``.
-
-    No ``quantization_config``: bf16 (or another unquantized dtype). compressed-tensors with 8-bit integer
-    weights and 8-bit activations: w8a8; 4-bit integer weights and no activation quantization: w4a16.
-    None when the folder has no readable config or a quantization this project does not make.
-    """
-    try:
-        cfg = json.loads((model_dir / "config.json").read_text())
-    except (OSError, ValueError):
-        return None
-    q = cfg.get("quantization_config")
-    if not q:
-        return "bf16"
-    if q.get("quant_method") != "compressed-tensors":
-        return None
-    groups = list((q.get("config_groups") or {}).values())
-    if not groups:
-        return None
-    formats = set()
-    for g in groups:
-        w, a = g.get("weights") or {}, g.get("input_activations")
-        if w.get("type", "int") != "int":
-            return None
-        if w.get("num_bits") == 8 and a and a.get("num_bits") == 8:
-            formats.add("w8a8")
-        elif w.get("num_bits") == 4 and not a:
-            formats.add("w4a16")
-        else:
-            return None
-    return formats.pop() if len(formats) == 1 else None
 
 
 def installed_formats(settings: Settings) -> dict[str, Path]:

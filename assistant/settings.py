@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_MODEL_NAME = "evidentia-qwen2.5-coder-1.5b-instruct"
@@ -182,6 +182,21 @@ class Settings(BaseSettings):
     table_program_temperature: float = Field(
         default=0.7, ge=0.0, le=2.0,
         description="Sampling temperature of the table programs (they must differ for a vote to mean anything).")
+    rules_off: str = Field(
+        default="",
+        description="Reading rules switched off, by name, comma-separated (EVIDENTIA_RULES_OFF=association,...): "
+                    "to measure what a rule is worth. The names are in docs/rules.md; an unknown name is an error.")
+
+    @field_validator("rules_off")
+    @classmethod
+    def _known_rules(cls, value: str) -> str:
+        if not value.strip():
+            return value
+        from tools.rules import parse_off  # only when set: the rule modules are not loaded for every Settings
+
+        parse_off(value)  # raises, naming the unknown names and the known ones
+        return value
+
     table_program_form: Literal["ops", "sql"] = Field(
         default="ops",
         description="What table programs are written as: ops (a short chain of fixed operations, JSON) or sql "

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from kb.errors import LLMUnavailable
-from tools._registry import REGISTRY, ToolContext, ToolError
+from tools.registry import REGISTRY, ToolContext, ToolError
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.citations import CitationCheck
-from assistant.evidence import Evidence
+from tools.contracts import Evidence
 from kb.errors import LLMUnavailable
 from assistant.verdicts import CodeVerdict
 

@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from assistant.session import Session
+from tools.contracts import Session
 
 
 def add_table_file(deps, session: Session, path: Path, *, name: str | None = None, sheet: str | None = None,

@@ -350,7 +350,7 @@ class _Deps:
 
 
 def _child(path: str, file_name: str, upload: str, data_dir: str, conn) -> None:
-    from assistant.session import Session
+    from tools.contracts import Session
     from assistant.settings import Settings
     from assistant.uploads import add_table_file, add_text_file
     from kb.tables import TableError

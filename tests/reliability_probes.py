@@ -150,7 +150,7 @@ def lost_turns_after_server_kill(work: Path) -> dict:
     from assistant.deps import Deps
     from assistant.llm import LLMClient
     from assistant.loop import Assistant
-    from assistant.session import Session
+    from tools.contracts import Session
     from assistant.settings import Settings
     from memory.store import Memory
     from tests.fake_openai import FakeOpenAI, Reply
@@ -202,7 +202,7 @@ import asyncio, sys
 from assistant.deps import Deps
 from assistant.llm import LLMClient
 from assistant.loop import Assistant
-from assistant.session import Session
+from tools.contracts import Session
 from assistant.settings import Settings
 
 settings = Settings(_env_file=None, data_dir=sys.argv[1], llm_base_url=sys.argv[2], llm_timeout_s=120,

@@ -10,7 +10,7 @@ import pytest
 
 from assistant.answering import (DOES_NOT_ANSWER_TEXT, ProseStream, answer_adapter, answer_schema, check_support,
                                  is_yes_no_question, parse_answer, render_prose)
-from assistant.evidence import EvidenceLedger, cited_ids
+from tools.contracts import EvidenceLedger, cited_ids
 from assistant.pool import build_pool, rank_pool
 from assistant.small_talk import is_small_talk
 from assistant.support import check_statement, names, numbers

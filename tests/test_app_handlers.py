@@ -14,7 +14,7 @@ PROBE = r"""
 import json, asyncio
 import assistant.app as app
 from chainlit.config import config
-from assistant.evidence import EvidenceLedger
+from tools.contracts import EvidenceLedger
 from assistant.turn import TurnResult
 
 out = {"password": config.code.password_auth_callback is not None,
@@ -110,7 +110,7 @@ import asyncio, json, sys, types
 import assistant.app as app
 from assistant.deps import Deps
 from assistant.loop import Assistant
-from assistant.session import Session
+from tools.contracts import Session
 from assistant.settings import Settings
 
 sent = []

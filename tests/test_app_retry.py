@@ -17,7 +17,7 @@ PROBE = r"""
 import asyncio, json, sys
 import assistant.app as app
 from memory.store import Memory
-from assistant.session import Session
+from tools.contracts import Session
 
 mem = Memory(sys.argv[1])
 mine = mem.ensure_conversation("mine", user="ann")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.routing import score_table
+from tools.lang.routing import score_table
 from kb.tables import Table
 from tools._averages import read_group_mean, read_median
 from tools._cells import TypedTable

@@ -10,7 +10,7 @@ from assistant.cli import main
 from tests.fake_openai import FakeOpenAI
 from tests.test_cli_messages import cli_env  # noqa: F401
 from tests.test_loop import Recorder, Router, SearchIn, frame, make_assistant, patched_tools, said  # noqa: F401
-from tools._registry import REGISTRY, Tool
+from tools.registry import REGISTRY, Tool
 from tools.mc_answer import Input as MCInput, Output as MCOutput
 from tools.verify_claim import Output as VerifyOutput
 

@@ -62,7 +62,7 @@ async def test_the_rule_decides_without_asking_the_model(tmp_settings, fake_llm_
         check = await check_claim(llm_for(tmp_settings, srv), TRIAL,
                                   "Is it true that Drug B's effect was statistically significant?",
                                   embedder=BagOfWordsEmbedder())
-    assert check.label == "REFUTES" and check.decided_by == "rule" and check.cells == [(3, 1), (3, 5)]
+    assert check.label == "REFUTES" and check.decided_by == "rule:significance" and check.cells == [(3, 1), (3, 5)]
     assert check.reason.startswith("P-value of Drug B is 0.37, not below 0.05")
     assert check.collapsed.count("| R") == 1 and "0.37" in check.collapsed  # the view shows the decisive row
 

@@ -94,7 +94,7 @@ async def test_the_rule_decides_without_asking_the_model(tmp_settings, fake_llm_
     with fake_llm_server(handler) as srv:
         check = await check_claim(llm_for(tmp_settings, srv), SALES, "Revenue grew every month in 2024",
                                   embedder=BagOfWordsEmbedder())
-    assert check.label == "REFUTES" and check.decided_by == "rule"
+    assert check.label == "REFUTES" and check.decided_by == "rule:trend-every-period"
     assert check.cells == [(1, 1), (1, 2), (2, 1), (2, 2)]
 
 

@@ -274,7 +274,7 @@ def test_a_price_word_without_a_price_column_names_no_column():
 def test_the_replay_decides_a_claim_by_its_form_as_the_live_path_does():
     """A claim the live path decides by its words (no sample drawn) is replayed the same way; before, its logged
     runs were voted again, and a log whose claim was settled by form replayed as no vote at all."""
-    from assistant.evals.program_replay import replay_runs
+    from tools.program_replay import replay_runs
 
     wrong = {"filters": [{"column": "drug", "op": "=", "value": "Metformin"}], "fn": "value",
              "column": "monthly_cost_usd", "answer_column": "drug",

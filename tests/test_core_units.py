@@ -9,12 +9,12 @@ import pytest
 import sqlite_utils
 from pydantic import BaseModel
 
-from assistant import prompts
+import prompts
 from assistant.citations import check_citations, mark_invalid, normalize_answer
-from assistant.evidence import EvidenceLedger, cited_ids
+from tools.contracts import EvidenceLedger, cited_ids
 from memory.migrations import MIGRATIONS, UI_MIGRATIONS, migrate
 from memory.store import Memory
-from tools._registry import REGISTRY, DuplicateToolError, load_all, tool
+from tools.registry import REGISTRY, DuplicateToolError, load_all, tool
 from tools.intent import IntentFrame, contextualize, extract_options, looks_elliptical, rule_task
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "tool_schemas.json"

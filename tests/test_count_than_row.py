@@ -99,7 +99,7 @@ def test_a_bound_that_is_the_named_rows_value_is_stated_by_the_question(question
 def test_counts_of_the_compared_row_do_not_vote_against_a_comparison_with_its_value():
     """"Touchdowns" names no column ("TD's"), so the counts of Anthony Hines's row cannot be rewritten; one sample
     compared TD's with his 12 and answered 3 (WTQ training, nt-502): it alone votes."""
-    from assistant.evals.program_replay import replay_runs
+    from tools.program_replay import replay_runs
 
     players = Table(name="players", title="Scoring", columns=["Player", "TD's", "Yards"], rows=[
         ["Ray Ortiz", "15", "900"], ["Anthony Hines", "12", "822"], ["Lee Moss", "14", "700"],
@@ -117,7 +117,7 @@ def test_counts_of_the_compared_row_do_not_vote_against_a_comparison_with_its_va
 def test_the_named_rows_value_is_cited_and_the_reason_says_whose_it_is():
     """Found as a new user: "How many hospitals have more beds than Riverside General?" answered 2 citing the two
     hospitals' beds, but not Riverside General's 310 that the count compared with."""
-    from assistant.evals.program_replay import replay_runs
+    from tools.program_replay import replay_runs
 
     question = "how many schools have a larger intake than sacred heart?"
     outcome = replay_runs(SCHOOLS, question, [{"raw": counts("Sacred Heart")}] * 3)
@@ -133,7 +133,7 @@ def test_the_named_rows_value_is_cited_and_the_reason_says_whose_it_is():
                                        ("Hillside", "Hillside's Intake")])
 def test_the_reason_names_the_rows_value_in_plain_english(row, said):
     """Found as a new user: "Saint Anne's's Nurses"."""
-    from assistant.evals.program_replay import replay_runs
+    from tools.program_replay import replay_runs
 
     question = f"how many schools have a larger intake than {row}?"
     outcome = replay_runs(SCHOOLS, question, [{"raw": counts(row)}] * 3)

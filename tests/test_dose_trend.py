@@ -63,5 +63,5 @@ async def test_the_claim_check_decides_by_the_rule_without_the_model(tmp_setting
 
     with fake_llm_server(no_model) as srv:
         check = await check_claim(llm_for(tmp_settings, srv), EVENTS, "Insomnia increased with dose.")
-    assert check.label == "REFUTES" and check.decided_by == "rule" and check.cells == [(5, 1), (5, 3), (5, 4)]
+    assert check.label == "REFUTES" and check.decided_by == "rule:dose-trend" and check.cells == [(5, 1), (5, 3), (5, 4)]
     assert not srv.requests

@@ -115,7 +115,7 @@ async def test_a_follow_up_s_opening_word_does_not_hide_the_question(tmp_setting
 
 
 def test_without_opener():
-    from tools._words import without_opener
+    from tools.lang.lexicon import without_opener
 
     assert without_opener("And which city has the lowest NO2?") == "which city has the lowest NO2?"
     assert without_opener("Okay, how many?") == "how many?"

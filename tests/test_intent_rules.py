@@ -259,10 +259,10 @@ def schema_keys(request: dict) -> set[str]:
 
 async def run_intents(tmp_settings, fake_llm_server, messages, reply, tables=None):
     from assistant.deps import Deps
-    from assistant.evidence import EvidenceLedger
+    from tools.contracts import EvidenceLedger
     from assistant.llm import LLMClient
-    from assistant.session import Session
-    from tools._registry import ToolContext
+    from tools.contracts import Session
+    from tools.registry import ToolContext
     from tools.intent import Input, intent
 
     outs = []

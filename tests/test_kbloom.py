@@ -215,13 +215,13 @@ def harvest_cfg():
 
 def test_harvest_store_and_kg_paths_show_provenance(tmp_settings, fake_llm_server, embedder, run_async):
     from assistant.deps import Deps
-    from assistant.evidence import EvidenceLedger
+    from tools.contracts import EvidenceLedger
     from assistant.kbloom.harvest import harvest, run_key, save
     from assistant.llm import LLMClient
-    from assistant.session import Session
+    from tools.contracts import Session
     from kb.kg_harvest import harvested_sources, provenance, tuple_scores
     from kb.kg_store import KGStore
-    from tools._registry import ToolContext
+    from tools.registry import ToolContext
     from tools.kg_paths import Input, kg_paths
 
     lm = scripted_lm()

@@ -21,12 +21,12 @@ type 2 diabetes,presents,polyuria
 @pytest.mark.real_model
 def test_medical_question_answered_with_a_cited_path(real_settings, tmp_path, run_async):
     from assistant.deps import Deps
-    from assistant.evidence import EvidenceLedger
-    from assistant.session import Session
+    from tools.contracts import EvidenceLedger
+    from tools.contracts import Session
     from kb.kg_loaders import read_csv_triples
     from kb.kg_store import KGStore
     from tools._mc import choose_option
-    from tools._registry import ToolContext
+    from tools.registry import ToolContext
     from tools.kg_paths import Input, kg_paths
 
     csv_path = tmp_path / "med.csv"

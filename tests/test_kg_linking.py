@@ -10,12 +10,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from assistant.deps import Deps  # noqa: E402
-from assistant.evidence import EvidenceLedger  # noqa: E402
-from assistant.session import Session  # noqa: E402
+from tools.contracts import EvidenceLedger  # noqa: E402
+from tools.contracts import Session  # noqa: E402
 from kb.kg_loaders import read_csv_triples  # noqa: E402
 from kb.kg_store import KGStore  # noqa: E402
 from kb.linking import Linker, node_embeddings  # noqa: E402
-from tools._registry import ToolContext, ToolError  # noqa: E402
+from tools.registry import ToolContext, ToolError  # noqa: E402
 
 TRIPLES = """head,relation,tail
 levodopa,treats,Parkinson's disease

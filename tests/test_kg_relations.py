@@ -167,9 +167,9 @@ def test_relation_phrase_drops_entities_and_question_words():
 # -- the tool: facts first -------------------------------------------------------------------------
 def run_kg_paths(store, settings, **kw):
     from assistant.deps import Deps
-    from assistant.evidence import EvidenceLedger
-    from assistant.session import Session
-    from tools._registry import ToolContext
+    from tools.contracts import EvidenceLedger
+    from tools.contracts import Session
+    from tools.registry import ToolContext
     from tools.kg_paths import Input, kg_paths
 
     deps = Deps(settings)

@@ -11,9 +11,9 @@ from assistant.deps import Deps
 from assistant.llm import LLMClient
 from assistant.loop import Assistant
 from assistant.turn import TurnHooks
-from assistant.session import Session
+from tools.contracts import Session
 from tests.fake_openai import Reply, first_token_reply, tool_reply
-from tools._registry import REGISTRY, Tool, ToolError
+from tools.registry import REGISTRY, Tool, ToolError
 
 
 class SearchIn(BaseModel):
@@ -79,7 +79,7 @@ def _tool(name, fn, cpu_bound=False):
 
 @pytest.fixture
 def patched_tools(monkeypatch):
-    from tools._registry import load_all
+    from tools.registry import load_all
 
     load_all()
     # Replace evidence tools by deterministic doubles; keep the real intent tool.

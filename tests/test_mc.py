@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from assistant.evidence import EvidenceLedger
+from tools.contracts import EvidenceLedger
 from assistant.llm import LLMClient
 from tests.fake_openai import Reply
 from tools._mc import choose_option, evidence_support

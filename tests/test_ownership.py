@@ -8,7 +8,7 @@ import pytest
 from assistant.chat_cli import build, restore_session
 from assistant.deps import Deps
 from assistant.loop import Assistant
-from assistant.session import Session
+from tools.contracts import Session
 from kb.tables import Table
 from memory.errors import ConversationAccessError
 from memory.store import Memory

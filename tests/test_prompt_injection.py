@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from assistant.prompts import render
-from assistant.session import Session
+from prompts import render
+from tools.contracts import Session
 from kb.tables import Table
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.test_loop import frame, make_assistant, patched_tools  # noqa: F401
@@ -112,8 +112,8 @@ def test_the_gullible_model_would_be_fooled_without_the_block():
 
 
 def test_a_huge_cited_cell_does_not_blow_up_the_answer_prompt():
-    from assistant.evidence import EvidenceLedger
-    from assistant.evidence import EVIDENCE_TOTAL_CHARS, evidence_for_prompt
+    from tools.contracts import EvidenceLedger
+    from tools.contracts import EVIDENCE_TOTAL_CHARS, evidence_for_prompt
 
     led = EvidenceLedger()
     led.add_cell("t", 1, 1, "x" * 100_000, source="big.csv", header="Note", row_label="r1")
@@ -128,7 +128,7 @@ def test_a_huge_cited_cell_does_not_blow_up_the_answer_prompt():
 async def test_a_withheld_sentence_is_not_cited_and_the_reply_says_why(tmp_settings, patched_tools, monkeypatch):
     # The real text_search over an uploaded text (the KB empty): the note to AI systems never reaches the answer
     # prompt, and the reply ends by saying it was not used (found as a new user, kb.instructions).
-    from tools._registry import Tool
+    from tools.registry import Tool
     from tools.text_search import Input, Output, text_search
     from tests.test_loop import said
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from assistant.evals.pubmedqa_eval import HALF, choose_items, limited, record_of, summarise
-from assistant.evidence import EvidenceLedger
+from tools.contracts import EvidenceLedger
 
 
 def _data(n: int) -> dict:

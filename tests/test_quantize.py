@@ -17,7 +17,8 @@ from assistant import lockfiles
 from assistant.provision import INFO_NAME, MARKER_NAME
 from assistant.quantize import (IGNORE, QUANTIZER_MARKER, QUANTIZER_REQUIREMENTS, STAMP_NAME, QuantizeError,
                                 ensure_quantizer_env, install_quantized_model, read_stamp)
-from assistant.serving import detect_format, installed_formats
+from assistant.quantize import detect_format
+from assistant.serving import installed_formats
 from assistant.settings import Settings
 
 GROUPS = {"W8A8": {"weights": {"num_bits": 8, "type": "int", "strategy": "channel"},

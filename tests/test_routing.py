@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from assistant.planner import plan
-from assistant.routing import as_claim, route, score_table
-from assistant.session import Session
+from tools.lang.routing import as_claim, route, score_table
+from tools.contracts import Session
 from kb.tables import Table
 from tools.intent import Output as Frame
-from tools.table_qa import TableAnswer
+from tools.contracts import TableAnswer
 
 TRIALS = Table(name="trials", title="Vaccine trials", columns=["Trial", "Participants", "Year", "Efficacy (%)"],
                rows=[
@@ -349,7 +349,7 @@ def test_a_how_long_follow_up_names_a_duration_header_in_other_words():
     ("How many did it enrol?", ["Trial", "Duration (weeks)"], None),  # not a measure word of this list
 ])
 def test_measured_header(message, columns, header):
-    from assistant.routing import measured_header
+    from tools.lang.routing import measured_header
     assert measured_header(message, columns) == header
 
 
@@ -382,7 +382,7 @@ def test_an_elliptical_extreme_after_a_question_with_none_turns_the_last_one_tha
 
 
 def test_no_elliptical_extreme_without_a_last_question_with_one_extreme():
-    from assistant.routing import elliptical_extreme
+    from tools.lang.routing import elliptical_extreme
 
     assert elliptical_extreme("and the longest?", None) is None
     assert elliptical_extreme("and the longest?", "Which trials enrolled over 100?") is None  # none to turn

@@ -12,7 +12,7 @@ from kb.tables import Table
 from tests.test_loop import Recorder, Router, frame, make_assistant, patched_tools  # noqa: F401
 from tests.test_table_program import llm_for, scripted
 from tools._cells import TypedTable
-from tools._registry import REGISTRY, Tool
+from tools.registry import REGISTRY, Tool
 from tools._row_qualifier import qualifier_note, row_qualifier
 from tools._table_shape import shape_for_programs
 from tools.table_qa import Output as QAOutput, answer_question

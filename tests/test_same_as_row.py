@@ -32,7 +32,7 @@ def names(value: str, op: str = "=", fn: str = "value") -> dict:
 
 
 def voted(question: str, programs: list[dict]):
-    from assistant.evals.program_replay import replay_runs
+    from tools.program_replay import replay_runs
 
     return replay_runs(MEDALS, question, [{"raw": p} for p in programs])
 

@@ -1,4 +1,4 @@
-"""A table question that offers its own answers by its form (tools._table_choice)."""
+"""A table question that offers its own answers by its form (tools.lang.choice)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from kb.tables import Table
 from tests.fake_openai import Reply
-from tools._table_choice import option_rows, table_choice
+from tools.lang.choice import option_rows, table_choice
 
 MEDALS = Table(name="medals", title="Medal table", columns=["Rank", "Nation", "Gold", "Total", "First win"], rows=[
     ["1", "Spain (ESP)", "5", "9", "1998"],

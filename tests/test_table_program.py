@@ -8,10 +8,10 @@ import re
 import pytest
 
 from assistant.deps import Deps
-from assistant.evidence import EvidenceLedger
+from tools.contracts import EvidenceLedger
 from assistant.llm import LLMClient
-from assistant.prompts import render
-from assistant.session import Session
+from prompts import render
+from tools.contracts import Session
 from kb.tables import Table
 from tests.fake_openai import Reply
 from tests.test_tables_filter import BagOfWordsEmbedder
@@ -80,7 +80,7 @@ def test_a_computed_list_matches_options_as_it_was_written():
 
 def test_the_reason_lists_rows_whose_names_hold_commas_with_semicolons():
     # Found as a new user: "(rows: Doha, Qatar, Macau, Guangzhou, China and 1 more)" reads as five places.
-    from assistant.evals.program_replay import replay_runs
+    from tools.program_replay import replay_runs
     from kb.tables import Table
 
     venues = Table(name="venues", title="Venues", columns=["Venue", "Year", "Position"], rows=[
@@ -400,7 +400,7 @@ async def test_the_tool_shows_its_work_and_cites_ledger_cells(tmp_settings, fake
     assert out.programs[1].startswith("program 1: rows where Province = 'Ontario' → Cases")
     assert "= 220 → SUPPORTS (rows R2)" in out.programs[1]
     assert out.vote == "5 of 5 programs ran; votes SUPPORTS: 4, REFUTES: 1"
-    # kept for "And for Quebec?", which asks this claim of another row (assistant.routing.claim_for_other_row)
+    # kept for "And for Quebec?", which asks this claim of another row (tools.lang.routing.claim_for_other_row)
     last = session.last_table_answer
     assert (last.kind, last.question, last.rows, last.row_names) == ("claim", CLAIM, [2], ["Ontario"])
     reply = out.reply()
@@ -1089,7 +1089,8 @@ async def test_a_follow_up_after_a_restart_still_finds_the_last_answers_row(tmp_
 
 def test_a_follow_up_names_the_referenced_rows_text_cells():
     """A program that picks LEAD-3's row by its drug reads the question too: the note names the drug."""
-    from tools.table_qa import TableAnswer, resolve_follow_up
+    from tools.contracts import TableAnswer
+    from tools.table_qa import resolve_follow_up
 
     trials = Table(name="trials", title="Trials", columns=["Trial", "Drug", "Participants", "Notes"], rows=[
         ["AWARD-1", "Dulaglutide", "978", "x" * 60], ["LEAD-3", "Liraglutide", "746", ""]])
@@ -1129,7 +1130,8 @@ def test_a_follow_up_names_the_referenced_rows_text_cells():
 ])
 def test_a_follow_ups_there_points_to_the_answers_row_unless_it_states_existence(question, points_back):
     """Found as a new user: "How many patients were enrolled there?" after Porto summed all six sites."""
-    from tools.table_qa import TableAnswer, resolve_follow_up
+    from tools.contracts import TableAnswer
+    from tools.table_qa import resolve_follow_up
 
     sites = Table(name="sites", title="sites", columns=["Site", "Country", "Patients enrolled"], rows=[
         ["Leeds", "UK", "1,204"], ["Porto", "Portugal", "388"]])
@@ -1206,7 +1208,8 @@ async def test_which_of_them_ranges_over_the_previous_answers_rows(tmp_settings,
 
 
 def test_a_follow_ups_scope_needs_several_rows_and_a_pointer_back():
-    from tools.table_qa import TableAnswer, follow_up_scope
+    from tools.contracts import TableAnswer
+    from tools.table_qa import follow_up_scope
 
     session = Session("c")
     session.last_table_answer = TableAnswer(table="cases", question="q", answer="4", rows=[2, 3, 4], row_names=[])
@@ -1243,7 +1246,8 @@ def test_a_scope_bounds_the_rows_a_program_reads():
     ("Cardiff gets less rain than Lima.", "Cardiff gets less rain than Lima."),
 ])
 def test_a_claims_it_is_named_as_the_last_answers_row(claim, expected):
-    from tools.table_qa import TableAnswer, claim_with_referent
+    from tools.contracts import TableAnswer
+    from tools.table_qa import claim_with_referent
 
     rain = Table(name="rain", title="", columns=["City", "Rainfall"], rows=[["Bergen", "2250"], ["Cardiff", "1152"]])
     session = Session("c")
@@ -1345,7 +1349,8 @@ def test_a_claim_whose_range_lost_its_dash_in_the_cell_is_supported():
 def test_that_row_s_kind_points_to_the_answers_row(question, note):
     """Found as a new user over a JSON table of months: "How many operations were cancelled that month?" after
     "In which month was the median wait longest?" (2024-05) summed every month."""
-    from tools.table_qa import TableAnswer, resolve_follow_up
+    from tools.contracts import TableAnswer
+    from tools.table_qa import resolve_follow_up
 
     waits = Table(name="waits", title="", columns=["Month", "Referrals", "Cancelled operations"], rows=[
         ["2024-04", "4275", "351"], ["2024-05", "4502", "298"]])
@@ -1379,7 +1384,8 @@ def test_a_computed_number_groups_its_digits_as_its_cells_do(texts, number, show
     ("How many nurses?", False),  # no opener: a question of the whole table
 ])
 def test_an_elliptical_and_question_asks_another_column_of_the_same_row(question, points_back):
-    from tools.table_qa import TableAnswer, resolve_follow_up
+    from tools.contracts import TableAnswer
+    from tools.table_qa import resolve_follow_up
 
     staff = Table(name="staff", title="staff", columns=["Ward", "Nurses", "Doctors", "Patients per nurse"], rows=[
         ["Oncology", "37", "9", "5.6"], ["Geriatrics", "29", "5", "7.2"]])
@@ -1476,7 +1482,8 @@ async def test_and_another_rows_follow_up_asks_the_previous_question_of_that_row
     asked as written, the programs picked a column. It is the previous question of VaxD, and the one after it
     ("And for Ontario?") asks that question again, not "And Quebec's?"."""
     from tools.table_qa import Input as QAInput
-    from tools.table_qa import TableAnswer, table_qa
+    from tools.contracts import TableAnswer
+    from tools.table_qa import table_qa
 
     lookup_cases = {"filters": [{"column": "province", "op": "=", "value": "Ontario"}], "fn": "value",
                     "column": "cases", "answer_column": "province"}
@@ -1501,7 +1508,8 @@ async def test_and_another_rows_follow_up_asks_the_previous_question_of_that_row
     ("And Ontario's?", "Which province had the most cases?", None),  # the question named no row
 ])
 def test_the_question_for_another_row(question, previous, asked):
-    from tools.table_qa import TableAnswer, question_for_other_row
+    from tools.contracts import TableAnswer
+    from tools.table_qa import question_for_other_row
 
     session = Session("c")
     session.last_table_answer = TableAnswer(table="cases", question=previous, answer="x", rows=[3],

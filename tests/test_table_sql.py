@@ -8,10 +8,10 @@ import re
 import pytest
 
 from assistant.deps import Deps
-from assistant.evidence import EvidenceLedger
+from tools.contracts import EvidenceLedger
 from assistant.llm import LLMClient
-from assistant.prompts import render
-from assistant.session import Session
+from prompts import render
+from tools.contracts import Session
 from kb.tables import Table
 from tests.fake_openai import Reply
 from tests.test_table_program import CASES, CLAIM, LOOKUP, is_columns, is_program, llm_for, typed

@@ -330,7 +330,7 @@ def test_wtq_replay_asks_as_the_chat_asks_with_the_options_the_question_offers(t
     """A replay must answer a choice question as the live path does: over the rows the options name, then matched
     to an option in code. Re-voting alone answered "12" where the run answered "above", and PSV (outside the
     two named teams) for "ajax or feyenoord"."""
-    from assistant.evals.program_replay import replay_wtq
+    from tools.program_replay import replay_wtq
     from assistant.evals.tables_eval import QAItem, denotation_match, load_wtq
 
     table = load_wtq(tiny_wtq(tmp_path))[0].table
@@ -351,7 +351,7 @@ def test_wtq_replay_asks_as_the_chat_asks_with_the_options_the_question_offers(t
 def test_wtq_replay_votes_a_second_batch_only_where_the_first_splits(tmp_path):
     """A question logged with two batches of programs ([5, 5]) is replayed as the chat runs it: the first batch
     alone while it decides, both where it splits."""
-    from assistant.evals.program_replay import replay_question
+    from tools.program_replay import replay_question
     from assistant.evals.tables_eval import load_wtq
 
     table = load_wtq(tiny_wtq(tmp_path))[0].table
@@ -533,7 +533,7 @@ def test_claim_replay_re_votes_logged_programs_without_the_model():
     """--replay for the claim sets: the logged samples voted again under today's rules, paired with the log."""
     from types import SimpleNamespace
 
-    from assistant.evals.program_replay import replay_claims
+    from tools.program_replay import replay_claims
     from kb.tables import Table
 
     table = Table(name="sites", title="Sites", columns=["Site", "Enrolled", "Target"],

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from assistant.deps import Deps
-from assistant.evidence import EvidenceLedger
-from assistant.session import Session
+from tools.contracts import EvidenceLedger
+from tools.contracts import Session
 from kb.tables import table_from_grid
 from tools import ToolContext, ToolError
 from tools._colfilter import tokens

@@ -375,7 +375,7 @@ def test_loading_the_same_file_again_keeps_one_table(tmp_settings, tmp_path):
     file of the same name is another table."""
     from assistant.chat_cli import add_table_file as cli_add
     from assistant.deps import Deps
-    from assistant.session import Session
+    from tools.contracts import Session
 
     path = tmp_path / "sites.csv"
     path.write_text("Site,Dropouts\nPorto,5\nLyon,3\n")
@@ -395,7 +395,7 @@ def test_switching_sheet_replaces_the_table_under_its_name_and_in_memory(tmp_set
     """The upload path shared by the UI and the terminal: another sheet replaces the table, same name."""
     from assistant.chat_cli import add_table_file as cli_add, parse_table_command
     from assistant.deps import Deps
-    from assistant.session import Session
+    from tools.contracts import Session
     from assistant.uploads import add_table_file, other_sheets
 
     path = tmp_path / "book.xlsx"

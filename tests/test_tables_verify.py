@@ -10,9 +10,9 @@ import threading
 import pytest
 
 from assistant.deps import Deps
-from assistant.evidence import EvidenceLedger
+from tools.contracts import EvidenceLedger
 from assistant.llm import LLMClient
-from assistant.session import Session
+from tools.contracts import Session
 from tests.fake_openai import Reply
 from tests.test_tables_filter import MEASLES, BagOfWordsEmbedder
 from tools import ToolContext, ToolError

@@ -11,14 +11,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from assistant.deps import Deps  # noqa: E402
-from assistant.evidence import EvidenceLedger  # noqa: E402
+from tools.contracts import EvidenceLedger  # noqa: E402
 from assistant.llm import LLMClient  # noqa: E402
-from assistant.session import Session  # noqa: E402
+from tools.contracts import Session  # noqa: E402
 from kb.embeddings import Embedder  # noqa: E402
 from kb.ingest import Document  # noqa: E402
 from kb.text_store import TextStore  # noqa: E402
 from tests.fake_openai import Reply  # noqa: E402
-from tools._registry import ToolContext, ToolError  # noqa: E402
+from tools.registry import ToolContext, ToolError  # noqa: E402
 from tools.mc_answer import Input as MCInput, mc_answer  # noqa: E402
 from tools.text_search import Input, text_search  # noqa: E402
 

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from assistant.session import Session
+from tools.contracts import Session
 from assistant.uploads import add_text_file
 from kb.errors import TableError
 

@@ -41,7 +41,7 @@ from pathlib import Path
 import openpyxl
 import assistant.app as app
 from assistant.upload_registry import UploadRegistry
-from assistant.session import Session
+from tools.contracts import Session
 from kb.tables import load_table
 
 book = Path(sys.argv[1])

@@ -95,7 +95,7 @@ async def test_the_claim_check_decides_without_the_model(tmp_settings, fake_llm_
 
     with fake_llm_server(no_model) as srv:
         check = await check_claim(llm_for(tmp_settings, srv), LABS, "Glucose is within its reference range.")
-    assert check.label == "SUPPORTS" and check.decided_by == "rule" and not srv.requests
+    assert check.label == "SUPPORTS" and check.decided_by == "rule:value-in-range" and not srv.requests
 
 
 async def test_the_question_lists_the_rows_above_their_range(tmp_settings, fake_llm_server):
@@ -136,7 +136,7 @@ def test_a_yes_no_question_checked_as_a_claim_is_answered_yes_or_no(claim, start
     ruled = range_check(claim, LABS)
     cells = [f"T1:R{r}C{c}" for r, c in ruled.cells]
     reply = Output(verdict=ruled.verdict, claim=claim, table="labs", table_id="T1", cells=cells, reason=ruled.reason,
-                   explanations={}, decided_by="rule").reply()
+                   explanations={}, decided_by="rule:value-in-range").reply()
     assert reply.startswith(start) and end in reply, reply
 
 

@@ -1,5 +1,5 @@
 """Evidentia's tools: one public module per tool; private modules (``_ot.py``…) hold kernels."""
 
-from tools._registry import REGISTRY, Tool, ToolContext, ToolError, load_all, openai_schemas, tool
+from tools.registry import REGISTRY, Tool, ToolContext, ToolError, load_all, openai_schemas, tool
 
 __all__ = ["REGISTRY", "Tool", "ToolContext", "ToolError", "load_all", "openai_schemas", "tool"]

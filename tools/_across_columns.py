@@ -25,7 +25,7 @@ from tools._cells import TypedTable
 from tools._claim_changes import one_group, year_groups
 from tools._question_grounding import row_stated
 from tools._table_ops_model import VALUE_MAX_CHARS, Program, RowFilter
-from tools._words import content_words
+from tools.lang.lexicon import content_words
 
 _AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)
 _MEDIAN = re.compile(r"\bmedian\b", re.I)

@@ -15,7 +15,7 @@ from tools._cells import TypedTable
 from tools._question_grounding import column_named
 from tools._table_ops import selected_rows
 from tools._table_ops_model import Program
-from tools._words import extreme_directions, is_superlative
+from tools.lang.lexicon import extreme_directions, is_superlative
 
 _MEDIAN = re.compile(r"\bmedian\b", re.I)
 # the reads a median replaces: a mean, or a sum or one value the model took for the middle one; an extreme too, where

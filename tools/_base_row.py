@@ -18,7 +18,7 @@ from tools._cell_compare import norm_text
 from tools._cells import TypedTable
 from tools._partial_values import rewrite_text_filters
 from tools._table_ops_model import Program, RowFilter
-from tools._words import WORD
+from tools.lang.lexicon import WORD
 
 # A qualifier that leaves something out marks an ablation of the base row ("(w/o distill.)", "- attention",
 # "without CRF"). Other variants are systems of their own: on SciTab's test replay, "Dual2seq-Dep" read as

@@ -16,7 +16,7 @@ import numpy as np
 
 from tools._cells import cell_number, written_unit
 from tools._dates import ISO_MONTH, parse_date
-from tools._words import MONTHS
+from tools.lang.lexicon import MONTHS
 
 def norm_text(text: object) -> str:
     """Text as compared: markup, accents, case and spacing do not matter ("Québec" = "quebec")."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import cell_number
-from tools._words import RANK_HEADER
+from tools.lang.lexicon import RANK_HEADER
 
 _UP = frozenset({"more", "higher", "larger", "bigger", "greater", "longer", "taller", "heavier", "faster", "above",
                  "over"})

@@ -39,7 +39,7 @@ from tools._question_grounding import row_stated
 from tools._table_ops import selected_rows
 from tools._table_ops_model import VALUE_MAX_CHARS, Check, Program, RowFilter
 from tools._written_share import by_share
-from tools._words import ROUGH_WORDS
+from tools.lang.lexicon import ROUGH_WORDS
 
 _TOKEN = re.compile(r"[^\W_]+|%")
 _PARENTHESISED = re.compile(r"\([^)]*\)|\[[^\]]*\]")

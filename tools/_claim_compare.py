@@ -26,7 +26,7 @@ from tools._dates import names_iso_month
 from tools._question_grounding import question_numbers, value_grounded
 from tools._table_checks import row_names
 from tools._table_ops_model import Program
-from tools._words import CARDINALS
+from tools.lang.lexicon import CARDINALS
 
 # "more … than", "fewer than", "higher than": a comparison the claim states. A number before the comparative ("3
 # more wins than") states a difference, which an equality may check. Up to six words between: "fewer days above

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from tools._words import DOWNWARD, UPWARD
+from tools.lang.lexicon import DOWNWARD, UPWARD
 
 _EXTREME = r"(?:most|least|" + "|".join(sorted(UPWARD | DOWNWARD)) + r")"
 _TWO_SUPERLATIVES = re.compile(

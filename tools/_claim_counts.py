@@ -13,7 +13,7 @@ import re
 
 from tools._cells import TypedColumn, TypedTable, cell_number
 from tools._table_ops_model import Program
-from tools._words import CARDINALS
+from tools.lang.lexicon import CARDINALS
 
 # "4 country", "3 different nationality", "two distinct venues": a number, then what it counts
 _COUNTED = re.compile(r"(?<![\w.,])(?P<n>\d+|" + "|".join(CARDINALS) + r")\s+(?:different\s+|distinct\s+|"

@@ -22,7 +22,7 @@ from tools._claim_counts import names_column
 from tools._claim_multiples import _BOUND
 from tools._stated_bound import BOUND_OPS
 from tools._question_grounding import column_named
-from tools._words import ROUGH_WORDS, content_words, word_in
+from tools.lang.lexicon import ROUGH_WORDS, content_words, word_in
 from tools._table_ops import selected_rows
 from tools._table_ops_model import Check, Program, RowFilter
 from tools._table_rows import total_rows

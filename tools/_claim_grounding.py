@@ -61,7 +61,7 @@ from tools._question_grounding import column_named, value_grounded
 from tools._table_checks import row_names
 from tools._table_ops import execute, selected_rows
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Execution, Program, ProgramError, RowFilter
-from tools._words import CARDINALS, DOWNWARD, MAX_WORDS, ORDINAL_WORDS, RANK_HEADER, UPWARD, extreme_directions, is_superlative
+from tools.lang.lexicon import CARDINALS, DOWNWARD, MAX_WORDS, ORDINAL_WORDS, RANK_HEADER, UPWARD, extreme_directions, is_superlative
 
 _NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"[a-z0-9]+")

@@ -16,7 +16,7 @@ import re
 from tools._cells import cell_number
 from tools._stated_bound import BOUND_OPS
 from tools._table_ops_model import MIRRORED_OPS, Program
-from tools._words import ROUGH_PATTERN
+from tools.lang.lexicon import ROUGH_PATTERN
 
 _MULTIPLE_WORDS = {"twice": 2.0, "double": 2.0, "thrice": 3.0, "triple": 3.0, "quadruple": 4.0, "half": 0.5,
                    "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0,

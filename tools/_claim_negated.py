@@ -31,7 +31,7 @@ from tools._stated_bound import direction, stated_bounds
 from tools._question_grounding import column_named
 from tools._table_ops_model import VALUE_MAX_CHARS, Check, Program, ProgramError, RowFilter
 from tools._table_rows import meets_filter
-from tools._words import NEGATED_EXISTENCE
+from tools.lang.lexicon import NEGATED_EXISTENCE
 
 _COUNTS = ("count", "count_distinct")
 

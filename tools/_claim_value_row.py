@@ -33,7 +33,7 @@ from tools._cells import TypedTable
 from tools._table_checks import row_names
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, Program, RowFilter
-from tools._words import is_superlative
+from tools.lang.lexicon import is_superlative
 
 # Words that ask for a sum over several rows, so a sum over them is the claim's own reading.
 # Not a bare "all": "Stroke accounts for 6.7% of all deaths" names one row's share.

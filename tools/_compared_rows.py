@@ -37,7 +37,7 @@ from tools._claim_multiples import stated_scale
 from tools._interval_claims import bound_pairs
 from tools._interval_columns import LOWER_BOUND, UPPER_BOUND
 from tools._question_grounding import column_named, question_numbers
-from tools._words import content_words, word_in
+from tools.lang.lexicon import content_words, word_in
 
 # Which way each comparative orders the column's numbers: True, the subject's is larger
 LARGER = frozenset("more greater higher larger bigger longer later heavier wetter hotter warmer costlier pricier "

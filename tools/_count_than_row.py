@@ -26,7 +26,7 @@ from tools._question_grounding import (
 )
 from tools._table_ops_model import VALUE_MAX_CHARS, Execution, Program, RowFilter
 from tools._table_rows import selects_only
-from tools._words import RANK_HEADER
+from tools.lang.lexicon import RANK_HEADER
 
 # "how many more points did X have than Y" asks for a difference (tools._question_rules), not a count.
 _COUNT = re.compile(r"^\s*how many\s+(?!more\b|fewer\b|less\b)", re.I)

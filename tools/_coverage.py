@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from kb.tables import Table
 from tools._cell_compare import iso_month_match
 from tools._interval_columns import INTERVAL_HEADER
-from tools._words import MONTHS, spelled_out
+from tools.lang.lexicon import MONTHS, spelled_out
 
 PREFIX = 5
 _BOUND_WORDS = ["lower", "upper", "bound", "limit"]

@@ -17,7 +17,7 @@ from tools._cells import TypedTable
 from tools._dates import QUARTER
 from tools._question_grounding import value_grounded
 from tools._table_ops_model import MAX_FILTERS, Program, RowFilter
-from tools._words import MONTH_NAMES, WORD
+from tools.lang.lexicon import MONTH_NAMES, WORD
 
 _DAY = re.compile(r"^\d{1,2}(?:st|nd|rd|th)?$")
 

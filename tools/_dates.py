@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from tools._words import MONTH_NAMES, MONTHS
+from tools.lang.lexicon import MONTH_NAMES, MONTHS
 
 _ORD = r"(?:st|nd|rd|th)?"
 _ISO = re.compile(r"^(?P<y>\d{4})[-/.](?P<m>\d{1,2})(?:[-/.](?P<d>\d{1,2}))?$")

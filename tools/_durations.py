@@ -16,7 +16,7 @@ from tools._cell_compare import format_value, text_words
 from tools._cells import TypedTable
 from tools._stated_bound import BOUND_OPS
 from tools._table_ops_model import Check, Program, RowFilter
-from tools._words import CARDINALS
+from tools.lang.lexicon import CARDINALS
 
 # "longest" and "shortest" alone too: over rows that each have a start and an end date, "Which campaign was the
 # shortest?" asks how long each lasted

@@ -18,7 +18,7 @@ from tools._cell_compare import norm_text, writes_whole
 from tools._cells import TypedTable
 from tools._question_grounding import column_named, question_numbers
 from tools._table_ops_model import Program
-from tools._words import ORDINAL_WORDS, content_words, extreme_directions, ordinal_extreme, related
+from tools.lang.lexicon import ORDINAL_WORDS, content_words, extreme_directions, ordinal_extreme, related
 
 # "Which hospital …", "What drug …": the noun must name the row label's column; "who" asks for a row too
 _ASKED = re.compile(r"^\s*(?:(?:which|what)\s+(?P<noun>[^\W\d_]+)|(?P<who>who)\b)", re.I)

@@ -19,7 +19,7 @@ import re
 from tools._cell_compare import norm_text
 from tools._cells import TypedTable
 from tools._table_ops_model import MAX_FILTERS, Program, RowFilter
-from tools._words import content_words, word_in
+from tools.lang.lexicon import content_words, word_in
 
 YES = frozenset({"yes", "y", "true", "t", "✓", "✔"})
 NO = frozenset({"no", "n", "false", "f", "✗", "✘", "-", "–"})

@@ -17,7 +17,7 @@ from kb.tables import Table
 from tools._cells import TypedTable
 from tools._question_grounding import column_named, named_words
 from tools._table_ops_model import Program
-from tools._words import singular
+from tools.lang.lexicon import singular
 
 FREQUENCY = re.compile(r"\bmost (?:times|often|frequent(?:ly)?|common(?:ly)?)\b|\b(?:appears?|occurs?|listed) "
                        r"(?:the )?most\b", re.I)

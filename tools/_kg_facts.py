@@ -26,7 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from kb.kg_store import KGGraph
-from tools._words import singular
+from pydantic import BaseModel
+
+from tools.lang.lexicon import singular
 
 # Glosses in the words of Hetionet's definitions.json (CtD "a disease-modifying indication", CpD "a
 # symptomatic indication ... treats a significant symptom of the Disease", DpS: the disease presents the
@@ -220,3 +222,14 @@ def one_hop_facts(graph: KGGraph, nodes: list[int], relations: list[RelationMatc
     facts.sort(key=lambda f: (-len(reaches[other_end(f)]), rank[f.relation], graph.names[other_end(f)].lower(),
                               f.edge))
     return facts[:limit]
+
+
+class KGFact(BaseModel):
+    """A one-hop fact as the kg_paths tool returns it: its evidence id, its sentence and its triple."""
+
+    id: str
+    sentence: str
+    triple: tuple[str, str, str]
+    relation: str
+    license: str = ""
+    provenance: str = ""

@@ -4,12 +4,7 @@ the facts of one asked entity (:func:`facts_reply`), and the names joined to eve
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from tools._kg_facts import Fact
-
-if TYPE_CHECKING:
-    from tools.kg_paths import KGFact
+from tools._kg_facts import Fact, KGFact
 
 
 def facts_reply(source: str, facts: list[KGFact], total: int, anchors: list[str]) -> str:

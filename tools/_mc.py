@@ -18,8 +18,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from assistant.evidence import Evidence, cited_ids
-from assistant.prompts import render
+from tools.contracts import Evidence, cited_ids
+from prompts import render
 
 # Small prompts for a 1.5B CPU model: the evidence shown per prompt and its length are capped.
 MAX_EVIDENCE_IN_PROMPT = 8

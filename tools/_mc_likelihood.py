@@ -23,8 +23,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from assistant.evidence import Evidence
-from assistant.prompts import render
+from tools.contracts import Evidence
+from prompts import render
 from tools._mc import MAX_EVIDENCE_IN_PROMPT, MCResult, evidence_support
 
 # Facts shown when scoring (all options see the same ones, so their scores compare). The evidence comes option by

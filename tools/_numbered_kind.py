@@ -14,7 +14,7 @@ import re
 from tools._cells import TypedTable
 from tools._claim_counts import names_column
 from tools._table_ops_model import MAX_FILTERS, Program, RowFilter
-from tools._words import CARDINALS
+from tools.lang.lexicon import CARDINALS
 
 _COUNTS = {**CARDINALS, "single": 1.0, "double": 2.0, "triple": 3.0}
 _NUMBERED = re.compile(r"\b(?P<n>\d+|" + "|".join(_COUNTS) + r")-(?P<noun>[^\W\d_]+)\b", re.I)

@@ -25,7 +25,7 @@ from typing import Callable
 from tools._cell_compare import norm_text, words_match
 from tools._cells import TypedTable
 from tools._table_ops_model import Program, RowFilter
-from tools._words import WORD, content_words
+from tools.lang.lexicon import WORD, content_words
 
 
 def _written_part(value: str, text: str) -> str:

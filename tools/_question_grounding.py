@@ -29,10 +29,10 @@ import re
 from tools._cell_compare import norm_text
 from tools._cells import TypedColumn, TypedTable, cell_number
 from tools._flag_columns import names_flag
-from tools._table_choice import table_choice
+from tools.lang.choice import table_choice
 from tools._table_ops_model import Program, RowFilter
 from tools._table_rows import meets_filter
-from tools._words import CARDINALS, WORD, content_words, singular, word_in
+from tools.lang.lexicon import CARDINALS, WORD, content_words, singular, word_in
 
 # Thousands separators only between groups of three: "in 1906, how many" states 1906, not "1906,".
 _NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
@@ -288,7 +288,7 @@ def alternatives(question: str, typed: TypedTable) -> tuple[str, list[str]] | No
     """The column and the two values a choice question names ("which had more, Jewish or Roman Catholic?").
 
     Both values must be cells of one text column, written in the question as whole words, on either side of
-    its "or"; or, as :func:`tools._table_choice.table_choice` reads them, parts of two rows' cells in one text
+    its "or"; or, as :func:`tools.lang.choice.table_choice` reads them, parts of two rows' cells in one text
     column ("Harbour View or Northgate?" for "Harbour View Clinic" and "Northgate Family Practice": found as a
     new user, three of five programs kept Harbour View's row only). None when the question names no such pair.
     """

@@ -43,7 +43,7 @@ from tools._frequency_rules import FREQUENCY
 from tools._question_grounding import alternatives, column_named, value_grounded
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Program, RowFilter
-from tools._words import RANK_HEADER, best_is_largest, content_words, extreme_directions, \
+from tools.lang.lexicon import RANK_HEADER, best_is_largest, content_words, extreme_directions, \
     is_superlative, ordinal_extreme
 
 

@@ -19,7 +19,7 @@ import re
 from tools._cells import TypedTable
 from tools._question_grounding import column_named
 from tools._table_ops_model import RATIO_FNS, Program
-from tools._words import RANK_HEADER
+from tools.lang.lexicon import RANK_HEADER
 
 _RATE = re.compile(r"\b([^\W\d_][\w-]*)\s+(?:rate|rates|ratio)\b", re.I)
 # "the highest share of cases hospitalized", "the lowest proportion of its participants": the population follows.

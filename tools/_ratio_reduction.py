@@ -29,7 +29,7 @@ from tools._cells import TypedTable, cell_number
 from tools._claim_multiples import ROUGH_MULTIPLE_TOLERANCE
 from tools._claim_trend import NEGATED, TrendCheck
 from tools._question_grounding import row_stated
-from tools._words import ROUGH_PATTERN, ROUGH_WORDS
+from tools.lang.lexicon import ROUGH_PATTERN, ROUGH_WORDS
 
 _RATIO_HEADER = re.compile(r"\b(?P<kind>hazard|risk|odds|rate)\s+ratios?\b|\brelative\s+(?P<rel>risk)\b", re.I)
 _RATIO_ABBREVIATION = re.compile(r"(?<![\w])(?:a?HR|RR|a?OR|IRR)(?![\w])")  # case matters: "OR", not "or"

@@ -34,7 +34,7 @@ from tools._claim_trend import TrendCheck
 from tools._rough_values import ROUGH_SHARE
 from tools._stated_bound import ORDER_OPS
 from tools._table_shape import lists_items
-from tools._words import related
+from tools.lang.lexicon import related
 
 # Verbs and the stems of the field names they fill ("published" -> "Publisher", "Published by").
 _ROLE_STEMS = {"written": ("author", "writer", "written"), "wrote": ("author", "writer", "written"),

@@ -16,7 +16,7 @@ import re
 from tools._cell_compare import written_tolerance
 from tools._cells import TypedTable, cell_number
 from tools._table_ops_model import Program
-from tools._words import ROUGH_PATTERN
+from tools.lang.lexicon import ROUGH_PATTERN
 
 ROUGH_SHARE = 0.05  # "roughly 30,000" holds of 28,500 to 31,500; "about 250 pages" too (tools._record_claims)
 # Not a bare "m" after the number: metres as often as millions.

@@ -27,7 +27,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from kb.tables import Table
 from tools._cell_compare import norm_text, writes_whole
 from tools._frequency_rules import row_kinds
-from tools._words import CARDINALS, DOWNWARD, UPWARD, singular, word_in
+from tools.lang.lexicon import CARDINALS, DOWNWARD, UPWARD, singular, word_in
 
 _CLAUSE = re.compile(r"[,;:.!?()]\s")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*|\d[\d,.]*")

@@ -15,7 +15,7 @@ import re
 
 from tools._cells import TypedTable
 from tools._table_ops_model import Program
-from tools._words import content_words, word_in
+from tools.lang.lexicon import content_words, word_in
 
 _SHARE_OF = re.compile(r"^\s*(?:what|which)\s+(?:share|proportion|fraction|percentage|percent)\s+of\s+"
                        r"(?:the\s+|all\s+(?:the\s+)?)?(?P<noun>[^\W\d_][\w-]*)\b", re.I)

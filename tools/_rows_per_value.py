@@ -16,7 +16,7 @@ from tools._cells import TypedTable, cell_number
 from tools._frequency_rules import row_kinds
 from tools._question_grounding import question_numbers
 from tools._table_ops_model import Program
-from tools._words import CARDINALS, content_words, related, singular
+from tools.lang.lexicon import CARDINALS, content_words, related, singular
 
 _ASKED = re.compile(r"^\s*(?:which|what)\s+(?P<noun>[^\W\d_]+)", re.I)
 _NEGATION = re.compile(r"\b(?:not|never|no)\b|n't\b", re.I)  # "did not have more than one song …": the others

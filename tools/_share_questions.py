@@ -17,7 +17,7 @@ from tools._cells import TypedTable
 from tools._question_grounding import column_named, named_words
 from tools._stated_values import stated_cells
 from tools._table_ops_model import RATIO_FNS, Program, RowFilter
-from tools._words import RANK_HEADER, content_words, word_in
+from tools.lang.lexicon import RANK_HEADER, content_words, word_in
 from tools._written_share import writes_shares
 
 # "relative to the participants", "per game", "as a share of the votes cast": the measure over another column.

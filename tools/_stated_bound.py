@@ -26,7 +26,7 @@ import re
 
 from tools._cells import TypedTable, cell_number
 from tools._table_ops_model import Program
-from tools._words import CARDINALS, NEGATED_EXISTENCE
+from tools.lang.lexicon import CARDINALS, NEGATED_EXISTENCE
 
 _UP = {"more than": ">", "greater than": ">", "higher than": ">", "larger than": ">", "over": ">", "above": ">",
        "exceeding": ">", "in excess of": ">", "at least": ">=", "no fewer than": ">=", "no less than": ">=",

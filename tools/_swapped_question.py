@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from tools._words import PRONOUNS
+from tools.lang.lexicon import PRONOUNS
 
 _SWAP_FORMS = (
     re.compile(r"^\s*(?:(?:and|so|ok(?:ay)?|now)[\s,]+)?(?:what|how)\s+about\s+(?P<x>.+?)\s*[?.!]*\s*$", re.I),

@@ -11,12 +11,12 @@ import re
 from tools._cells import TypedTable
 from tools._table_ops_model import Program
 from tools._table_rows import filter_groups
-from tools._words import ORDINAL_WORDS
+from tools.lang.lexicon import ORDINAL_WORDS
 
 _BY_SHARE = " (by the percentages the cells write)"
 _PLAIN_NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?%?")
 
-# "second", "third", …: the words of tools._words' ordinals, by place
+# "second", "third", …: the words of tools.lang.lexicon' ordinals, by place
 ORDINALS = {i: w for w, i in ORDINAL_WORDS.items() if w.isalpha()}
 
 

@@ -111,7 +111,7 @@ class Program(BaseModel):
     # (tools._column_change); no grammar offers it. Feeds RATIO_FNS as ``per_column`` does.
     minus_column: str | None = None
     # "the second highest": max, min, argmax and argmin take the nth distinct value from that end. Code sets it
-    # from the question's or claim's ordinal (tools._words.ordinal_extreme); no grammar offers it.
+    # from the question's or claim's ordinal (tools.lang.lexicon.ordinal_extreme); no grammar offers it.
     nth: int = Field(1, ge=1, le=MAX_NTH)
     # "which region has the fewest beds in total?": argmax/argmin over the sums ("total") of ``column`` per value of
     # ``answer_column``; "which category has the most calories on average?": over their means ("mean"). Code sets it

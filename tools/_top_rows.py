@@ -14,7 +14,7 @@ from tools._cell_compare import format_value
 from tools._cells import TypedTable
 from tools._table_ops import selected_rows
 from tools._table_ops_model import Program, RowFilter
-from tools._words import CARDINALS
+from tools.lang.lexicon import CARDINALS
 
 _TOP = re.compile(r"^\s*(?:which|what|name|list|show|give\s+me)\s+(?:are\s+)?(?:the\s+)?(?:top\s+)?"
                   r"(?P<n>\d+|two|three|four|five|six|seven|eight|nine|ten)\s+[^\W\d_][\w-]*\b[^?]*?"

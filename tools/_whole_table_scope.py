@@ -19,7 +19,7 @@ import re
 from tools._cells import TypedTable
 from tools._question_grounding import value_grounded
 from tools._table_ops_model import Program
-from tools._words import is_superlative
+from tools.lang.lexicon import is_superlative
 
 _WHOLE_TABLE = re.compile(r"\b(?:in|of|on|across|among)\s+(?:the|this)\s+(?:whole\s+|entire\s+)?"
                           r"(?:table|list|dataset|data)\b|\b(?:of|among)\s+all\b|\boverall\b|\bon\s+the\s+list\b",

@@ -27,12 +27,12 @@ from typing import Literal, Sequence, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from kb.errors import LLMResponseError
-from assistant.prompts import render
+from prompts import render
 from tools._answer_subject import EXPLETIVE_IT, answer_subject, with_subject
 from tools._dates import QUARTER, parse_date
-from tools._registry import ToolContext, tool
+from tools.registry import ToolContext, tool
 from tools._swapped_question import swapped_question
-from tools._words import MONTHS, PRONOUNS, is_superlative, related, singular
+from tools.lang.lexicon import MONTHS, PRONOUNS, is_superlative, related, singular
 
 log = logging.getLogger(__name__)
 
@@ -338,7 +338,7 @@ def settled_task(message: str, options: list[str], has_table: bool) -> str | Non
     if _CLAIM_OPENERS.search(text):
         return "claim_check"
     if has_table:
-        # Beside a table the planner routes by matching the message against it (assistant.routing); the
+        # Beside a table the planner routes by matching the message against it (tools.lang.routing); the
         # label only separates statements to check from requests.
         if not text.endswith("?") and not _REQUEST.match(text):
             return "claim_check"

@@ -34,12 +34,12 @@ from pydantic import BaseModel, Field
 from kb.kg_harvest import edge_scores, extraction_note
 from kb.kg_store import normalize_name
 from tools._gat import cosine_scores, keep_threshold, train_scorer
-from tools._kg_facts import Fact, match_relations, one_hop_facts, relation_phrases
+from tools._kg_facts import Fact, KGFact, match_relations, one_hop_facts, relation_phrases
 from tools._kg_readings import everyday_readings
 from tools._kg_replies import facts_reply, joint_facts, joint_reply, others_of, whole_names
 from tools._paths import (Subgraph, bfs_parents, chain_text, expand, local_adjacency, path_steps,
                           path_to_root, sentence_text)
-from tools._registry import ToolContext, ToolError, tool
+from tools.registry import ToolContext, ToolError, tool
 from tools.intent import asked_kind, question_stem
 
 Variant = Literal["full", "no-filter", "gcn", "cosine"]
@@ -96,15 +96,6 @@ class SelectedRelation(BaseModel):
     name: str
     template: str
     score: float = Field(description="Cosine of the asked relation to this type (its family shares the best's kinds).")
-
-
-class KGFact(BaseModel):
-    id: str
-    sentence: str
-    triple: tuple[str, str, str]
-    relation: str
-    license: str = ""
-    provenance: str = ""
 
 
 class Output(BaseModel):
@@ -377,7 +368,7 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
     q_concepts, option_concepts, roles = link_question(
         linker, question, args.options, args.entities,
         reread=everyday_readings(linker, embedder, args.relation, question))
-    previous = getattr(ctx.session, "kg_linked", {}).get(source, []) if ctx.session is not None else []
+    previous = ctx.session.kg_linked.get(source, []) if ctx.session is not None else []
     if not q_concepts and previous:  # a follow-up ("which of those…") reuses the last turn's concepts
         q_concepts = previous
         roles += [(c, "previous turn") for c in previous]
@@ -388,14 +379,7 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
                       timings_s={"linking": round(t_link, 3)},
                       message=f"No concept of the question could be linked to {source}.")
     if ctx.session is not None and q_concepts:
-        store_linked = getattr(ctx.session, "kg_linked", None)
-        if store_linked is None:
-            store_linked = {}
-            try:
-                ctx.session.kg_linked = store_linked
-            except AttributeError:
-                store_linked = {}
-        store_linked[source] = q_concepts
+        ctx.session.kg_linked[source] = q_concepts
     t1 = time.perf_counter()
     entity_nodes = [c.index for c, role in roles if role == "entity"]
     anchors = list(dict.fromkeys(entity_nodes or [c.index for c in q_concepts]))

@@ -17,7 +17,7 @@ from kb.errors import LLMResponseError
 from kb.instructions import instruction_cue
 from tools._mc import CitationBy, DecidedBy, MCResult, choose_option
 from tools._mc_likelihood import choose_by_likelihood
-from tools._registry import ToolContext, ToolError, tool
+from tools.registry import ToolContext, ToolError, tool
 from tools.intent import question_stem
 from tools.text_search import DEFAULT_METHOD, EMPTY_KB_MESSAGE, Method, rank_kb
 

@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 from kb.tables import _MARKUP, Table, parse_number
 from tools._colfilter import claim_numbers, jaccard, js_distance, number_matches, softmax, tokens
 from tools._kmeans import spherical_kmeans
-from tools._registry import ToolContext, ToolError, tool
+from tools.registry import ToolContext, ToolError, tool
 
 TAU = 0.25          # UCRET lexical threshold
 TAU_JS = 0.20       # UCRET-JS lexical threshold

@@ -17,7 +17,7 @@ five. Only when no program runs, the vote is still split, or no option matches, 
 above answer (``decided_by`` says which).
 
 A question that offers its answers by its form ("Did Sweden or Spain win first?", "more or less than China?")
-is multiple choice too, with the options code reads (``tools._table_choice``): the programs range over the
+is multiple choice too, with the options code reads (``tools.lang.choice``): the programs range over the
 named rows, a program answering with a number picks its row's option, and the other row's cells are cited
 beside the answer's.
 """
@@ -31,7 +31,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from assistant.prompts import render
+from prompts import render
 from kb.tables import Table
 from tools._answer_subject import EXPLETIVE_IT, with_subject
 from tools._answer_type import expected_answer, fits
@@ -39,18 +39,19 @@ from tools._cell_compare import compare, join_listed, split_listed
 from tools._cells import TypedTable, cell_number, is_empty
 from tools._choice_compare import comparing_option
 from tools._frequency_rules import row_kinds
-from tools._registry import ToolContext, ToolError, tool
+from tools.contracts import TableAnswer
+from tools.registry import ToolContext, ToolError, tool
 from tools._question_grounding import row_stated, value_grounded
 from tools._swapped_question import swap_target
 from tools._row_qualifier import qualifier_note, row_qualifier
-from tools._table_choice import option_rows, table_choice
+from tools.lang.choice import option_rows, table_choice
 from tools._table_llm import (
     JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, cited_for_view,
     register_evidence, validate_cells)
 from tools._table_program import (
     DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, solve)
 from tools._unstated import unstated_numbers
-from tools._words import OF_THEM, content_words, is_superlative, singular, without_opener, word_in
+from tools.lang.lexicon import OF_THEM, content_words, is_superlative, singular, without_opener, word_in
 from tools.intent import without_regarding_note
 from tools.table_filter import filter_table, resolve_table
 
@@ -58,25 +59,6 @@ OPTION_MAX_TOKENS = 100
 ANSWER_MAX_TOKENS = JUDGEMENT_MAX_TOKENS + 60  # upper bound: a capped reason plus a short free-form answer
 MAX_OPTIONS = 8
 NO_VALUE = "no value given (the cell is empty)"  # the answer when the programs read an empty cell
-
-
-class TableAnswer(BaseModel):
-    """The last answer computed from a table, kept on the session so a follow-up's "it" finds its row."""
-
-    table: str
-    question: str  # a claim's text when kind is "claim"
-    answer: str  # a claim's verdict when kind is "claim"
-    rows: list[int] = Field(default_factory=list, description="The rows the answer came from (1-based).")
-    row_names: list[str] = Field(default_factory=list)
-    # "claim": the last table turn checked a claim, so "And for stroke?" asks that claim of another row
-    # (assistant.routing.claim_for_other_row); only a question's answer is what "it" refers to.
-    kind: Literal["question", "claim"] = "question"
-    # The rows the question ranged over when it pointed back to several ("Which of them reported last?"): the
-    # group a next "of them" means when this answer is one row.
-    scope: list[int] = Field(default_factory=list)
-    # The last question of this table that asked for an extreme ("Which hospital has the most beds?"), kept
-    # through questions that do not ("When was it founded?"), so a later "And the smallest?" can turn it round.
-    extreme_question: str = ""
 
 
 def last_answer(session) -> TableAnswer | None:
@@ -110,7 +92,7 @@ class QAResult(BaseModel):
     option: int | None = Field(None, description="1-based chosen option (multiple choice).")
     tied: list[int] = Field(default_factory=list, description="All options judged equally supported (incl. answer).")
     options: list[str] = Field(default_factory=list, description="The options chosen among: given, or offered by "
-                                                                 "the question's form (tools._table_choice).")
+                                                                 "the question's form (tools.lang.choice).")
     confidence: Literal["high", "low"] = Field("high", description="low: several options tie, or fewer than half "
                                               "of the sampled programs agree on the answer.")
     cells: list[tuple[int, int]]

@@ -24,7 +24,7 @@ from kb._ot import DEFAULT_TEMPERATURE, TokenBag, otjsd_scores, otjsd_top_k, wmd
 from kb.ingest import split_sentences
 from kb.instructions import instruction_cue
 from tools.intent import without_regarding_note
-from tools._registry import ToolContext, ToolError, tool
+from tools.registry import ToolContext, ToolError, tool
 
 Method = Literal["fused", "otjsd", "bm25", "cosine", "wmd"]
 DEFAULT_METHOD: Method = "fused"

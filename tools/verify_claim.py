@@ -30,21 +30,14 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from assistant.prompts import render
+from prompts import render
 from kb.tables import Table
 from tools._answer_type import yes_no_asked
 from tools._claim_conjuncts import conjuncts
 from tools._claim_negation import positive_form, turned_round
-from tools._claim_significance import significance_check
-from tools._claim_trend import trend_check
-from tools._dose_trend import dose_trend_check
-from tools._value_in_range import range_check
-from tools._ratio_reduction import ratio_change_check
-from tools._claim_association import association_check
-from tools._record_claims import record_check
-from tools._range_cells import range_duration_check
 from tools._coverage import NEI_COVERAGE, claim_coverage
-from tools._registry import ToolContext, ToolError, tool
+from tools.registry import ToolContext, ToolError, tool
+from tools.rules import REGISTRY as RULES, parse_off, settle
 from tools._table_llm import (
     JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, cited_for_view,
     register_evidence, validate_cells)
@@ -52,7 +45,8 @@ from tools._table_program import (
     DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, solve)
 from tools._unstated import unstated_numbers
 from tools.table_filter import FilterResult, filter_table, resolve_table, whole_table
-from tools.table_qa import TableAnswer, claim_with_referent
+from tools.contracts import TableAnswer
+from tools.table_qa import claim_with_referent
 
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 READINGS = {
@@ -87,6 +81,10 @@ def judgement_schema(labels: tuple[str, ...] = LABELS) -> type[BaseModel]:
     )
 
 
+# What decided a verdict: the programs, the judge (CCoE), both, the columns or coverage check, or a named rule.
+DECIDED_BY = r"^(?:program|ccoe|program\+ccoe|columns|coverage|rule:[a-z0-9-]+)$"
+
+
 class ClaimCheck(BaseModel):
     """Everything one claim check produced, for the tool, the UI and the evaluation log."""
 
@@ -104,8 +102,9 @@ class ClaimCheck(BaseModel):
     rows: list[int]
     collapsed: str
     timings: dict[str, float] = Field(default_factory=dict)
-    # "rule": a claim whose form settles it in code (tools._claim_significance, tools._claim_trend)
-    decided_by: Literal["program", "ccoe", "program+ccoe", "columns", "coverage", "rule"] = "ccoe"
+    # "rule:<name>": a claim whose form settles it in code, by the settle rule of that name (tools/rules.py)
+    decided_by: str = Field("ccoe", pattern=DECIDED_BY)
+    rules_fired: list[str] = Field(default_factory=list, description="Every settle rule that fired, in order.")
     confidence: float | None = Field(None, description="Share of the sampled programs that agree.")
     programs: ProgramOutcome | None = None
     # checked as its positive form and turned round (tools._claim_negation): the programs computed that form
@@ -175,13 +174,19 @@ async def check_claim(llm, table: Table, claim: str, *, embedder=None, variant: 
         cols=view.cols, rows=view.shown_rows, collapsed=view.markdown, timings=timings)
 
 
+def negated_claim_form(claim: str, table: Table) -> str | None:
+    """The claim without the "not" of its main verb when it has one ("Yemen did not have the most deaths" ->
+    "Yemen had the most deaths"), which is checked and its verdict turned round; else None."""
+    cells = (str(cell) for row in table.rows for cell in row)  # read only when a negation is found
+    return positive_form(claim, cells)
+
+
 async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant: str, labels: tuple[str, ...],
                             filter_method: Literal["cosine", "jsd"], seed: int, filter_result: FilterResult | None,
                             samples: int, temperature: float, form: str) -> ClaimCheck:
     """The ``program`` variants: programs vote; CCoE decides when they cannot (or votes too)."""
     t0 = time.perf_counter()
-    cells = (str(cell) for row in table.rows for cell in row)  # read only when a negation is found
-    if (positive := positive_form(claim, cells)) is not None:  # "Yemen did not have the most deaths"
+    if (positive := negated_claim_form(claim, table)) is not None:  # "Yemen did not have the most deaths"
         check = await _check_by_program(llm, table, positive, embedder=embedder, variant=variant, labels=labels,
                                         filter_method=filter_method, seed=seed, filter_result=filter_result,
                                         samples=samples, temperature=temperature, form=form)
@@ -192,6 +197,28 @@ async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant:
                               filter_method=filter_method, seed=seed, filter_result=filter_result, samples=samples,
                               temperature=temperature, form=form) for part in parts))
         return both_parts(claim, table, list(checks), time.perf_counter() - t0)
+    # Claims whose form settles them in code, with no model call: the settle rules of tools/rules.py (their
+    # catalogue: docs/rules.md). When those that fire disagree, none decides and the programs do.
+    settlement = settle(claim, table, parse_off(llm.settings.rules_off))
+    if (ruled := settlement.decided) is not None:
+        view = CollapsedView.build(table, sorted({c for _, c in ruled.cells}), sorted({r for r, _ in ruled.cells}))
+        return ClaimCheck(claim=claim, table=table.name, variant=variant, label=ruled.verdict, cells=ruled.cells,
+                          citations_valid=True, reason=ruled.reason, cols=view.cols, rows=view.shown_rows,
+                          collapsed=view.markdown, timings={"total_s": time.perf_counter() - t0},
+                          decided_by=f"rule:{ruled.rule}", rules_fired=settlement.names, confidence=None)
+    check = await _decided_without_rules(llm, table, claim, embedder=embedder, variant=variant, labels=labels,
+                                         filter_method=filter_method, seed=seed, filter_result=filter_result,
+                                         samples=samples, temperature=temperature, form=form, t0=t0)
+    # rules that fired but disagreed: recorded, so a measurement sees the conflict
+    return check.model_copy(update={"rules_fired": settlement.names}) if settlement.fired else check
+
+
+async def _decided_without_rules(llm, table: Table, claim: str, *, embedder, variant: str,
+                                 labels: tuple[str, ...], filter_method: Literal["cosine", "jsd"], seed: int,
+                                 filter_result: FilterResult | None, samples: int, temperature: float, form: str,
+                                 t0: float) -> ClaimCheck:
+    """Coverage first (a table that does not talk about the claim), then the programs' vote, then CCoE where the
+    vote cannot decide (or, in the ``+ccoe`` variants, votes too)."""
     ccoe_variant = "full" if embedder is not None or filter_result is not None else "no-filter"
 
     def ccoe() -> asyncio.Task[ClaimCheck]:
@@ -199,22 +226,6 @@ async def _check_by_program(llm, table: Table, claim: str, *, embedder, variant:
                                                  labels=labels, filter_method=filter_method, seed=seed,
                                                  filter_result=filter_result))
 
-    # Claims whose form settles them in code, with no model call: "Drug B's effect was statistically significant"
-    # (the named row's p-value), "Revenue grew every month" (each value above the one before), "Insomnia increased
-    # with dose" (each dose arm's value above the one before), "Glucose is within its reference range" (the row's
-    # value between its own bounds), "The treatment reduced the risk by 26%" (the row's hazard ratio, 0.74),
-    # "Hospitals with more beds had lower compliance" (the rank correlation of the two columns), "The book was written
-    # by Nelson Thornes" (a one-record table whose Author field says otherwise), "The fixture window is over 3 months"
-    # (the days between the two dates of its one cell).
-    ruled = (significance_check(claim, table) or trend_check(claim, table) or dose_trend_check(claim, table)
-             or range_check(claim, table) or ratio_change_check(claim, table) or association_check(claim, table)
-             or record_check(claim, table) or range_duration_check(claim, table))
-    if ruled is not None:
-        view = CollapsedView.build(table, sorted({c for _, c in ruled.cells}), sorted({r for r, _ in ruled.cells}))
-        return ClaimCheck(claim=claim, table=table.name, variant=variant, label=ruled.verdict, cells=ruled.cells,
-                          citations_valid=True, reason=ruled.reason, cols=view.cols, rows=view.shown_rows,
-                          collapsed=view.markdown, timings={"total_s": time.perf_counter() - t0},
-                          decided_by="rule", confidence=None)
     coverage = claim_coverage(claim, table)
     if "NOT ENOUGH INFO" in labels and coverage.share < NEI_COVERAGE:
         # The table does not talk about most of the claim: no program over its rows can settle it.
@@ -288,9 +299,10 @@ def both_parts(claim: str, table: Table, checks: list[ClaimCheck], total_s: floa
     refuted = [c for c in checks if c.label == "REFUTES"]
     unsupported = refuted or [c for c in checks if c.label != "SUPPORTS"]
     timings = {"total_s": total_s}
+    fired = list(dict.fromkeys(name for c in checks for name in c.rules_fired))
     if unsupported:
         part = unsupported[0]
-        return part.model_copy(update={"claim": claim, "timings": timings,
+        return part.model_copy(update={"claim": claim, "timings": timings, "rules_fired": fired,
                                        "reason": f"Its part “{part.claim}”: {part.reason}"})
     cells = list(dict.fromkeys(cell for c in checks for cell in c.cells))
     view = CollapsedView.build(table, sorted({col for c in checks for col in c.cols}),
@@ -300,7 +312,7 @@ def both_parts(claim: str, table: Table, checks: list[ClaimCheck], total_s: floa
     return checks[0].model_copy(update={
         "claim": claim, "cells": cells, "cols": view.cols, "rows": view.shown_rows, "collapsed": view.markdown,
         "reason": " ".join(f"Its part “{c.claim}”: {c.reason}" for c in checks), "timings": timings,
-        "confidence": min(confidences) if confidences else None,
+        "confidence": min(confidences) if confidences else None, "rules_fired": fired,
         # a part the judge decided makes the whole the judge's: its reason is then checked for unstated numbers
         "decided_by": "ccoe" if "ccoe" in deciders else deciders[0]})
 
@@ -329,8 +341,11 @@ class Output(BaseModel):
     columns_kept: list[str] = Field(default_factory=list)
     filter: str = Field("", description="Why columns (and rows) were kept or dropped.")
     decided_by: str = Field("ccoe", description="program (code computed it), ccoe (the judge), program+ccoe, "
-                                                "columns (the table lacks a column the claim needs), or coverage "
-                                                "(the table does not mention most of the claim).")
+                                                "columns (the table lacks a column the claim needs), coverage "
+                                                "(the table does not mention most of the claim), or rule:<name> (a "
+                                                "named rule settled it in code; docs/rules.md).")
+    rules_fired: list[str] = Field(default_factory=list, description="The settle rules that fired (they disagreed "
+                                                                     "when none decided).")
     confidence: float | None = Field(None, description="Share of the sampled programs that agree.")
     programs: list[str] = Field(default_factory=list, description="Each sampled program, its result or its error.")
     program: str = Field("", description="The program whose result decided, in words.")
@@ -364,6 +379,8 @@ class Output(BaseModel):
                     "No cell of the table was cited for this verdict, so it cannot be checked.")
         cites = "".join(f"[{c}]" for c in self.cells)
         text = f"**{label.get(self.verdict, self.verdict)}** by table {self.table}: {reason} {cites}"
+        if self.decided_by.startswith("rule:") and (rule := RULES.get(self.decided_by[len("rule:"):])):
+            text += f"\n\nSettled in code by the rule `{rule.name}`, which reads {rule.reads}."
         if self.decided_by == "program" and self.confidence is not None:
             # a negated claim's programs computed its positive form, whose vote runs the other way
             without_not = " for the claim without its “not”" if self.negated else ""
@@ -392,7 +409,7 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
         ctx.evidence, CollapsedView.build(table, check.cols, check.rows), check.cells,
         verdict=check.label, reason=check.reason, explanations=check.explanations, claim=check.claim)
     if check.decided_by != "columns":
-        # "And for myocardial infarction?" asks this claim of another row (assistant.routing.claim_for_other_row)
+        # "And for myocardial infarction?" asks this claim of another row (tools.lang.routing.claim_for_other_row)
         rows = list(dict.fromkeys(r for r, _ in check.cells))
         ctx.session.last_table_answer = TableAnswer(table=table.name, question=claim, answer=check.label, rows=rows,
                                                     row_names=[table.row_label(r) for r in rows], kind="claim")
@@ -409,6 +426,7 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
         explanations=check.explanations, invalid_citations=check.invalid_cells,
         citations_valid=check.citations_valid, columns_kept=[table.columns[c - 1] for c in check.cols],
         filter=check.filter.summary() if check.filter else "no column filtering", decided_by=check.decided_by,
+        rules_fired=check.rules_fired,
         confidence=check.confidence, programs=program_lines(check.programs),
         program=check.programs.program if check.programs else "",
         vote=check.programs.vote_text() if check.programs else "", negated=check.negated)

@@ -34,7 +34,7 @@ def baselines_command(benchmarks: tuple[str, ...]) -> None:
 
 
 def _attach() -> None:
-    from assistant.evals import (chat_eval, kg_eval, kg_harvest_eval, kg_relations_eval, pubmedqa_eval,
+    from assistant.evals import (chat_eval, kg_eval, kg_harvest_eval, kg_relations_eval, pubmedqa_eval, rules_eval,
                                  readme_numbers, recompute, retrieval_eval, tables_eval)
 
     tables_eval.register(eval_group)
@@ -46,6 +46,7 @@ def _attach() -> None:
     recompute.register(eval_group)
     readme_numbers.register(eval_group)
     chat_eval.register(eval_group)
+    rules_eval.register(eval_group)
 
 
 _attach()

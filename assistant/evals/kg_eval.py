@@ -68,9 +68,9 @@ def fixed_subset(items: list[dict], size: int) -> list[dict]:
 # -- UGAT retrieval for MedQA / MedMCQA ----------------------------------------------------------
 def retrieve(deps, item: dict, variant: str, linked=None):
     """Paths for one item as (ledger, evidence list, stats); ``linked`` reuses a linking result."""
-    from assistant.evidence import EvidenceLedger
+    from tools.contracts import EvidenceLedger
     from kb.linking import node_embeddings
-    from tools._paths import chain_text, sentence_text
+    from tools.kg_paths import chain_text, sentence_text  # how the tool writes a path
     from tools.kg_paths import RetrievalConfig, find_paths, get_linker, link_question
 
     ledger = EvidenceLedger()
@@ -208,7 +208,7 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
 
     # 2. LLM accuracy on the first ``limit`` items
     async def answer_all():
-        from tools._mc import choose_option
+        from tools.mc_answer import choose_option  # the tool's decision, asked directly
 
         async def answer(item):
             linked = None
@@ -337,7 +337,7 @@ def one_hop(deps, item: dict, s: int = 10):
     """Link question/options to ConceptNet (exact, fuzzy), take all 1-hop triples, keep the top ``s``."""
     import numpy as np
 
-    from assistant.evidence import EvidenceLedger
+    from tools.contracts import EvidenceLedger
     from kb.linking import Linker
 
     store, embedder = deps.kg, deps.embedder
@@ -388,7 +388,7 @@ def run_one_hop(benchmark: str, limit: int, chains: bool, settings=None, concurr
     log = ResultsLog(settings.data_dir / "eval" / f"{benchmark}.results.jsonl")
 
     async def answer_all():
-        from tools._mc import choose_option
+        from tools.mc_answer import choose_option  # the tool's decision, asked directly
 
         async def answer(job):
             v, item = job

@@ -143,7 +143,7 @@ async def _answer_all(settings, items: list[dict], concurrency: int, log) -> Non
     from assistant.deps import Deps
     from assistant.evals.report import bounded_map
     from assistant.loop import Assistant
-    from assistant.session import Session
+    from tools.contracts import Session
 
     deps = Deps(settings)
 

@@ -190,6 +190,8 @@ def recompute_report(path: Path, eval_dir: Path, kb_dir: Path) -> RecomputeResul
     name = Path(path).stem
     if benchmark_and_split(name)[0] == "chat":
         return recompute_chat(name, report)
+    if name == "rules":
+        return recompute_rules(name, report, Path(path).parent / RUNS_DIR, Path(eval_dir), Path(kb_dir))
     missing = [key for key in ("predictions", "item_ids") if not report.get(key)]
     if missing or not is_table_benchmark(name):
         return no_log_result(name, report, missing or ["a gold-label loader for this benchmark"])
@@ -248,6 +250,33 @@ def recompute_chat(name: str, report: dict) -> RecomputeResult:
     published = report.get("variants", {}).get("default", {})
     rows = [compared("default", metric, published.get(metric), figures[metric]) for metric in figures
             if metric in published]
+    return RecomputeResult(name, status_of(rows), rows)
+
+
+def recompute_rules(name: str, report: dict, runs_dir: Path, eval_dir: Path, kb_dir: Path) -> RecomputeResult:
+    """The per-rule measurement (assistant/evals/rules_eval.py): its log's gold labels against the benchmarks',
+    then every count of the report summarised again from the log."""
+    from assistant.evals.rules_eval import LOG_NAME, summarise
+
+    path = runs_dir / LOG_NAME
+    if not path.exists():
+        return no_log_result(name, report, [str(path)])
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = []
+    for benchmark in sorted({r["benchmark"] for r in records}):
+        golds = gold_items(benchmark, "dev", eval_dir, kb_dir)
+        mine = [r for r in records if r["benchmark"] == benchmark]
+        agree = sum(1 for r in mine if str(r["id"]) in golds and golds[str(r["id"])].gold == r["gold"])
+        rows.append(compared(benchmark, "logged gold = benchmark gold (items)", len(mine), agree))
+    figures = summarise(records)
+    for part in ("benchmarks", "rules"):
+        for key, row in report.get(part, {}).items():
+            for sub, value in row.items():
+                got = figures[part].get(key, {}).get(sub)
+                if isinstance(value, dict):
+                    rows += [compared(f"{key} {sub}", metric, v, (got or {}).get(metric)) for metric, v in value.items()]
+                else:
+                    rows.append(compared(key, sub, value, got))
     return RecomputeResult(name, status_of(rows), rows)
 
 
@@ -314,6 +343,10 @@ def recompute_run_log(path: Path, eval_dir: Path, kb_dir: Path) -> RecomputeResu
     published report whose provenance names its commit (the report it backs)."""
     report_name, commit = run_log_name(path)
     name = f"{RUNS_DIR}/{path.stem}"
+    if report_name == "rules":  # the per-rule measurement's log: checked with its report
+        report = path.parent.parent / "rules.json"
+        return recompute_rules(name, json.loads(report.read_text(encoding="utf-8")) if report.exists() else {},
+                               path.parent, Path(eval_dir), Path(kb_dir))
     if not is_table_benchmark(report_name):
         return RecomputeResult(name, NO_LOG, missing=[f"a gold-label loader for {report_name}"])
     benchmark, split = benchmark_and_split(report_name)

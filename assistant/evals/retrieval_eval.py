@@ -176,10 +176,10 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
                       use_openbook: bool, concurrency: int = 1) -> dict[str, dict]:
     from assistant.deps import Deps
     from assistant.evals.report import ResultsLog, bounded_map, fallback_scores, mcnemar
-    from assistant.evidence import EvidenceLedger
+    from tools.contracts import EvidenceLedger
     from kb.errors import LLMTimeout, LLMUnavailable
-    from assistant.session import Session
-    from tools._registry import ToolContext, ToolError
+    from tools.contracts import Session
+    from tools.registry import ToolContext, ToolError
     from tools.mc_answer import Input, mc_answer
 
     deps = Deps(settings, text_kb=(lambda d: openbook_store(settings, embedder=d.embedder)) if use_openbook else None)

@@ -32,7 +32,7 @@ from kb.tables import Table, grid_from_html, split_html_header, table_from_grid
 LABELS3 = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 LABELS2 = ("SUPPORTS", "REFUTES")
 DEFAULT_SEED = 0
-# What a table eval logs of each outcome's programs: what the replay (assistant.evals.program_replay) votes again
+# What a table eval logs of each outcome's programs: what the replay (tools.program_replay) votes again
 # (the raw runs and the samples per request) and what a reader checks. One set for claims and questions alike.
 LOGGED_PROGRAM_FIELDS = frozenset({"program_form", "columns_needed", "not_in_table", "runs", "votes", "retried",
                                    "batches"})
@@ -521,7 +521,7 @@ def load_wtq(wtq_dir: Path, split: str = "pristine-unseen-tables") -> list[QAIte
 
 def _denotation_key(value: str) -> str | float:
     """What a WTQ value is compared as: a number when it reads as one, else normalised text."""
-    from tools._cells import cell_number
+    from tools.table_qa import cell_number  # numbers read as the table tools read them
 
     text = " ".join(str(value).replace("\u2013", "-").split()).strip().strip(".").casefold()
     number = cell_number(text)
@@ -536,7 +536,7 @@ def _denotation_key(value: str) -> str | float:
 def denotation_match(predicted: str, gold: list[str]) -> bool:
     """The predicted values (split at ", " when gold has several, or at "; " when the answer lists values that
     hold commas) equal gold as a set; numbers as numbers."""
-    from tools._cell_compare import split_listed
+    from tools.table_qa import split_listed  # a listed answer split as the tool lists it
 
     parts = split_listed(predicted) if len(gold) > 1 else [p for p in [predicted] if p.strip()]
     return sorted(map(str, map(_denotation_key, parts))) == sorted(map(str, map(_denotation_key, gold)))
@@ -683,7 +683,7 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
 def replay_wtq_log(settings, *, limit: int | None, seed: int, split: str, echo=print, wtq_dir: Path | None = None,
                    model: str | None = None):
     """``--replay``: the logged ``program`` answers against the same programs re-voted under today's rules."""
-    from assistant.evals.program_replay import replay_wtq
+    from tools.program_replay import replay_wtq
     from assistant.evals.report import ResultsLog
 
     wtq_dir = wtq_dir or (Path(settings.kb_mirror_dir) / "wikitablequestions" if settings.kb_mirror_dir else None)
@@ -705,7 +705,7 @@ def replay_wtq_log(settings, *, limit: int | None, seed: int, split: str, echo=p
 def replay_claims_log(benchmark: str, settings, *, variant: str, limit: int | None, seed: int, split: str,
                       filter_method: str = "cosine", echo=print, model: str | None = None):
     """``--replay``: a claim benchmark's logged program checks re-voted under today's rules, paired."""
-    from assistant.evals.program_replay import replay_claims
+    from tools.program_replay import replay_claims
     from assistant.evals.report import ResultsLog
 
     if settings.eval_data_dir is None or not Path(settings.eval_data_dir).exists():

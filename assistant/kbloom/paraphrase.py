@@ -25,7 +25,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from assistant.kbloom.text import fill_spans
-from assistant.prompts import render
+from prompts import render
 from kb.kg_harvest import PromptWeight, RelationDefinition, SLOTS
 
 ENTROPY_FLOOR = 0.05  # nats: a prompt the model is all but certain about would otherwise score infinity

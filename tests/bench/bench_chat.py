@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from assistant.deps import Deps  # noqa: E402
 from assistant.evals.report import write_bench  # noqa: E402
 from assistant.loop import Assistant  # noqa: E402
-from assistant.session import Session  # noqa: E402
+from tools.contracts import Session  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 
 # Twenty questions in eight conversations; later turns in a conversation are follow-ups.

@@ -49,12 +49,12 @@ TRIALS = {"name": "trials", "title": "Vaccine trials", "columns": ["Trial", "Par
 
 async def run(out: Path) -> None:
     from assistant.deps import Deps
-    from assistant.evidence import EvidenceLedger
+    from tools.contracts import EvidenceLedger
     from assistant.llm import LLMClient
-    from assistant.session import Session
+    from tools.contracts import Session
     from assistant.settings import Settings
     from kb.tables import Table
-    from tools._registry import ToolContext
+    from tools.registry import ToolContext
     from tools.intent import Input, intent
 
     sink: ContextVar[list[int]] = ContextVar("intent_token_sink")

@@ -25,9 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from assistant.deps import Deps  # noqa: E402
 from assistant.evals.pubmedqa_eval import choose_items, load_questions, pmids_in_kb  # noqa: E402
 from assistant.evals.report import write_bench  # noqa: E402
-from assistant.evidence import EvidenceLedger  # noqa: E402
+from tools.contracts import EvidenceLedger  # noqa: E402
 from assistant.pool import build_pool, rank_pool  # noqa: E402
-from assistant.session import Session  # noqa: E402
+from tools.contracts import Session  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 
 KS = [2, 4, 6, 8, 10, 12, 16]
@@ -35,7 +35,7 @@ KS = [2, 4, 6, 8, 10, 12, 16]
 
 def gather(deps: Deps, question: str):
     """The chat's planned evidence for ``question`` (text and KG), as the loop's answer step sees it."""
-    from tools._registry import ToolContext, ToolError, load_all
+    from tools.registry import ToolContext, ToolError, load_all
     from tools.intent import contextualize, rules_frame
     from tools.kg_paths import Input as KGInput, kg_paths
     from tools.text_search import Input as TextInput, text_search

@@ -13,7 +13,7 @@ import pytest
 
 from assistant.deps import Deps
 from assistant.loop import Assistant
-from assistant.session import Session
+from tools.contracts import Session
 
 pytestmark = pytest.mark.real_model
 

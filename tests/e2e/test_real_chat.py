@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from assistant.deps import Deps
-from assistant.evidence import cited_ids
+from tools.contracts import cited_ids
 from assistant.loop import Assistant
-from assistant.session import Session
+from tools.contracts import Session
 from kb.ingest import Document
 
 pytestmark = pytest.mark.real_model

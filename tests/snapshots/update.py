@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from tools._registry import REGISTRY, load_all
+from tools.registry import REGISTRY, load_all
 
 if __name__ == "__main__":
     load_all()

@@ -20,7 +20,7 @@ from tools._cell_compare import iso_month_match
 from tools._cells import TypedTable, cell_number, is_empty
 from tools._question_grounding import row_stated
 from tools._record_claims import record_fields
-from tools._words import MONTHS, OF_THEM, SUPERLATIVES, WORD, related, spelled_out
+from tools.lang.lexicon import MONTHS, OF_THEM, SUPERLATIVES, WORD, related, spelled_out
 from tools.intent import without_regarding_note
 
 # A score at or above this sends the message to the table: one header plus one value, a row label, or a
@@ -37,7 +37,7 @@ TABLE_WORDS_SCORE = 0.5
 EMBEDDING_FLOOR = 0.35  # cosine below this adds nothing; above it adds up to ~1.5
 # A message naming a one-record table's subject routes when what it asks is this close to one of the record's other
 # fields (MiniLM cosine, the subject written "it"). Set by hand on 20 questions over a drug label and a trial record
-# (assistant/routing.py's tests): the fields asked for scored 0.40-0.69 ("Who makes it?" - Manufacturer 0.69, "How
+# (tools/lang/routing.py's tests): the fields asked for scored 0.40-0.69 ("Who makes it?" - Manufacturer 0.69, "How
 # many people were in it?" - Participants 0.40), the questions no field answers at most 0.34 ("Is it a generic?").
 FIELD_ASKED_FLOOR = 0.40
 MAX_VALUE_CELLS = 5000  # cells scanned per table: enough for uploads, bounded for huge ones

@@ -17,34 +17,18 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from pathlib import Path
+from dataclasses import dataclass
+from typing import Any, Callable
 
 from pydantic import BaseModel
 
 from kb.errors import ToolError  # noqa: F401  (re-exported: tools raise it)
-
-if TYPE_CHECKING:  # pragma: no cover
-    from assistant.deps import Deps
-    from assistant.evidence import EvidenceLedger
-    from assistant.session import Session
+from tools.contracts import ToolContext
 
 
 class DuplicateToolError(RuntimeError):
     pass
-
-
-
-
-@dataclass
-class ToolContext:
-    """What a tool may use during one turn."""
-
-    deps: "Deps"
-    evidence: "EvidenceLedger"
-    session: "Session"
-    # Progress callback for long work: ``report(message)``; the UI shows it in the step.
-    report: Callable[[str], None] = field(default=lambda message: None)
 
 
 @dataclass(frozen=True)
@@ -104,9 +88,8 @@ def tool(name: str, *, cpu_bound: bool = False, offer_to_model: bool = True):
 
 def load_all() -> dict[str, Tool]:
     """Import every public module in ``tools/`` so their tools register."""
-    import tools
-
-    for mod in pkgutil.iter_modules(tools.__path__):
+    # The package's folder, not ``import tools``: the package imports this module, and the loop would be a cycle.
+    for mod in pkgutil.iter_modules([str(Path(__file__).resolve().parent)]):
         if not mod.name.startswith("_"):
             importlib.import_module(f"tools.{mod.name}")
     return REGISTRY

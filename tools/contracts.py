@@ -1,6 +1,10 @@
-"""Evidence items and the per-turn ledger that hands out their ids.
+"""The contracts between the app and the tools: evidence and its ids, the conversation's state a tool may see,
+and what a tool is handed for one turn.
 
-Ids are the contract between tools, the answer and the citation check:
+They sit here, in one leaf module that imports nothing from the tools or the app, because both sides use them: the
+tools add evidence and read the session, the app checks citations against the same ids and keeps the session.
+
+Evidence ids are the contract between tools, the answer and the citation check:
 
 - ``S<n>``           a sentence (document, offsets, source);
 - ``T<t>:R<r>C<c>``  a table cell (table number, 1-based row and column of the data grid);
@@ -13,7 +17,9 @@ Ids are stable within a turn: adding the same sentence or path twice returns the
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -157,3 +163,94 @@ def evidence_for_prompt(citable: list[Evidence], texts: dict[str, str] | None = 
             break
         shown.append(item)
     return shown
+
+
+# -- the conversation a tool may see -------------------------------------------------------
+class TableAnswer(BaseModel):
+    """The last answer computed from a table, kept on the session so a follow-up's "it" finds its row."""
+
+    table: str
+    question: str  # a claim's text when kind is "claim"
+    answer: str  # a claim's verdict when kind is "claim"
+    rows: list[int] = Field(default_factory=list, description="The rows the answer came from (1-based).")
+    row_names: list[str] = Field(default_factory=list)
+    # "claim": the last table turn checked a claim, so "And for stroke?" asks that claim of another row
+    # (tools.lang.routing.claim_for_other_row); only a question's answer is what "it" refers to.
+    kind: Literal["question", "claim"] = "question"
+    # The rows the question ranged over when it pointed back to several ("Which of them reported last?"): the
+    # group a next "of them" means when this answer is one row.
+    scope: list[int] = Field(default_factory=list)
+    # The last question of this table that asked for an extreme ("Which hospital has the most beds?"), kept
+    # through questions that do not ("When was it founded?"), so a later "And the smallest?" can turn it round.
+    extreme_question: str = ""
+
+
+@dataclass
+class Session:
+    """Per-conversation state that tools can see: uploaded tables and text, and what the last turns found."""
+
+    conversation_id: str
+    user: str = "local"
+    # Uploaded tables by name (``kb.tables.Table``); the most recent one is the default.
+    tables: dict[str, Any] = field(default_factory=dict)
+    active_table: str | None = None
+    # Text a user uploaded in the chat: (name, text) pairs, searched alongside the KB.
+    texts: list[tuple[str, str]] = field(default_factory=list)
+    # This conversation's choice of evidence pieces per source (UI slider); None: the settings' default.
+    evidence_k: int | None = None
+    # The last answer computed from a table: a follow-up's "it" resolves to its row (tools.table_qa).
+    last_table_answer: TableAnswer | None = None
+    # KB documents the conversation's last answer cited, set by the loop for a follow-up turn (else empty):
+    # text search looks in them first ("And how many clinics took part?" after questions about one trial).
+    followed_documents: list[str] = field(default_factory=list)
+    # The concepts each graph linked in the last KG turn, by graph name: a follow-up with nothing of its own to
+    # link ("which of those…") reuses them (tools.kg_paths).
+    kg_linked: dict[str, list[Any]] = field(default_factory=dict)
+
+    def add_table(self, table: Any) -> None:
+        self.tables[table.name] = table
+        self.active_table = table.name
+
+    def find_table(self, name: str | None) -> Any | None:
+        """A table by exact or case-insensitive partial name; the active one if no name."""
+        if not self.tables:
+            return None
+        if not name:
+            return self.tables.get(self.active_table) if self.active_table else None
+        if name in self.tables:
+            return self.tables[name]
+        low = name.lower()
+        hits = [t for n, t in self.tables.items() if low in n.lower() or n.lower() in low]
+        return hits[0] if len(hits) == 1 else None
+
+
+# -- what a tool is handed -------------------------------------------------------------------
+class ToolDeps(Protocol):
+    """What tools use of the app's dependencies holder (``assistant.deps.Deps``): one settings object, one LLM
+    client, and the stores and encoder, loaded on first use."""
+
+    settings: Any
+    llm: Any
+
+    @property
+    def embedder(self) -> Any: ...
+
+    @property
+    def text_kb(self) -> Any: ...
+
+    @property
+    def kg(self) -> Any: ...
+
+    @property
+    def memory(self) -> Any: ...
+
+
+@dataclass
+class ToolContext:
+    """What a tool may use during one turn."""
+
+    deps: ToolDeps
+    evidence: EvidenceLedger
+    session: Session
+    # Progress callback for long work: ``report(message)``; the UI shows it in the step.
+    report: Callable[[str], None] = field(default=lambda message: None)

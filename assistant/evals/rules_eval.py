@@ -1,0 +1,163 @@
+"""``evidentia eval rules``: each settle rule of tools/rules.py measured on its own, on the table-disjoint dev splits.
+
+Settle rules need no model, so every dev claim of TabFact, SciTab and PubHealthTab is read by every rule: how often
+each fires, how often the verdict it gives is the gold label, how often two rules disagree (then none decides), and
+what the always-majority label scores on the same claims, beside it. A claim whose main verb is negated is read
+as the settle stage reads it (its positive form, the verdict turned round: tools._claim_negation via
+tools.verify_claim.negated_claim_form); a claim made of two parts is read whole (the chat reads each part).
+
+What this does not measure: the paired effect of switching a rule off. A claim a rule settles never reaches the
+programs, so what they would have said is not logged; that needs a model run with ``EVIDENTIA_RULES_OFF``.
+
+Writes docs/eval/rules.{json,md,png} and the per-item log docs/eval/runs/rules-dev.jsonl (ids, gold, what fired;
+no benchmark text). Runs only on dev splits: test splits are sealed (assistant/evals/sealed.py).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from pathlib import Path
+
+import click
+
+BENCHMARKS = ("tabfact", "scitab", "pubhealthtab")
+LOG_NAME = "rules-dev.jsonl"
+
+
+def read_item(claim: str, table) -> tuple[list[dict], bool]:
+    """What the settle stage makes of one claim: each rule that fired with its verdict (turned round for a negated
+    claim), and whether the claim was negated."""
+    from tools.rules import settle
+    from tools.verify_claim import negated_claim_form
+
+    positive = negated_claim_form(claim, table)
+    settlement = settle(positive or claim, table)
+    flip = {"SUPPORTS": "REFUTES", "REFUTES": "SUPPORTS"}
+    return [{"rule": f.rule, "verdict": flip.get(f.verdict, f.verdict) if positive else f.verdict}
+            for f in settlement.fired], positive is not None
+
+
+def measure(eval_dir: Path, seed: int, echo=print) -> list[dict]:
+    """One record per dev claim of each benchmark: id, benchmark, gold, the rules that fired and their verdicts."""
+    from assistant.evals.tables_eval import load_split, select_items
+
+    records = []
+    for benchmark in BENCHMARKS:
+        items = select_items(benchmark, load_split(benchmark, eval_dir, "dev"), seed=seed, limit=None, split="dev")
+        t0 = time.perf_counter()
+        for item in items:
+            fired, negated = read_item(item.claim, item.table)
+            records.append({"benchmark": benchmark, "id": item.id, "gold": item.label, "fired": fired,
+                            "negated": negated})
+        echo(f"{benchmark} dev: {len(items)} claims read by every settle rule in {time.perf_counter() - t0:.1f} s")
+    return records
+
+
+def summarise(records: list[dict]) -> dict:
+    """Per rule and benchmark: fired, right (its verdict is the gold label), decided (it settled the claim: no other
+    rule disagreed), and the majority label's score on the claims it decided; plus conflicts per benchmark."""
+    from tools.rules import RULES
+
+    out: dict = {"rules": {}, "benchmarks": {}}
+    for benchmark in BENCHMARKS:
+        mine = [r for r in records if r["benchmark"] == benchmark]
+        golds = Counter(r["gold"] for r in mine)
+        majority, _ = golds.most_common(1)[0] if golds else ("", 0)
+        conflicts = [r for r in mine if len({f["verdict"] for f in r["fired"]}) > 1]
+        out["benchmarks"][benchmark] = {"claims": len(mine), "majority_label": majority,
+                                        "majority_baseline": golds[majority] / len(mine) if mine else None,
+                                        "settled": sum(1 for r in mine if r["fired"] and r not in conflicts),
+                                        "conflicts": len(conflicts)}
+    for rule in RULES:
+        row = {}
+        for benchmark in BENCHMARKS:
+            mine = [r for r in records if r["benchmark"] == benchmark]
+            majority = out["benchmarks"][benchmark]["majority_label"]
+            fired = [(r, f) for r in mine for f in r["fired"] if f["rule"] == rule.name]
+            decided = [(r, f) for r, f in fired if len({g["verdict"] for g in r["fired"]}) == 1]
+            row[benchmark] = {"fired": len(fired), "right": sum(f["verdict"] == r["gold"] for r, f in fired),
+                              "decided": len(decided),
+                              "decided_right": sum(f["verdict"] == r["gold"] for r, f in decided),
+                              "majority_right_on_decided": sum(r["gold"] == majority for r, _ in decided)}
+        out["rules"][rule.name] = row
+    return out
+
+
+def write_report(records: list[dict], docs_dir: Path, commit: str | None) -> Path:
+    summary = summarise(records)
+    eval_dir = docs_dir / "eval"
+    (eval_dir / "runs").mkdir(parents=True, exist_ok=True)
+    log_path = eval_dir / "runs" / LOG_NAME
+    log_path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records), encoding="utf-8")
+    payload = {"benchmark": "rules", "split": "dev", "commit": commit, "items": len(records),
+               "log": str(log_path.relative_to(docs_dir.parent)) if docs_dir.parent in log_path.parents
+               else str(log_path), **summary}
+    json_path = eval_dir / "rules.json"
+    json_path.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    (eval_dir / "rules.md").write_text(markdown(payload), encoding="utf-8")
+    _chart(summary, eval_dir / "rules.png")
+    return json_path
+
+
+def markdown(payload: dict) -> str:
+    lines = ["# rules", "",
+             f"Every settle rule of `tools/rules.py` (catalogue: `docs/rules.md`) on the table-disjoint dev splits, "
+             f"at commit {payload['commit'] or 'unknown'}; {payload['items']} claims; per-item log "
+             f"`{payload['log']}`. Generated by `evidentia eval rules`; recomputed by `evidentia eval recompute`.",
+             "", "| benchmark | claims | settled by a rule | rules disagreed | always-majority |", "|---|---|---|---|---|"]
+    for name, b in payload["benchmarks"].items():
+        lines.append(f"| {name} | {b['claims']} | {b['settled']} | {b['conflicts']} | "
+                     f"{b['majority_baseline']:.3f} ({b['majority_label']}) |")
+    lines += ["", "Per rule: fired / its verdict was the gold label; in brackets, on the claims it decided, how "
+              "many the always-majority label gets right (a rule is worth keeping where it beats that).", "",
+              "| rule | " + " | ".join(BENCHMARKS) + " |", "|---|" + "---|" * len(BENCHMARKS)]
+    for rule, row in payload["rules"].items():
+        cells = []
+        for benchmark in BENCHMARKS:
+            c = row[benchmark]
+            cells.append(f"{c['fired']} / {c['right']} right ({c['majority_right_on_decided']} by majority)"
+                         if c["fired"] else "0")
+        lines.append(f"| `{rule}` | " + " | ".join(cells) + " |")
+    lines += ["", "Not measured here: what switching a rule off costs. A claim a rule settles never reaches the "
+              "programs, so their verdict is not in any log; that needs a model run with `EVIDENTIA_RULES_OFF`.", ""]
+    return "\n".join(lines)
+
+
+def _chart(summary: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(summary["rules"])
+    fired = [sum(summary["rules"][n][b]["fired"] for b in BENCHMARKS) for n in names]
+    right = [sum(summary["rules"][n][b]["right"] for b in BENCHMARKS) for n in names]
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    ax.barh(names, fired, color="#bbb", label="fired")
+    ax.barh(names, right, color="#2a7", label="right")
+    ax.set_xlabel("dev claims (TabFact + SciTab + PubHealthTab)")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def register(group) -> None:
+    @group.command("rules", help="Each settle rule measured on the dev splits (no model): fired, right, conflicts; "
+                                 "writes docs/eval/rules.*")
+    @click.option("--seed", type=int, default=None, help="Item selection seed (default: the benchmarks' own).")
+    def rules_command(seed: int | None) -> None:
+        from assistant.evals.report import DOCS_DIR, code_version
+        from assistant.evals.tables_eval import DEFAULT_SEED
+        from assistant.settings import Settings
+
+        settings = Settings()
+        if settings.eval_data_dir is None or not Path(settings.eval_data_dir).exists():
+            raise click.ClickException("The dev splits come from the benchmark data: set EVIDENTIA_EVAL_DATA_DIR "
+                                       "(e.g. ../shared/eval-data).")
+        records = measure(Path(settings.eval_data_dir), DEFAULT_SEED if seed is None else seed, echo=click.echo)
+        path = write_report(records, DOCS_DIR, code_version())
+        click.echo(markdown(json.loads(path.read_text())))
+        click.echo(f"wrote {path}")

@@ -1,0 +1,146 @@
+"""Rules as records (tools/rules.py): every rule's examples and counter-examples, the registry's checks, the conflict
+policy, the off switch, the trace in a verdict, and the generated catalogue."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.test_table_program import llm_for
+from tools.rules import REGISTRY, RULES, Example, Rule, _check_registry, catalogue, parse_off, settle
+from tools.verify_claim import check_claim
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = [(rule.name, ex) for rule in RULES for ex in rule.examples + rule.counter_examples]
+
+
+@pytest.mark.parametrize("name, example", CASES, ids=[f"{n}: {e.text}" for n, e in CASES])
+def test_every_rule_does_what_its_examples_say(name, example):
+    out = REGISTRY[name].fn(example.text, example.table())
+    assert (out.verdict if out is not None else None) == example.expected, out
+
+
+def test_every_rule_has_an_example_it_decides_and_one_it_leaves_alone():
+    for rule in RULES:
+        assert any(e.expected for e in rule.examples) and any(e.expected is None for e in rule.counter_examples)
+
+
+def _rule(name: str, verdict: str | None, fn=None) -> Rule:
+    class Out:
+        def __init__(self, v):
+            self.verdict, self.cells, self.reason = v, [(1, 1)], f"{name} says {v}"
+
+    def settles(claim, table):
+        return Out(verdict) if verdict else None
+
+    return Rule(name, "settle", "a test", "a test", fn or settles, (Example("x", ("a",), (("1",),), verdict),))
+
+
+def test_the_registry_refuses_a_duplicate_name_a_wrong_signature_and_a_rule_without_a_deciding_example():
+    with pytest.raises(ValueError, match="declared twice"):
+        _check_registry([_rule("a", "SUPPORTS"), _rule("a", "REFUTES")])
+    with pytest.raises(TypeError, match="takes"):
+        _check_registry([_rule("b", "SUPPORTS", fn=lambda text, table, extra: None)])
+    with pytest.raises(ValueError, match="no example"):
+        _check_registry([_rule("c", None)])
+
+
+def test_rules_that_agree_decide_under_the_first_name_and_rules_that_disagree_leave_it_to_the_programs():
+    table = Example("x", ("a",), (("1",),), None).table()
+    agree = settle("x", table, rules=[_rule("first", "SUPPORTS"), _rule("quiet", None), _rule("second", "SUPPORTS")])
+    assert agree.decided.rule == "first" and agree.names == ["first", "second"] and not agree.conflict
+    disagree = settle("x", table, rules=[_rule("yes", "SUPPORTS"), _rule("no", "REFUTES")])
+    assert disagree.decided is None and disagree.conflict and disagree.names == ["yes", "no"]
+    assert settle("x", table, off=frozenset({"no"}), rules=[_rule("yes", "SUPPORTS"), _rule("no", "REFUTES")]
+                  ).decided.rule == "yes"
+
+
+def test_an_unknown_rule_name_to_switch_off_is_an_error_that_lists_the_rules(monkeypatch):
+    assert parse_off(" trend-every-period, association ,") == {"trend-every-period", "association"}
+    with pytest.raises(ValueError, match="unknown rule name.*trend-evry.*the rules are: significance"):
+        parse_off("trend-evry")
+    from assistant.settings import Settings
+
+    monkeypatch.setenv("EVIDENTIA_RULES_OFF", "no-such-rule")
+    with pytest.raises(ValueError, match="no-such-rule"):
+        Settings()
+
+
+def _no_model(req):
+    raise AssertionError("the model was asked")
+
+
+async def test_a_verdict_a_rule_settled_names_the_rule_and_switching_it_off_asks_the_programs(tmp_settings,
+                                                                                             fake_llm_server):
+    example = REGISTRY["trend-every-period"].examples[0]  # "Revenue grew every month in 2024" -> REFUTES
+    with fake_llm_server(_no_model) as srv:
+        check = await check_claim(llm_for(tmp_settings, srv), example.table(), example.text)
+    assert check.decided_by == "rule:trend-every-period" and check.rules_fired == ["trend-every-period"]
+    assert check.label == "REFUTES" and not srv.requests
+    from tools.verify_claim import Output
+
+    reply = Output(verdict=check.label, claim=example.text, table="t", table_id="T1", cells=["T1:R1C1"],
+                   reason=check.reason, explanations={}, decided_by=check.decided_by).reply()
+    assert "Settled in code by the rule `trend-every-period`" in reply
+
+    off = tmp_settings.model_copy(update={"rules_off": "trend-every-period"})
+    with fake_llm_server(_no_model) as srv:
+        try:
+            await check_claim(llm_for(off, srv), example.table(), example.text)
+        except Exception:  # noqa: BLE001 - the fake answers nothing useful; what matters is that it was asked
+            pass
+    assert srv.requests, "with the rule off, the claim went to the model's programs"
+
+
+def test_the_catalogue_in_docs_is_generated_from_the_registry():
+    assert (ROOT / "docs" / "rules.md").read_text(encoding="utf-8") == catalogue(), \
+        "docs/rules.md is out of date: run `evidentia rules --write`"
+    assert all(f"`{rule.name}`" in catalogue() for rule in RULES)
+
+
+# -- the per-rule measurement (evidentia eval rules) --------------------------------------------------------------
+def test_the_measurement_counts_fired_right_decided_and_conflicts_as_worked_by_hand():
+    from assistant.evals.rules_eval import summarise
+
+    records = [  # one benchmark, four claims: majority gold SUPPORTS (3 of 4)
+        {"benchmark": "tabfact", "id": "1", "gold": "SUPPORTS", "fired": [{"rule": "association", "verdict": "SUPPORTS"}]},
+        {"benchmark": "tabfact", "id": "2", "gold": "REFUTES", "fired": [{"rule": "association", "verdict": "SUPPORTS"},
+                                                                         {"rule": "record-field", "verdict": "REFUTES"}]},
+        {"benchmark": "tabfact", "id": "3", "gold": "SUPPORTS", "fired": []},
+        {"benchmark": "tabfact", "id": "4", "gold": "SUPPORTS", "fired": [{"rule": "record-field", "verdict": "REFUTES"}]},
+    ]
+    out = summarise(records)
+    assert out["benchmarks"]["tabfact"] == {"claims": 4, "majority_label": "SUPPORTS", "majority_baseline": 0.75,
+                                            "settled": 2, "conflicts": 1}
+    assert out["rules"]["association"]["tabfact"] == {"fired": 2, "right": 1, "decided": 1, "decided_right": 1,
+                                                      "majority_right_on_decided": 1}
+    assert out["rules"]["record-field"]["tabfact"] == {"fired": 2, "right": 1, "decided": 1, "decided_right": 0,
+                                                       "majority_right_on_decided": 1}
+    assert out["rules"]["significance"]["scitab"]["fired"] == 0
+
+
+def test_a_negated_claim_is_read_in_its_positive_form_and_the_verdict_turned_round():
+    from assistant.evals.rules_eval import read_item
+
+    example = REGISTRY["value-in-range"].examples[0]  # "Glucose is within its reference range." -> SUPPORTS
+    fired, negated = read_item("Glucose is not within its reference range.", example.table())
+    assert negated and fired == [{"rule": "value-in-range", "verdict": "REFUTES"}]
+
+
+def test_the_committed_rules_report_recomputes_and_a_count_changed_by_hand_does_not(tmp_path):
+    import json
+    import shutil
+
+    from assistant.evals.recompute import MISMATCH, OK, recompute_report
+    from tests.shared_data import EVAL_DATA, KB_DATA
+
+    if not EVAL_DATA.exists():
+        pytest.skip(f"benchmark data not found at {EVAL_DATA}")
+    assert recompute_report(ROOT / "docs" / "eval" / "rules.json", EVAL_DATA, KB_DATA).status == OK
+    (tmp_path / "runs").mkdir()
+    shutil.copy(ROOT / "docs" / "eval" / "runs" / "rules-dev.jsonl", tmp_path / "runs" / "rules-dev.jsonl")
+    report = json.loads((ROOT / "docs" / "eval" / "rules.json").read_text())
+    report["rules"]["record-field"]["pubhealthtab"]["right"] += 1
+    (tmp_path / "rules.json").write_text(json.dumps(report))
+    assert recompute_report(tmp_path / "rules.json", EVAL_DATA, KB_DATA).status == MISMATCH
