@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable
+from tools.lang.lexicon import change_pattern
 
 # The verb alone, where no "from … to" names the two things: past forms only, since "growth", "rise" or "increase"
 # may be nouns ("glo mobile have 11000 growth 52", a TabFact statement); "rose by 5" or "to 27" also states an
@@ -16,16 +17,16 @@ from tools._cells import TypedTable
 # A price's change in its own words: "Did any drug get cheaper?" (found as a new user: refuted by a program that
 # compared one drug's 2024 price with another's, over a table with Price 2023 and Price 2024)
 _BECAME = r"(?:get|gets|got|gotten|become|becomes|became|grew|grown)\s+"
-_BARE_UP = (r"rose|risen|increased|grew|grown|climbed|went\s+up|" + _BECAME
+_BARE_UP = (change_pattern("up", "past", "participle") + "|" + _BECAME
             + r"(?:more\s+expensive|dearer|costlier|pricier)")
-_BARE_DOWN = r"fell|fallen|dropped|declined|decreased|went\s+down|shrank|shrunk|" + _BECAME + r"cheaper"
+_BARE_DOWN = change_pattern("down", "past", "participle") + "|" + _BECAME + r"cheaper"
 BARE_CHANGE = re.compile(r"\b(?:(?P<up>" + _BARE_UP + r")|(?P<down>" + _BARE_DOWN + r"))\b(?!\s+(?:by|to)\s+\d)",
                          re.I)
 # A yes/no question's verb after its auxiliary: "Did cases fall in Ashford?"
 ASKED_CHANGE = re.compile(
-    r"^\s*(?:is\s+it\s+true\s+that\s+)?(?:did|does|do|has|have)\b[^?]*?\b(?:(?P<up>rise|increase|grow|climb|go\s+up|"
-    r"risen|increased|grown|climbed|gone\s+up)|(?P<down>fall|drop|decline|decrease|shrink|go\s+down|fallen|dropped|"
-    r"declined|decreased|shrunk|gone\s+down))\b(?!\s+(?:by|to)\s+\d)", re.I)
+    r"^\s*(?:is\s+it\s+true\s+that\s+)?(?:did|does|do|has|have)\b[^?]*?\b(?:(?P<up>"
+    + change_pattern("up", "base", "participle") + r")|(?P<down>" + change_pattern("down", "base", "participle")
+    + r"))\b(?!\s+(?:by|to)\s+\d)", re.I)
 # "did not fall", "never rose": the verb negated, which these rules leave as written
 NEGATED_BEFORE = re.compile(r"\b(?:not|never|no|n't)\s+(?:\w+\s+)?$", re.I)
 

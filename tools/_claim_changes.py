@@ -25,10 +25,10 @@ from tools._claim_grounding import row_names_in
 from tools._question_grounding import GREATER_WORDS, column_named
 from tools._stated_bound import BOUND_OPS
 from tools._table_ops_model import MIRRORED_OPS, VALUE_MAX_CHARS, Check, Program, RowFilter
+from tools.lang.lexicon import change_pattern
 
-_UP = r"rose|risen|rise|rises|increased|increases|increase|grew|grown|grows|growth|climbed|climbs|went\s+up|gained"
-_DOWN = (r"fell|fallen|falls|fall|dropped|drops|drop|declined|declines|decline|decreased|decreases|decrease|"
-         r"went\s+down|shrank|shrunk")
+_UP = change_pattern("up", "base", "third", "past", "participle", "noun")
+_DOWN = change_pattern("down", "base", "third", "past", "participle", "noun")
 _CHANGE = re.compile(
     r"\b(?:(?P<up>" + _UP + r")|(?P<down>" + _DOWN + r"))\b(?:\s+[^\s.;,]+){0,4}?\s+(?:from|between)\s+"
     r"(?:(?:the\s+)?(?:year\s+|years\s+)?)(?P<a>[^,;.]{1,40}?)\s+(?:to|and)\s+(?:the\s+)?(?P<b>[^,;.]{1,40}?)"
@@ -125,8 +125,8 @@ def than_years(typed: TypedTable, text: str) -> tuple[tuple[str, str], str] | No
 # "Metformin's price rose by more than 10%": the amount of the change, which the bare verb's comparison of the two
 # columns does not check (found as a new user: supported by 4.60 > 4.20, a rise of 9.5%)
 _BY_AMOUNT = re.compile(
-    r"\b(?:(?P<up>rose|risen|increased|grew|grown|climbed|went\s+up)|(?P<down>fell|fallen|dropped|declined|"
-    r"decreased|went\s+down|shrank|shrunk))\s+by\s+(?P<cmp>more\s+than|over|less\s+than|under|at\s+least|at\s+most|"
+    r"\b(?:(?P<up>" + change_pattern("up", "past", "participle") + r")|(?P<down>"
+    + change_pattern("down", "past", "participle") + r"))\s+by\s+(?P<cmp>more\s+than|over|less\s+than|under|at\s+least|at\s+most|"
     r"exactly)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?P<pct>%|percent\b|per\s+cent\b)?", re.I)
 _AMOUNT_OPS = {**BOUND_OPS, "exactly": "="}
 

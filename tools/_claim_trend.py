@@ -32,11 +32,11 @@ from tools._cells import TypedTable, is_empty
 from tools._dates import iso_month_names, names_month
 from tools._question_grounding import column_named, named_words
 from tools._table_rows import total_rows
+from tools.lang.lexicon import change_pattern
 
-_UP = r"grew|grow|grows|growing|increased|increases|increasing|increase|rose|rise|rises|rising|went up|climbed|" \
-      r"climbs|improved|improves"
-_DOWN = r"fell|falls|falling|fall|decreased|decreases|decreasing|decrease|declined|declines|declining|decline|" \
-        r"dropped|drops|dropping|went down|shrank|shrinks"
+# "grew", "is rising", "improves": any verb form but the participle ("has risen" reads as "rose" through "has")
+_UP = change_pattern("up", "base", "third", "past", "gerund", improve=True)
+_DOWN = change_pattern("down", "base", "third", "past", "gerund")
 _VERB = re.compile(rf"\b(?:(?P<up>{_UP})|(?P<down>{_DOWN}))\b", re.I)
 _EVERY = re.compile(r"\b(?:every|each)\s+(?:single\s+)?(?:year|month|quarter|week|day|season|period|time|decade)\b|"
                     r"\b(?:steadily|consistently|continuously|monotonically|year[- ]on[- ]year|year after year|"

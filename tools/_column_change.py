@@ -18,6 +18,7 @@ import re
 from tools._cells import TypedTable
 from tools._claim_changes import one_column, year_pair
 from tools._table_ops_model import Program, RowFilter
+from tools.lang.lexicon import change_pattern
 
 _SPAN = re.compile(r"\b(?:from|between)\s+(?:the\s+)?(?:years?\s+)?(?P<a>[^,;.?]{1,40}?)\s+(?:to|and)\s+"
                    r"(?:the\s+)?(?P<b>[^,;.?]{1,40}?)\s*(?:[,;.?!]|$)", re.I)
@@ -26,8 +27,8 @@ _HOW_MUCH = re.compile(r"\bhow\s+(?:much|many\s+(?:percentage\s+)?points)\b|\bwh
                        r"\bchange\b", re.I)
 _CHANGE_WORD = re.compile(r"\b(?:change[ds]?|difference|increase[ds]?|decrease[ds]?|rise|rose|risen|drop(?:ped)?|"
                           r"fall|fell|fallen|gain(?:ed)?|grow|grew|grown|growth|decline[ds]?)\b", re.I)
-_UP = r"rose|risen|increased|grew|gained|climbed|went\s+up"
-_DOWN = r"fell|fallen|dropped|declined|decreased|went\s+down|shrank"
+_UP = change_pattern("up", "past", "participle")
+_DOWN = change_pattern("down", "past", "participle")
 _WHICH_MOST = re.compile(r"^\s*(?:which|what)\b[^?]*?\b(?:(?P<up>" + _UP + r")|(?P<down>" + _DOWN + r"))\b"
                          r"[^?]*?\b(?:the\s+)?(?:most|(?P<rate>fastest|quickest|most\s+quickly|most\s+rapidly))\b",
                          re.I)
@@ -35,7 +36,8 @@ _WHICH_MOST = re.compile(r"^\s*(?:which|what)\b[^?]*?\b(?:(?P<up>" + _UP + r")|(
 # compared 2022 alone and answered India; the Philippines fell 10 points)
 _WHICH_LARGEST = re.compile(
     r"^\s*(?:which|what)\b[^?]*?\b(?:largest|biggest|greatest|steepest|sharpest|highest|most)\s+"
-    r"(?:(?P<up>rise|increase|gain|growth|jump|improvement)|(?P<down>drop|fall|decline|decrease|reduction|loss))\b",
+    r"(?:(?P<up>" + change_pattern("up", "noun", improve=True) + r")|(?P<down>" + change_pattern("down", "noun")
+    + r"))\b",
     re.I)
 
 

@@ -1,4 +1,10 @@
-"""Word forms shared by the routing of messages to tables and the reading of table questions.
+"""The lexicon: the word lists and word forms every reader of a message shares (tools.lang).
+
+One list per kind of word, here and nowhere else: a rule that needs "went up" words takes the forms it needs from
+:data:`CHANGE_VERBS` instead of keeping its own list (five such lists disagreed before: one had "climbs" and not
+"gained", another "gained" and not "rises").
+
+Word forms shared by the routing of messages to tables and the reading of table questions:
 
 "Who won the most times?" names the Winner column and "times" the Time column, though neither word is a prefix
 of the other's stem: a message word and a header word are forms of one word when they share a 5-letter stem,
@@ -228,3 +234,42 @@ _OPENER = re.compile(r"^\s*(?:and|but|so|also|then|now|ok|okay|well)\b[,:]?\s+(?
 def without_opener(question: str) -> str:
     """The question without a follow-up's opening "And", "So", "Then", … ("And which city …?" -> "which city …?")."""
     return _OPENER.sub("", question, count=1)
+
+
+# -- words that say a value went up or down ----------------------------------------------------------------------
+# Each verb family by its forms. "improve" is kept apart (IMPROVE): whether it is up depends on the measure (an
+# error rate that improved went down), so only the rules that read it as up take it.
+CHANGE_VERBS: dict[str, dict[str, tuple[str, ...]]] = {
+    "up": {
+        "base": ("rise", "increase", "grow", "climb", "go up", "gain"),
+        "third": ("rises", "increases", "grows", "climbs", "goes up", "gains"),
+        "past": ("rose", "increased", "grew", "climbed", "went up", "gained"),
+        "participle": ("risen", "increased", "grown", "climbed", "gone up", "gained"),
+        "gerund": ("rising", "increasing", "growing", "climbing", "going up", "gaining"),
+        "noun": ("rise", "increase", "growth", "gain", "jump"),
+    },
+    "down": {
+        "base": ("fall", "decrease", "decline", "drop", "go down", "shrink"),
+        "third": ("falls", "decreases", "declines", "drops", "goes down", "shrinks"),
+        "past": ("fell", "decreased", "declined", "dropped", "went down", "shrank"),
+        "participle": ("fallen", "decreased", "declined", "dropped", "gone down", "shrunk"),
+        "gerund": ("falling", "decreasing", "declining", "dropping", "going down", "shrinking"),
+        "noun": ("fall", "decrease", "decline", "drop", "reduction", "loss"),
+    },
+}
+IMPROVE = {"base": ("improve",), "third": ("improves",), "past": ("improved",), "participle": ("improved",),
+           "gerund": ("improving",), "noun": ("improvement",)}
+
+
+def change_words(direction: str, *forms: str, improve: bool = False) -> list[str]:
+    """The ``direction`` ("up" or "down") words of the given forms, without repeats; ``improve`` adds the
+    "improve" family to "up"."""
+    families = [CHANGE_VERBS[direction]] + ([IMPROVE] if improve and direction == "up" else [])
+    return list(dict.fromkeys(w for family in families for form in forms for w in family[form]))
+
+
+def change_pattern(direction: str, *forms: str, improve: bool = False) -> str:
+    """:func:`change_words` as a regular expression's alternatives, longest first ("went up" with any spacing)."""
+    words = sorted(change_words(direction, *forms, improve=improve), key=len, reverse=True)
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in words)
+
