@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.lang.routing import as_claim, claim_for_other_row, elliptical_extreme, route, scorable
+from tools.lang.routing import as_claim, claim_of_another, elliptical_extreme, route, scorable
 from tools.contracts import Session
 from assistant.settings import Settings
 from tools.lang.choice import table_choice
@@ -85,7 +85,7 @@ def plan_table_call(frame, session: Session, available: set[str], *, embedder=No
     message = frame.rewrite
     last = getattr(session, "last_table_answer", None)
     if last is not None and last.kind == "claim" and last.table in session.tables and "verify_claim" in available \
-            and (claim := claim_for_other_row(message, last.question, last.rows, session.tables[last.table])):
+            and (claim := claim_of_another(message, last.question, last.rows, session.tables[last.table])):
         # "And for myocardial infarction?" after a claim about stroke: that claim, of the row it names
         return PlannedCall("verify_claim", {"claim": claim, "table": last.table})
     if last is not None and last.kind == "question" and last.table in session.tables and "table_qa" in available \

@@ -408,6 +408,45 @@ def test_an_elliptical_follow_up_after_a_claim_checks_it_of_another_row(message,
     assert planned(message, sess) == [("verify_claim", {"claim": claim, "table": "trials"})]
 
 
+CASES_BY_YEAR = Table(name="cases", title="Measles cases", columns=["Province", "Year", "Region", "Cases"], rows=[
+    ["Quebec", "2010", "East", "12"], ["Quebec", "2011", "East", "678"], ["Ontario", "2010", "Central", "220"],
+    ["Ontario", "2011", "Central", "301"]])
+
+
+@pytest.mark.parametrize("message, claim", [
+    ("And in 2010?", "Quebec had 678 cases in 2010."),
+    ("what about 2010?", "Quebec had 678 cases in 2010."),
+    ("And for Ontario?", "Ontario had 678 cases in 2011."),  # another row, as before
+    ("And in the year 2010?", "Quebec had 678 cases in 2010."),
+])
+def test_an_elliptical_follow_up_after_a_claim_about_one_year_asks_it_of_the_other_year(message, claim):
+    """#76, seen as a new user: after a claim about one year, "And in <another year>?" was answered with one cell's
+    value instead of a verdict. The follow-up keeps the claim's form: the same claim, of the year it names."""
+    sess = session(CASES_BY_YEAR)
+    sess.last_table_answer = TableAnswer(table="cases", question="Quebec had 678 cases in 2011.", answer="SUPPORTS",
+                                         rows=[2], row_names=["Quebec"], kind="claim")
+    assert planned(message, sess) == [("verify_claim", {"claim": claim, "table": "cases"})]
+
+
+@pytest.mark.parametrize("message, question", [
+    ("And in 2009?", "Quebec had 678 cases in 2011."),  # a year the table does not hold
+    ("And in 2010?", "Quebec had 678 cases."),  # the claim writes no year to replace
+    ("And in 2010?", "Quebec had more cases in 2011 than in 2010."),  # two years: which one is not said
+])
+def test_no_claim_for_another_year_when_the_table_or_the_claim_leaves_it_unclear(message, question):
+    from tools.lang.routing import claim_of_another
+
+    assert claim_of_another(message, question, [2], CASES_BY_YEAR) is None
+
+
+def test_a_follow_up_naming_another_value_of_a_column_the_claim_writes_replaces_that_value():
+    from tools.lang.routing import claim_of_another
+
+    assert claim_of_another("And for Central?", "Quebec is in the East region.", [2], CASES_BY_YEAR) == \
+        "Quebec is in the Central region."
+    assert claim_of_another("And for Central?", "Quebec had 678 cases.", [2], CASES_BY_YEAR) is None  # no slot
+
+
 @pytest.mark.parametrize("message, last", [
     ("And for GAMMA-3?", TableAnswer(table="trials", question="BETA-2 had more participants than ZETA.",
                                      answer="SUPPORTS", rows=[2, 6], row_names=["BETA-2", "ZETA"], kind="claim")),

@@ -400,7 +400,7 @@ async def test_the_tool_shows_its_work_and_cites_ledger_cells(tmp_settings, fake
     assert out.programs[1].startswith("program 1: rows where Province = 'Ontario' → Cases")
     assert "= 220 → SUPPORTS (rows R2)" in out.programs[1]
     assert out.vote == "5 of 5 programs ran; votes SUPPORTS: 4, REFUTES: 1"
-    # kept for "And for Quebec?", which asks this claim of another row (tools.lang.routing.claim_for_other_row)
+    # kept for "And for Quebec?", which asks this claim of another row (tools.lang.routing.claim_of_another)
     last = session.last_table_answer
     assert (last.kind, last.question, last.rows, last.row_names) == ("claim", CLAIM, [2], ["Ontario"])
     reply = out.reply()

@@ -175,7 +175,7 @@ class TableAnswer(BaseModel):
     rows: list[int] = Field(default_factory=list, description="The rows the answer came from (1-based).")
     row_names: list[str] = Field(default_factory=list)
     # "claim": the last table turn checked a claim, so "And for stroke?" asks that claim of another row
-    # (tools.lang.routing.claim_for_other_row); only a question's answer is what "it" refers to.
+    # (tools.lang.routing.claim_of_another); only a question's answer is what "it" refers to.
     kind: Literal["question", "claim"] = "question"
     # The rows the question ranged over when it pointed back to several ("Which of them reported last?"): the
     # group a next "of them" means when this answer is one row.

@@ -409,7 +409,7 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
         ctx.evidence, CollapsedView.build(table, check.cols, check.rows), check.cells,
         verdict=check.label, reason=check.reason, explanations=check.explanations, claim=check.claim)
     if check.decided_by != "columns":
-        # "And for myocardial infarction?" asks this claim of another row (tools.lang.routing.claim_for_other_row)
+        # "And for myocardial infarction?" asks this claim of another row (tools.lang.routing.claim_of_another)
         rows = list(dict.fromkeys(r for r, _ in check.cells))
         ctx.session.last_table_answer = TableAnswer(table=table.name, question=claim, answer=check.label, rows=rows,
                                                     row_names=[table.row_label(r) for r in rows], kind="claim")

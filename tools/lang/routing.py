@@ -400,23 +400,33 @@ def elliptical_extreme(message: str, previous_question: str | None) -> str | Non
     return _ANY_EXTREME.sub(m.group("word").lower(), asked, count=1)
 
 
-# "And for myocardial infarction?", "What about Oslo?", "same for 2021?": the last claim, of another row.
+# "And for myocardial infarction?", "What about Oslo?", "same for 2021?", "And in 2010?": the last claim, of another
+# row or another value.
 _FOR_ANOTHER = re.compile(r"^\s*(?:(?:and|but|ok(?:ay)?|now)\s+)?(?:(?:what|how)\s+about|(?:the\s+)?same\s+for|for)\s+"
                           r"(?P<other>[^?.!]+?)\s*[?.!]*\s*$|^\s*and\s+(?P<bare>[^?.!]+?)\s*[?.!]*\s*$", re.I)
 
 
-def claim_for_other_row(message: str, claim: str, claim_rows: list[int], table: Any) -> str | None:
-    """The last claim asked of the row an elliptical follow-up names, or None.
+def claim_of_another(message: str, claim: str, claim_rows: list[int], table: Any) -> str | None:
+    """The last claim asked again of what an elliptical follow-up names, or None: of another row ("And for
+    myocardial infarction?") or with another value of a slot the claim writes ("And in 2010?").
 
+    A follow-up keeps the form of the turn it follows: after a claim, it is the same claim for the new slot.
     Found as a new user: after "Is it true that Drug A more than halved the rate of stroke compared with placebo?"
     (Supported), "And for myocardial infarction?" went to table QA as a question of its own and came back as the
-    outcome with the most events. When the follow-up names one row of the table ("myocardial infarction") and the
-    claim writes the name of the one row it was checked on ("stroke"), that name is replaced by the new one.
+    outcome with the most events; after a claim about one year, "And in <another year>?" was answered with one
+    cell's value instead of a verdict.
     """
     m = _FOR_ANOTHER.match(without_regarding_note(message or ""))
     if m is None:
         return None
     other = (m.group("other") or m.group("bare")).strip()
+    return _claim_of_another_row(other, claim, claim_rows, table) or _claim_with_another_value(other, claim,
+                                                                                               claim_rows, table)
+
+
+def _claim_of_another_row(other: str, claim: str, claim_rows: list[int], table: Any) -> str | None:
+    """When the follow-up names one other row ("myocardial infarction") and the claim writes the name of the one row
+    it was checked on ("stroke"), that name is replaced by the new one."""
     label = table.row_label_col
     row = row_stated(TypedTable.build(table), other)
     if row is None or row in claim_rows or not label:
@@ -426,6 +436,36 @@ def claim_for_other_row(message: str, claim: str, claim_rows: list[int], table: 
     if len(written) != 1:
         return None
     return re.sub(rf"(?<!\w){re.escape(written[0])}(?!\w)", lambda _: other, claim, count=1, flags=re.I)
+
+
+_SLOT_OPENER = re.compile(r"^(?:in|for|at|during|on|from)\s+(?:the\s+)?(?:year\s+)?", re.I)
+_YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\d)")
+
+
+def _claim_with_another_value(other: str, claim: str, claim_rows: list[int], table: Any) -> str | None:
+    """"And in 2010?" after "Quebec had 678 cases in 2011.": the one year the claim writes, or the one value it writes
+    of the column that holds the follow-up's value, replaced by the follow-up's (which the table must hold)."""
+    value = _SLOT_OPENER.sub("", other).strip()
+    if not value:
+        return None
+    cells = [[str(c).strip() for c in row] for row in table.rows]
+    if _YEAR.fullmatch(value):
+        years = set(_YEAR.findall(claim))
+        if len(years) != 1 or value in years or not any(value in _YEAR.findall(c) for row in cells for c in row):
+            return None
+        return _YEAR.sub(value, claim, count=1)
+    low = value.casefold()
+    columns = {i for row in cells for i, c in enumerate(row) if c.casefold() == low}
+    replaced = []
+    for col in columns:
+        written = {cells[r - 1][col] for r in claim_rows if 0 < r <= len(cells)} - {""}
+        written = [w for w in written if w.casefold() != low
+                   and re.search(rf"(?<!\w){re.escape(w)}(?!\w)", claim, re.I)]
+        if len(written) == 1:
+            replaced.append(written[0])
+    if len(replaced) != 1:
+        return None
+    return re.sub(rf"(?<!\w){re.escape(replaced[0])}(?!\w)", lambda _: value, claim, count=1, flags=re.I)
 
 
 def restated_claim(checked: str, message: str) -> bool:
