@@ -82,11 +82,18 @@ class TerminalHooks(TurnHooks):
 
 
 def summarize_output(output) -> str:
+    """One line for a step: what decided it first (a named rule, the programs, the judge), then its output."""
     if output is None:
         return "nothing"
     data = output.model_dump(mode="json") if hasattr(output, "model_dump") else output
     text = json.dumps(data, ensure_ascii=False, default=str)
-    return text if len(text) < 240 else text[:237] + "…"
+    text = text if len(text) < 240 else text[:237] + "…"
+    decided = data.get("decided_by") if isinstance(data, dict) else None
+    if not decided:
+        return text
+    fired = [r for r in data.get("rules_fired") or [] if f"rule:{r}" != decided]
+    also = f" ({', '.join(fired)} also fired)" if fired else ""
+    return f"decided by {decided}{also}; {text}"
 
 
 def print_evidence(result: TurnResult, hooks: TerminalHooks | None = None) -> None:

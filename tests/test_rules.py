@@ -144,3 +144,15 @@ def test_the_committed_rules_report_recomputes_and_a_count_changed_by_hand_does_
     report["rules"]["record-field"]["pubhealthtab"]["right"] += 1
     (tmp_path / "rules.json").write_text(json.dumps(report))
     assert recompute_report(tmp_path / "rules.json", EVAL_DATA, KB_DATA).status == MISMATCH
+
+
+def test_the_terminal_step_line_says_which_rule_decided_and_which_others_fired():
+    from assistant.chat_cli import summarize_output
+    from tools.verify_claim import Output
+
+    out = Output(verdict="REFUTES", claim="c", table="t", table_id="T1", cells=[], reason="r", explanations={},
+                 decided_by="rule:trend-every-period", rules_fired=["trend-every-period"])
+    assert summarize_output(out).startswith("decided by rule:trend-every-period; {")
+    conflict = out.model_copy(update={"decided_by": "program", "rules_fired": ["association", "record-field"]})
+    assert summarize_output(conflict).startswith("decided by program (association, record-field also fired); ")
+    assert summarize_output({"hits": []}) == '{"hits": []}'
