@@ -15,10 +15,23 @@ ROOT = Path(__file__).resolve().parents[1]
 CASES = [(rule.name, ex) for rule in RULES for ex in rule.examples + rule.counter_examples]
 
 
+def outcome_of(rule: Rule, example: Example) -> str | None:
+    """What a rule makes of its example: a settle rule's verdict, or "veto" when a veto rule holds the program."""
+    if rule.stage == "settle":
+        out = rule.fn(example.text, example.table())
+        return out.verdict if out is not None else None
+    from tools._cells import TypedTable
+    from tools._table_ops import execute
+    from tools._table_ops_model import Program
+
+    typed = TypedTable.build(example.table())
+    program = Program.model_validate(example.program)
+    return "veto" if rule.fn(program, execute(program, typed), typed, example.text) else None
+
+
 @pytest.mark.parametrize("name, example", CASES, ids=[f"{n}: {e.text}" for n, e in CASES])
 def test_every_rule_does_what_its_examples_say(name, example):
-    out = REGISTRY[name].fn(example.text, example.table())
-    assert (out.verdict if out is not None else None) == example.expected, out
+    assert outcome_of(REGISTRY[name], example) == example.expected
 
 
 def test_every_rule_has_an_example_it_decides_and_one_it_leaves_alone():
@@ -138,12 +151,15 @@ def test_the_committed_rules_report_recomputes_and_a_count_changed_by_hand_does_
     if not EVAL_DATA.exists():
         pytest.skip(f"benchmark data not found at {EVAL_DATA}")
     assert recompute_report(ROOT / "docs" / "eval" / "rules.json", EVAL_DATA, KB_DATA).status == OK
-    (tmp_path / "runs").mkdir()
-    shutil.copy(ROOT / "docs" / "eval" / "runs" / "rules-dev.jsonl", tmp_path / "runs" / "rules-dev.jsonl")
+    shutil.copy(ROOT / "docs" / "eval" / "rules-dev.jsonl", tmp_path / "rules-dev.jsonl")
     report = json.loads((ROOT / "docs" / "eval" / "rules.json").read_text())
-    report["rules"]["record-field"]["pubhealthtab"]["right"] += 1
-    (tmp_path / "rules.json").write_text(json.dumps(report))
-    assert recompute_report(tmp_path / "rules.json", EVAL_DATA, KB_DATA).status == MISMATCH
+    shutil.copy(ROOT / "docs" / "eval" / "rules-veto-dev.jsonl", tmp_path / "rules-veto-dev.jsonl")
+    for change in (lambda r: r["rules"]["record-field"]["pubhealthtab"].__setitem__("right", 2),
+                   lambda r: r["vetoes"]["tautology"]["pubhealthtab"].__setitem__("lost_when_off", 0)):
+        changed = json.loads(json.dumps(report))
+        change(changed)
+        (tmp_path / "rules.json").write_text(json.dumps(changed))
+        assert recompute_report(tmp_path / "rules.json", EVAL_DATA, KB_DATA).status == MISMATCH
 
 
 def test_the_terminal_step_line_says_which_rule_decided_and_which_others_fired():
@@ -156,3 +172,54 @@ def test_the_terminal_step_line_says_which_rule_decided_and_which_others_fired()
     conflict = out.model_copy(update={"decided_by": "program", "rules_fired": ["association", "record-field"]})
     assert summarize_output(conflict).startswith("decided by program (association, record-field also fired); ")
     assert summarize_output({"hits": []}) == '{"hits": []}'
+
+
+# -- veto rules ---------------------------------------------------------------------------------------------------
+def _held_by(*names: str):
+    def fn(program, execution, typed, text):
+        return f"{fn.__name__} says no"
+    return [Rule(n, "veto", "a test", "a test", fn, (Example("x", ("a",), (("1",),), "veto", {}),)) for n in names]
+
+
+def test_vetoes_are_a_union_every_one_runs_and_each_reason_is_kept():
+    from tools.rules import veto
+
+    held = veto(None, None, None, "x", rules=_held_by("first", "second"))
+    assert [v.rule for v in held] == ["first", "second"] and all(v.reason for v in held)
+    assert [v.rule for v in veto(None, None, None, "x", off=frozenset({"first"}), rules=_held_by("first", "second"))
+            ] == ["second"]
+
+
+def test_a_held_program_records_the_vetoes_and_switching_one_off_lets_it_vote():
+    from tools._cells import TypedTable
+    from tools._table_program import run_sampled
+    from tools.program_replay import replay_runs
+
+    example = REGISTRY["unstated-value"].examples[0]  # "Heart disease is the leading cause…", checked as > 700000
+    typed = TypedTable.build(example.table())
+    held = run_sampled(example.program, typed, "claim", example.text)
+    assert held.execution is None and held.vetoed_by == ["unstated-value"]
+    assert held.error.startswith("does not vote: the check compares with '700000'")
+    runs = [{"raw": example.program}] * 3
+    on = replay_runs(example.table(), example.text, runs, "claim")
+    off = replay_runs(example.table(), example.text, runs, "claim", rules_off=frozenset({"unstated-value"}))
+    assert on.winner is None and all(r.vetoed_by == ["unstated-value"] for r in on.runs)
+    assert off.winner == "REFUTES" and off.votes == {"REFUTES": 3}  # 659,041 is not above 700,000
+
+
+def test_the_veto_measurement_counts_held_changed_lost_and_gained_as_worked_by_hand():
+    from assistant.evals.rules_eval import summarise_vetoes
+
+    records = [
+        {"benchmark": "pubhealthtab", "id": "1", "gold": "SUPPORTS", "replayed": "SUPPORTS",
+         "off": {"tautology": "REFUTES"}, "held": {"tautology": 2}},  # right with it, wrong without: lost
+        {"benchmark": "pubhealthtab", "id": "2", "gold": "REFUTES", "replayed": "SUPPORTS",
+         "off": {"tautology": "REFUTES", "unnamed-row": None}, "held": {"tautology": 1, "unnamed-row": 3}},
+        {"benchmark": "pubhealthtab", "id": "3", "gold": "REFUTES", "replayed": "REFUTES", "off": {}, "held": {}},
+    ]
+    out = summarise_vetoes(records)
+    assert out["tautology"]["pubhealthtab"] == {"claims": 3, "programs_held": 3, "claims_changed": 2,
+                                                "lost_when_off": 1, "gained_when_off": 1}
+    assert out["unnamed-row"]["pubhealthtab"] == {"claims": 3, "programs_held": 3, "claims_changed": 1,
+                                                  "lost_when_off": 0, "gained_when_off": 0}
+    assert out["ignored-category"]["pubhealthtab"]["programs_held"] == 0

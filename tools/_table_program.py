@@ -36,19 +36,13 @@ from kb.tables import Table
 from tools._answer_type import expected_answer, fits, position_asked, yes_no_asked
 from tools._cell_compare import format_value, join_listed
 from tools._cells import TypedTable, cell_number, display_cell, is_empty
-from tools._claim_categories import ignored_category_blocker, restricted_to_category
-from tools._claim_compare import comparison_blocker, unnamed_row_blocker
-from tools._claim_grounding import direction_blocker, tautology_blocker, vote_blocker, \
-    check_stated, copied_beside_stated
+from tools._claim_categories import restricted_to_category
+from tools._claim_grounding import check_stated, copied_beside_stated
 from tools._claim_changes import than_years
 from tools._compared_groups import compared_groups
 from tools._compared_rows import compared_rows
 from tools._extreme_question import extreme_by_words, other_column_ranked
-from tools._claim_counts import quantity_count_blocker
-from tools._claim_fractions import fraction_of_rows_blocker
-from tools._claim_joint_rows import named_rows_blocker, read_joint_rows
-from tools._claim_multiples import multiple_blocker
-from tools._claim_negated import negated_count_blocker
+from tools._claim_joint_rows import read_joint_rows
 from tools._count_than_row import cite_compared_row, counts_of_compared_row
 from tools._same_as_row import cite_shared_row
 from tools._date_rules import leaves_out_stated_date
@@ -65,6 +59,7 @@ from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Prog
 from tools._table_shape import ShapedTable, shape_for_programs
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar
 from tools._uncomputed import uncomputed_column_asked, uncomputed_reason
+from tools.rules import parse_off, veto
 
 ProgramForm = Literal["ops", "sql"]
 PROGRAM_FORMS: tuple[str, ...] = ("ops", "sql")
@@ -91,6 +86,7 @@ class ProgramRun(BaseModel):
     raw: dict | None = None
     ran: bool
     error: str = ""
+    vetoed_by: list[str] = Field(default_factory=list, description="The veto rules that held it (tools/rules.py).")
     result: str = ""
     verdict: str = ""  # SUPPORTS/REFUTES for claims, the answer for questions
     rows: list[int] = Field(default_factory=list, description="Rows that decided the result.")
@@ -156,6 +152,7 @@ class _Sampled:
     raw: dict = field(default_factory=dict)
     shown: str = ""  # the program in words, when it is not a Program (SQL)
     no_numbers: bool = False  # it failed because its rows hold no number there (tools._table_ops_model.NoNumbersError)
+    vetoed_by: list[str] = field(default_factory=list)  # the veto rules that held it (tools/rules.py)
 
 
 def columns_for_prompt(typed: TypedTable, max_chars: int = PROGRAM_COLUMNS_CHARS) -> list[str]:
@@ -213,14 +210,16 @@ async def _sample(llm, typed: TypedTable, kind: Kind, text: str, needed: list[st
         if not isinstance(s, BaseModel):  # the client's error for a choice that did not match the schema
             out.append(_Sampled(None, error=f"the program was not valid JSON for the schema ({s})"))
             continue
-        out.append(run_sampled(s.model_dump(), typed, kind, text))
+        out.append(run_sampled(s.model_dump(), typed, kind, text, parse_off(llm.settings.rules_off)))
     return out
 
 
-def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled:
+def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str,
+                rules_off: frozenset[str] = frozenset()) -> _Sampled:
     """Read one sampled program (``raw``, as the model wrote it) as asked, and run it; never raises.
 
-    Shared by the live path and the evaluations' replay of logged programs under the current rules.
+    Shared by the live path and the evaluations' replay of logged programs under the current rules; ``rules_off``
+    names veto rules switched off (``EVIDENTIA_RULES_OFF``), to measure one.
     """
     program = None
     try:
@@ -270,16 +269,11 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str) -> _Sampled
                 program, execution = narrowed, execute(narrowed, typed)
             except ProgramError:
                 pass
-        blocked = (tautology_blocker(program, typed) or fraction_of_rows_blocker(program, typed, text)
-                   or direction_blocker(program, typed, text) or comparison_blocker(program, text)
-                   or unnamed_row_blocker(program, typed, text)
-                   or multiple_blocker(program, text, header_of(typed, program.column))
-                   or quantity_count_blocker(program, typed, text)
-                   or negated_count_blocker(program, text, typed) or named_rows_blocker(program, typed, text)
-                   or vote_blocker(program, execution, text, typed.table.n_rows, typed)
-                   or ignored_category_blocker(program, execution, typed, text)) if kind == "claim" else ""
-        if blocked:  # it ran, but it does not check what the claim states: it must not vote
-            return _Sampled(program, error=f"does not vote: {blocked}", raw=raw)
+        # The veto rules (tools/rules.py): it ran, but it does not check what the claim states, so it must not vote.
+        held = veto(program, execution, typed, text, rules_off) if kind == "claim" else []
+        if held:
+            return _Sampled(program, error="does not vote: " + "; ".join(v.reason for v in held), raw=raw,
+                            vetoed_by=[v.rule for v in held])
         return _Sampled(program, execution=execution, raw=raw)
     except ProgramError as exc:
         return _Sampled(program, error=str(exc), raw=raw, no_numbers=isinstance(exc, NoNumbersError))
@@ -456,7 +450,7 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
             and (raw := extreme_by_words(typed, text)) is not None:
         # No sampled program voted on a plain superlative question: its words give the program (found as a new
         # user: the model's own answer named the second lowest for "the second-highest occupancy")
-        sampled = [*sampled, run_sampled(raw, typed, kind, text)]
+        sampled = [*sampled, run_sampled(raw, typed, kind, text, parse_off(llm.settings.rules_off))]
         outcome = first.model_copy(deep=True)
         decide(outcome, sampled, typed, kind, text)
         outcome.batches = [len(sampled)]
@@ -486,7 +480,8 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
         shown = s.shown or (describe(s.program, typed, any_of=kind == "question") if s.program
                             else "(unreadable program)")
         if s.execution is None:
-            outcome.runs.append(ProgramRun(program=shown, raw=s.raw or None, ran=False, error=s.error))
+            outcome.runs.append(ProgramRun(program=shown, raw=s.raw or None, ran=False, error=s.error,
+                                           vetoed_by=s.vetoed_by))
         else:
             ex = s.execution
             outcome.runs.append(ProgramRun(program=shown, raw=s.raw, ran=True, result=ex.result_text,

@@ -19,6 +19,7 @@ but whose replayed vote splits (the fallback was never asked). Such questions ar
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from tools._cells import TypedTable
@@ -35,6 +36,8 @@ class ReplayResult:
     replayed_correct: int = 0
     needs_model: int = 0
     changed: list[dict] = field(default_factory=list)  # {"id", "question", "gold", "logged", "replayed", ...}
+    vetoes: Counter = field(default_factory=Counter)  # programs each veto rule held, over the replayed runs
+    predictions: dict[str, str | None] = field(default_factory=dict)  # claims: the replayed verdict by id
     what: str = "questions"
 
     def echo_changes(self, echo) -> None:
@@ -55,11 +58,13 @@ class ReplayResult:
 
 
 def replay_runs(table, text: str, runs: list[dict], kind: str = "question",
-                scope: tuple[int, ...] = (), batches: list[int] | None = None) -> ProgramOutcome:
+                scope: tuple[int, ...] = (), batches: list[int] | None = None,
+                rules_off: frozenset[str] = frozenset()) -> ProgramOutcome:
     """The vote the logged ``runs`` (each with the model's ``raw`` program) give under the current rules;
     ``kind`` is "question" (table QA) or "claim" (verification); ``scope``: the rows the programs range over, as
     in :func:`tools._table_program.solve`; ``batches``: the logged samples per request, of which the first is
-    voted alone and the rest join it only where it splits (module docstring)."""
+    voted alone and the rest join it only where it splits (module docstring); ``rules_off``: veto rules switched
+    off (tools/rules.py), to measure what one is worth."""
     shaped = shape_for_programs(table)
     typed = TypedTable.build(shaped.table, scope=kept_scope(shaped, scope))
     if (settled := decided_by_form(typed, kind, text)) is not None:  # as the live path: no sample is voted
@@ -67,7 +72,7 @@ def replay_runs(table, text: str, runs: list[dict], kind: str = "question",
         decide(outcome, [settled], typed, kind, text)
         outcome.batches = [1]
         return to_original(outcome, shaped)
-    sampled = [run_sampled(r["raw"], typed, kind, text) if r.get("raw")
+    sampled = [run_sampled(r["raw"], typed, kind, text, rules_off) if r.get("raw")
                else _Sampled(None, error=r.get("error") or "no program") for r in runs]
     first = batches[0] if batches and len(batches) > 1 else len(sampled)
     outcome = ProgramOutcome(kind=kind, form=shaped.form)
@@ -112,7 +117,7 @@ def _tally(out: ReplayResult, rec: dict, outcome: ProgramOutcome, *, item_id: st
                             "logged_correct": logged_ok, "replayed_correct": correct, "votes": outcome.votes})
 
 
-def replay_claims(items, records: list[dict]) -> ReplayResult:
+def replay_claims(items, records: list[dict], rules_off: frozenset[str] = frozenset()) -> ReplayResult:
     """Replay the logged claim checks of a program variant; a claim the programs decided before and that now
     splits would go to the CCoE fallback, which a replay cannot ask: counted in ``needs_model``, scored wrong.
     A claim decided by the fallback before keeps its logged label when the replay splits too."""
@@ -123,7 +128,10 @@ def replay_claims(items, records: list[dict]) -> ReplayResult:
         programs = rec.get("programs") or {}
         if item is None or not programs.get("runs") or programs.get("program_form", "ops") != "ops":
             continue
-        outcome = replay_runs(item.table, item.claim, programs["runs"], "claim")
+        outcome = replay_runs(item.table, item.claim, programs["runs"], "claim", rules_off=rules_off)
+        out.vetoes.update(name for run in outcome.runs for name in run.vetoed_by)
+        out.predictions[item.id] = outcome.winner if outcome.winner is not None else (
+            None if rec.get("decided_by") == "program" else rec["pred"])
         _tally(out, rec, outcome, item_id=item.id, text=item.claim, gold=rec["gold"],
                logged_ok=rec["pred"] == rec["gold"], match=lambda pred, gold: pred == gold, answer=outcome.winner)
     return out

@@ -12,7 +12,12 @@ Stages, each with one signature, checked when this module loads:
   verdict and all are recorded; when they disagree, none decides: the disagreement is logged and the claim goes to
   the programs as if no rule had fired.
 
-The other stages the reading layer names (rewrite, veto, withhold, annotate) are still code paths in
+- ``veto``: ``(program, execution, typed, text) -> reason or ""``. A sampled claim program that ran but does not
+  check what the claim states must not vote. **Policy**: vetoes are a union of reasons: every veto runs, and the
+  program is held when any gives a reason; all the reasons and the names of the vetoes that gave them are kept.
+  An example's ``program`` is the program as the model wrote it.
+
+The other stages the reading layer names (rewrite, withhold, annotate) are still code paths in
 ``tools/_table_program.py`` and ``tools/verify_claim.py``; they become records here as they are moved.
 """
 
@@ -25,19 +30,32 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from kb.tables import Table
+from tools._cells import TypedTable
 from tools._claim_association import association_check
+from tools._claim_categories import ignored_category_blocker
+from tools._claim_compare import comparison_blocker, unnamed_row_blocker
+from tools._claim_counts import quantity_count_blocker
+from tools._claim_fractions import fraction_of_rows_blocker
+from tools._claim_grounding import direction_blocker, tautology_blocker, vote_blocker
+from tools._claim_joint_rows import named_rows_blocker
+from tools._claim_multiples import multiple_blocker
+from tools._claim_negated import negated_count_blocker
 from tools._claim_significance import significance_check
 from tools._claim_trend import trend_check
 from tools._dose_trend import dose_trend_check
+from tools._program_readers import header_of
 from tools._range_cells import range_duration_check
 from tools._ratio_reduction import ratio_change_check
 from tools._record_claims import record_check
+from tools._table_ops import execute
+from tools._table_ops_model import Execution, Program
 from tools._value_in_range import range_check
 
 log = logging.getLogger(__name__)
 
-Stage = Literal["settle"]
-STAGE_PARAMETERS: dict[str, tuple[str, ...]] = {"settle": ("claim", "table")}
+Stage = Literal["settle", "veto"]
+STAGE_PARAMETERS: dict[str, tuple[str, ...]] = {"settle": ("claim", "table"),
+                                                "veto": ("program", "execution", "typed", "text")}
 
 
 class Settled(Protocol):
@@ -55,7 +73,8 @@ class Example:
     text: str
     columns: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
-    expected: str | None
+    expected: str | None  # a settle rule's verdict; "veto" for a veto rule that holds the program
+    program: dict | None = None  # a veto rule's input: the program as the model wrote it
 
     def table(self) -> Table:
         return Table(name="example", title="", columns=list(self.columns), rows=[list(r) for r in self.rows])
@@ -99,6 +118,193 @@ _CALENDAR = (("Date", "Event"),
 def _on(table: tuple, *cases: tuple[str, str | None]) -> tuple[Example, ...]:
     columns, rows = table
     return tuple(Example(text, columns, rows, expected) for text, expected in cases)
+
+
+# -- veto rules: a sampled claim program that ran but does not check what the claim states ------------------------
+# One signature for all (program, execution, typed, text); each wraps the module function that holds its reading.
+def _tautology(program: Program, execution: Execution, typed: TypedTable, text: str) -> str:
+    return tautology_blocker(program, typed)
+
+
+def _fraction_of_rows(program: Program, execution: Execution, typed: TypedTable, text: str) -> str:
+    return fraction_of_rows_blocker(program, typed, text)
+
+
+def _direction(program: Program, execution: Execution, typed: TypedTable, text: str) -> str:
+    return direction_blocker(program, typed, text)
+
+
+def _comparison(program: Program, execution: Execution, typed: TypedTable, text: str) -> str:
+    return comparison_blocker(program, text)
+
+
+def _unnamed_row(program: Program, execution: Execution, typed: TypedTable, text: str) -> str:
+    return unnamed_row_blocker(program, typed, text)
+
+
+def _multiple(program: Program, execution: Execution, typed: TypedTable, text: str) -> str:
+    return multiple_blocker(program, text, header_of(typed, program.column))
+
+
+def _quantity_count(program: Program, execution: Execution, typed: TypedTable, text: str) -> str:
+    return quantity_count_blocker(program, typed, text)
+
+
+def _negated_count(program: Program, execution: Execution, typed: TypedTable, text: str) -> str:
+    return negated_count_blocker(program, text, typed)
+
+
+def _named_rows(program: Program, execution: Execution, typed: TypedTable, text: str) -> str:
+    return named_rows_blocker(program, typed, text)
+
+
+def _unstated_value(program: Program, execution: Execution, typed: TypedTable, text: str) -> str:
+    return vote_blocker(program, execution, text, typed.table.n_rows, typed)
+
+
+def _ignored_category(program: Program, execution: Execution, typed: TypedTable, text: str) -> str:
+    return ignored_category_blocker(program, execution, typed, text)
+
+
+def _veto(table: tuple, *cases: tuple[str, dict, str | None]) -> tuple[Example, ...]:
+    columns, rows = table
+    return tuple(Example(text, columns, rows, expected, program) for text, program, expected in cases)
+
+
+_SITES = (("Site", "Country", "Dropouts"), (("Leeds", "UK", "12"), ("Porto", "Portugal", "20"), ("Lyon", "France", "7")))
+_COUNTIES = (("County", "Coverage (%)"),
+             (("Ashford", "81"), ("Belmont", "77"), ("Carlow", "64"), ("Dunmore", "79"), ("Elgin", "70")))
+_RESERVOIRS = (("Reservoir", "Surface area (km2)"),
+               (("Lake Kariba", "5580"), ("Lake Volta", "8502"), ("Three Gorges", "1084")))
+_RAIN = (("City", "Annual rainfall (mm)"), (("Bergen", "2250"), ("Cardiff", "1150"), ("Mumbai", "2200")))
+_VACCINES = (("Vaccine", "Manufacturer", "Storage (°C)"),
+             (("Comirnaty", "Pfizer", "-70"), ("Spikevax", "Moderna", "-20"), ("Nuvaxovid", "Novavax", "2")))
+_DEATHS = (("Cause", "Deaths", "Share"),
+           (("Heart disease", "659,041", "23%"), ("Cancer", "599,601", "21%"), ("Accidents", "173,040", "6%")))
+_STUDIES = (("Study", "Published", "Participants"),
+            (("ALPHA-1", "2019-03-14", "1,204"), ("BETA", "2020-11-02", "856"), ("CARDIO-X", "2021-06-30", "2,310")))
+_PHASES = (("Trial", "Phase", "Participants"), (("A-1", "2", "300"), ("B-2", "3", "1,200"), ("C-3", "3", "900")))
+_ENDPOINTS = (("Trial", "Drug", "Primary endpoint met"),
+              (("ALPHA-1", "Semaglutide", "Yes"), ("BETA-2", "Tirzepatide", "Yes"), ("ZETA-6", "Lorcaserin", "No")))
+_PLATFORMS = (("Vaccine", "Platform", "Efficacy"),
+              (("BNT162b2", "mRNA", "95.0"), ("mRNA-1273", "mRNA", "94.1"), ("Ad26.COV2.S", "Viral vector", "66.9")))
+_HEART = [{"column": "cause", "op": "=", "value": "Heart disease"}]
+
+VETOES: tuple[Rule, ...] = (
+    Rule("tautology", "veto",
+         "a check that holds whatever the table says: not equal to a value its column never holds",
+         "\"Riverside has about 20% of all doctors\" supported by \"the clinic with the most doctors != '20%'\"",
+         _tautology,
+         _veto(_SITES, ("The site with the most dropouts is not in the UK.",
+                        {"fn": "argmax", "column": "dropouts", "answer_column": "country",
+                         "check": {"op": "!=", "against": "value", "value": "Leeds"}}, "veto")),  # a site, never a country
+         _veto(_SITES, ("The site with the most dropouts is not in the UK.",
+                        {"fn": "argmax", "column": "dropouts", "answer_column": "country",
+                         "check": {"op": "!=", "against": "value", "value": "UK"}}, None))),
+    Rule("fraction-of-rows", "veto",
+         "a claim about a share of the rows checked by a count of every row, which checks none of its condition",
+         "\"more than half of the counties have coverage above 75%\" supported by \"the number of rows > 2.5\"",
+         _fraction_of_rows,
+         _veto(_COUNTIES, ("More than half of the counties have coverage above 75%.",
+                           {"fn": "count", "column": "county", "check": {"op": ">", "against": "value", "value": "2.5"}},
+                           "veto")),
+         _veto(_COUNTIES, ("More than half of the counties have coverage above 75%.",
+                           {"filters": [{"column": "coverage", "op": ">", "value": "75"}], "fn": "count",
+                            "column": "county", "check": {"op": ">", "against": "value", "value": "2.5"}}, None))),
+    Rule("extreme-direction", "veto",
+         "an extreme (argmax, min, ...) that runs the other way from the claim's superlative",
+         "\"AWARD-1 had the most dropouts relative to its participants\" written as the row with the fewest",
+         _direction,
+         _veto(_RESERVOIRS, ("Lake Kariba has the largest surface area.",
+                             {"fn": "argmin", "column": "surface_area_km2", "answer_column": "reservoir",
+                              "check": {"op": "=", "against": "value", "value": "Lake Kariba"}}, "veto")),
+         _veto(_RESERVOIRS, ("Lake Kariba has the largest surface area.",
+                             {"fn": "argmax", "column": "surface_area_km2", "answer_column": "reservoir",
+                              "check": {"op": "=", "against": "value", "value": "Lake Kariba"}}, None))),
+    Rule("equality-for-comparison", "veto",
+         "a check of equality on a claim that says more or less than a row or a bound",
+         "\"Can the adult dose of cephalexin be higher than 900 mg?\" answered no by programs checking \"= 900\"",
+         _comparison,
+         _veto(_RAIN, ("Bergen gets more than 2,000 mm of rain.",
+                       {"filters": [{"column": "city", "op": "=", "value": "Bergen"}], "fn": "value",
+                        "column": "annual_rainfall_mm", "answer_column": "city",
+                        "check": {"op": "=", "against": "value", "value": "2000"}}, "veto")),
+         _veto(_RAIN, ("Bergen gets more than 2,000 mm of rain.",
+                       {"filters": [{"column": "city", "op": "=", "value": "Bergen"}], "fn": "value",
+                        "column": "annual_rainfall_mm", "answer_column": "city",
+                        "check": {"op": ">", "against": "value", "value": "2000"}}, None))),
+    Rule("unnamed-row", "veto",
+         "a check against another row that the claim never names (by any of its text cells)",
+         "\"… stored colder than …\" decided by Moderna's value against Comirnaty's, a row the claim never names",
+         _unnamed_row,
+         _veto(_VACCINES, ("Spikevax is stored colder than Nuvaxovid.",
+                           {"filters": [{"column": "vaccine", "op": "=", "value": "Spikevax"}], "fn": "value",
+                            "column": "storage_c", "answer_column": "vaccine",
+                            "check": {"op": "<", "against": "row", "value": "Comirnaty"}}, "veto")),
+         _veto(_VACCINES, ("Spikevax is stored colder than Nuvaxovid.",
+                           {"filters": [{"column": "vaccine", "op": "=", "value": "Spikevax"}], "fn": "value",
+                            "column": "storage_c", "answer_column": "vaccine",
+                            "check": {"op": "<", "against": "row", "value": "Nuvaxovid"}}, None))),
+    Rule("multiple-as-value", "veto",
+         "a check against the claim's multiple itself (\"twice as many\" checked as a count = 2)",
+         "\"South has twice as many general beds as East\" written as the number of rows = 2",
+         _multiple,
+         _veto(_DEATHS, ("Heart disease killed twice as many people as accidents.",
+                         {"filters": _HEART, "fn": "count", "column": "cause",
+                          "check": {"op": "=", "against": "value", "value": "2"}}, "veto")),
+         _veto(_DEATHS, ("Heart disease and cancer killed 2 groups of people.",
+                         {"filters": _HEART, "fn": "count", "column": "cause",
+                          "check": {"op": "=", "against": "value", "value": "2"}}, None))),
+    Rule("count-for-quantity", "veto",
+         "a count of rows checked against a number that is an amount of a numeric column",
+         "\"Every study published after 2020 enrolled fewer than 1,000 participants\" read as fewer than 1,000 rows",
+         _quantity_count,
+         _veto(_STUDIES, ("Every study published after 2020 enrolled fewer than 1,000 participants.",
+                          {"fn": "count", "column": "study", "answer_column": "study",
+                           "check": {"op": "<", "against": "value", "value": "1000"}}, "veto")),
+         _veto(_STUDIES, ("Two studies enrolled fewer than 1,000 participants.",
+                          {"fn": "count", "column": "study", "answer_column": "study",
+                           "check": {"op": "<", "against": "value", "value": "2"}}, None))),
+    Rule("count-of-every-row-for-none", "veto",
+         "a count of every row on a claim that no row (or a named row) has something",
+         "\"There is no phase 4 trial.\" supported by \"all rows → the number of different Trial != 4\"",
+         _negated_count,
+         _veto(_PHASES, ("There is no phase 4 trial.",
+                         {"fn": "count_distinct", "column": "trial",
+                          "check": {"op": "!=", "against": "value", "value": "4"}}, "veto")),
+         _veto(_PHASES, ("There is no phase 4 trial.",
+                         {"filters": [{"column": "phase", "op": "=", "value": "4"}], "fn": "count", "column": "trial",
+                          "check": {"op": "=", "against": "value", "value": "0"}}, None))),
+    Rule("every-row-for-named-rows", "veto",
+         "an every/only check over every row on a claim that names its rows",
+         "\"Semaglutide and Tirzepatide both met their primary endpoint\" refuted by a trial it never named",
+         _named_rows,
+         _veto(_ENDPOINTS, ("Semaglutide and Tirzepatide both met their primary endpoint.",
+                            {"fn": "every", "column": "primary_endpoint_met", "answer_column": "primary_endpoint_met",
+                             "check": {"op": "=", "against": "value", "value": "Yes"}}, "veto")),
+         _veto(_ENDPOINTS, ("Every trial met its primary endpoint.",
+                            {"fn": "every", "column": "primary_endpoint_met", "answer_column": "primary_endpoint_met",
+                             "check": {"op": "=", "against": "value", "value": "Yes"}}, None))),
+    Rule("unstated-value", "veto",
+         "a refutation against a number the claim does not state (or a count beyond the table's rows)",
+         "\"Heart disease is the leading cause of death\" refuted by deaths > 700,000, a number it never states",
+         _unstated_value,
+         _veto(_DEATHS, ("Heart disease is the leading cause of death.",
+                         {"filters": _HEART, "fn": "value", "column": "deaths", "answer_column": "cause",
+                          "check": {"op": ">", "against": "value", "value": "700000"}}, "veto")),
+         _veto(_DEATHS, ("Heart disease caused 700,000 deaths.",
+                         {"filters": _HEART, "fn": "value", "column": "deaths", "answer_column": "cause",
+                          "check": {"op": "=", "against": "value", "value": "700,000"}}, None))),
+    Rule("ignored-category", "veto",
+         "a refutation over every row when the claim names a category of rows (\"every mRNA vaccine\")",
+         "\"Is it true that every mRNA vaccine had an efficacy above 94%?\" refuted over every vaccine",
+         _ignored_category,
+         _veto(_PLATFORMS, ("Every mRNA vaccine had an efficacy above 94%.",
+                            {"fn": "every", "column": "efficacy", "check": {"op": ">", "value": "94"}}, "veto")),
+         _veto(_PLATFORMS, ("Every mRNA vaccine had an efficacy above 94%.",
+                            {"filters": [{"column": "platform", "op": "=", "value": "mRNA"}], "fn": "every",
+                             "column": "efficacy", "check": {"op": ">", "value": "94"}}, None))),
+)
 
 
 RULES: tuple[Rule, ...] = (
@@ -162,7 +368,7 @@ RULES: tuple[Rule, ...] = (
          _on(_CALENDAR, ("The Fixture Window time frame is over 3 months.", "REFUTES"),
              ("The fixture window lasts more than 10 weeks.", "SUPPORTS")),
          _on(_CALENDAR, ("The fixture window opens on 5 October.", None), ("Entries were open for 11 days.", None))),
-)
+) + VETOES
 
 
 def _check_registry(rules: Iterable[Rule]) -> dict[str, Rule]:
@@ -235,6 +441,23 @@ def settle(claim: str, table: Table, off: frozenset[str] = frozenset(), rules: I
         log.info("settle rules disagree on %r: %s; the programs decide",
                  claim, ", ".join(f"{f.rule} {f.verdict}" for f in fired))
     return settlement
+
+
+@dataclass(frozen=True)
+class Vetoed:
+    rule: str
+    reason: str
+
+
+def veto(program: Program, execution: Execution, typed: TypedTable, text: str,
+         off: frozenset[str] = frozenset(), rules: Iterable[Rule] = RULES) -> list[Vetoed]:
+    """Every veto rule that is not switched off, run on one claim program that ran: those that hold it, in order
+    (a union: the program does not vote when any does)."""
+    held = []
+    for rule in rules:
+        if rule.stage == "veto" and rule.name not in off and (reason := rule.fn(program, execution, typed, text)):
+            held.append(Vetoed(rule.name, reason))
+    return held
 
 
 def catalogue() -> str:

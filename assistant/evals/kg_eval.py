@@ -42,7 +42,11 @@ FILES = {"medqa": "medqa/medqa_us_4opt_test.mirage.jsonl", "medmcqa": "medmcqa/m
 def load_items(settings, benchmark: str) -> list[dict]:
     if settings.eval_data_dir is None:
         raise click.ClickException("Set EVIDENTIA_EVAL_DATA_DIR to the benchmark folder (../shared/eval-data).")
-    root = Path(settings.eval_data_dir)
+    return load_benchmark(Path(settings.eval_data_dir), benchmark)
+
+
+def load_benchmark(root: Path, benchmark: str) -> list[dict]:
+    """Every item of ``benchmark``'s file under the benchmark folder ``root`` (what ``eval recompute`` reads too)."""
     if benchmark in FILES:
         rows = [json.loads(line) for line in open(root / FILES[benchmark], encoding="utf-8")]
         return [{"id": str(r["id"]), "question": r["question"], "options": r["options"], "answer": r["answer"]}
@@ -55,6 +59,20 @@ def load_items(settings, benchmark: str) -> list[dict]:
                     "options": {c["label"]: c["text"] for c in r["question"]["choices"]},
                     "answer": r["answerKey"]})
     return out
+
+
+def mc_predictions(records_by_variant: dict[str, list[dict]]) -> dict[str, dict]:
+    """What a report publishes of a multiple-choice run, item by item, for ``eval recompute`` (#75): ``predictions``
+    ({variant: {item id: chosen option letter}}) and ``fallback_item_ids`` ({variant: [item ids]}: the items whose
+    letter the word-overlap fallback picked because the judge's output was unusable; ``accuracy`` scores them wrong).
+
+    ``records_by_variant`` are the log records each variant's published figures are computed over, exactly those:
+    then accuracy is the share of predictions equal to the gold letter and not fallbacks. Letters only, no text.
+    """
+    predictions = {v: {str(r["id"]): r["pred"] if "pred" in r else r.get("choice") for r in recs}
+                   for v, recs in records_by_variant.items() if recs}
+    fallbacks = {v: [str(r["id"]) for r in recs if r.get("judge_failed")] for v, recs in records_by_variant.items()}
+    return {"predictions": predictions, "fallback_item_ids": {v: ids for v, ids in fallbacks.items() if ids}}
 
 
 def fixed_subset(items: list[dict], size: int) -> list[dict]:
@@ -280,10 +298,14 @@ def run_medical(benchmark: str, limit: int, variants: list[str], subset: int, ch
     # Baselines from the gold answers of the items the accuracy covers (all subset items when none was answered).
     scored = [it for it in items if it["id"] in answered] or items
     baselines = label_baselines([it["answer"] for it in scored], [next(iter(it["options"])) for it in scored])
+    # Per item, for `eval recompute`: the baselines' items, and each variant's letters on the items its accuracy
+    # covers (the answered ones).
+    per_item = mc_predictions({v: [r for r in log.records(v) if r["id"] in answered] for v in VARIANTS})
     return write_eval(benchmark, model=settings.llm_model, items=len(items), seed=SEED, variants=results, notes=notes,
                       extra={"subset": f"fixed seeded subset of {len(items)} items (random.Random({SEED}).sample)",
                              "llm_items": len(answered), "chains": chains, "paired": paired, **baselines,
-                             "thesis": {"model": "Qwen2.5-72B", "accuracy_percent": THESIS[benchmark]}},
+                             "thesis": {"model": "Qwen2.5-72B", "accuracy_percent": THESIS[benchmark]},
+                             "item_ids": [it["id"] for it in scored], **per_item},
                       docs_dir=docs_dir, metric_keys=["accuracy", "accuracy_with_fallback", "judge_failed_rate",
                                    "llm_items", "linked_rate", "path_rate", "mean_path_length",
                                    "kg_only_accuracy", "gold_reached_rate", "distractor_reached_rate",
@@ -411,8 +433,9 @@ def run_one_hop(benchmark: str, limit: int, chains: bool, settings=None, concurr
     asyncio.run(answer_all())
     ids = {it["id"] for it in items}
     variants = {}
+    scored = {}
     for v in ("conceptnet-1hop", "no-retrieval"):
-        recs = [r for r in log.records(v) if r["id"] in ids]
+        recs = scored[v] = [r for r in log.records(v) if r["id"] in ids]
         variants[v] = {**fallback_scores(recs),  # accuracy counts fallbacks wrong; accuracy_with_fallback not
                        "linked_rate": sum(r["linked"] > 0 for r in recs) / len(recs) if recs else None,
                        "path_rate": sum(r["triples"] > 0 for r in recs) / len(recs) if recs else None}
@@ -422,7 +445,7 @@ def run_one_hop(benchmark: str, limit: int, chains: bool, settings=None, concurr
              f"{THESIS_1HOP[benchmark]}% — a far larger model; compare the two variants here, not the absolute value.")
     baselines = label_baselines([it["answer"] for it in items], [next(iter(it["options"])) for it in items])
     return write_eval(benchmark, model=settings.llm_model, items=len(items), seed=SEED, variants=variants, notes=notes,
-                      extra=baselines)
+                      extra={**baselines, "item_ids": [it["id"] for it in items], **mc_predictions(scored)})
 
 
 def register(group) -> None:

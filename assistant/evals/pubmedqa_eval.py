@@ -34,8 +34,12 @@ VARIANT = "default"
 QUASAR_FAITHFUL_REFRAIN = 0.838
 
 
+def questions_path(kb_mirror_dir: Path | None) -> Path:
+    return (kb_mirror_dir or Path("")) / "pubmedqa" / "ori_pqal.json"
+
+
 def load_questions(kb_mirror_dir: Path | None) -> dict[str, dict]:
-    path = (kb_mirror_dir or Path("")) / "pubmedqa" / "ori_pqal.json"
+    path = questions_path(kb_mirror_dir)
     if not path.exists():
         raise click.ClickException(f"{path} not found: set EVIDENTIA_KB_MIRROR_DIR (e.g. ../shared/kb-data).")
     return json.loads(path.read_text(encoding="utf-8"))
@@ -139,6 +143,33 @@ def summarise(records: list[dict], correct_key: str = "correct") -> dict:
     return out
 
 
+ABSTAINED = "abstained"  # the published prediction of a turn that abstained (an abstention is scored wrong)
+# Each published variant and the record fields holding its verdict and whether it was right.
+VERDICT_KEYS = {VARIANT: ("pred", "correct"), "rule-only": ("pred_rule", "correct_rule"),
+                "model-verdict-slot": ("pred_model", "correct_model")}
+
+
+def prediction_of(record: dict, variant: str = VARIANT) -> str | None:
+    """A variant's published prediction for one logged turn: its verdict (yes/no/maybe, None when it gave none),
+    or ``abstained``; right exactly when it equals the gold decision, as :func:`summarise` scores it."""
+    return ABSTAINED if record["abstained"] else record.get(VERDICT_KEYS[variant][0])
+
+
+def per_item(records: list[dict], items: list[dict], variants: list[str]) -> dict:
+    """What the report publishes item by item, for ``eval recompute`` (#75), in the items' order: ``item_ids`` (the
+    answerable half: the items accuracy and the baselines are computed over), ``predictions`` ({variant: {id:
+    prediction}} on those), and the unanswerable half's ids and (shared by every variant: the same turns)
+    predictions, which abstain_rate_unanswerable and refrain_accuracy count. Labels only, no PubMedQA text."""
+    by_id = {r["id"]: r for r in records}
+    ordered = [by_id[it["id"]] for it in items if it["id"] in by_id]
+    answerable = [r for r in ordered if r["answerable"]]
+    unanswerable = [r for r in ordered if not r["answerable"]]
+    return {"item_ids": [r["id"] for r in answerable],
+            "predictions": {v: {r["id"]: prediction_of(r, v) for r in answerable} for v in variants},
+            "unanswerable_item_ids": [r["id"] for r in unanswerable],
+            "unanswerable_predictions": {r["id"]: prediction_of(r) for r in unanswerable}}
+
+
 async def _answer_all(settings, items: list[dict], concurrency: int, log) -> None:
     from assistant.deps import Deps
     from assistant.evals.report import bounded_map
@@ -216,9 +247,10 @@ def run_pubmedqa(settings, *, limit: int | None = None, concurrency: int = 1, do
              f"over all cited sentences (answerable half). Refrain accuracy: abstained exactly when the abstract is "
              f"not in the KB (QUASAR-faithful on CompMix: {QUASAR_FAITHFUL_REFRAIN}). Note that the KB's PubMedQA "
              "documents include each abstract's conclusion (LONG_ANSWER), so the answerable half is an open-book test.")
+    variants = {VARIANT: variant, **({"rule-only": by_rule} if by_rule else {}), "model-verdict-slot": by_model}
     write_eval(BENCHMARK, model=settings.llm_model, items=len(records), seed=SEED,
-               variants={VARIANT: variant, **({"rule-only": by_rule} if by_rule else {}),
-                         "model-verdict-slot": by_model}, notes=notes, docs_dir=docs_dir, extra=base,
+               variants=variants, notes=notes, docs_dir=docs_dir,
+               extra={**base, **per_item(records, items, list(variants))},
                metric_keys=["accuracy", "citation_precision", "abstain_rate_answerable", "abstain_rate_unanswerable",
                             "refrain_accuracy", "required_answer_rate_answerable",
                             "required_answer_rate_unanswerable", "verified_rate", "s_per_question"])

@@ -7,8 +7,14 @@ baselines (by the same :func:`~assistant.evals.report.label_baselines`). A figur
 published (to 1e-9) is a mismatch. The committed run logs (``docs/eval/runs/*.jsonl``) are checked too: against the
 report whose provenance names their commit, and against the figures their README states.
 
-Reports without per-item predictions (kg-harvest, medqa, obqa, pubmedqa, ...) cannot be recomputed: they are listed
-as "no per-item log", with what is missing.
+The multiple-choice reports (medqa, medmcqa, obqa, csqa) publish each variant's chosen letters and which of them the
+judge's fallback picked (``fallback_item_ids``): accuracy, accuracy_with_fallback, judge_failed_rate and n (llm_items)
+come again from them and the gold letters, the majority and first-option baselines from the gold of ``item_ids``.
+PubMedQA's report publishes each variant's verdict (or ``abstained``) on the answerable half (``item_ids``) and the
+turns' outcome on the unanswerable half: accuracy and the abstention and refrain figures come again from them.
+
+Reports without per-item predictions (kg-harvest, and medqa, obqa, pubmedqa until they are run again, ...) cannot be
+recomputed: they are listed as "no per-item log", with what is missing.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ OK, MISMATCH, NO_LOG = "ok", "mismatch", "no per-item log"
 NOT_RECOMPUTABLE = "not recomputable: no per-item predictions"
 CLAIM_BENCHMARKS = ("scitab", "pubhealthtab", "tabfact")
 WTQ = "wikitablequestions"
+MC_BENCHMARKS = ("medqa", "medmcqa", "obqa", "csqa")  # kg_eval.run_medical / run_one_hop, retrieval_eval
+PUBMEDQA = "pubmedqa"
 PLACES = 9  # published and recomputed figures must agree after rounding to 1e-9
 RUNS_DIR = "runs"
 
@@ -95,6 +103,12 @@ def is_table_benchmark(name: str) -> bool:
     return benchmark_and_split(name)[0] in CLAIM_BENCHMARKS + (WTQ,)
 
 
+def has_gold_loader(name: str) -> bool:
+    """Whether the gold of the report ``name`` can be loaded: the table benchmarks (and their dev splits), and the
+    test reports of the multiple-choice benchmarks and PubMedQA (obqa-dev-mc-decider and the like are not theirs)."""
+    return is_table_benchmark(name) or name in MC_BENCHMARKS + (PUBMEDQA,)
+
+
 @lru_cache(maxsize=16)
 def gold_items(benchmark: str, split: str, eval_dir: Path, kb_dir: Path) -> dict[str, GoldItem]:
     """Every item of the file ``split`` draws from, by id.
@@ -103,6 +117,10 @@ def gold_items(benchmark: str, split: str, eval_dir: Path, kb_dir: Path) -> dict
     items are selected, and the selection has been redefined after reports were published (the dev splits, #75).
     Cached: a report and the run logs beside it read the same file.
     """
+    if benchmark in MC_BENCHMARKS:
+        return mc_gold_items(benchmark, eval_dir)
+    if benchmark == PUBMEDQA:
+        return pubmedqa_gold_items(kb_dir)
     from assistant.evals import tables_eval
 
     if benchmark == WTQ:
@@ -115,6 +133,32 @@ def gold_items(benchmark: str, split: str, eval_dir: Path, kb_dir: Path) -> dict
     else:
         claims = tables_eval.BENCHMARKS[benchmark][0](eval_dir)
     return {str(it.id): GoldItem(it.label) for it in claims}
+
+
+def mc_gold_items(benchmark: str, eval_dir: Path) -> dict[str, GoldItem]:
+    """A multiple-choice benchmark's gold letters and first option letters, by id, read by the runners' loaders from
+    the files they read: MedQA / MedMCQA as kg_eval reads them, OBQA / CSQA as retrieval_eval (kg_eval's 1-hop run
+    reads the same files, with the same ids and letters)."""
+    if benchmark in ("obqa", "csqa"):
+        from assistant.evals.retrieval_eval import MC_FILES, load_mc
+
+        items = load_mc(Path(eval_dir) / MC_FILES[benchmark])
+    else:
+        from assistant.evals.kg_eval import load_benchmark
+
+        items = load_benchmark(Path(eval_dir), benchmark)
+    return {str(it["id"]): GoldItem(it["answer"], first_option=next(iter(it["options"]), "")) for it in items}
+
+
+def pubmedqa_gold_items(kb_dir: Path) -> dict[str, GoldItem]:
+    """PubMedQA's gold decisions (yes/no/maybe) by PubMed id, from the KB mirror's ori_pqal.json as the runner reads
+    it."""
+    from assistant.evals.pubmedqa_eval import load_questions, questions_path
+
+    path = questions_path(Path(kb_dir))
+    if not path.exists():  # the command names the missing file (load_questions would say it differently)
+        raise FileNotFoundError(2, "No such file", str(path))
+    return {str(pmid): GoldItem(q["final_decision"]) for pmid, q in load_questions(Path(kb_dir)).items()}
 
 
 def is_right(benchmark: str, pred: str, item: GoldItem) -> bool:
@@ -191,19 +235,26 @@ def recompute_report(path: Path, eval_dir: Path, kb_dir: Path) -> RecomputeResul
     if benchmark_and_split(name)[0] == "chat":
         return recompute_chat(name, report)
     if name == "rules":
-        return recompute_rules(name, report, Path(path).parent / RUNS_DIR, Path(eval_dir), Path(kb_dir))
+        return recompute_rules(name, report, Path(path).parent, Path(eval_dir), Path(kb_dir))
     missing = [key for key in ("predictions", "item_ids") if not report.get(key)]
-    if missing or not is_table_benchmark(name):
+    if missing or not has_gold_loader(name):
         return no_log_result(name, report, missing or ["a gold-label loader for this benchmark"])
     benchmark, split = benchmark_and_split(name)
     golds = gold_items(benchmark, split, Path(eval_dir), Path(kb_dir))
     item_ids = [str(i) for i in report["item_ids"]]
-    unknown = [i for i in item_ids if i not in golds]
+    listed = item_ids + [str(i) for i in report.get("unanswerable_item_ids") or []] if benchmark == PUBMEDQA \
+        else item_ids
+    unknown = [i for i in listed if i not in golds]
     if unknown:
-        rows = [MetricRow("", "item_ids in the benchmark data", len(item_ids), len(item_ids) - len(unknown), False,
+        rows = [MetricRow("", "item_ids in the benchmark data", len(listed), len(listed) - len(unknown), False,
                           f"not in the benchmark data: {', '.join(unknown[:5])}")]
         return RecomputeResult(name, MISMATCH, rows)
-    rows = prediction_rows(benchmark, report, item_ids, golds)
+    if benchmark in MC_BENCHMARKS:
+        rows = mc_rows(report, item_ids, golds)
+    elif benchmark == PUBMEDQA:
+        rows = pubmedqa_rows(report, item_ids, golds)
+    else:
+        rows = prediction_rows(benchmark, report, item_ids, golds)
     rows += baseline_rows(report, item_ids, golds)
     return RecomputeResult(name, status_of(rows), rows)
 
@@ -231,6 +282,135 @@ def prediction_rows(benchmark: str, report: dict, item_ids: list[str], golds: di
     return rows
 
 
+def selected_predictions(variant: str, preds: dict | None, item_ids: list[str]) -> tuple[dict | None, list[MetricRow]]:
+    """A variant's predictions on the report's ``item_ids``, and a mismatch row for any published outside them."""
+    if preds is None:
+        return None, []
+    selected = set(item_ids)
+    outside = [str(i) for i in preds if str(i) not in selected]
+    rows = [MetricRow(variant, "predictions outside item_ids", 0, len(outside), False,
+                      f"e.g. {', '.join(outside[:3])}")] if outside else []
+    return {str(i): p for i, p in preds.items() if str(i) in selected}, rows
+
+
+def unbacked_rows(variant: str, published: dict, metrics: list[str]) -> list[MetricRow]:
+    """A published variant without predictions: not recomputable where the evaluation marked it from an earlier run
+    (a report published before per-item predictions were), else a mismatch."""
+    if published.get("from_earlier_run"):
+        return [MetricRow(variant, k, published[k], None, None, NOT_RECOMPUTABLE) for k in metrics]
+    return [MetricRow(variant, k, published[k], None, False,
+                      "published without per-item predictions and not marked from_earlier_run") for k in metrics]
+
+
+# -- multiple choice (medqa, medmcqa, obqa, csqa) -------------------------------------------------------------------
+MC_METRICS = ("accuracy", "accuracy_with_fallback", "judge_failed_rate", "n", "llm_items")
+
+
+def mc_metrics(preds: dict[str, str], golds: dict[str, GoldItem], fallbacks: set[str]) -> dict[str, Any]:
+    """As :func:`~assistant.evals.report.fallback_scores` scores a variant: ``accuracy`` counts a letter the judge's
+    fallback picked as wrong, ``accuracy_with_fallback`` scores it as an answer."""
+    n = len(preds)
+    right = {i for i, pred in preds.items() if pred == golds[i].gold}
+    failed = fallbacks & set(preds)
+    return {"accuracy": len(right - failed) / n if n else 0.0, "accuracy_with_fallback": len(right) / n if n else 0.0,
+            "judge_failed_rate": len(failed) / n if n else 0.0, "n": n, "llm_items": n}
+
+
+def mc_rows(report: dict, item_ids: list[str], golds: dict[str, GoldItem]) -> list[MetricRow]:
+    """Every variant's published accuracy figures beside their recomputation from its letters, and the report's
+    ``llm_items`` (MedQA: the items every variant answered) beside the number of its items."""
+    published = report.get("variants") or {}
+    predictions = report["predictions"]
+    fallback_ids = report.get("fallback_item_ids") or {}
+    rows = []
+    for variant in list(published) + [v for v in predictions if v not in published]:
+        preds, rows_outside = selected_predictions(variant, predictions.get(variant), item_ids)
+        rows += rows_outside
+        pub = published.get(variant)
+        if pub is None:
+            rows.append(MetricRow(variant, "variant", None, f"{len(preds or {})} predictions", False,
+                                  "predictions published for a variant with no published figures"))
+            continue
+        metrics = [k for k in MC_METRICS if isinstance(pub.get(k), (int, float)) and not isinstance(pub.get(k), bool)]
+        if preds is None:
+            if any(k in pub for k in ("accuracy", "accuracy_with_fallback")):
+                rows += unbacked_rows(variant, pub, metrics)
+            else:  # a variant no item was answered under (MedQA's rates-only rows): its count is 0
+                rows += [compared(variant, k, pub[k], 0) for k in metrics]
+            continue
+        fallbacks = {str(i) for i in fallback_ids.get(variant) or []}
+        stray = sorted(fallbacks - set(preds))
+        if stray:
+            rows.append(MetricRow(variant, "fallback_item_ids without a prediction", 0, len(stray), False,
+                                  f"e.g. {', '.join(stray[:3])}"))
+        recomputed = mc_metrics(preds, golds, fallbacks)
+        for k in metrics:
+            if pub.get("judge_flag_missing") and k in ("accuracy", "judge_failed_rate"):
+                # some records predate the judge_failed flag: which answers were fallbacks is not known
+                rows.append(MetricRow(variant, k, pub[k], None, None, "records without the judge_failed flag"))
+            else:
+                rows.append(compared(variant, k, pub[k], recomputed[k]))
+    if isinstance(report.get("llm_items"), int) and any(predictions.values()):
+        rows.append(compared("", "llm_items", report["llm_items"], len(item_ids)))
+    return rows
+
+
+# -- PubMedQA ----------------------------------------------------------------------------------------------------
+def pubmedqa_metrics(preds: dict[str, str | None], unanswerable: dict[str, str | None],
+                     golds: dict[str, GoldItem]) -> dict[str, Any]:
+    """As :func:`~assistant.evals.pubmedqa_eval.summarise` scores a variant: accuracy on the answerable half (an
+    abstention is wrong), the abstention rates of both halves, refrain accuracy over both."""
+    from assistant.evals.pubmedqa_eval import ABSTAINED
+
+    n, m = len(preds), len(unanswerable)
+    right = sum(pred == golds[i].gold for i, pred in preds.items())
+    abstained = sum(pred == ABSTAINED for pred in preds.values())
+    abstained_una = sum(pred == ABSTAINED for pred in unanswerable.values())
+    answered = n - abstained
+    out = {"n_answerable": n, "accuracy": right / n if n else 0.0,
+           "accuracy_when_answered": right / answered if answered else 0.0,
+           "abstain_rate_answerable": abstained / n if n else 0.0}
+    if unanswerable:
+        out.update(n_unanswerable=m, abstain_rate_unanswerable=abstained_una / m,
+                   refrain_accuracy=(answered + abstained_una) / (n + m))
+    return out
+
+
+def pubmedqa_rows(report: dict, item_ids: list[str], golds: dict[str, GoldItem]) -> list[MetricRow]:
+    """Every variant's accuracy, abstention and refrain figures from its predictions, the report's item count and
+    its always-"yes" baseline from the answerable half's gold."""
+    published = report.get("variants") or {}
+    predictions = report["predictions"]
+    unanswerable_ids = [str(i) for i in report.get("unanswerable_item_ids") or []]
+    unanswerable = {str(i): p for i, p in (report.get("unanswerable_predictions") or {}).items()}
+    rows = []
+    both = sorted(set(item_ids) & set(unanswerable_ids))
+    if both:
+        rows.append(MetricRow("", "items in both halves", 0, len(both), False, f"e.g. {', '.join(both[:3])}"))
+    if set(unanswerable) != set(unanswerable_ids):
+        rows.append(MetricRow("", "unanswerable_predictions = unanswerable_item_ids", len(unanswerable_ids),
+                              len(set(unanswerable) & set(unanswerable_ids)), False))
+    for variant in list(published) + [v for v in predictions if v not in published]:
+        preds, rows_outside = selected_predictions(variant, predictions.get(variant), item_ids)
+        rows += rows_outside
+        pub = published.get(variant)
+        if pub is None:
+            rows.append(MetricRow(variant, "variant", None, f"{len(preds or {})} predictions", False,
+                                  "predictions published for a variant with no published figures"))
+            continue
+        recomputed = pubmedqa_metrics(preds or {}, unanswerable, golds)
+        metrics = [k for k in recomputed if isinstance(pub.get(k), (int, float))]
+        rows += unbacked_rows(variant, pub, metrics) if preds is None else \
+            [compared(variant, k, pub[k], recomputed[k]) for k in metrics]
+    if isinstance(report.get("items"), int):
+        rows.append(compared("", "items", report["items"], len(item_ids) + len(unanswerable_ids)))
+    if report.get("yes_baseline") is not None:
+        golds_here = [golds[i].gold for i in item_ids]
+        rows.append(compared("", "yes_baseline", report["yes_baseline"],
+                             sum(g == "yes" for g in golds_here) / len(golds_here) if golds_here else 0.0))
+    return rows
+
+
 def recompute_chat(name: str, report: dict) -> RecomputeResult:
     """The gold-scored chat bench: each logged reply scored again against chat_gold.jsonl, the figures recomputed."""
     from assistant.evals.chat_eval import load_questions, score_reply, summarize
@@ -253,23 +433,29 @@ def recompute_chat(name: str, report: dict) -> RecomputeResult:
     return RecomputeResult(name, status_of(rows), rows)
 
 
-def recompute_rules(name: str, report: dict, runs_dir: Path, eval_dir: Path, kb_dir: Path) -> RecomputeResult:
+def recompute_rules(name: str, report: dict, logs_dir: Path, eval_dir: Path, kb_dir: Path) -> RecomputeResult:
     """The per-rule measurement (assistant/evals/rules_eval.py): its log's gold labels against the benchmarks',
     then every count of the report summarised again from the log."""
-    from assistant.evals.rules_eval import LOG_NAME, summarise
+    from assistant.evals.rules_eval import LOG_NAME, VETO_LOG_NAME, summarise, summarise_vetoes
 
-    path = runs_dir / LOG_NAME
-    if not path.exists():
-        return no_log_result(name, report, [str(path)])
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    path, veto_path = logs_dir / LOG_NAME, logs_dir / VETO_LOG_NAME
+    missing = [str(p) for p in (path, veto_path) if not p.exists()]
+    if missing:
+        return no_log_result(name, report, missing)
+
+    def read(log: Path) -> list[dict]:
+        return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+    records, veto_records = read(path), read(veto_path)
     rows = []
-    for benchmark in sorted({r["benchmark"] for r in records}):
-        golds = gold_items(benchmark, "dev", eval_dir, kb_dir)
-        mine = [r for r in records if r["benchmark"] == benchmark]
-        agree = sum(1 for r in mine if str(r["id"]) in golds and golds[str(r["id"])].gold == r["gold"])
-        rows.append(compared(benchmark, "logged gold = benchmark gold (items)", len(mine), agree))
-    figures = summarise(records)
-    for part in ("benchmarks", "rules"):
+    for label, recs in (("settle", records), ("veto", veto_records)):
+        for benchmark in sorted({r["benchmark"] for r in recs}):
+            golds = gold_items(benchmark, "dev", eval_dir, kb_dir)
+            mine = [r for r in recs if r["benchmark"] == benchmark]
+            agree = sum(1 for r in mine if str(r["id"]) in golds and golds[str(r["id"])].gold == r["gold"])
+            rows.append(compared(f"{label} {benchmark}", "logged gold = benchmark gold (items)", len(mine), agree))
+    figures = {**summarise(records), "vetoes": summarise_vetoes(veto_records)}
+    for part in ("benchmarks", "rules", "vetoes"):
         for key, row in report.get(part, {}).items():
             for sub, value in row.items():
                 got = figures[part].get(key, {}).get(sub)
@@ -343,10 +529,6 @@ def recompute_run_log(path: Path, eval_dir: Path, kb_dir: Path) -> RecomputeResu
     published report whose provenance names its commit (the report it backs)."""
     report_name, commit = run_log_name(path)
     name = f"{RUNS_DIR}/{path.stem}"
-    if report_name == "rules":  # the per-rule measurement's log: checked with its report
-        report = path.parent.parent / "rules.json"
-        return recompute_rules(name, json.loads(report.read_text(encoding="utf-8")) if report.exists() else {},
-                               path.parent, Path(eval_dir), Path(kb_dir))
     if not is_table_benchmark(report_name):
         return RecomputeResult(name, NO_LOG, missing=[f"a gold-label loader for {report_name}"])
     benchmark, split = benchmark_and_split(report_name)

@@ -173,7 +173,9 @@ def variant_name(retriever: str, decider: str) -> str:
 
 
 async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: list[str], chains: bool,
-                      use_openbook: bool, concurrency: int = 1) -> dict[str, dict]:
+                      use_openbook: bool, concurrency: int = 1) -> tuple[dict[str, dict], dict, dict[str, list[dict]]]:
+    """Answer every item with every retriever (resuming from the log); returns the variants' figures, the paired
+    tests and, per variant, the log records its figures are computed over."""
     from assistant.deps import Deps
     from assistant.evals.report import ResultsLog, bounded_map, fallback_scores, mcnemar
     from tools.contracts import EvidenceLedger
@@ -215,11 +217,13 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
     finally:
         await deps.aclose()
     variants = {}
+    scored: dict[str, list[dict]] = {}
     # Same items for every retriever (an interrupted run may leave a few answered by only some).
     ids = {it["id"] for it in items if all(log.get(r, it["id"]) for r in names)}
     for retriever in names:
         recs = [r for r in log.records(retriever) if r["id"] in ids]
         if recs:
+            scored[retriever] = recs
             variants[retriever] = {**fallback_scores(recs), "n": len(recs),
                                    "cited_rate": sum(1 for r in recs if r["cited"]) / len(recs),
                                    "code_cited_rate": sum(r.get("citation_by") == "code" for r in recs) / len(recs),
@@ -251,7 +255,7 @@ async def _answer_all(settings, benchmark: str, items: list[dict], retrievers: l
                 label = other + how
                 paired[f"{name} vs {label}"] = mcnemar(correct[name], theirs)
                 break
-    return variants, paired
+    return variants, paired, scored
 
 
 def answers_log_path(settings, benchmark: str, decider: str, chains: bool) -> Path:
@@ -269,21 +273,44 @@ def _cited_accuracy(recs: list[dict]) -> dict[str, float]:
 # methods.md §2: the thesis's retriever ablation, OBQA accuracy with Qwen2.5-14B (chunk scorer only changed;
 # MoverScore 88.4 has no counterpart here, BM25 and the fusion were not in that ablation).
 THESIS_OBQA_14B = {"otjsd": 0.906, "cosine": 0.862, "wmd": 0.840}
+# The question files the answer evaluations read (under EVIDENTIA_EVAL_DATA_DIR); `eval recompute` reads them too.
+MC_FILES = {"obqa": "openbookqa/test.jsonl", "csqa": "commonsenseqa/dev_rand_split.jsonl"}
+
+
+def published_per_item(old: dict, variants: dict[str, dict], own: dict[str, dict], items: list[dict],
+                       all_items: dict[str, dict]) -> tuple[list[dict], dict[str, dict]]:
+    """The items and per-item predictions of a report that keeps ``old``'s variants beside this run's.
+
+    ``own`` is :func:`~assistant.evals.kg_eval.mc_predictions` of this run. A kept variant keeps its published
+    predictions (their items join the report's, looked up in ``all_items``: the whole question file); one published
+    without them is marked ``from_earlier_run`` (its figures cannot be recomputed, and ``eval recompute`` says so).
+    Returns the report's items (this run's first, in order) and its ``predictions`` / ``fallback_item_ids``.
+    """
+    predictions, fallbacks = dict(own["predictions"]), dict(own["fallback_item_ids"])
+    for name in [v for v in variants if v not in predictions]:
+        if name in old.get("predictions", {}):
+            predictions[name] = old["predictions"][name]
+            if old.get("fallback_item_ids", {}).get(name):
+                fallbacks[name] = old["fallback_item_ids"][name]
+        elif any(k in variants[name] for k in ("accuracy", "accuracy_with_fallback")):
+            variants[name] = {**variants[name], "from_earlier_run": True}
+    listed = {it["id"] for it in items}
+    carried = {i for preds in predictions.values() for i in preds if i not in listed}
+    order = [i for i in old.get("item_ids", []) if i in carried] + sorted(carried - set(old.get("item_ids", [])))
+    return items + [all_items[i] for i in order if i in all_items], {"predictions": predictions,
+                                                                     "fallback_item_ids": fallbacks}
 
 
 def run_answer_eval(settings, benchmark: str, *, retrievers: list[str], limit: int | None, chains: bool = True,
                     docs_dir: Path | None = None, concurrency: int = 1) -> dict:
-    from assistant.evals.kg_eval import FALLBACK_NOTE
+    from assistant.evals.kg_eval import FALLBACK_NOTE, mc_predictions
     from assistant.evals.report import label_baselines, paired_notes, write_eval
 
     data = settings.eval_data_dir
-    if benchmark == "obqa":
-        path = _require(data and data / "openbookqa" / "test.jsonl", "openbookqa/test.jsonl")
-    else:
-        path = _require(data and data / "commonsenseqa" / "dev_rand_split.jsonl", "commonsenseqa/dev_rand_split.jsonl")
+    path = _require(data and data / MC_FILES[benchmark], MC_FILES[benchmark])
     items = load_mc(path, limit)
-    variants, paired = asyncio.run(_answer_all(settings, benchmark, items, retrievers, chains, use_openbook=benchmark == "obqa",
-                                       concurrency=concurrency))
+    variants, paired, scored = asyncio.run(_answer_all(settings, benchmark, items, retrievers, chains,
+                                                       use_openbook=benchmark == "obqa", concurrency=concurrency))
     from assistant.evals.report import DOCS_DIR
 
     previous = (docs_dir or DOCS_DIR) / "eval" / f"{benchmark}.json"
@@ -316,9 +343,14 @@ def run_answer_eval(settings, benchmark: str, *, retrievers: list[str], limit: i
     notes += "\n\n" + FALLBACK_NOTE
     if paired:
         notes += "\n\n" + "\n".join(paired_notes(paired, "questions"))
-    baselines = label_baselines([it["answer"] for it in items], [next(iter(it["options"])) for it in items])
+    # Per item, for `eval recompute`: each variant's letters on the items its accuracy covers, and the items the
+    # baselines are over (this run's, and those of kept variants' published predictions).
+    listed, per_item = published_per_item(old, variants, mc_predictions(scored), items,
+                                          {it["id"]: it for it in load_mc(path)} if old.get("predictions") else {})
+    baselines = label_baselines([it["answer"] for it in listed], [next(iter(it["options"])) for it in listed])
     write_eval(benchmark, model=settings.llm_model, items=len(items), seed=SEED, variants=variants, notes=notes,
-               docs_dir=docs_dir, extra={"paired": paired, "chains": judge_chains, **baselines})
+               docs_dir=docs_dir, extra={"paired": paired, "chains": judge_chains, **baselines,
+                                         "item_ids": [it["id"] for it in listed], **per_item})
     return variants
 
 

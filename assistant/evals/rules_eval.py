@@ -6,11 +6,20 @@ what the always-majority label scores on the same claims, beside it. A claim who
 as the settle stage reads it (its positive form, the verdict turned round: tools._claim_negation via
 tools.verify_claim.negated_claim_form); a claim made of two parts is read whole (the chat reads each part).
 
-What this does not measure: the paired effect of switching a rule off. A claim a rule settles never reaches the
-programs, so what they would have said is not logged; that needs a model run with ``EVIDENTIA_RULES_OFF``.
+Veto rules hold a sampled program that ran but does not check what the claim states. They are measured by replaying
+the committed dev run logs (docs/eval/runs/<benchmark>-dev-<commit>.jsonl: the programs the model wrote, run and
+voted again under today's rules, no model call; tools/program_replay.py), once with every rule and once with each
+veto rule switched off: how many programs each holds, and the paired effect of switching it off (claims gained and
+lost). A replay cannot ask the model, so a claim whose vote now splits where the programs decided before counts as
+wrong (a lower bound, the same in both arms).
 
-Writes docs/eval/rules.{json,md,png} and the per-item log docs/eval/runs/rules-dev.jsonl (ids, gold, what fired;
-no benchmark text). Runs only on dev splits: test splits are sealed (assistant/evals/sealed.py).
+What this does not measure: the paired effect of switching a settle rule off. A claim a settle rule decides never
+reaches the programs, so what they would have said is not logged; that needs a model run with
+``EVIDENTIA_RULES_OFF``.
+
+Writes docs/eval/rules.{json,md,png} and the per-item logs docs/eval/rules-dev.jsonl (settle: ids, gold, what
+fired) and docs/eval/rules-veto-dev.jsonl (veto: ids, gold, the replayed verdict with every rule and with each
+veto off); no benchmark text. Runs only on dev splits: test splits are sealed (assistant/evals/sealed.py).
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ import click
 
 BENCHMARKS = ("tabfact", "scitab", "pubhealthtab")
 LOG_NAME = "rules-dev.jsonl"
+VETO_LOG_NAME = "rules-veto-dev.jsonl"
 
 
 def read_item(claim: str, table) -> tuple[list[dict], bool]:
@@ -53,6 +63,76 @@ def measure(eval_dir: Path, seed: int, echo=print) -> list[dict]:
                             "negated": negated})
         echo(f"{benchmark} dev: {len(items)} claims read by every settle rule in {time.perf_counter() - t0:.1f} s")
     return records
+
+
+def dev_run_logs(runs_dir: Path) -> dict[str, Path]:
+    """The committed dev run log of each claim benchmark with the most program checks (``<benchmark>-dev-<commit>``)."""
+    from assistant.evals.recompute import read_run_log
+
+    best: dict[str, tuple[int, Path]] = {}
+    for path in sorted(runs_dir.glob("*-dev-*.jsonl")):
+        benchmark = path.stem.rsplit("-dev-", 1)[0]
+        if benchmark in BENCHMARKS:
+            n = len(read_run_log(path).get("program", {}))
+            if n > best.get(benchmark, (0, path))[0]:
+                best[benchmark] = (n, path)
+    return {b: path for b, (_, path) in sorted(best.items())}
+
+
+def measure_vetoes(eval_dir: Path, seed: int, runs_dir: Path, echo=print) -> list[dict]:
+    """One record per replayed dev claim: its verdict replayed with every rule, and with each veto rule off."""
+    from assistant.evals.recompute import read_run_log
+    from assistant.evals.tables_eval import load_split, select_items
+    from tools.program_replay import replay_claims
+    from tools.rules import RULES
+
+    vetoes = [r.name for r in RULES if r.stage == "veto"]
+    records = []
+    for benchmark, path in dev_run_logs(runs_dir).items():
+        items = select_items(benchmark, load_split(benchmark, eval_dir, "dev"), seed=seed, limit=None, split="dev")
+        wanted = {it.id for it in items}
+        logged = [r for i, r in read_run_log(path).get("program", {}).items() if i in wanted]
+        t0 = time.perf_counter()
+        base = replay_claims(items, logged)
+        off = {name: replay_claims(items, logged, frozenset({name})) for name in vetoes}
+        golds = {str(r["id"]): r["gold"] for r in logged}
+        for item_id, pred in base.predictions.items():
+            records.append({"benchmark": benchmark, "log": path.name, "id": item_id, "gold": golds[item_id],
+                            "replayed": pred, "off": {n: off[n].predictions.get(item_id) for n in vetoes
+                                                      if off[n].predictions.get(item_id) != pred},
+                            "held": {n: c for n, c in _held_by_item(items, logged, item_id).items()}})
+        echo(f"{benchmark} dev: {len(base.predictions)} logged claims replayed with every rule and with each of "
+             f"{len(vetoes)} veto rules off ({path.name}) in {time.perf_counter() - t0:.1f} s")
+    return records
+
+
+def _held_by_item(items, logged: list[dict], item_id: str) -> Counter:
+    """How many of one claim's replayed programs each veto rule holds."""
+    from tools.program_replay import replay_claims
+
+    one = [r for r in logged if str(r["id"]) == item_id]
+    return replay_claims(items, one).vetoes
+
+
+def summarise_vetoes(records: list[dict]) -> dict:
+    """Per veto rule and benchmark: programs held, claims it decides (their verdict changes with it off), and with
+    it off: claims gained (wrong with it, right without) and lost (right with it, wrong without)."""
+    from tools.rules import RULES
+
+    out: dict = {}
+    for rule in (r for r in RULES if r.stage == "veto"):
+        row = {}
+        for benchmark in sorted({r["benchmark"] for r in records}):
+            mine = [r for r in records if r["benchmark"] == benchmark]
+            changed = [r for r in mine if rule.name in r["off"]]
+            row[benchmark] = {
+                "claims": len(mine), "programs_held": sum(r["held"].get(rule.name, 0) for r in mine),
+                "claims_changed": len(changed),
+                "lost_when_off": sum(r["replayed"] == r["gold"] and r["off"][rule.name] != r["gold"] for r in changed),
+                "gained_when_off": sum(r["replayed"] != r["gold"] and r["off"][rule.name] == r["gold"]
+                                       for r in changed)}
+        out[rule.name] = row
+    return out
 
 
 def summarise(records: list[dict]) -> dict:
@@ -85,12 +165,15 @@ def summarise(records: list[dict]) -> dict:
     return out
 
 
-def write_report(records: list[dict], docs_dir: Path, commit: str | None) -> Path:
+def write_report(records: list[dict], docs_dir: Path, commit: str | None, veto_records: list[dict] = ()) -> Path:
     summary = summarise(records)
+    summary["vetoes"] = summarise_vetoes(list(veto_records))
     eval_dir = docs_dir / "eval"
-    (eval_dir / "runs").mkdir(parents=True, exist_ok=True)
-    log_path = eval_dir / "runs" / LOG_NAME
+    eval_dir.mkdir(parents=True, exist_ok=True)
+    log_path = eval_dir / LOG_NAME
     log_path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records), encoding="utf-8")
+    (eval_dir / VETO_LOG_NAME).write_text(
+        "".join(json.dumps(r, sort_keys=True) + "\n" for r in veto_records), encoding="utf-8")
     payload = {"benchmark": "rules", "split": "dev", "commit": commit, "items": len(records),
                "log": str(log_path.relative_to(docs_dir.parent)) if docs_dir.parent in log_path.parents
                else str(log_path), **summary}
@@ -120,8 +203,24 @@ def markdown(payload: dict) -> str:
             cells.append(f"{c['fired']} / {c['right']} right ({c['majority_right_on_decided']} by majority)"
                          if c["fired"] else "0")
         lines.append(f"| `{rule}` | " + " | ".join(cells) + " |")
-    lines += ["", "Not measured here: what switching a rule off costs. A claim a rule settles never reaches the "
-              "programs, so their verdict is not in any log; that needs a model run with `EVIDENTIA_RULES_OFF`.", ""]
+    vetoes = payload.get("vetoes") or {}
+    benchmarks = sorted({b for row in vetoes.values() for b in row})
+    if benchmarks:
+        lines += ["", "Veto rules, by replaying the committed dev run logs (the model's programs run again, no model "
+                  f"call; per-item log `docs/eval/{VETO_LOG_NAME}`): programs held; claims whose replayed verdict "
+                  "changes with the rule off; of those, lost (right with the rule, wrong without) and gained.", "",
+                  "| rule | " + " | ".join(f"{b}: held / changed / lost / gained" for b in benchmarks) + " |",
+                  "|---|" + "---|" * len(benchmarks)]
+        for rule, row in vetoes.items():
+            lines.append(f"| `{rule}` | " + " | ".join(
+                f"{row[b]['programs_held']} / {row[b]['claims_changed']} / {row[b]['lost_when_off']} / "
+                f"{row[b]['gained_when_off']}" for b in benchmarks) + " |")
+        claims = {b: next(iter(vetoes.values()))[b]["claims"] for b in benchmarks}
+        lines += ["", "Claims replayed: " + ", ".join(f"{b} {n}" for b, n in claims.items()) + " (the dev claims "
+                  "whose logged checks hold programs; the only committed dev logs with programs)."]
+    lines += ["", "Not measured here: what switching a settle rule off costs. A claim a settle rule decides never "
+              "reaches the programs, so their verdict is not in any log; that needs a model run with "
+              "`EVIDENTIA_RULES_OFF`.", ""]
     return "\n".join(lines)
 
 
@@ -157,7 +256,10 @@ def register(group) -> None:
         if settings.eval_data_dir is None or not Path(settings.eval_data_dir).exists():
             raise click.ClickException("The dev splits come from the benchmark data: set EVIDENTIA_EVAL_DATA_DIR "
                                        "(e.g. ../shared/eval-data).")
-        records = measure(Path(settings.eval_data_dir), DEFAULT_SEED if seed is None else seed, echo=click.echo)
-        path = write_report(records, DOCS_DIR, code_version())
+        chosen = DEFAULT_SEED if seed is None else seed
+        records = measure(Path(settings.eval_data_dir), chosen, echo=click.echo)
+        veto_records = measure_vetoes(Path(settings.eval_data_dir), chosen, DOCS_DIR / "eval" / "runs",
+                                      echo=click.echo)
+        path = write_report(records, DOCS_DIR, code_version(), veto_records)
         click.echo(markdown(json.loads(path.read_text())))
         click.echo(f"wrote {path}")

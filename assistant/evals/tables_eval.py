@@ -719,7 +719,9 @@ def replay_claims_log(benchmark: str, settings, *, variant: str, limit: int | No
         raise click.ClickException(f"No logged checks to replay at {path}; run the evaluation first.")
     wanted = {it.id for it in items}
     records = [r for r in ResultsLog(path).records(variant) if str(r["id"]) in wanted]
-    result = replay_claims(items, records)
+    from tools.rules import parse_off
+
+    result = replay_claims(items, records, parse_off(settings.rules_off))  # EVIDENTIA_RULES_OFF: measure a veto
     result.echo_changes(echo)
     return result
 
