@@ -32,7 +32,7 @@ def embedding_threads(settings: Settings, *, cpu_count: int | None = None,
     cores = cpu_count or os.cpu_count() or 1
     if settings.llm_base_url is None:  # the embedded local server
         if cuda is None:
-            from assistant.serving import has_cuda as cuda
+            from assistant.model.serving import has_cuda as cuda
         if not cuda():
             return 1
     return cores

@@ -468,7 +468,7 @@ class LLMClient:
         if self._seeds_ok is None:
             chosen = self.settings.llm_request_seeds
             if chosen is None:
-                from assistant.serving import has_cuda  # only asked once, and only for the local server
+                from assistant.model.serving import has_cuda  # only asked once, and only for the local server
 
                 chosen = self.base_url != self.settings.local_base_url.rstrip("/") or has_cuda()
             self._seeds_ok = chosen

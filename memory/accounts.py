@@ -81,7 +81,7 @@ class Accounts:
     def password_set_at(self, name: str) -> float | None:
         """When the user's password was last set (POSIX seconds); None if there is no such user.
 
-        Logins from before it are no longer valid (see assistant/auth.py), so a changed password ends the
+        Logins from before it are no longer valid (see assistant/ui/auth.py), so a changed password ends the
         sessions of whoever knew the old one.
         """
         db = self._db()

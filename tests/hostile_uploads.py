@@ -1,7 +1,7 @@
 """A corpus of malformed and hostile uploads, and a harness that loads each in its own process (#17).
 
-Every case is loaded through :func:`assistant.uploads.add_table_file` (text uploads through
-:func:`assistant.uploads.add_text_file`) in a child process with a time
+Every case is loaded through :func:`assistant.ui.uploads.add_table_file` (text uploads through
+:func:`assistant.ui.uploads.add_text_file`) in a child process with a time
 limit (10 s) and its peak RSS measured (limit 500 MB). A case passes when it either loads and its content
 is right (the case's ``check``), or is refused with one clear message (a ``TableError`` whose text is a
 sentence for a person: no traceback, no exception class names). No case may crash, hang, blow the memory
@@ -352,7 +352,7 @@ class _Deps:
 def _child(path: str, file_name: str, upload: str, data_dir: str, conn) -> None:
     from tools.contracts import Session
     from assistant.settings import Settings
-    from assistant.uploads import add_table_file, add_text_file
+    from assistant.ui.uploads import add_table_file, add_text_file
     from kb.tables import TableError
     from memory.store import Memory
 
@@ -442,7 +442,7 @@ def run_corpus(work: Path, cases: list[Case] | None = None) -> dict:
     """Run every case; the counts the reliability bench records, and each outcome."""
     cases = cases if cases is not None else build_cases()
     ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["assistant.uploads", "kb.tables", "memory.store", "openpyxl", "charset_normalizer"])
+    ctx.set_forkserver_preload(["assistant.ui.uploads", "kb.tables", "memory.store", "openpyxl", "charset_normalizer"])
     outcomes = [run_case(c, Path(work), ctx) for c in cases]
     by_name = {c.name: c for c in cases}
     canaries = list(Path(work).rglob("CANARY")) + list(Path.cwd().glob("CANARY"))

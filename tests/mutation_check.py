@@ -62,7 +62,7 @@ MUTANTS = [
            "            return bool(rows)  # mutant\n",
            ("tests/test_app_handlers.py::test_accounts_separate_users",)),
     Mutant("author", "every chat reads as the requesting user's own (the thread-author check is void)",
-           "assistant/ui_access.py",
+           "assistant/ui/access.py",
            "    async def _author_of_step(self, step_id: str | None) -> str | None:",
            "    async def get_thread_author(self, thread_id: str) -> str:\n        return _request_user.get()\n\n"
            "    async def _author_of_step(self, step_id: str | None) -> str | None:",

@@ -33,14 +33,14 @@ def free_port() -> int:
 
 @contextmanager
 def chainlit_server(data_dir: Path, **env_extra):
-    """``chainlit run assistant/app.py`` on a free port with its own data folder; yields the base URL."""
+    """``chainlit run assistant/ui/app.py`` on a free port with its own data folder; yields the base URL."""
     port = free_port()
     env = dict(os.environ, EVIDENTIA_DATA_DIR=str(data_dir), EVIDENTIA_LLM_BASE_URL="http://127.0.0.1:9/v1",
                HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", **env_extra)
     env.pop("CHAINLIT_AUTH_SECRET", None)
     log_path = data_dir / "chainlit.log"
     with open(log_path, "w") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "chainlit", "run", "assistant/app.py", "--headless",
+        proc = subprocess.Popen([sys.executable, "-m", "chainlit", "run", "assistant/ui/app.py", "--headless",
                                  "--host", "127.0.0.1", "--port", str(port)], cwd=ROOT, env=env,
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         url = f"http://127.0.0.1:{port}"
@@ -149,7 +149,7 @@ def lost_turns_after_server_kill(work: Path) -> dict:
 
     from assistant.deps import Deps
     from assistant.llm import LLMClient
-    from assistant.loop import Assistant
+    from assistant.answer.loop import Assistant
     from tools.contracts import Session
     from assistant.settings import Settings
     from memory.store import Memory
@@ -201,7 +201,7 @@ _APP_KILLED = r"""
 import asyncio, sys
 from assistant.deps import Deps
 from assistant.llm import LLMClient
-from assistant.loop import Assistant
+from assistant.answer.loop import Assistant
 from tools.contracts import Session
 from assistant.settings import Settings
 
@@ -272,7 +272,7 @@ srv.serve_forever()
 def fake_model_server(data_dir: Path, runs_file: Path, *, die_after: float, die_runs: int,
                       ignore_term: bool = False, slow_restart: bool = False):
     """A LocalServer running FAKE_MODEL_SERVER on a free port (what the supervisor tests watch)."""
-    from assistant.serving import LocalServer
+    from assistant.model.serving import LocalServer
     from assistant.settings import Settings
 
     settings = Settings(_env_file=None, data_dir=data_dir, vllm_port=free_port(), vllm_startup_timeout_s=60)
@@ -284,8 +284,8 @@ def fake_model_server(data_dir: Path, runs_file: Path, *, die_after: float, die_
 
 def server_restarts_recovered(work: Path, crashes: int = 3) -> dict:
     """A stand-in model server that crashes ``crashes`` times; how many restarts brought it back."""
-    from assistant.serving import served_models
-    from assistant.supervisor import Supervisor, read_status, status_path
+    from assistant.model.serving import served_models
+    from assistant.model.supervisor import Supervisor, read_status, status_path
 
     work.mkdir(parents=True, exist_ok=True)
     srv = fake_model_server(work / "data", work / "runs", die_after=2.5, die_runs=crashes)

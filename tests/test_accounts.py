@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
-from assistant.auth import LoginLimiter, check_login, login_mode
+from assistant.ui.auth import LoginLimiter, check_login, login_mode
 from assistant.cli import main
 from assistant.settings import Settings
 from memory.accounts import AccountError, Accounts
@@ -133,7 +133,7 @@ def test_user_cli(tmp_path, monkeypatch):
 def test_a_login_token_is_valid_only_while_its_name_may_log_in(tmp_path, accounts):
     import time
 
-    from assistant.auth import login_still_valid
+    from assistant.ui.auth import login_still_valid
 
     settings = _settings(tmp_path, auth_password="shared secret")
     accounts.add("ann", "correct horse")
@@ -180,7 +180,7 @@ def test_a_changed_single_user_password_ends_older_sessions(tmp_path, accounts):
     import json
     import time
 
-    from assistant.auth import login_still_valid, single_user_password_since
+    from assistant.ui.auth import login_still_valid, single_user_password_since
 
     first = _settings(tmp_path, auth_password="shared secret")
     since = single_user_password_since(first)

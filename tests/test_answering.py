@@ -8,12 +8,12 @@ import re
 import numpy as np
 import pytest
 
-from assistant.answering import (DOES_NOT_ANSWER_TEXT, ProseStream, answer_adapter, answer_schema, check_support,
+from assistant.answer.answering import (DOES_NOT_ANSWER_TEXT, ProseStream, answer_adapter, answer_schema, check_support,
                                  is_yes_no_question, parse_answer, render_prose)
 from tools.contracts import EvidenceLedger, cited_ids
-from assistant.pool import build_pool, rank_pool
-from assistant.small_talk import is_small_talk
-from assistant.support import check_statement, names, numbers
+from assistant.answer.pool import build_pool, rank_pool
+from assistant.answer.small_talk import is_small_talk
+from assistant.answer.support import check_statement, names, numbers
 
 IDS = ["S1", "S2", "T1:R2C3", "P1"]
 
@@ -200,7 +200,7 @@ def test_a_statement_naming_the_asked_subject_must_cite_evidence_that_names_it()
     # Evidence that names the subject passes, inflected or not; a statement that does not name it is not held to it.
     assert check_statement("Coal is a fossil fuel", ["coal is a kind of fossil fuels"], subjects=["fossil fuel"]).ok
     assert check_statement("Plant material can be turned into fuel", cited, subjects=["fossil fuel"]).ok
-    # One-word subjects are the subject check's business (assistant.support.unnamed_subjects), not this one's.
+    # One-word subjects are the subject check's business (assistant.answer.support.unnamed_subjects), not this one's.
     assert check_statement("Wind is a renewable source of energy", ["wind is a source of energy"],
                            subjects=["renewable"]).ok
 
@@ -208,7 +208,7 @@ def test_a_statement_naming_the_asked_subject_must_cite_evidence_that_names_it()
 def test_a_statement_naming_what_the_question_asks_its_relation_of_must_cite_evidence_that_names_it():
     """Found as a new user: "Which vitamin deficiency causes rickets?" was answered, verified, "Vitamin D deficiency
     causes rickets [S5]", S5 a sentence on vitamin D deficiency in the elderly that never mentions rickets."""
-    from assistant.support import relation_object
+    from assistant.answer.support import relation_object
 
     s5 = ("It is now recognized that vitamin D insufficiency and vitamin D deficiency are common in elderly people, "
           "especially in those who are not exposed to sunlight-mediated cholecalciferol during the winter months.")
@@ -229,7 +229,7 @@ def test_a_statement_naming_what_the_question_asks_its_relation_of_must_cite_evi
 def test_the_check_uses_every_cited_item_but_only_those():
     assert check_statement("Levodopa and Amantadine are used.", [EVIDENCE, "Amantadine treats it."]).ok
     assert not check_statement("Levodopa and Amantadine are used.", [EVIDENCE]).ok
-    # Known limit (documented in assistant/support.py): a lower-case name mid-sentence reads as a common word.
+    # Known limit (documented in assistant/answer/support.py): a lower-case name mid-sentence reads as a common word.
     assert check_statement("Levodopa and amantadine are used.", [EVIDENCE]).ok
 
 
@@ -343,9 +343,9 @@ def test_one_ranking_across_sources_not_quotas():
     assert ranked.summary()["sent_to_answer"] == {"text": 2, "kg": 1} and ranked.summary()["pool"] == {"kg": 7, "text": 2}
 
 
-# -- yes/no decided in code (assistant/verdicts.py) ----------------------------------------------------------
+# -- yes/no decided in code (assistant/answer/verdicts.py) ----------------------------------------------------------
 def test_the_verdict_rule_reads_negated_findings_only():
-    from assistant.verdicts import verdict_from_evidence
+    from assistant.answer.verdicts import verdict_from_evidence
 
     assert verdict_from_evidence({"S1": "Levodopa improved motor scores."}).verdict == "yes"
     decided = verdict_from_evidence({"S1": "Patients were older.", "S4": "Mortality did not differ between arms."})
@@ -366,7 +366,7 @@ def test_the_verdict_rule_reads_negated_findings_only():
 
 
 def test_a_question_about_sameness_is_answered_by_a_stated_sameness():
-    from assistant.verdicts import verdict_from_evidence
+    from assistant.answer.verdicts import verdict_from_evidence
 
     asked = "Are endometrial polyps from pre-menopausal women similar to post-menopausal women?"
     differ = {"S3": "Pre- and post-menopausal polyps exhibit differing hormone receptor markers."}
@@ -383,7 +383,7 @@ def test_a_question_about_sameness_is_answered_by_a_stated_sameness():
     # a question that does not ask about sameness keeps the negation rule
     assert verdict_from_evidence(alike, question="Does surgery lower mortality?").verdict == "no"
     # "the same" after a preposition places the question; it does not ask about sameness
-    from assistant.verdicts import asks_sameness
+    from assistant.answer.verdicts import asks_sameness
 
     assert not asks_sameness("Does management at the same centre improve results?")
     assert not asks_sameness("Should all patients be optimized to the same preoperative hemoglobin level?")
@@ -393,7 +393,7 @@ def test_a_question_about_sameness_is_answered_by_a_stated_sameness():
 
 
 def test_question_coverage_is_the_best_single_sentence_share():
-    from assistant.verdicts import content_words, must_answer, question_coverage
+    from assistant.answer.verdicts import content_words, must_answer, question_coverage
 
     assert content_words("Does the drug reduce mortality?") == {"drug", "reduce", "mortality"}
     q = "Does aspirin reduce mortality after stroke?"  # aspirin, reduce, mortality, stroke
@@ -417,7 +417,7 @@ def test_without_the_abstain_branch_only_an_answer_parses():
 
 # -- echoed evidence lines and the subject check ------------------------------------------------------------
 def test_strip_echo_removes_only_this_turns_labels_and_sources():
-    from assistant.answering import strip_echo
+    from assistant.answer.answering import strip_echo
 
     sources = {"S1": "OpenBookQA fact 1058", "P2": "hetionet"}
     assert strip_echo("S1: solar energy is a renewable resource (OpenBookQA fact 1058)", sources) == \
@@ -430,7 +430,7 @@ def test_strip_echo_removes_only_this_turns_labels_and_sources():
 
 
 def test_strip_echo_removes_parentheses_of_ids_and_several_sources():
-    from assistant.answering import strip_echo
+    from assistant.answer.answering import strip_echo
 
     # Both seen on the chat bench, each withdrawn by the support check for names no evidence says.
     sources = {"S1": "OpenBookQA fact 660", "S3": "WorldTree ACTION 9f6b-7d55-4edf-3f0b", "S4": "OpenBookQA fact 1313"}
@@ -447,7 +447,7 @@ def test_strip_echo_removes_parentheses_of_ids_and_several_sources():
 
 
 def test_the_subject_check_fires_only_when_no_subject_word_is_in_the_evidence():
-    from assistant.support import mentions, unnamed_subjects
+    from assistant.answer.support import mentions, unnamed_subjects
 
     facts = ["something is at location of risk", "glass is used for person with poor sight"]
     assert unnamed_subjects(["glaucoma"], facts) == ["glaucoma"]
@@ -461,7 +461,7 @@ def test_the_subject_check_fires_only_when_no_subject_word_is_in_the_evidence():
 
 
 def test_statements_about_none_of_the_subjects_are_picked_out_only_beside_one_that_is():
-    from assistant.support import off_subject
+    from assistant.answer.support import off_subject
 
     on = ("Timolol lowers eye pressure in glaucoma.", ["Timolol is used to treat glaucoma."])
     off = ("Cataract surgery is common.", ["Cataract surgery is a common operation in older adults."])
@@ -474,7 +474,7 @@ def test_statements_about_none_of_the_subjects_are_picked_out_only_beside_one_th
 
 
 def test_cited_evidence_linked_to_the_subject_by_a_shown_item_is_about_it():
-    from assistant.support import unnamed_subjects
+    from assistant.answer.support import unnamed_subjects
 
     cited = ["A renewable resource can be replaced."]
     shown = ["solar energy is a renewable resource", "wind is a renewable resource"] + cited
@@ -491,7 +491,7 @@ def test_cited_evidence_linked_to_the_subject_by_a_shown_item_is_about_it():
 
 
 def test_a_repeated_statement_is_said_once_citing_what_its_copies_cited():
-    from assistant.answering import GroundedAnswer, merge_repeats
+    from assistant.answer.answering import GroundedAnswer, merge_repeats
 
     answer = GroundedAnswer.model_validate({"statements": [
         {"text": "A renewable resource can be replaced.", "cite": ["S4"]},
@@ -508,7 +508,7 @@ def test_a_repeated_statement_is_said_once_citing_what_its_copies_cited():
 
 
 def test_chips_name_each_id_once():
-    from assistant.answering import chips
+    from assistant.answer.answering import chips
 
     assert chips(["P2", "P5", "P5", "P5", "S1", "bogus"]) == "[P2][P5][S1]"
 
@@ -516,8 +516,8 @@ def test_chips_name_each_id_once():
 def test_code_re_cites_only_to_an_item_that_holds_most_of_the_statement():
     """Found as a new user: "Regular exercise increases a body's strength" (no names, no numbers) was cited by code
     to sentences on outpatient visits and arterial compliance, which share three of its five words."""
-    from assistant.answering import StatementSupport, carriers_of
-    from assistant.support import Support
+    from assistant.answer.answering import StatementSupport, carriers_of
+    from assistant.answer.support import Support
 
     texts = {"S1": "Regular exercise increased central arterial compliance in older men.",
              "S2": "Specifically, people with regular exercise habits have an increased number of outpatient visits.",
@@ -537,13 +537,13 @@ def test_code_re_cites_only_to_an_item_that_holds_most_of_the_statement():
     ("Does it cause that?", "causes", ""),  # nothing with content after it
 ])
 def test_the_relations_object_is_the_words_after_it(question, relation, expected):
-    from assistant.support import relation_object
+    from assistant.answer.support import relation_object
 
     assert relation_object(question, relation) == expected
 
 
 def test_citations_that_do_not_say_what_their_statement_says_are_removed():
-    from assistant.answering import GroundedAnswer, without_idle_citations
+    from assistant.answer.answering import GroundedAnswer, without_idle_citations
 
     texts = {"P12": "Metformin treats type 2 diabetes mellitus.", "P11": "Metformin treats metabolic syndrome X.",
              "P17": "Metformin treats polycystic ovary syndrome.", "P3": "Insulin Human treats type 1 diabetes mellitus.",
@@ -571,7 +571,7 @@ def test_citations_that_do_not_say_what_their_statement_says_are_removed():
 def test_only_names_a_pointing_back_sentence_leaves_out_are_read_in_context():
     from types import SimpleNamespace
 
-    from assistant.answering import GroundedAnswer, Statement, check_support, with_context
+    from assistant.answer.answering import GroundedAnswer, Statement, check_support, with_context
 
     texts = {"S1": "The pathogen is spread by spittlebugs.", "S2": "Spittlebugs feed on xylem sap in 2023."}
     context = {"S1": "Xylella fastidiosa is a bacterium.", "S2": "Xylella fastidiosa kills olive trees."}
@@ -590,7 +590,7 @@ def test_only_names_a_pointing_back_sentence_leaves_out_are_read_in_context():
     # S2 does not point back: its missing name is not looked for before it
     assert run("Xylella fastidiosa feeds spittlebugs on xylem sap in 2023.", "S2")[3] == []
     # a pronoun among a sentence's first words points back too; a name opening it does not
-    from assistant.support import POINTS_BACK as _POINTS_BACK
+    from assistant.answer.support import POINTS_BACK as _POINTS_BACK
 
     assert _POINTS_BACK.match("In Apulia, Italy, it killed an estimated 21 million olive trees.")
     assert not _POINTS_BACK.match("Spittlebugs feed on xylem sap, which carries it.")
@@ -605,7 +605,7 @@ def test_only_names_a_pointing_back_sentence_leaves_out_are_read_in_context():
 def test_what_a_statement_says_of_its_subject_must_come_from_an_item_that_names_it():
     """Seen as a new user: the side effects of metformin answered, verified, with the symptoms of Addison's disease
     (S5) and two KG paths that name metformin (P1, P6). Each word was in some cited item; none said it."""
-    from assistant.support import check_statement, joined_subject
+    from assistant.answer.support import check_statement, joined_subject
 
     statement = "The side effects of metformin include nausea, vomiting, diarrhea and hypoglycemia."
     symptoms = "- nausea - vomiting - diarrhea - hypoglycemia, or low blood sugar - headache"

@@ -19,7 +19,7 @@ def feedback_and_revoked_logins(data_dir) -> dict:
     and of a changed password.
 
     Chainlit's ``/feedback`` routes take a message id with no author check, and its login token outlives the
-    account it names; both are closed by assistant/ui_access.py. Returns what each attempt got.
+    account it names; both are closed by assistant/ui/access.py. Returns what each attempt got.
     """
     import sqlite3
     import time

@@ -12,10 +12,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 PROBE = r"""
 import json, asyncio
-import assistant.app as app
+import assistant.ui.app as app
 from chainlit.config import config
 from tools.contracts import EvidenceLedger
-from assistant.turn import TurnResult
+from assistant.answer.turn import TurnResult
 
 out = {"password": config.code.password_auth_callback is not None,
        "header": config.code.header_auth_callback is not None,
@@ -107,9 +107,9 @@ def test_cited_ids_show_as_chips_without_their_brackets(tmp_path):
 
 UPLOAD_PROBE = r"""
 import asyncio, json, sys, types
-import assistant.app as app
+import assistant.ui.app as app
 from assistant.deps import Deps
-from assistant.loop import Assistant
+from assistant.answer.loop import Assistant
 from tools.contracts import Session
 from assistant.settings import Settings
 

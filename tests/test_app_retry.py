@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 PROBE = r"""
 import asyncio, json, sys
-import assistant.app as app
+import assistant.ui.app as app
 from memory.store import Memory
 from tools.contracts import Session
 

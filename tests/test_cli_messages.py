@@ -129,8 +129,8 @@ def test_chat_shows_a_conversation_before_saying_the_model_is_down(cli_env):
 
 
 def test_run_reports_a_model_that_cannot_be_served_as_a_message(cli_env, monkeypatch):
-    import assistant.serving as serving
-    from assistant.quantize import QuantizeError
+    import assistant.model.serving as serving
+    from assistant.model.quantize import QuantizeError
 
     def fails(settings, **kw):
         raise QuantizeError("Could not install llmcompressor==0.14.0.1 (exit 1).")
@@ -142,8 +142,8 @@ def test_run_reports_a_model_that_cannot_be_served_as_a_message(cli_env, monkeyp
 
 
 async def test_a_step_after_the_streamed_answer_starts_on_its_own_line(capsys):
-    from assistant.chat_cli import TerminalHooks
-    from assistant.turn import Step
+    from assistant.cli.chat_cli import TerminalHooks
+    from assistant.answer.turn import Step
 
     hooks = TerminalHooks()
     await hooks.answer_token("Exercise lowers blood pressure [S1].")

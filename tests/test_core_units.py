@@ -10,7 +10,7 @@ import sqlite_utils
 from pydantic import BaseModel
 
 import prompts
-from assistant.citations import check_citations, mark_invalid, normalize_answer
+from assistant.answer.citations import check_citations, mark_invalid, normalize_answer
 from tools.contracts import EvidenceLedger, cited_ids
 from memory.migrations import MIGRATIONS, UI_MIGRATIONS, migrate
 from memory.store import Memory

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-import assistant.chat_cli as chat_cli
+import assistant.cli.chat_cli as chat_cli
 import kb.default_corpus as default_corpus
 from assistant.cli import main
 from assistant.settings import Settings
@@ -73,7 +73,7 @@ def test_run_stops_with_one_message_before_building_or_serving(tmp_path, offline
     monkeypatch.chdir(tmp_path)  # no .env
     started: list = []
     monkeypatch.setattr(chat_cli.subprocess, "run", lambda *a, **k: started.append(a))
-    monkeypatch.setattr("assistant.serving.ensure_server", lambda *a, **k: started.append("server"))
+    monkeypatch.setattr("assistant.model.serving.ensure_server", lambda *a, **k: started.append("server"))
     result = CliRunner().invoke(main, ["run"])
     assert result.exit_code == 1
     assert "EVIDENTIA_KB_MIRROR_DIR" in result.output and "Nothing was built" in result.output

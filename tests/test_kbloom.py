@@ -274,7 +274,7 @@ def test_harvest_store_and_kg_paths_show_provenance(tmp_settings, fake_llm_serve
     ev = ctx.evidence.get(path_id)
     assert ev.source == source and "extracted from the language model" in ev.text
 
-    from assistant.app import evidence_markdown
+    from assistant.ui.app import evidence_markdown
 
     panel = evidence_markdown(ev, result=None)
     assert f"piston —is part of→ engine (extracted from the language model, score {score:.2f})" in panel

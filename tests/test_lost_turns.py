@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from assistant.turn import Step, TurnHooks
+from assistant.answer.turn import Step, TurnHooks
 from memory.store import Memory
 from tests.fake_openai import FakeOpenAI, Reply, tool_reply
 from tests.reliability_probes import killed_app_turn

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.citations import is_no_evidence_answer
+from assistant.answer.citations import is_no_evidence_answer
 from tools.contracts import EvidenceLedger
 from tests.kbloom_fake import ScriptedLM
 from tools._mc_likelihood import choose_by_likelihood, option_scores

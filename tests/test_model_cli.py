@@ -6,8 +6,8 @@ import json
 
 from click.testing import CliRunner
 
-import assistant.provision as provision
-from assistant.model_cli import model_group
+import assistant.model.provision as provision
+from assistant.cli.model_cli import model_group
 
 
 def test_status_reports_nothing_installed_and_no_server(tmp_path, monkeypatch):
@@ -88,7 +88,7 @@ def test_status_names_the_format_and_the_installed_quantized_folders(tmp_path, m
 
 
 def test_status_names_bf16_where_the_probe_found_no_4bit_kernel_for_this_cpu(tmp_path, monkeypatch):
-    import assistant.serving as serving
+    import assistant.model.serving as serving
     from assistant.settings import Settings
     from tests.test_serving import fake_vllm_python, quantized_folder
 
@@ -118,7 +118,7 @@ def test_status_names_bf16_where_the_probe_found_no_4bit_kernel_for_this_cpu(tmp
 def test_install_skips_the_w4a16_copy_a_cpu_without_avx512_cannot_serve(tmp_path, monkeypatch):
     """`make model` on a fresh AVX2-only machine (no vLLM yet) used to spend minutes making a W4A16 copy that
     `model serve` then skipped for bf16. A chosen format is still made as asked."""
-    import assistant.serving as serving
+    import assistant.model.serving as serving
 
     monkeypatch.setenv("EVIDENTIA_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("EVIDENTIA_MODEL_FORMAT", raising=False)

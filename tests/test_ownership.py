@@ -5,9 +5,9 @@ from __future__ import annotations
 import click
 import pytest
 
-from assistant.chat_cli import build, restore_session
+from assistant.cli.chat_cli import build, restore_session
 from assistant.deps import Deps
-from assistant.loop import Assistant
+from assistant.answer.loop import Assistant
 from tools.contracts import Session
 from kb.tables import Table
 from memory.errors import ConversationAccessError

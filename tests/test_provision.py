@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-import assistant.provision as provision
-from assistant.provision import (INFO_NAME, MARKER_NAME, PartSource, ProvisionError, install_default_model,
+import assistant.model.provision as provision
+from assistant.model.provision import (INFO_NAME, MARKER_NAME, PartSource, ProvisionError, install_default_model,
                                  is_installed)
 from assistant.settings import Settings
 

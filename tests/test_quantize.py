@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-import assistant.quantize as quantize
+import assistant.model.quantize as quantize
 from assistant import lockfiles
-from assistant.provision import INFO_NAME, MARKER_NAME
-from assistant.quantize import (IGNORE, QUANTIZER_MARKER, QUANTIZER_REQUIREMENTS, STAMP_NAME, QuantizeError,
+from assistant.model.provision import INFO_NAME, MARKER_NAME
+from assistant.model.quantize import (IGNORE, QUANTIZER_MARKER, QUANTIZER_REQUIREMENTS, STAMP_NAME, QuantizeError,
                                 ensure_quantizer_env, install_quantized_model, read_stamp)
-from assistant.quantize import detect_format
-from assistant.serving import installed_formats
+from assistant.model.quantize import detect_format
+from assistant.model.serving import installed_formats
 from assistant.settings import Settings
 
 GROUPS = {"W8A8": {"weights": {"num_bits": 8, "type": "int", "strategy": "channel"},
@@ -266,15 +266,15 @@ def test_the_worker_imports_nothing_from_the_app():
 def test_cli_install_format_quantizes_after_the_bf16_install(settings, monkeypatch):
     from click.testing import CliRunner
 
-    import assistant.provision as provision
-    from assistant.model_cli import model_group
-    from assistant.provision import InstallResult
+    import assistant.model.provision as provision
+    from assistant.cli.model_cli import model_group
+    from assistant.model.provision import InstallResult
 
     monkeypatch.setenv("EVIDENTIA_DATA_DIR", str(settings.data_dir))
     monkeypatch.setattr(provision, "install_default_model",
                         lambda s, **kw: InstallResult(model_dir=s.default_model_dir, already_installed=True))
     # a CPU whose vLLM build serves W4A16 (on an AVX2-only one the default copy is skipped: test_model_cli)
-    monkeypatch.setattr("assistant.serving.cpu_flags", lambda: {"avx2", "avx512f"})
+    monkeypatch.setattr("assistant.model.serving.cpu_flags", lambda: {"avx2", "avx512f"})
     calls = []
     monkeypatch.setattr(quantize, "install_quantized_model",
                         lambda s, fmt, **kw: calls.append(fmt) or quantize.QuantizeResult(model_dir=s.model_dir_for(fmt)))
@@ -300,8 +300,8 @@ def test_cli_install_format_quantizes_after_the_bf16_install(settings, monkeypat
 
 
 def test_serving_a_quantized_format_makes_it_first(settings, monkeypatch):
-    import assistant.provision as provision
-    import assistant.serving as serving
+    import assistant.model.provision as provision
+    import assistant.model.serving as serving
 
     s = settings.model_copy(update={"model_format": "w8a8", "vllm_port": 9})
     monkeypatch.setattr(provision, "install_default_model", lambda *a, **k: None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.planner import plan
+from assistant.answer.planner import plan
 from tools.lang.routing import as_claim, route, score_table
 from tools.contracts import Session
 from kb.tables import Table

@@ -163,7 +163,7 @@ def test_the_committed_rules_report_recomputes_and_a_count_changed_by_hand_does_
 
 
 def test_the_terminal_step_line_says_which_rule_decided_and_which_others_fired():
-    from assistant.chat_cli import summarize_output
+    from assistant.cli.chat_cli import summarize_output
     from tools.verify_claim import Output
 
     out = Output(verdict="REFUTES", claim="c", table="t", table_id="T1", cells=[], reason="r", explanations={},

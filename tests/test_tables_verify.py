@@ -192,12 +192,19 @@ async def test_free_form_answer_with_cells(tmp_settings, fake_llm_server):
 # -- the real model ------------------------------------------------------------------------------
 @pytest.mark.real_model
 async def test_real_model_claim_check(real_settings):
+    """The thesis path (variant "full": column filter, CCoE explanations, judge) on a claim the table states: the
+    verdict is asserted, with the grammar's guarantees (a label, cells of the table, one explanation per label).
+
+    What this cannot tell: a judge that always says SUPPORTS passes it. Measured 2026-12-06 (#75) on the served
+    1.5B W4A16 default, this judge said SUPPORTS 4 times of 4 for "Ontario had 530 cases of measles in 2008." (the
+    table says 53), as the design rule expects of the small model's prose judgement; so no refuted claim is
+    asserted here (it would fail every run). The default path's verdicts, both ways, are asserted below."""
     llm = LLMClient(real_settings)
     try:
         check = await check_claim(llm, MEASLES, CLAIM, embedder=BagOfWordsEmbedder(), variant="full")
     finally:
         await llm.aclose()
-    assert check.label in LABELS
+    assert check.label == "SUPPORTS", check.reason
     assert set(check.explanations) == set(LABELS) and all(check.explanations.values())
     assert all(1 <= r <= MEASLES.n_rows and c in check.cols for r, c in check.cells)
 
@@ -205,23 +212,17 @@ async def test_real_model_claim_check(real_settings):
 @pytest.mark.real_model
 async def test_real_model_default_verdicts_on_unambiguous_claims(real_settings):
     """The grammar alone guarantees a label and valid cells; this asserts the verdict. One claim the table states
-    and one it contradicts (one matching row each), checked the default way: the model's program must decide
-    (not CCoE, not a fallback), and a constant answer fails one of the two."""
+    and one it contradicts (one matching row each), checked the default way, once each, with no retry: the model's
+    programs must decide (not CCoE, not a fallback), and a constant answer fails one of the two.
+
+    The samples are unseeded on a local CPU server (vLLM dies on some seeded requests; Settings.llm_request_seeds),
+    so a vote could split; measured 2026-12-06 (#75) on the served W4A16 default: 8 of 8 checks of each claim
+    right and decided by the programs (and 8 of 8 of each of tests/test_table_program.py's two). A failure here
+    is a finding to report, not to retry."""
     llm = LLMClient(real_settings)
-
-    async def checked(claim: str):
-        # The samples are unseeded on a local CPU server (vLLM dies on some seeded requests; Settings.
-        # llm_request_seeds), so a vote can split and fall back to CCoE by design: seen once in four suite runs.
-        # One more try asks whether the program path decides, not whether one draw of five samples agrees.
-        for _ in range(2):
-            check = await check_claim(llm, MEASLES, claim)
-            if check.decided_by == "program":
-                break
-        return check
-
     try:
-        true = await checked("British Columbia had 82 cases of measles in 2010.")
-        false = await checked("Ontario had 530 cases of measles in 2008.")
+        true = await check_claim(llm, MEASLES, "British Columbia had 82 cases of measles in 2010.")
+        false = await check_claim(llm, MEASLES, "Ontario had 530 cases of measles in 2008.")
     finally:
         await llm.aclose()
 

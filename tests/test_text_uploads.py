@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from tools.contracts import Session
-from assistant.uploads import add_text_file
+from assistant.ui.uploads import add_text_file
 from kb.errors import TableError
 
 
@@ -58,13 +58,13 @@ PROSE = ("The Lakeview Blood Pressure Study enrolled 1,248 adults aged 40 to 79 
     ("a,b,c\n1,2,3\n4,5\n6,7,8\n9,10,11\n", True),  # one ragged row
 ])
 def test_a_txt_upload_is_a_table_only_when_its_lines_are_rows(head, table):
-    from assistant.uploads import head_looks_like_table
+    from assistant.ui.uploads import head_looks_like_table
 
     assert head_looks_like_table(head) is table
 
 
 def test_the_cut_last_line_of_a_long_head_is_not_read_as_a_row(tmp_path):
-    from assistant.uploads import HEAD_BYTES, looks_like_table
+    from assistant.ui.uploads import HEAD_BYTES, looks_like_table
 
     path = tmp_path / "long.csv.txt"
     body = "".join(f"row {i},{i}\n" for i in range(2000))
@@ -76,7 +76,7 @@ def test_the_cut_last_line_of_a_long_head_is_not_read_as_a_row(tmp_path):
 
 def test_an_uploaded_text_is_kept_with_the_conversation(tmp_path, deps):
     # Found as a new user: tables came back with a reopened chat, uploaded texts did not.
-    from assistant.chat_cli import restore_session
+    from assistant.cli.chat_cli import restore_session
 
     deps.memory.ensure_conversation("t")
     session = Session("t")

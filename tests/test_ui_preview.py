@@ -1,6 +1,6 @@
-"""The browser preview's column names: read as written by its table component (assistant.ui_preview)."""
+"""The browser preview's column names: read as written by its table component (assistant.ui.preview)."""
 
-from assistant.ui_preview import ONE_DOT_LEADER, preview_columns
+from assistant.ui.preview import ONE_DOT_LEADER, preview_columns
 
 
 def test_dots_repeats_and_blanks_become_readable_names():

@@ -7,7 +7,7 @@ import urllib.parse
 
 import pytest
 
-from assistant.ui_storage import LocalElementStorage
+from assistant.ui.storage import LocalElementStorage
 
 
 def _decode(url: str) -> bytes:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from assistant.uploads import presents_upload
+from assistant.ui.uploads import presents_upload
 
 
 @pytest.mark.parametrize("message", [

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.upload_registry import UploadRegistry
+from assistant.ui.upload_registry import UploadRegistry
 from kb.tables import TableError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,8 +39,8 @@ PROBE = r"""
 import asyncio, json, sys
 from pathlib import Path
 import openpyxl
-import assistant.app as app
-from assistant.upload_registry import UploadRegistry
+import assistant.ui.app as app
+from assistant.ui.upload_registry import UploadRegistry
 from tools.contracts import Session
 from kb.tables import load_table
 

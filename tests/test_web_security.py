@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORS_PROBE = r"""
 import json
 from starlette.testclient import TestClient
-import assistant.app  # noqa: F401  (applies the origin policy)
+import assistant.ui.app  # noqa: F401  (applies the origin policy)
 from chainlit.config import config
 from chainlit.server import app
 

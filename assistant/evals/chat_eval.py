@@ -117,7 +117,7 @@ def baseline_rows(questions: list[Question], store) -> list[dict]:
 
 async def _ask_conversation(deps, questions: list[Question]) -> list[dict]:
     """One conversation's turns, in order, through the whole loop; a row per turn."""
-    from assistant.loop import Assistant
+    from assistant.answer.loop import Assistant
     from tools.contracts import Session
 
     bot = Assistant(deps, Session(f"chat-eval-{uuid.uuid4().hex[:8]}", user="eval"))

@@ -107,7 +107,7 @@ def majority_baseline(items: list[dict]) -> dict:
 
 
 async def _ask(deps, item: dict) -> dict:
-    from assistant.loop import Assistant
+    from assistant.answer.loop import Assistant
     from tools.contracts import Session
 
     bot = Assistant(deps, Session(f"kg-relations-{uuid.uuid4().hex[:8]}", user="eval"))

@@ -173,7 +173,7 @@ def per_item(records: list[dict], items: list[dict], variants: list[str]) -> dic
 async def _answer_all(settings, items: list[dict], concurrency: int, log) -> None:
     from assistant.deps import Deps
     from assistant.evals.report import bounded_map
-    from assistant.loop import Assistant
+    from assistant.answer.loop import Assistant
     from tools.contracts import Session
 
     deps = Deps(settings)
@@ -202,7 +202,7 @@ def run_pubmedqa(settings, *, limit: int | None = None, concurrency: int = 1, do
                  split: str = "test") -> dict:
     from assistant.deps import Deps
     from assistant.evals.report import ResultsLog, label_baselines, write_eval
-    from assistant.verdicts import CONCLUSION_SENTENCES, FORCE_ANSWER_COVERAGE, LEANS_NO_NATS
+    from assistant.answer.verdicts import CONCLUSION_SENTENCES, FORCE_ANSWER_COVERAGE, LEANS_NO_NATS
 
     store = Deps(settings).text_kb
     if store.is_empty:
@@ -240,7 +240,7 @@ def run_pubmedqa(settings, *, limit: int | None = None, concurrency: int = 1, do
              f"'rule-only': the same turns without that reading; 'model-verdict-slot': the same "
              f"turns scored by the verdict the model wrote in its yes/no/maybe slot. "
              f"The rules and the margin were tuned on PubMedQA questions outside the fixed 300 "
-             f"(assistant/verdicts.py), none on these. "
+             f"(assistant/answer/verdicts.py), none on these. "
              f"Accuracy is on the answerable half, an abstention counting as wrong; always 'yes' (the majority "
              f"label and the first option) scores "
              f"{base['yes_baseline']:.3f} there. Citation precision: cited sentences from the question's own abstract "

@@ -28,6 +28,8 @@ from typing import Any, Literal
 
 import click
 
+from assistant.evals.report import read_run_log
+
 Status = Literal["ok", "mismatch", "no per-item log"]
 OK, MISMATCH, NO_LOG = "ok", "mismatch", "no per-item log"
 NOT_RECOMPUTABLE = "not recomputable: no per-item predictions"
@@ -316,6 +318,18 @@ def mc_metrics(preds: dict[str, str], golds: dict[str, GoldItem], fallbacks: set
             "judge_failed_rate": len(failed) / n if n else 0.0, "n": n, "llm_items": n}
 
 
+def each_variant(published: dict, predictions: dict, item_ids: list[str]):
+    """Each published variant, then each with predictions only: (variant, its predictions on ``item_ids``, its
+    published figures or None, rows for what is off: predictions outside ``item_ids``, or without figures)."""
+    for variant in list(published) + [v for v in predictions if v not in published]:
+        preds, off = selected_predictions(variant, predictions.get(variant), item_ids)
+        pub = published.get(variant)
+        if pub is None:
+            off = [*off, MetricRow(variant, "variant", None, f"{len(preds or {})} predictions", False,
+                                   "predictions published for a variant with no published figures")]
+        yield variant, preds, pub, off
+
+
 def mc_rows(report: dict, item_ids: list[str], golds: dict[str, GoldItem]) -> list[MetricRow]:
     """Every variant's published accuracy figures beside their recomputation from its letters, and the report's
     ``llm_items`` (MedQA: the items every variant answered) beside the number of its items."""
@@ -323,13 +337,9 @@ def mc_rows(report: dict, item_ids: list[str], golds: dict[str, GoldItem]) -> li
     predictions = report["predictions"]
     fallback_ids = report.get("fallback_item_ids") or {}
     rows = []
-    for variant in list(published) + [v for v in predictions if v not in published]:
-        preds, rows_outside = selected_predictions(variant, predictions.get(variant), item_ids)
-        rows += rows_outside
-        pub = published.get(variant)
+    for variant, preds, pub, off in each_variant(published, predictions, item_ids):
+        rows += off
         if pub is None:
-            rows.append(MetricRow(variant, "variant", None, f"{len(preds or {})} predictions", False,
-                                  "predictions published for a variant with no published figures"))
             continue
         metrics = [k for k in MC_METRICS if isinstance(pub.get(k), (int, float)) and not isinstance(pub.get(k), bool)]
         if preds is None:
@@ -390,13 +400,9 @@ def pubmedqa_rows(report: dict, item_ids: list[str], golds: dict[str, GoldItem])
     if set(unanswerable) != set(unanswerable_ids):
         rows.append(MetricRow("", "unanswerable_predictions = unanswerable_item_ids", len(unanswerable_ids),
                               len(set(unanswerable) & set(unanswerable_ids)), False))
-    for variant in list(published) + [v for v in predictions if v not in published]:
-        preds, rows_outside = selected_predictions(variant, predictions.get(variant), item_ids)
-        rows += rows_outside
-        pub = published.get(variant)
+    for variant, preds, pub, off in each_variant(published, predictions, item_ids):
+        rows += off
         if pub is None:
-            rows.append(MetricRow(variant, "variant", None, f"{len(preds or {})} predictions", False,
-                                  "predictions published for a variant with no published figures"))
             continue
         recomputed = pubmedqa_metrics(preds or {}, unanswerable, golds)
         metrics = [k for k in recomputed if isinstance(pub.get(k), (int, float))]
@@ -478,19 +484,6 @@ def no_log_result(name: str, report: dict, missing: list[str]) -> RecomputeResul
 
 
 # -- the committed run logs (docs/eval/runs) -------------------------------------------------------------
-def read_run_log(path: Path) -> dict[str, dict[str, dict]]:
-    """A run log's records by variant and item id; the last record of an item wins, a cut line is skipped, as in
-    :class:`~assistant.evals.report.ResultsLog` (read here without it: that class creates its folder)."""
-    by_variant: dict[str, dict[str, dict]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        by_variant.setdefault(rec["variant"], {})[str(rec["id"])] = rec
-    return by_variant
-
-
 def run_log_name(path: Path) -> tuple[str, str]:
     """``pubhealthtab-dev-d4eaa6a.jsonl`` -> (``pubhealthtab-dev``, ``d4eaa6a``): the README's naming, report name
     then the commit the run ran at."""

@@ -391,3 +391,16 @@ def paired_notes(paired: dict[str, dict[str, float]], unit: str = "items") -> li
         lines.append(f"- Paired, {name}: on {r['n']} shared {unit} only {first} was right on {r['a_only']}, only "
                      f"{second} on {r['b_only']} (exact McNemar p = {_p_value(r['p'])}: {verdict}).")
     return lines
+
+
+def read_run_log(path: Path) -> dict[str, dict[str, dict]]:
+    """A run log's records by variant and item id; the last record of an item wins, a cut line is skipped, as in
+    :class:`~assistant.evals.report.ResultsLog` (read here without it: that class creates its folder)."""
+    by_variant: dict[str, dict[str, dict]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        by_variant.setdefault(rec["variant"], {})[str(rec["id"])] = rec
+    return by_variant

@@ -67,7 +67,7 @@ def measure(eval_dir: Path, seed: int, echo=print) -> list[dict]:
 
 def dev_run_logs(runs_dir: Path) -> dict[str, Path]:
     """The committed dev run log of each claim benchmark with the most program checks (``<benchmark>-dev-<commit>``)."""
-    from assistant.evals.recompute import read_run_log
+    from assistant.evals.report import read_run_log
 
     best: dict[str, tuple[int, Path]] = {}
     for path in sorted(runs_dir.glob("*-dev-*.jsonl")):
@@ -81,7 +81,7 @@ def dev_run_logs(runs_dir: Path) -> dict[str, Path]:
 
 def measure_vetoes(eval_dir: Path, seed: int, runs_dir: Path, echo=print) -> list[dict]:
     """One record per replayed dev claim: its verdict replayed with every rule, and with each veto rule off."""
-    from assistant.evals.recompute import read_run_log
+    from assistant.evals.report import read_run_log
     from assistant.evals.tables_eval import load_split, select_items
     from tools.program_replay import replay_claims
     from tools.rules import RULES

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from assistant.deps import Deps  # noqa: E402
 from assistant.evals.report import write_bench  # noqa: E402
-from assistant.loop import Assistant  # noqa: E402
+from assistant.answer.loop import Assistant  # noqa: E402
 from tools.contracts import Session  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 
@@ -174,7 +174,7 @@ async def main(limit: int | None, resume: bool, area: str) -> None:
 def served_weights(settings: Settings) -> str:
     """The folder the server says it serves: the configured format is not it where the server fell back to bf16
     (an AVX2-only CPU has no 4-bit kernel; seen on an AMD EPYC, where this note said w4a16 over bf16 turns)."""
-    from assistant.serving import served_model_entries
+    from assistant.model.serving import served_model_entries
 
     entries = served_model_entries(settings.effective_base_url, timeout=5)
     root = str(entries[0].get("root") or "") if entries else ""

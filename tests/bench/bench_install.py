@@ -76,7 +76,7 @@ def main(keep: bool, compare: Path | None) -> None:
         steps = {
             "app_install_s": timed(["make", "install"], cwd=clone, env=env, what="app"),
             "model_install_s": timed([evidentia, "model", "install"], cwd=clone, env=env, what="model"),
-            "vllm_env_s": timed([str(python), "-c", "from assistant.serving import ensure_vllm_env; "
+            "vllm_env_s": timed([str(python), "-c", "from assistant.model.serving import ensure_vllm_env; "
                                  "from assistant.settings import Settings; ensure_vllm_env(Settings())"],
                                 cwd=clone, env=env, what="vllm"),
             "kb_build_s": timed([evidentia, "kb", "build", "--default"], cwd=clone, env=env, what="kb"),

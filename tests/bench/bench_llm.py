@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from assistant.evals.report import write_bench  # noqa: E402
-from assistant.serving import LocalServer, ServingError, served_models  # noqa: E402
+from assistant.model.serving import LocalServer, ServingError, served_models  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 
 PROMPT = "Write a short paragraph about why the sky is blue."
@@ -206,7 +206,7 @@ async def measure_ttft(base: str, model: str, n: int = 3) -> float:
 
 def install_warm_s() -> float:
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "assistant.model_cli", "install", "--quiet"], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "assistant.cli.model_cli", "install", "--quiet"], cwd=ROOT,
                          capture_output=True, text=True)
     took = time.perf_counter() - start
     if out.returncode != 0 or "already installed" not in out.stdout + out.stderr:
@@ -219,7 +219,7 @@ def measure_cold(settings: Settings) -> float:
     with tempfile.TemporaryDirectory(dir=settings.data_dir) as tmp:
         env = dict(__import__("os").environ, EVIDENTIA_DATA_DIR=tmp, PIP_NO_CACHE_DIR="1")
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "assistant.model_cli", "install"], cwd=ROOT, env=env, check=True)
+        subprocess.run([sys.executable, "-m", "assistant.cli.model_cli", "install"], cwd=ROOT, env=env, check=True)
         return time.perf_counter() - start
 
 

@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from assistant.deps import Deps  # noqa: E402
 from assistant.llm import LLMClient  # noqa: E402
-from assistant.loop import Assistant  # noqa: E402
+from assistant.answer.loop import Assistant  # noqa: E402
 from tools.contracts import Session  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 from tests.fake_openai import FakeOpenAI, Reply  # noqa: E402

@@ -26,7 +26,7 @@ from assistant.deps import Deps  # noqa: E402
 from assistant.evals.pubmedqa_eval import choose_items, load_questions, pmids_in_kb  # noqa: E402
 from assistant.evals.report import write_bench  # noqa: E402
 from tools.contracts import EvidenceLedger  # noqa: E402
-from assistant.pool import build_pool, rank_pool  # noqa: E402
+from assistant.answer.pool import build_pool, rank_pool  # noqa: E402
 from tools.contracts import Session  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 

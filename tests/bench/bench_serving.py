@@ -56,7 +56,7 @@ sys.path.insert(0, str(ROOT / "tests" / "bench"))
 from bench_llm import RssSampler, ttft  # noqa: E402
 
 from assistant.evals.report import DOCS_DIR, write_bench  # noqa: E402
-from assistant.serving import LocalServer, ServingError, build_command, installed_formats  # noqa: E402
+from assistant.model.serving import LocalServer, ServingError, build_command, installed_formats  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 
 BASELINE = "bf16-eager"

@@ -91,7 +91,7 @@ def ui(tmp_path_factory):
     env = dict(os.environ, EVIDENTIA_DATA_DIR=str(data), EVIDENTIA_LLM_BASE_URL=fake.base_url,
                EVIDENTIA_LLM_MODEL="fake-model", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     # A tiny knowledge base in the temporary data dir. Its one document is filed as an abstract (pubmed:), the
-    # kind whose closing sentences decide a yes/no verdict (assistant.verdicts.has_conclusion).
+    # kind whose closing sentences decide a yes/no verdict (assistant.answer.verdicts.has_conclusion).
     build = subprocess.run(
         [sys.executable, "-c", (
             "from assistant.settings import Settings; from assistant.deps import Deps; "
@@ -113,7 +113,7 @@ def ui(tmp_path_factory):
     assert build.returncode == 0, build.stderr[-2000:]
     port = _free_port()
     log = open(data / "chainlit.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "chainlit", "run", "assistant/app.py", "--headless",
+    proc = subprocess.Popen([sys.executable, "-m", "chainlit", "run", "assistant/ui/app.py", "--headless",
                              "--host", "127.0.0.1", "--port", str(port)], cwd=ROOT, env=env,
                             stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
@@ -241,7 +241,7 @@ def test_question_gets_streamed_answer_with_clickable_citation(page, ui):
     page.wait_for_selector("text=He later played for the Los Angeles Clippers", timeout=60_000)
     # The evidence panel waits for a chip. Chainlit 2.11+ opens it by itself with every side element of the chat
     # under the last one's title (seen as a new user: the first answer's cells under the second's chip); the app
-    # closes it (assistant.app.close_evidence_panel).
+    # closes it (assistant.ui.app.close_evidence_panel).
     # The app closes it when the turn ends, after the answer's text has streamed: wait for that, not a fixed 2 s
     # (in a full-suite run the turn's end came later than 2 s after the text, and the check failed once).
     page.wait_for_selector("#side-view-content", state="hidden", timeout=30_000)

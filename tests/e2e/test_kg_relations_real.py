@@ -12,7 +12,7 @@ import os
 import pytest
 
 from assistant.deps import Deps
-from assistant.loop import Assistant
+from assistant.answer.loop import Assistant
 from tools.contracts import Session
 
 pytestmark = pytest.mark.real_model

@@ -6,7 +6,7 @@ import pytest
 
 from assistant.deps import Deps
 from tools.contracts import cited_ids
-from assistant.loop import Assistant
+from assistant.answer.loop import Assistant
 from tools.contracts import Session
 from kb.ingest import Document
 

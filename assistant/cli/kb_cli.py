@@ -1,6 +1,6 @@
 """``evidentia kb ...``: build and inspect the knowledge base.
 
-The text commands are in assistant.kb_text_cli and the KG commands in assistant.kb_kg_cli. They live in
+The text commands are in assistant.cli.kb_text_cli and the KG commands in assistant.cli.kb_kg_cli. They live in
 ``assistant`` because they read ``Settings``: kb/ stays below the app and imports nothing from it.
 """
 
@@ -15,7 +15,7 @@ def kb_group() -> None:
 
 
 def _attach() -> None:
-    from assistant import kb_kg_cli, kb_text_cli
+    from assistant.cli import kb_kg_cli, kb_text_cli
 
     kb_text_cli.register(kb_group)
     kb_kg_cli.register(kb_group)

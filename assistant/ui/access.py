@@ -48,7 +48,7 @@ def account_gate(still_valid: Callable[[str, float | None], bool]) -> Callable[.
     """A replacement for Chainlit's ``get_current_user`` dependency that refuses logins no longer valid.
 
     Installed with FastAPI's ``dependency_overrides``, so every route that asks for the current user gets it.
-    ``still_valid(name, issued_at)`` decides (see assistant.auth.login_still_valid).
+    ``still_valid(name, issued_at)`` decides (see assistant.ui.auth.login_still_valid).
     """
 
     async def current_user(token: str | None = Depends(token_from_request)):

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Literal
 
-from assistant.serving import LocalServer, ServingError
+from assistant.model.serving import LocalServer, ServingError
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ import jiter
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
 
 from assistant.llm import close_json_after_value
-from assistant.support import POINTS_BACK, Support, check_statement, mentions, word_share
+from assistant.answer.support import POINTS_BACK, Support, check_statement, mentions, word_share
 
 MAX_STATEMENTS = 4
 MAX_CITES = 4
@@ -100,7 +100,7 @@ def answer_adapter(ids: list[str], yes_no: bool, allow_abstain: bool = True) -> 
     """The turn's answer type: the ids an enum of ``ids``; a verdict first for yes/no questions.
 
     ``allow_abstain=False`` leaves out the "does not answer" branch (code found the evidence plainly about
-    the question: :func:`assistant.verdicts.must_answer`).
+    the question: :func:`assistant.answer.verdicts.must_answer`).
     """
     if not ids:
         raise ValueError("a grounded answer needs at least one evidence id")
@@ -373,7 +373,7 @@ def with_context(answer: GroundedAnswer, support: SupportReport, texts: dict[str
     ConceptNet fact about spittlebugs. ``before(id)`` gives the few sentences before a cited one, nearest first
     (anything with a ``text``); ``register`` makes one used evidence of the turn and returns its id. A statement is
     repaired only when it lacks names (never a number), the cited sentence opens by pointing back
-    (:data:`assistant.support.POINTS_BACK`), and with the nearest sentence before it that will do, it passes the
+    (:data:`assistant.answer.support.POINTS_BACK`), and with the nearest sentence before it that will do, it passes the
     whole check.
     Returns the answer, the report, the texts of the sentences added (id -> text) and what was added, for the
     reply to say.
@@ -445,7 +445,7 @@ def without_idle_citations(answer: GroundedAnswer, texts: dict[str, str],
 def check_support(answer: GroundedAnswer, texts: dict[str, str], subjects: Sequence[str] = (),
                   asked_object: str = "") -> SupportReport:
     """Each statement against the verbalised items it cites (``texts``: id -> text); ``subjects`` and
-    ``asked_object`` as in :func:`assistant.support.check_statement`."""
+    ``asked_object`` as in :func:`assistant.answer.support.check_statement`."""
     report = SupportReport()
     if answer.does_not_answer:
         return report

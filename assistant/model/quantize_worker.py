@@ -1,8 +1,8 @@
 """Run llm-compressor's ``model_free_ptq`` on a local folder: the quantizer environment's entry point.
 
-    <quantizer-venv>/bin/python assistant/quantize_worker.py SOURCE OUT SCHEME IGNORE_JSON
+    <quantizer-venv>/bin/python assistant/model/quantize_worker.py SOURCE OUT SCHEME IGNORE_JSON
 
-Runs in its own virtual environment (see ``assistant/quantize.py``), so it imports nothing from the app:
+Runs in its own virtual environment (see ``assistant/model/quantize.py``), so it imports nothing from the app:
 only the standard library and llm-compressor. Data-free: no calibration set, no network, CPU only.
 """
 

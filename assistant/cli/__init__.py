@@ -1,9 +1,9 @@
 """The ``evidentia`` command line.
 
 Sub-command groups live beside the code they drive and attach themselves here:
-``model`` (assistant.model_cli), ``kb`` (assistant.kb_cli), ``eval`` (assistant.evals.cli), ``user``
-(assistant.user_cli), ``rules`` (assistant.rules_cli); the chat
-commands (``ask``, ``chat``, ``run``) are in assistant.chat_cli.
+``model`` (assistant.cli.model_cli), ``kb`` (assistant.cli.kb_cli), ``eval`` (assistant.evals.cli), ``user``
+(assistant.cli.user_cli), ``rules`` (assistant.cli.rules_cli); the chat
+commands (``ask``, ``chat``, ``run``) are in assistant.cli.chat_cli.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ def main(verbose: bool) -> None:
 
 
 def _attach() -> None:
-    from assistant.chat_cli import register as register_chat
+    from assistant.cli.chat_cli import register as register_chat
     from assistant.evals.cli import eval_group
-    from assistant.kb_cli import kb_group
+    from assistant.cli.kb_cli import kb_group
     from assistant.kbloom.cli import register as register_harvest
-    from assistant.model_cli import model_group
-    from assistant.rules_cli import rules_command
-    from assistant.user_cli import user_group
+    from assistant.cli.model_cli import model_group
+    from assistant.cli.rules_cli import rules_command
+    from assistant.cli.user_cli import user_group
 
     main.add_command(model_group)
     main.add_command(kb_group)

@@ -364,7 +364,7 @@ def follow_child(proc: subprocess.Popen, output, progress: bool) -> list[str]:
 def convert_gguf_subprocess(gguf: Path, out_dir: Path, progress: bool = True) -> None:
     """Run :func:`convert_gguf_to_bf16` in a child process (its ~6 GB are freed when it exits)."""
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    cmd = [sys.executable, "-m", "assistant.provision", "convert", str(gguf), str(out_dir)]
+    cmd = [sys.executable, "-m", "assistant.model.provision", "convert", str(gguf), str(out_dir)]
     if not progress:
         cmd.append("--quiet")
     proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
@@ -413,9 +413,9 @@ def convert_gguf_to_bf16(gguf: Path, out_dir: Path, progress: bool = True) -> No
         bar.update(1)
 
 
-if __name__ == "__main__":  # python -m assistant.provision convert GGUF OUT_DIR [--quiet]
+if __name__ == "__main__":  # python -m assistant.model.provision convert GGUF OUT_DIR [--quiet]
     if len(sys.argv) >= 4 and sys.argv[1] == "convert":
         convert_gguf_to_bf16(Path(sys.argv[2]), Path(sys.argv[3]), progress="--quiet" not in sys.argv)
     else:
-        print("usage: python -m assistant.provision convert GGUF OUT_DIR [--quiet]", file=sys.stderr)
+        print("usage: python -m assistant.model.provision convert GGUF OUT_DIR [--quiet]", file=sys.stderr)
         sys.exit(2)

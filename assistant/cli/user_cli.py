@@ -1,7 +1,7 @@
 """``evidentia user add|remove|list|passwd``: the web UI's login accounts.
 
 Accounts live in the threads database of the configured data folder. Adding the first account turns
-the UI's login on at its next start (see assistant/auth.py for the modes).
+the UI's login on at its next start (see assistant/ui/auth.py for the modes).
 """
 
 from __future__ import annotations

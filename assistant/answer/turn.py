@@ -8,10 +8,10 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.citations import CitationCheck
+from assistant.answer.citations import CitationCheck
 from tools.contracts import Evidence
 from kb.errors import LLMUnavailable
-from assistant.verdicts import CodeVerdict
+from assistant.answer.verdicts import CodeVerdict
 
 RETRY_HINT = "Your question is saved: retry it with the Retry button, or /retry in `evidentia chat`."
 
@@ -101,7 +101,7 @@ class TurnResult:
     verdict: str | None = None  # yes | no | maybe, for a yes/no question
     generated_tokens: int = 0  # completion tokens of every LLM request the turn made (server usage)
     model_verdict: str | None = None  # the model's own verdict slot (verdict_by="code" replaces it)
-    required_answer: bool = False  # code left "does not answer" out of the schema (assistant/verdicts.py)
+    required_answer: bool = False  # code left "does not answer" out of the schema (assistant/answer/verdicts.py)
     abstained: bool = False  # the model said the evidence does not answer the question
     pool: dict[str, Any] | None = None
     # What the code verdict line cites (the cited document's conclusion), apart from the answer's own
@@ -110,7 +110,7 @@ class TurnResult:
     # The subject check: the turn's subjects that the evidence shown (answer not generated) or cited (answer
     # unverified) never names; empty when the check passed.
     unnamed_subjects: list[str] = field(default_factory=list)
-    # The rule's verdict before the model's reading of the conclusion could turn it (assistant/verdicts.py), and
+    # The rule's verdict before the model's reading of the conclusion could turn it (assistant/answer/verdicts.py), and
     # that reading's log-probabilities ({"yes": …, "no": …}), when it was asked.
     rule_verdict: str | None = None
     reading: dict[str, float] | None = None

@@ -1,6 +1,6 @@
-"""The Chainlit UI: a thin shell over :class:`assistant.loop.Assistant`.
+"""The Chainlit UI: a thin shell over :class:`assistant.answer.loop.Assistant`.
 
-Run with ``evidentia run`` (or ``chainlit run assistant/app.py``). Steps show the intent frame and
+Run with ``evidentia run`` (or ``chainlit run assistant/ui/app.py``). Steps show the intent frame and
 each tool call; cited evidence is attached as side elements whose names are the citation ids, so
 ``[S1]`` in the answer is a clickable chip that opens the sentence, cell or path.
 """
@@ -22,9 +22,9 @@ from typing import Any
 import chainlit as cl
 from chainlit.input_widget import Slider, Switch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # chainlit runs this file as a script
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # chainlit runs this file as a script
 
-from assistant.auth import (  # noqa: E402
+from assistant.ui.auth import (  # noqa: E402
     LoginLimiter,
     check_login,
     login_mode,
@@ -33,20 +33,20 @@ from assistant.auth import (  # noqa: E402
 )
 from assistant.deps import Deps  # noqa: E402
 from tools.contracts import CITATION_GROUP_RE, CITATION_RE, Evidence  # noqa: E402
-from assistant.loop import Assistant  # noqa: E402
-from assistant.turn import Step, TurnHooks, TurnResult  # noqa: E402
+from assistant.answer.loop import Assistant  # noqa: E402
+from assistant.answer.turn import Step, TurnHooks, TurnResult  # noqa: E402
 from tools.contracts import Session  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
-from assistant.supervisor import read_status, status_path  # noqa: E402
-from assistant.ui_access import (  # noqa: E402
+from assistant.model.supervisor import read_status, status_path  # noqa: E402
+from assistant.ui.access import (  # noqa: E402
     OwnedFeedbackDataLayer,
     account_gate,
     socket_origin_check,
     token_issued_at,
 )
-from assistant.upload_registry import UploadRegistry  # noqa: E402
-from assistant.ui_preview import preview_columns  # noqa: E402
-from assistant.uploads import (  # noqa: E402
+from assistant.ui.upload_registry import UploadRegistry  # noqa: E402
+from assistant.ui.preview import preview_columns  # noqa: E402
+from assistant.ui.uploads import (  # noqa: E402
     add_table_file, add_text_file, looks_like_table, other_sheets, presents_upload)
 from kb.instructions import instructions_warning  # noqa: E402
 from kb.kg_harvest import extraction_note  # noqa: E402
@@ -105,7 +105,7 @@ def _restrict_cors() -> None:
 
     config.project.allow_origins[:] = app_deps().settings.cors_origins
     # The chat socket is not covered by CORS (browsers do not apply it to WebSockets): Chainlit leaves its
-    # origin check off; engineio reads this option on every request (see assistant/ui_access.py).
+    # origin check off; engineio reads this option on every request (see assistant/ui/access.py).
     sio.eio.cors_allowed_origins = socket_origin_check(app_deps().settings.cors_origins)
 
 
@@ -114,11 +114,11 @@ _restrict_cors()
 
 @cl.data_layer
 def get_data_layer():
-    from assistant.ui_storage import LocalElementStorage
+    from assistant.ui.storage import LocalElementStorage
 
     threads = app_deps().memory.ui_db_path
     # Without a storage client Chainlit drops element contents: a reopened chat lost its evidence panels.
-    # Feedback is written only to the requesting user's own messages (see assistant/ui_access.py).
+    # Feedback is written only to the requesting user's own messages (see assistant/ui/access.py).
     return OwnedFeedbackDataLayer(conninfo=f"sqlite+aiosqlite:///{threads}",
                                   storage_provider=LocalElementStorage(threads.with_name("ui-elements")))
 
@@ -188,7 +188,7 @@ def _assistant() -> Assistant:
         if not _login_still_valid(name, token_issued_at(cl.context.session.token)):
             raise ConversationAccessError("This login is no longer valid; log out and log in again.")
         session = Session(thread_id, user=name)
-        from assistant.chat_cli import restore_session
+        from assistant.cli.chat_cli import restore_session
 
         restore_session(deps, session)
         bot = Assistant(deps, session)
@@ -417,7 +417,7 @@ async def acknowledge_table(table, path: Path, file_name: str) -> None:
     sheets = other_sheets(table)
     sheet_line = (f"\nSheet **{table.sheet}** is loaded; the workbook also has {', '.join(sheets)} "
                   "(the buttons below switch)." if sheets else "")
-    # The browser gets an opaque id, never the server path: see assistant/upload_registry.py.
+    # The browser gets an opaque id, never the server path: see assistant/ui/upload_registry.py.
     upload_id = _uploads().register(path, file_name, table.name, sheets) if sheets else ""
     actions = [cl.Action(name="choose_sheet", label=f"Use sheet “{s}”", tooltip=f"Load sheet {s} instead",
                          payload={"upload": upload_id, "sheet": s})

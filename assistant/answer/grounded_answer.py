@@ -1,7 +1,7 @@
-"""The grounded answer of a turn (step 4 of :mod:`assistant.loop`): one pool, one ranking, an answer under the grammar
+"""The grounded answer of a turn (step 4 of :mod:`assistant.answer.loop`): one pool, one ranking, an answer under the grammar
 of this turn's evidence ids, support-checked in code, and the yes/no verdict read from the cited conclusion.
 
-:class:`GroundedAnswering` holds these steps of :class:`assistant.loop.Assistant`, which inherits them; it uses the
+:class:`GroundedAnswering` holds these steps of :class:`assistant.answer.loop.Assistant`, which inherits them; it uses the
 assistant's ``deps`` and ``session`` and its ``_generate``. Split out of the loop module, which had grown to 800
 lines with two jobs: running the turn, and composing and checking its answer.
 """
@@ -13,19 +13,19 @@ import logging
 import time
 from collections import Counter
 
-from assistant.answering import (ANSWER_MAX_TOKENS, DOES_NOT_ANSWER_TEXT, MAX_CLOSEST, GroundedAnswer, ProseStream,
+from assistant.answer.answering import (ANSWER_MAX_TOKENS, DOES_NOT_ANSWER_TEXT, MAX_CLOSEST, GroundedAnswer, ProseStream,
                                  Statement, SupportReport, answer_adapter, carriers_of, check_support, chips,
                                  is_yes_no_question, merge_repeats, parse_answer, render_prose, strip_echoes,
                                  with_context, without_idle_citations)
-from assistant.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid
+from assistant.answer.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid
 from tools.contracts import Evidence, EvidenceLedger, evidence_for_prompt
-from assistant.pool import RankedPool, build_pool, rank_pool
+from assistant.answer.pool import RankedPool, build_pool, rank_pool
 from prompts import render
-from assistant.support import AskedFor, asked_for, content_words, mentions, off_subject, relation_object, repeats, \
+from assistant.answer.support import AskedFor, asked_for, content_words, mentions, off_subject, relation_object, repeats, \
     unnamed_subjects
-from assistant.verdicts import (CONCLUSION_SENTENCES, has_conclusion, must_answer, question_coverage,
+from assistant.answer.verdicts import (CONCLUSION_SENTENCES, has_conclusion, must_answer, question_coverage,
                                reading_from, verdict_from_evidence)
-from assistant.turn import AnswerOutcome, Step, TurnHooks
+from assistant.answer.turn import AnswerOutcome, Step, TurnHooks
 from kb.errors import LLMResponseError, LLMUnavailable
 from kb.instructions import instruction_cue
 from tools.registry import ToolContext
@@ -38,14 +38,14 @@ CONTEXT_SENTENCES = 3
 
 
 class GroundedAnswering:
-    """The answer steps of :class:`assistant.loop.Assistant` (module docstring)."""
+    """The answer steps of :class:`assistant.answer.loop.Assistant` (module docstring)."""
 
     async def _grounded(self, ctx: ToolContext, hooks: TurnHooks, frame, citable: list[Evidence],
                         message: str = "", subjects: list[str] | None = None) -> AnswerOutcome:
         """One pool, one ranking, then an answer under the grammar of this turn's ids, support-checked in code.
 
         ``subjects`` are what the turn asks about (its entities and the KG names they were linked to): evidence
-        that names none of them cannot answer it, so the model is not asked (:func:`assistant.support.unnamed_subjects`).
+        that names none of them cannot answer it, so the model is not asked (:func:`assistant.answer.support.unnamed_subjects`).
         """
         settings = self.deps.settings
         pool_step = Step(name="evidence pool", kind="check", input={"query": frame.query(),
@@ -89,7 +89,7 @@ class GroundedAnswering:
         # The form of the question, as typed or as rewritten, decides the verdict slot (not the model).
         yes_no = is_yes_no_question(message) or is_yes_no_question(frame.rewrite)
         # A yes/no question whose terms one evidence sentence plainly carries must be answered: the model
-        # declined 9 of 20 PubMedQA questions it was shown the abstract of (assistant/verdicts.py).
+        # declined 9 of 20 PubMedQA questions it was shown the abstract of (assistant/answer/verdicts.py).
         # An item's document title counts with its text: a paper titled with the question is about it.
         required = yes_no and must_answer(message or frame.rewrite,
                                           [f"{t}\n{sources.get(i, '')}" for i, t in texts.items()])
@@ -104,7 +104,7 @@ class GroundedAnswering:
         answer = strip_echoes(answer, sources) if answer is not None else None
         first_ok = answer is not None and check_citations(render_prose(answer.model_dump(), True), ctx.evidence).ok
         # what the question asks its relation of ("rickets" in "Which vitamin deficiency causes rickets?"): a
-        # statement that names it must cite evidence that does (assistant.support.check_statement)
+        # statement that names it must cite evidence that does (assistant.answer.support.check_statement)
         asked_object = relation_object(message or frame.rewrite, frame.relation or "")
         support = check_support(answer, texts, subjects or [], asked_object) if answer is not None else None
         flagged = len(support.flagged) if support else 0
@@ -303,7 +303,7 @@ class GroundedAnswering:
 
     async def _read_conclusion(self, outcome: AnswerOutcome, ledger: EvidenceLedger, question: str) -> dict | None:
         """Ask the model the question over the conclusion the rule said "yes" from, and turn the verdict to "no"
-        when its reading leans no (:class:`assistant.verdicts.Reading`). Returns the reading's log-probabilities,
+        when its reading leans no (:class:`assistant.answer.verdicts.Reading`). Returns the reading's log-probabilities,
         or None when none was asked or the server gave none (then the rule's verdict stands)."""
         decided = outcome.decided
         if decided is None or not decided.wants_reading or not question:
@@ -348,7 +348,7 @@ class GroundedAnswering:
     def _read_in_context(self, answer: GroundedAnswer | None, support: SupportReport | None, ledger: EvidenceLedger,
                          texts: dict[str, str], subjects: list[str], asked_object: str = ""
                          ) -> tuple[GroundedAnswer | None, SupportReport | None, list]:
-        """:func:`assistant.answering.with_context` over the text KB: a cited KB sentence that points back ("The
+        """:func:`assistant.answer.answering.with_context` over the text KB: a cited KB sentence that points back ("The
         pathogen …") is read with one of the few sentences before it in its document. ``texts`` gains the sentences
         cited so."""
         if answer is None or support is None or not support.flagged:
@@ -377,7 +377,7 @@ class GroundedAnswering:
     def _cited_conclusion(self, cited: list[str], ledger: EvidenceLedger, question: str = "") -> dict[str, str]:
         """The closing sentences of the cited abstract most about the question, added to the turn's evidence so the
         verdict line can cite them; {} when no cited sentence is from a KB abstract
-        (:func:`assistant.verdicts.has_conclusion`): then the cited sentences themselves decide.
+        (:func:`assistant.answer.verdicts.has_conclusion`): then the cited sentences themselves decide.
 
         "Most about the question": the largest share of the question's content words in the abstract's title and
         conclusion; ties go to the abstract cited most, then to the first cited. An answer that also cites a

@@ -29,8 +29,8 @@ from pathlib import Path
 import httpx
 
 from assistant import lockfiles
-from assistant.provision import run_step
-from assistant.quantize import detect_format
+from assistant.model.provision import run_step
+from assistant.model.quantize import detect_format
 from assistant.settings import Settings
 from kb.embeddings import cpu_flags, cpu_has_bf16
 
@@ -610,7 +610,7 @@ def ensure_server(settings: Settings, *, progress: bool = True, install: bool = 
         return ServerHandle(settings.local_base_url, _pick_model(settings, models), reused=True)
 
     if install and not settings.hf_model_id:
-        from assistant.provision import install_default_model
+        from assistant.model.provision import install_default_model
 
         install_default_model(settings, progress=progress, echo=say)
     cuda = has_cuda()
@@ -644,8 +644,8 @@ def resolve_model_format(settings: Settings, *, install: bool = True, progress: 
         return settings
     fmt = settings.model_format
     if install:
-        from assistant.provision import ProvisionError
-        from assistant.quantize import install_quantized_model
+        from assistant.model.provision import ProvisionError
+        from assistant.model.quantize import install_quantized_model
 
         try:
             install_quantized_model(settings, fmt, progress=progress, echo=say)

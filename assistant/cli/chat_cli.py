@@ -15,14 +15,14 @@ from pathlib import Path
 
 import click
 
-from assistant.loop import Assistant
-from assistant.turn import Step, TurnHooks, TurnResult
+from assistant.answer.loop import Assistant
+from assistant.answer.turn import Step, TurnHooks, TurnResult
 from tools.contracts import Session
 from assistant.settings import Settings
 
 log = logging.getLogger(__name__)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class TerminalHooks(TurnHooks):
@@ -121,7 +121,7 @@ def build(settings: Settings, conversation: str | None):
     user = os.environ.get("USER", "local")
     if conversation and deps.memory.conversation_user(conversation) == "local":
         # A chat from the UI's local mode (no accounts, no password) is the terminal user's too.
-        from assistant.auth import login_mode
+        from assistant.ui.auth import login_mode
         from memory.accounts import Accounts
 
         if login_mode(settings, Accounts(deps.memory.ui_db_path)) == "local":
@@ -156,7 +156,7 @@ def restore_session(deps, session: Session) -> None:
 
 
 def add_table_file(deps, session: Session, path: Path, sheet: str | None = None) -> str:
-    from assistant.uploads import add_table_file as add, describe
+    from assistant.ui.uploads import add_table_file as add, describe
 
     replace = None
     if sheet is not None:  # another sheet of a workbook already loaded replaces it under the same name
@@ -168,7 +168,7 @@ def add_table_file(deps, session: Session, path: Path, sheet: str | None = None)
 def add_text(deps, session: Session, path: Path) -> str:
     """Add a text file to the conversation's search; the line to show (with the warning about text written as
     instructions to an AI system, as the web UI gives it)."""
-    from assistant.uploads import add_text_file
+    from assistant.ui.uploads import add_text_file
     from kb.instructions import instructions_warning
 
     text = add_text_file(deps, session, path)
@@ -207,7 +207,7 @@ def server_problem(base_url: str) -> str | None:
     """None when the server lists its models; else what went wrong, in a few words ("" if unknown)."""
     import httpx
 
-    from assistant.turn import failure_reason
+    from assistant.answer.turn import failure_reason
 
     try:
         response = httpx.get(base_url.rstrip("/") + "/models", timeout=3)
@@ -368,9 +368,9 @@ def register(main: click.Group) -> None:
     @click.option("--no-kb", is_flag=True, help="Skip building the default knowledge base.")
     def run(no_kb: bool) -> None:
         """Install what is missing, start the model server and the UI, and print the URL."""
-        from assistant.provision import ProvisionError
-        from assistant.serving import ServingError, ensure_server
-        from assistant.supervisor import Supervisor, status_path
+        from assistant.model.provision import ProvisionError
+        from assistant.model.serving import ServingError, ensure_server
+        from assistant.model.supervisor import Supervisor, status_path
 
         settings = Settings()
         if not no_kb:
@@ -388,7 +388,7 @@ def register(main: click.Group) -> None:
             env = dict(os.environ)
             env["EVIDENTIA_LLM_BASE_URL"] = server.base_url
             env["EVIDENTIA_LLM_MODEL"] = server.model
-            cmd = [sys.executable, "-m", "chainlit", "run", str(ROOT / "assistant" / "app.py"), "--headless",
+            cmd = [sys.executable, "-m", "chainlit", "run", str(ROOT / "assistant" / "ui" / "app.py"), "--headless",
                    "--host", settings.chainlit_host, "--port", str(settings.chainlit_port)]
             proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
             url = f"http://{settings.chainlit_host}:{settings.chainlit_port}"
@@ -408,7 +408,7 @@ def shut_down(ui: subprocess.Popen | None, server, supervisor=None) -> None:
     signalled before the model server is stopped, so the two wait at the same time, not one after the other.
     ``server`` is the ``ServerHandle`` of ``ensure_server``: it stops only a server this command started.
     """
-    from assistant.serving import STOP_GRACE_S
+    from assistant.model.serving import STOP_GRACE_S
 
     t0 = time.monotonic()
     if supervisor is not None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-CATALOGUE = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
+CATALOGUE = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 
 
 @click.command("rules")

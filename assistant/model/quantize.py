@@ -7,7 +7,7 @@ set). ``lm_head`` and the embeddings stay unquantized.
 
 - **Its own environment.** llm-compressor pins torch, transformers and compressed-tensors versions that
   fight the app's and vLLM's, so it runs in ``settings.quantizer_venv_dir``, installed on first use (not
-  by ``make install``). The worker (``assistant/quantize_worker.py``) imports nothing from the app.
+  by ``make install``). The worker (``assistant/model/quantize_worker.py``) imports nothing from the app.
 - **Idempotent.** The output carries ``QUANT_STAMP.json``: the sha256 of the source folder's weights and
   config, the scheme, what is ignored and the quantizer's version. A second run with the same stamp does
   nothing; a changed source (or scheme) is quantized again.
@@ -33,7 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from assistant import lockfiles
-from assistant.provision import INFO_NAME, ProvisionError, follow_child, run_step
+from assistant.model.provision import INFO_NAME, ProvisionError, follow_child, run_step
 from assistant.settings import Settings
 
 MARKER_NAME = "INSTALL_COMPLETE"
@@ -222,7 +222,7 @@ def install_quantized_model(settings: Settings, fmt: str, *, progress: bool = Tr
     The bf16 model must be installed. Raises :class:`QuantizeError` with a user-facing message, and
     re-raises ``KeyboardInterrupt`` after removing the unfinished folder.
     """
-    from assistant.provision import _install_lock, _remove, is_installed
+    from assistant.model.provision import _install_lock, _remove, is_installed
 
     if fmt not in SCHEMES:
         raise QuantizeError(f"Unknown quantized format {fmt!r}; choose one of {', '.join(SCHEMES)}.")

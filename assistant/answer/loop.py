@@ -8,10 +8,10 @@ pass. Per turn:
    ``tool_choice="required"`` with an ``answer`` tool to finish, for at most
    ``settings.max_tool_rounds`` rounds;
 3. independent tool calls run concurrently, CPU-bound ones in worker threads;
-4. the turn's evidence is verbalised into one pool and ranked by one ranker (``assistant.pool``); the top
+4. the turn's evidence is verbalised into one pool and ranked by one ranker (``assistant.answer.pool``); the top
    ``answer_evidence_k`` go to an answer generated under a JSON schema whose citation ids are an enum of
-   exactly those ids (``assistant.answering``), streamed as prose; each statement's names and numbers are
-   checked against what it cites (``assistant.support``): unsupported statements are dropped when others
+   exactly those ids (``assistant.answer.answering``), streamed as prose; each statement's names and numbers are
+   checked against what it cites (``assistant.answer.support``): unsupported statements are dropped when others
    hold, the answer is regenerated once when none holds, and marked unverified if none holds again. Tool-composed replies (claim checks, table QA,
    multiple choice) cite by construction and are only checked;
 5. everything is recorded in memory with the turn: the message when the turn starts, its outcome
@@ -26,20 +26,20 @@ import logging
 import time
 from typing import Any
 
-from assistant.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid, normalize_answer
+from assistant.answer.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid, normalize_answer
 from assistant.deps import Deps
-from assistant.grounded_answer import GroundedAnswering
+from assistant.answer.grounded_answer import GroundedAnswering
 from tools.contracts import CITATION_GROUP_RE, CITATION_RE, EvidenceLedger
 from assistant.llm import ToolCall, counting_generated_tokens
-from assistant.planner import PlannedCall, plan
+from assistant.answer.planner import PlannedCall, plan
 from prompts import render
 from tools.lang.routing import restated_claim
 from tools.contracts import Session
-from assistant.small_talk import is_small_talk
-from assistant.support import repeats
-from assistant.tool_calls import (ANSWER_TOOL, answer_tool_schema, dump_output, execute_tool, fit_arguments,
+from assistant.answer.small_talk import is_small_talk
+from assistant.answer.support import repeats
+from assistant.answer.tool_calls import (ANSWER_TOOL, answer_tool_schema, dump_output, execute_tool, fit_arguments,
                                   gather_all, tool_message_content)
-from assistant.turn import RETRY_HINT, AnswerOutcome, EndedSteps, Step, StepLLMUnavailable, TurnHooks, TurnResult, \
+from assistant.answer.turn import RETRY_HINT, AnswerOutcome, EndedSteps, Step, StepLLMUnavailable, TurnHooks, TurnResult, \
     failure_reason
 from kb.errors import LLMUnavailable
 from tools.registry import REGISTRY, ToolContext, load_all
@@ -153,7 +153,7 @@ class Assistant(GroundedAnswering):
         # SQLite writes are blocking: keep them off the event loop.
         await asyncio.to_thread(self._store, turn_id, answer=answer, status=status, frame_dict=frame_dict,
                                 ledger=ledger, steps=steps, timings=timings, cited=result.reply_cited)
-        if self.session.tables:  # what a follow-up's "it" refers to survives a restart (assistant.chat_cli)
+        if self.session.tables:  # what a follow-up's "it" refers to survives a restart (assistant.cli.chat_cli)
             last = self.session.last_table_answer
             await asyncio.to_thread(self.deps.memory.save_table_answer, self.session.conversation_id,
                                     last.model_dump_json() if last is not None else None)

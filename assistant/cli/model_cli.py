@@ -33,8 +33,8 @@ def install_cmd(quiet: bool, fmt: str | None) -> None:
     The copy is the served default (--format or EVIDENTIA_MODEL_FORMAT picks another; once per source: a
     sha-stamped output). If the default copy cannot be made, bf16 is served and a warning says why.
     """
-    from assistant.provision import ProvisionError, install_default_model
-    from assistant.serving import fit_default_format_before_copy, resolve_model_format
+    from assistant.model.provision import ProvisionError, install_default_model
+    from assistant.model.serving import fit_default_format_before_copy, resolve_model_format
 
     settings = _settings()
     if fmt is not None:  # named on the command line: required, like EVIDENTIA_MODEL_FORMAT
@@ -62,8 +62,8 @@ def install_cmd(quiet: bool, fmt: str | None) -> None:
 @click.option("--no-install", is_flag=True, help="Do not install the model if it is missing.")
 def serve_cmd(no_install: bool) -> None:
     """Start the vLLM server (or reuse a running one) and keep it up until Ctrl-C."""
-    from assistant.provision import ProvisionError
-    from assistant.serving import ServingError, ensure_server
+    from assistant.model.provision import ProvisionError
+    from assistant.model.serving import ServingError, ensure_server
 
     settings = _settings()
     try:
@@ -95,8 +95,8 @@ def serve_cmd(no_install: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def status_cmd(as_json: bool) -> None:
     """What is installed, where, and whether the server answers."""
-    from assistant.provision import is_installed, read_model_info
-    from assistant.serving import (VENV_MARKER, ServingError, fit_format_to_cpu, has_cuda, installed_formats,
+    from assistant.model.provision import is_installed, read_model_info
+    from assistant.model.serving import (VENV_MARKER, ServingError, fit_format_to_cpu, has_cuda, installed_formats,
                                    resolve_model_format, served_models, venv_python)
 
     s = _settings()
