@@ -134,6 +134,18 @@ def build(settings: Settings, conversation: str | None):
         raise click.ClickException(f"Conversation {session.conversation_id}: {exc}") from None
 
 
+def refuse_exposed_ui(settings: Settings) -> None:
+    """One clear message, and nothing started, when the UI would listen beyond this machine with no login (#79)."""
+    from memory.store import Memory
+    from assistant.ui.access import refuse_exposed_local_mode
+    from assistant.ui.auth import login_mode
+    from memory.accounts import Accounts
+
+    mode = login_mode(settings, Accounts(Memory(settings.memory_path).ui_db_path))
+    if (why := refuse_exposed_local_mode(mode, settings.chainlit_host)) is not None:
+        raise click.ClickException(why)
+
+
 def restore_session(deps, session: Session) -> None:
     """Uploaded tables and texts and the last table answer are part of the conversation: bring them back after a
     restart or in a new process (its owner's only)."""
@@ -373,6 +385,7 @@ def register(main: click.Group) -> None:
         from assistant.model.supervisor import Supervisor, status_path
 
         settings = Settings()
+        refuse_exposed_ui(settings)  # before anything is installed or started
         if not no_kb:
             ensure_default_kb(settings)
         try:  # installs the model (and a chosen quantized format) first if needed; reuses a running server

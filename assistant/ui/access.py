@@ -13,11 +13,17 @@ lists threads by the caller's name. Three gaps remain, closed here:
 - Its socket server is built with origin checks switched off (for its embeddable widget, unused here), so a
   page on another port of the same host, which the browser sends the login cookie from, could open a chat
   socket as the user. :func:`socket_origin_check` allows the page's own address and the configured origins.
+
+The local mode (no accounts, no password) lets everyone who reaches it in. Two more checks keep it on this machine
+(#79): :func:`refuse_exposed_local_mode` refuses to start it on an address other than loopback, and
+:class:`HostCheck` answers only requests whose ``Host`` header names this machine's loopback address (or the
+configured host or origins), so a page whose DNS name is re-bound to 127.0.0.1 cannot read the chats.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 from contextvars import ContextVar
 from typing import Awaitable, Callable
 from urllib.parse import urlsplit
@@ -117,3 +123,59 @@ def socket_origin_check(allowed_origins: list[str]) -> Callable[[str | None, dic
         return bool(host) and urlsplit(origin).netloc.lower() == host.lower()
 
     return allowed
+
+
+# -- the local mode stays local (#79) -------------------------------------------------------------------------------
+def is_loopback(host: str) -> bool:
+    """Whether a host name or address is this machine's loopback ("127.0.0.1", "::1", "localhost")."""
+    host = host.strip().strip("[]").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def refuse_exposed_local_mode(mode: str, host: str) -> str | None:
+    """Why the UI must not start (or None): the local mode lets everyone in, so it binds to loopback only."""
+    if mode == "local" and not is_loopback(host):
+        return (f"The UI would listen on {host} with no login: anyone who reaches this machine could read every chat "
+                "and upload files. Add an account first (`evidentia user add NAME`) or set EVIDENTIA_AUTH_PASSWORD, "
+                "or keep EVIDENTIA_CHAINLIT_HOST at 127.0.0.1.")
+    return None
+
+
+def allowed_hosts(host: str, port: int, origins: list[str]) -> frozenset[str]:
+    """The ``Host`` header values the local mode answers: loopback names with the port, and the configured
+    host and origins (lower case)."""
+    names = {"127.0.0.1", "localhost", "[::1]", host.strip().lower()}
+    hosts = {f"{n}:{port}" for n in names} | {n for n in names if port == 80}
+    hosts |= {urlsplit(o).netloc.lower() for o in origins if urlsplit(o).netloc}
+    return frozenset(hosts)
+
+
+class HostCheck:
+    """ASGI middleware: a request or socket whose ``Host`` header is not in ``allowed`` gets 421 and nothing else.
+
+    Against DNS rebinding: a page on evil.example whose name now resolves to 127.0.0.1 reaches this server, but its
+    requests carry ``Host: evil.example:8000``, which is refused before any route runs.
+    """
+
+    def __init__(self, app, allowed: frozenset[str]):
+        self.app, self.allowed = app, allowed
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] in ("http", "websocket"):
+            host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1").lower()
+            if host not in self.allowed:
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1008})
+                    return
+                body = b"Misdirected request: this server answers only on this machine's own address."
+                await send({"type": "http.response.start", "status": 421,
+                            "headers": [(b"content-type", b"text/plain"), (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+

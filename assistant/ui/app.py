@@ -39,8 +39,11 @@ from tools.contracts import Session  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 from assistant.model.supervisor import read_status, status_path  # noqa: E402
 from assistant.ui.access import (  # noqa: E402
+    HostCheck,
     OwnedFeedbackDataLayer,
     account_gate,
+    allowed_hosts,
+    refuse_exposed_local_mode,
     socket_origin_check,
     token_issued_at,
 )
@@ -162,6 +165,26 @@ def _gate_api_to_current_logins() -> None:
 
 
 _gate_api_to_current_logins()
+
+
+def _keep_the_local_mode_local() -> None:
+    """Without a login, everyone who reaches the UI is its user: start only on loopback, and answer only requests
+    addressed to this machine (a DNS-rebinding page's requests name its own host; assistant/ui/access.py)."""
+    if LOGIN_MODE != "local":
+        return
+    from chainlit.config import config
+    from chainlit.server import app as server
+
+    # Where Chainlit really listens (`chainlit run --host/--port`, set before this module loads), else the settings'.
+    settings = app_deps().settings
+    host, port = config.run.host or settings.chainlit_host, int(config.run.port or settings.chainlit_port)
+    if (why := refuse_exposed_local_mode(LOGIN_MODE, host)) is not None:
+        print(why, file=sys.stderr)
+        raise SystemExit(2)
+    server.add_middleware(HostCheck, allowed=allowed_hosts(host, port, settings.cors_origins))
+
+
+_keep_the_local_mode_local()
 
 
 @cl.set_starters
