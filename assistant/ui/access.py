@@ -18,6 +18,12 @@ The local mode (no accounts, no password) lets everyone who reaches it in. Two m
 (#79): :func:`refuse_exposed_local_mode` refuses to start it on an address other than loopback, and
 :class:`HostCheck` answers only requests whose ``Host`` header names this machine's loopback address (or the
 configured host or origins), so a page whose DNS name is re-bound to 127.0.0.1 cannot read the chats.
+
+Text that came from an upload, the knowledge base or the model is rendered as Markdown, where ``![x](http://…)``
+is an image the browser fetches: a beacon, or a channel out if the model can be made to write the address.
+:class:`NoRemoteContent` sends a Content-Security-Policy with every page that lets images and media load only from
+this server (and inline data), so no text anywhere on the page (messages, side panels, streamed answers) can make
+the browser call another host.
 """
 
 from __future__ import annotations
@@ -178,4 +184,28 @@ class HostCheck:
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)
+
+
+# Images and media from this server or inline data only (#79). Scripts, styles and fonts are Chainlit's own and
+# are left to it: the policy closes what rendered text can open, not the app's own assets.
+CONTENT_POLICY = "img-src 'self' data: blob:; media-src 'self' data: blob:"
+
+
+class NoRemoteContent:
+    """ASGI middleware: every HTTP response carries :data:`CONTENT_POLICY` (see the module docstring)."""
+
+    def __init__(self, app, policy: str = CONTENT_POLICY):
+        self.app, self.header = app, (b"content-security-policy", policy.encode())
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def with_policy(message):
+            if message["type"] == "http.response.start":
+                headers = [h for h in message.get("headers", []) if h[0].lower() != self.header[0]]
+                message = {**message, "headers": headers + [self.header]}
+            await send(message)
+
+        await self.app(scope, receive, with_policy)
 

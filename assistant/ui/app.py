@@ -40,6 +40,7 @@ from assistant.settings import Settings  # noqa: E402
 from assistant.model.supervisor import read_status, status_path  # noqa: E402
 from assistant.ui.access import (  # noqa: E402
     HostCheck,
+    NoRemoteContent,
     OwnedFeedbackDataLayer,
     account_gate,
     allowed_hosts,
@@ -185,6 +186,16 @@ def _keep_the_local_mode_local() -> None:
 
 
 _keep_the_local_mode_local()
+
+
+def _no_remote_content() -> None:
+    """Rendered text (uploads, KB, the model's answers) never makes the browser load from another host."""
+    from chainlit.server import app as server
+
+    server.add_middleware(NoRemoteContent)
+
+
+_no_remote_content()
 
 
 @cl.set_starters

@@ -356,3 +356,42 @@ def test_workbook_upload_offers_the_other_sheets_and_switches(page, ui, tmp_path
     page.wait_for_selector("text=Deaths total", timeout=60_000)  # the new sheet's preview
     page.wait_for_selector("text=the workbook also has Cases", timeout=30_000)
     page.screenshot(path=str(ui[1] / "sheet-switch.png"))
+
+
+def test_an_image_in_an_upload_loads_nothing_from_another_host(page, ui, tmp_path):
+    """#79: a title line `![x](http://elsewhere/…)` in an uploaded file was fetched by the browser when the upload
+    was acknowledged. The page's content policy lets images load from this server only: a beacon on another port
+    (another origin) must see no request, while the upload itself is read and acknowledged."""
+    import http.server
+    import threading
+
+    hits = []
+
+    class Beacon(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the standard library's name
+            hits.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    beacon = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Beacon)
+    threading.Thread(target=beacon.serve_forever, daemon=True).start()
+    address = f"http://127.0.0.1:{beacon.server_address[1]}"
+    try:
+        # An HTML table's caption is the table's title, which the upload's reply writes out (as Markdown)
+        html_path = tmp_path / "beacon.html"
+        html_path.write_text(f"<table><caption>![chart]({address}/title.png) Cases by year</caption>"
+                             "<tr><th>Year</th><th>Cases</th></tr><tr><td>2019</td><td>12</td></tr>"
+                             "<tr><td>2020</td><td>30</td></tr></table>")
+        _upload(page, html_path, "Here is my beacon table")
+        page.wait_for_selector("text=Loaded", timeout=120_000)
+        page.wait_for_selector("text=2 rows", timeout=30_000)
+        time.sleep(3)  # an image the page would load has had its chance
+        assert hits == [], f"the page loaded {hits} from {address}"
+        policy = page.evaluate("async () => (await fetch(location.href)).headers.get('content-security-policy')")
+        assert policy and "img-src 'self'" in policy, policy
+    finally:
+        beacon.shutdown()
