@@ -20,8 +20,10 @@ import assistant.ui.app  # noqa: F401  (applies the origin policy)
 from chainlit.config import config
 from chainlit.server import app
 
-client = TestClient(app)
-out = {"origins": list(config.project.allow_origins)}
+# The page's own address, as a browser on this machine sends it: the local mode answers no other Host (#79)
+client = TestClient(app, base_url="http://127.0.0.1:8000")
+out = {"origins": list(config.project.allow_origins),
+       "other_host": TestClient(app).get("/project/settings").status_code}  # Host: testserver
 for origin in ["https://evil.example", "http://127.0.0.1:8000", "https://notes.example.org"]:
     r = client.options("/project/threads", headers={"Origin": origin, "Access-Control-Request-Method": "POST"})
     out[origin] = r.headers.get("access-control-allow-origin")
@@ -55,11 +57,13 @@ def test_cors_grants_only_the_apps_own_origin(tmp_path):
     assert "*" not in out["origins"]
     assert out["https://evil.example"] is None
     assert out["http://127.0.0.1:8000"] == "http://127.0.0.1:8000"
-    # The socket opens for the UI's own page (host and port as the browser used them) and for non-browser
-    # clients, not for another site nor for a page on another port of the same host.
-    assert out["socket"] == {"None": 200, "http://testserver": 200, "http://testserver:3000": 400,
+    # The socket opens for the UI's own page (host and port as the browser used them: 127.0.0.1:8000 here) and for
+    # non-browser clients, not for another site nor for a page on another port or name of the same host.
+    assert out["socket"] == {"None": 200, "http://testserver": 400, "http://testserver:3000": 400,
                              "https://evil.example": 400, "http://127.0.0.1:8000": 200,
                              "https://notes.example.org": 400}
+    # A request that names another host is refused before any route (a DNS-rebinding page's)
+    assert out["other_host"] == 421
 
 
 def test_cors_origins_are_configurable_and_star_is_refused(tmp_path):
