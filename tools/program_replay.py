@@ -36,8 +36,8 @@ class ReplayResult:
     replayed_correct: int = 0
     needs_model: int = 0
     changed: list[dict] = field(default_factory=list)  # {"id", "question", "gold", "logged", "replayed", ...}
-    vetoes: Counter = field(default_factory=Counter)  # programs each veto rule held, over the replayed runs
-    predictions: dict[str, str | None] = field(default_factory=dict)  # claims: the replayed verdict by id
+    held: dict[str, Counter] = field(default_factory=dict)  # by item id: programs each veto rule held
+    predictions: dict[str, str | None] = field(default_factory=dict)  # by item id: the replayed answer (_tally)
     what: str = "questions"
 
     def echo_changes(self, echo) -> None:
@@ -110,6 +110,7 @@ def _tally(out: ReplayResult, rec: dict, outcome: ProgramOutcome, *, item_id: st
         pred = None
     else:
         pred = rec["pred"]  # the model's (or the judge's) answer, which the logged run fell back to as well
+    out.predictions[item_id] = pred
     correct = pred is not None and match(pred, gold)
     out.replayed_correct += correct
     if pred != rec["pred"]:
@@ -129,9 +130,7 @@ def replay_claims(items, records: list[dict], rules_off: frozenset[str] = frozen
         if item is None or not programs.get("runs") or programs.get("program_form", "ops") != "ops":
             continue
         outcome = replay_runs(item.table, item.claim, programs["runs"], "claim", rules_off=rules_off)
-        out.vetoes.update(name for run in outcome.runs for name in run.vetoed_by)
-        out.predictions[item.id] = outcome.winner if outcome.winner is not None else (
-            None if rec.get("decided_by") == "program" else rec["pred"])
+        out.held[item.id] = Counter(name for run in outcome.runs for name in run.vetoed_by)
         _tally(out, rec, outcome, item_id=item.id, text=item.claim, gold=rec["gold"],
                logged_ok=rec["pred"] == rec["gold"], match=lambda pred, gold: pred == gold, answer=outcome.winner)
     return out

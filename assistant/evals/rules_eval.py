@@ -100,18 +100,10 @@ def measure_vetoes(eval_dir: Path, seed: int, runs_dir: Path, echo=print) -> lis
             records.append({"benchmark": benchmark, "log": path.name, "id": item_id, "gold": golds[item_id],
                             "replayed": pred, "off": {n: off[n].predictions.get(item_id) for n in vetoes
                                                       if off[n].predictions.get(item_id) != pred},
-                            "held": {n: c for n, c in _held_by_item(items, logged, item_id).items()}})
+                            "held": dict(base.held[item_id])})
         echo(f"{benchmark} dev: {len(base.predictions)} logged claims replayed with every rule and with each of "
              f"{len(vetoes)} veto rules off ({path.name}) in {time.perf_counter() - t0:.1f} s")
     return records
-
-
-def _held_by_item(items, logged: list[dict], item_id: str) -> Counter:
-    """How many of one claim's replayed programs each veto rule holds."""
-    from tools.program_replay import replay_claims
-
-    one = [r for r in logged if str(r["id"]) == item_id]
-    return replay_claims(items, one).vetoes
 
 
 def summarise_vetoes(records: list[dict]) -> dict:
@@ -150,10 +142,10 @@ def summarise(records: list[dict]) -> dict:
                                         "majority_baseline": golds[majority] / len(mine) if mine else None,
                                         "settled": sum(1 for r in mine if r["fired"] and r not in conflicts),
                                         "conflicts": len(conflicts)}
-    for rule in RULES:
+    by_benchmark = {b: [r for r in records if r["benchmark"] == b] for b in BENCHMARKS}
+    for rule in (r for r in RULES if r.stage == "settle"):  # the veto rules are summarised apart
         row = {}
-        for benchmark in BENCHMARKS:
-            mine = [r for r in records if r["benchmark"] == benchmark]
+        for benchmark, mine in by_benchmark.items():
             majority = out["benchmarks"][benchmark]["majority_label"]
             fired = [(r, f) for r in mine for f in r["fired"] if f["rule"] == rule.name]
             decided = [(r, f) for r, f in fired if len({g["verdict"] for g in r["fired"]}) == 1]

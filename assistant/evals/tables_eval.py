@@ -705,8 +705,9 @@ def replay_wtq_log(settings, *, limit: int | None, seed: int, split: str, echo=p
 def replay_claims_log(benchmark: str, settings, *, variant: str, limit: int | None, seed: int, split: str,
                       filter_method: str = "cosine", echo=print, model: str | None = None):
     """``--replay``: a claim benchmark's logged program checks re-voted under today's rules, paired."""
-    from tools.program_replay import replay_claims
     from assistant.evals.report import ResultsLog
+    from tools.program_replay import replay_claims
+    from tools.rules import parse_off
 
     if settings.eval_data_dir is None or not Path(settings.eval_data_dir).exists():
         raise click.ClickException("Benchmark data not found: set EVIDENTIA_EVAL_DATA_DIR (e.g. ../shared/eval-data).")
@@ -719,8 +720,6 @@ def replay_claims_log(benchmark: str, settings, *, variant: str, limit: int | No
         raise click.ClickException(f"No logged checks to replay at {path}; run the evaluation first.")
     wanted = {it.id for it in items}
     records = [r for r in ResultsLog(path).records(variant) if str(r["id"]) in wanted]
-    from tools.rules import parse_off
-
     result = replay_claims(items, records, parse_off(settings.rules_off))  # EVIDENTIA_RULES_OFF: measure a veto
     result.echo_changes(echo)
     return result
