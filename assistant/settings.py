@@ -159,6 +159,12 @@ class Settings(BaseSettings):
     text_max_bytes: int = Field(default=5 * 1024 * 1024, gt=0,
                                 description="Largest uploaded .txt/.md text added to a chat's search.")
     table_max_rows: int = Field(default=200_000, gt=0)
+    # --- document uploads (PDF, DOCX; #81): read in a child process under these limits --------------------------
+    document_max_bytes: int = Field(default=50 * 1024 * 1024, gt=0,
+                                    description="Largest PDF or DOCX upload.")
+    pdf_max_pages: int = Field(default=500, gt=0, description="Most pages a PDF upload may have.")
+    document_timeout_s: float = Field(default=180.0, gt=0,
+                                      description="Longest a PDF upload may take to read before it is refused.")
     table_max_cols: int = Field(default=200, gt=0)
     table_max_cells: int = Field(default=1_000_000, gt=0,
                                  description="Most cells (rows x columns) an uploaded table may have.")

@@ -127,6 +127,14 @@ def m009_session_texts(db):
                                pk=("conversation_id", "name"))
 
 
+@migration
+def m010_session_documents(db):
+    # A PDF or DOCX upload is kept as its reading (text with pages and word boxes, tables, notes) and the path of
+    # its stored copy, so a reopened chat cites the same pages and can still show them (#81).
+    db["session_documents"].create({"conversation_id": str, "name": str, "document_json": str, "file_path": str,
+                                    "created_at": str}, pk=("conversation_id", "name"))
+
+
 @ui_migration
 def ui001_chainlit_data_layer(db):
     """Tables of Chainlit's SQLAlchemy data layer, so UI threads persist and can be reopened."""

@@ -214,6 +214,11 @@ class Memory:
                                               "table_json": table_json, "created_at": _now()},
                                              pk=("conversation_id", "name"))
 
+    def forget_table(self, conversation_id: str, name: str) -> None:
+        """Drop a kept table (one read from a document that was uploaded again without it)."""
+        with self._lock:
+            self.db["session_tables"].delete_where("conversation_id = ? AND name = ?", [conversation_id, name])
+
     def tables(self, conversation_id: str) -> list[tuple[str, str]]:
         with self._lock:
             return [(r["name"], r["table_json"]) for r in self.db["session_tables"].rows_where(
@@ -229,6 +234,24 @@ class Memory:
         with self._lock:
             return [(r["name"], r["text"]) for r in self.db["session_texts"].rows_where(
                 "conversation_id = ?", [conversation_id], order_by="created_at")]
+
+    def save_document(self, conversation_id: str, name: str, document_json: str, file_path: str) -> None:
+        """Keep an uploaded document's reading and where its copy lies (the same name again replaces it)."""
+        with self._lock:
+            self.db["session_documents"].upsert({"conversation_id": conversation_id, "name": name,
+                                                 "document_json": document_json, "file_path": file_path,
+                                                 "created_at": _now()}, pk=("conversation_id", "name"))
+
+    def documents(self, conversation_id: str) -> list[tuple[str, str, str]]:
+        """(name, document_json, file_path) of the conversation's uploaded documents, oldest first."""
+        with self._lock:
+            return [(r["name"], r["document_json"], r["file_path"]) for r in self.db["session_documents"].rows_where(
+                "conversation_id = ?", [conversation_id], order_by="created_at")]
+
+    def document_dir(self, conversation_id: str) -> Path:
+        """Where this conversation's uploaded documents are copied (beside the memory database)."""
+        safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in conversation_id)[:80]
+        return self.path.parent / "documents" / safe
 
     def save_table_answer(self, conversation_id: str, answer_json: str | None) -> None:
         """Keep (or, with None, forget) the conversation's last answer computed from a table."""

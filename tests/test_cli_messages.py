@@ -191,3 +191,39 @@ def test_chat_text_command_adds_a_text_and_says_what_is_wrong(cli_env, patched_t
     assert "Added the text lab notes.txt (34 characters)" in r.output and "warning" not in r.output
     assert "Use /text PATH" in r.output and "No file " in r.output
     assert Memory(cli_env / "data" / "memory.db").texts("lab2") == [("lab notes.txt", notes.read_text())]
+
+
+def test_ask_with_a_doc_reads_it_into_the_conversation(cli_env):
+    from assistant.evals.pdf_render import PaperPage, render_paper_pdf
+
+    paper = cli_env / "trial report.pdf"
+    render_paper_pdf(paper, [PaperPage(heading="1 Methods", sentences=["The trial enrolled 1,248 adults."]),
+                             PaperPage(heading="2 Results", sentences=["Hyperkalaemia occurred in nine people."],
+                                       table=([["Arm", "Participants"]], [["Pharmacist-led", "624"],
+                                                                          ["Usual care", "624"]],
+                                              "Table 2: Arms."))])
+    first = _invoke(["ask", "How many had hyperkalaemia?", "-c", "doc1", "--doc", str(paper)])
+    assert first.exit_code == 2  # no model; the document was read before that was found
+    assert "Read trial report.pdf: 2 pages," in first.output
+    assert "1 table found: Table 2 on page 2. Loaded as trial report Table 2." in first.output
+    kept = Memory(cli_env / "data" / "memory.db")
+    assert [n for n, _, _ in kept.documents("doc1")] == ["trial report.pdf"]
+    assert [n for n, _ in kept.tables("doc1")] == ["trial report Table 2"]
+    bad = cli_env / "scan.pdf"
+    bad.write_bytes(b"%PDF-1.4\n" + b"\x00" * 100)
+    refused = _invoke(["ask", "x", "-c", "doc2", "--doc", str(bad)])
+    assert refused.exit_code == 1 and "scan.pdf" in refused.output and "Traceback" not in refused.output
+    assert kept.documents("doc2") == []
+
+
+def test_chat_doc_command_reads_a_document_and_says_what_is_wrong(cli_env, patched_tools):
+    from assistant.evals.pdf_render import PaperPage, render_paper_pdf
+
+    paper = cli_env / "lab notes.pdf"
+    render_paper_pdf(paper, [PaperPage(heading=None, sentences=["Iron filings are in drawer seven."])])
+    with FakeOpenAI(Router()) as srv:
+        r = _invoke(["chat", "-c", "doc3"], input=f'/doc "{paper}"\n/doc\n/doc {cli_env}/nope.pdf\n/quit\n',
+                    env={"EVIDENTIA_LLM_BASE_URL": srv.base_url, "EVIDENTIA_LLM_MODEL": "fake-model"})
+    assert r.exit_code == 0, r.output
+    assert "Read lab notes.pdf: 1 page," in r.output and "no tables found" in r.output
+    assert "Use /doc PATH" in r.output and "No file " in r.output

@@ -133,7 +133,7 @@ def register_evidence(evidence, view: CollapsedView, cells: list[tuple[int, int]
     ids = []
     for r, c in cells:
         cell = evidence.add_cell(table.name, r, c, table.cell(r, c), source=table.title,
-                                 header=table.columns[c - 1],
+                                 header=table.columns[c - 1], where=table.source,
                                  row_label=table.cell(r, label_col) if label_col else "")
         ids.append(cell.id)
     return ev.id, ids

@@ -196,6 +196,9 @@ class Session:
     active_table: str | None = None
     # Text a user uploaded in the chat: (name, text) pairs, searched alongside the KB.
     texts: list[tuple[str, str]] = field(default_factory=list)
+    # PDF and DOCX uploads by name (``kb.document_model.StoredDocument``): their text is also in ``texts``; this
+    # keeps where each stretch of it lies (page, section, word boxes) and which loaded tables came from them.
+    documents: dict[str, Any] = field(default_factory=dict)
     # This conversation's choice of evidence pieces per source (UI slider); None: the settings' default.
     evidence_k: int | None = None
     # The last answer computed from a table: a follow-up's "it" resolves to its row (tools.table_qa).

@@ -232,6 +232,10 @@ def search_uploaded(texts: list[tuple[str, str]], query: str, k: int) -> list[tu
             for r, sc in bm25_top([s.text for _, s in sents], query, k)]
 
 
+# A document sentence's paragraph goes with it into the evidence panel up to this size (a page of a long paragraph
+# would bury the sentence).
+PARAGRAPH_CHARS = 1500
+
 # A follow-up's words (without the "regarding" note of carried entities) searched in the documents the last answer
 # cited: at most this many of its sentences join the results, ahead of the KB's.
 FOLLOWED_K = 3
@@ -270,9 +274,21 @@ def text_search(ctx: ToolContext, args: Input) -> Output:
     for name, text, start, end, score in uploaded:
         if instructs(text, name):
             continue
-        ev = ctx.evidence.add_sentence(text, source=name, doc_id=f"upload:{name}", sent_key=f"{name}:{start}",
-                                       score=score, offsets=[start, end], license="user upload", url="")
-        items.append(Item(id=ev.id, text=text, source=name, score=score, doc_id=f"upload:{name}",
+        # A PDF's or DOCX's sentence is cited with its page (or section): "paper.pdf, page 5".
+        stored = ctx.session.documents.get(name)
+        where = stored.where(start, end) if stored is not None else ""
+        source = f"{name}, {where}" if where else name
+        span = stored.document.span_at(start) if stored is not None else None
+        place = {"page": span.page, "section": span.heading} if span is not None else {}
+        if stored is not None:  # the side panel shows the sentence in its paragraph
+            p_start, p_end = stored.document.paragraph_bounds(start, end)
+            if p_end - p_start <= PARAGRAPH_CHARS and (p_start, p_end) != (start, end):
+                place["paragraph"] = stored.document.text[p_start:p_end]
+                place["in_paragraph"] = [start - p_start, end - p_start]
+        ev = ctx.evidence.add_sentence(text, source=source, doc_id=f"upload:{name}", sent_key=f"{name}:{start}",
+                                       score=score, offsets=[start, end], license="user upload", url="",
+                                       upload=name, **place)
+        items.append(Item(id=ev.id, text=text, source=source, score=score, doc_id=f"upload:{name}",
                           license="user upload"))
     if not kb_empty:
         ctx.report(f"searching {len(store):,} sentences ({args.method})")

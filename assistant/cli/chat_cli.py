@@ -151,6 +151,13 @@ def restore_session(deps, session: Session) -> None:
     restart or in a new process (its owner's only)."""
     deps.memory.check_owner(session.conversation_id, session.user)
     session.texts = deps.memory.texts(session.conversation_id)
+    from kb.document_model import StoredDocument
+
+    for name, document_json, _path in deps.memory.documents(session.conversation_id):
+        try:
+            session.documents[name] = StoredDocument.model_validate_json(document_json)
+        except ValueError:  # written by another version: its text is still searched, without pages
+            log.warning("conversation %s: the reading of %s could not be restored", session.conversation_id, name)
     stored = deps.memory.tables(session.conversation_id)
     if not stored:
         return
@@ -187,6 +194,38 @@ def add_text(deps, session: Session, path: Path) -> str:
     warning = instructions_warning(path.name, text)
     return f"Added the text {path.name} ({len(text):,} characters) to this conversation's search." + (
         f"\nwarning: {warning}" if warning else "")
+
+
+def add_doc(deps, session: Session, path: Path) -> str:
+    """Read a PDF or DOCX into the conversation (its text searched with pages, its tables loaded); the lines to
+    show. Long files show their progress on stderr."""
+    from assistant.ui.uploads import add_document_file, describe_document
+    from kb.instructions import instructions_warning
+
+    shown = {"at": 0.0}
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if total >= PROGRESS_PAGES and (done == total or now - shown["at"] >= 0.5):
+            shown["at"] = now
+            click.echo(f"\rreading {path.name}: page {done:,} of {total:,}", err=True, nl=done == total)
+
+    stored = add_document_file(deps, session, path, progress=progress)
+    warning = instructions_warning(path.name, stored.document.text) if stored.document.text else ""
+    return describe_document(stored) + (f"\nwarning: {warning}" if warning else "")
+
+
+PROGRESS_PAGES = 10  # a shorter file is read before a progress line would help
+
+
+def parse_doc_command(line: str) -> Path:
+    """``/doc PATH`` (quote a path with spaces) -> the path of an existing file."""
+    parts = _command_arguments(line, "doc")
+    if len(parts) != 1:
+        raise click.ClickException("Use /doc PATH (quote a path with spaces).")
+    if not Path(parts[0]).is_file():
+        raise click.ClickException(f"No file {parts[0]}.")
+    return Path(parts[0])
 
 
 def _command_arguments(line: str, command: str) -> list[str]:
@@ -300,6 +339,12 @@ def chat_turns(runner: asyncio.Runner, deps, bot) -> None:
             except Exception as exc:  # noqa: BLE001 - show any load problem and keep chatting
                 click.secho(str(exc), fg="red")
             continue
+        if line == "/doc" or line.startswith("/doc "):
+            try:
+                click.echo(add_doc(deps, bot.session, parse_doc_command(line)))
+            except Exception as exc:  # noqa: BLE001 - show any read problem and keep chatting
+                click.secho(str(exc), fg="red")
+            continue
         if line == "/text" or line.startswith("/text "):
             try:
                 click.echo(add_text(deps, bot.session, parse_text_command(line)))
@@ -330,9 +375,12 @@ def register(main: click.Group) -> None:
     @click.option("--sheet", help="The workbook sheet to load from --table (name or 0-based number).")
     @click.option("--text", "texts", multiple=True, type=click.Path(exists=True, path_type=Path),
                   help="A .txt or .md text to search beside the knowledge base (kept with the conversation).")
+    @click.option("--doc", "docs", multiple=True, type=click.Path(exists=True, path_type=Path),
+                  help="A PDF or DOCX: its text is searched with pages, its tables checked (kept with the "
+                       "conversation).")
     @click.option("--quiet", is_flag=True, help="Do not show the steps.")
     def ask(question: str, conversation: str | None, tables: tuple[Path, ...], sheet: str | None,
-            texts: tuple[Path, ...], quiet: bool) -> None:
+            texts: tuple[Path, ...], docs: tuple[Path, ...], quiet: bool) -> None:
         """Ask one question; print the cited answer and its evidence.
 
         Exit codes: 0 answered, 1 a bad table or a failed turn, 2 no language model answers.
@@ -354,6 +402,11 @@ def register(main: click.Group) -> None:
                 click.echo(add_text(deps, bot.session, path), err=True)
             except TableError as exc:
                 raise click.ClickException(f"{path.name}: {exc}") from None
+        for path in docs:
+            try:
+                click.echo(add_doc(deps, bot.session, path), err=True)
+            except TableError as exc:  # DocumentError: the message names the file
+                raise click.ClickException(str(exc)) from None
         ensure_llm(settings)
         hooks = TerminalHooks(show_steps=not quiet)
         result = asyncio.run(bot.run_turn(question, hooks))
@@ -364,7 +417,7 @@ def register(main: click.Group) -> None:
     @main.command()
     @click.option("--conversation", "-c", help="Continue this conversation id.")
     def chat(conversation: str | None) -> None:
-        """Chat in the terminal. Commands: /table PATH [SHEET], /text PATH, /tables, /retry, /quit."""
+        """Chat in the terminal. Commands: /table PATH [SHEET], /text PATH, /doc PATH, /tables, /retry, /quit."""
         settings = Settings()
         deps, bot = build(settings, conversation)
         if conversation:  # shown even with no model: what was asked, and what did not finish

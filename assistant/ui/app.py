@@ -8,6 +8,7 @@ each tool call; cited evidence is attached as side elements whose names are the 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
 import secrets
@@ -51,7 +52,10 @@ from assistant.ui.access import (  # noqa: E402
 from assistant.ui.upload_registry import UploadRegistry  # noqa: E402
 from assistant.ui.preview import preview_columns  # noqa: E402
 from assistant.ui.uploads import (  # noqa: E402
-    add_table_file, add_text_file, looks_like_table, other_sheets, presents_upload)
+    add_document_file, add_table_file, add_text_file, describe_document, looks_like_table, other_sheets,
+    presents_upload)
+from assistant.ui.page_images import ROUTE as PAGE_IMAGE_ROUTE, PageImages, sentence_picture, table_picture  # noqa: E402
+from kb.documents import DOCUMENT_SUFFIXES  # noqa: E402
 from kb.instructions import instructions_warning  # noqa: E402
 from kb.kg_harvest import extraction_note  # noqa: E402
 from kb.tables import TableError  # noqa: E402
@@ -60,6 +64,9 @@ from memory.errors import ConversationAccessError  # noqa: E402
 
 TABLE_SUFFIXES = {".csv", ".tsv", ".xlsx", ".xlsm", ".json", ".md", ".txt", ".html", ".htm"}
 TEXT_SUFFIXES = {".txt", ".md"}
+
+
+log = logging.getLogger(__name__)
 
 
 @lru_cache(maxsize=1)
@@ -196,6 +203,32 @@ def _no_remote_content() -> None:
 
 
 _no_remote_content()
+
+
+@lru_cache(maxsize=1)
+def page_images() -> PageImages:
+    return PageImages(app_deps().settings.memory_path.parent / "page-images")
+
+
+def _serve_page_images() -> None:
+    """Pictures of a cited page (assistant/ui/page_images.py), for their owner's login only. Put ahead of
+    Chainlit's catch-all route, which would otherwise answer every path with the app's page."""
+    from chainlit.auth import get_current_user
+    from chainlit.server import app as server
+    from fastapi import Depends, HTTPException
+    from fastapi.responses import FileResponse
+    from fastapi.routing import APIRoute
+
+    async def page_image(token: str, user=Depends(get_current_user)):
+        path = page_images().find(getattr(user, "identifier", None), token)
+        if path is None:
+            raise HTTPException(status_code=404, detail="No such picture.")
+        return FileResponse(path, media_type="image/png", headers={"Cache-Control": "private, max-age=86400"})
+
+    server.router.routes.insert(0, APIRoute(PAGE_IMAGE_ROUTE + "/{token}.png", page_image, methods=["GET"]))
+
+
+_serve_page_images()
 
 
 @cl.set_starters
@@ -354,9 +387,42 @@ def ui_text(answer: str, cited: list[str]) -> str:
     return answer
 
 
-def evidence_element(ev: Evidence, result: TurnResult) -> cl.Element:
-    """A side element named by the evidence id, so the id in the answer becomes a link."""
-    return cl.Text(name=ui_id(ev.id), content=evidence_markdown(ev, result), display="side")
+def evidence_element(ev: Evidence, result: TurnResult, picture: str = "") -> cl.Element:
+    """A side element named by the evidence id, so the id in the answer becomes a link; ``picture``: the URL
+    of its page region (a PDF's sentence or table), shown under the text."""
+    content = evidence_markdown(ev, result)
+    if picture:
+        content += f"\n\n![{'the table as printed' if ev.kind == 'cell' else 'on the page'}]({picture})"
+    return cl.Text(name=ui_id(ev.id), content=content, display="side")
+
+
+def document_pictures(bot: Assistant, cited: list[Evidence]) -> tuple[dict[str, str], list[cl.Element]]:
+    """Pictures for cited evidence from an uploaded PDF: each sentence's page region with it highlighted, and
+    each table the verdict cites cropped from its page (also shown inline, beside the verdict), by URL."""
+    urls: dict[str, str] = {}
+    inline: list[cl.Element] = []
+    by_table: dict[str, str] = {}
+    owner = bot.session.user
+    for ev in cited:
+        try:
+            if ev.kind == "sentence" and ev.meta.get("upload") in bot.session.documents:
+                start, end = ev.meta.get("offsets") or [0, 0]
+                png = sentence_picture(bot.session.documents[ev.meta["upload"]], int(start), int(end))
+                if png:
+                    urls[ev.id] = page_images().put(owner, png)
+            elif ev.kind == "cell" and (table := ev.meta.get("table")):
+                if table not in by_table:
+                    stored = next((d for d in bot.session.documents.values() if d.table_of(table)), None)
+                    png = table_picture(stored, table) if stored is not None else None
+                    by_table[table] = page_images().put(owner, png) if png else ""
+                    if png:
+                        inline.append(cl.Image(name=f"{table} (as printed)", content=png, display="inline",
+                                               size="medium"))
+                if by_table[table]:
+                    urls[ev.id] = by_table[table]
+        except Exception:  # noqa: BLE001 - a picture that cannot be drawn leaves the text of the evidence
+            log.warning("no page picture for %s", ev.id, exc_info=True)
+    return urls, inline
 
 
 def source_markdown(source: str) -> str:
@@ -373,6 +439,8 @@ def evidence_markdown(ev: Evidence, result: TurnResult) -> str:
         if ev.meta.get("row_label"):
             body += f" (row: {ev.meta['row_label']})"
         body += f"\n\nTable: {source_markdown(ev.source)}, row {ev.meta.get('row')}, column {ev.meta.get('col')}"
+        if ev.meta.get("where") and ev.meta["where"] != ev.source:  # the file, and a document's page
+            body += f" ({source_markdown(ev.meta['where'])})"
         if table is not None:
             body += "\n\n" + highlight_table(table, result.cited)
         return body
@@ -385,6 +453,12 @@ def evidence_markdown(ev: Evidence, result: TurnResult) -> str:
                                        f"license {ev.meta['license']}") if x)
         return f"**{ev.text}**\n\n{lines}\n\nSource: {source_markdown(ev.source)}{(' · ' + origin) if origin else ''}"
     meta = ev.meta
+    if meta.get("paragraph") and meta.get("in_paragraph"):  # a document's sentence, shown in its paragraph
+        a, b = meta["in_paragraph"]
+        para = meta["paragraph"]
+        body = f"{para[:a]}**{para[a:b].strip()}**{para[b:]}".replace("\n", " ")
+        section = f" · section “{meta['section']}”" if meta.get("section") else ""
+        return f"{body}\n\n— {source_markdown(ev.source)}{section}"
     where = ", ".join(str(x) for x in (meta.get("title") or "", meta.get("url") or meta.get("path") or "",
                                        meta.get("license") and f"license {meta['license']}") if x)
     return f"{ev.text}\n\n— {source_markdown(ev.source)}{(' · ' + where) if where else ''}"
@@ -412,9 +486,13 @@ async def handle_uploads(bot: Assistant, files: list) -> None:
         path = Path(getattr(f, "path", "") or "")
         name = getattr(f, "name", path.name) or path.name
         suffix = Path(name).suffix.lower()
+        if suffix in DOCUMENT_SUFFIXES:
+            await add_document(bot, path, name)
+            continue
         if suffix not in TABLE_SUFFIXES:
             await cl.Message(content=f"I can't read **{name}**: upload a table as CSV, TSV, XLSX, JSON, "
-                                     "Markdown or an HTML page (its first table), or a .txt/.md text.").send()
+                                     "Markdown or an HTML page (its first table), a .txt/.md text, or a PDF or "
+                                     "DOCX document.").send()
             continue
         if suffix in TEXT_SUFFIXES and not looks_like_table(path):
             try:
@@ -432,6 +510,61 @@ async def handle_uploads(bot: Assistant, files: list) -> None:
             await cl.Message(content=f"I could not load **{name}**: {exc}").send()
             continue
         await acknowledge_table(table, path, name)
+
+
+def progress_bar(done: int, total: int, width: int = 20) -> str:
+    filled = round(width * done / total) if total else 0
+    return "▰" * filled + "▱" * (width - filled)
+
+
+async def add_document(bot: Assistant, path: Path, name: str) -> None:
+    """Read a PDF or DOCX upload (off the event loop, with a progress line), then say what was found: pages,
+    text, each table with its page and a picture of it, and every assumption the reader made."""
+    msg = cl.Message(content=f"Reading **{name}** …")
+    await msg.send()
+    loop = asyncio.get_running_loop()
+    shown = {"at": 0.0}
+
+    def progress(done: int, total: int) -> None:  # called from the reading thread
+        now = time.monotonic()
+        if done < total and now - shown["at"] < 0.5:
+            return
+        shown["at"] = now
+        msg.content = f"Reading **{name}**: page {done:,} of {total:,} {progress_bar(done, total)}"
+        asyncio.run_coroutine_threadsafe(msg.update(), loop)
+
+    try:
+        stored = await asyncio.to_thread(add_document_file, bot.deps, bot.session, path, name=name,
+                                         progress=progress)
+    except TableError as exc:  # DocumentError: one sentence; nothing was added
+        msg.content = f"I could not read **{name}**: {exc}"
+        await msg.update()
+        return
+    except Exception as exc:  # noqa: BLE001 - an unexpected failure is shown, the chat goes on
+        msg.content = f"I could not read **{name}**: {type(exc).__name__}: {exc}"
+        await msg.update()
+        return
+    lines = describe_document(stored).split("\n")
+    content = lines[0].replace(name, f"**{name}**", 1) + "".join(f"\n- {n.strip()}" for n in lines[1:])
+    tables = [t for t in stored.table_names if t]
+    warning = instructions_warning(name, stored.document.text) if stored.document.text else ""
+    if warning:
+        content += f"\n\n⚠ {warning}"
+    content += ("\n\nAsk about its text, or check a claim against " +
+                (f"**{tables[0]}**" if len(tables) == 1 else "one of its tables") + ", e.g. “Is it true that …?”"
+                if tables else "\n\nAsk me about its text; answers cite its pages.")
+    elements = []
+    for table_name in tables[:MAX_TABLE_PICTURES]:
+        png = await asyncio.to_thread(table_picture, stored, table_name)
+        if png:
+            elements.append(cl.Image(name=f"{table_name} (as printed)", content=png, display="inline",
+                                     size="medium"))
+    msg.content = content
+    msg.elements = elements
+    await msg.update()
+
+
+MAX_TABLE_PICTURES = 4
 
 
 def _uploads() -> UploadRegistry:
@@ -514,7 +647,8 @@ async def answer(bot: Assistant, text: str) -> None:
     await hooks.answer_start()
     msg = hooks.message
     cited = result.cited_evidence
-    msg.elements = [evidence_element(ev, result) for ev in cited]
+    pictures, printed = await asyncio.to_thread(document_pictures, bot, cited)
+    msg.elements = [evidence_element(ev, result, pictures.get(ev.id, "")) for ev in cited] + printed
     if result.status == "error":
         msg.content = f"⚠ {result.answer}"
         msg.actions = [retry_action(result.turn_id)]

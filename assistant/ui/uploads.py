@@ -11,7 +11,7 @@ import re
 import statistics
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from tools.contracts import Session
 
@@ -96,6 +96,84 @@ def add_text_file(deps, session: Session, path: Path, *, name: str | None = None
     # The same name uploaded again replaces its text (as memory keeps one text per name).
     session.texts[:] = [(n, t) for n, t in session.texts if n != label] + [(label, text)]
     deps.memory.save_text(session.conversation_id, label, text)
+    return text
+
+
+def add_document_file(deps, session: Session, path: Path, *, name: str | None = None,
+                      progress: Callable[[int, int], None] | None = None) -> Any:
+    """Read a PDF or DOCX upload into ``session`` and memory: its text joins the chat's search with the page of
+    every sentence, and each table found in it is loaded like an uploaded table. Returns the ``StoredDocument``.
+
+    Raises ``DocumentError`` (a ``TableError``: the upload error users see) with one sentence; the session and
+    memory are unchanged then. The same name uploaded again replaces the document and its tables.
+    """
+    import hashlib
+    import shutil
+
+    from kb.document_model import DocumentError, StoredDocument
+    from kb.documents import read_document, tables_of
+    from kb.table_limits import size_over_limit
+
+    label = name or path.name
+    limit = int(deps.settings.document_max_bytes)
+    size = path.stat().st_size if path.is_file() else 0
+    if size > limit:
+        raise DocumentError(f"The document {label} is {size_over_limit(size, limit)} for an upload "
+                            "(EVIDENTIA_DOCUMENT_MAX_BYTES). Upload a smaller part.")
+    doc = read_document(path, name=label, settings=deps.settings, progress=progress)
+    previous = session.documents.get(label)
+    replaced = set(previous.table_names) - {""} if previous is not None else set()
+    found = tables_of(doc, settings=deps.settings, existing_names=[n for n in session.tables if n not in replaced])
+    if not doc.text.strip() and not found:
+        raise DocumentError(f"{label} has no text or tables that could be read.")
+    # Kept beside the memory database, so a page can still be shown after a restart; named by content, so the
+    # user's file name never becomes a path.
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:24]
+    folder = deps.memory.document_dir(session.conversation_id)
+    folder.mkdir(parents=True, exist_ok=True)
+    kept = folder / f"{digest}{'.pdf' if doc.kind == 'pdf' else '.docx'}"
+    shutil.copyfile(path, kept)
+    loaded_as = {id(f): t.name for f, t in found}  # "" for a found table that could not be read as one
+    stored = StoredDocument(document=doc, file_path=str(kept), table_names=[loaded_as.get(id(f), "") for f in doc.tables])
+    for name_gone in replaced - set(stored.table_names):
+        session.tables.pop(name_gone, None)
+        deps.memory.forget_table(session.conversation_id, name_gone)
+    session.texts[:] = [(n, t) for n, t in session.texts if n != label]
+    if doc.text.strip():
+        session.texts.append((label, doc.text))
+        deps.memory.save_text(session.conversation_id, label, doc.text)
+    active = session.active_table
+    for _found, table in found:
+        session.add_table(table)
+        deps.memory.save_table(session.conversation_id, table.name, table.model_dump_json())
+    if found:
+        # The document's first table is the default for a claim that names none (a paper's Table 1 is read first).
+        session.active_table = found[0][1].name
+    elif active is not None:
+        session.active_table = active
+    session.documents[label] = stored
+    deps.memory.save_document(session.conversation_id, label, stored.model_dump_json(), str(kept))
+    return stored
+
+
+def describe_document(stored: Any) -> str:
+    """One paragraph acknowledging a read document: pages, text, the tables found with their pages, the notes."""
+    doc = stored.document
+    what = f"{doc.pages} page{'s' * (doc.pages != 1)}, " if doc.pages else ""
+    text = f"Read {doc.name}: {what}{len(doc.text):,} characters of text"
+    if doc.ocr:
+        text += " (by OCR)"
+    if doc.tables:
+        where = [f"{t.label}" + (f" on page {t.page}" if t.page else "") for t in doc.tables]
+        count = len(doc.tables)
+        text += f"; {count} table{'s' * (count != 1)} found: {', '.join(where)}"
+    else:
+        text += "; no tables found"
+    text += "."
+    if any(stored.table_names):
+        text += " Loaded as " + ", ".join(n for n in stored.table_names if n) + "."
+    if doc.notes:
+        text += "\n  " + "\n  ".join(doc.notes)
     return text
 
 

@@ -51,6 +51,8 @@ def fake_handler(req: dict) -> Reply:
             return Reply(content=_frame("claim_check", ["measles"], "Is it true that measles cases rose to 220 in 2011?"))
         if "violin bow" in last:
             return Reply(content=_frame("question", ["violin bow"], "What is a violin bow part of?"))
+        if "surveillance" in last:
+            return Reply(content=_frame("question", ["surveillance"], "Which districts did the surveillance cover?"))
         if "Clippers?" in last:
             return Reply(content=_frame("question", ["Wang Zhizhi"],
                                         "Did Wang Zhizhi play for the Los Angeles Clippers?"))
@@ -59,6 +61,10 @@ def fake_handler(req: dict) -> Reply:
         edge = re.search(r"\[(P\d+)\] violin bow", last)
         return Reply(content=json.dumps({"statements": [
             {"text": "A violin bow is part of a violin.", "cite": [edge.group(1)] if edge else []}]}))
+    if name == "GroundedAnswer" and "surveillance covered" in last:  # a PDF's sentence (#81)
+        sid = re.search(r"\[(S\d+)\] Measles surveillance covered", last)
+        return Reply(content=json.dumps({"statements": [
+            {"text": "The surveillance covered every district of the region.", "cite": [sid.group(1)] if sid else []}]}))
     if name == "GroundedAnswer":  # the answer: statements citing ids of this turn's evidence (#14)
         found = dict(re.findall(r"\[(S\d+)\] (Wang Zhizhi joined|He later played)", last))
         ids = {v: k for k, v in found.items()}
@@ -395,3 +401,59 @@ def test_an_image_in_an_upload_loads_nothing_from_another_host(page, ui, tmp_pat
         assert policy and "img-src 'self'" in policy, policy
     finally:
         beacon.shutdown()
+
+
+def _picture_loaded(page, side: bool) -> dict:
+    """The first page picture (served by the app under /evidentia/page-image/) in the side panel or the chat, and
+    whether the browser could load it."""
+    scope = "#side-view-content" if side else "body"
+    page.wait_for_function(f"() => [...document.querySelectorAll('{scope} img')].some(i => i.complete && "
+                           "i.naturalWidth > 0 && i.src.includes('/evidentia/page-image/'))" if side else
+                           f"() => [...document.querySelectorAll('{scope} img')].some(i => i.complete && "
+                           "i.naturalWidth > 0)", timeout=30_000)
+    return page.evaluate(f"() => [...document.querySelectorAll('{scope} img')].map(i => [i.src, i.naturalWidth])")
+
+
+def test_a_pdf_upload_is_read_its_table_checked_and_its_pages_shown(page, ui, tmp_path):
+    """#81: a paper PDF with a results table. The upload says what was found and where, shows the table as
+    printed; a claim about the table is checked with cited cells that carry the page, and a question about the text
+    cites a sentence whose chip shows it highlighted on its page."""
+    from assistant.evals.pdf_render import PaperPage, render_paper_pdf
+
+    pdf = tmp_path / "measles report.pdf"
+    render_paper_pdf(pdf, [
+        PaperPage(heading="1 Surveillance", sentences=[
+            "Measles surveillance covered every district of the region.",
+            "Cases were confirmed by laboratory testing of serum samples."]),
+        PaperPage(heading="2 Results", sentences=["Outbreak counts are given by year in the table below."],
+                  table=([["Year", "Number of cases", "Outbreaks"]],
+                         [["2010", "63", "4"], ["2011", "220", "17"], ["2012", "55", "3"]],
+                         "Table 1: Measles cases by year."))])
+    _upload(page, pdf, "Here is the measles report")
+    page.wait_for_selector("text=1 table found: Table 1 on page 2", timeout=120_000)
+    page.wait_for_selector("text=measles report Table 1", timeout=30_000)
+    _picture_loaded(page, side=False)  # the table as printed, inline under the acknowledgement
+    page.screenshot(path=str(ui[1] / "pdf_upload.png"))
+
+    _send(page, "Is it true that measles cases rose to 220 in 2011?")
+    page.wait_for_selector("text=Supported", timeout=180_000)
+    page.wait_for_selector("#side-view-content", state="hidden", timeout=30_000)
+    _open_citation(page, "T1-R2C2", "Number of cases")
+    page.wait_for_selector("#side-view-content >> text=/measles report.pdf, page 2/", timeout=30_000)
+    pictures = _picture_loaded(page, side=True)
+    assert any("/evidentia/page-image/" in src and width > 0 for src, width in pictures), pictures
+    page.screenshot(path=str(ui[1] / "pdf_claim.png"))
+
+    _send(page, "Which districts did the surveillance cover?")
+    page.wait_for_selector("text=The surveillance covered every district of the region", timeout=180_000)
+    page.wait_for_selector("#side-view-content", state="hidden", timeout=30_000)
+    chip = page.locator("a.element-link", has_text=re.compile(r"^S\d+$")).last
+    chip.wait_for(timeout=60_000)
+    chip.click()
+    page.wait_for_selector("#side-view-content >> text=/measles report.pdf, page 1/", timeout=30_000)
+    page.wait_for_selector("#side-view-content >> text=/section “1 Surveillance”/", timeout=30_000)
+    assert any("/evidentia/page-image/" in src and width > 0 for src, width in _picture_loaded(page, side=True))
+    page.screenshot(path=str(ui[1] / "pdf_sentence.png"))
+    # The picture is its owner's only: without the login cookie the route shows nothing.
+    src = next(src for src, _ in _picture_loaded(page, side=True) if "/evidentia/page-image/" in src)
+    assert httpx.get(src, timeout=10).status_code in (401, 403, 404)
