@@ -34,7 +34,8 @@ def baselines_command(benchmarks: tuple[str, ...]) -> None:
 
 
 def _attach() -> None:
-    from assistant.evals import (chat_eval, kg_eval, kg_harvest_eval, kg_relations_eval, pubmedqa_eval, rules_eval,
+    from assistant.evals import (chat_eval, kg_eval, kg_harvest_eval, kg_relations_eval, pdf_eval, pubmedqa_eval,
+                                 rules_eval,
                                  readme_numbers, recompute, retrieval_eval, tables_eval)
 
     tables_eval.register(eval_group)
@@ -47,6 +48,7 @@ def _attach() -> None:
     readme_numbers.register(eval_group)
     chat_eval.register(eval_group)
     rules_eval.register(eval_group)
+    pdf_eval.register(eval_group)
 
 
 _attach()

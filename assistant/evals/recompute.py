@@ -238,6 +238,8 @@ def recompute_report(path: Path, eval_dir: Path, kb_dir: Path) -> RecomputeResul
         return recompute_chat(name, report)
     if name == "rules":
         return recompute_rules(name, report, Path(path).parent, Path(eval_dir), Path(kb_dir))
+    if name == "pdf":
+        return recompute_pdf(name, report, Path(path).parent)
     missing = [key for key in ("predictions", "item_ids") if not report.get(key)]
     if missing or not has_gold_loader(name):
         return no_log_result(name, report, missing or ["a gold-label loader for this benchmark"])
@@ -469,6 +471,20 @@ def recompute_rules(name: str, report: dict, logs_dir: Path, eval_dir: Path, kb_
                     rows += [compared(f"{key} {sub}", metric, v, (got or {}).get(metric)) for metric, v in value.items()]
                 else:
                     rows.append(compared(key, sub, value, got))
+    return RecomputeResult(name, status_of(rows), rows)
+
+
+def recompute_pdf(name: str, report: dict, logs_dir: Path) -> RecomputeResult:
+    """The PDF reading evaluation (assistant/evals/pdf_eval.py): every figure summarised again from its log."""
+    from assistant.evals.pdf_eval import LOG_NAME, summarise
+
+    path = logs_dir / LOG_NAME
+    if not path.exists():
+        return no_log_result(name, report, [str(path)])
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    figures = summarise(records, tuple(report.get("styles") or ()))
+    rows = [compared(variant, metric, value, figures.get(variant, {}).get(metric))
+            for variant, published in report.get("variants", {}).items() for metric, value in published.items()]
     return RecomputeResult(name, status_of(rows), rows)
 
 
