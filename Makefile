@@ -9,7 +9,7 @@ export EVIDENTIA_EVAL_DATA_DIR ?= $(SHARED)/eval-data
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: run test install install-test browser model server-up unit bench clean-server lock docs
+.PHONY: run test install install-test browser ocr model server-up unit bench clean-server lock docs
 
 LOCKS := assistant/locks
 APP_LOCK := $(LOCKS)/app.txt
@@ -37,11 +37,16 @@ run: install
 	$(BIN)/evidentia run
 
 # Command 2: the test suite, with the real served model (started here if none runs).
-test: install browser model
+test: install browser ocr model
 	bash .ci/test.sh
 
 browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+# Debian's tesseract reads scanned PDF uploads (kb/_pdf_words.py); the app runs without it and says so, the tests
+# read a scanned page with it.
+ocr:
+	@command -v tesseract >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr; }
 
 model: install
 	$(BIN)/evidentia model install
