@@ -218,16 +218,6 @@ def add_doc(deps, session: Session, path: Path) -> str:
 PROGRESS_PAGES = 10  # a shorter file is read before a progress line would help
 
 
-def parse_doc_command(line: str) -> Path:
-    """``/doc PATH`` (quote a path with spaces) -> the path of an existing file."""
-    parts = _command_arguments(line, "doc")
-    if len(parts) != 1:
-        raise click.ClickException("Use /doc PATH (quote a path with spaces).")
-    if not Path(parts[0]).is_file():
-        raise click.ClickException(f"No file {parts[0]}.")
-    return Path(parts[0])
-
-
 def _command_arguments(line: str, command: str) -> list[str]:
     """The words after a ``/command`` (shell quoting: a quoted name may hold spaces)."""
     try:
@@ -236,11 +226,11 @@ def _command_arguments(line: str, command: str) -> list[str]:
         raise click.ClickException(f"Could not read the /{command} command: {exc}") from exc
 
 
-def parse_text_command(line: str) -> Path:
-    """``/text PATH`` (quote a path with spaces) -> the path of an existing file."""
-    parts = _command_arguments(line, "text")
+def parse_file_command(line: str, command: str) -> Path:
+    """``/text PATH`` or ``/doc PATH`` (quote a path with spaces) -> the path of an existing file."""
+    parts = _command_arguments(line, command)
     if len(parts) != 1:
-        raise click.ClickException("Use /text PATH (quote a path with spaces).")
+        raise click.ClickException(f"Use /{command} PATH (quote a path with spaces).")
     if not Path(parts[0]).is_file():
         raise click.ClickException(f"No file {parts[0]}.")
     return Path(parts[0])
@@ -341,13 +331,13 @@ def chat_turns(runner: asyncio.Runner, deps, bot) -> None:
             continue
         if line == "/doc" or line.startswith("/doc "):
             try:
-                click.echo(add_doc(deps, bot.session, parse_doc_command(line)))
+                click.echo(add_doc(deps, bot.session, parse_file_command(line, "doc")))
             except Exception as exc:  # noqa: BLE001 - show any read problem and keep chatting
                 click.secho(str(exc), fg="red")
             continue
         if line == "/text" or line.startswith("/text "):
             try:
-                click.echo(add_text(deps, bot.session, parse_text_command(line)))
+                click.echo(add_text(deps, bot.session, parse_file_command(line, "text")))
             except Exception as exc:  # noqa: BLE001 - show any load problem and keep chatting
                 click.secho(str(exc), fg="red")
             continue
