@@ -30,6 +30,9 @@ PARA_GAP = 1.45  # a line pitch this many times the usual one starts a new parag
 USUAL_LEADING = 1.2  # line pitch over type size in most typesetting; assumed where too few lines say otherwise
 MIN_PITCH_SAMPLES = 8  # fewer pairs of lines than this in the whole text are too few to tell the usual pitch
 INDENT = 8.0  # a line indented this much more than the one above, after a full stop, starts a paragraph
+MARKER_ROOM = 0.5  # a list marker would have fit on the line above when it left the marker's width and this
+#                    share of the type size (a space, and some) free before the right edge: a break made on purpose
+MARKER_INDENT = 0.3  # a marker line starting this share of the type size off where the paragraph's lines start
 SHORT_LINE = 0.15  # a line stopping this share of the block's width short, after a full stop, ends a paragraph
 HEADING_SIZE_STEP = 1.0  # type this much larger than the body's marks a heading; a change this big a new paragraph
 HEADING_MAX_WORDS = 12
@@ -46,7 +49,8 @@ _REFERENCES = re.compile(r"^(?:\d{1,2}\.?\s+|[IVX]{1,5}\.\s+)?(?:references?|bib
                          r"works\s+cited|reference\s+list|references\s+and\s+notes)\s*:?$", re.I)
 _CAPTION_START = re.compile(r"^(?:Table|TABLE|Figure|FIGURE|Fig\.)\s+[0-9IVXLC]")  # a caption is a paragraph
 _EDGE_NUMBER = re.compile(r"^\d{1,4}\b|\b\d{1,4}$")  # a page number at either end of a running header
-# an item of a list ("• ...", "2) ...", "(b) ..."), its own paragraph; not "al. found" wrapped from "et"
+# an item of a list ("• ...", "2) ...", "(b) ..."), its own paragraph unless the paragraph only wrapped there (see
+# _list_item); not "al. found" wrapped from "et"
 _BULLET = re.compile(r"^(?:[•◦▪▫●○■□‣⁃∙·*–—-]|\(?\d{1,2}[.)]|\(?[a-z]\))\s")
 _SENTENCE_END = re.compile(r"[.!?:][\"'”’)\]]*$")
 
@@ -225,9 +229,11 @@ def _paragraphs(blocks: list[_Block], stats: _Stats) -> tuple[list[_Para], int |
     A paragraph that runs off the end of a column or page goes on in the next unless its last line ended a
     sentence."""
     paras: list[_Para] = []
+    edge: _Edge | None = None  # the block before's
     for block in blocks:
         left = min(line.x0 for line in block.lines)
         right = max(line.x1 for line in block.lines)
+        before, edge = edge, _Edge(left, right, _edge_reached(block.lines, left, right))
         prev: _Line | None = None
         for line in block.lines:
             if _REFERENCES.match(line.text):
@@ -236,9 +242,10 @@ def _paragraphs(blocks: list[_Block], stats: _Stats) -> tuple[list[_Para], int |
             if cur is None or cur.heading:
                 starts = True
             elif prev is None:  # the first line of a column or page
-                starts = _breaks_across(cur.lines[-1], line)
+                starts = _breaks_across(cur.lines[-1], line, before)
             else:
-                starts = _breaks(prev, line, stats, left, right)
+                wrap_x0 = left if prev is cur.lines[0] else prev.x0  # where a wrapped line of the paragraph starts
+                starts = _breaks(prev, line, stats, edge, wrap_x0)
             if _is_heading(line, stats, starts, right - left):
                 if cur and cur.heading and prev is not None and _continues_heading(cur.lines[-1], line):
                     cur.lines.append(line)
@@ -252,23 +259,57 @@ def _paragraphs(blocks: list[_Block], stats: _Stats) -> tuple[list[_Para], int |
     return paras, None
 
 
-def _breaks_across(last: _Line, line: _Line) -> bool:
+@dataclass
+class _Edge:
+    """A block's left and right edges, and whether its right edge is one that text wraps at: lines that are not
+    list items reach it (a list of short items alone has no such edge; its longest item is no wrapped line)."""
+
+    left: float
+    right: float
+    wraps: bool
+
+
+def _edge_reached(lines: list[_Line], left: float, right: float) -> bool:
+    return sum(1 for line in lines if right - line.x1 <= SHORT_LINE * (right - left)
+               and not _BULLET.match(line.text)) >= 2
+
+
+def _list_item(prev: _Line, line: _Line, edge: _Edge | None, wrap_x0: float | None) -> bool:
+    """Whether ``line``, which starts with a list marker ("1)", "2.", "•"), starts a list item rather than being
+    where a paragraph wrapped ("... the factors were: 1) education ..."): the line above it ended clearly short of
+    the right edge (the marker would have fit there, so the break was made on purpose), or the marker line starts
+    elsewhere than the paragraph's wrapped lines do (a list indented, or the items' lines hung under the text)."""
+    if edge is None or not edge.wraps:
+        return True
+    marker = line.words[0]
+    if edge.right - prev.x1 > marker.x1 - marker.x0 + MARKER_ROOM * line.size:
+        return True
+    return wrap_x0 is not None and abs(line.x0 - wrap_x0) > MARKER_INDENT * line.size
+
+
+def _breaks_across(last: _Line, line: _Line, edge: _Edge | None) -> bool:
     """Whether ``line``, the first of a column or page, starts a new paragraph after ``last``, the last line
-    before it: the vertical gap says nothing here, so only a finished sentence, a list item or new type do."""
-    if abs(line.size - last.size) >= HEADING_SIZE_STEP or _BULLET.match(line.text):
+    before it (``edge``: its block's): the vertical gap says nothing here, so only a finished sentence, a list item
+    or new type do."""
+    if abs(line.size - last.size) >= HEADING_SIZE_STEP:
+        return True
+    if _BULLET.match(line.text) and _list_item(last, line, edge, None):
         return True
     return bool(_SENTENCE_END.search(last.text))
 
 
-def _breaks(prev: _Line, line: _Line, stats: _Stats, left: float, right: float) -> bool:
+def _breaks(prev: _Line, line: _Line, stats: _Stats, edge: _Edge, wrap_x0: float) -> bool:
     """Whether ``line`` starts a new paragraph after ``prev`` in the same block."""
     pitch = line.top - prev.top
     if pitch <= 0 or pitch > PARA_GAP * stats.pitch:
         return True
-    if abs(line.size - prev.size) >= HEADING_SIZE_STEP or _BULLET.match(line.text):
+    if abs(line.size - prev.size) >= HEADING_SIZE_STEP:
+        return True
+    if _BULLET.match(line.text) and _list_item(prev, line, edge, wrap_x0):
         return True
     if not _SENTENCE_END.search(prev.text):
         return False
+    left, right = edge.left, edge.right
     return (line.x0 - prev.x0 >= INDENT or right - prev.x1 > SHORT_LINE * (right - left)
             or bool(_CAPTION_START.match(line.text)))
 

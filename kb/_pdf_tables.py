@@ -19,14 +19,20 @@ from kb.document_model import Box, DocTable
 # PDF points unless said otherwise
 RULE_MIN_WIDTH = 40.0  # horizontal rules shorter than this are underlines, not table rules
 RULE_ALIGN = 6.0  # the rules of one booktabs table start and end within this of each other
-TABLE_COL_GAP = 6.0  # in a table without vertical rules, columns are apart by a clear strip at least this wide
-SHORT_CELL_WORDS = 6  # a text-found table's cells are mostly this short; prose is not
+TABLE_COL_GAP = 6.0  # in a table without vertical rules, columns are apart by a clear strip at least this wide...
+COL_GAP_EM = 0.5  # ...or this share of the type size where that is less: a word space is about 0.25-0.33 of it,
+#                   and cells padded 3 pt a side leave only 6 pt between the text of two columns
+SHORT_CELL_WORDS = 6  # a text-found table's cells' lines are mostly this short; prose's are not
 PROSE_CELL_WORDS = 40  # a "cell" this long is a paragraph: a grid of mostly such cells is ruled prose
 LONG_CELL_SHARE = 0.3  # ...more than this share of longer cells and it is prose laid out in columns
 CAPTION_MAX_GAP = 48.0  # a caption lies within this many points above or below its table
 UNRULED_MAX_GAP = 2.5  # rows of a table without rules are no further apart than this many line heights
 WRAPPED_PITCH = 0.8  # a line this much closer to the one above than rows usually are continues its cell
+LEADING_SPREAD = 0.1  # pitches within this share of the smallest one are the type's leading (a cell's lines)...
+ROW_PADDING = 0.25  # ...when others are at least this share of the type size more: rows set apart by padding
+CONTINUING_SHARE = 0.75  # the leading-pitched lines are a wrapped cell's lines if this share of them look it
 SPAN_COVER = 0.5  # a header phrase over this share of a further column's width spans it (a merged cell)
+BOLD_BODY_SHARE = 0.5  # a header set in bold over a body of which more than this share of the words is not
 CENTRED = 0.1  # a top-row phrase whose middle is this near (share of their width) two columns' middle spans both
 
 _CAPTION = re.compile(r"^(?:Table|TABLE)\s+([0-9]{1,3}[A-Za-z]?|[IVXLC]{1,6})\b")
@@ -74,7 +80,8 @@ def _plausible(grid: list[list[str | None]], *, strict: bool) -> bool:
         return False
     if not strict:
         return True
-    long = sum(1 for cell in cells if len(cell.split()) > SHORT_CELL_WORDS)
+    # judged by a cell's lines: a table's narrow columns wrap a long cell into short lines; prose has long ones
+    long = sum(1 for cell in cells if max(len(line.split()) for line in cell.split("\n")) > SHORT_CELL_WORDS)
     full_rows = sum(1 for row in rows if sum(1 for cell in row if cell) >= 2)
     return long <= LONG_CELL_SHARE * len(cells) and full_rows >= 2
 
@@ -139,14 +146,25 @@ def _rows_under(caption, page: _Page) -> list["_Line"]:
         if line.top - above > (UNRULED_MAX_GAP * max(line.height, 1.0) if rows else CAPTION_MAX_GAP):
             break
         if len(_segments(line.words, TABLE_COL_GAP)) < 2:
-            prose = line.x1 - line.x0 > 0.5 * page.width or (len(line.words) >= 3 and _SENTENCE_END.search(
-                line.text))
-            if rows and prose:  # a line of prose: the table has ended
-                break
             if not rows:  # the caption's own second line
                 continue
+            if _prose(line, rows, page.width):  # the table has ended
+                break
         rows.append(line)
     return rows if len(rows) >= 2 else []
+
+
+def _prose(line: "_Line", rows: list["_Line"], width: float) -> bool:
+    """Whether a line of one phrase under the rows of a table without rules is prose after the table (wide, or a
+    sentence's end) rather than a wrapped cell's next line: that starts right of the table's left edge (under a
+    later column), or lies closer to the line above than the rows lie apart (the leading inside a cell)."""
+    if line.x1 - line.x0 > 0.5 * width:
+        return True
+    pitches = [b.top - a.top for a, b in zip(rows, rows[1:])]
+    if line.x0 > min(row.x0 for row in rows) + TABLE_COL_GAP or (
+            pitches and line.top - rows[-1].top < WRAPPED_PITCH * max(pitches)):
+        return False
+    return len(line.words) >= 3 and bool(_SENTENCE_END.search(line.text))
 
 
 # -- a grid from the words of a table without vertical rules --------------------------------------------------
@@ -154,51 +172,136 @@ def _rows_under(caption, page: _Page) -> list["_Line"]:
 def _grid_from_words(words: list[_Word]) -> list[list[str | None]]:
     """A grid from a table drawn without vertical rules. Rows are lines (a line set closer than the rows are
     apart continues the cell above it, wrapped); columns are the x-ranges that clear vertical strips
-    (TABLE_COL_GAP wide) separate, judged below the header rows (which bridge or widen them). Each phrase goes to
+    (:func:`_column_gap` wide) separate, judged below the header rows (which bridge or widen them). Each phrase goes to
     the column it starts in; a header phrase merged over further columns (centred over two, or across most of
     one) marks those cells None, as pdfplumber does for a ruled table."""
-    rows = _wrapped_rows(_group_lines(words))
+    gap = _column_gap(words)
+    rows = _wrapped_rows(_group_lines(words), gap)
     if len(rows) < 2:
         return []
     # the most columns, and of those the ones seen below the most rows: the header's cells bridge or widen them
-    candidates = [_column_ranges(rows[k:]) for k in range(min(3, len(rows) - 1))]
+    candidates = [_column_ranges(rows[k:], gap) for k in range(min(3, len(rows) - 1))]
     columns = candidates[max(range(len(candidates)), key=lambda k: (len(candidates[k]), k))]
     if len(columns) < 2:
         return []
     grid: list[list[str | None]] = []
     for r, row in enumerate(rows):
-        cells: list[list[str]] = [[] for _ in columns]
+        cells: list[list[list[str]]] = [[] for _ in columns]  # each cell's lines, each line's phrases
         merged: set[int] = set()
-        for line in row:
-            for phrase in _segments(line.words, TABLE_COL_GAP):
+        for n, line in enumerate(row):
+            for phrase in _segments(line.words, gap):
                 x0, x1 = phrase[0].x0, max(w.x1 for w in phrase)
                 home, spanned = ((r == 0 and _centred_over_two(x0, x1, columns, max(w.x1 for w in words)))
                                  or _place(x0, x1, columns))
-                cells[home].append(" ".join(w.text for w in phrase))
+                if len(cells[home]) <= n:
+                    cells[home] += [[] for _ in range(n + 1 - len(cells[home]))]
+                cells[home][n].append(" ".join(w.text for w in phrase))
                 merged.update(spanned)
-        grid.append([None if k in merged and not cell else " ".join(cell) for k, cell in enumerate(cells)])
+        # a wrapped cell's lines joined by a line break, as pdfplumber gives a ruled cell's
+        grid.append([None if k in merged and not cell else "\n".join(" ".join(p) for p in cell if p)
+                     for k, cell in enumerate(cells)])
     return grid
 
 
-def _wrapped_rows(lines: list["_Line"]) -> list[list["_Line"]]:
-    """Lines into table rows: a line whose pitch from the one above is well under the usual row pitch is a
-    wrapped cell's next line (rows are set apart by padding; a cell's lines by the type's leading)."""
-    pitches = sorted(b.top - a.top for a, b in zip(lines, lines[1:]))
-    usual = pitches[len(pitches) // 2] if pitches else 0.0
+def _column_gap(words: list[_Word]) -> float:
+    """The least clear strip between two columns of a table in these words' type."""
+    sizes = sorted(w.size for w in words)
+    return min(TABLE_COL_GAP, COL_GAP_EM * sizes[len(sizes) // 2]) if sizes else TABLE_COL_GAP
+
+
+def _wrapped_rows(lines: list["_Line"], gap: float = TABLE_COL_GAP) -> list[list["_Line"]]:
+    """Lines into table rows: a wrapped cell's further lines join the row of its first line.
+
+    Inside a cell, lines are the type's leading apart; rows are further apart by the cells' padding. So when the
+    pitches from line to line form two groups, a tight one (the leading) and a loose one, the lines a tight pitch
+    below the line above are wrapped cells' lines, if most of those lines look it (:func:`_continues`: text only
+    under cells of their row, in fewer of them or not under the row's label, no number under a number; then also
+    the few that do not, a row whose every cell wraps); where they do not (a table that only sets its header
+    further apart, or groups of rows), they are rows. Without two groups, a line well under the usual pitch below
+    the one above still continues it (a table with few wrapped cells, whose usual pitch is the rows')."""
+    pitches = [b.top - a.top for a, b in zip(lines, lines[1:])]
+    usual = sorted(pitches)[len(pitches) // 2] if pitches else 0.0
+    joins = [pitch < WRAPPED_PITCH * usual for pitch in pitches]
+    tight = _leading(pitches, lines)
+    if tight is not None:
+        columns = _line_columns(lines, gap)
+        filled = [_filled(line, columns, gap) for line in lines]
+        candidates, continuing = 0, []
+        start = 0  # the first line of the row being read
+        for i, pitch in enumerate(pitches, start=1):
+            if pitch <= tight:
+                candidates += 1
+                cont = _continues(filled[start:i], filled[i])
+                continuing.append(cont)
+                if not cont:
+                    start = i
+            else:
+                continuing.append(False)
+                start = i
+        if sum(continuing) >= CONTINUING_SHARE * candidates:  # the tight pitch is the leading: every such line
+            joins = [join or pitch <= tight for join, pitch in zip(joins, pitches)]  # (a row whose cells all wrap)
     rows: list[list[_Line]] = []
-    for line in lines:
-        if rows and line.top - rows[-1][-1].top < WRAPPED_PITCH * usual:
+    for i, line in enumerate(lines):
+        if rows and joins[i - 1]:
             rows[-1].append(line)
         else:
             rows.append([line])
     return rows
 
 
-def _column_ranges(rows: list[list["_Line"]]) -> list[tuple[float, float]]:
+def _leading(pitches: list[float], lines: list["_Line"]) -> float | None:
+    """The largest pitch that is still the type's leading, when the pitches fall into that and a looser group
+    (rows set apart by padding): those within LEADING_SPREAD of the smallest pitch, if some other is at least
+    ROW_PADDING (of the type size) larger than them. None when the pitches are all alike."""
+    sizes = sorted(w.size for line in lines for w in line.words)
+    size = sizes[len(sizes) // 2] if sizes else 0.0
+    real = [p for p in pitches if p > 0.5 * size]  # lines a hair apart are one line split by a raised mark
+    if not real:
+        return None
+    tight = min(real) * (1 + LEADING_SPREAD)
+    loose = [p for p in real if p > tight]
+    if not loose or min(loose) - tight < ROW_PADDING * size:
+        return None
+    return tight
+
+
+def _line_columns(lines: list["_Line"], gap: float) -> list[tuple[float, float]]:
+    """The columns as :func:`_grid_from_words` finds them, from the lines before they are rows."""
+    candidates = [_column_ranges([[line] for line in lines[k:]], gap) for k in range(min(3, max(1, len(lines) - 1)))]
+    return candidates[max(range(len(candidates)), key=lambda k: (len(candidates[k]), k))]
+
+
+def _filled(line: "_Line", columns: list[tuple[float, float]], gap: float) -> dict[int, str]:
+    """The text of each column a line has text in (by where each phrase starts)."""
+    out: dict[int, str] = {}
+    for phrase in _segments(line.words, gap):
+        home, _spanned = _place(phrase[0].x0, max(w.x1 for w in phrase), columns)
+        out[home] = (out[home] + " " if home in out else "") + " ".join(w.text for w in phrase)
+    return out
+
+
+def _continues(row_filled: list[dict[int, str]], filled: dict[int, str]) -> bool:
+    """Whether a line (``filled``: its text by column) a tight pitch under a row (``row_filled``: its lines' text
+    by column) looks like the next line of the row's wrapped cells: it has text only in columns the row has text
+    in, in fewer columns than the row's first line or not in the first column (the row's label; a cell that wraps
+    is a long one, rarely every cell of a row), and puts no number under a number of one word (two values stacked
+    in a column are two rows'; a number with spaces, "+855 31 234 5678", may wrap)."""
+    if not filled:
+        return False
+    above = set().union(*row_filled)
+    first = row_filled[0]
+    if not set(filled) <= above or (0 in filled and len(filled) >= len(first)):
+        return False
+    last = row_filled[-1]
+    return not any(k in last and _NUMERIC.match(last[k]) and " " not in last[k] and _NUMERIC.match(text)
+                   for k, text in filled.items())
+
+
+def _column_ranges(rows: list[list["_Line"]], gap: float = TABLE_COL_GAP) -> list[tuple[float, float]]:
     spans = sorted((w.x0, w.x1) for row in rows for line in row for w in line.words)
     merged: list[list[float]] = []
     for x0, x1 in spans:
-        if merged and x0 - merged[-1][1] < TABLE_COL_GAP:
+        if merged and x0 - merged[-1][1] < gap:
             merged[-1][1] = max(merged[-1][1], x1)
         else:
             merged.append([x0, x1])
@@ -273,7 +376,19 @@ def _doc_table(grid: list[list[str | None]], bbox, page: _Page, index: int) -> D
     label = f"Table {match.group(1)}" if match else f"Table {index}"
     x0, top, x1, bottom = bbox
     return DocTable(label=label, caption=caption, page=page.number, grid=cells, header_rows=header_rows,
+                    header_marked=_bold_header(cells, header_rows,
+                                                [w for w in page.table_words if _contains(bbox, w.middle)]),
                     bbox=Box(page=page.number, x0=x0, top=top, x1=x1, bottom=bottom))
+
+
+def _bold_header(cells: list[list[str]], header_rows: int, words: list[_Word]) -> bool:
+    """Whether the table's header rows are set in bold over a body that is mostly not: every word of the header is
+    one of the table's bold words, and most words of the body are among its plain ones."""
+    head = {t for row in cells[:header_rows] for cell in row for t in cell.split()}
+    body = {t for row in cells[header_rows:] for cell in row for t in cell.split()}
+    bold = {w.text for w in words if w.bold}
+    plain = {w.text for w in words if not w.bold}
+    return bool(head) and bool(body) and head <= bold and len(body & plain) > BOLD_BODY_SHARE * len(body)
 
 
 def _header_rows(cells: list[list[str | None]]) -> int:

@@ -15,13 +15,13 @@ import math
 import re
 import subprocess
 import tempfile
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
 from kb._pdf_render import MAX_RENDER_PIXELS
+from kb.glyphs import normalise_glyphs
 
 # PDF points unless said otherwise
 WORD_GAP = 0.15  # letters further apart than this share of their type size are two words (for PDFs that
@@ -31,7 +31,6 @@ OCR_DPI = 300
 PDFIUM_LINE_END_HYPHEN = 2  # pdfium's code for a hyphen that ends a line
 _CID = re.compile(r"\(cid:\d+\)")  # pdfminer's stand-in for a glyph it cannot map to a character
 _BOLD = re.compile(r"Bold|Black|Heavy|Semibold|Demi", re.I)
-_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200e\u200f\u2060\ufeff"))  # soft hyphen, zero-width, marks
 
 
 @dataclass(slots=True)
@@ -107,6 +106,7 @@ class _Page:
     words: list[_Word] = field(default_factory=list)
     lines: list["_Line"] = field(default_factory=list)
     tables: list[tuple[list[list[str | None]], tuple[float, float, float, float]]] = field(default_factory=list)
+    table_words: list[_Word] = field(default_factory=list)  # the words inside the tables, out of ``words``
     sideways: bool = False  # words across the page's reading direction were left out
     offpage: bool = False  # words outside the page's box were left out
     undecoded: bool = False  # glyphs without a character map were left out
@@ -175,8 +175,9 @@ def _to_reading_frame(box: tuple[float, float, float, float], direction: str, wi
 
 
 def _clean(text: str) -> str:
-    """NFKC (ﬁ→fi, full-width digits → ASCII), without soft hyphens, zero-width marks or control characters."""
-    text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
+    """:func:`kb.glyphs.normalise_glyphs` (ﬁ→fi, odd spaces → space, full-width digits → ASCII, no soft hyphens or
+    zero-width marks; "²", "⁵", "½", "µ" kept, unlike NFKC), without control characters."""
+    text = normalise_glyphs(text)
     return "".join(ch for ch in text if ch >= " " and not 0x7f <= ord(ch) < 0xa0)
 
 

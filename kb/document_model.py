@@ -56,6 +56,9 @@ class DocTable(BaseModel):
     bbox: Box | None = None
     grid: list[list[str]]
     header_rows: int = 1  # how many leading rows of ``grid`` are header (multi-row headers are joined by the reader)
+    # the document itself sets those rows apart as a header (bold over a plain body): they are column names even
+    # where they read as numbers ("Recall | 0.1 | 0.2"), which an unmarked first row would not be taken for
+    header_marked: bool = False
 
 
 class ReadDocument(BaseModel):

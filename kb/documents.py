@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable
 from kb.document_model import DocTable, DocumentError, ReadDocument
 from kb.table_html import split_html_header
 from kb.table_model import Table
-from kb.table_normalise import table_from_grid
+from kb.table_normalise import merge_header_rows, table_from_grid
 from kb.tables import safe_table_name
 
 DOCUMENT_SUFFIXES = {".pdf", ".docx", ".docm"}
@@ -91,13 +91,18 @@ def tables_of(doc: ReadDocument, *, settings: Any = None,
     as one (no rows under its header) is left out and said in ``doc.notes``.
 
     Multi-row headers are joined as the HTML reader joins a ``<thead>`` of several rows ("Model / Acc." ->
-    "Model Acc."), and each table's title is its caption, its source the file and page."""
+    "Model Acc."), and each table's title is its caption, its source the file and page. Header rows that read as
+    numbers are taken for data, unless the document marks them as its header (``DocTable.header_marked``)."""
     names = list(existing_names)
     out: list[tuple[DocTable, Table]] = []
     for found in doc.tables:
         where = f"page {found.page}" if found.page else ""
         try:
-            header, body, _merged = split_html_header(found.grid, max(found.header_rows, 0))
+            head = max(found.header_rows, 0)
+            if found.header_marked and 0 < head < len(found.grid):
+                header, body = merge_header_rows(found.grid[:head]), found.grid[head:]
+            else:
+                header, body, _merged = split_html_header(found.grid, head)
             if not body:
                 raise DocumentError("no rows under its header")
             name = safe_table_name(table_name_for(doc.name, found), names)

@@ -23,6 +23,7 @@ from pathlib import Path
 from lxml import etree
 
 from kb.document_model import DocTable, DocumentError, ReadDocument, TextSpan
+from kb.glyphs import normalise_glyphs
 from kb.table_html import split_html_header
 
 
@@ -424,7 +425,7 @@ def _run_text(r, walk: _Walk) -> str:
     for child in r.iterchildren():
         tag = child.tag
         if tag == _q("t"):
-            out.append(child.text or "")
+            out.append(normalise_glyphs(child.text or ""))  # as the PDF reader does: ﬁ -> fi, "²" kept
         elif tag in (_q("tab"), _q("ptab")):
             out.append("\t")
         elif tag in (_q("br"), _q("cr")):

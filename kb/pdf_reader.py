@@ -401,7 +401,9 @@ def _read_words_and_tables(plumber_page, page: _Page, limits: PdfLimits) -> None
         if page.direction == "ltr":
             page.tables = _find_tables(plumber_page, page)
             inside = [bbox for _grid, bbox in page.tables]
-            page.words = [w for w in page.words if not any(_contains(bbox, w.middle) for bbox in inside)]
+            in_table = [any(_contains(bbox, w.middle) for bbox in inside) for w in page.words]
+            page.table_words = [w for w, t in zip(page.words, in_table) if t]
+            page.words = [w for w, t in zip(page.words, in_table) if not t]
     finally:
         plumber_page.close()  # frees pdfplumber's caches of this page's objects
 

@@ -123,6 +123,74 @@ def hyphen_ligature_doc(path: Path) -> bool:
     return ligatures
 
 
+SUPERSCRIPTS = ("Chi\u00b2 was 4.2 at 10\u2075 cells per m\u00b2; \u00bd of the samples were H\u2082O at 37\u00b0C "
+                "(5 \u00b5g).")
+
+
+def superscripts_doc(path: Path) -> bool:
+    """A line with superscript, subscript and fraction digits, µ and °, drawn in DejaVu (which has them all) where
+    the font is on the machine. True when drawn."""
+    if not DEJAVU.exists():
+        return False
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    pdfmetrics.registerFont(TTFont("DejaVuSans", str(DEJAVU)))
+    c = canvas.Canvas(str(path), pagesize=letter)
+    c.setFont("DejaVuSans", 10)
+    c.drawString(MARGIN, H - 100, SUPERSCRIPTS)
+    c.showPage()
+    c.save()
+    return True
+
+
+# A paragraph that happens to wrap before "1)" and "2.", set justified so that every line but its last reaches
+# the right edge, as a typesetter sets it: one paragraph, not list items.
+WRAPPED_MARKERS = ["In the survey the participants named the factors that had shaped their choices, and they had:",
+                   "1) education and 2) income in mind far more often than age. The results of stage one were",
+                   "confirmed in every clinic, and then again in much larger numbers in the follow up of stage",
+                   "2. The analysis weighted each answer by the size of the clinic."]
+# Lists set as lists: items on lines of their own, the line before each one short; and items whose lines hang
+# under their text, the line before the next item reaching the right edge.
+SHORT_LIST = ["The risk factors were:", "1) education", "2) income", "3) age over 65 years"]
+HANGING_LIST = [("(a)", ["The first item is long enough that it runs on to a second line which is set",
+                             "flush with its text and reaches the right edge of the column as well."]),
+                ("(b)", ["The second item is short."])]
+
+
+def _justified(c: canvas.Canvas, lines: list[str], x: float, y: float, width: float | None, *,
+               last_too: bool = False, size: float = 10, leading: float = 13) -> float:
+    """Lines drawn as given, each but the last (or every one, with ``last_too``) stretched to ``width`` by its word
+    spacing (none stretched without a width); the baseline below the last line."""
+    for i, line in enumerate(lines):
+        t = c.beginText(x, y)
+        t.setFont("Helvetica", size)
+        gaps = line.count(" ")
+        stretch = width is not None and gaps and (last_too or i < len(lines) - 1)
+        # the word spacing is part of the graphics state: it is set on every line, 0 where not stretched
+        t.setWordSpace((width - c.stringWidth(line, "Helvetica", size)) / gaps if stretch else 0)
+        t.textLine(line)
+        c.drawText(t)
+        y -= leading
+    return y
+
+
+def list_markers_doc(path: Path) -> None:
+    """:data:`WRAPPED_MARKERS` as one justified paragraph, then :data:`SHORT_LIST` and :data:`HANGING_LIST`."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    width = max(stringWidth(line, "Helvetica", 10) for line in WRAPPED_MARKERS) + 4
+    c = canvas.Canvas(str(path), pagesize=letter)
+    y = _justified(c, WRAPPED_MARKERS, MARGIN, H - 100, width)
+    y = _justified(c, SHORT_LIST, MARGIN, y - 10, None)
+    for marker, lines in HANGING_LIST:
+        c.setFont("Helvetica", 10)
+        c.drawString(MARGIN, y, marker)
+        y = _justified(c, lines, MARGIN + 18, y, width - 18, last_too=len(lines) > 1)
+    c.showPage()
+    c.save()
+
+
 REFERENCE_ENTRY = "Smith J, Zebra K. Zebra outcomes in the wild. Lancet. 2020;395:1-9."
 
 
@@ -224,6 +292,26 @@ def booktabs_spans_doc(path: Path) -> None:
     _text(c, "Deaths were fewer with the statin.", MARGIN, y - 30 - h, W - 2 * MARGIN)
     c.showPage()
     c.save()
+
+
+# A table whose long cells wrap onto two to four lines inside their cells (drawn by the evaluation's renderer, in
+# each rule style): a title that wraps and ends a sentence, notes of fifteen words, numbers with spaces, a wrapped
+# header, a row without a title, and a row whose every cell wraps.
+WRAPPED_HEADER = ["Title", "Year", "Director", "Studio", "Catalogue numbers", "Country of first release", "Notes"]
+WRAPPED_ROWS = [
+    ["The Long Road (director's cut, restored).", "1998", "Anna Maria Holt", "North Film Studio Company",
+     "+44 20 7946 0018 +44 20 7946 0019", "United Kingdom",
+     "Nominated for a regional award after a long festival run across three countries that year"],
+    ["Harbour Lights", "2001", "Anna Maria Holt", "North Film Studio Company", "0042", "Ireland",
+     "Won the critics prize; the film was later restored and shown again at the national archive"],
+    ["", "2003", "Jon Berg", "Coastline Pictures", "0057", "Norway", "Uncredited"],
+    ["Winter Field", "2007", "Jon Berg", "Coastline Pictures", "0061 0062", "Norway",
+     "Voice only, recorded in two sessions during the summer break between the two seasons of filming"],
+    ["A Very Long Film Title That Needs Two Lines Of Its Own", "2009", "Maria Dolores Fernandez Ortega",
+     "South Coast Independent Studios", "+34 91 123 4567 +34 91 765 4321", "Spain and Portugal",
+     "Shot on location in the north over six weeks with a small local crew and borrowed lights"],
+    ["Glass House", "2010", "Jon Berg", "Coastline Pictures", "0077", "Sweden", ""],
+]
 
 
 def plain_doc(path: Path, pages: int = 1, text: str = "A plain sentence about the trial.") -> None:

@@ -112,6 +112,23 @@ def test_caption_below_table_and_text_before_first_heading(tmp_path):
     assert doc.notes == []
 
 
+def test_text_is_normalised_as_the_pdf_reader_does(tmp_path):
+    # the one rule of kb.glyphs: ligatures spelled out, odd spaces made spaces, soft hyphens dropped; "²", "⁵",
+    # "½", "µ" and "°" kept (NFKC would make "Chi²" "Chi2" and "10⁵" "105")
+    d = docx.Document()
+    d.add_paragraph("The \ufb01ndings: Chi\u00b2 = 4.2 at 10\u2075 cells, \u00bd dose of 5\u00a0\u00b5g at 37\u00b0C, "
+                    "evi\u00addence.")
+    t = d.add_table(rows=2, cols=2)
+    for r, row in enumerate([["Area", "Dose"], ["12\u2009m\u00b2", "\u00bd\u00a0tablet"]]):
+        for c, v in enumerate(row):
+            t.cell(r, c).text = v
+    d.save(tmp_path / "glyphs.docx")
+    doc = read_docx(tmp_path / "glyphs.docx")
+    assert doc.text == ("The findings: Chi\u00b2 = 4.2 at 10\u2075 cells, \u00bd dose of 5 \u00b5g at 37\u00b0C, "
+                        "evidence.")
+    assert doc.tables[0].grid == [["Area", "Dose"], ["12 m\u00b2", "\u00bd tablet"]]
+
+
 def _docx_bytes(build=None) -> bytes:
     d = docx.Document()
     d.add_paragraph("Hello.")

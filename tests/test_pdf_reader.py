@@ -17,8 +17,10 @@ import time
 
 import pytest
 
+from assistant.evals.pdf_render import render_table_pdf
 from kb import _pdf_tables, _pdf_words, pdf_reader
 from kb.document_model import DocumentError, ReadDocument
+from kb.glyphs import normalise_glyphs
 from kb.ingest import split_sentences
 from kb.pdf_reader import PdfLimits, read_pdf, render_page_region, render_table_image
 from tests import pdf_corpus as corpus
@@ -182,6 +184,32 @@ def test_word_text_is_normalised():
     assert _pdf_words._clean("\uff11\uff12%") == "12%"  # full-width digits
 
 
+def test_the_glyph_normaliser_changes_only_what_is_drawn_another_way():
+    # NFKC would read "Chi²" as "Chi2", "10⁵" as "105", "½" as "1⁄2" and "µ" as Greek mu: numbers changed silently
+    assert normalise_glyphs("\ufb00 \ufb01 \ufb02 \ufb03 \ufb04 \ufb05 \ufb06") == "ff fi fl ffi ffl st st"
+    assert normalise_glyphs("soft\u00adhyphen zero\u200bwidth\ufeff") == "softhyphen zerowidth"
+    assert normalise_glyphs("10\u00a0mg 5\u2009kg 3\u202fh a\u2002b\u3000c") == "10 mg 5 kg 3 h a b c"
+    kept = "Chi\u00b2 10\u2075 m\u00b2 H\u2082O \u00bd \u00bc \u2153 5 \u00b5g 37\u00b0C \u2126 \u212b x\u00b3 \u2160"
+    assert normalise_glyphs(kept) == kept
+    assert normalise_glyphs("tab\tand\nnewline") == "tab\tand\nnewline"  # the Word reader's breaks stay
+
+
+@pytest.mark.skipif(not corpus.DEJAVU.exists(), reason="the DejaVu font is not installed here")
+def test_superscripts_fractions_and_micro_are_read_as_drawn(folder):
+    _path, doc = _read(folder, "superscripts.pdf", corpus.superscripts_doc)
+    assert doc.text == corpus.SUPERSCRIPTS  # "Chi²", "10⁵", "m²", "½", "H₂O", "µ", "°" as drawn
+
+
+def test_a_paragraph_wrapped_before_a_number_is_not_a_list(folder):
+    _path, doc = _read(folder, "list_markers.pdf", corpus.list_markers_doc)
+    paragraphs = doc.text.split("\n\n")
+    assert paragraphs[0] == " ".join(corpus.WRAPPED_MARKERS)  # "had: 1) education", "stage 2. The": one paragraph
+    # lists set as lists are still items: after a short line, or where the items' lines hang under their text
+    assert paragraphs[1:5] == corpus.SHORT_LIST
+    assert paragraphs[5:] == [f"{marker} {' '.join(lines)}" for marker, lines in corpus.HANGING_LIST]
+    _check_offsets(doc)
+
+
 # -- 4. references ---------------------------------------------------------------------------------------------
 
 def test_the_reference_list_is_left_out(folder):
@@ -228,6 +256,49 @@ def test_a_booktabs_header_merged_over_two_columns_and_a_wrapped_cell(folder):
     [table] = doc.tables
     assert table.grid == corpus.SPANNED and table.header_rows == 2 and table.label == "Table 5"
     assert "wraps onto" not in doc.text and "Deaths were fewer with the statin." in doc.text
+
+
+@pytest.mark.parametrize("style", ["booktabs", "plain", "ruled"])
+def test_cells_that_wrap_onto_several_lines_stay_one_row(folder, style):
+    # without rules, a wrapped cell's lines are a row's only by their spacing: the leading inside a cell, the
+    # cells' padding between rows (here most lines of the table are a wrapped cell's, so the rows' pitch is rare)
+    path = folder / f"wrapped_{style}.pdf"
+    render_table_pdf(path, [corpus.WRAPPED_HEADER], corpus.WRAPPED_ROWS, style=style, caption="Table 7: Films")
+    doc = read_pdf(path, limits=LIMITS)
+    [table] = doc.tables
+    assert table.grid == [corpus.WRAPPED_HEADER] + corpus.WRAPPED_ROWS and table.label == "Table 7"
+
+
+NUMBER_HEADER = ["Recall", "0.1", "0.2", "0.3", "AUC"]
+NUMBER_ROWS = [["d=1", "0.602", "0.487", "0.403", "0.367"], ["d=8", "0.650", "0.519", "0.422", "0.405"]]
+
+
+@pytest.mark.parametrize("style", ["ruled", "booktabs", "plain"])
+def test_a_bold_header_of_numbers_is_the_header(folder, style):
+    # "0.1 | 0.2 | 0.3" as column names read as numbers, which an unmarked first row would be taken for data by;
+    # set in bold over a plain body, they are the document's header
+    from kb.documents import tables_of
+
+    path = folder / f"number_header_{style}.pdf"
+    render_table_pdf(path, [NUMBER_HEADER], NUMBER_ROWS, style=style, caption="Table 2: Recall by threshold")
+    doc = read_pdf(path, limits=LIMITS)
+    [found] = doc.tables
+    assert found.header_marked and found.grid == [NUMBER_HEADER] + NUMBER_ROWS
+    [(_found, table)] = tables_of(doc)
+    assert list(table.columns) == NUMBER_HEADER and [list(r) for r in table.rows] == NUMBER_ROWS
+
+
+def test_a_header_is_marked_only_when_bold_over_a_plain_body():
+    def word(text, bold):
+        return _pdf_words._Word(text, 0, 0, 1, 1, 9, bold, 1, (0, 0, 1, 1))
+
+    cells = [["Recall", "0.1"], ["d=1", "0.602"]]
+    assert _pdf_tables._bold_header(cells, 1, [word("Recall", True), word("0.1", True), word("d=1", False),
+                                               word("0.602", False)])
+    assert not _pdf_tables._bold_header(cells, 1, [word(t, False) for t in ("Recall", "0.1", "d=1", "0.602")])
+    assert not _pdf_tables._bold_header(cells, 1, [word(t, True) for t in ("Recall", "0.1", "d=1", "0.602")])
+    assert not _pdf_tables._bold_header(cells, 1, [word("Recall", True), word("0.1", False), word("d=1", False),
+                                                   word("0.602", False)])
 
 
 def test_header_rows_and_plausibility_rules():
