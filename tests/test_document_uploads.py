@@ -160,3 +160,17 @@ def test_a_docx_is_read_with_its_sections_and_table(deps, tmp_path):
     at = stored.document.text.find(PAGE2[1])
     assert stored.where(at, at + 10) == "section “Results”"
     assert session.tables["trial Table 1"].rows == [["Pharmacist-led", "624"], ["Usual care", "624"]]
+
+
+def test_the_cli_lists_a_cited_cell_with_its_file_and_page(capsys):
+    from assistant.answer.turn import TurnResult
+    from assistant.cli.chat_cli import print_evidence
+
+    ledger = EvidenceLedger()
+    cell = ledger.add_cell("lakeview Table 2", 1, 3, "18.4", source="Table 2: Blood pressure at twelve months.",
+                           header="Fall (mmHg)", where="lakeview.pdf, page 2")
+    result = TurnResult(answer=f"**Supported** [{cell.id}]", status="verified", intent=None, evidence=ledger.items(),
+                        cited=[cell.id], invalid=[], steps=[], timings={"total_s": 1.0})
+    print_evidence(result)
+    out = capsys.readouterr().out
+    assert f"[{cell.id}] 18.4  — Table 2: Blood pressure at twelve months., lakeview.pdf, page 2" in out

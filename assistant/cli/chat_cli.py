@@ -109,7 +109,9 @@ def print_evidence(result: TurnResult, hooks: TerminalHooks | None = None) -> No
     if cited:
         click.echo("\nEvidence cited:")
         for ev in cited:
-            click.echo(f"  [{ev.id}] {ev.text}" + (f"  — {ev.source}" if ev.source else ""))
+            where = ev.meta.get("where") if ev.kind == "cell" else ""  # a cell's file, and a document's page
+            source = ", ".join(x for x in (ev.source, where if where != ev.source else "") if x)
+            click.echo(f"  [{ev.id}] {ev.text}" + (f"  — {source}" if source else ""))
 
 
 def build(settings: Settings, conversation: str | None):
