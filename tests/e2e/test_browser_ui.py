@@ -420,6 +420,13 @@ def test_a_pdf_upload_is_read_its_table_checked_and_its_pages_shown(page, ui, tm
     cites a sentence whose chip shows it highlighted on its page."""
     from assistant.evals.pdf_render import PaperPage, render_paper_pdf
 
+    # A new chat: the earlier tests' conversation holds a measles CSV with the same columns, which a claim about
+    # measles would be routed to (it was, in the full run).
+    page.goto(ui[0])
+    page.wait_for_selector("text=A science question", timeout=60_000)
+    # An upload sent as the first thing after a page load can vanish (see _upload): a first turn settles the page.
+    _send(page, "When did Wang Zhizhi join the NBA?")
+    page.wait_for_selector("text=joined the NBA in 2001", timeout=120_000)
     pdf = tmp_path / "measles report.pdf"
     render_paper_pdf(pdf, [
         PaperPage(heading="1 Surveillance", sentences=[
