@@ -325,21 +325,12 @@ def chat_turns(runner: asyncio.Runner, deps, bot) -> None:
             continue
         if line in ("/quit", "/exit"):
             break
-        if line == "/table" or line.startswith("/table "):
+        loaders = {"/table": lambda: add_table_file(deps, bot.session, *parse_table_command(line)),
+                   "/doc": lambda: add_doc(deps, bot.session, parse_file_command(line, "doc")),
+                   "/text": lambda: add_text(deps, bot.session, parse_file_command(line, "text"))}
+        if (load := loaders.get(line.partition(" ")[0])) is not None:
             try:
-                click.echo(add_table_file(deps, bot.session, *parse_table_command(line)))
-            except Exception as exc:  # noqa: BLE001 - show any load problem and keep chatting
-                click.secho(str(exc), fg="red")
-            continue
-        if line == "/doc" or line.startswith("/doc "):
-            try:
-                click.echo(add_doc(deps, bot.session, parse_file_command(line, "doc")))
-            except Exception as exc:  # noqa: BLE001 - show any read problem and keep chatting
-                click.secho(str(exc), fg="red")
-            continue
-        if line == "/text" or line.startswith("/text "):
-            try:
-                click.echo(add_text(deps, bot.session, parse_file_command(line, "text")))
+                click.echo(load())
             except Exception as exc:  # noqa: BLE001 - show any load problem and keep chatting
                 click.secho(str(exc), fg="red")
             continue

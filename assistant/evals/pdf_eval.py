@@ -266,7 +266,7 @@ def run_text(settings, log: list[dict], *, seed: int, papers: int, echo=print) -
 def _squeeze_map(text: str) -> list[int]:
     """For each character of the whitespace-collapsed text, its offset in ``text``."""
     out, prev_space = [], True
-    for i, ch in enumerate(text.strip() and text):
+    for i, ch in enumerate(text):
         if ch.isspace():
             if not prev_space:
                 out.append(i)

@@ -128,7 +128,8 @@ def add_document_file(deps, session: Session, path: Path, *, name: str | None = 
         raise DocumentError(f"{label} has no text or tables that could be read.")
     # Kept beside the memory database, so a page can still be shown after a restart; named by content, so the
     # user's file name never becomes a path.
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:24]
+    with path.open("rb") as fh:  # streamed: an upload may be 50 MB
+        digest = hashlib.file_digest(fh, "sha256").hexdigest()[:24]
     folder = deps.memory.document_dir(session.conversation_id)
     folder.mkdir(parents=True, exist_ok=True)
     kept = folder / f"{digest}{'.pdf' if doc.kind == 'pdf' else '.docx'}"
