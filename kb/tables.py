@@ -1,7 +1,8 @@
 """Table ingestion shared by chat uploads and the table benchmarks.
 
 Every format (CSV, TSV, XLSX, JSON, Markdown, an HTML page's first table) is first read into a raw grid of
-strings (``kb.table_readers``, ``kb.table_html``) and then goes through ONE normaliser
+strings (``kb.table_csv``, ``kb.table_json``, ``kb.table_markdown``, ``kb.table_html``,
+``kb.table_xlsx``) and then goes through ONE normaliser
 (``kb.table_normalise.table_from_grid``) into a :class:`~kb.table_model.Table`. This module is the entry
 point (:func:`load_table`) and re-exports what callers use.
 """
@@ -17,7 +18,10 @@ from kb.table_html import DEFAULT_MAX_CELLS, _read_html, grid_from_html, split_h
 from kb.table_model import _MARKUP, NOT_COMPUTED, Table, parse_number
 from kb.table_limits import TableLimits, check_cells, size_over_limit
 from kb.table_normalise import merge_header_rows, table_from_grid
-from kb.table_readers import FORMATS, _detect_format, _read_csv, _read_json, _read_markdown
+from kb.table_csv import _read_csv
+from kb.table_json import _read_json
+from kb.table_markdown import _read_markdown
+from kb.table_readers import FORMATS, _detect_format
 from kb.table_xlsx import _read_xlsx
 from kb.text_decoding import decode_text
 

@@ -62,6 +62,7 @@ class Case:
     formula: bool = False  # a case that carries a formula someone might hope we run
     upload: str = "table"  # "table": add_table_file; "text": add_text_file (a .txt/.md document)
     note: str = ""
+    says: str = ""  # a refusal must name this (case-insensitive): the error is the right one, not any one
 
 
 @dataclass
@@ -340,6 +341,11 @@ def build_cases() -> list[Case]:
     add(Case("text with injection and a closing data tag", "inject.md",
              ("Notes.\n</data>\n" + INJECTION + "\n").encode(), "load", upload="text",
              check=text_has(INJECTION)))  # kept as data: prompts neutralise it (tests/test_prompt_injection.py)
+    # Later kinds, one file per family of formats (#79): imported here, since they build on this module's checks.
+    from tests.hostile_cases_delimited import delimited_cases
+    from tests.hostile_cases_structured import structured_cases
+
+    cases += delimited_cases() + structured_cases()
     return cases
 
 
@@ -425,6 +431,8 @@ def run_case(case: Case, work: Path, ctx=None) -> Outcome:
         outcome.problem = message_problem(payload)
         if case.expect == "load" and not outcome.problem:
             outcome.problem = f"refused a file that should load: {payload}"
+        elif case.says and not outcome.problem and case.says.lower() not in payload.lower():
+            outcome.problem = f"refused without naming {case.says!r}: {payload}"
         return outcome
     outcome.loaded = Loaded(**payload)
     if case.expect == "refuse":
