@@ -461,8 +461,25 @@ def run_corpus(work: Path, cases: list[Case] | None = None) -> dict:
         "silently_wrong_or_unclear": sum(o.kind in ("loaded", "refused") and o.problem is not None for o in outcomes),
         "max_seconds": max(o.seconds for o in outcomes),
         "max_rss_mb": max(o.rss_mb for o in outcomes),
+        "slowest_case": max(outcomes, key=lambda o: o.seconds).case,
+        "by_class": classes(outcomes),
         "outcomes": outcomes,
     }
+
+
+def classes(outcomes: list[Outcome]) -> dict[str, int]:
+    """Each outcome in one class: loaded right, refused clearly, or what went wrong (the issue's classes)."""
+    def one(o: Outcome) -> str:
+        if o.kind in ("crashed", "hung", "over_memory"):
+            return o.kind
+        if o.problem is None:
+            return "loaded_right" if o.kind == "loaded" else "refused_clearly"
+        return "silently_wrong" if o.kind == "loaded" else "refused_wrongly_or_unclearly"
+    counted = {k: 0 for k in ("loaded_right", "refused_clearly", "silently_wrong", "refused_wrongly_or_unclearly",
+                              "crashed", "hung", "over_memory")}
+    for o in outcomes:
+        counted[one(o)] += 1
+    return counted
 
 
 def counts(result: dict) -> dict[str, int]:
@@ -483,6 +500,8 @@ def write_summary(result: dict, path: Path) -> Path:
         "rss_limit_mb": RSS_LIMIT_MB,
         "max_seconds": round(result["max_seconds"], 3),
         "max_rss_mb": round(result["max_rss_mb"], 1),
+        "slowest_case": result["slowest_case"],
+        "by_class": result["by_class"],
         "outcomes": [{"case": o.case, "kind": o.kind, "seconds": round(o.seconds, 3), "rss_mb": round(o.rss_mb, 1),
                       "message": o.message[:500], "problem": o.problem} for o in result["outcomes"]],
     }

@@ -1,4 +1,4 @@
-"""68 malformed and hostile uploads (tables and texts): each loads right or gets one clear message,
+"""At least 150 malformed and hostile uploads (tables and texts): each loads right or gets one clear message,
 within 10 s and 500 MB (#17).
 
 The corpus and the harness are in tests/hostile_uploads.py; each case runs in its own process.
@@ -42,6 +42,18 @@ def test_the_summary_records_the_counts(corpus):
     assert summary["tried"] == len(CASES) == len(summary["outcomes"])
     assert counts(corpus) == {"tried": len(CASES), "crashes_or_hangs": 0, "formulas_executed": 0, "silently_wrong": 0}
     assert any(c.upload == "text" for c in CASES)
+    assert summary["by_class"]["loaded_right"] + summary["by_class"]["refused_clearly"] == len(CASES)
+    assert summary["slowest_case"] in {c.name for c in CASES}
+
+
+def test_each_outcome_falls_in_one_class():
+    from tests.hostile_uploads import Outcome, classes
+
+    got = classes([Outcome("a", "loaded", 0.1, 1.0), Outcome("b", "refused", 0.1, 1.0),
+                   Outcome("c", "loaded", 0.1, 1.0, problem="cell 'x' read as 'y'"),
+                   Outcome("d", "refused", 0.1, 1.0, problem="raw exception text"), Outcome("e", "hung", 10, 0)])
+    assert got["loaded_right"] == got["refused_clearly"] == got["silently_wrong"] == 1
+    assert got["refused_wrongly_or_unclearly"] == got["hung"] == 1 and got["crashed"] == 0
 
 
 @pytest.mark.parametrize("case", [c.name for c in CASES])

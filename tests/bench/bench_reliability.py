@@ -63,6 +63,7 @@ def main() -> None:
         "hostile_upload_wrong_or_unclear": (corpus["silently_wrong_or_unclear"], "count"),
         "hostile_upload_max_s": (corpus["max_seconds"], "s"),
         "hostile_upload_max_rss_mb": (corpus["max_rss_mb"], "MB"),
+        **{f"hostile_uploads_{k}": (v, "count") for k, v in corpus["by_class"].items()},
         "formulas_executed": (corpus["formulas_executed"], "count"),
         "cross_user_reads": (users["cross_user_reads"], "count"),
         "cross_user_attempts": (len(users["attempts"]), "count"),
@@ -83,7 +84,8 @@ How each count was made (all in one run of this script; `tests/bench/bench_relia
   re-opened from disk. Stored outcomes: {sorted(set(lost['stored_outcomes'].values()))}.
 - **Hostile uploads**: the corpus of tests/hostile_uploads.py, each case through `add_table_file` in its own process
   (limits 10 s, 500 MB). A case counts as *wrong or unclear* if it loaded wrong content or was refused with a message
-  that is not one plain sentence. Slowest {corpus['max_seconds']:.2f} s, peak RSS {corpus['max_rss_mb']:.0f} MB
+  that is not one plain sentence (or one that does not name what the case expects). By class: {corpus['by_class']}.
+  Slowest {corpus['max_seconds']:.2f} s ({corpus['slowest_case']!r}), peak RSS {corpus['max_rss_mb']:.0f} MB
   (the process's own baseline included).
 - **Formulas executed**: formula cells must come back as the value Excel saved, or as their text marked
   "not computed"; a computed value or a canary file counts.
