@@ -17,7 +17,7 @@ import secrets
 import tempfile
 import threading
 import time
-from collections import defaultdict, deque
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Literal
 
@@ -39,41 +39,51 @@ def login_mode(settings: Settings, accounts: Accounts) -> LoginMode:
 
 @dataclass
 class LoginLimiter:
-    """Failed logins per user name and in total, over a sliding window; too many and logins wait.
+    """Failed logins over a sliding window, per user name; too many under one name and that name waits.
 
-    A locked name is refused even with the right password until the window has passed, so guessing
-    gets at most ``per_name`` tries a minute per name and ``overall`` tries a minute in all.
+    A name with ``per_name`` failures in the window is refused, even with the right password, until they age
+    out: guessing gets at most ``per_name`` tries a minute per name. Failures under other names never lock a name
+    out, so a flood of wrong names (or wrong passwords for someone else) cannot keep the others from logging in
+    (#79: 50 failures under any names used to lock every user out, correct passwords included).
+
+    ``overall`` is a ceiling on failures in all, and it binds only names that have failed themselves in this
+    window: under a flood, each attacked name gets one try a window instead of ``per_name``, while a name with no
+    recent failure (the people who type their password right) is never refused. Chainlit's login callback is not
+    given the request, so there is no per-address limit; behind a proxy every user would share one address anyway.
     """
 
     per_name: int = 5
     overall: int = 50
     window_s: float = 60.0
     clock: Callable[[], float] = time.monotonic
-    _by_name: dict[str, deque] = field(default_factory=lambda: defaultdict(deque))
-    _all: deque = field(default_factory=deque)
+    _by_name: dict[str, int] = field(default_factory=dict)  # failures in the window, per case-folded name
+    _failures: deque = field(default_factory=deque)  # (time, name) of each failure in the window, oldest first
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def _trim(self, q: deque, now: float) -> None:
-        while q and now - q[0] > self.window_s:
-            q.popleft()
+    def _expire(self, now: float) -> None:
+        # Each failure is forgotten once, oldest first, so a flood of guessed names costs O(1) a try and the
+        # memory held is the failures of one window (argon2's cost bounds how many that can be).
+        while self._failures and now - self._failures[0][0] > self.window_s:
+            _, name = self._failures.popleft()
+            left = self._by_name[name] - 1
+            if left:
+                self._by_name[name] = left
+            else:
+                del self._by_name[name]
 
     def allowed(self, name: str) -> bool:
-        now = self.clock()
         with self._lock:
-            # Forget names whose failures have all expired, so guessed names cannot pile up in memory; at most
-            # ``overall`` failures are recorded per window, so this sweep stays short.
-            for stale in [k for k, q in self._by_name.items() if now - q[-1] > self.window_s]:
-                del self._by_name[stale]
-            q = self._by_name.get(name.casefold(), deque())
-            self._trim(q, now)
-            self._trim(self._all, now)
-            return len(q) < self.per_name and len(self._all) < self.overall
+            self._expire(self.clock())
+            mine = self._by_name.get(name.casefold(), 0)
+            return mine == 0 or (mine < self.per_name and len(self._failures) < self.overall)
 
     def failed(self, name: str) -> None:
         now = self.clock()
         with self._lock:
-            self._by_name[name.casefold()].append(now)
-            self._all.append(now)
+            self._expire(now)
+            key = name.casefold()
+            self._failures.append((now, key))
+            self._by_name[key] = self._by_name.get(key, 0) + 1
 
 
 def single_user_password_since(settings: Settings) -> float:
