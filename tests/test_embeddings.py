@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kb.embeddings import Embedder, PackedEncoder, cpu_has_bf16
+from kb.cpu import cpu_has_bf16
+from kb.embeddings import Embedder, PackedEncoder
 
 
 @pytest.fixture(scope="module")

@@ -96,15 +96,19 @@ def serve_cmd(no_install: bool) -> None:
 def status_cmd(as_json: bool) -> None:
     """What is installed, where, and whether the server answers."""
     from assistant.model.provision import is_installed, read_model_info
-    from assistant.model.serving import (VENV_MARKER, ServingError, fit_format_to_cpu, has_cuda, installed_formats,
-                                   resolve_model_format, served_models, venv_python)
+    from assistant.evals.report import DOCS_DIR
+    from assistant.model.serving import (VENV_MARKER, ServingError, compute_plan, fit_format_to_cpu, has_cuda,
+                                         installed_formats, measured_speed, resolve_model_format, served_models,
+                                         venv_python)
+    from kb.cpu import cpu_flags, describe_cpu, instruction_set_summary
 
     s = _settings()
     problem = ""
+    cuda = has_cuda()
     if is_installed(s.default_model_dir):  # what `serve --no-install` would load: bf16 if the default copy is missing
         s = resolve_model_format(s, install=False, echo=lambda _: None)
         python = venv_python(s.vllm_venv_dir)
-        if python.exists() and not has_cuda():  # and bf16 where this CPU has no 4-bit kernel
+        if python.exists() and not cuda:  # and bf16 where this CPU has no 4-bit kernel
             try:
                 s = fit_format_to_cpu(s, python, echo=lambda _: None, probe=False)
             except ServingError as exc:
@@ -130,6 +134,9 @@ def status_cmd(as_json: bool) -> None:
         "server_up": models is not None,
         "served_models": models or [],
         "log": str(s.logs_dir / "vllm.log"),
+        "cpu": describe_cpu(),
+        "computes_with": "the external server's own choice" if s.llm_base_url else compute_plan(s, cuda=cuda),
+        "measured_speed": measured_speed(DOCS_DIR, instruction_set_summary(cpu_flags())),
     }
     if problem:
         status["model_format_problem"] = problem

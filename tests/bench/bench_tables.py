@@ -150,7 +150,7 @@ def main() -> None:
     torch.set_num_threads(other_threads)
     other_times, _, _ = bench_filter(embedder, items, "cosine")
     torch.set_num_threads(args.threads)
-    from kb.embeddings import cpu_has_bf16
+    from kb.cpu import cpu_has_bf16
 
     packed = embedder._packed_encoder() is not None if cpu_has_bf16() else False
     same_kept = kept_like_float32(embedder, items)
