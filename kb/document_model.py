@@ -8,6 +8,7 @@ pages are numbered from 1 as people cite them.
 from __future__ import annotations
 
 from bisect import bisect_right
+from functools import cached_property
 
 from pydantic import BaseModel, Field
 
@@ -74,10 +75,15 @@ class ReadDocument(BaseModel):
     notes: list[str] = Field(default_factory=list)
     ocr: bool = False  # the text came from OCR (tesseract), not a text layer
 
+    @cached_property
+    def _span_starts(self) -> list[int]:
+        # Built once per reading: every cited sentence asks for its page, and a 500-page paper has ~10^4 spans.
+        # (A reading is not changed after it is made; a changed span list would need a new ReadDocument.)
+        return [s.start for s in self.spans]
+
     def span_at(self, offset: int) -> TextSpan | None:
         """The span holding character ``offset`` of :attr:`text`, or ``None``."""
-        starts = [s.start for s in self.spans]
-        i = bisect_right(starts, offset) - 1
+        i = bisect_right(self._span_starts, offset) - 1
         if i >= 0 and self.spans[i].start <= offset < self.spans[i].end:
             return self.spans[i]
         return None

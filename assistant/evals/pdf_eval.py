@@ -21,6 +21,7 @@ figures recompute from it (``evidentia eval recompute pdf``).
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import random
 import re
@@ -80,9 +81,14 @@ def read_back_tables(pdf: Path, settings: Any) -> list:
 # -- the tables to draw ---------------------------------------------------------------------------
 def scitab_dev_tables(settings, seed: int) -> tuple[list[tuple[str, Any]], list]:
     """(table id, Table) of SciTab's dev claims in seeded order, and those claims."""
+    return _scitab_dev_tables(str(settings.eval_data_dir), seed)
+
+
+@functools.lru_cache(maxsize=2)  # the tables part and the claims part both ask; the split is read once
+def _scitab_dev_tables(eval_data_dir: str, seed: int) -> tuple[list[tuple[str, Any]], list]:
     from assistant.evals.tables_eval import load_split, select_items, table_fingerprint
 
-    items = select_items("scitab", load_split("scitab", Path(settings.eval_data_dir), "dev"), seed=seed,
+    items = select_items("scitab", load_split("scitab", Path(eval_data_dir), "dev"), seed=seed,
                          limit=None, split="dev")
     tables: dict[str, Any] = {}
     for it in items:
