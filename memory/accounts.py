@@ -1,4 +1,5 @@
-"""Login accounts for the web UI, kept in the threads database beside Chainlit's own tables.
+"""Login accounts for the web UI, and the login tokens ended by logging out, kept in the threads database beside
+Chainlit's own tables.
 
 Passwords are stored only as argon2id hashes (argon2-cffi's defaults, which follow RFC 9106); a hash is
 re-computed when the library's parameters have grown since it was made.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import time
 from pathlib import Path
 
 import sqlite_utils
@@ -98,6 +100,25 @@ class Accounts:
                 if not db["evidentia_accounts"].count_where("name = ?", [name]):
                     raise AccountError(f"There is no user {name}.")
                 db["evidentia_accounts"].delete(name)
+        finally:
+            db.conn.close()
+
+    def revoke_login(self, token_id: str, name: str, expires_at: float) -> None:
+        """End one login token (logging out): refused from now on, though its signature stays valid until
+        ``expires_at`` (POSIX seconds). Revocations of tokens that have expired since are dropped here."""
+        db = self._db()
+        try:
+            with db.conn:
+                db["evidentia_revoked_logins"].delete_where("expires_at < ?", [time.time()])
+                db["evidentia_revoked_logins"].upsert({"token_id": token_id, "name": name, "expires_at": expires_at},
+                                                      pk="token_id")
+        finally:
+            db.conn.close()
+
+    def login_revoked(self, token_id: str) -> bool:
+        db = self._db()
+        try:
+            return bool(db["evidentia_revoked_logins"].count_where("token_id = ?", [token_id]))
         finally:
             db.conn.close()
 

@@ -169,3 +169,9 @@ def ui002_accounts(db):
     """Login accounts of the web UI: one argon2 hash per user name (see memory/accounts.py)."""
     db["evidentia_accounts"].create({"name": str, "password_hash": str, "created_at": str, "updated_at": str},
                                     pk="name")
+
+
+@ui_migration
+def ui003_revoked_logins(db):
+    """Login tokens ended by logging out, until they would have expired anyway (see memory/accounts.py)."""
+    db["evidentia_revoked_logins"].create({"token_id": str, "name": str, "expires_at": float}, pk="token_id")

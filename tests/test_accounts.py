@@ -150,7 +150,8 @@ def test_a_login_token_is_valid_only_while_its_name_may_log_in(tmp_path, account
     assert not login_still_valid(settings, accounts, "accounts", "ann", time.time())
     assert login_still_valid(settings, accounts, "single_user", "owner", now)
     assert not login_still_valid(settings, accounts, "single_user", "ann", now)
-    assert login_still_valid(settings, accounts, "local", "local", None)
+    assert login_still_valid(settings, accounts, "local", "local", now)
+    assert not login_still_valid(settings, accounts, "local", "local", None)
     assert not login_still_valid(settings, accounts, "local", "ann", now)
 
 

@@ -204,7 +204,7 @@ def test_migrations_apply_once_and_are_recorded(tmp_path):
                   "session_table_answers"):
         assert db[table].exists(), table
     ui = sqlite_utils.Database(tmp_path / "ui.db")
-    assert migrate(ui, UI_MIGRATIONS) == ["ui001_chainlit_data_layer", "ui002_accounts"]
+    assert migrate(ui, UI_MIGRATIONS) == ["ui001_chainlit_data_layer", "ui002_accounts", "ui003_revoked_logins"]
     assert migrate(ui, UI_MIGRATIONS) == []
     for table in ("users", "threads", "steps", "elements", "feedbacks", "evidentia_accounts"):
         assert ui[table].exists(), table

@@ -29,12 +29,14 @@ the browser call another host.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import ipaddress
 from contextvars import ContextVar
 from typing import Awaitable, Callable
 from urllib.parse import urlsplit
 
 import jwt
+from jwt.utils import base64url_decode
 from chainlit.auth import get_current_user
 from chainlit.auth import reuseable_oauth as token_from_request
 from chainlit.auth.jwt import get_jwt_secret
@@ -45,32 +47,78 @@ from fastapi import Depends, HTTPException
 _request_user: ContextVar[str | None] = ContextVar("evidentia_request_user", default=None)
 
 
-def token_issued_at(token: str | None) -> float | None:
-    """When a (Chainlit-signed) login token was issued; None if it is missing or not one of ours."""
+def _claims(token: str | None) -> dict | None:
+    """The claims of a login token this install signed and that has not expired; None for anything else."""
     if not token or not get_jwt_secret():
         return None
     try:
-        claims = jwt.decode(token, get_jwt_secret(), algorithms=["HS256"])
+        return jwt.decode(token, get_jwt_secret(), algorithms=["HS256"])
     except jwt.InvalidTokenError:
         return None
-    return float(claims["iat"]) if isinstance(claims.get("iat"), (int, float)) else None
 
 
-def account_gate(still_valid: Callable[[str, float | None], bool]) -> Callable[..., Awaitable[object]]:
+def token_issued_at(token: str | None) -> float | None:
+    """When a (Chainlit-signed) login token was issued; None if it is missing or not one of ours."""
+    claims = _claims(token)
+    return float(claims["iat"]) if claims and isinstance(claims.get("iat"), (int, float)) else None
+
+
+def token_id(token: str | None) -> str | None:
+    """A login token's identity, for revoking it: a hash of its signature's bytes, not of the text.
+
+    One signed token can be written more than one way: PyJWT accepts ``=`` padding after a segment (and base64
+    decoders that ignore the spare bits of a segment's last character accept more), so a hash of the text would
+    let a revoked token back in with ``=`` added. The decoded signature is the same for all of them, and the
+    claims cannot change without the secret.
+    """
+    if not token or token.count(".") != 2:
+        return None
+    try:
+        signature = base64url_decode(token.rsplit(".", 1)[1].rstrip("=").encode("ascii"))
+    except (ValueError, UnicodeEncodeError):
+        return None
+    return hashlib.sha256(signature).hexdigest()
+
+
+def revoke_token(token: str | None, revoke: Callable[[str, str, float], None]) -> bool:
+    """End a login token on logout (#79): ``revoke(token_id, name, expires_at)`` records it, and
+    assistant.ui.auth.login_still_valid refuses it from then on. A token that is not a valid one of ours is not
+    recorded (so unsigned requests cannot fill the table). Returns whether one was recorded."""
+    claims = _claims(token)
+    ident = token_id(token)
+    if claims is None or ident is None or not isinstance(claims.get("identifier"), str):
+        return False
+    revoke(ident, claims["identifier"], float(claims.get("exp") or 0.0))
+    return True
+
+
+def account_gate(still_valid: Callable[[str, str | None], bool]) -> Callable[..., Awaitable[object]]:
     """A replacement for Chainlit's ``get_current_user`` dependency that refuses logins no longer valid.
 
     Installed with FastAPI's ``dependency_overrides``, so every route that asks for the current user gets it.
-    ``still_valid(name, issued_at)`` decides (see assistant.ui.auth.login_still_valid).
+    ``still_valid(name, token)`` decides (see assistant.ui.auth.login_still_valid).
     """
 
     async def current_user(token: str | None = Depends(token_from_request)):
         user = await get_current_user(token)
-        if user is not None and not await asyncio.to_thread(still_valid, user.identifier, token_issued_at(token)):
+        if user is not None and not await asyncio.to_thread(still_valid, user.identifier, token):
             raise HTTPException(status_code=401, detail="This login is no longer valid; log in again.")
         _request_user.set(getattr(user, "identifier", None))
         return user
 
     return current_user
+
+
+def refuse_token_exchange(app) -> None:
+    """Chainlit's ``POST /auth/jwt`` trades any token it can verify for a fresh one (for its embeddable copilot,
+    unused here), so a token logged out or from before a password change would come back new, with a new
+    signature and issue time. Evidentia answers that route with 404, ahead of Chainlit's own."""
+    from fastapi.routing import APIRoute
+
+    async def no_exchange():
+        raise HTTPException(status_code=404, detail="Not found")
+
+    app.router.routes.insert(0, APIRoute("/auth/jwt", no_exchange, methods=["POST"]))
 
 
 class OwnedFeedbackDataLayer(SQLAlchemyDataLayer):

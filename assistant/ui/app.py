@@ -46,7 +46,11 @@ from assistant.ui.access import (  # noqa: E402
     account_gate,
     allowed_hosts,
     refuse_exposed_local_mode,
+    refuse_token_exchange,
+    revoke_token,
     socket_origin_check,
+    token_from_request,
+    token_id,
     token_issued_at,
 )
 from assistant.ui.upload_registry import UploadRegistry  # noqa: E402
@@ -156,9 +160,17 @@ else:
 SINGLE_USER_SINCE = single_user_password_since(app_deps().settings) if LOGIN_MODE == "single_user" else 0.0
 
 
-def _login_still_valid(name: str, issued_at: float | None) -> bool:
-    return login_still_valid(app_deps().settings, _accounts, LOGIN_MODE, name, issued_at,
-                             single_user_since=SINGLE_USER_SINCE)
+def _login_still_valid(name: str, token: str | None) -> bool:
+    return login_still_valid(app_deps().settings, _accounts, LOGIN_MODE, name, token_issued_at(token),
+                             single_user_since=SINGLE_USER_SINCE, token_id=token_id(token))
+
+
+@cl.on_logout
+async def end_login(request, response):
+    """Logging out ends the token itself, not only the browser's cookie: a copy of it is refused from now on
+    (#79; it would otherwise stay valid for 15 days)."""
+    await asyncio.to_thread(revoke_token, await token_from_request(request), _accounts.revoke_login)
+    return {"success": True}
 
 
 def _gate_api_to_current_logins() -> None:
@@ -170,6 +182,7 @@ def _gate_api_to_current_logins() -> None:
     from chainlit.server import app as server
 
     server.dependency_overrides[get_current_user] = account_gate(_login_still_valid)
+    refuse_token_exchange(server)  # a logged-out token must not be traded for a fresh one
 
 
 _gate_api_to_current_logins()
@@ -252,7 +265,7 @@ def _assistant() -> Assistant:
         user = cl.user_session.get("user")
         name = getattr(user, "identifier", "local")
         # A socket whose login token outlived its account or password opens no conversation.
-        if not _login_still_valid(name, token_issued_at(cl.context.session.token)):
+        if not _login_still_valid(name, cl.context.session.token):
             raise ConversationAccessError("This login is no longer valid; log out and log in again.")
         session = Session(thread_id, user=name)
         from assistant.cli.chat_cli import restore_session

@@ -111,22 +111,26 @@ def single_user_password_since(settings: Settings) -> float:
 
 
 def login_still_valid(settings: Settings, accounts: Accounts, mode: LoginMode, name: str,
-                      issued_at: float | None, *, single_user_since: float = 0.0) -> bool:
+                      issued_at: float | None, *, single_user_since: float = 0.0, local_since: float = 0.0,
+                      token_id: str | None = None) -> bool:
     """Whether a login token for ``name`` issued at ``issued_at`` (POSIX seconds) may still use the UI.
 
     A token is valid for 15 days whatever happens meanwhile: its account is removed, its password changed
-    because someone else learnt it, or accounts replace the local or single-user mode. So each request
-    re-checks it rather than trusting the signature alone. A token must be from after its password was
-    last set (to the second, as tokens record it: ``single_user_since`` in single-user mode); one whose
-    age is unknown is refused.
+    because someone else learnt it, it is logged out, or accounts replace the local or single-user mode. So each
+    request re-checks it rather than trusting the signature alone. A token must be from after its password was
+    last set (to the second, as tokens record it: ``single_user_since`` in single-user mode, ``local_since``, when
+    this install's local key was made, in the local mode); one whose age is unknown is refused, and so is one
+    logged out (``token_id``, see assistant.ui.access.token_id).
     """
+    if issued_at is None or (token_id is not None and accounts.login_revoked(token_id)):
+        return False
     if mode == "accounts":
         set_at = accounts.password_set_at(name)
-        return set_at is not None and issued_at is not None and issued_at >= int(set_at)
+        return set_at is not None and issued_at >= int(set_at)
     if mode == "single_user":
         return secrets.compare_digest(name.encode(), settings.single_user_name.encode()) and \
-            issued_at is not None and issued_at >= int(single_user_since)
-    return name == "local"
+            issued_at >= int(single_user_since)
+    return name == "local" and issued_at >= int(local_since)
 
 
 def check_login(settings: Settings, accounts: Accounts, limiter: LoginLimiter, mode: LoginMode,
