@@ -236,6 +236,8 @@ def recompute_report(path: Path, eval_dir: Path, kb_dir: Path) -> RecomputeResul
     name = Path(path).stem
     if benchmark_and_split(name)[0] == "chat":
         return recompute_chat(name, report)
+    if benchmark_and_split(name)[0] == "medquad":
+        return recompute_medquad(name, report)
     if name == "rules":
         return recompute_rules(name, report, Path(path).parent, Path(eval_dir), Path(kb_dir))
     if name == "pdf":
@@ -438,6 +440,28 @@ def recompute_chat(name: str, report: dict) -> RecomputeResult:
     published = report.get("variants", {}).get("default", {})
     rows = [compared("default", metric, published.get(metric), figures[metric]) for metric in figures
             if metric in published]
+    return RecomputeResult(name, status_of(rows), rows)
+
+
+def recompute_medquad(name: str, report: dict) -> RecomputeResult:
+    """MedQuAD (#78): our replies and both baselines re-scored from their per-item records, the figures recomputed."""
+    from assistant.evals.medquad_eval import VARIANT, summarise
+
+    per_item = report.get("per_item")
+    if not per_item:
+        return no_log_result(name, report, ["per_item"])
+    listed = set(str(i) for i in report.get("item_ids") or [])
+    stray = sorted(set(per_item) - listed)
+    if stray:
+        return RecomputeResult(name, MISMATCH, [MetricRow("", "per-item records among item_ids", len(per_item),
+                                                          len(per_item) - len(stray), False, ", ".join(stray[:5]))])
+    rows: list[MetricRow] = []
+    logs = {VARIANT: per_item, **(report.get("baseline_per_item") or {})}
+    for variant, records in logs.items():
+        figures = summarise(list(records.values()))
+        published = report.get("variants", {}).get(variant, {})
+        rows += [compared(variant, metric, published.get(metric), figures[metric]) for metric in figures
+                 if metric in published]
     return RecomputeResult(name, status_of(rows), rows)
 
 
