@@ -24,10 +24,10 @@ _EMPHASIS = re.compile(r"^(\*\*|__|\*|_)(?=\S)(?P<body>.*?\S)\1$")
 _NUMBER = re.compile(r"""^
     (?P<open>\()?\s*
     (?P<sign>[+-])?\s*
-    [$€£¥]?\s*
+    (?:[$€£¥]|(?:CHF|EUR|USD|GBP)(?=[\s\d]))?\s*
     (?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d*)?|\.\d+)
     (?:[eE](?P<exp>[+-]?\d+))?
-    \s*%?
+    \s*(?:%|[$€£¥](?![\d.])|(?:CHF|EUR|USD|GBP)\b)?  # "12 %", a currency after the number ("3.50 €")
     \s*(?P<close>\))?
     \s*[*†‡§]*                      # significance stars, daggers
     \s*(?:±\s*\S+)?                  # "12.3 ± 0.4"
@@ -92,6 +92,8 @@ class Table(BaseModel):
     source: str = ""
     sheet: str | None = None
     sheet_names: list[str] = Field(default_factory=list)
+    decimal: str | None = Field(default=None, description="The decimal mark ('.' or ',') that decided how some "
+                                "cell's number was read; None when no cell depended on it. The other is worth offering.")
 
     @property
     def n_rows(self) -> int:

@@ -15,7 +15,7 @@ from typing import Any
 from kb.errors import TableError
 from kb.instructions import instructing_cells
 from kb.table_model import NOT_COMPUTED, Table, _is_year, parse_number
-from kb.table_numbers import convert_decimal_commas
+from kb.table_numbers import NumberMarks, convert_decimal_commas, read_numbers
 
 
 def _limits(settings: Any) -> tuple[int, int]:
@@ -100,6 +100,62 @@ def _second_header_row(grid: list[list[str]]) -> bool:
     return spans
 
 
+# Units written in a row of their own under the column names ("", "mg", "%"). Only these words count: a data row of
+# short codes ("A", "yes") must stay a row.
+_UNIT_WORDS = {
+    "%", "‰", "pct", "percent", "mg", "g", "kg", "t", "µg", "μg", "ug", "mcg", "ng", "l", "ml", "dl", "µl", "cl",
+    "mol", "mmol", "µmol", "nmol", "m", "cm", "mm", "km", "µm", "nm", "m2", "m²", "km2", "km²", "ha", "m3", "m³",
+    "s", "sec", "min", "h", "hr", "hrs", "hours", "day", "days", "wk", "weeks", "mo", "months", "yr",
+    "yrs", "years", "°c", "°f", "°", "k", "kcal", "kj", "w", "kw", "mw", "gw", "kwh", "mwh", "gwh", "twh", "v",
+    "kv", "ma", "hz", "khz", "mhz", "pa", "kpa", "hpa", "mmhg", "bar", "mbar", "eur", "usd", "gbp", "chf",
+    "jpy", "€", "$", "£", "¥", "bn", "mn", "mio", "mrd", "million", "millions", "billion", "billions", "thousand",
+    "thousands", "k€", "m€", "n", "no.", "count", "persons", "people", "cases", "deaths", "iu", "mg/dl",
+    "kg/m²", "kg/m2", "bpm", "db", "ppm", "ppb", "fold",
+}
+_UNIT_FRAME = re.compile(r"^[(\[]\s*(?P<inner>[^()\[\]]{1,24})\s*[)\]]$")
+_LABEL_WORDS = {"unit", "units", "einheit", "unité", "unidad", "unità"}
+
+
+def _unit_text(cell: str) -> str:
+    """ "[°C]" -> "°C", "(mg)" -> "mg", "mg" -> "mg"."""
+    text = cell.strip()
+    framed = _UNIT_FRAME.match(text)
+    return framed.group("inner").strip() if framed else text
+
+
+def _is_unit(cell: str) -> bool:
+    text = cell.strip()
+    if not text or len(text) > 26 or parse_number(text) is not None:
+        return False
+    if _UNIT_FRAME.match(text):
+        return True  # "(mg)", "[°C]": written as a unit
+    parts = re.split(r"\s*(?:/|·|\bper\b)\s*", text.lower())
+    return all(p in _UNIT_WORDS or re.fullmatch(r"10\^?\d+|1000|100,?000", p) for p in parts if p) and any(parts)
+
+
+def _units_row(row: list[str], body: list[list[str]]) -> bool:
+    """Whether ``row``, under the column names, gives their units: every filled cell a unit, at least one over a
+    column of numbers, and the row-naming cells empty (or "Unit")."""
+    filled = [c for c, v in enumerate(row) if v.strip()]
+    if not filled:
+        return False
+    numeric = _numeric_columns(body, len(row)) if body else set()
+    for c, v in enumerate(row):
+        if not v.strip():
+            continue
+        if v.strip().lower() in _LABEL_WORDS and c not in numeric:
+            continue
+        if not _is_unit(v):
+            return False
+    with_units = [c for c in filled if row[c].strip().lower() not in _LABEL_WORDS]
+    if not with_units:
+        return False
+    if not body:  # a header and its units only: the units must be unmistakable
+        return all(_is_unit(row[c]) for c in with_units) and not row[0].strip()
+    return any(c in numeric for c in with_units) and all(c in numeric or _UNIT_FRAME.match(row[c].strip())
+                                                         for c in with_units)
+
+
 def merge_header_rows(rows: list[list[str]]) -> list[str]:
     """Several header rows -> one name per column: the distinct texts from top to bottom, joined
     ("Location …" spanning "SNF" -> "Location … SNF"); a rowspan's repeated text is said once."""
@@ -118,11 +174,16 @@ def merge_header_rows(rows: list[list[str]]) -> list[str]:
 def table_from_grid(grid: list[list[Any]], *, name: str, header: list[Any] | None = None,
                     title: str | None = None, source: str = "", settings: Any = None,
                     notes: list[str] | None = None, sheet: str | None = None,
-                    sheet_names: list[str] | None = None, detect_header: bool = True) -> Table:
+                    sheet_names: list[str] | None = None, detect_header: bool = True,
+                    numbers: NumberMarks | None = None) -> Table:
     """Normalise a raw grid (and an optional explicit header) into a :class:`Table`.
 
     With ``header=None`` the first row is the header unless it looks like data (then names
-    ``Column 1``… are generated); a second header row spanning the first is merged.
+    ``Column 1``… are generated); a second header row spanning the first is merged, and a row of units under
+    it ("", "mg", "%") is attached to the names ("Dose (mg)").
+
+    ``numbers`` reads numbers in any common notation with those marks (:func:`kb.table_numbers.read_numbers`,
+    for uploaded text tables); without it, the older decimal-comma rule applies (benchmarks, documents).
     """
     notes = list(notes or [])
     max_rows, max_cols = _limits(settings)
@@ -146,10 +207,16 @@ def table_from_grid(grid: list[list[Any]], *, name: str, header: list[Any] | Non
         notes.append(f"dropped {dropped} blank row{'s' * (dropped != 1)}")
     rows = kept
     # Before the header is chosen: a first row of "891,1"-style numbers is data, which only the converted form shows.
-    rows, converted = convert_decimal_commas(rows)
-    if converted:
-        notes.append(f"read {converted} number{'s' * (converted != 1)} written with decimal commas (891,1 as 891.1, "
-                     "3.645.000 as 3,645,000); cells show them in that form")
+    decimal = None
+    if numbers is not None:
+        read = read_numbers(rows, numbers)
+        rows, decimal = read.rows, read.decimal
+        notes += read.notes
+    else:
+        rows, converted = convert_decimal_commas(rows)
+        if converted:
+            notes.append(f"read {converted} number{'s' * (converted != 1)} written with decimal commas (891,1 as "
+                         "891.1, 3.645.000 as 3,645,000); cells show them in that form")
     if head is None and not rows:
         raise TableError("The table is empty: no cells with content were found.")
 
@@ -180,6 +247,13 @@ def table_from_grid(grid: list[list[Any]], *, name: str, header: list[Any] | Non
                 head = merge_header_rows([spanned, rows[0]])  # "Year" over "Year" stays "Year"
                 rows = rows[1:]
                 notes.append("merged a two-row header into one row of column names")
+            elif detect_header and rows and _units_row(rows[0], rows[1:]):
+                units = rows.pop(0)
+                units = ["" if u.strip().lower() in _LABEL_WORDS else u for u in units]
+                head = [f"{h} ({_unit_text(u)})" if u.strip() and h.strip() else h or _unit_text(u)
+                        for h, u in zip(head, units)]
+                named = [h for h, u in zip(head, units) if u.strip()]
+                notes.append("read the row under the column names as their units: " + ", ".join(named))
 
     keep_cols = [c for c in range(width) if head[c].strip() or any(r[c].strip() for r in rows)]
     if len(keep_cols) < width:
@@ -224,7 +298,7 @@ def table_from_grid(grid: list[list[Any]], *, name: str, header: list[Any] | Non
                      f"{'are' if len(instructing) != 1 else 'is'} written as instructions to an AI system; "
                      "read as data only, never followed")
     return Table(name=name, title=clean_title(title, name), columns=head, rows=rows, notes=notes,
-                 source=source, sheet=sheet, sheet_names=sheet_names or [])
+                 source=source, sheet=sheet, sheet_names=sheet_names or [], decimal=decimal)
 
 
 # Text a spreadsheet would run: "=1000+2000", "=HYPERLINK(…)", and "+cmd|' /C calc'!A0" or "@SUM(1+1)" (the other

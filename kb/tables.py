@@ -19,11 +19,12 @@ from kb.table_model import _MARKUP, NOT_COMPUTED, Table, parse_number
 from kb.table_limits import TableLimits, check_cells, size_over_limit
 from kb.table_normalise import merge_header_rows, table_from_grid
 from kb.table_csv import _read_csv
+from kb.table_numbers import COMMA, POINT, NumberMarks
 from kb.table_json import _read_json
 from kb.table_markdown import _read_markdown
 from kb.table_readers import FORMATS, _detect_format
 from kb.table_xlsx import _read_xlsx
-from kb.text_decoding import decode_text
+from kb.text_decoding import decode_upload
 
 __all__ = ["FORMATS", "NOT_COMPUTED", "Table", "TableError", "_MARKUP", "grid_from_html", "load_table",
            "merge_header_rows", "parse_number", "safe_table_name", "split_html_header", "table_from_grid"]
@@ -42,13 +43,16 @@ def safe_table_name(name: str, existing: Iterable[str] = ()) -> str:
 
 def load_table(path_or_bytes: str | Path | bytes, *, name: str | None = None, settings: Any = None,
                sheet: str | int | None = None, fmt: str | None = None, title: str | None = None,
-               existing_names: Iterable[str] = ()) -> Table:
+               existing_names: Iterable[str] = (), decimal: str | None = None) -> Table:
     """Read a CSV, TSV, XLSX, JSON or Markdown table, or an HTML page's first table, into a :class:`Table`.
 
     ``name`` is the original file name (it picks the format by suffix and names the table);
     ``settings`` supplies ``table_max_bytes/rows/cols``. The size limit is checked before the
-    file is read, so an oversized upload is refused at once.
+    file is read, so an oversized upload is refused at once. ``decimal`` is the decimal mark of a text table's
+    numbers ("," or "."; None: read it from the cells, and say what was assumed).
     """
+    if decimal not in (None, COMMA, POINT):
+        raise TableError(f"The decimal mark must be ',' or '.', not {decimal!r}.")
     limits = TableLimits.from_settings(settings)
     max_bytes, max_rows, max_cols = limits.max_bytes, limits.max_rows, limits.max_cols
     if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
@@ -75,8 +79,12 @@ def load_table(path_or_bytes: str | Path | bytes, *, name: str | None = None, se
     table_name = safe_table_name(file_name, existing_names)
     source = Path(str(file_name)).name
     notes: list[str] = []
+    if decimal and kind in ("xlsx", "json"):
+        notes.append("the decimal mark asked for applies to text tables (CSV, TSV, Markdown, HTML); this file "
+                     "stores its numbers as numbers")
     if kind == "xlsx":
-        grid, notes, chosen, names = _read_xlsx(data, sheet, limits)
+        grid, more, chosen, names = _read_xlsx(data, sheet, limits)
+        notes += more
         if chosen != names[0]:
             table_name = safe_table_name(f"{Path(file_name).stem} - {chosen}", existing_names)
         if len(names) > 1:
@@ -84,13 +92,17 @@ def load_table(path_or_bytes: str | Path | bytes, *, name: str | None = None, se
                          + ", ".join(n for n in names if n != chosen))
         return table_from_grid(grid, name=table_name, title=title or Path(file_name).stem, source=source,
                                settings=settings, notes=notes, sheet=chosen, sheet_names=names)
-    text, encoding = decode_text(data)
-    if encoding:
-        notes.append(f"decoded the file as {encoding}")
+    decoded = decode_upload(data)
+    text = decoded.text
+    notes += decoded.notes
     if not text.strip():
         raise TableError(f"The file {file_name} is empty.")
     header = None
     caption = None
+    # Numbers in any notation, for text tables: a delimited file's cells are the file's own text; in Markdown and
+    # HTML a reader may join a cell's blocks with spaces, so "12 345" there is only a number when the person says
+    # which mark the file uses. Typed numbers (JSON, XLSX) keep the older rule.
+    numbers = NumberMarks(decimal, None, spaced_thousands=False) if decimal and kind in ("markdown", "html") else None
     if kind == "json":
         grid, header, caption = _read_json(text)
     elif kind == "markdown":
@@ -100,13 +112,14 @@ def load_table(path_or_bytes: str | Path | bytes, *, name: str | None = None, se
                                                                   limits.max_cells))
         notes += more
     else:
-        grid, more = _read_csv(text, "\t" if kind == "tsv" else None, max_rows, limits.max_cells)
-        notes += more
+        read = _read_csv(text, "\t" if kind == "tsv" else None, max_rows, limits.max_cells)
+        grid, caption, numbers = read.grid, read.title, NumberMarks(decimal, read.delimiter)
+        notes += read.notes
     if not grid and not header:
         raise TableError(f"The file {file_name} has no rows.")
     check_cells(grid, limits.max_cells)
     return table_from_grid(grid, name=table_name, header=header, title=title or caption or Path(file_name).stem,
-                           source=source, settings=settings, notes=notes)
+                           source=source, settings=settings, notes=notes, numbers=numbers)
 
 
 def _too_big(size: int, limit: int) -> TableError:

@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -176,14 +177,22 @@ def restore_session(deps, session: Session) -> None:
             log.warning("conversation %s: its last table answer could not be read", session.conversation_id)
 
 
-def add_table_file(deps, session: Session, path: Path, sheet: str | None = None) -> str:
+DECIMAL_MARKS = {"comma": ",", "point": "."}
+
+
+def add_table_file(deps, session: Session, path: Path, sheet: str | None = None, decimal: str | None = None) -> str:
+    """Load a table file; the lines to show. ``decimal``: "comma" or "point" (None: read from the file)."""
     from assistant.ui.uploads import add_table_file as add, describe
 
     replace = None
-    if sheet is not None:  # another sheet of a workbook already loaded replaces it under the same name
+    if sheet is not None or decimal is not None:  # another sheet, or another reading, replaces it under its name
         replace = next((n for n, t in session.tables.items() if t.source == path.name), None)  # source: file name
-    table = add(deps, session, path, sheet=sheet, replace=replace)
-    return describe(table, how_to_switch=f'/table "{path}" SHEET loads another')
+    table = add(deps, session, path, sheet=sheet, replace=replace, decimal=DECIMAL_MARKS.get(decimal or ""))
+    text = describe(table, how_to_switch=f'/table "{path}" SHEET loads another')
+    if getattr(table, "decimal", None):  # its numbers were read with one decimal mark: say how to get the other
+        other = "point" if table.decimal == "," else "comma"
+        text += f"\n  (--decimal {other} reads its numbers with decimal {other}s)"
+    return text
 
 
 def add_text(deps, session: Session, path: Path) -> str:
@@ -238,12 +247,31 @@ def parse_file_command(line: str, command: str) -> Path:
     return Path(parts[0])
 
 
+_DECIMAL_OPTION = re.compile(r"\s--decimal(?:=|\s+)(\S+)")
+
+
+def split_decimal_option(line: str) -> tuple[str, str | None]:
+    """``/table PATH [SHEET] --decimal comma|point`` -> the command without the option, and the mark's name."""
+    m = _DECIMAL_OPTION.search(line)
+    if m is None:
+        return line, None
+    if m.group(1) not in DECIMAL_MARKS:
+        raise click.ClickException("Use --decimal comma or --decimal point.")
+    return line[:m.start()] + line[m.end():], m.group(1)
+
+
 def parse_table_command(line: str) -> tuple[Path, str | None]:
     """``/table PATH [SHEET]`` (quote a path or sheet with spaces) -> (path, sheet)."""
     parts = _command_arguments(line, "table")
     if not parts or len(parts) > 2:
         raise click.ClickException('Use /table PATH or /table PATH SHEET (quote names with spaces).')
     return Path(parts[0]), (parts[1] if len(parts) == 2 else None)
+
+
+def load_table_command(deps, session: Session, line: str) -> str:
+    """``/table PATH [SHEET] [--decimal comma|point]``: the lines to show."""
+    rest, decimal = split_decimal_option(line)
+    return add_table_file(deps, session, *parse_table_command(rest), decimal=decimal)
 
 
 def server_problem(base_url: str) -> str | None:
@@ -325,7 +353,7 @@ def chat_turns(runner: asyncio.Runner, deps, bot) -> None:
             continue
         if line in ("/quit", "/exit"):
             break
-        loaders = {"/table": lambda: add_table_file(deps, bot.session, *parse_table_command(line)),
+        loaders = {"/table": lambda: load_table_command(deps, bot.session, line),
                    "/doc": lambda: add_doc(deps, bot.session, parse_file_command(line, "doc")),
                    "/text": lambda: add_text(deps, bot.session, parse_file_command(line, "text"))}
         if (load := loaders.get(line.partition(" ")[0])) is not None:
@@ -356,6 +384,9 @@ def register(main: click.Group) -> None:
     @click.option("--table", "tables", multiple=True, type=click.Path(exists=True, path_type=Path),
                   help="A table file to check claims against (CSV, TSV, XLSX, JSON, Markdown, HTML).")
     @click.option("--sheet", help="The workbook sheet to load from --table (name or 0-based number).")
+    @click.option("--decimal", type=click.Choice(sorted(DECIMAL_MARKS)),
+                  help="The decimal mark of --table's numbers (CSV, TSV): by default read from the file, and the "
+                       "notes say what was assumed.")
     @click.option("--text", "texts", multiple=True, type=click.Path(exists=True, path_type=Path),
                   help="A .txt or .md text to search beside the knowledge base (kept with the conversation).")
     @click.option("--doc", "docs", multiple=True, type=click.Path(exists=True, path_type=Path),
@@ -363,7 +394,7 @@ def register(main: click.Group) -> None:
                        "conversation).")
     @click.option("--quiet", is_flag=True, help="Do not show the steps.")
     def ask(question: str, conversation: str | None, tables: tuple[Path, ...], sheet: str | None,
-            texts: tuple[Path, ...], docs: tuple[Path, ...], quiet: bool) -> None:
+            decimal: str | None, texts: tuple[Path, ...], docs: tuple[Path, ...], quiet: bool) -> None:
         """Ask one question; print the cited answer and its evidence.
 
         Exit codes: 0 answered, 1 a bad table or a failed turn, 2 no language model answers.
@@ -377,7 +408,7 @@ def register(main: click.Group) -> None:
         # The tables first: a broken file is reported at once, whether or not a model is running.
         for path in tables:
             try:
-                click.echo(add_table_file(deps, bot.session, path, sheet=sheet), err=True)
+                click.echo(add_table_file(deps, bot.session, path, sheet=sheet, decimal=decimal), err=True)
             except TableError as exc:
                 raise click.ClickException(f"{path.name}: {exc}") from None
         for path in texts:
@@ -400,7 +431,8 @@ def register(main: click.Group) -> None:
     @main.command()
     @click.option("--conversation", "-c", help="Continue this conversation id.")
     def chat(conversation: str | None) -> None:
-        """Chat in the terminal. Commands: /table PATH [SHEET], /text PATH, /doc PATH, /tables, /retry, /quit."""
+        """Chat in the terminal. Commands: /table PATH [SHEET] [--decimal comma|point], /text PATH, /doc PATH,
+        /tables, /retry, /quit."""
         settings = Settings()
         deps, bot = build(settings, conversation)
         if conversation:  # shown even with no model: what was asked, and what did not finish

@@ -602,6 +602,15 @@ async def acknowledge_table(table, path: Path, file_name: str) -> None:
     actions = [cl.Action(name="choose_sheet", label=f"Use sheet “{s}”", tooltip=f"Load sheet {s} instead",
                          payload={"upload": upload_id, "sheet": s})
                for s in sheets]
+    # Numbers read with one decimal mark (found in the file, or assumed and said in the notes): a button reads the
+    # file again with the other one.
+    other_mark = {",": ".", ".": ","}.get(getattr(table, "decimal", None) or "")
+    if other_mark:
+        decimal_id = upload_id or _uploads().register(path, file_name, table.name)
+        word = "commas" if other_mark == "," else "points"
+        actions.append(cl.Action(name="choose_decimal", label=f"Read with decimal {word}",
+                                 tooltip=f"Load {file_name} again, its numbers read with decimal {word}",
+                                 payload={"upload": decimal_id, "decimal": other_mark}))
     await cl.Message(
         content=(f"Loaded **{table.name}** — {table.title}: {len(table.rows):,} rows × {len(table.columns)} "
                  f"columns.{sheet_line}{notes}\n\nAsk me to check a claim against it, e.g. “Is it true that …?”"),
@@ -628,6 +637,29 @@ async def on_choose_sheet(action) -> None:
                                         sheet=sheet, replace=upload.table)
     except Exception as exc:  # noqa: BLE001 - e.g. the upload was cleaned up; the old sheet stays loaded
         await cl.Message(content=f"I could not load sheet **{sheet}** of **{upload.file_name}**: {exc}. "
+                                 f"The table **{upload.table}** is unchanged.").send()
+        return
+    await acknowledge_table(table, upload.path, upload.file_name)
+
+
+@cl.action_callback("choose_decimal")
+async def on_choose_decimal(action) -> None:
+    try:
+        bot = _assistant()
+    except ConversationAccessError as exc:
+        await _refuse_foreign_conversation(exc)
+        return
+    p = action.payload if isinstance(action.payload, dict) else {}
+    try:
+        upload, decimal = _uploads().reading(p.get("upload"), p.get("decimal"))
+    except TableError as exc:  # a forged or stale button: nothing is read
+        await cl.Message(content=f"I could not read the file again: {exc}").send()
+        return
+    try:
+        table = await asyncio.to_thread(add_table_file, bot.deps, bot.session, upload.path, name=upload.file_name,
+                                        replace=upload.table, decimal=decimal)
+    except Exception as exc:  # noqa: BLE001 - e.g. the upload was cleaned up; the old reading stays loaded
+        await cl.Message(content=f"I could not read **{upload.file_name}** again: {exc}. "
                                  f"The table **{upload.table}** is unchanged.").send()
         return
     await acknowledge_table(table, upload.path, upload.file_name)

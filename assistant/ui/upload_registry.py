@@ -43,3 +43,12 @@ class UploadRegistry:
             raise TableError(f"The workbook {upload.file_name} has no such sheet; its sheets are: "
                              f"{', '.join(upload.sheets) or 'none'}.")
         return upload, sheet
+
+    def reading(self, upload_id: object, decimal: object) -> tuple[Upload, str]:
+        """The upload and decimal mark a (client-sent) "Read with decimal commas/points" choice names."""
+        upload = self._uploads.get(upload_id) if isinstance(upload_id, str) else None
+        if upload is None:
+            raise TableError("That button belongs to an upload this chat no longer has; upload the file again.")
+        if decimal not in (",", "."):
+            raise TableError("A decimal mark is ',' (comma) or '.' (point).")
+        return upload, decimal

@@ -17,16 +17,19 @@ from tools.contracts import Session
 
 
 def add_table_file(deps, session: Session, path: Path, *, name: str | None = None, sheet: str | None = None,
-                   replace: str | None = None) -> Any:
+                   replace: str | None = None, decimal: str | None = None) -> Any:
     """Load ``path`` (display name ``name``, sheet ``sheet``) into ``session`` and memory; returns the Table.
 
-    ``replace`` is the name of a table this one replaces (another sheet of the same workbook).
+    ``replace`` is the name of a table this one replaces (another sheet of the same workbook, or the same file read
+    with the other decimal mark). ``decimal`` ("," or "."): the decimal mark of a text table's numbers; None reads
+    it from the file (and the notes say what was assumed).
     Raises the loader's ``TableError`` with a message for the user; the session is unchanged then.
     """
     from kb.tables import load_table
 
     existing = [n for n in session.tables if n != replace]
-    table = load_table(path, name=name or path.name, settings=deps.settings, sheet=sheet, existing_names=existing)
+    table = load_table(path, name=name or path.name, settings=deps.settings, sheet=sheet, existing_names=existing,
+                       decimal=decimal)
     loaded = _same_table_loaded(session, table, replace)
     if loaded is not None:
         # Asking twice with the same --table (or uploading a file again) used to add "X (2)", a twin that
