@@ -28,9 +28,12 @@ if out["password"]:
         user = asyncio.run(user) if asyncio.iscoroutine(user) else user
         out["logins"].append(getattr(user, "identifier", None))
 if out["header"]:
-    u = config.code.header_auth_callback({})
-    u = asyncio.run(u) if asyncio.iscoroutine(u) else u
-    out["header_user"] = u.identifier
+    from assistant.ui.access import KEY_COOKIE
+    out["header_users"] = []
+    for cookie in ["", f"{KEY_COOKIE}=a-wrong-key", f"{KEY_COOKIE}={app.LOCAL_KEY.value}"]:  # only the key logs in
+        u = config.code.header_auth_callback({"cookie": cookie} if cookie else {})
+        u = asyncio.run(u) if asyncio.iscoroutine(u) else u
+        out["header_users"].append(getattr(u, "identifier", None))
 led = EvidenceLedger()
 led.add_table("cases", "cases table", source="cases.csv", columns=["Year", "Cases"],
               rows=[["2010", "63"], ["2011", "220"]], row_numbers=[1, 2], col_numbers=[1, 2])
@@ -63,7 +66,7 @@ def _probe(tmp_path, **env):
 def test_without_password_everyone_is_the_local_user_and_threads_persist(tmp_path):
     out = _probe(tmp_path)
     assert out["header"] and not out["password"] and out["data_layer"] == "OwnedFeedbackDataLayer"
-    assert out["header_user"] == "local"
+    assert out["header_users"] == [None, None, "local"]  # without the install's key, no one (#79)
     assert (tmp_path / "threads.db").exists() and (tmp_path / "memory.db").exists()
 
 

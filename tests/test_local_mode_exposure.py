@@ -73,8 +73,9 @@ def test_evidentia_run_refuses_the_local_mode_on_all_addresses_before_starting_a
 
 
 def test_the_running_ui_in_local_mode_answers_its_own_address_only(tmp_path):
-    """The real app, as `chainlit run` starts it with no account and no password: its own address gets the page, a
-    request naming another host (a DNS-rebinding page) gets 421, on the API and the chat socket's path alike."""
+    """The real app, as `chainlit run` starts it with no account and no password: its own address gets the landing
+    page (the key is tests/test_install_token.py's), a request naming another host (a DNS-rebinding page) gets 421,
+    on the API and the chat socket's path alike."""
     import httpx
 
     from tests.reliability_probes import chainlit_server
@@ -83,7 +84,7 @@ def test_the_running_ui_in_local_mode_answers_its_own_address_only(tmp_path):
     data.mkdir()
     with chainlit_server(data) as url:
         port = url.rsplit(":", 1)[1]
-        assert httpx.get(url, timeout=10).status_code == 200
+        assert httpx.get(url, timeout=10).status_code == 401  # the landing page: no key
         for path in ("/", "/project/threads", "/ws/socket.io/?EIO=4&transport=polling"):
             rebound = httpx.get(url + path, headers={"host": f"evil.example:{port}"}, timeout=10)
             assert rebound.status_code == 421, (path, rebound.status_code)

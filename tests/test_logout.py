@@ -72,7 +72,7 @@ def test_revocations_are_kept_until_the_token_would_have_expired(tmp_path):
 
 
 PROBE = r"""
-import json, time
+import json
 from starlette.testclient import TestClient
 import assistant.ui.app  # noqa: F401  (installs the login checks)
 from chainlit.server import app
@@ -82,15 +82,15 @@ ann = TestClient(app)
 ann.post("/login", data={"username": "ann", "password": "correct horse"})
 token = ann.cookies.get("access_token")
 out["logged_in"] = ann.get("/user").status_code
-time.sleep(1.1)  # tokens record whole seconds: a second login in another second is another token
-other = TestClient(app)
+other = TestClient(app)  # another browser, logged in the same second: a token of its own
 other.post("/login", data={"username": "ann", "password": "correct horse"})
 out["logout"] = ann.post("/logout").status_code
 out["cookie_after_logout"] = ann.cookies.get("access_token")
 stolen = TestClient(app)
 out["old_token_as_cookie"] = stolen.get("/user", cookies={"access_token": token}).status_code
 out["old_token_as_bearer"] = TestClient(app).get("/user", headers={"Authorization": "Bearer " + token}).status_code
-out["threads_with_old_token"] = TestClient(app).post("/project/threads", json={"filter": {}, "pagination": {"first": 5}},
+out["threads_with_old_token"] = TestClient(app).post("/project/threads",
+                                                     json={"filter": {}, "pagination": {"first": 5}},
                                                      headers={"Authorization": "Bearer " + token}).status_code
 out["exchange_old_token"] = TestClient(app).post("/auth/jwt", headers={"Authorization": "Bearer " + token}).status_code
 out["other_browser"] = other.get("/user").status_code

@@ -20,8 +20,10 @@ import assistant.ui.app  # noqa: F401  (applies the origin policy)
 from chainlit.config import config
 from chainlit.server import app
 
-# The page's own address, as a browser on this machine sends it: the local mode answers no other Host (#79)
+# The page's own address, as a browser on this machine sends it: the local mode answers no other Host (#79), and
+# only a browser that holds the install's key (the printed address sets it as a cookie)
 client = TestClient(app, base_url="http://127.0.0.1:8000")
+client.cookies.set("evidentia_key", assistant.ui.app.LOCAL_KEY.value)
 out = {"origins": list(config.project.allow_origins),
        "other_host": TestClient(app).get("/project/settings").status_code}  # Host: testserver
 for origin in ["https://evil.example", "http://127.0.0.1:8000", "https://notes.example.org"]:

@@ -451,6 +451,9 @@ def register(main: click.Group) -> None:
         from assistant.model.provision import ProvisionError
         from assistant.model.serving import ServingError, ensure_server
         from assistant.model.supervisor import Supervisor, status_path
+        from assistant.ui.auth import start_url
+        from memory.accounts import Accounts
+        from memory.store import Memory
 
         settings = Settings()
         refuse_exposed_ui(settings)  # before anything is installed or started
@@ -472,7 +475,7 @@ def register(main: click.Group) -> None:
             cmd = [sys.executable, "-m", "chainlit", "run", str(ROOT / "assistant" / "ui" / "app.py"), "--headless",
                    "--host", settings.chainlit_host, "--port", str(settings.chainlit_port)]
             proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
-            url = f"http://{settings.chainlit_host}:{settings.chainlit_port}"
+            url = start_url(settings, Accounts(Memory(settings.memory_path).ui_db_path))  # local mode: with its key
             click.secho(f"\nEvidentia is starting at {url}  (Ctrl-C stops the UI and the model server)\n",
                         fg="green", bold=True)
             proc.wait()

@@ -14,10 +14,12 @@ lists threads by the caller's name. Three gaps remain, closed here:
   page on another port of the same host, which the browser sends the login cookie from, could open a chat
   socket as the user. :func:`socket_origin_check` allows the page's own address and the configured origins.
 
-The local mode (no accounts, no password) lets everyone who reaches it in. Two more checks keep it on this machine
+The local mode (no accounts, no password) has one user, the person who started it. Three more checks keep it theirs
 (#79): :func:`refuse_exposed_local_mode` refuses to start it on an address other than loopback, and
 :class:`HostCheck` answers only requests whose ``Host`` header names this machine's loopback address (or the
-configured host or origins), so a page whose DNS name is re-bound to 127.0.0.1 cannot read the chats.
+configured host or origins), so a page whose DNS name is re-bound to 127.0.0.1 cannot read the chats; and
+:class:`LocalKeyGate` lets past its landing page only a browser that holds this install's key (the address printed at
+start-up carries it), so other users of the machine, and pages that send requests to 127.0.0.1, get nothing either.
 
 Text that came from an upload, the knowledge base or the model is rendered as Markdown, where ``![x](http://…)``
 is an image the browser fetches: a beacon, or a channel out if the model can be made to write the address.
@@ -31,9 +33,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import ipaddress
+import re
+import secrets
 from contextvars import ContextVar
 from typing import Awaitable, Callable
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import jwt
 from jwt.utils import base64url_decode
@@ -232,6 +236,92 @@ class HostCheck:
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)
+
+
+# -- the local mode's key (#79) ---------------------------------------------------------------------------------------
+KEY_PARAM = "key"
+KEY_COOKIE = "evidentia_key"
+_KEY_COOKIE_AGE_S = 400 * 86400  # the longest a browser keeps a cookie
+# What a browser without the key may fetch: CORS preflights (browsers send them without cookies, and they answer
+# nothing of the user's) and the login configuration (how to log in; a readiness probe reads it).
+_OPEN_PATHS = frozenset({"/auth/config"})
+_SAFE_PATH = re.compile(r"/[A-Za-z0-9/_.-]*")
+
+
+def cookie_value(cookie_header: str | None, name: str) -> str | None:
+    """The value of cookie ``name`` in a ``Cookie`` request header (the first, as browsers send the most specific)."""
+    for part in (cookie_header or "").split(";"):
+        key, sep, value = part.strip().partition("=")
+        if sep and key == name:
+            return value
+    return None
+
+
+def holds_local_key(cookie_header: str | None, key: str) -> bool:
+    """Whether a request's cookies carry this install's local key (compared in constant time)."""
+    given = cookie_value(cookie_header, KEY_COOKIE)
+    return given is not None and secrets.compare_digest(given.encode(), key.encode())
+
+
+LANDING_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Evidentia</title></head>
+<body style="font-family: sans-serif; max-width: 40em; margin: 4em auto; line-height: 1.5">
+<h1>Evidentia</h1>
+<p>{why}</p>
+<p>This Evidentia runs without accounts, for the person who started it. Open the address it printed when it
+started, which ends in <code>/?key=&hellip;</code> (the key is also in the file <code>local_ui_key</code> in its data
+folder). To let other people in, give them accounts: <code>evidentia user add NAME</code>.</p>
+</body></html>
+"""
+
+
+class LocalKeyGate:
+    """ASGI middleware for the local mode: only a browser that holds this install's key gets past the landing page.
+
+    ``/?key=KEY`` (the address printed at start-up) answers with a redirect to ``/`` that stores the key in an
+    HttpOnly cookie; every request after that carries it. Without it (another user of this machine, a page in the
+    browser that sends requests to 127.0.0.1, a wrong key) a request gets the landing page (401) and a socket is
+    closed. SameSite=Lax: cross-site POSTs and sockets carry no key either.
+    """
+
+    def __init__(self, app, key: str):
+        self.app, self.key = app, key
+
+    def _is_key(self, given: str) -> bool:
+        return secrets.compare_digest(given.encode(), self.key.encode())
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] not in ("http", "websocket"):
+            return await self.app(scope, receive, send)
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        given = [v for k, v in query if k == KEY_PARAM]
+        if scope["type"] == "http" and given:
+            if not self._is_key(given[-1]):
+                return await self._landing(send, "That key is not this install's.")
+            # Only a plain path is sent back (no "//host", no encoded line breaks): the redirect stays on this site.
+            path = scope["path"] if _SAFE_PATH.fullmatch(scope["path"]) and not scope["path"].startswith("//") else "/"
+            cookie = (f"{KEY_COOKIE}={self.key}; Path=/; Max-Age={_KEY_COOKIE_AGE_S}; HttpOnly; SameSite=Lax")
+            await send({"type": "http.response.start", "status": 303,
+                        "headers": [(b"location", path.encode()), (b"set-cookie", cookie.encode()),
+                                    (b"cache-control", b"no-store"), (b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        headers = dict(scope.get("headers") or [])
+        if holds_local_key(headers.get(b"cookie", b"").decode("latin-1"), self.key):
+            return await self.app(scope, receive, send)
+        if scope["type"] == "http" and (scope.get("method") == "OPTIONS" or scope["path"] in _OPEN_PATHS):
+            return await self.app(scope, receive, send)
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        await self._landing(send, "This page needs the key of this install.")
+
+    @staticmethod
+    async def _landing(send, why: str) -> None:
+        body = LANDING_PAGE.format(why=why).encode()
+        await send({"type": "http.response.start", "status": 401,
+                    "headers": [(b"content-type", b"text/html; charset=utf-8"), (b"cache-control", b"no-store"),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
 
 
 # Images and media from this server or inline data only (#79). Scripts, styles and fonts are Chainlit's own and

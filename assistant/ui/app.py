@@ -13,7 +13,6 @@ import os
 import re
 import secrets
 import sys
-import tempfile
 import threading
 import time
 from functools import lru_cache
@@ -29,8 +28,11 @@ from assistant.ui.auth import (  # noqa: E402
     LoginLimiter,
     check_login,
     login_mode,
+    local_ui_key,
     login_still_valid,
+    private_secret,
     single_user_password_since,
+    start_url,
 )
 from assistant.deps import Deps  # noqa: E402
 from tools.contracts import CITATION_GROUP_RE, CITATION_RE, Evidence  # noqa: E402
@@ -41,10 +43,12 @@ from assistant.settings import Settings  # noqa: E402
 from assistant.model.supervisor import read_status, status_path  # noqa: E402
 from assistant.ui.access import (  # noqa: E402
     HostCheck,
+    LocalKeyGate,
     NoRemoteContent,
     OwnedFeedbackDataLayer,
     account_gate,
     allowed_hosts,
+    holds_local_key,
     refuse_exposed_local_mode,
     refuse_token_exchange,
     revoke_token,
@@ -85,25 +89,7 @@ def app_deps() -> Deps:
 
 def _auth_secret(settings: Settings) -> str:
     """This install's secret for signing logins: made once, readable by its owner only from the start."""
-    path = settings.data_dir / "chainlit_auth_secret"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Written whole to a private temporary file (mode 0600 from its creation, never world-readable between
-        # a write and a chmod), then linked into place: a second process starting at the same moment either
-        # wins the link or reads the complete secret, never an empty file.
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".auth_secret.")
-        try:
-            with os.fdopen(fd, "w") as f:
-                f.write(secrets.token_urlsafe(48))
-            try:
-                os.link(tmp, path)
-            except FileExistsError:  # another process made it first; theirs is used
-                pass
-        finally:
-            os.unlink(tmp)
-    elif path.stat().st_mode & 0o077:  # made by an older version or by hand: others must not read it
-        path.chmod(0o600)
-    return path.read_text().strip()
+    return private_secret(settings.data_dir / "chainlit_auth_secret")
 
 
 os.environ.setdefault("CHAINLIT_AUTH_SECRET", _auth_secret(app_deps().settings))
@@ -141,6 +127,16 @@ def get_data_layer():
 _accounts = Accounts(app_deps().memory.ui_db_path)
 _login_limiter = LoginLimiter()
 LOGIN_MODE = login_mode(app_deps().settings, _accounts)
+LOCAL_KEY = local_ui_key(app_deps().settings) if LOGIN_MODE == "local" else None
+
+
+def _login_metadata(provider: str) -> dict:
+    """A new login's user metadata, which Chainlit signs into its token: with an id of its own, so two logins in the
+    same second are two tokens (Chainlit's tokens hold whole seconds), and logging one out (which revokes that
+    token) leaves the other valid; without it, the local mode's login right after a logout would be the revoked
+    token again."""
+    return {"provider": provider, "login": secrets.token_urlsafe(12)}
+
 
 if LOGIN_MODE != "local":
     @cl.password_auth_callback
@@ -148,12 +144,15 @@ if LOGIN_MODE != "local":
         # argon2 takes tens of milliseconds on purpose: off the event loop.
         name = await asyncio.to_thread(check_login, app_deps().settings, _accounts, _login_limiter, LOGIN_MODE,
                                        username, password)
-        return cl.User(identifier=name, metadata={"provider": LOGIN_MODE}) if name else None
+        return cl.User(identifier=name, metadata=_login_metadata(LOGIN_MODE)) if name else None
 else:
-    # Without a password everyone is the local user; Chainlit needs a user to list and resume threads.
+    # Without a password there is one user, the local one (Chainlit needs a user to list and resume threads), for
+    # a browser that holds this install's key (assistant/ui/access.py: LocalKeyGate lets no other request this far).
     @cl.header_auth_callback
     def local_user(headers):
-        return cl.User(identifier="local", metadata={"provider": "local"})
+        if not holds_local_key(headers.get("cookie"), LOCAL_KEY.value):
+            return None
+        return cl.User(identifier="local", metadata=_login_metadata("local"))
 
 
 # Noted once per start: the single-user password comes from the environment, read at start-up.
@@ -162,7 +161,8 @@ SINGLE_USER_SINCE = single_user_password_since(app_deps().settings) if LOGIN_MOD
 
 def _login_still_valid(name: str, token: str | None) -> bool:
     return login_still_valid(app_deps().settings, _accounts, LOGIN_MODE, name, token_issued_at(token),
-                             single_user_since=SINGLE_USER_SINCE, token_id=token_id(token))
+                             single_user_since=SINGLE_USER_SINCE, token_id=token_id(token),
+                             local_since=LOCAL_KEY.since if LOCAL_KEY else 0.0)
 
 
 @cl.on_logout
@@ -189,8 +189,9 @@ _gate_api_to_current_logins()
 
 
 def _keep_the_local_mode_local() -> None:
-    """Without a login, everyone who reaches the UI is its user: start only on loopback, and answer only requests
-    addressed to this machine (a DNS-rebinding page's requests name its own host; assistant/ui/access.py)."""
+    """Without a login, the UI is for the person who started it: start only on loopback, answer only requests
+    addressed to this machine (a DNS-rebinding page's requests name its own host), and only a browser that opened
+    the printed address, which holds this install's key (assistant/ui/access.py)."""
     if LOGIN_MODE != "local":
         return
     from chainlit.config import config
@@ -202,7 +203,11 @@ def _keep_the_local_mode_local() -> None:
     if (why := refuse_exposed_local_mode(LOGIN_MODE, host)) is not None:
         print(why, file=sys.stderr)
         raise SystemExit(2)
+    server.add_middleware(LocalKeyGate, key=LOCAL_KEY.value)
+    # Added last, so it runs first: a request for another host is refused before the key is looked at.
     server.add_middleware(HostCheck, allowed=allowed_hosts(host, port, settings.cors_origins))
+    print(f"Evidentia runs without accounts, for you only: open {start_url(settings, _accounts, host, port)}",
+          file=sys.stderr, flush=True)
 
 
 _keep_the_local_mode_local()

@@ -6,7 +6,10 @@ Three modes, chosen at start-up:
 - **single-user**: no accounts, ``EVIDENTIA_AUTH_PASSWORD`` set: one fixed user name
   (``EVIDENTIA_SINGLE_USER_NAME``, default ``owner``) with that password. Any other name is refused, so
   the shared password cannot open someone else's chats by typing their name;
-- **local**: neither: everyone is the local user (a UI on 127.0.0.1 for one person).
+- **local**: neither: one local user, for the person who started the UI on this machine. It listens on loopback
+  only and lets in only a browser that holds this install's key (:func:`local_ui_key`), which the start-up
+  address carries (``http://127.0.0.1:8000/?key=…``, see :func:`start_url` and assistant/ui/access.py): other
+  users of the machine and pages in the browser reach the landing page only.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Literal
 
 from argon2 import PasswordHasher
@@ -84,6 +88,51 @@ class LoginLimiter:
             key = name.casefold()
             self._failures.append((now, key))
             self._by_name[key] = self._by_name.get(key, 0) + 1
+
+
+def private_secret(path: Path) -> str:
+    """A random secret kept in ``path``: made once, readable by its owner only from the start."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Written whole to a private temporary file (mode 0600 from its creation, never world-readable between
+        # a write and a chmod), then linked into place: a second process starting at the same moment either
+        # wins the link or reads the complete secret, never an empty file.
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_urlsafe(48))
+            try:
+                os.link(tmp, path)
+            except FileExistsError:  # another process made it first; theirs is used
+                pass
+        finally:
+            os.unlink(tmp)
+    elif path.stat().st_mode & 0o077:  # made by an older version or by hand: others must not read it
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+@dataclass(frozen=True)
+class LocalKey:
+    """This install's key to the local mode (#79), and when it was made (POSIX seconds): logins from before it were
+    given to whoever asked, so they end; deleting the file makes a new key and ends every local login."""
+
+    value: str
+    since: float
+
+
+def local_ui_key(settings: Settings) -> LocalKey:
+    """The local mode's key, kept in the data folder as ``local_ui_key`` (mode 0600)."""
+    path = settings.data_dir / "local_ui_key"
+    value = private_secret(path)
+    return LocalKey(value, path.stat().st_mtime)
+
+
+def start_url(settings: Settings, accounts: Accounts, host: str | None = None, port: int | None = None) -> str:
+    """The address to open: in the local mode it carries the key, which the UI turns into a cookie."""
+    host, port = host or settings.chainlit_host, port or settings.chainlit_port
+    base = f"http://{f'[{host}]' if ':' in host else host}:{port}"
+    return f"{base}/?key={local_ui_key(settings).value}" if login_mode(settings, accounts) == "local" else base
 
 
 def single_user_password_since(settings: Settings) -> float:

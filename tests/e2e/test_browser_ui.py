@@ -126,7 +126,7 @@ def ui(tmp_path_factory):
     deadline = time.time() + 180
     while time.time() < deadline:
         try:
-            if httpx.get(url, timeout=2).status_code == 200:
+            if httpx.get(url + "/auth/config", timeout=2).status_code == 200:  # the page itself needs the key
                 break
         except httpx.HTTPError:
             pass
@@ -152,7 +152,10 @@ def page(ui):
             "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
             "--disable-sync", "--no-first-run"])
         pg = browser.new_page()
-        pg.goto(url)
+        # As its user does: the address the app printed at start-up, which holds the install's key (#79).
+        printed = re.search(r"open (http://\S+/\?key=\S+)", (ui[1] / "chainlit.log").read_text())
+        assert printed, "the app printed no address with its key"
+        pg.goto(printed.group(1))
         pg.wait_for_selector("textarea#chat-input", timeout=60_000)
         # Starters render once the session's socket is connected; typing before that is lost.
         pg.wait_for_selector("text=A science question", timeout=60_000)
