@@ -137,23 +137,20 @@ def _units_row(row: list[str], body: list[list[str]]) -> bool:
     """Whether ``row``, under the column names, gives their units: every filled cell a unit, at least one over a
     column of numbers, and the row-naming cells empty (or "Unit")."""
     filled = [c for c, v in enumerate(row) if v.strip()]
-    if not filled:
-        return False
-    numeric = _numeric_columns(body, len(row)) if body else set()
-    for c, v in enumerate(row):
-        if not v.strip():
-            continue
-        if v.strip().lower() in _LABEL_WORDS and c not in numeric:
-            continue
-        if not _is_unit(v):
-            return False
-    with_units = [c for c in filled if row[c].strip().lower() not in _LABEL_WORDS]
-    if not with_units:
+    labels = {c for c in filled if row[c].strip().lower() in _LABEL_WORDS}
+    with_units = [c for c in filled if c not in labels]
+    if not with_units or not all(_is_unit(row[c]) for c in with_units):
         return False
     if not body:  # a header and its units only: the units must be unmistakable
-        return all(_is_unit(row[c]) for c in with_units) and not row[0].strip()
+        return not row[0].strip()
+    numeric = _numeric_columns(body[:UNITS_SAMPLE_ROWS], len(row))
+    if labels & numeric:
+        return False
     return any(c in numeric for c in with_units) and all(c in numeric or _UNIT_FRAME.match(row[c].strip())
                                                          for c in with_units)
+
+
+UNITS_SAMPLE_ROWS = 200  # enough rows to tell a column of numbers
 
 
 def merge_header_rows(rows: list[list[str]]) -> list[str]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Callable, NamedTuple
 
 # -- the older whole-table rule ----------------------------------------------------------------------------------
 # A whole cell that is one number in the decimal-comma convention, with an optional currency sign and percent.
@@ -98,8 +99,7 @@ _THOUSANDS_GROUPS = re.compile(r"^[1-9]\d{0,2}(?:X\d{3})+$")
 _INDIAN_GROUPS = re.compile(r"^[1-9]\d?(?:X\d\d)+X\d{3}$")
 
 
-@dataclass(frozen=True)
-class Reading:
+class Reading(NamedTuple):
     """How one cell reads: its digits, and what it tells about the decimal mark."""
 
     whole: str  # the integer digits, no marks
@@ -183,18 +183,45 @@ class _Column:
     ambiguous: list[str] = field(default_factory=list)
 
 
-def _parsed(cell: str) -> tuple[re.Match, list[Reading]] | None:
+class Parsed(NamedTuple):
+    """A cell that is one number: its decorations, its digits and marks, and every way they read."""
+
+    pre: str
+    body: str
+    post: str
+    found: list[Reading]
+
+
+_ENDS = ("%", "‰", ")", "€", "$", "£", "¥", "CHF", "EUR", "USD", "GBP")
+
+
+def _parsed(cell: str) -> Parsed | None:
     text = cell.strip()
-    if not text or len(text) > 40 or not text[-1:].isdigit() and not text.endswith(("%", "‰", ")", "€", "$", "£",
-                                                                                   "¥", "CHF", "EUR", "USD", "GBP")):
+    if text.isdigit():  # most cells: nothing to decide, nothing to rewrite
+        return Parsed("", text, "", [Reading(text, None, None)])
+    if not text or len(text) > 40 or not text[-1:].isdigit() and not text.endswith(_ENDS):
         return None
     m = _CELL.match(text)
     if not m or _MONTH_YEAR.match(m.group("body")):
         return None
-    if bool(m.group("pre").lstrip().startswith("(")) != m.group("post").rstrip().endswith(")"):
+    pre, body, post = m.group("pre", "body", "post")
+    if pre.lstrip().startswith("(") != post.rstrip().endswith(")"):
         return None
-    found = readings(m.group("body"))
-    return (m, found) if found else None
+    found = readings(body)
+    return Parsed(pre, body, post, found) if found else None
+
+
+def _memo(parse: Callable[[str], Parsed | None]) -> Callable[[str], Parsed | None]:
+    """``parse`` remembered per cell text for one table (its values repeat; each is read up to three times)."""
+    seen: dict[str, Parsed | None] = {}
+
+    def cached(cell: str) -> Parsed | None:
+        try:
+            return seen[cell]
+        except KeyError:
+            seen[cell] = result = parse(cell)
+            return result
+    return cached
 
 
 def is_number_text(cell: str) -> bool:
@@ -207,15 +234,17 @@ def _column_name(rows: list[list[str]], c: int) -> str:
     return f"“{first[:40]}”" if first and _parsed(first) is None else f"{c + 1}"
 
 
-def _survey(rows: list[list[str]], spaced_thousands: bool) -> list[_Column]:
+def _survey(rows: list[list[str]], spaced_thousands: bool, parse: Callable[[str], Parsed | None]) -> list[_Column]:
     width = max((len(r) for r in rows), default=0)
     columns = [_Column(_column_name(rows, c)) for c in range(width)]
     for row in rows:
         for c, cell in enumerate(row):
-            parsed = _parsed(cell)
+            parsed = parse(cell)
             if parsed is None:
                 continue
-            found = parsed[1]
+            found = parsed.found
+            if len(found) == 1 and found[0].decimal is None and not found[0].spaced:
+                continue  # an integer: tells nothing
             if found[0].spaced and not spaced_thousands and any(ch in _SPACES for ch in cell.strip()):
                 continue
             if len(found) == 2:
@@ -227,16 +256,18 @@ def _survey(rows: list[list[str]], spaced_thousands: bool) -> list[_Column]:
     return columns
 
 
-def _spaced_columns(rows: list[list[str]], width: int) -> set[int]:
+_SPACED_DIGITS = re.compile(rf"\d[{_SPACES}]+\d")
+
+
+def _spaced_columns(rows: list[list[str]], width: int, parse: Callable[[str], Parsed | None]) -> set[int]:
     """Columns where digits grouped by spaces are numbers: none of their spaced digit strings is a phone number or
     a code ("030 123 456", "+49 151 234 567", "12 34")."""
     out = set(range(width))
     for row in rows:
         for c, cell in enumerate(row):
-            text = cell.strip()
-            if c in out and re.search(rf"\d[{_SPACES}]+\d", text):
-                parsed = _parsed(text)
-                if parsed is None or text.lstrip("(").startswith("+") or not parsed[1][0].spaced:
+            if c in out and _SPACED_DIGITS.search(cell):
+                parsed = parse(cell)
+                if parsed is None or cell.strip().lstrip("(").startswith("+") or not parsed.found[0].spaced:
                     out.discard(c)
     return out
 
@@ -248,9 +279,10 @@ def _name_list(names: list[str]) -> str:
 def read_numbers(rows: list[list[str]], marks: NumberMarks | None = None) -> NumbersRead:
     """The rows with every number in decimal-point form, and notes that say what was read and what assumed."""
     marks = marks or NumberMarks()
-    columns = _survey(rows, marks.spaced_thousands)
+    parse = _memo(_parsed)
+    columns = _survey(rows, marks.spaced_thousands, parse)
     width = len(columns)
-    spaced_ok = _spaced_columns(rows, width) if marks.spaced_thousands else set()
+    spaced_ok = _spaced_columns(rows, width, parse) if marks.spaced_thousands else set()
     file_comma = sum(len(col.comma) for col in columns)
     file_point = sum(len(col.point) for col in columns)
     decided: dict[int, str | None] = {}
@@ -276,7 +308,7 @@ def read_numbers(rows: list[list[str]], marks: NumberMarks | None = None) -> Num
     for row in rows:
         new = []
         for c, cell in enumerate(row):
-            converted, kind = _convert(cell, decided.get(c), c in spaced_ok)
+            converted, kind = _convert(cell, decided.get(c), c in spaced_ok, parse)
             if kind == "unread":
                 unread.append(cell.strip())
             elif kind:
@@ -300,7 +332,7 @@ def read_numbers(rows: list[list[str]], marks: NumberMarks | None = None) -> Num
             continue
         word, other = ("commas", "points") if mark == COMMA else ("points", "commas")
         sample = columns[cols[0]].ambiguous[0]
-        value = _convert(sample, mark, True)[0].strip()
+        value = _convert(sample, mark, True, parse)[0].strip()
         why = (", and the file is separated by ';' as decimal-comma locales write it" if mark == COMMA else "")
         notes.append(f"assumed decimal {word} in {_name_list([columns[c].name for c in cols])}: no cell of the file "
                      f"shows its decimal mark unambiguously{why}, so {sample} was read as "
@@ -330,17 +362,22 @@ def parse_with_points(cell: str) -> str:
     parsed = _parsed(cell)
     if parsed is None:
         return cell
-    reading = next((r for r in parsed[1] if r.decimal != COMMA), parsed[1][0])
+    reading = next((r for r in parsed.found if r.decimal != COMMA), parsed.found[0])
     return reading.whole + ("." + reading.decimals if reading.decimals is not None else "")
 
 
-def _convert(cell: str, decimal: str | None, spaced_ok: bool) -> tuple[str, str | None]:
+def _convert(cell: str, decimal: str | None, spaced_ok: bool,
+             parse: Callable[[str], Parsed | None] = _parsed) -> tuple[str, str | None]:
     """The cell in decimal-point form under ``decimal``, and what kind of rewrite it was (None: unchanged;
     "unread": a number only under the other convention, and the person chose this one)."""
-    parsed = _parsed(cell)
-    if parsed is None or decimal is None:
+    if decimal is None:
         return cell, None
-    m, found = parsed
+    parsed = parse(cell)
+    if parsed is None:
+        return cell, None
+    found = parsed.found
+    if len(found) == 1 and found[0].decimal is None and not found[0].spaced:
+        return cell, None  # an integer
     fits = [r for r in found if r.decimal in (decimal, None)]
     if not fits:
         return cell, "unread"
@@ -348,13 +385,13 @@ def _convert(cell: str, decimal: str | None, spaced_ok: bool) -> tuple[str, str 
         reading = found[0] if decimal == found[0].decimal else found[1]
     else:
         reading = fits[0]
-    body = m.group("body")
+    body = parsed.body
     if reading.spaced and not spaced_ok:
         return cell, None
     if decimal == POINT and not reading.spaced:
         return cell, None  # already the form parse_number reads ("1,234.5", "0.5", "1,234")
     if reading.decimals is None and reading.whole == body:
         return cell, None
-    text = m.group("pre") + _digits_form(reading.whole, reading.decimals) + m.group("post")
+    text = parsed.pre + _digits_form(reading.whole, reading.decimals) + parsed.post
     lead, trail = cell[:len(cell) - len(cell.lstrip())], cell[len(cell.rstrip()):]
     return lead + text + trail, "comma" if decimal == COMMA and any(ch in body for ch in ",.") else "spaced"
