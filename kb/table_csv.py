@@ -174,9 +174,12 @@ def _title_lines(rows: list[list[str]], width: int) -> int:
     return best
 
 
-def _is_comment(row: list[str], width: int) -> bool:
+def _is_comment(row: list[str], following: list[str], width: int) -> bool:
+    """A "# exported by …" line: a '#' opens it and it is not the header's shape (a header may name a column
+    "#" or "# of cases")."""
     first = row[0].lstrip()
-    return first.startswith("#") and len(first) > 1 and (first.startswith("# ") or len(row) != width)
+    return (first.startswith("#") and len(first) > 1
+            and (len(row) != width or _filled(row) == 1 or _prose_split(row, following)))
 
 
 def _is_footer(row: list[str], body_row: list[str], width: int) -> bool:
@@ -201,11 +204,14 @@ def _set_apart(rows: list[list[str]], lines: list[int], delim: str
         return rows, lines, None, notes
     width = max(Counter(len(r) for r in rows).items(), key=lambda kv: (kv[1], kv[0]))[0]  # ties: the wider
 
-    comments = 0
-    while len(rows) > 1 and _is_comment(rows[0], width):
-        rows, lines, comments = rows[1:], lines[1:], comments + 1
+    comments: list[str] = []
+    while len(rows) > 1 and _is_comment(rows[0], rows[1], width):
+        comments.append(_line_text(rows[0], delim))
+        rows, lines = rows[1:], lines[1:]
     if comments:
-        notes.append(f"skipped {comments} comment line{'s' * (comments != 1)} (starting with #) above the table")
+        shown = "; ".join(f"“{c[:80]}”" for c in comments[:2]) + (" …" if len(comments) > 2 else "")
+        notes.append(f"skipped {len(comments)} comment line{'s' * (len(comments) != 1)} (starting with #) above "
+                     f"the table: {shown}")
 
     n_titles = _title_lines(rows, width)
     titles = [_line_text(row, delim) for row in rows[:n_titles]]

@@ -87,6 +87,14 @@ def delimited_cases() -> list[Case]:
     add(Case("cp1250 czech: right or the other reading named", "cz.csv",
              "Město;Obyvatel\nPlzeň;175219\nČeské Budějovice;94229\nÚstí nad Labem;92716\n".encode("cp1250"), "load",
              check=all_of(has_cell("175219"), any_of(has_cell("Plzeň"), note_mentions("Plzeň")))))
+    add(Case("utf-8 bom and a stray byte", "bom-stray.csv",
+             b"\xef\xbb\xbfCity,Cases\n" + "".join(f"Köln {i},{i}\n" for i in range(50)).encode() + b"K\xf6ln 50,50\n",
+             "load", check=all_of(columns_are(["City", "Cases"]), has_cell("Köln 49"), has_cell("K\ufffdln 50"),
+                                  note_mentions("line 52"))))
+    add(Case("cp1252 semicolon file with decimal commas", "cp1252-semi.csv",
+             "Straße;Länge (km)\nHauptstraße;1.234,5\nGartenweg;0,8\n".encode("cp1252"), "load",
+             check=all_of(columns_are(["Straße", "Länge (km)"]),
+                          rows_are([["Hauptstraße", "1234.5"], ["Gartenweg", "0.8"]]), note_mentions("decimal comma"))))
     add(Case("text upload: utf-8 with one stray byte", "notes.txt",
              ("Zürich reported 12 cases. " * 400).encode("utf-8") + b"Z\xfcrich again.\n", "load", upload="text",
              check=all_of(text_has("Zürich reported 12 cases."), text_has("Z\ufffdrich again"),
@@ -148,6 +156,8 @@ def delimited_cases() -> list[Case]:
     add(Case("indian lakh grouping", "india.csv", b'State,Population\nKerala,"3,34,06,061"\nGoa,"14,58,545"\n',
              "load", check=all_of(rows_are([["Kerala", "33,406,061"], ["Goa", "1,458,545"]]),
                                   note_mentions("thousands"))))
+    add(Case("tsv with decimal commas", "werte.tsv", b"Ort\tWert\nA\t1,5\nB\t2,25\n", "load",
+             check=all_of(rows_are([["A", "1.5"], ["B", "2.25"]]), note_mentions("decimal comma"))))
     add(Case("decimal commas quoted in a comma file", "quoted.csv", b'Name,Score\nann,"1,5"\nbob,"2,25"\n', "load",
              check=all_of(rows_are([["ann", "1.5"], ["bob", "2.25"]]), note_mentions("decimal comma"))))
     add(Case("each column with its own decimal mark", "mixed-marks.csv",
@@ -203,6 +213,16 @@ def delimited_cases() -> list[Case]:
     add(Case("comment lines at the top", "comments.csv", b"# exported 2024-01-01\n# source: WHO\nYear,Cases\n2010,63\n",
              "load", check=all_of(columns_are(["Year", "Cases"]), rows_are([["2010", "63"]]),
                                   note_mentions("comment"))))
+    add(Case("a comment line holding a comma", "comment-comma.csv", b"# source: WHO, 2023\nYear,Cases\n2010,63\n",
+             "load", check=all_of(columns_are(["Year", "Cases"]), rows_are([["2010", "63"]]),
+                                  note_mentions("“# source: WHO, 2023”"))))
+    add(Case("a column named # of cases is no comment", "hash-header.csv", b"# of cases,Year\n5,2010\n7,2011\n",
+             "load", check=all_of(columns_are(["# of cases", "Year"]), rows_are([["5", "2010"], ["7", "2011"]]),
+                                  no_note_mentions("comment"))))
+    add(Case("repeated header quoted differently, with a trailing delimiter", "requoted.csv",
+             b'"Year","Cases"\n2010,63\nYear,Cases,\n2011,220\n', "load",
+             check=all_of(columns_are(["Year", "Cases"]), rows_are([["2010", "63"], ["2011", "220"]]),
+                          note_mentions("line 3"))))
     add(Case("a source line under the table", "footer.csv", b"Year,Cases\n2010,63\n2011,220\nSource: WHO, 2012\n",
              "load", check=all_of(rows_are([["2010", "63"], ["2011", "220"]]), note_mentions("Source: WHO, 2012"))))
     add(Case("a totals row stays a row", "totals.csv", b"Region,Cases\nNorth,10\nSouth,20\nTotal,30\n", "load",
