@@ -247,6 +247,25 @@ def test_add_table_file_and_the_cli_pass_the_decimal_mark(tmp_path):
     assert split_decimal_option(f"/table {path}") == (f"/table {path}", None)
 
 
+def test_a_text_upload_says_which_bytes_were_not_utf8(tmp_path):
+    from assistant.cli.chat_cli import add_text
+    from assistant.settings import Settings
+    from memory.store import Memory
+    from tools.contracts import Session
+
+    class Deps:
+        settings = Settings(_env_file=None, data_dir=tmp_path)
+        memory = Memory(tmp_path / "memory.db")
+
+    path = tmp_path / "notes.txt"
+    path.write_bytes(("Zürich reported 12 cases.\n" * 20).encode() + b"Z\xfcrich again.\n")
+    shown = add_text(Deps, Session("c1"), path)
+    assert "1 byte on line 21" in shown
+    plain = tmp_path / "plain.txt"
+    plain.write_text("Aspirin lowers fever.\n")
+    assert "\n" not in add_text(Deps, Session("c2"), plain)  # nothing assumed, nothing said
+
+
 UI_PROBE = r"""
 import asyncio, json, sys
 from pathlib import Path

@@ -201,10 +201,11 @@ def add_text(deps, session: Session, path: Path) -> str:
     from assistant.ui.uploads import add_text_file
     from kb.instructions import instructions_warning
 
-    text = add_text_file(deps, session, path)
+    notes: list[str] = []
+    text = add_text_file(deps, session, path, notes=notes)
     warning = instructions_warning(path.name, text)
-    return f"Added the text {path.name} ({len(text):,} characters) to this conversation's search." + (
-        f"\nwarning: {warning}" if warning else "")
+    return f"Added the text {path.name} ({len(text):,} characters) to this conversation's search." + "".join(
+        f"\n  {n}" for n in notes) + (f"\nwarning: {warning}" if warning else "")
 
 
 def add_doc(deps, session: Session, path: Path) -> str:

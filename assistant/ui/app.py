@@ -514,13 +514,16 @@ async def handle_uploads(bot: Assistant, files: list) -> None:
             continue
         if suffix in TEXT_SUFFIXES and not looks_like_table(path):
             try:
-                text = await asyncio.to_thread(add_text_file, bot.deps, bot.session, path, name=name)
+                text_notes: list[str] = []  # what reading the bytes assumed (encoding, bytes not UTF-8)
+                text = await asyncio.to_thread(add_text_file, bot.deps, bot.session, path, name=name,
+                                               notes=text_notes)
             except TableError as exc:
                 await cl.Message(content=f"I could not add **{name}**: {exc}").send()
                 continue
             warning = instructions_warning(name, text)
             await cl.Message(content=f"Added the text **{name}** ({len(text):,} characters) to this chat's "
-                                     "search." + (f"\n\n⚠ {warning}" if warning else "")).send()
+                                     "search." + "".join(f"\n- {n}" for n in text_notes)
+                                     + (f"\n\n⚠ {warning}" if warning else "")).send()
             continue
         try:
             table = await asyncio.to_thread(add_table_file, bot.deps, bot.session, path, name=name)

@@ -71,14 +71,16 @@ def describe(table: Any, *, how_to_switch: str = "") -> str:
     return text
 
 
-def add_text_file(deps, session: Session, path: Path, *, name: str | None = None) -> str:
+def add_text_file(deps, session: Session, path: Path, *, name: str | None = None,
+                  notes: list[str] | None = None) -> str:
     """Add an uploaded text to ``session``'s search; returns the text. Refuses what is too big or not text.
+    ``notes``, when given, receives what reading its bytes assumed (an encoding guessed, bytes that are not UTF-8).
 
     Raises ``TableError`` (the upload error users see) with one sentence; the session is unchanged then.
     """
     from kb.errors import TableError
     from kb.table_limits import size_over_limit
-    from kb.text_decoding import decode_text, looks_binary
+    from kb.text_decoding import decode_upload, looks_binary
 
     label = name or path.name
     limit = int(deps.settings.text_max_bytes)
@@ -95,7 +97,10 @@ def add_text_file(deps, session: Session, path: Path, *, name: str | None = None
         raise TableError(f"The file {label} is empty.")
     if looks_binary(data):
         raise TableError(f"The file {label} is binary, not text.")
-    text, _encoding = decode_text(data)
+    decoded = decode_upload(data)
+    text = decoded.text
+    if notes is not None:
+        notes.extend(decoded.notes)
     # The same name uploaded again replaces its text (as memory keeps one text per name).
     session.texts[:] = [(n, t) for n, t in session.texts if n != label] + [(label, text)]
     deps.memory.save_text(session.conversation_id, label, text)
