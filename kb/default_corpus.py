@@ -187,7 +187,7 @@ def _medquad_records(data: bytes, collection: str, file: str) -> list[dict]:
     return out
 
 
-def _medquad_documents(records: Iterable[dict]) -> Iterator[Document]:
+def medquad_documents(records: Iterable[dict]) -> Iterator[Document]:
     """MedQuAD records as documents, round-robin over the NIH collections (so a size limit still covers all)."""
     by_collection: dict[str, list[dict]] = {}
     for rec in records:
@@ -264,7 +264,7 @@ class DefaultCorpus:
                 records = [json.loads(line) for line in fh]
         else:
             records = self._medquad_upstream_records()
-        yield from _medquad_documents(records)
+        yield from medquad_documents(records)
 
     def _medquad_upstream_records(self) -> list[dict]:
         """Every answered QA pair in the upstream archive: <repo>-<sha>/<collection>/<file>.xml, in path order."""

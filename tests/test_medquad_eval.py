@@ -55,22 +55,22 @@ def _records(n_foci: int) -> list[dict]:
 
 def test_items_are_fixed_split_by_focus_and_hide_every_page_of_a_hidden_focus():
     recs = _records(400)
-    in_kb = {mq.kb_doc_id(r) for r in recs if not r["qid"].endswith("-2")}  # one page per focus not in the KB
-    dev, dev_hidden = mq.choose_items(recs, in_kb, "dev", per_half=20)
-    test, test_hidden = mq.choose_items(recs, in_kb, "test", per_half=20)
-    assert (dev, dev_hidden) == mq.choose_items(recs, in_kb, "dev", per_half=20)  # fixed
+    dev, dev_hidden = mq.choose_items(recs, "dev", per_half=20)
+    test, test_hidden = mq.choose_items(recs, "test", per_half=20)
+    assert (dev, dev_hidden) == mq.choose_items(recs, "dev", per_half=20)  # fixed
+    assert mq.choose_items(recs, "dev", per_half=20, seed=5) != (dev, dev_hidden)  # the seed matters
     assert {it.focus for it in dev}.isdisjoint({it.focus for it in test})  # a focus is in one split only
     for items, hidden in ((dev, dev_hidden), (test, test_hidden)):
         answerable = [it for it in items if it.answerable]
         unanswerable = [it for it in items if not it.answerable]
         assert len(answerable) == len(unanswerable) == 20 and len({it.focus for it in items}) == 40
-        assert all(it.id in in_kb and it.id not in hidden for it in answerable)
-        for it in unanswerable:  # every KB page on the focus is hidden, and only those
-            pages = {mq.kb_doc_id(r) for r in recs if r["focus"] == it.focus} & in_kb
+        assert not any(it.id in hidden for it in answerable)
+        for it in unanswerable:  # every page on the focus is hidden, and only those
+            pages = {mq.kb_doc_id(r) for r in recs if r["focus"] == it.focus}
             assert it.id in pages and pages <= hidden
-        assert hidden <= in_kb and len(hidden) == 2 * 20
-    with pytest.raises(click.ClickException, match="kb build --default"):
-        mq.choose_items(recs, set(list(in_kb)[:10]), "dev", per_half=20)
+        assert len(hidden) == 3 * 20
+    with pytest.raises(click.ClickException, match="foci"):
+        mq.choose_items(recs[:30], "dev", per_half=20)
 
 
 def test_the_real_mirror_splits_by_focus():
@@ -134,7 +134,7 @@ def test_the_figures_from_records():
     assert figures["abstain_rate_answerable"] == pytest.approx(1 / 3)
 
 
-def test_the_hidden_pages_are_removed_from_a_copy_and_the_users_kb_is_unchanged(tmp_path):
+def test_the_runs_kb_adds_gold_pages_and_hides_pages_in_a_copy_and_the_users_kb_is_unchanged(tmp_path):
     from assistant.settings import Settings
     from kb.embeddings import Embedder
     from kb.ingest import Document
@@ -142,22 +142,26 @@ def test_the_hidden_pages_are_removed_from_a_copy_and_the_users_kb_is_unchanged(
 
     settings = Settings(_env_file=None, data_dir=tmp_path / "data")
     embedder = Embedder(settings.embedding_model)
+    recs = _records(2)  # Disease 0 and Disease 1, three pages each
+    ids = [mq.kb_doc_id(r) for r in recs]
     user_kb = TextStore(settings.kb_dir / "text", embedder=embedder)
-    user_kb.add_documents([Document(doc_id="medquad:g#1", text="Gout is a kind of arthritis.", source="Gout"),
-                           Document(doc_id="medquad:l#1", text="Lupus is an autoimmune disease.", source="Lupus")],
+    user_kb.add_documents([Document(doc_id=ids[0], text="Disease 0 answer 0.", source="Disease 0"),
+                           Document(doc_id=ids[3], text="Disease 1 answer 0.", source="Disease 1")],
                           collection="medquad", show_progress=False)
     user_kb.close()
+    gold = mq.Item(id=ids[1], question="q", focus="Disease 0", qtype="", answerable=True, gold_answer="")
+    hidden_item = mq.Item(id=ids[4], question="q", focus="Disease 1", qtype="", answerable=False, gold_answer="")
     said: list[str] = []
-    path = mq.hidden_kb(settings, {"medquad:l#1"}, "dev", echo=said.append)
-    copy = TextStore(path, embedder=embedder)
-    assert mq.medquad_docs_in_kb(copy) == {"medquad:g#1"} and len(copy) == 1
+    path = mq.eval_kb(settings, recs, [gold, hidden_item], set(ids[3:]), "dev", echo=said.append)
+    assert mq.medquad_docs_in_kb(TextStore(path, embedder=embedder)) == {ids[0], ids[1]}  # gold added, focus 1 hidden
     again = TextStore(settings.kb_dir / "text", embedder=embedder)
-    assert mq.medquad_docs_in_kb(again) == {"medquad:g#1", "medquad:l#1"} and len(again) == 2
-    assert any("hiding 1 MedQuAD pages" in s for s in said)
+    assert mq.medquad_docs_in_kb(again) == {ids[0], ids[3]}  # the user's KB as it was
+    assert any("adding 1 gold pages, hiding every page on 1 foci" in s for s in said)
     said.clear()
-    assert mq.hidden_kb(settings, {"medquad:l#1"}, "dev", echo=said.append) == path and not said  # made once
-    mq.hidden_kb(settings, {"medquad:g#1"}, "dev", echo=said.append)  # other hidden pages: made again
-    assert mq.medquad_docs_in_kb(TextStore(path, embedder=embedder)) == {"medquad:l#1"}
+    assert mq.eval_kb(settings, recs, [gold, hidden_item], set(ids[3:]), "dev", echo=said.append) == path
+    assert not said  # made once
+    mq.eval_kb(settings, recs, [gold], set(), "dev", echo=said.append)  # other items: made again
+    assert mq.medquad_docs_in_kb(TextStore(path, embedder=embedder)) == {ids[0], ids[1], ids[3]}
 
 
 def test_recompute_scores_the_published_records_again(tmp_path):

@@ -5,11 +5,12 @@ is where the default KB takes its answer documents from, so each question has a 
 are grouped by their focus (the disease, drug or test a page is about) and the foci are split in two by a hash of
 their name: ``dev`` to tune on, ``test`` sealed (:mod:`assistant.evals.sealed`). From each split, with a fixed seed:
 
-- *answerable*: ``per_half`` foci whose question's gold document is in the KB, one question each. Right: the reply
+- *answerable*: ``per_half`` foci, one question each, whose gold document is in the KB for the run (the default KB
+  holds only ~140 MedQuAD pages, so the gold pages not in it are added to the run's copy). Right: the reply
   cites a sentence of the gold document and does not abstain. Beside it, ROUGE-L (F1, words) of the reply's
   statements against the gold answer, and whether any document on the same focus was cited.
 - *unanswerable*: ``per_half`` other foci, one question each, with **every** KB document on that focus removed for
-  the run (in a copy of the text KB under the data folder; the user's KB is never changed). Right: the reply
+  the run. Both changes are made in a copy of the text KB under the data folder; the user's KB is never changed. Right: the reply
   abstains (``no_evidence``, or says the evidence does not answer).
 
 ``accuracy`` is the share right over both halves. Baselines beside it, on the same items and the same KB copy:
@@ -61,7 +62,7 @@ def load_records(kb_mirror_dir: Path | None) -> list[dict]:
 
 
 def kb_doc_id(rec: dict) -> str:
-    """The id the default KB gives this record's answer (kb.default_corpus._medquad_documents)."""
+    """The id the default KB gives this record's answer (kb.default_corpus.medquad_documents)."""
     where = (rec.get("file") or "").removesuffix(".xml") or rec.get("collection", "")
     return f"medquad:{where}#{rec['qid']}"
 
@@ -80,59 +81,77 @@ def medquad_docs_in_kb(store) -> set[str]:
     return {r[0] for r in rows}
 
 
-def choose_items(records: list[dict], in_kb: set[str], split: str, *, per_half: int = PER_HALF,
+def choose_items(records: list[dict], split: str, *, per_half: int = PER_HALF,
                  seed: int = SEED) -> tuple[list[Item], set[str]]:
     """The split's fixed items (answerable half, then unanswerable half) and the KB document ids to hide for them.
 
-    Only foci with at least one answer in the KB are drawn; a focus gives one question (drawn with ``seed``), so no
-    two items share a page. The unanswerable half's foci lose every KB document on them, across collections.
+    A focus gives one question (drawn with ``seed``), so no two items share a page. The unanswerable half's foci lose
+    every page on them, across collections.
     """
     by_focus: dict[str, list[dict]] = {}
     for rec in records:
         key = focus_key(rec)
         if key and split_of(key) == split:
             by_focus.setdefault(key, []).append(rec)
-    usable = sorted(f for f, recs in by_focus.items() if any(kb_doc_id(r) in in_kb for r in recs))
+    foci = sorted(by_focus)
     rng = random.Random(f"{seed}-{split}")
-    rng.shuffle(usable)
-    if len(usable) < 2 * per_half:
-        raise click.ClickException(f"Only {len(usable)} MedQuAD foci of the {split} split are in the KB (need "
-                                   f"{2 * per_half}); build it with `evidentia kb build --default`.")
+    rng.shuffle(foci)
+    if len(foci) < 2 * per_half:
+        raise click.ClickException(f"Only {len(foci)} MedQuAD foci in the {split} split (need {2 * per_half}).")
     items, hidden = [], set()
-    for n, focus in enumerate(usable[:2 * per_half]):
+    for n, focus in enumerate(foci[:2 * per_half]):
         answerable = n < per_half
-        in_kb_recs = sorted((r for r in by_focus[focus] if kb_doc_id(r) in in_kb), key=kb_doc_id)
-        rec = rng.choice(in_kb_recs)
+        rec = rng.choice(sorted(by_focus[focus], key=kb_doc_id))
         if not answerable:
-            hidden |= {kb_doc_id(r) for r in by_focus[focus]} & in_kb
+            hidden |= {kb_doc_id(r) for r in by_focus[focus]}
         items.append(Item(id=kb_doc_id(rec), question=rec["question"], focus=rec.get("focus") or focus,
                           qtype=rec.get("qtype", ""), answerable=answerable, gold_answer=rec["answer"]))
     return items, hidden
 
 
 # -- the KB without the unanswerable half's pages ----------------------------------------------------------------
-def hidden_kb(settings, hidden: set[str], split: str, echo=click.echo) -> Path:
-    """A copy of the text KB with ``hidden`` removed, made once per split and set of hidden ids, under the data
-    folder. The user's own KB is only read."""
+def eval_kb(settings, records: list[dict], items: list[Item], hidden: set[str], split: str,
+            echo=click.echo) -> Path:
+    """A copy of the text KB with the answerable items' gold pages added (where missing) and ``hidden`` removed, made
+    once per split and item set, under the data folder. The user's own KB is only read."""
+    from kb.default_corpus import medquad_documents
     from kb.text_store import TextStore
 
     source = Path(settings.kb_dir) / "text"
     target = Path(settings.data_dir) / "eval" / f"{BENCHMARK}-{split}-kb"
-    stamp = hashlib.sha256("\n".join(sorted(hidden)).encode()).hexdigest()[:16]
-    source_mtime = max((p.stat().st_mtime for p in source.iterdir()), default=0.0)
-    marker = target / "HIDDEN"
-    if marker.exists() and marker.read_text().split() == [stamp, f"{source_mtime:.0f}"]:
+    gold = {it.id for it in items if it.answerable}
+    stamp = hashlib.sha256("\n".join(sorted(gold) + ["--"] + sorted(hidden)).encode()).hexdigest()[:16]
+    made_from = _kb_signature(source)
+    marker = target / "MADE"
+    if marker.exists() and marker.read_text().split() == [stamp, made_from]:
         return target / "text"
     if target.exists():
         shutil.rmtree(target)
-    echo(f"Copying the text KB and hiding {len(hidden)} MedQuAD pages for the unanswerable half …")
     shutil.copytree(source, target / "text")
     store = TextStore(target / "text", embedding_model=settings.embedding_model)
-    removed = store.remove_documents(sorted(hidden))
+    lacking = gold - medquad_docs_in_kb(store)
+    missing = [r for r in records if kb_doc_id(r) in lacking]
+    echo(f"Making the run's KB: adding {len(missing)} gold pages, hiding every page on "
+         f"{sum(not it.answerable for it in items)} foci …")
+    if missing:
+        store.add_documents(list(medquad_documents(missing)), collection="medquad", show_progress=False)
+    removed = store.remove_documents(sorted(hidden & medquad_docs_in_kb(store)))
     store.close()
-    marker.write_text(f"{stamp} {source_mtime:.0f}\n")
+    marker.write_text(f"{stamp} {made_from}\n")
     echo(f"  removed {removed['documents']} documents, {removed['sentences']} sentences")
     return target / "text"
+
+
+def _kb_signature(store_dir: Path) -> str:
+    """What the copy was made from: the user's KB's documents and live sentences (not file times: opening a store
+    touches its files)."""
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(f"file:{store_dir / 'text.db'}?mode=ro", uri=True)) as db:
+        docs = db.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+        rows, live = db.execute("SELECT COUNT(*), COALESCE(SUM(live), 0) FROM sentences").fetchone()
+    return f"{docs}-{rows}-{live}"
 
 
 # -- scoring ---------------------------------------------------------------------------------------------------
@@ -239,9 +258,9 @@ def run(settings=None, *, split: str = "dev", per_half: int = PER_HALF, concurre
     store = Deps(settings).text_kb
     if store.is_empty:
         raise click.ClickException("The text KB is empty: build it with `evidentia kb build --default`.")
-    items, hidden = choose_items(load_records(settings.kb_mirror_dir), medquad_docs_in_kb(store), split,
-                                 per_half=per_half)
-    kb_path = hidden_kb(settings, hidden, split, echo)
+    records = load_records(settings.kb_mirror_dir)
+    items, hidden = choose_items(records, split, per_half=per_half)
+    kb_path = eval_kb(settings, records, items, hidden, split, echo)
     run_ = SealedRun(BENCHMARK, split, exploratory, settings, docs_dir)
     log = ResultsLog(Path(settings.data_dir) / "eval" / f"{BENCHMARK}-{split}.jsonl")
     todo = [it for it in items if not run_.counts(log.get(VARIANT, it.id))]
@@ -257,11 +276,13 @@ def run(settings=None, *, split: str = "dev", per_half: int = PER_HALF, concurre
     notes = (run_.note(stamp)
              + f"MedQuAD {split} split: {len(items)} questions, one per focus (foci split by a hash of their name, so "
              f"no page is in both splits), drawn with seed {SEED}: {per_half} whose gold answer is in the default KB "
-             f"and {per_half} whose every page on the focus was removed from a copy of the KB for the run "
-             f"({len(hidden)} documents). Each asked as a fresh chat turn. Right: in the KB, a reply that cites a "
+             f"and {per_half} whose every page on the focus was removed, in a copy of the default KB made for the run "
+             f"(which adds the gold pages the default KB lacks and hides {len(hidden)} pages). Each asked as a fresh chat turn. Right: in the KB, a reply that cites a "
              "sentence of the gold document and does not abstain; hidden, an abstention. ROUGE-L: F1 over words of "
              "the reply against the gold answer (an abstention scores 0). Baselines on the same items and KB copy: "
-             "the top sentence text search retrieves (never abstains) and always abstaining (the constant). "
+             "the top sentence text search retrieves (never abstains) and always abstaining (the constant). A hidden "
+             "focus may still be answered by the knowledge graphs (Hetionet lists symptoms of many diseases): such a "
+             "reply counts as wrong here, so the abstention figure is a lower bound on honest behaviour. "
              "Answered so far: " + f"{len(records)}.\n\n"
              + (f"Code behind the replies: {provenance(records)}.\n" if records else ""))
     name = BENCHMARK if split == "test" else f"{BENCHMARK}-{split}"
