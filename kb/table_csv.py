@@ -83,6 +83,8 @@ def _read_csv(text: str, delimiter: str | None, max_rows: int, max_cells: int | 
     if delimiter is None and delim != ",":
         notes.append(f"detected the delimiter {_shown(delim)}")
     rows, lines, blank = _rows(text, delim, max_rows, max_cells)
+    if hint and delimiter == hint.group(1):  # the rows start on the file's second line
+        lines = [line + 1 for line in lines]
     if blank:
         notes.append(f"dropped {blank:,} blank row{'s' * (blank != 1)}")
     rows, lines, title, more = _set_apart(rows, lines, delim)

@@ -67,6 +67,8 @@ def parse_number(text: Any) -> float | None:
             value *= 10.0 ** int(m.group("exp"))
         except OverflowError:  # "1e309": beyond a float, so not a number we can compare
             return None
+        if value == 0 and float(m.group("num").replace(",", "")) != 0:  # "1e-400": not 0, though a float says so
+            return None
     if not math.isfinite(value):
         return None
     if m.group("sign") == "-":
@@ -92,6 +94,8 @@ class Table(BaseModel):
     source: str = ""
     sheet: str | None = None
     sheet_names: list[str] = Field(default_factory=list)
+    sheet_kind: str = Field(default="sheet", description="What ``sheet_names`` name: a workbook's sheets ('sheet') "
+                            "or the tables of an HTML page or Markdown file ('table').")
     decimal: str | None = Field(default=None, description="The decimal mark ('.' or ',') that decided how some "
                                 "cell's number was read; None when no cell depended on it. The other is worth offering.")
 
@@ -165,7 +169,7 @@ class Table(BaseModel):
         """A short Markdown preview plus the ingestion notes, for the upload message."""
         text = f"**{self.name}** — {self.n_rows} rows × {self.n_cols} columns"
         if self.sheet_names and len(self.sheet_names) > 1:
-            text += f" (sheet {self.sheet!r} of {', '.join(self.sheet_names)})"
+            text += f" ({self.sheet_kind} {self.sheet!r} of {', '.join(self.sheet_names)})"
         text += "\n\n" + self.to_markdown(max_rows=n, with_title=False)
         if self.notes:
             text += "\n\nNotes: " + "; ".join(self.notes)

@@ -1,6 +1,6 @@
 """Table ingestion shared by chat uploads and the table benchmarks.
 
-Every format (CSV, TSV, XLSX, JSON, Markdown, an HTML page's first table) is first read into a raw grid of
+Every format (CSV, TSV, XLSX, JSON, Markdown, an HTML page's tables) is first read into a raw grid of
 strings (``kb.table_csv``, ``kb.table_json``, ``kb.table_markdown``, ``kb.table_html``,
 ``kb.table_xlsx``) and then goes through ONE normaliser
 (``kb.table_normalise.table_from_grid``) into a :class:`~kb.table_model.Table`. This module is the entry
@@ -44,9 +44,11 @@ def safe_table_name(name: str, existing: Iterable[str] = ()) -> str:
 def load_table(path_or_bytes: str | Path | bytes, *, name: str | None = None, settings: Any = None,
                sheet: str | int | None = None, fmt: str | None = None, title: str | None = None,
                existing_names: Iterable[str] = (), decimal: str | None = None) -> Table:
-    """Read a CSV, TSV, XLSX, JSON or Markdown table, or an HTML page's first table, into a :class:`Table`.
+    """Read a CSV, TSV, XLSX, JSON or Markdown table, or an HTML page's table, into a :class:`Table`.
 
     ``name`` is the original file name (it picks the format by suffix and names the table);
+    ``sheet`` picks a workbook's sheet, or one of the tables of an HTML page or Markdown file, by name (label) or
+    0-based number; by default the first visible sheet, or the first table that looks like data, is read.
     ``settings`` supplies ``table_max_bytes/rows/cols``. The size limit is checked before the
     file is read, so an oversized upload is refused at once. ``decimal`` is the decimal mark of a text table's
     numbers ("," or "."; None: read it from the cells, and say what was assumed).
@@ -83,14 +85,15 @@ def load_table(path_or_bytes: str | Path | bytes, *, name: str | None = None, se
         notes.append("the decimal mark asked for applies to text tables (CSV, TSV, Markdown, HTML); this file "
                      "stores its numbers as numbers")
     if kind == "xlsx":
-        grid, more, chosen, names = _read_xlsx(data, sheet, limits)
-        notes += more
-        if chosen != names[0]:
+        book = _read_xlsx(data, sheet, limits)
+        chosen, names = book.chosen, book.names
+        if chosen != book.default:
             table_name = safe_table_name(f"{Path(file_name).stem} - {chosen}", existing_names)
         if len(names) > 1:
             notes.append(f"read sheet {chosen!r}; the workbook also has: "
                          + ", ".join(n for n in names if n != chosen))
-        return table_from_grid(grid, name=table_name, title=title or Path(file_name).stem, source=source,
+        notes += book.notes
+        return table_from_grid(book.grid, name=table_name, title=title or Path(file_name).stem, source=source,
                                settings=settings, notes=notes, sheet=chosen, sheet_names=names)
     decoded = decode_upload(data)
     text = decoded.text
@@ -99,18 +102,23 @@ def load_table(path_or_bytes: str | Path | bytes, *, name: str | None = None, se
         raise TableError(f"The file {file_name} is empty.")
     header = None
     caption = None
+    part = None
     # Numbers in any notation, for text tables: a delimited file's cells are the file's own text; in Markdown and
     # HTML a reader may join a cell's blocks with spaces, so "12 345" there is only a number when the person says
     # which mark the file uses. Typed numbers (JSON, XLSX) keep the older rule.
     numbers = NumberMarks(decimal, None, spaced_thousands=False) if decimal and kind in ("markdown", "html") else None
     if kind == "json":
-        grid, header, caption = _read_json(text)
-    elif kind == "markdown":
-        grid, header, caption = _read_markdown(text)
-    elif kind == "html":
-        grid, header, caption, more = _read_html(text, max_cells=min(DEFAULT_MAX_CELLS, max_rows * max_cols,
-                                                                  limits.max_cells))
+        grid, header, caption, more = _read_json(text, max_rows, limits.max_cells)
         notes += more
+    elif kind in ("markdown", "html"):
+        # A page or file of several tables: one is read, the others are offered as a workbook's sheets are.
+        part = (_read_markdown(text, sheet, max_rows=max_rows) if kind == "markdown" else
+                _read_html(text, sheet, max_rows=max_rows,
+                           max_cells=min(DEFAULT_MAX_CELLS, max_rows * max_cols, limits.max_cells)))
+        grid, header, caption = part.grid, part.header, part.caption
+        notes += part.notes
+        if not part.default:
+            table_name = safe_table_name(f"{Path(file_name).stem} - table {part.number}", existing_names)
     else:
         read = _read_csv(text, "\t" if kind == "tsv" else None, max_rows, limits.max_cells)
         grid, caption, numbers = read.grid, read.title, NumberMarks(decimal, read.delimiter)
@@ -118,8 +126,11 @@ def load_table(path_or_bytes: str | Path | bytes, *, name: str | None = None, se
     if not grid and not header:
         raise TableError(f"The file {file_name} has no rows.")
     check_cells(grid, limits.max_cells)
-    return table_from_grid(grid, name=table_name, header=header, title=title or caption or Path(file_name).stem,
-                           source=source, settings=settings, notes=notes, numbers=numbers)
+    table = table_from_grid(grid, name=table_name, header=header, title=title or caption or Path(file_name).stem,
+                            source=source, settings=settings, notes=notes, numbers=numbers)
+    if part is not None and part.labels:
+        table.sheet, table.sheet_names, table.sheet_kind = part.chosen, part.labels, "table"
+    return table
 
 
 def _too_big(size: int, limit: int) -> TableError:

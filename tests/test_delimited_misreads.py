@@ -169,6 +169,11 @@ def test_a_repeated_header_and_title_are_dropped_with_their_lines():
     assert any("2 repeated header or title lines (lines 4, 5)" in n for n in t.notes)
 
 
+def test_line_numbers_count_an_excel_sep_line():
+    t = load_table(b"sep=;\nYear;Cases\n2010;63\nYear;Cases\n2011;220\n", name="s.csv")
+    assert t.rows == [["2010", "63"], ["2011", "220"]] and any("(line 4)" in n for n in t.notes)
+
+
 @pytest.mark.parametrize("data, title, columns", [
     (b"Hospital antibiotic use, Q1-Q2 2025\nWard,Beds,DDD\nA,10,5\n", "Hospital antibiotic use, Q1-Q2 2025",
      ["Ward", "Beds", "DDD"]),

@@ -480,7 +480,8 @@ def test_html_page_upload_reads_its_first_table_with_spans_and_caption(tmp_setti
     assert t.columns == ["Province", "Outbreak Year", "Outbreak Number of cases"]
     assert t.cell(1, 1) == "Quebec" and t.cell(2, 3) == "470" and t.n_rows == 2
     assert t.title == "Measles outbreaks, 2011 & 2014"
-    assert any("merged 2 header rows" in n for n in t.notes) and any("first of the page's 2 tables" in n for n in t.notes)
+    assert any("merged 2 header rows" in n for n in t.notes)
+    assert "read table 1 of 2 (Measles outbreaks, 2011 & 2014); the page also has: table 2 (footer)" in t.notes
     # Found by content as well as by suffix; a page without a table says so.
     assert load_table(page.encode(), name="upload", settings=tmp_settings).columns == t.columns
     with pytest.raises(TableError, match="no <table>"):

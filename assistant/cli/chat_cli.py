@@ -384,7 +384,8 @@ def register(main: click.Group) -> None:
     @click.option("--conversation", "-c", help="Continue this conversation id.")
     @click.option("--table", "tables", multiple=True, type=click.Path(exists=True, path_type=Path),
                   help="A table file to check claims against (CSV, TSV, XLSX, JSON, Markdown, HTML).")
-    @click.option("--sheet", help="The workbook sheet to load from --table (name or 0-based number).")
+    @click.option("--sheet", help="The workbook sheet, or the HTML page's or Markdown file's table, to load from "
+                                  "--table (its name, 'table N', or a 0-based number).")
     @click.option("--decimal", type=click.Choice(sorted(DECIMAL_MARKS)),
                   help="The decimal mark of --table's numbers (CSV, TSV): by default read from the file, and the "
                        "notes say what was assumed.")

@@ -509,7 +509,7 @@ async def handle_uploads(bot: Assistant, files: list) -> None:
             continue
         if suffix not in TABLE_SUFFIXES:
             await cl.Message(content=f"I can't read **{name}**: upload a table as CSV, TSV, XLSX, JSON, "
-                                     "Markdown or an HTML page (its first table), a .txt/.md text, or a PDF or "
+                                     "Markdown or an HTML page (one of its tables), a .txt/.md text, or a PDF or "
                                      "DOCX document.").send()
             continue
         if suffix in TEXT_SUFFIXES and not looks_like_table(path):
@@ -597,17 +597,20 @@ def _uploads() -> UploadRegistry:
 
 
 async def acknowledge_table(table, path: Path, file_name: str) -> None:
-    """The upload's reply: size, notes, a preview, and one button per other sheet of a workbook."""
+    """The upload's reply: size, notes, a preview, and one button per other sheet of a workbook (or table of a page)."""
     import pandas as pd
 
     preview = pd.DataFrame(table.rows[:8], columns=preview_columns(table.columns))
     notes = "".join(f"\n- {n}" for n in table.notes)
     sheets = other_sheets(table)
-    sheet_line = (f"\nSheet **{table.sheet}** is loaded; the workbook also has {', '.join(sheets)} "
+    # A workbook's sheets, or an HTML page's or Markdown file's tables ("table 2 (Year, Cases)"): chosen alike.
+    kind, holder = ("sheet", "workbook") if getattr(table, "sheet_kind", "sheet") != "table" else (
+        "table", "page" if Path(file_name).suffix.lower() in (".html", ".htm") else "file")
+    sheet_line = (f"\n{kind.capitalize()} **{table.sheet}** is loaded; the {holder} also has {', '.join(sheets)} "
                   "(the buttons below switch)." if sheets else "")
     # The browser gets an opaque id, never the server path: see assistant/ui/upload_registry.py.
     upload_id = _uploads().register(path, file_name, table.name, sheets) if sheets else ""
-    actions = [cl.Action(name="choose_sheet", label=f"Use sheet “{s}”", tooltip=f"Load sheet {s} instead",
+    actions = [cl.Action(name="choose_sheet", label=f"Use {kind} “{s}”", tooltip=f"Load {kind} {s} instead",
                          payload={"upload": upload_id, "sheet": s})
                for s in sheets]
     # Numbers read with one decimal mark (found in the file, or assumed and said in the notes): a button reads the

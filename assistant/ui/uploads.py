@@ -53,7 +53,8 @@ def _same_table_loaded(session: Session, table: Any, replace: str | None) -> Any
 
 
 def other_sheets(table: Any) -> list[str]:
-    """The workbook's sheets other than the one loaded (empty for single-sheet files and non-spreadsheets)."""
+    """The workbook's sheets (or the HTML page's or Markdown file's tables) other than the one loaded; empty for a
+    file with one."""
     names = list(getattr(table, "sheet_names", None) or [])
     return [s for s in names if s != getattr(table, "sheet", None)] if len(names) > 1 else []
 
@@ -63,7 +64,8 @@ def describe(table: Any, *, how_to_switch: str = "") -> str:
     sheets = other_sheets(table)
     text = f"Loaded table {table.name}: {len(table.rows):,} rows × {len(table.columns)} columns"
     if sheets:
-        text += f" from sheet {table.sheet!r}; other sheets: {', '.join(sheets)}"
+        kind = getattr(table, "sheet_kind", "sheet")  # a workbook's sheets, or a page's tables
+        text += f" from {kind} {table.sheet!r}; other {kind}s: {', '.join(sheets)}"
         text += f" ({how_to_switch})" if how_to_switch else ""
     text += "."
     if table.notes:
