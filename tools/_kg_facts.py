@@ -195,9 +195,30 @@ def match_relations(graph: KGGraph, phrases: list[str], embedder, *, node_kinds:
             for i in family]
 
 
+# ConceptNet's crowd-sourced sentences (Open Mind Common Sense) were cut into triples from fill-in templates ("You
+# are likely to find something in a barn", "Something you find underwater is a fish", "This is a bicycle"), so the
+# blank the template left became a node: CN-100K holds 791 edges with the node "something", 858 with "someone", 1,445
+# with "this" and 673 with "you". Such a node names nothing: a fact or path through it ("something is at location of
+# gold. something is at location of mountain.") joins any two concepts and says nothing about either (seen as a new
+# user, cited as the answer to a question on a physical quantity). It is never evidence.
+PLACEHOLDER_NAMES = frozenset({
+    "something", "someone", "somebody", "anything", "anyone", "anybody", "everything", "everyone", "everybody",
+    "nothing", "nobody", "thing", "stuff", "this", "that", "it", "you", "i", "we", "they", "he", "she", "there",
+    "some person", "a person", "some people"})
+# Template openings whose rest is the blank's description ("something you find upstairs", "this picture").
+_PLACEHOLDER_OPENING = re.compile(r"^(?:something|someone|somebody|this|that)\s", re.I)
+
+
+def is_placeholder(name: str) -> bool:
+    """Whether a node name is a template's blank rather than a concept (see ``PLACEHOLDER_NAMES``)."""
+    low = " ".join(name.lower().split())
+    return low in PLACEHOLDER_NAMES or bool(_PLACEHOLDER_OPENING.match(low))
+
+
 def one_hop_facts(graph: KGGraph, nodes: list[int], relations: list[RelationMatch], *,
                   limit: int | None) -> list[Fact]:
-    """Edges of the selected relation types that touch one of ``nodes``, at most ``limit`` (all when None).
+    """Edges of the selected relation types that touch one of ``nodes``, at most ``limit`` (all when None); none
+    with an end that is a template's blank (:func:`is_placeholder`).
 
     Order: facts whose other end touches more of ``nodes`` first (for "a drug for X and Y", those that
     join both), then the best relation type, then the other end's name (a stable order).
@@ -212,6 +233,7 @@ def one_hop_facts(graph: KGGraph, nodes: list[int], relations: list[RelationMatc
     hit = np.flatnonzero(rel_ok & (node_set[graph.edge_head] | node_set[graph.edge_tail]))
     facts = [Fact(int(e), int(graph.edge_head[e]), int(graph.edge_tail[e]), int(graph.edge_rel[e]),
                   score[int(graph.edge_rel[e])]) for e in hit]
+    facts = [f for f in facts if not (is_placeholder(graph.names[f.head]) or is_placeholder(graph.names[f.tail]))]
 
     def other_end(f: Fact) -> int:
         return f.head if node_set[f.tail] else f.tail

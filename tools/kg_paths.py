@@ -34,7 +34,10 @@ from pydantic import BaseModel, Field
 from kb.kg_harvest import edge_scores, extraction_note
 from kb.kg_store import normalize_name
 from tools._gat import cosine_scores, keep_threshold, train_scorer
-from tools._kg_facts import Fact, KGFact, match_relations, one_hop_facts, relation_phrases
+from tools._kg_facts import Fact, KGFact, is_placeholder, match_relations, one_hop_facts, relation_phrases
+# Public here for the app, which imports no private tool module: the asked slot types a fact's ends by these
+# (assistant.answer.slots).
+from tools._kg_facts import kinds_asked  # noqa: F401
 from tools._kg_readings import everyday_readings
 from tools._kg_replies import facts_reply, joint_facts, joint_reply, others_of, whole_names
 from tools._paths import (Subgraph, bfs_parents, chain_text, expand, local_adjacency, path_steps,
@@ -433,6 +436,8 @@ def kg_paths(ctx: ToolContext, args: Input) -> Output:
     out_paths = []
     fact_ids = {f.id for f in out_facts}
     for p in res.paths:
+        if any(is_placeholder(graph.names[n]) for n in p.nodes):
+            continue  # through a template's blank ("something is at location of …"): joins anything, says nothing
         chain, sentence = chain_text(p.steps), sentence_text(p.steps)
         triples = [(s.head, s.template, s.tail) for s in p.steps]
         extracted = edge_scores(store, source, [(s.head, s.tail) for s in p.steps])
@@ -472,6 +477,7 @@ def _register_facts(ctx: ToolContext, store, source: str, graph, facts: list[Fac
         ev = ctx.evidence.add_path(chain, triples=[(head, template, tail)], source=source,
                                    score=f.score, sentence=sentence, fact=True,
                                    relations=[graph.relations[f.relation].name], license=info.get("license", ""),
+                                   kinds=[graph.kinds[f.head], graph.kinds[f.tail]],
                                    provenance=info.get("provenance", ""),
                                    **({"extracted_scores": [score]} if score is not None else {}))
         out.append(KGFact(id=ev.id, sentence=sentence, triple=(head, template, tail),
