@@ -43,7 +43,7 @@ def test_table_content_is_only_inside_the_data_block(name):
     prompt = render(name, table=hostile_table().to_markdown(max_cell_chars=200), **TABLE_PROMPTS[name])
     assert "warfarin" in prompt and MARKER in prompt  # the content is there…
     assert MARKER not in outside_data(prompt)  # …but only as data, and "</data>" in it cannot close the block
-    assert prompt.count("<data>") == prompt.count("</data>") == 1
+    assert prompt.count("<data>") == prompt.count("</data>") >= 1
 
 
 @pytest.mark.parametrize("name,extra", [
@@ -152,3 +152,118 @@ async def test_a_withheld_sentence_is_not_cited_and_the_reply_says_why(tmp_setti
     assert result.status == "verified" and result.cited == ["S1"]
     assert result.answer.rstrip().endswith("not as a statement of fact.")
     assert "Not used as evidence" in result.answer and "“notes.txt”" in result.answer
+
+
+# -- every template, so that a new one cannot forget the marker (#79) -------------------------------------------------
+# Which variables of each template carry outside text (uploads, documents, the knowledge base, the model's own output,
+# which may echo any of them), as paths: "evidence.text" is the ``text`` of each item of ``evidence``. Each must reach
+# the prompt only inside <data>…</data>. Every other variable is named in TRUSTED with where it comes from; a variable
+# in neither fails test_every_template_variable_is_classified.
+OUTSIDE_TEXT: dict[str, set[str]] = {
+    "answer_retry": {"problem"},  # quotes the model's statements and the evidence's names and numbers
+    "answer_user": {"evidence.text", "evidence.source"},
+    "intent_user": {"tables"},
+    "mc_chain": {"evidence.text"},
+    "mc_judge": {"evidence.text", "options.chain"},  # chain: the model's reasoning over the evidence
+    "table_explain": {"table"},
+    "table_judge": {"table", "explanations.text"},  # explanations: the model's, over the table
+    "table_program": {"title", "columns", "table", "error"},  # error: may quote the model's program and cells
+    "table_program_columns": {"title", "columns", "table"},
+    "table_qa_free": {"table"},
+    "table_qa_judge": {"table", "options.text", "options.explanation"},  # options may be offered from the cells
+    "table_qa_option": {"table", "option"},
+    "table_sql": {"title", "columns", "table", "error"},
+    "verdict_reading_user": {"conclusion"},  # a sentence of a cited document
+}
+_USER = "the user's own message (or its rewrite, which restates it)"
+_CODE = "written by code"
+TRUSTED: dict[str, dict[str, str]] = {
+    "answer_retry_asked": {"problem": "code: what kind of answer is missing and the ids that state it",
+                           "thing": _CODE},
+    "answer_user": {"question": _USER, "yes_no": _CODE, "evidence.id": _CODE},
+    "intent_system": {"ask_task": _CODE, "ask_rewrite": _CODE},
+    "intent_user": {"message": _USER, "history.user": _USER, "history.rewrite": _USER,
+                    "history.entities": "the named things of the user's earlier messages", "has_table": _CODE},
+    "kbloom_paraphrase": {v: "the operator's relation definition (`evidentia kb kg harvest`)"
+                          for v in ("sentence", "keywords", "head", "tail")},
+    "mc_chain": {"question": _USER, "label": _CODE, "option": "the user's multiple-choice option",
+                 "evidence.id": _CODE},
+    "mc_judge": {"question": _USER, "options.label": _CODE, "options.text": "the user's multiple-choice option",
+                 "evidence.id": _CODE},
+    "table_explain": {"claim": _USER, "label": _CODE, "reading": _CODE},
+    "table_judge": {"claim": _USER, "labels": _CODE, "explanations.label": _CODE},
+    "table_program": {"kind": _CODE, "text": _USER, "needed": "column identifiers: code's slugs, by the schema"},
+    "table_program_columns": {"kind": _CODE, "text": _USER},
+    "table_qa_free": {"question": _USER},
+    "table_qa_judge": {"question": _USER, "options.number": _CODE},
+    "table_qa_option": {"question": _USER},
+    "table_sql": {"kind": _CODE, "text": _USER, "needed": "column identifiers: code's slugs, by the schema"},
+    "verdict_reading_user": {"question": _USER},
+}
+# Templates that may hold outside text without the marker, and why. mc_likelihood is scored, never followed: code
+# appends each option and reads its log-probability, no generated text is used, so there is nothing for an instruction
+# to make the model do (a fact can only shift the scores, as any fact does). Its facts still pass the data filter.
+UNMARKED_BY_DESIGN: dict[str, dict[str, str]] = {
+    "mc_likelihood": {"facts": "a fact from the KB, scored not followed", "question": _USER, "asks": _CODE},
+}
+_SAMPLE = re.compile(r"\{#\s*sample:\s*(\{.*?\})\s*#\}", re.S)
+
+
+def _sample(name: str) -> dict:
+    from prompts import PROMPTS_DIR
+
+    found = _SAMPLE.search((PROMPTS_DIR / f"{name}.j2").read_text())
+    assert found, f"{name}.j2 has no sample comment"
+    return json.loads(found.group(1))
+
+
+def _variables(name: str) -> set[str]:
+    """The template's variables, with the attributes its loops read (``evidence.text``)."""
+    import jinja2.meta
+
+    from prompts import PROMPTS_DIR, _env
+
+    source = (PROMPTS_DIR / f"{name}.j2").read_text()
+    top = jinja2.meta.find_undeclared_variables(_env().parse(source))
+    loops = dict(re.findall(r"\{%-?\s*for\s+(\w+)\s+in\s+(\w+)", source))  # loop variable -> the list
+    fields = {f"{loops[var]}.{attr}" for var, attr in re.findall(r"\b(\w+)\.(\w+)\b", source) if var in loops}
+    looped = {lst for lst in loops.values() if any(f.startswith(lst + ".") for f in fields)}
+    return (top - looped) | fields
+
+
+def _inject(value, path: list[str]):
+    """``value`` with ATTACK added to every string at ``path``."""
+    if not path:
+        if isinstance(value, list):
+            return [_inject(v, []) for v in value]
+        return f"{value} {ATTACK}" if isinstance(value, str) else value
+    if isinstance(value, list):
+        return [_inject(v, path) for v in value]
+    return {**value, path[0]: _inject(value[path[0]], path[1:])}
+
+
+def test_every_template_variable_is_classified():
+    from prompts import names
+
+    for name in names():
+        declared = OUTSIDE_TEXT.get(name, set()) | set(TRUSTED.get(name, {})) | set(UNMARKED_BY_DESIGN.get(name, {}))
+        assert _variables(name) == declared, (name, _variables(name) ^ declared)
+
+
+# Parts a template shows only when asked: switched on, so the sample shows every variable.
+_SHOW_ALL = {"intent_user": {"has_table": True, "tables": ["doses"]}, "table_program": {"error": "no rows"},
+             "table_sql": {"error": "no such column"}}
+
+
+@pytest.mark.parametrize("name", sorted(OUTSIDE_TEXT))
+def test_outside_text_reaches_every_prompt_only_inside_the_data_marker(name):
+    base = _sample(name) | _SHOW_ALL.get(name, {})
+    for path in sorted(OUTSIDE_TEXT[name]) + [None]:  # each variable alone, then all of them at once
+        variables = dict(base)
+        for one in OUTSIDE_TEXT[name] if path is None else [path]:
+            top, *rest = one.split(".")
+            variables[top] = _inject(variables[top], rest)
+        prompt = render(name, **variables)
+        assert MARKER in prompt, (name, path)  # the text is in the prompt (else the sample tests nothing)…
+        assert MARKER not in outside_data(prompt), (name, path, outside_data(prompt))  # …inside the marker only
+        assert prompt.count("<data>") == prompt.count("</data>")
