@@ -233,7 +233,8 @@ def _set_apart(rows: list[list[str]], lines: list[int], delim: str
         if dropped:
             rows, lines = [r for r, _ in kept], [ln for _, ln in kept]
             notes.append(f"dropped {len(dropped)} repeated header or title line{'s' * (len(dropped) != 1)} "
-                         f"({_which(dropped)}), as where two exports are joined")
+                         f"({_which(dropped)}): the column names or the title again further down, as in joined "
+                         "exports or long tables")
 
     footers: list[str] = []
     while len(rows) > 2 and len(footers) < MAX_FOOTER_LINES and _is_footer(rows[-1], rows[-2], width):

@@ -273,6 +273,7 @@ def _spaced_columns(rows: list[list[str]], width: int, parse: Callable[[str], Pa
 
 
 def _name_list(names: list[str]) -> str:
+    names = list(dict.fromkeys(names))  # "metres", "feet", "metres", "feet": each said once
     return f"column{'s' * (len(names) != 1)} " + ", ".join(names[:4]) + (" …" if len(names) > 4 else "")
 
 
@@ -333,9 +334,12 @@ def read_numbers(rows: list[list[str]], marks: NumberMarks | None = None) -> Num
         word, other = ("commas", "points") if mark == COMMA else ("points", "commas")
         sample = columns[cols[0]].ambiguous[0]
         value = _convert(sample, mark, True, parse)[0].strip()
-        why = (", and the file is separated by ';' as decimal-comma locales write it" if mark == COMMA else "")
-        notes.append(f"assumed decimal {word} in {_name_list([columns[c].name for c in cols])}: no cell of the file "
-                     f"shows its decimal mark unambiguously{why}, so {sample} was read as "
+        why = ("the file writes both decimal marks, and no cell in these columns shows one" if file_comma and file_point
+               else "no cell of the file shows its decimal mark unambiguously")
+        if mark == COMMA:
+            why += ", and the file is separated by ';' as decimal-comma locales write it"
+        notes.append(f"assumed decimal {word} in {_name_list([columns[c].name for c in cols])}: {why}, so {sample} "
+                     "was read as "
                      f"{value if mark == COMMA else parse_with_points(sample)}; if they are decimal {other}, load the "
                      f"file again with decimal {other}")
     if mixed:

@@ -124,6 +124,10 @@ def test_columns_with_different_marks_are_each_read_their_own_way_and_said():
     read = _read([["Land", "Anteil", "Kurs"], ["DE", "0,5", "1.25"], ["FR", "1,75", "1.5"]], delimiter=";")
     assert read.rows[1:] == [["DE", "0.5", "1.25"], ["FR", "1.75", "1.5"]]
     assert any("“Anteil”" in n and "“Kurs”" in n for n in read.notes)
+    both = _read([["Anteil", "Kurs", "Menge"], ["0,5", "1.25", "1,234"]], delimiter=",")
+    assert both.rows[1] == ["0.5", "1.25", "1,234"]
+    assert any(n.startswith("assumed decimal points in column “Menge”: the file writes both decimal marks")
+               for n in both.notes)
     mixed = _read([["a", "b"], ["x", "1,5"], ["y", "2.5"]])
     assert mixed.rows[1:] == [["x", "1,5"], ["y", "2.5"]] and any("mix decimal commas and points" in n
                                                                   for n in mixed.notes)
