@@ -924,8 +924,9 @@ async def test_a_quantity_question_with_no_number_in_the_evidence_is_not_answere
         result = await bot.run_turn("At what temperature does water boil at sea level?", rec)
     assert not [r for r in srv.requests if r.get("stream")]  # no answer was generated
     assert result.status == "no_evidence" and result.abstained
-    assert result.answer == ("The evidence I found does not answer this: none of it gives a temperature. "
-                             "The closest evidence: [S1][S2].")
+    # What the evidence does say of the subject, cited, and what it does not give (#78).
+    assert result.answer == ("The evidence I found does not answer this: it mentions water [S1][S2] but gives no "
+                             "temperature.")
     assert "".join(e[1] for e in rec.events if e[0] == "token") == result.answer
 
     # The same form with a number in the evidence is answered by the model as usual.
@@ -947,8 +948,8 @@ async def test_a_cause_question_with_no_cause_of_its_subject_in_the_evidence_is_
         result = await bot.run_turn("What causes malaria?", Recorder())
     assert not [r for r in srv.requests if r.get("stream")]  # no answer was generated
     assert result.status == "no_evidence" and result.abstained
-    assert result.answer == ("The evidence I found does not answer this: none of it states a cause. "
-                             "The closest evidence: [S1][S2][S3].")
+    assert result.answer == ("The evidence I found does not answer this: it mentions malaria [S1][S2] but states no "
+                             "cause.")
 
 
 @pytest.mark.parametrize("q, entity, off, on, what, thing, said_text", [
@@ -968,13 +969,15 @@ async def test_an_answer_that_gives_nothing_of_what_is_asked_is_regenerated_once
     assert len(streamed) == 2 and f"asks for a {what}, and no statement gives one; the items that state a {thing} " \
         "are S2" in streamed[1]["messages"][-1]["content"]
     assert result.status == "verified" and said_text in result.answer
-    # Twice without it: kept, but not verified, and the reply says why.
+    # Twice without it: not shown as the answer (#78). The reply abstains and cites the item that may answer.
     router = Router(intents=[frame(entities=[entity], rewrite=q)], answers=[said(off), said(off)])
     with fake_llm_server(router) as srv:
         bot, _ = make_assistant(tmp_settings, srv)
         result = await bot.run_turn(q, Recorder())
-    assert result.status == "unverified" and f"the question asks for a {what}, and this answer gives none" \
-        in result.answer
+    assert result.status == "no_evidence" and result.abstained and off[0] not in result.answer
+    verb = "states a cause" if what == "cause" else f"gives a {what}"
+    assert result.answer == (f"I could not answer this from the evidence: no statement I could check {verb}. "
+                             "The evidence that may: [S2].")
 
 
 @pytest.mark.parametrize("question, cause", [
@@ -984,9 +987,10 @@ async def test_an_answer_that_gives_nothing_of_what_is_asked_is_regenerated_once
     ("What drugs treat malaria?", False), ("What is malaria?", False),
 ])
 def test_questions_that_ask_for_a_cause(question, cause):
-    from assistant.answer.support import AskedFor, asked_for, states_cause
+    from assistant.answer.slots import AskedSlot, asked_slot
+    from assistant.answer.support import states_cause
 
-    assert (asked_for(question) == AskedFor("cause")) is cause
+    assert (asked_slot(question) == AskedSlot("cause", "cause")) is cause
     assert states_cause("malaria is transmitted by mosquitoes") and states_cause("Seasons result from the tilt") \
         and not states_cause("malaria presents fever")
 
@@ -998,7 +1002,7 @@ def test_questions_that_ask_for_a_cause(question, cause):
     ("How does photosynthesis work?", None), ("What causes the seasons?", None), ("When is it warm?", None),
 ])
 def test_questions_that_ask_for_a_quantity(question, quantity):
-    from assistant.answer.support import asks_for_quantity, states_quantity
+    from assistant.answer.slots import asks_for_quantity, states_quantity
 
     assert asks_for_quantity(question) == quantity
     assert states_quantity("spiders have eight legs") and states_quantity("take 2.5 mg") and \

@@ -21,8 +21,9 @@ from assistant.answer.citations import NO_EVIDENCE_TEXT, check_citations, mark_i
 from tools.contracts import Evidence, EvidenceLedger, evidence_for_prompt
 from assistant.answer.pool import RankedPool, build_pool, rank_pool
 from prompts import render
-from assistant.answer.support import AskedFor, asked_for, content_words, mentions, off_subject, relation_object, repeats, \
-    unnamed_subjects
+from assistant.answer.slots import (AskedSlot, asked_slot, is_filler, mistyped, turn_kinds, unfilled_reply,
+                                    with_article)
+from assistant.answer.support import content_words, mentions, off_subject, relation_object, repeats, unnamed_subjects
 from assistant.answer.verdicts import (CONCLUSION_SENTENCES, has_conclusion, must_answer, question_coverage,
                                reading_from, verdict_from_evidence)
 from assistant.answer.turn import AnswerOutcome, Step, TurnHooks
@@ -48,6 +49,14 @@ class GroundedAnswering:
         that names none of them cannot answer it, so the model is not asked (:func:`assistant.answer.support.unnamed_subjects`).
         """
         settings = self.deps.settings
+        # Template filler ("something is at location of …") is no evidence: kept out of the pool (#78).
+        citable = [e for e in citable if not is_filler(e)]
+        if not citable:
+            text = (f"{NO_EVIDENCE_TEXT} I found no evidence for “{frame.rewrite}” (only knowledge-graph template "
+                    "filler).")
+            await hooks.answer_start()
+            await hooks.answer_token(text)
+            return AnswerOutcome(text, "no_evidence")
         pool_step = Step(name="evidence pool", kind="check", input={"query": frame.query(),
                                                                      "k": settings.answer_evidence_k})
         await hooks.step_start(pool_step)
@@ -65,11 +74,14 @@ class GroundedAnswering:
         texts = {e["id"]: e["text"] for e in shown}
         sources = {e["id"]: e["source"] for e in shown}
         unnamed = unnamed_subjects(subjects or [], list(texts.values()))
-        asked = asked_for(message or frame.rewrite)
-        if asked and texts and not any(asked.stated_about(t, subjects or []) for t in texts.values()):
-            # The question asks for a number (or a cause of its subject) and no shown item states one: nothing
-            # here can answer it.
-            outcome = self._not_given(asked, list(texts)[:MAX_CLOSEST], ctx.evidence)
+        # What the question asks to fill (assistant.answer.slots): a temperature, a year, a place, a cause, a drug.
+        asked = asked_slot(message or frame.rewrite, frame.answer_type, frame.relation or "")
+        items = {c.id: c.evidence for c in ranked.top if c.id in texts}
+        kinds = turn_kinds(list(items.values()))
+        if asked and texts and not any(asked.could_fill(items[i], t, subjects or [], kinds) for i, t in texts.items()):
+            # No shown item states a value of the asked type (nor is a KG fact of a relation that touches it):
+            # nothing here can answer it. The reply says what the evidence does say, and what it does not.
+            outcome = self._unfilled(asked, items, texts, subjects or [], ctx.evidence)
             outcome.pool = ranked.summary()
             await hooks.answer_start()
             await hooks.answer_token(outcome.text)
@@ -115,14 +127,16 @@ class GroundedAnswering:
         # on "What drugs treat Parkinson's disease?": regenerating for one mis-cited statement of three gave an
         # abstention, losing the two good ones, after minutes of CPU generation. Regenerate only when nothing holds.
         none_holds = flagged and len(support.flagged) == len(support.checked)
-        gives_none = asked is not None and answer is not None and not asked.given_by(answer)
+        gives_none = (asked is not None and answer is not None and not answer.does_not_answer
+                      and not _fills_any(asked, answer, ctx.evidence, texts, kinds))
         if answer is None or none_holds or gives_none:
             if gives_none and not none_holds:
                 # Seen on the chat bench: "At what temperature does water boil?" answered with four definitions of
                 # boiling, while a shown item said "steam is a kind of water above 100 degrees celsius".
-                stating = [i for i, t in texts.items() if asked.stated_in(t)]
-                problem = (f"the question asks for a {asked.what}, and no statement gives one"
-                           + (f"; the items that state a {asked.thing} are {', '.join(stating)}" if stating else ""))
+                stating = [i for i, t in texts.items() if asked.could_fill(items[i], t, (), kinds)]
+                problem = (f"the question asks for {with_article(asked.what)}, and no statement gives one"
+                           + (f"; the items that state {with_article(asked.thing)} are {', '.join(stating)}"
+                              if stating else ""))
                 retry_prompt = render("answer_retry_asked", problem=problem, thing=asked.thing)
             else:
                 problem = (support.problem(texts) if answer is not None else
@@ -148,7 +162,7 @@ class GroundedAnswering:
                                           sources=sources, focus=_follow_up_focus(frame, message),
                                           asked_entities=_follow_up_entities(frame, message),
                                           code_verdict=code_verdict, subjects=subjects or [], asked=asked,
-                                          in_context=in_context,
+                                          in_context=in_context, kinds=kinds,
                                           question=frame.rewrite or message or "", relation=frame.relation or "")
         outcome.reading = await self._read_conclusion(outcome, ctx.evidence, frame.rewrite or message or "")
         outcome.required_answer = required
@@ -164,10 +178,10 @@ class GroundedAnswering:
     def _finish_grounded(self, answer: GroundedAnswer | None, support: SupportReport | None,
                          ledger: EvidenceLedger, texts: dict[str, str], *,
                          code_verdict: bool = False, subjects: list[str] | None = None,
-                         asked: AskedFor | None = None, question: str = "", in_context: list | None = None,
+                         asked: AskedSlot | None = None, question: str = "", in_context: list | None = None,
                          sources: dict[str, str] | None = None, focus: list[str] | None = None,
                          asked_entities: list[str] | None = None,
-                         relation: str = "") -> AnswerOutcome:
+                         relation: str = "", kinds: set[str] | None = None) -> AnswerOutcome:
         if answer is None:
             text = f"{NO_EVIDENCE_TEXT} (The model's answer could not be read twice; the evidence list shows what was found.)"
             return AnswerOutcome(text, "unverified")
@@ -229,16 +243,24 @@ class GroundedAnswering:
             note += (f"\n\n(Left out {len(off)} statement{'s' if len(off) > 1 else ''} that, like the evidence "
                      f"{'they cite, do' if len(off) > 1 else 'it cites, does'} not mention "
                      f"{_join_names([s for s in about if content_words(s)])}.)")
+        if answered:
+            answer, left_out, typed_notes = _typed_and_filled(answer, ledger, texts, asked, kinds or set())
+            if not answer.statements:
+                # Nothing the model said fills what the question asks for: not padded with what it did say, but an
+                # abstention that says what the evidence does say and does not (#78).
+                return _unfilled_abstention(asked, ledger, texts, subjects or [], left_out, kinds or set(),
+                                            typed_notes)
+            note += typed_notes
+        elif (asked is not None and not answer.does_not_answer
+              and not _fills_any(asked, answer, ledger, texts, kinds or set())):
+            # Unsupported and giving nothing the question asks for: no "Unverified" answer made of it either.
+            return _unfilled_abstention(asked, ledger, texts, subjects or [], answer.cited, kinds or set())
         unnamed = [] if not answered else unnamed_subjects(
             subjects or [], [texts.get(c, "") for c in answer.cited], shown=list(texts.values()))
         if unnamed:  # true of its citations, but about something else (the evidence shown did name the subject)
             status = "unverified"
             note += (f"\n\n⚠ Unverified: none of the evidence this answer cites mentions {_join_names(unnamed)}, "
                      "so it does not answer the question about it. The evidence list shows what was found.")
-        elif asked and answered and not asked.given_by(answer):
-            status = "unverified"
-            note += (f"\n\n⚠ Unverified: the question asks for a {asked.what}, and this answer gives none. "
-                     "The evidence list shows what was found.")
         kept_in_context = [c for c in in_context or [] if not answer.does_not_answer and any(
             st.text == c.statement and c.context in st.cite for st in answer.statements)]
         for c in kept_in_context:  # code added a citation: said, and the status is never verified
@@ -337,11 +359,11 @@ class GroundedAnswering:
         return AnswerOutcome(text, "no_evidence", check, check.ok, abstained=True, unnamed_subjects=unnamed)
 
     @staticmethod
-    def _not_given(asked: AskedFor, closest: list[str], ledger: EvidenceLedger) -> AnswerOutcome:
-        """The reply when the question asks for a quantity or a cause and no evidence shown states one: composed in
-        code."""
-        text = (f"{DOES_NOT_ANSWER_TEXT[:-1]}: {asked.none_given()}. "
-                f"The closest evidence: {chips(closest)}.")
+    def _unfilled(asked: AskedSlot, items: dict[str, Evidence], texts: dict[str, str], subjects: list[str],
+                  ledger: EvidenceLedger) -> AnswerOutcome:
+        """The reply when no evidence shown can fill the asked slot: what the evidence says of the subject and
+        what it does not give, composed in code (:func:`assistant.answer.slots.unfilled_reply`)."""
+        text = unfilled_reply(asked, items, texts, subjects)
         check = check_citations(text, ledger)
         return AnswerOutcome(text, "no_evidence", check, check.ok, abstained=True)
 
@@ -426,6 +448,51 @@ class GroundedAnswering:
             if rest:
                 await hooks.answer_token(rest)
         return answer, prose.raw
+
+
+def _cited(statement: Statement, ledger: EvidenceLedger) -> list[Evidence]:
+    return [ev for ev in map(ledger.get, statement.cite) if ev is not None]
+
+
+def _fills_any(asked: AskedSlot, answer: GroundedAnswer, ledger: EvidenceLedger, texts: dict[str, str],
+               kinds: set[str]) -> bool:
+    """Whether a statement of the answer fills the asked slot with a value its citations hold."""
+    return any(asked.fills(st.text, _cited(st, ledger), texts, kinds) for st in answer.statements)
+
+
+def _unfilled_abstention(asked: AskedSlot | None, ledger: EvidenceLedger, texts: dict[str, str], subjects: list[str],
+                         cited: list[str], kinds: set[str], notes: str = "") -> AnswerOutcome:
+    """The reply when no statement of the answer fills the asked slot (or none was left): what the evidence does
+    say, and does not, cited (:func:`assistant.answer.slots.unfilled_reply`); the items that could fill it, if the
+    model missed them; ``notes`` on the statements left out."""
+    shown = {i: ev for i in texts if (ev := ledger.get(i)) is not None}
+    stating = [i for i, ev in shown.items() if asked is not None and asked.could_fill(ev, texts[i], subjects, kinds)]
+    text = unfilled_reply(asked, shown, texts, subjects, first=cited, stating=stating) + notes
+    check = check_citations(text, ledger)
+    return AnswerOutcome(text, "no_evidence", check, None, abstained=True)
+
+
+def _typed_and_filled(answer: GroundedAnswer, ledger: EvidenceLedger, texts: dict[str, str], asked: AskedSlot | None,
+                      kinds: set[str]) -> tuple[GroundedAnswer, list[str], str]:
+    """The answer without the statements that type their subject as no cited fact does, and (with ``asked``)
+    without those that fill no asked slot; the ids the answer cited before; the notes that say what was left out.
+
+    Seen as a new user: "<the place> is a kind of mountain [P1] … <the place> is a kind of ocean [P2]" answered
+    "Where is it?": the second cites a path through two types, the first gives no place (assistant.answer.slots).
+    """
+    shown = [ev for ev in map(ledger.get, texts) if ev is not None]
+    wrong = {i: why for i, st in enumerate(answer.statements) if (why := mistyped(st.text, _cited(st, ledger), shown))}
+    unfilled = {i for i, st in enumerate(answer.statements) if i not in wrong and asked is not None
+                and not asked.fills(st.text, _cited(st, ledger), texts, kinds)}
+    if not wrong and not unfilled:
+        return answer, answer.cited, ""
+    kept = [st for i, st in enumerate(answer.statements) if i not in wrong and i not in unfilled]
+    notes = "".join(f"\n\n(Left out a statement: {why}.)" for why in dict.fromkeys(wrong.values()))
+    if unfilled and kept:  # when nothing is kept, the abstention says what is missing
+        n = len(unfilled)
+        notes += (f"\n\n(Left out {n} statement{'s' if n > 1 else ''} that {asked.missing(plural=n > 1)}, which the "
+                  "question asks for.)")
+    return answer.model_copy(update={"statements": kept}), answer.cited, notes
 
 
 def _follow_up_entities(frame, message: str) -> list[str]:

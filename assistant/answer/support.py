@@ -67,6 +67,20 @@ def numbers(text: str) -> set[str]:
     return {_normalise_number(m.group(0)) for m in _NUMBER.finditer(text or "")}
 
 
+# Numbers written as words, by value: "A spider has 8 legs" cites "Spiders have eight legs" correctly.
+SPELLED_NUMBERS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())} | {
+    "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
+    "hundred": "100", "thousand": "1000", "million": "1000000", "billion": "1000000000", "dozen": "12"}
+_SPELLED = re.compile(r"\b(?:" + "|".join(SPELLED_NUMBERS) + r")\b", re.I)
+
+
+def spelled_numbers(text: str) -> set[str]:
+    """The values of the numbers ``text`` writes in words ("eight legs" -> {"8"})."""
+    return {SPELLED_NUMBERS[m.group(0).lower()] for m in _SPELLED.finditer(text or "")}
+
+
 def _clean(word: str) -> str:
     word = word.replace("’", "'").lower()
     return re.sub(r"'s?$", "", word).strip("-'")
@@ -154,7 +168,7 @@ def check_statement(statement: str, cited_texts: list[str], subjects: Sequence[s
     in the elderly that never mentions rickets (found as a new user).
     """
     evidence = " \n ".join(cited_texts)
-    ev_numbers = numbers(evidence)
+    ev_numbers = numbers(evidence) | spelled_numbers(evidence)
     ev_words = _words(evidence)
     ev_stems = _stems(ev_words)
     missing_numbers = sorted(n for n in numbers(statement) if n not in ev_numbers)
@@ -334,105 +348,8 @@ def _phrases(texts: list[str]) -> set[tuple[str, str]]:
     return out
 
 
-# -- questions that ask for a quantity ------------------------------------------------------------------
-# "At what temperature does water boil?" is answered by a number: evidence that states none cannot answer it,
-# however well it matches the words (seen on the chat bench: four sentences defining boiling, cited and
-# marked unverified, where the knowledge base holds no boiling point).
-_QUANTITY_NOUNS = ("temperature", "percentage", "percent", "number", "amount", "size", "weight", "height", "length",
-                   "distance", "speed", "age", "population", "price", "cost", "dose", "dosage", "year", "duration",
-                   "rate", "count", "value", "depth", "width", "mass", "volume", "frequency")
-_HOW = re.compile(r"^\s*(?:and\s+|so\s+)?how\s+(many|much|old|long|tall|far|high|big|large|heavy|deep|wide|often|fast)\b",
-                  re.I)
-_WHAT_NOUN = re.compile(r"^\s*(?:and\s+|so\s+)?(?:at|in|to|by)?\s*(?:what|which)\s+(?:is\s+the\s+|was\s+the\s+|are\s+the\s+)?"
-                        r"([a-z]+)\b", re.I)
-_NUMBER_WORDS = re.compile(
-    r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
-    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
-    r"thousand|million|billion|dozen|half|twice|once|single|double|triple|daily|weekly|monthly|yearly|annually|"
-    r"hourly)\b", re.I)
-
-
-def asks_for_quantity(question: str) -> str | None:
-    """What quantity the question asks for ("temperature", "number" for "how many"), or None.
-
-    Read from the question's opening words only: "how many/much/old/long/…" or "what/which <quantity noun>".
-    """
-    m = _HOW.match(question or "")
-    if m:
-        return {"many": "number", "much": "amount", "old": "age", "long": "length or duration", "tall": "height",
-                "far": "distance", "high": "height", "big": "size", "large": "size", "heavy": "weight",
-                "deep": "depth", "wide": "width", "often": "frequency", "fast": "speed"}[m.group(1).lower()]
-    m = _WHAT_NOUN.match(question or "")
-    if m and m.group(1).lower() in _QUANTITY_NOUNS:
-        return m.group(1).lower()
-    return None
-
-
-def states_quantity(text: str) -> bool:
-    """Whether ``text`` states a number, in digits or in words ("eight legs", "2.5 mg", "a dozen")."""
-    return bool(_NUMBER.search(text or "") or _NUMBER_WORDS.search(text or ""))
-
-
-# -- questions that ask for a cause ---------------------------------------------------------------------
-# "What causes malaria?" is answered by a cause: found as a new user, it came back verified with "Malaria presents
-# Fever. Malaria localizes to immune system. Malaria localizes to liver.", all true, none a cause (the KB states
-# none). "Why …?" is not read so: its answers are as often reasons or purposes in other words ("it takes millions
-# of years to form").
-_ASKS_CAUSE = re.compile(
-    r"^\s*(?:and\s+|so\s+)?what\s+(?:(?:can|could|might|may|does|do|did|usually|commonly|typically)\s+)?"
-    r"(?:causes?|caused|is causing|leads? to|triggers?)\b"
-    r"|^\s*(?:and\s+|so\s+)?what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:main\s+|usual\s+|common\s+|most common\s+|"
-    r"known\s+)?(?:causes?|triggers?)\s+of\b", re.I)
-
-
-def asks_for_cause(question: str) -> bool:
-    """Does the question's form ask what causes something ("What causes X?", "What are the causes of X?")?"""
-    return bool(_ASKS_CAUSE.match(question or ""))
-
-
+# -- stated causes -----------------------------------------------------------------------------------
+# What a question asks for, and whether a statement gives it, is assistant.answer.slots's.
 def states_cause(text: str) -> bool:
     """Whether ``text`` states a cause or mechanism in any words ("caused by", "transmitted by", "results from")."""
     return bool(_EVIDENCE_CAUSE.search(text or ""))
-
-
-@dataclass(frozen=True)
-class AskedFor:
-    """What a question's form asks for and its evidence must state: a quantity ("temperature", "number") or a
-    cause. Evidence that states none cannot answer it, and an answer that gives none does not."""
-
-    what: str  # "temperature", "number", …, or "cause"
-
-    @property
-    def is_cause(self) -> bool:
-        return self.what == "cause"
-
-    @property
-    def thing(self) -> str:
-        """What a statement must state: "number" or "cause"."""
-        return "cause" if self.is_cause else "number"
-
-    def stated_in(self, text: str) -> bool:
-        return states_cause(text) if self.is_cause else states_quantity(text)
-
-    def stated_about(self, text: str, subjects: Sequence[str]) -> bool:
-        """Could ``text`` answer it: it states a number, or a cause and names one of ``subjects`` (when there are
-        any): a cause of something else ("Other causes include infections") is none of this subject's."""
-        return self.stated_in(text) and (not self.is_cause or not subjects or any(mentions(s, [text])
-                                                                                   for s in subjects))
-
-    def given_by(self, answer) -> bool:
-        """Whether one of the answer's statements gives it (an abstention gives none, and needs none)."""
-        return answer.does_not_answer or any(self.stated_in(st.text) for st in answer.statements)
-
-    def none_given(self) -> str:
-        """What the evidence lacks, for an abstention: "none of it gives a temperature"."""
-        return "none of it states a cause" if self.is_cause else f"none of it gives a {self.what}"
-
-
-def asked_for(question: str) -> AskedFor | None:
-    """What the question's form asks for: a quantity (:func:`asks_for_quantity`), a cause, or None."""
-    quantity = asks_for_quantity(question)
-    if quantity:
-        return AskedFor(quantity)
-    return AskedFor("cause") if asks_for_cause(question) else None
-
