@@ -121,6 +121,25 @@ async def test_a_place_follow_up_shows_no_contradicting_type_and_no_statement_th
     assert second.answer.count("Mount Everest") == 2  # said once each in the note; no statement repeated
 
 
+async def test_the_terminal_prints_the_checked_answer_once(tmp_settings, fake_llm_server, scripted_tools, capsys):
+    """The draft streamed while the model writes is progress (stderr, with the steps); stdout holds the reply as
+    checked, once, then its evidence. Before, a reply the check changed was printed again under "Final answer:"."""
+    from assistant.cli.chat_cli import TerminalHooks, print_evidence
+
+    padding = said(("Algae is found in bodies of water.", ["S1"]), ("Algae is a kind of plant.", ["P1"]))
+    router = Router(intents=[frame(entities=["algae"], rewrite="Where is algae found?")], answers=[padding])
+    with fake_llm_server(router) as srv:
+        bot, _ = make_assistant(tmp_settings, srv)
+        hooks = TerminalHooks()
+        result = await bot.run_turn("Where is algae found?", hooks)
+    print_evidence(result, hooks)
+    out = capsys.readouterr()
+    assert "Final answer" not in out.out + out.err
+    reply, evidence = out.out.split("Evidence cited:")
+    assert reply.count("Algae is found in bodies of water") == 1 and "kind of plant" not in out.out
+    assert out.out.index(result.answer) < out.out.index("Evidence cited:")
+
+
 async def test_an_unsupported_answer_that_gives_nothing_asked_is_not_shown_as_unverified(
         tmp_settings, fake_llm_server, scripted_tools):
     # A shown item gives a temperature about silver (not its melting point), so the model is asked; it writes twice a

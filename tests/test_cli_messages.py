@@ -141,18 +141,20 @@ def test_run_reports_a_model_that_cannot_be_served_as_a_message(cli_env, monkeyp
     assert out.exception is None or isinstance(out.exception, SystemExit)  # no traceback
 
 
-async def test_a_step_after_the_streamed_answer_starts_on_its_own_line(capsys):
+async def test_the_draft_stays_off_stdout_and_the_checked_reply_is_printed_once(capsys):
+    """The check may change a draft (#78): stdout gets the reply as checked, once; the steps stay on stderr, each on
+    a line of its own."""
     from assistant.cli.chat_cli import TerminalHooks
     from assistant.answer.turn import Step
 
     hooks = TerminalHooks()
-    await hooks.answer_token("Exercise lowers blood pressure [S1].")
+    await hooks.answer_start()
+    await hooks.answer_token("Exercise lowers blood pressure [S1]. Exercise is a kind of activity [P1].")
     await hooks.step_start(Step(name="support check", kind="check", input={}))
-    await hooks.answer_token("\n\n**Verdict: Yes.**")
+    hooks.finish("Exercise lowers blood pressure [S1].\n\n**Verdict: Yes.**")
     out = capsys.readouterr()
-    assert out.out == "Exercise lowers blood pressure [S1].\n\n\n**Verdict: Yes.**"  # never "…[S1].→ support check"
-    assert out.err.strip() == "→ support check …"
-    assert hooks.streamed == "Exercise lowers blood pressure [S1].\n\n**Verdict: Yes.**"  # what finish() compares
+    assert out.out == "\nExercise lowers blood pressure [S1].\n\n**Verdict: Yes.**\n"
+    assert out.err.strip() == "→ support check …"  # not a terminal: no word count either
 
 
 def test_continuing_a_conversation_says_which_tables_it_already_holds(cli_env):

@@ -27,18 +27,24 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class TerminalHooks(TurnHooks):
-    """Steps as one-line summaries on stderr; the answer streamed on stdout."""
+    """Steps as one-line summaries on stderr; the reply once, as checked, on stdout.
+
+    What the model writes is a draft until the support check has read it: the check may leave statements out, re-cite
+    them or abstain. Printed text cannot be taken back, so the draft is not printed: on a terminal, stderr counts its
+    words as it grows, and :meth:`finish` prints the reply as checked. Seen as a new user: a reply the check had
+    changed was printed twice, the second time under "Final answer:" (#78).
+    """
 
     def __init__(self, show_steps: bool = True):
         self.show_steps = show_steps
-        self.streamed = ""  # what stdout shows of the current answer attempt
-        self._mid_line = False  # stdout's last answer token left the line open
+        self.streamed = ""  # the draft of the current answer attempt
+        self._counting = False  # stderr's last line is the draft's word count, rewritten in place
 
     def _end_line(self) -> None:
-        """A step that starts after the answer streamed (the support check) begins on a line of its own."""
-        if self._mid_line:
-            click.echo("")
-            self._mid_line = False
+        """A step that starts while the draft is counted begins on a line of its own."""
+        if self._counting:
+            click.echo("", err=True)
+            self._counting = False
 
     async def step_start(self, step: Step) -> None:
         if self.show_steps:
@@ -56,29 +62,25 @@ class TerminalHooks(TurnHooks):
                         fg="cyan", err=True)
 
     async def answer_start(self) -> None:
-        click.echo("")
         self.streamed = ""
 
     async def answer_token(self, token: str) -> None:
         self.streamed += token
-        click.echo(token, nl=False)
-        self._mid_line = bool(token) and not token.endswith("\n")
+        if self.show_steps and sys.stderr.isatty():  # a live count where one can be rewritten in place
+            click.secho(f"\r  writing the answer: {len(self.streamed.split())} words", fg="cyan", err=True, nl=False)
+            self._counting = True
 
     async def answer_discard(self, reason: str) -> None:
-        # Printed text cannot be taken back: it is marked as withdrawn right where it stands, on stdout.
-        click.secho(f"\n[withdrawn, not the answer: {reason}]", fg="yellow")
+        if self.show_steps:
+            self._end_line()
+            click.secho(f"  [draft withdrawn: {reason}]", fg="yellow", err=True)
         self.streamed = ""
 
     def finish(self, answer: str) -> None:
-        """Print what the final answer adds to (or changes in) what was streamed: the check may mark or trim it."""
-        final, shown = answer.strip(), self.streamed.strip()
-        if final == shown or not final:
-            return
-        if shown and final.startswith(shown):
-            click.echo(final[len(shown):], nl=False)
-        else:
-            click.secho("\nFinal answer:" if shown else "", fg="green")
-            click.echo(final, nl=False)
+        """Print the reply as checked, once."""
+        self._end_line()
+        if answer.strip():
+            click.echo("\n" + answer.strip())
         self.streamed = answer
 
 
