@@ -179,3 +179,17 @@ def test_a_prevalence_the_evidence_says_is_unknown_or_rare_answers_how_many_peop
     assert fills("How many people are affected by myofibrillar myopathy?", "Its prevalence is unknown", ledger, ["S1"])
     assert fills("How many people are affected by CADASIL?", "CADASIL is rare", ledger, ["S2"])
     assert not fills("How many legs does a spider have?", "Spiders are common", ledger, ["S3"])  # no prevalence asked
+
+
+def test_what_an_abstention_says_is_mentioned_is_named_in_full():
+    # Seen on the default KB: "What is the half-life of carbon-14?" would have said the evidence "defines carbon-14"
+    # citing "In the respiration process carbon dioxide is a waste product" (5-letter stems: "carbo").
+    ledger = ledger_with("In the respiration process carbon dioxide is a waste product.",
+                         "Carbon dioxide can be found in the air.", "Mountains are found on every continent.")
+    items = {e.id: e for e in ledger.citable()}
+    texts = {i: e.text for i, e in items.items()}
+    assert not defines(items["S1"], texts["S1"], "carbon-14")
+    assert unfilled_reply(slot_of("What is the half-life of carbon-14?"), items, texts, ["carbon-14"]) == (
+        "The evidence I found does not answer this: none of it gives a half-life. The closest evidence: [S1][S2][S3].")
+    assert unfilled_reply(slot_of("How tall is Mount Everest?"), items, texts, ["Mount Everest"]).endswith(
+        "none of it gives a height. The closest evidence: [S1][S2][S3].")

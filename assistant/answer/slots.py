@@ -35,8 +35,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from assistant.answer.answering import DOES_NOT_ANSWER_TEXT, MAX_CLOSEST, chips
-from assistant.answer.support import (SPELLED_NUMBERS, content_words, mentions, numbers, repeats, states_cause,
-                                      word_share)
+from assistant.answer.support import SPELLED_NUMBERS, content_words, mentions, numbers, repeats, states_cause
 from tools.contracts import Evidence
 
 SlotKind = Literal["quantity", "date", "time", "place", "cause", "kind"]
@@ -442,14 +441,41 @@ _SENTENCE_DEFINES = re.compile(r"^\s*(?:an?\s+|the\s+)?(?P<s>[^,;:]{1,60}?)\s+(?
                                r"refers?\s+to)\b", re.I)
 
 
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9'’\-]*")
+
+
+def _whole_words(text: str) -> list[str]:
+    """Lower-case words, a possessive or plural "s" off ("Addison's" and "Addisons" -> "addison"); digits kept, so
+    "carbon-14" is not "carbon"."""
+    out = []
+    for w in _TOKEN.findall((text or "").lower()):
+        w = re.sub(r"['’]s?$", "", w)
+        out.append(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")) else w)
+    return out
+
+
+def names_in_full(subject: str, text: str) -> bool:
+    """Does ``text`` write every word of ``subject`` whole? Stricter than the subject checks' stems
+    (:func:`assistant.answer.support.mentions`), which take "Mountains" for Mount Everest and "carbon dioxide" for
+    carbon-14: what an abstention says the evidence mentions must be so."""
+    own = set(_whole_words(subject)) - {"the", "a", "an", "of"}
+    return bool(own) and own <= set(_whole_words(text))
+
+
+def _is_term(phrase: str, subject: str) -> bool:
+    """Is ``phrase`` (a definition's subject, a fact's head) the subject itself, give or take a word?"""
+    words = [w for w in _whole_words(phrase) if w not in ("the", "a", "an")]
+    return names_in_full(subject, phrase) and len(words) <= len(_whole_words(subject)) + 1
+
+
 def defines(ev: Evidence, text: str, subject: str) -> bool:
     """Does the item define or type ``subject``: a KG is-a or defined-as fact of it, or a sentence opening
     "<subject> is a …"?"""
     if ev.kind == "path":
-        return any(len(t) == 3 and t[1].lower() in _DEFINING_TEMPLATES and _same(t[0], subject)
+        return any(len(t) == 3 and t[1].lower() in _DEFINING_TEMPLATES and _is_term(t[0], subject)
                    for t in ev.meta.get("triples") or [])
     m = _SENTENCE_DEFINES.match(text or "")
-    return bool(m) and _same(m.group("s") or m.group("s2"), subject)
+    return bool(m) and _is_term(m.group("s") or m.group("s2"), subject)
 
 
 def unfilled_reply(slot: AskedSlot | None, items: dict[str, Evidence], texts: dict[str, str],
@@ -465,10 +491,8 @@ def unfilled_reply(slot: AskedSlot | None, items: dict[str, Evidence], texts: di
         return (f"I could not answer this from the evidence: no statement I could check {slot.none_stated()}. "
                 f"The evidence that may: {chips(list(stating)[:MAX_CLOSEST])}.")
     order = [i for i in dict.fromkeys([*first, *items]) if i in items]
-    # Named in full here ("Mountains are found on every continent" does not name Mount Everest), though the subject
-    # checks elsewhere accept any of its words.
     def names(subject: str, i: str) -> bool:
-        return word_share(subject, texts.get(i, "")) >= 1.0
+        return names_in_full(subject, texts.get(i, ""))
 
     subject = next((s for s in subjects if content_words(s) and any(names(s, i) for i in order)), None)
     if subject is None:
