@@ -84,6 +84,8 @@ def load_table(path_or_bytes: str | Path | bytes, *, name: str | None = None, se
     if decimal and kind in ("xlsx", "json"):
         notes.append("the decimal mark asked for applies to text tables (CSV, TSV, Markdown, HTML); this file "
                      "stores its numbers as numbers")
+    elif decimal:  # said, so a reading chosen by hand is never mistaken for the detected one
+        notes.append(f"numbers read with decimal {'commas' if decimal == COMMA else 'points'}, as asked")
     if kind == "xlsx":
         book = _read_xlsx(data, sheet, limits)
         chosen, names = book.chosen, book.names

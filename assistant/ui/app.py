@@ -666,9 +666,13 @@ async def on_choose_decimal(action) -> None:
     except TableError as exc:  # a forged or stale button: nothing is read
         await cl.Message(content=f"I could not read the file again: {exc}").send()
         return
+    # The part the user is looking at stays chosen: reading another table of a page again must not go back to the
+    # first one.
+    current = bot.session.tables.get(upload.table)
+    sheet = getattr(current, "sheet", None) if getattr(current, "sheet_names", None) else None
     try:
         table = await asyncio.to_thread(add_table_file, bot.deps, bot.session, upload.path, name=upload.file_name,
-                                        replace=upload.table, decimal=decimal)
+                                        sheet=sheet, replace=upload.table, decimal=decimal)
     except Exception as exc:  # noqa: BLE001 - e.g. the upload was cleaned up; the old reading stays loaded
         await cl.Message(content=f"I could not read **{upload.file_name}** again: {exc}. "
                                  f"The table **{upload.table}** is unchanged.").send()

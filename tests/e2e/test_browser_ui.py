@@ -367,6 +367,36 @@ def test_workbook_upload_offers_the_other_sheets_and_switches(page, ui, tmp_path
     page.screenshot(path=str(ui[1] / "sheet-switch.png"))
 
 
+def test_a_page_upload_reads_its_data_table_and_offers_the_others(page, ui, tmp_path):
+    # #79: a page's first table was taken blindly (here navigation links, no data); now the first table that looks
+    # like data is read, the message says which of how many, and each other table has a button.
+    path = tmp_path / "report.html"
+    path.write_text("<html><body><table><tr><td><a href='/'>Home</a></td><td><a href='/a'>About</a></td></tr></table>"
+                    "<table><caption>Cases by year</caption><tr><th>Year</th><th>Cases</th></tr>"
+                    "<tr><td>2010</td><td>63</td></tr><tr><td>2011</td><td>70</td></tr></table>"
+                    "<table><caption>Deaths by year</caption><tr><th>Year</th><th>Fatalities</th></tr>"
+                    "<tr><td>2010</td><td>3</td></tr></table></body></html>")
+    _upload(page, path, "Here is the report page")
+    page.wait_for_selector("text=read table 2 of 3 (Cases by year)", timeout=120_000)
+    button = page.get_by_role("button", name="Use table “table 3 (Deaths by year)”")
+    button.wait_for(timeout=30_000)
+    button.click()
+    page.wait_for_selector("text=Fatalities", timeout=60_000)  # the chosen table's preview
+
+
+def test_an_assumed_decimal_mark_is_said_and_the_other_one_is_a_button(page, ui, tmp_path):
+    # #79: "248.960" in a ';'-separated file is 248,960 in the locales that write such files, 248.96 elsewhere; the
+    # reply says which was assumed, and one click reads the file the other way.
+    path = tmp_path / "einwohner.csv"
+    path.write_text("Region;Einwohner\nNord;248.960\nSued;120.500\n", encoding="utf-8")
+    _upload(page, path, "Here is my table")
+    page.wait_for_selector("text=assumed decimal commas", timeout=120_000)
+    button = page.get_by_role("button", name="Read with decimal points")
+    button.wait_for(timeout=30_000)
+    button.click()
+    page.wait_for_selector("text=numbers read with decimal points, as asked", timeout=60_000)
+
+
 def test_an_image_in_an_upload_loads_nothing_from_another_host(page, ui, tmp_path):
     """#79: a title line `![x](http://elsewhere/…)` in an uploaded file was fetched by the browser when the upload
     was acknowledged. The page's content policy lets images load from this server only: a beacon on another port
