@@ -246,8 +246,10 @@ def test_question_gets_streamed_answer_with_clickable_citation(page, ui):
     (ui[1] / "ui_timings.json").write_text(json.dumps(timings))
     if os.environ.get("EVIDENTIA_UI_TIMINGS"):
         Path(os.environ["EVIDENTIA_UI_TIMINGS"]).write_text(json.dumps(timings))
-    # Both statements are shown as prose, each with its own chip.
-    page.wait_for_selector("text=He later played for the Los Angeles Clippers", timeout=60_000)
+    # The statement that answers "when" is shown with its chip; the true one that does not ("He later played for the
+    # Los Angeles Clippers") is left out, and the reply says so (#78: statements that fill no asked slot are not
+    # shown as the answer).
+    page.wait_for_selector("text=does not say when", timeout=60_000)
     # The evidence panel waits for a chip. Chainlit 2.11+ opens it by itself with every side element of the chat
     # under the last one's title (seen as a new user: the first answer's cells under the second's chip); the app
     # closes it (assistant.ui.app.close_evidence_panel).
@@ -258,7 +260,7 @@ def test_question_gets_streamed_answer_with_clickable_citation(page, ui):
     _open_citation(page, "S1", "— Wang Zhizhi")
     assert page.locator("#side-view-title").inner_text().strip() == "S1"
     assert "Clippers" not in page.locator("#side-view-content").inner_text()
-    _open_citation(page, "S2", "He later played for the Los Angeles Clippers.")
+    assert page.locator("a.element-link", has_text="S2").count() == 0  # the left-out statement's chip is gone too
     page.screenshot(path=str(ui[1] / "answer.png"))
     # The intent step is shown.
     assert page.locator("text=intent").count() >= 1
