@@ -384,6 +384,12 @@ class KBWithConclusions:
                 for i, t in enumerate(texts)]
 
 
+@pytest.fixture
+def rule_verdicts(monkeypatch):
+    """The negation rule with the model's reading (the verdict path before #78's learned reader, still switchable)."""
+    monkeypatch.setenv("EVIDENTIA_VERDICT_READER", "rule")
+
+
 class ConclusionDeps(FakeSourcesDeps):
     def __init__(self, settings, closing: dict[str, list[str]], **kwargs):
         super().__init__(settings, **kwargs)
@@ -405,7 +411,7 @@ class ConclusionDeps(FakeSourcesDeps):
 ])
 async def test_the_verdict_is_read_from_the_cited_documents_conclusion(tmp_settings, fake_llm_server,
                                                                         patched_tools, cite, conclusion, verdict,
-                                                                        line):
+                                                                        line, rule_verdicts):
     question = "Does vitamin D supplementation reduce fracture risk?"
     router = Router(intents=[frame(entities=["vitamin D"], rewrite=question)],
                     answers=[said(("Vitamin D was studied in older adults.", [cite]), verdict="maybe")])
@@ -475,7 +481,8 @@ async def test_a_question_about_sameness_reads_the_conclusion_the_other_way_roun
     ({"Maybe": -0.5, "Yes": -1.2}, "yes"),              # "no" not among the alternatives: the rule stands
 ])
 async def test_the_models_reading_of_the_conclusion_may_turn_yes_into_no(tmp_settings, fake_llm_server,
-                                                                          patched_tools, reading, verdict):
+                                                                          patched_tools, reading, verdict,
+                                                                          rule_verdicts):
     question = "Does vitamin D supplementation reduce fracture risk?"
     conclusion = ["Fractures were counted for five years.", "Supplementation offered little over placebo."]
     router = Router(intents=[frame(entities=["vitamin D"], rewrite=question)],
@@ -501,7 +508,7 @@ async def test_the_models_reading_of_the_conclusion_may_turn_yes_into_no(tmp_set
 
 
 async def test_a_rule_no_a_sameness_question_or_a_server_without_logprobs_asks_no_reading_or_keeps_the_rule(
-        tmp_settings, fake_llm_server, patched_tools):
+        tmp_settings, fake_llm_server, patched_tools, rule_verdicts):
     question = "Does vitamin D supplementation reduce fracture risk?"
     negated = ["Fractures were counted for five years.", "Supplementation did not lower the fracture rate."]
     plain = ["Fractures were counted for five years.", "Supplementation lowered the fracture rate."]
@@ -525,6 +532,27 @@ async def test_a_rule_no_a_sameness_question_or_a_server_without_logprobs_asks_n
         assert result.reading is None
 
 
+async def test_by_default_the_learned_reader_reads_three_closing_sentences_and_asks_the_model_nothing(
+        tmp_settings, fake_llm_server, patched_tools, monkeypatch):
+    """#78: a negated results sentence before a conclusion that restates the question is a "yes" to the learned
+    reader (assistant/answer/verdict_reader.py), where the rule reads "no"; no reading is asked of the model."""
+    monkeypatch.delenv("EVIDENTIA_VERDICT_READER", raising=False)
+    question = "Does vitamin D supplementation reduce fracture risk?"
+    conclusion = ["Fractures were counted for five years.", "Falls did not differ between the groups.",
+                  "Vitamin D supplementation reduces fracture risk in older adults."]
+    router = Router(intents=[frame(entities=["vitamin D"], rewrite=question)],
+                    answers=[said(("Vitamin D was studied in older adults.", ["S1"]), verdict="no")])
+    with fake_llm_server(router) as srv:
+        deps = ConclusionDeps(tmp_settings, {"pubmed:vitamin": conclusion},
+                              llm=LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model"))
+        result = await Assistant(deps, Session("c1")).run_turn(question, Recorder())
+    assert (result.verdict, result.rule_verdict) == ("yes", "no")
+    assert not any(r.get("logprobs") for r in srv.requests) and result.reading is None
+    assert result.verdict_cited[:3] == ["S3", "S4", "S5"]
+    assert "**Verdict: Yes.** Read in code from the conclusion of the cited document [S3, S4, S5] by a reader " \
+           "fitted on 700 PubMedQA questions" in result.answer
+
+
 def two_abstracts(ctx, args: SearchIn) -> SearchOut:
     """Two abstracts on a search: one cited twice about something else, one whose title asks the question."""
     found = [("Calcium intake was recorded in 300 nurses.", "Calcium and blood pressure in nurses", "pubmed:calcium"),
@@ -535,7 +563,8 @@ def two_abstracts(ctx, args: SearchIn) -> SearchOut:
 
 
 async def test_the_verdict_comes_from_the_cited_abstract_about_the_question(tmp_settings, fake_llm_server,
-                                                                             patched_tools, monkeypatch):
+                                                                             patched_tools, monkeypatch,
+                                                                             rule_verdicts):
     """The abstract cited most is about calcium and blood pressure; the one the question asks about is cited
     once. Its conclusion decides, and its title makes answering required although no sentence's text alone
     carries 60% of the question's words."""

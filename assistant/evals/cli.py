@@ -35,7 +35,7 @@ def baselines_command(benchmarks: tuple[str, ...]) -> None:
 
 def _attach() -> None:
     from assistant.evals import (chat_eval, kg_eval, kg_harvest_eval, kg_relations_eval, medquad_eval, pdf_eval,
-                                 pubmedqa_eval, rules_eval,
+                                 pubmedqa_eval, pubmedqa_verdicts, rules_eval,
                                  readme_numbers, recompute, retrieval_eval, tables_eval)
 
     tables_eval.register(eval_group)
@@ -43,6 +43,7 @@ def _attach() -> None:
     kg_eval.register(eval_group)
     kg_relations_eval.register(eval_group)
     pubmedqa_eval.register(eval_group)
+    pubmedqa_verdicts.register(eval_group)
     medquad_eval.register(eval_group)
     kg_harvest_eval.register(eval_group)
     recompute.register(eval_group)

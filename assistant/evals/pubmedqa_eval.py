@@ -202,7 +202,9 @@ def run_pubmedqa(settings, *, limit: int | None = None, concurrency: int = 1, do
                  split: str = "test") -> dict:
     from assistant.deps import Deps
     from assistant.evals.report import ResultsLog, label_baselines, write_eval
-    from assistant.answer.verdicts import CONCLUSION_SENTENCES, FORCE_ANSWER_COVERAGE, LEANS_NO_NATS
+    from assistant.answer.verdict_reader import load_reader
+    from assistant.answer.verdicts import (CONCLUSION_SENTENCES, FORCE_ANSWER_COVERAGE, LEANS_NO_NATS,
+                                           RULE_SENTENCES, verdict_reader_choice)
 
     store = Deps(settings).text_kb
     if store.is_empty:
@@ -228,18 +230,26 @@ def run_pubmedqa(settings, *, limit: int | None = None, concurrency: int = 1, do
             click.echo(f"{split} {name}: " + ", ".join(f"{k} {v:.3f}" for k, v in row.items()))
         click.echo(f"{split} always-yes on the answerable half: {base['yes_baseline']:.3f}")
         return variant
+    learned = verdict_reader_choice() == "learned" and load_reader() is not None
     notes = (f"{len(records)} of {len(items)} items answered ({variant['n_answerable']} whose abstract is in the "
              f"default KB, {variant['n_unanswerable']} whose abstract is not), drawn with seed {SEED} from "
              f"ori_pqal.json; each asked as a fresh chat turn (intent, plan, text and KG retrieval, one ranked pool, "
              f"the top {settings.answer_evidence_k} to a grammar-bound answer; 'does not answer' not offered when one "
              f"evidence item, with its document's title, carries {FORCE_ANSWER_COVERAGE:.0%} of the question's "
-             f"content words). 'default': "
-             f"the verdict read from the last {CONCLUSION_SENTENCES} sentences (the conclusion) of the cited "
-             f"document most about the question: a negated finding answers no, and so does the model's reading of "
-             f"the conclusion when log P(no) > log P(yes) - {LEANS_NO_NATS} (one greedy token), else yes; "
-             f"'rule-only': the same turns without that reading; 'model-verdict-slot': the same "
+             f"content words). 'default': " + (
+                 f"the verdict of the learned reader (assistant/answer/verdict_reader.py, fitted on the 700 PubMedQA "
+                 f"questions outside the fixed 300; docs/eval/pubmedqa-verdicts-dev.md) over the last "
+                 f"{CONCLUSION_SENTENCES} sentences (the conclusion) of the cited document most about the question, "
+                 f"the negation rule's for a question about sameness, no model reading; 'rule-only': the negation "
+                 f"rule over the last {RULE_SENTENCES} of them, on the same turns; "
+                 if learned else
+                 f"the verdict read from the last {RULE_SENTENCES} sentences (the conclusion) of the cited "
+                 f"document most about the question: a negated finding answers no, and so does the model's reading "
+                 f"of the conclusion when log P(no) > log P(yes) - {LEANS_NO_NATS} (one greedy token), else yes; "
+                 f"'rule-only': the same turns without that reading; ") +
+             "'model-verdict-slot': the same "
              f"turns scored by the verdict the model wrote in its yes/no/maybe slot. "
-             f"The rules and the margin were tuned on PubMedQA questions outside the fixed 300 "
+             f"The rules, the reader and the margin were tuned on PubMedQA questions outside the fixed 300 "
              f"(assistant/answer/verdicts.py), none on these. "
              f"Accuracy is on the answerable half, an abstention counting as wrong; always 'yes' (the majority "
              f"label and the first option) scores "
