@@ -630,8 +630,10 @@ async def acknowledge_table(table, path: Path, file_name: str) -> None:
     ).send()
 
 
-@cl.action_callback("choose_sheet")
-async def on_choose_sheet(action) -> None:
+async def _read_upload_again(action, resolve, load_kwargs, failed: str) -> None:
+    """A button that reads an upload again another way (another sheet or table, the other decimal mark): the
+    button's payload resolved by ``resolve`` into (upload, choice), the file loaded with ``load_kwargs(bot, upload,
+    choice)`` under the same table name. A forged or stale button reads nothing; a failed read keeps the old table."""
     try:
         bot = _assistant()
     except ConversationAccessError as exc:
@@ -639,45 +641,38 @@ async def on_choose_sheet(action) -> None:
         return
     p = action.payload if isinstance(action.payload, dict) else {}
     try:
-        upload, sheet = _uploads().resolve(p.get("upload"), p.get("sheet"))
-    except TableError as exc:  # a forged or stale button: nothing is read
-        await cl.Message(content=f"I could not switch sheets: {exc}").send()
+        upload, choice = resolve(p)
+    except TableError as exc:
+        await cl.Message(content=f"I could not {failed}: {exc}").send()
         return
     try:
         table = await asyncio.to_thread(add_table_file, bot.deps, bot.session, upload.path, name=upload.file_name,
-                                        sheet=sheet, replace=upload.table)
-    except Exception as exc:  # noqa: BLE001 - e.g. the upload was cleaned up; the old sheet stays loaded
-        await cl.Message(content=f"I could not load sheet **{sheet}** of **{upload.file_name}**: {exc}. "
-                                 f"The table **{upload.table}** is unchanged.").send()
-        return
-    await acknowledge_table(table, upload.path, upload.file_name)
-
-
-@cl.action_callback("choose_decimal")
-async def on_choose_decimal(action) -> None:
-    try:
-        bot = _assistant()
-    except ConversationAccessError as exc:
-        await _refuse_foreign_conversation(exc)
-        return
-    p = action.payload if isinstance(action.payload, dict) else {}
-    try:
-        upload, decimal = _uploads().reading(p.get("upload"), p.get("decimal"))
-    except TableError as exc:  # a forged or stale button: nothing is read
-        await cl.Message(content=f"I could not read the file again: {exc}").send()
-        return
-    # The part the user is looking at stays chosen: reading another table of a page again must not go back to the
-    # first one.
-    current = bot.session.tables.get(upload.table)
-    sheet = getattr(current, "sheet", None) if getattr(current, "sheet_names", None) else None
-    try:
-        table = await asyncio.to_thread(add_table_file, bot.deps, bot.session, upload.path, name=upload.file_name,
-                                        sheet=sheet, replace=upload.table, decimal=decimal)
+                                        replace=upload.table, **load_kwargs(bot, upload, choice))
     except Exception as exc:  # noqa: BLE001 - e.g. the upload was cleaned up; the old reading stays loaded
         await cl.Message(content=f"I could not read **{upload.file_name}** again: {exc}. "
                                  f"The table **{upload.table}** is unchanged.").send()
         return
     await acknowledge_table(table, upload.path, upload.file_name)
+
+
+@cl.action_callback("choose_sheet")
+async def on_choose_sheet(action) -> None:
+    await _read_upload_again(action, lambda p: _uploads().resolve(p.get("upload"), p.get("sheet")),
+                             lambda bot, upload, sheet: {"sheet": sheet}, "switch sheets")
+
+
+def _kept_part(bot, upload) -> dict:
+    """The sheet or table the user is looking at: reading another table of a page again with the other decimal mark
+    must not go back to the first one."""
+    current = bot.session.tables.get(upload.table)
+    return {"sheet": getattr(current, "sheet", None) if getattr(current, "sheet_names", None) else None}
+
+
+@cl.action_callback("choose_decimal")
+async def on_choose_decimal(action) -> None:
+    await _read_upload_again(action, lambda p: _uploads().reading(p.get("upload"), p.get("decimal")),
+                             lambda bot, upload, decimal: {**_kept_part(bot, upload), "decimal": decimal},
+                             "read the file again")
 
 
 @cl.on_message
