@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -210,3 +211,21 @@ def test_the_published_dev_table_recomputes_from_its_log_and_the_gold_file(tmp_p
 
 def test_code_verdicts_default_to_the_rule():
     assert CodeVerdict("yes").by == "rule" and CodeVerdict("no").rule_verdict == "no"
+
+
+def test_evidentia_eval_recompute_checks_the_published_dev_table(tmp_path):
+    import json
+    import shutil
+
+    from assistant.evals.recompute import MISMATCH, OK, recompute_report
+    from tests.shared_data import KB_DATA
+
+    docs = Path(__file__).resolve().parents[1] / "docs" / "eval"
+    for suffix in (".json", ".jsonl"):
+        shutil.copy(docs / f"pubmedqa-verdicts-dev{suffix}", tmp_path / f"pubmedqa-verdicts-dev{suffix}")
+    report = tmp_path / "pubmedqa-verdicts-dev.json"
+    assert recompute_report(report, tmp_path, KB_DATA).status == OK
+    tampered = json.loads(report.read_text())
+    tampered["variants"]["reader (last 3, shipped)"]["accuracy"] = 0.9
+    report.write_text(json.dumps(tampered))
+    assert recompute_report(report, tmp_path, KB_DATA).status == MISMATCH

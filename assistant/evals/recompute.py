@@ -238,6 +238,8 @@ def recompute_report(path: Path, eval_dir: Path, kb_dir: Path) -> RecomputeResul
         return recompute_chat(name, report)
     if benchmark_and_split(name)[0] == "medquad":
         return recompute_medquad(name, report)
+    if name.startswith("pubmedqa-verdicts"):
+        return recompute_verdict_reader(name, report, Path(path).with_suffix(".jsonl"), Path(kb_dir))
     if name == "rules":
         return recompute_rules(name, report, Path(path).parent, Path(eval_dir), Path(kb_dir))
     if name == "pdf":
@@ -462,6 +464,25 @@ def recompute_medquad(name: str, report: dict) -> RecomputeResult:
         published = report.get("variants", {}).get(variant, {})
         rows += [compared(variant, metric, published.get(metric), figures[metric]) for metric in figures
                  if metric in published]
+    return RecomputeResult(name, status_of(rows), rows)
+
+
+def recompute_verdict_reader(name: str, report: dict, log: Path, kb_dir: Path) -> RecomputeResult:
+    """The yes/no reader's dev table (#78): every row scored again from its per-item log, gold labels checked
+    against ori_pqal.json where the mirror is there."""
+    from assistant.evals.pubmedqa_verdicts import recompute
+
+    if not log.exists():
+        return no_log_result(name, report, [log.name])
+    data_path = kb_dir / "pubmedqa" / "ori_pqal.json"
+    data = json.loads(data_path.read_text(encoding="utf-8")) if data_path.exists() else None
+    try:
+        figures = recompute(log, data)
+    except ValueError as exc:
+        return RecomputeResult(name, MISMATCH, [MetricRow("", "gold labels", "", "", False, str(exc))])
+    rows = [compared(variant, metric, published.get(metric), figures.get(variant, {}).get(metric))
+            for variant, published in report.get("variants", {}).items() for metric in published
+            if metric in figures.get(variant, {})]
     return RecomputeResult(name, status_of(rows), rows)
 
 
