@@ -123,3 +123,36 @@ def test_a_forged_sheet_payload_reads_nothing(tmp_path):
     # The genuine click still switches to the other sheet of the uploaded workbook.
     assert [(ld["path"], ld["sheet"]) for ld in out["loads"]] == [(str(book), "Q2")]
     assert out["last"].startswith("Loaded ")
+
+
+def test_a_page_with_no_such_table_is_named_as_a_page_not_a_workbook(tmp_path):
+    reg = UploadRegistry()
+    page = reg.register(tmp_path / "u.bin", "beds.html", "beds", ["table 1 (Home)", "table 2 (Beds)"])
+    book = reg.register(tmp_path / "w.bin", "cases.xlsx", "cases", ["Cases", "Deaths"])
+    with pytest.raises(TableError, match=r"The file beds.html has no such table; its tables are: table 1 \(Home\)"):
+        reg.resolve(page, "table 9")
+    with pytest.raises(TableError, match="The workbook cases.xlsx has no such sheet; its sheets are: Cases, Deaths"):
+        reg.resolve(book, "Q3")
+
+
+def test_the_terminal_hints_name_the_chat_command_or_the_ask_options(tmp_path):
+    from assistant.cli.chat_cli import add_table_file
+    from assistant.settings import Settings
+    from memory.store import Memory
+    from tools.contracts import Session
+
+    class Deps:
+        settings = Settings(_env_file=None, data_dir=tmp_path)
+        memory = Memory(tmp_path / "memory.db")
+
+    path = tmp_path / "einwohner.csv"
+    path.write_text("Region;Einwohner\nNord;248.960\nSued;120.500\n", encoding="utf-8")
+    chat = add_table_file(Deps(), Session("a"), path)
+    assert f'(/table "{path}" --decimal point reads its numbers with decimal points)' in chat
+    ask = add_table_file(Deps(), Session("b"), path, in_chat=False)
+    assert "(--decimal point reads its numbers with decimal points)" in ask and "/table" not in ask
+    page = tmp_path / "beds.html"
+    page.write_text("<table><tr><td><a href='/'>Home</a></td></tr></table><table><tr><th>Hospital</th><th>Beds</th>"
+                    "</tr><tr><td>St Mary</td><td>310</td></tr></table>")
+    assert "(--sheet SHEET loads another)" in add_table_file(Deps(), Session("c"), page, in_chat=False)
+    assert f'(/table "{page}" SHEET loads another)' in add_table_file(Deps(), Session("d"), page)

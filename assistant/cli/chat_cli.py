@@ -182,18 +182,22 @@ def restore_session(deps, session: Session) -> None:
 DECIMAL_MARKS = {"comma": ",", "point": "."}
 
 
-def add_table_file(deps, session: Session, path: Path, sheet: str | None = None, decimal: str | None = None) -> str:
-    """Load a table file; the lines to show. ``decimal``: "comma" or "point" (None: read from the file)."""
+def add_table_file(deps, session: Session, path: Path, sheet: str | None = None, decimal: str | None = None,
+                   *, in_chat: bool = True) -> str:
+    """Load a table file; the lines to show. ``decimal``: "comma" or "point" (None: read from the file). ``in_chat``:
+    the hints name the chat's ``/table`` command, else ``evidentia ask``'s options."""
     from assistant.ui.uploads import add_table_file as add, describe
 
     replace = None
     if sheet is not None or decimal is not None:  # another sheet, or another reading, replaces it under its name
         replace = next((n for n, t in session.tables.items() if t.source == path.name), None)  # source: file name
     table = add(deps, session, path, sheet=sheet, replace=replace, decimal=DECIMAL_MARKS.get(decimal or ""))
-    text = describe(table, how_to_switch=f'/table "{path}" SHEET loads another')
+    text = describe(table, how_to_switch=f'/table "{path}" SHEET loads another' if in_chat else
+                    "--sheet SHEET loads another")
     if getattr(table, "decimal", None):  # its numbers were read with one decimal mark: say how to get the other
         other = "point" if table.decimal == "," else "comma"
-        text += f"\n  (--decimal {other} reads its numbers with decimal {other}s)"
+        how = f'/table "{path}" --decimal {other}' if in_chat else f"--decimal {other}"
+        text += f"\n  ({how} reads its numbers with decimal {other}s)"
     return text
 
 
@@ -412,7 +416,8 @@ def register(main: click.Group) -> None:
         # The tables first: a broken file is reported at once, whether or not a model is running.
         for path in tables:
             try:
-                click.echo(add_table_file(deps, bot.session, path, sheet=sheet, decimal=decimal), err=True)
+                click.echo(add_table_file(deps, bot.session, path, sheet=sheet, decimal=decimal, in_chat=False),
+                           err=True)
             except TableError as exc:
                 raise click.ClickException(f"{path.name}: {exc}") from None
         for path in texts:

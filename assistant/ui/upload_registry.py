@@ -40,7 +40,9 @@ class UploadRegistry:
         if upload is None:
             raise TableError("That button belongs to an upload this chat no longer has; upload the file again.")
         if not isinstance(sheet, str) or sheet not in upload.sheets:
-            raise TableError(f"The workbook {upload.file_name} has no such sheet; its sheets are: "
+            # A workbook's sheets or a page's tables ("table 2 (Beds by hospital)"): named as the file holds them.
+            kind = ("tables", "file") if all(s.startswith("table ") for s in upload.sheets) else ("sheets", "workbook")
+            raise TableError(f"The {kind[1]} {upload.file_name} has no such {kind[0][:-1]}; its {kind[0]} are: "
                              f"{', '.join(upload.sheets) or 'none'}.")
         return upload, sheet
 
