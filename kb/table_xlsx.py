@@ -55,10 +55,22 @@ def _xlsx_damaged(exc: Exception) -> TableError:
 
 def _open_workbook(data: bytes):
     """The workbook, opened once in read-only mode (sheets are streamed later, never held whole)."""
-    from openpyxl import load_workbook
+    from openpyxl.reader.excel import ExcelReader
+
+    class ChartTolerantReader(ExcelReader):
+        def read_chartsheet(self, sheet, rel):
+            # openpyxl 3.1 adds the chart sheet, then fails on one without a drawing part ("'list' object has no
+            # attribute 'find'"): the workbook is valid (held-out upload, #79), and a chart sheet is skipped anyway.
+            try:
+                super().read_chartsheet(sheet, rel)
+            except AttributeError as exc:
+                if "find" not in str(exc):
+                    raise
 
     try:
-        return load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+        reader = ChartTolerantReader(io.BytesIO(data), read_only=True, data_only=True)
+        reader.read()
+        return reader.wb
     except _XLSX_READ_ERRORS as exc:
         if isinstance(exc, (zipfile.BadZipFile, OSError)):
             raise TableError("The file is not a readable .xlsx workbook (old .xls files: save as .xlsx or CSV).") \

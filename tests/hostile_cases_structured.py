@@ -123,6 +123,14 @@ def _chart_first(wb):
     sheet.add_chart(chart)
 
 
+def _empty_chart_first(wb):
+    """A chart sheet with no chart in it (no drawing part): valid, and openpyxl 3.1 itself fails to read it back."""
+    ws = wb.active
+    ws.title = "Data"
+    _fill(ws, CASES)
+    wb.create_chartsheet("Chart", 0)
+
+
 def _chart_between(wb):
     _chart_first(wb)
     _fill(wb.create_sheet("Deaths"), [["Year", "Deaths"], [2010, 0]])
@@ -184,6 +192,8 @@ def structured_cases() -> list[Case]:
                           note_says("2 columns of sheet 'Data' are hidden in the workbook (columns B, C) and were "
                                     "read like the others"))))
     add(Case("xlsx chart sheet first", "chart-first.xlsx", _book(_chart_first), "load",
+             check=all_of(rows_are(loaded), sheet_is("Data"), note_says("skipped the chart sheet 'Chart'"))))
+    add(Case("xlsx empty chart sheet first", "empty-chart.xlsx", _book(_empty_chart_first), "load",
              check=all_of(rows_are(loaded), sheet_is("Data"), note_says("skipped the chart sheet 'Chart'"))))
     add(Case("xlsx chart sheet between two sheets", "chart-between.xlsx", _book(_chart_between), "load",
              check=all_of(rows_are(loaded), sheet_is("Data"), note_says("the workbook also has: Deaths"),
