@@ -265,12 +265,13 @@ def run(settings=None, *, split: str = "dev", per_half: int = PER_HALF, concurre
     log = ResultsLog(Path(settings.data_dir) / "eval" / f"{BENCHMARK}-{split}.jsonl")
     todo = [it for it in items if not run_.counts(log.get(VARIANT, it.id))]
     echo(f"medquad ({split}): {len(items)} questions ({per_half} in the KB, {per_half} hidden); {len(todo)} to ask")
-    asyncio.run(_answer_each(settings, items, kb_path, log, todo, concurrency, echo))
+    # One holder for the turns and the baselines: the run's KB copy and its encoder are loaded once.
+    deps = Deps(settings, text_kb=lambda d: TextStore(kb_path, embedder=d.embedder))
+    asyncio.run(_answer_each(deps, log, todo, concurrency, echo))
     run_.record(items=len(items), checked=len(todo), variants=[VARIANT])
     wanted = {it.id: it for it in items}
     records = [r for r in log.records(VARIANT) if r["id"] in wanted and run_.made_here(r)]
-    hidden_store = TextStore(kb_path, embedding_model=settings.embedding_model)
-    baselines = baseline_records(items, hidden_store)
+    baselines = baseline_records(items, deps.text_kb)  # aclose closed only the model client
     variants = {VARIANT: summarise(records), **{k: summarise(v) for k, v in baselines.items()}}
     stamp = run_.stamp("the dev split (foci hashed to dev)")
     notes = (run_.note(stamp)
@@ -305,14 +306,11 @@ def run(settings=None, *, split: str = "dev", per_half: int = PER_HALF, concurre
                              "items_detail": [asdict(it) | {"gold_answer": None} for it in items], **stamp})
 
 
-async def _answer_each(settings, items, kb_path, log, todo, concurrency, echo) -> None:
+async def _answer_each(deps, log, todo, concurrency, echo) -> None:
     from assistant.answer.loop import Assistant
-    from assistant.deps import Deps
     from assistant.evals.report import bounded_map
-    from kb.text_store import TextStore
     from tools.contracts import Session
 
-    deps = Deps(settings, text_kb=lambda d: TextStore(kb_path, embedding_model=settings.embedding_model))
 
     async def one(item: Item) -> None:
         bot = Assistant(deps, Session(f"medquad-{hashlib.sha1(item.id.encode()).hexdigest()[:10]}", user="eval"))
