@@ -5,12 +5,7 @@ tests pin each rule, and the ways to read a file the other way (``decimal=``, th
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -19,8 +14,7 @@ from kb.table_model import parse_number
 from kb.table_numbers import NumberMarks, read_numbers, readings
 from kb.tables import TableError, load_table
 from kb.text_decoding import decode_text, decode_upload
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.ui_button_probe import run_probe
 
 
 # -- encodings -------------------------------------------------------------------------------------------------------
@@ -276,41 +270,8 @@ def test_a_text_upload_says_which_bytes_were_not_utf8(tmp_path):
 
 
 UI_PROBE = r"""
-import asyncio, json, sys
-from pathlib import Path
-import assistant.ui.app as app
-from assistant.ui.upload_registry import UploadRegistry
-from tools.contracts import Session
-from kb.tables import load_table
-
 path = Path(sys.argv[1])
 path.write_bytes("Produkt;Preis\nKäse;1,234\n".encode())
-sent, loads = [], []
-class FakeMessage:
-    def __init__(self, content="", elements=None, actions=None, **kw):
-        self.content, self.actions = content, actions or []
-    async def send(self):
-        sent.append({"content": self.content, "labels": [a.label for a in self.actions],
-                     "payloads": [a.payload for a in self.actions]})
-        return self
-class FakeBot:
-    deps = None
-    session = Session("c1", user="ann")
-def fake_add_table_file(deps, session, path, *, name, sheet=None, replace=None, decimal=None):
-    loads.append({"path": str(path), "decimal": decimal, "replace": replace})
-    return load_table(path, name=name, decimal=decimal)
-class FakeAction:
-    def __init__(self, name, label="", tooltip="", payload=None):
-        self.name, self.label, self.payload = name, label, payload
-class Action:
-    def __init__(self, payload): self.payload = payload
-registry = UploadRegistry()
-app._uploads = lambda: registry
-app._assistant = lambda: FakeBot()
-app.add_table_file = fake_add_table_file
-app.cl.Message = FakeMessage
-app.cl.Action = FakeAction
-app.cl.Dataframe = lambda **kw: None
 
 async def main():
     await app.acknowledge_table(load_table(path, name="preise.csv"), path, "preise.csv")
@@ -327,13 +288,7 @@ asyncio.run(main())
 
 
 def test_the_ui_offers_the_other_decimal_mark_and_refuses_forged_clicks(tmp_path):
-    env = dict(os.environ, EVIDENTIA_DATA_DIR=str(tmp_path / "data"), EVIDENTIA_LLM_BASE_URL="http://127.0.0.1:9/v1",
-               CHAINLIT_AUTH_SECRET="test-secret")
-    env.pop("EVIDENTIA_AUTH_PASSWORD", None)
-    proc = subprocess.run([sys.executable, "-c", UI_PROBE, str(tmp_path / "preise.csv")], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=240)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("JSON")][-1][4:])
+    out = run_probe(UI_PROBE, tmp_path / "preise.csv", tmp_path)
     assert out["first"]["labels"] == ["Read with decimal points"]
     assert set(out["first"]["payloads"][0]) == {"upload", "decimal"} and "/" not in out["first"]["payloads"][0]["upload"]
     assert "assumed decimal commas" in out["first"]["content"]

@@ -7,18 +7,13 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from assistant.settings import Settings
 from kb.tables import TableError, grid_from_html, load_table, parse_number
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.ui_button_probe import run_probe
 
 
 def _book(build) -> bytes:
@@ -211,61 +206,22 @@ def test_a_table_before_an_over_limit_one_still_loads_and_says_where_reading_sto
 
 # --- the upload message and its buttons ------------------------------------------------------------------
 PROBE = r"""
-import asyncio, json, sys
-from pathlib import Path
-import assistant.ui.app as app
-from assistant.ui.upload_registry import UploadRegistry
-from tools.contracts import Session
-from kb.tables import load_table
-
 page = Path(sys.argv[1])
-sent, loads = [], []
-class FakeMessage:
-    def __init__(self, content="", elements=None, actions=None, **kw):
-        self.content, self.actions = content, actions or []
-    async def send(self):
-        sent.append({"content": self.content, "labels": [a.label for a in self.actions],
-                     "payloads": [a.payload for a in self.actions]})
-        return self
-class FakeBot:
-    deps = None
-    session = Session("c1", user="ann")
-def fake_add_table_file(deps, session, path, *, name, sheet=None, replace=None, **kw):
-    loads.append(sheet)
-    return load_table(path, name=name, sheet=sheet)
-class FakeAction:
-    def __init__(self, name, label="", tooltip="", payload=None):
-        self.name, self.label, self.payload = name, label, payload
-class Action:
-    def __init__(self, payload): self.payload = payload
-registry = UploadRegistry()
-app._uploads = lambda: registry
-app._assistant = lambda: FakeBot()
-app.add_table_file = fake_add_table_file
-app.cl.Message = FakeMessage
-app.cl.Action = FakeAction
-app.cl.Dataframe = lambda **kw: None
 
 async def main():
     await app.acknowledge_table(load_table(page, name="report.html"), page, "report.html")
     first = sent[-1]
     await app.on_choose_sheet(Action(first["payloads"][-1]))
-    print("JSON" + json.dumps({"first": first, "loads": loads, "last": sent[-1]["content"]}))
+    print("JSON" + json.dumps({"first": first, "loads": [ld["sheet"] for ld in loads], "last": sent[-1]["content"]}))
 
 asyncio.run(main())
 """
 
 
 def test_the_upload_message_offers_the_page_s_other_tables(tmp_path):
-    env = dict(os.environ, EVIDENTIA_DATA_DIR=str(tmp_path / "data"), EVIDENTIA_LLM_BASE_URL="http://127.0.0.1:9/v1",
-               CHAINLIT_AUTH_SECRET="test-secret")
-    env.pop("EVIDENTIA_AUTH_PASSWORD", None)
     page = tmp_path / "report.html"
     page.write_text(NAV + CASES + DEATHS)
-    proc = subprocess.run([sys.executable, "-c", PROBE, str(page)], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=240)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("JSON")][-1][4:])
+    out = run_probe(PROBE, page, tmp_path)
     first = out["first"]
     assert ("Table **table 2 (Year, Cases)** is loaded; the page also has table 1 (Home, Data), table 3 (Deaths)"
             in first["content"])

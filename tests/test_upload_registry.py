@@ -6,17 +6,12 @@ The handler test runs in a subprocess because Chainlit's config is process-globa
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from assistant.ui.upload_registry import UploadRegistry
 from kb.tables import TableError
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.ui_button_probe import run_probe
 
 
 def test_registry_resolves_only_its_own_ids_and_sheets(tmp_path):
@@ -36,13 +31,7 @@ def test_registry_resolves_only_its_own_ids_and_sheets(tmp_path):
 
 
 PROBE = r"""
-import asyncio, json, sys
-from pathlib import Path
 import openpyxl
-import assistant.ui.app as app
-from assistant.ui.upload_registry import UploadRegistry
-from tools.contracts import Session
-from kb.tables import load_table
 
 book = Path(sys.argv[1])
 wb = openpyxl.Workbook()
@@ -50,37 +39,6 @@ wb.active.title = "Q1"
 wb.active.append(["Year", "Cases"]); wb.active.append(["2010", "63"])
 q2 = wb.create_sheet("Q2"); q2.append(["Year", "Deaths"]); q2.append(["2010", "7"])
 wb.save(book)
-
-sent, loads = [], []
-class FakeMessage:
-    def __init__(self, content="", elements=None, actions=None, **kw):
-        self.content, self.actions = content, actions or []
-    async def send(self):
-        sent.append({"content": self.content,
-                     "payloads": [a.payload for a in self.actions]})
-        return self
-
-class FakeBot:
-    deps = None
-    session = Session("c1", user="ann")
-
-def fake_add_table_file(deps, session, path, *, name, sheet=None, replace=None):
-    loads.append({"path": str(path), "sheet": sheet, "replace": replace})
-    return load_table(path, name=name, sheet=sheet)
-
-registry = UploadRegistry()
-app._uploads = lambda: registry
-app._assistant = lambda: FakeBot()
-app.add_table_file = fake_add_table_file
-app.cl.Message = FakeMessage
-class FakeAction:  # the real ones need a live Chainlit context
-    def __init__(self, name, label="", tooltip="", payload=None):
-        self.payload = payload
-app.cl.Action = FakeAction
-app.cl.Dataframe = lambda **kw: None
-
-class Action:
-    def __init__(self, payload): self.payload = payload
 
 async def main():
     table = load_table(book, name="book.xlsx")
@@ -104,14 +62,8 @@ asyncio.run(main())
 
 
 def test_a_forged_sheet_payload_reads_nothing(tmp_path):
-    env = dict(os.environ, EVIDENTIA_DATA_DIR=str(tmp_path / "data"), EVIDENTIA_LLM_BASE_URL="http://127.0.0.1:9/v1",
-               CHAINLIT_AUTH_SECRET="test-secret")
-    env.pop("EVIDENTIA_AUTH_PASSWORD", None)
     book = tmp_path / "book.xlsx"
-    proc = subprocess.run([sys.executable, "-c", PROBE, str(book)], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=240)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("JSON")][-1][4:])
+    out = run_probe(PROBE, book, tmp_path)
 
     # The button carries an opaque id and a sheet name, nothing that names a file on the server.
     assert out["first_payloads"] and all(set(p) == {"upload", "sheet"} for p in out["first_payloads"])
