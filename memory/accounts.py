@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import sqlite_utils
@@ -38,6 +40,15 @@ class Accounts:
         self.path = Path(threads_db)
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
+    @contextmanager
+    def _opened(self) -> Iterator[sqlite_utils.Database]:
+        """The accounts database for one call, closed after it (each method opens its own connection)."""
+        db = self._db()
+        try:
+            yield db
+        finally:
+            db.conn.close()
+
     def _db(self) -> sqlite_utils.Database:
         db = sqlite_utils.Database(self.path)
         migrate(db, UI_MIGRATIONS)
@@ -48,33 +59,24 @@ class Accounts:
         return db
 
     def names(self) -> list[str]:
-        db = self._db()
-        try:
+        with self._opened() as db:
             return [r["name"] for r in db["evidentia_accounts"].rows_where(order_by="name")]
-        finally:
-            db.conn.close()
 
     def exists(self, name: str) -> bool:
-        db = self._db()
-        try:
+        with self._opened() as db:
             return bool(db["evidentia_accounts"].count_where("name = ?", [name]))
-        finally:
-            db.conn.close()
 
     def add(self, name: str, password: str) -> None:
         if not USER_NAME_RE.fullmatch(name or ""):
             raise AccountError("A user name is 1-64 letters, digits, '.', '_', '@' or '-', starting with a "
                                "letter or digit.")
         _check_password(password)
-        db = self._db()
-        try:
+        with self._opened() as db:
             with db.conn:
                 if db["evidentia_accounts"].count_where("name = ?", [name]):
                     raise AccountError(f"The user {name} already exists; use `evidentia user passwd {name}`.")
                 db["evidentia_accounts"].insert({"name": name, "password_hash": _hasher.hash(password),
                                                  "created_at": _now(), "updated_at": _now()})
-        finally:
-            db.conn.close()
 
     def set_password(self, name: str, password: str) -> None:
         _check_password(password)
@@ -86,48 +88,33 @@ class Accounts:
         Logins from before it are no longer valid (see assistant/ui/auth.py), so a changed password ends the
         sessions of whoever knew the old one.
         """
-        db = self._db()
-        try:
+        with self._opened() as db:
             rows = list(db["evidentia_accounts"].rows_where("name = ?", [name], select="updated_at"))
-        finally:
-            db.conn.close()
         return dt.datetime.fromisoformat(rows[0]["updated_at"]).timestamp() if rows else None
 
     def remove(self, name: str) -> None:
-        db = self._db()
-        try:
+        with self._opened() as db:
             with db.conn:
                 if not db["evidentia_accounts"].count_where("name = ?", [name]):
                     raise AccountError(f"There is no user {name}.")
                 db["evidentia_accounts"].delete(name)
-        finally:
-            db.conn.close()
 
     def revoke_login(self, token_id: str, name: str, expires_at: float) -> None:
         """End one login token (logging out): refused from now on, though its signature stays valid until
         ``expires_at`` (POSIX seconds). Revocations of tokens that have expired since are dropped here."""
-        db = self._db()
-        try:
+        with self._opened() as db:
             with db.conn:
                 db["evidentia_revoked_logins"].delete_where("expires_at < ?", [time.time()])
                 db["evidentia_revoked_logins"].upsert({"token_id": token_id, "name": name, "expires_at": expires_at},
                                                       pk="token_id")
-        finally:
-            db.conn.close()
 
     def login_revoked(self, token_id: str) -> bool:
-        db = self._db()
-        try:
+        with self._opened() as db:
             return bool(db["evidentia_revoked_logins"].count_where("token_id = ?", [token_id]))
-        finally:
-            db.conn.close()
 
     def verify(self, name: str, password: str) -> bool:
-        db = self._db()
-        try:
+        with self._opened() as db:
             rows = list(db["evidentia_accounts"].rows_where("name = ?", [name]))
-        finally:
-            db.conn.close()
         stored = rows[0]["password_hash"] if rows else _DUMMY_HASH
         try:
             _hasher.verify(stored, password)
@@ -141,8 +128,7 @@ class Accounts:
 
     def _update_hash(self, name: str, password_hash: str, *, missing_ok: bool, password_set: bool) -> None:
         # ``updated_at`` is when the password was last set (password_set_at), not when its hash was renewed.
-        db = self._db()
-        try:
+        with self._opened() as db:
             with db.conn:
                 if not db["evidentia_accounts"].count_where("name = ?", [name]):
                     if missing_ok:
@@ -150,8 +136,6 @@ class Accounts:
                     raise AccountError(f"There is no user {name}; add it with `evidentia user add {name}`.")
                 changes = {"password_hash": password_hash} | ({"updated_at": _now()} if password_set else {})
                 db["evidentia_accounts"].update(name, changes)
-        finally:
-            db.conn.close()
 
 
 def _check_password(password: str) -> None:
