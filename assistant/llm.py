@@ -10,7 +10,8 @@ It owns the base URL, the model name, timeouts, retries and server quirks, and o
 - :meth:`LLMClient.prompt_logprobs` and :meth:`LLMClient.sample_text` — raw text completions with token
   log-probabilities (K-Bloom's harvest).
 
-:func:`counting_generated_tokens` counts the tokens generated under it (a chat turn's, for the benchmarks).
+:func:`counting_tokens` counts the prompt, cached and generated tokens and the requests made under it (a chat
+turn's, a claim check's: ``tests/bench/bench_tokens.py``).
 
 Every failure to reach the server becomes :class:`LLMUnavailable` with one clear sentence.
 Tool-call arguments that fail to parse come back as :class:`ToolCall` with ``error`` set; they
@@ -42,38 +43,65 @@ ToolChoice = Literal["auto", "required", "none"] | str  # a str other than those
 
 
 @dataclass
-class GeneratedTokens:
-    """Tokens the server generated for the requests made under :func:`counting_generated_tokens`."""
+class TokenUsage:
+    """Tokens and requests of the LLM calls made under :func:`counting_tokens`, from the server's usage fields.
 
-    tokens: int = 0
+    ``cached_prompt_tokens`` are prompt tokens vLLM served from its prefix cache instead of computing them; the
+    server reports them only when started with ``--enable-prompt-tokens-details`` (``evidentia model serve``
+    passes it), else they stay 0. ``samples`` counts the completions asked for (``n`` per request): the program
+    samples of a claim check are one request with ``n`` choices sharing one prompt.
+    """
+
+    prompt_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    generated_tokens: int = 0
     requests: int = 0
+    samples: int = 0
 
-    def add(self, usage: Any, fallback: int = 0) -> None:
-        completion = getattr(usage, "completion_tokens", None) if usage is not None else None
-        self.tokens += int(completion) if isinstance(completion, int) else fallback
+    @property
+    def computed_prompt_tokens(self) -> int:
+        """Prompt tokens the server had to compute (prefill): the cost that dominates on a CPU."""
+        return self.prompt_tokens - self.cached_prompt_tokens
+
+    def add(self, usage: Any, fallback: int = 0, n: int = 1) -> None:
+        def number(obj: Any, name: str) -> int | None:
+            value = getattr(obj, name, None) if obj is not None else None
+            return int(value) if isinstance(value, int) else None
+
+        completion = number(usage, "completion_tokens")
+        self.generated_tokens += completion if completion is not None else fallback
+        self.prompt_tokens += number(usage, "prompt_tokens") or 0
+        self.cached_prompt_tokens += number(getattr(usage, "prompt_tokens_details", None), "cached_tokens") or 0
         self.requests += 1
+        self.samples += n
+
+    def as_dict(self) -> dict[str, int]:
+        return {"prompt_tokens": self.prompt_tokens, "cached_prompt_tokens": self.cached_prompt_tokens,
+                "computed_prompt_tokens": self.computed_prompt_tokens, "generated_tokens": self.generated_tokens,
+                "requests": self.requests, "samples": self.samples}
 
 
 # A context variable, not a client attribute: concurrent turns share one client, and each turn's tasks and
 # worker threads inherit the context it was set in, so each turn counts only its own requests.
-_GENERATED: ContextVar[GeneratedTokens | None] = ContextVar("evidentia_generated_tokens", default=None)
+_USAGE: ContextVar[TokenUsage | None] = ContextVar("evidentia_token_usage", default=None)
 
 
 @contextmanager
-def counting_generated_tokens() -> Iterator[GeneratedTokens]:
-    """Count the completion tokens of every request made inside the block (server usage, else streamed pieces)."""
-    count = GeneratedTokens()
-    token = _GENERATED.set(count)
+def counting_tokens() -> Iterator[TokenUsage]:
+    """Count the prompt and generated tokens of every request made inside the block (server usage; a stream
+    without usage counts its streamed pieces as generated tokens)."""
+    count = TokenUsage()
+    token = _USAGE.set(count)
     try:
         yield count
     finally:
-        _GENERATED.reset(token)
+        _USAGE.reset(token)
 
 
-def _count(usage: Any, fallback: int = 0) -> None:
-    count = _GENERATED.get()
+def _count(usage: Any, fallback: int = 0, n: int = 1) -> None:
+    count = _USAGE.get()
     if count is not None:
-        count.add(usage, fallback)
+        count.add(usage, fallback, n)
 
 
 def unreachable_message(base_url: str) -> str:
@@ -210,7 +238,7 @@ class LLMClient:
             try:
                 resp = await create(model=self.model, **kwargs)
                 if not kwargs.get("stream"):  # a stream counts itself as it is read (see ``stream``)
-                    _count(getattr(resp, "usage", None))
+                    _count(getattr(resp, "usage", None), n=int(kwargs.get("n") or 1))
                 return resp
             except openai.APITimeoutError as exc:
                 raise self._unavailable(exc) from exc

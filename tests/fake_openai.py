@@ -149,7 +149,7 @@ class FakeOpenAI:
                 self._chunk(f"data: {json.dumps(end)}\n\n".encode())
                 if (req.get("stream_options") or {}).get("include_usage"):  # as OpenAI and vLLM send it
                     usage = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": req.get("model"),
-                             "choices": [], "usage": _usage(reply.content)}
+                             "choices": [], "usage": _usage(reply.content, req)}
                     self._chunk(f"data: {json.dumps(usage)}\n\n".encode())
                 self._chunk(b"data: [DONE]\n\n")
                 self.wfile.write(b"0\r\n\r\n")
@@ -171,10 +171,15 @@ def _completion(req: dict, reply: Reply) -> dict:
             + [{"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
                for i, text in enumerate(reply.more_choices, start=1)],
             "usage": _usage(" ".join([reply.content or ""] + [a for _, a in reply.tool_calls or []]
-                                     + list(reply.more_choices)))}
+                                     + list(reply.more_choices)), req)}
 
 
-def _usage(text: str) -> dict:
-    """A token count the tests can predict: one token per whitespace-separated word."""
-    n = len(text.split())
-    return {"prompt_tokens": 1, "completion_tokens": n, "total_tokens": n + 1}
+def prompt_words(req: dict) -> int:
+    """The fake's prompt token count: one token per whitespace-separated word of the request's messages."""
+    return sum(len(str(m.get("content") or "").split()) for m in req.get("messages") or [])
+
+
+def _usage(text: str, req: dict) -> dict:
+    """A token count the tests can predict: one token per whitespace-separated word, prompt and reply."""
+    n, prompt = len(text.split()), prompt_words(req)
+    return {"prompt_tokens": prompt, "completion_tokens": n, "total_tokens": n + prompt}

@@ -901,28 +901,48 @@ async def test_a_turn_counts_the_tokens_its_requests_generated(tmp_settings, fak
         streamed = [r for r in srv.requests if r.get("stream")]
         assert streamed and all(r["stream_options"] == {"include_usage": True} for r in streamed)
         second = await bot.run_turn("When did Wang Zhizhi join the NBA?", Recorder())
+        asked = srv.requests
     expected = len(intent.split()) + len(answer.split())
     assert first.generated_tokens == expected and second.generated_tokens == expected  # per turn, not cumulative
+    from tests.fake_openai import prompt_words
+
+    half = len(asked) // 2  # the two turns made the same requests
+    assert first.model_requests == second.model_requests == half
+    assert first.prompt_tokens == sum(prompt_words(r) for r in asked[:half]) > 0
+    assert first.cached_prompt_tokens == 0  # the fake reports no prefix-cache details
 
 
 async def test_concurrent_turns_count_only_their_own_tokens():
     import asyncio
 
-    from assistant.llm import _count, counting_generated_tokens
+    from assistant.llm import _count, counting_tokens
 
     class Usage:
         def __init__(self, n):
             self.completion_tokens = n
 
     async def turn(n):
-        with counting_generated_tokens() as c:
+        with counting_tokens() as c:
             for _ in range(3):
                 await asyncio.sleep(0)
                 await asyncio.to_thread(_count, Usage(n))  # worker threads inherit the turn's counter
-            return c.tokens, c.requests
+            return c.generated_tokens, c.requests
 
     assert await asyncio.gather(turn(1), turn(10)) == [(3, 3), (30, 3)]
     _count(Usage(5))  # outside any turn: counted nowhere, no error
+
+
+def test_token_usage_reads_prompt_cached_and_generated_tokens_and_samples_as_the_server_reports_them():
+    from types import SimpleNamespace as NS
+
+    from assistant.llm import TokenUsage
+
+    usage = TokenUsage()
+    usage.add(NS(prompt_tokens=900, completion_tokens=40, prompt_tokens_details=NS(cached_tokens=640)), n=5)
+    usage.add(NS(prompt_tokens=120, completion_tokens=7, prompt_tokens_details=None))  # vLLM without details
+    usage.add(None, fallback=3)  # a stream that sent no usage: its pieces
+    assert usage.as_dict() == {"prompt_tokens": 1020, "cached_prompt_tokens": 640, "computed_prompt_tokens": 380,
+                               "generated_tokens": 50, "requests": 3, "samples": 7}
 
 
 # -- the subject check and echoed evidence lines ---------------------------------------------------------

@@ -30,7 +30,7 @@ from assistant.answer.citations import NO_EVIDENCE_TEXT, check_citations, mark_i
 from assistant.deps import Deps
 from assistant.answer.grounded_answer import GroundedAnswering
 from tools.contracts import CITATION_GROUP_RE, CITATION_RE, EvidenceLedger
-from assistant.llm import ToolCall, counting_generated_tokens
+from assistant.llm import ToolCall, counting_tokens
 from assistant.answer.planner import PlannedCall, plan
 from prompts import render
 from tools.lang.routing import restated_claim
@@ -60,9 +60,12 @@ class Assistant(GroundedAnswering):
         deps.memory.ensure_conversation(session.conversation_id, user=session.user)
 
     async def run_turn(self, message: str, hooks: TurnHooks | None = None) -> TurnResult:
-        with counting_generated_tokens() as generated:
+        with counting_tokens() as usage:
             result = await self._turn(message, hooks)
-        result.generated_tokens = generated.tokens
+        result.generated_tokens = usage.generated_tokens
+        result.prompt_tokens = usage.prompt_tokens
+        result.cached_prompt_tokens = usage.cached_prompt_tokens
+        result.model_requests = usage.requests
         return result
 
     async def _turn(self, message: str, hooks: TurnHooks | None) -> TurnResult:

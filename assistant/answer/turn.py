@@ -100,6 +100,9 @@ class TurnResult:
     guard_fired: bool = False
     verdict: str | None = None  # yes | no | maybe, for a yes/no question
     generated_tokens: int = 0  # completion tokens of every LLM request the turn made (server usage)
+    prompt_tokens: int = 0  # prompt tokens of those requests, cached ones included
+    cached_prompt_tokens: int = 0  # of which vLLM's prefix cache served (0 unless the server reports it)
+    model_requests: int = 0
     model_verdict: str | None = None  # the model's own verdict slot (verdict_by="code" replaces it)
     required_answer: bool = False  # code left "does not answer" out of the schema (assistant/answer/verdicts.py)
     abstained: bool = False  # the model said the evidence does not answer the question

@@ -345,7 +345,9 @@ def build_command(settings: Settings, python: Path, *, cuda: bool, port: int | N
            "--port", str(port or settings.vllm_port),
            "--dtype", serving_dtype(settings, cuda=cuda),
            "--max-model-len", str(settings.vllm_max_model_len),
-           "--enable-auto-tool-choice", "--tool-call-parser", "hermes"]
+           "--enable-auto-tool-choice", "--tool-call-parser", "hermes",
+           # usage then says how many prompt tokens the prefix cache served (assistant.llm.TokenUsage)
+           "--enable-prompt-tokens-details"]
     # torch.compile's warm-up triples start-up on CPU, where it gains little; on a GPU, CUDA graphs are what make
     # each decoding step fast (seen on a lent H200 machine: the GPU command had kept --enforce-eager).
     eager = settings.vllm_enforce_eager if settings.vllm_enforce_eager is not None else not cuda
