@@ -172,6 +172,19 @@ ROUGH_PATTERN = "|".join(w.replace(" ", r"\s+") for w in ROUGH_WORDS)
 
 STOP = frozenset("a an the of in on at to for by and or with from as is was were are be its it his her their".split())
 
+# Words before a number that bound it ("more than 400 beds", "at most 3"), with the comparison each sets: one table
+# for every reader of a stated bound (tools.lang.reading; the filter, duration, change and multiple rules).
+BOUND_WORDS = {"more than": ">", "greater than": ">", "higher than": ">", "larger than": ">", "over": ">",
+               "above": ">", "exceeding": ">", "in excess of": ">", "at least": ">=", "no fewer than": ">=",
+               "no less than": ">=", "not fewer than": ">=", "not less than": ">=",
+               "fewer than": "<", "less than": "<", "lower than": "<", "smaller than": "<", "under": "<",
+               "below": "<", "at most": "<=", "no more than": "<=", "not more than": "<=", "up to": "<="}
+# Words that make a stated number rough beyond ROUGH_WORDS, read before a number only ("some 300 patients", "an
+# estimated 4,000"): as a regular expression's alternatives.
+ROUGH_NUMBER_PATTERN = ROUGH_PATTERN + r"|approx\.?|some|circa|ca\.|an\s+estimated|estimated"
+# Magnitude words after a number ("30 thousand", "2.5 bn"); not a bare "m" (metres as often as millions).
+SCALE_WORDS = {"thousand": 1e3, "k": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9}
+
 
 def content_words(text: str) -> list[str]:
     """The words of ``text``, lower-cased, without the STOP words."""

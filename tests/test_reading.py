@@ -1,0 +1,67 @@
+"""The reading of a message (tools.lang.reading): numbers with their bounds, rough words and magnitudes,
+superlatives with their sense and place, and a main-verb negation, each worked by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.lang.reading import MainNegation, StatedNumber, Superlative, read
+
+
+def test_numbers_carry_the_bound_the_rough_word_and_the_magnitude_written_with_them():
+    r = read("Fewer than three hospitals have more than 400 beds, about 30 thousand staff and 12.5% vacancies.")
+    assert [(n.text, n.value, n.bound, n.rough, n.scaled, n.percent) for n in r.numbers] == [
+        ("three", 3.0, "<", False, None, False), ("400", 400.0, ">", False, None, False),
+        ("30", 30.0, None, True, 30000.0, False), ("12.5", 12.5, None, False, None, True)]
+    assert r.bounds() == {3.0: "<", 400.0: ">"}
+    assert r.rough_values() == {30.0, 30000.0}
+
+
+@pytest.mark.parametrize("text, bounds", [
+    ("No more than 3 trials enrolled at least 1,000 patients.", {3.0: "<=", 1000.0: ">="}),  # longest phrase first
+    ("Coverage was over 2019 to 2022 levels.", {}),  # the start of a span bounds nothing
+    ("Sites with over 40 and under 40 nurses", {}),  # one number bounded both ways: no bound
+    ("The framework is up to 4.93x faster.", {4.93: "<="}),  # the whole number, not "4" (the old reader's)
+    ("It has three wards.", {}),  # a number word is read only after a bound
+])
+def test_bounds(text, bounds):
+    assert read(text).bounds() == bounds
+
+
+def test_a_number_inside_a_word_or_a_name_is_no_number_of_its_own():
+    assert [n.text for n in read("COVID-19 cases rose by 12 in H5N1 wards.").numbers] == ["12"]
+    assert [n.value for n in read("v2.1 of the form, -3 points").numbers] == [-3.0]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Nigeria had the most deaths.", [Superlative("most", "max")]),
+    ("Most trials lasted 30 weeks.", []),  # "most" without "the" is no extreme
+    ("Which ward has the second-highest occupancy?", [Superlative("highest", "max", 2)]),
+    ("the third lowest score", [Superlative("lowest", "min", 3)]),
+    ("the lowest-calorie food", [Superlative("lowest", "min")]),
+    ("the best time", [Superlative("best", "")]),  # its sense depends on the column
+])
+def test_superlatives(text, expected):
+    assert list(read(text).superlatives) == expected
+
+
+def test_a_plain_main_verb_negation_is_read_with_the_claim_without_it():
+    r = read("Yemen did not have the most deaths.")
+    assert r.negation == MainNegation("did not", 6, 13, "Yemen did have the most deaths.")
+    assert read("Yemen didn't have the most deaths.").negation.positive == "Yemen did have the most deaths."
+
+
+@pytest.mark.parametrize("text", [
+    "the only country that do not receive a medal",  # a relative clause
+    "No trial did not report deaths.",  # another negative word
+    "\"I Don't Like Mondays\" was a hit.",  # a title
+    "Yemen had the most deaths.",  # no negation
+])
+def test_no_main_negation(text):
+    assert read(text).negation is None
+
+
+def test_one_parse_per_text_shared_by_every_reader():
+    text = "Drug A reduced deaths by roughly 26%."
+    assert read(text) is read(text)
+    assert read(text).numbers == (StatedNumber("26", 26.0, 33, 35, percent=True, rough=True),)
