@@ -223,3 +223,71 @@ def test_the_veto_measurement_counts_held_changed_lost_and_gained_as_worked_by_h
     assert out["unnamed-row"]["pubhealthtab"] == {"claims": 3, "programs_held": 3, "claims_changed": 1,
                                                   "lost_when_off": 0, "gained_when_off": 0}
     assert out["ignored-category"]["pubhealthtab"]["programs_held"] == 0
+
+
+def test_the_examples_measurement_counts_right_without_the_rule_as_worked_by_hand():
+    from assistant.evals.rules_eval import markdown, summarise_examples
+
+    records = [{"rule": "association", "example": 0, "expected": "SUPPORTS", "without_rule": "SUPPORTS"},
+               {"rule": "association", "example": 1, "expected": "REFUTES", "without_rule": "NOT ENOUGH INFO"},
+               {"rule": "record-field", "example": 0, "expected": "REFUTES", "without_rule": "ERROR"}]
+    out = summarise_examples(records)
+    assert out == {"association": {"examples": 2, "right_without_rule": 1},
+                   "record-field": {"examples": 1, "right_without_rule": 0}}
+    page = markdown({"commit": "x", "items": 0, "log": "l", "benchmarks": {}, "rules": {}, "examples": out})
+    assert "| `association` | 2 | 1 |" in page
+
+
+def test_a_changed_examples_count_does_not_recompute(tmp_path):
+    import json
+    import shutil
+
+    from assistant.evals.recompute import MISMATCH, recompute_report
+    from tests.shared_data import EVAL_DATA, KB_DATA
+
+    if not EVAL_DATA.exists():
+        pytest.skip(f"benchmark data not found at {EVAL_DATA}")
+    for name in ("rules-dev.jsonl", "rules-veto-dev.jsonl"):
+        shutil.copy(ROOT / "docs" / "eval" / name, tmp_path / name)
+    (tmp_path / "rules-examples.jsonl").write_text(json.dumps(
+        {"rule": "association", "example": 0, "expected": "SUPPORTS", "without_rule": "SUPPORTS"}) + "\n")
+    report = json.loads((ROOT / "docs" / "eval" / "rules.json").read_text())
+    report["examples"] = {"association": {"examples": 1, "right_without_rule": 0}}  # the log says 1
+    (tmp_path / "rules.json").write_text(json.dumps(report))
+    assert recompute_report(tmp_path / "rules.json", EVAL_DATA, KB_DATA).status == MISMATCH
+
+
+def test_a_rewritten_program_records_the_rewrite_rules_and_switching_one_off_leaves_it_as_written():
+    # tools._stated_bound: "more than 400 beds" written as "Beds < 400" is read as the words say
+    from kb.tables import Table
+    from tools._cells import TypedTable
+    from tools._program_readers import REWRITES
+    from tools._table_program import run_sampled
+
+    table = Table(name="h", title="", columns=["Hospital", "Beds"],
+                  rows=[["A", "420"], ["B", "610"], ["C", "260"], ["D", "340"], ["E", "450"]])
+    typed = TypedTable.build(table)
+    raw = {"filters": [{"column": "beds", "op": "<", "value": "400"}], "fn": "count_distinct", "column": "hospital",
+           "check": {"op": "<", "against": "value", "value": "3"}}
+    text = "Fewer than three hospitals have more than 400 beds."
+    on = run_sampled(raw, typed, "claim", text)
+    assert "stated-bound" in on.rewritten_by and on.program.filters[0].op == ">"
+    assert on.execution.truth is False  # three hospitals have over 400 beds
+    off = run_sampled(raw, typed, "claim", text, parse_off("stated-bound"))
+    assert "stated-bound" not in off.rewritten_by and off.program.filters[0].op == "<"
+    assert "stated-bound" in REWRITES and "fraction-of-rows" not in REWRITES  # that name is the veto rule's
+
+
+def test_the_rewrite_measurement_counts_changed_lost_and_gained_as_worked_by_hand():
+    from assistant.evals.rules_eval import summarise_rewrites
+
+    records = [
+        {"benchmark": "pubhealthtab", "id": "1", "gold": "SUPPORTS", "replayed": "SUPPORTS",
+         "off": {"stated-bound": "REFUTES"}, "held": {}, "rewritten": {"stated-bound": 3}},  # lost when off
+        {"benchmark": "pubhealthtab", "id": "2", "gold": "REFUTES", "replayed": "REFUTES", "off": {},
+         "held": {}, "rewritten": {"stated-bound": 1, "ordinal": 2}},  # changed programs, not the verdict
+    ]
+    out = summarise_rewrites(records)
+    assert out["stated-bound"]["pubhealthtab"] == {"claims": 2, "programs_changed": 4, "claims_changed": 1,
+                                                   "lost_when_off": 1, "gained_when_off": 0}
+    assert out["ordinal"]["pubhealthtab"]["claims_changed"] == 0

@@ -164,3 +164,31 @@ CLAIM_READERS: tuple[Reader, ...] = (
 def readers_for(kind: Kind) -> tuple[Reader, ...]:
     """The readers a ``kind`` of text applies, in order."""
     return QUESTION_READERS if kind == "question" else CLAIM_READERS
+
+
+# Where a function's name would repeat a veto rule's (tools/rules.py), the reader's rule is named apart.
+_RENAMED = {"read_fraction_of_rows": "stated-fraction-of-rows"}
+
+
+def reader_name(reader: Reader) -> str:
+    """A reader's rule name, from its function: ``read_stated_bound`` -> "stated-bound", ``_ordinal`` -> "ordinal".
+    The name the trace records (``rewritten_by``) and ``EVIDENTIA_RULES_OFF`` switches off."""
+    if reader.__name__ in _RENAMED:
+        return _RENAMED[reader.__name__]
+    name = reader.__name__.lstrip("_")
+    for prefix in ("read_", "add_"):
+        name = name.removeprefix(prefix)
+    return name.replace("_", "-")
+
+
+def _names(readers: tuple[Reader, ...]) -> dict[str, Reader]:
+    named: dict[str, Reader] = {}
+    for reader in readers:
+        other = named.setdefault(reader_name(reader), reader)
+        if other is not reader:
+            raise ValueError(f"two program readers are named {reader_name(reader)!r}: {other} and {reader}")
+    return named
+
+
+# Every rewrite rule by name (the questions' and the claims' share some), checked for clashes when this loads.
+REWRITES: dict[str, Reader] = _names(tuple(dict.fromkeys(QUESTION_READERS + CLAIM_READERS)))

@@ -47,7 +47,7 @@ from tools._count_than_row import cite_compared_row, counts_of_compared_row
 from tools._same_as_row import cite_shared_row
 from tools._date_rules import leaves_out_stated_date
 from tools._interval_claims import interval_notes
-from tools._program_readers import Kind, header_of, readers_for
+from tools._program_readers import Kind, header_of, reader_name, readers_for
 from tools._question_grounding import column_named, describe_grounding, grounding
 from tools._question_rules import one_of_several, yes_or_no
 from tools._share_questions import asks_share
@@ -87,6 +87,8 @@ class ProgramRun(BaseModel):
     ran: bool
     error: str = ""
     vetoed_by: list[str] = Field(default_factory=list, description="The veto rules that held it (tools/rules.py).")
+    rewritten_by: list[str] = Field(default_factory=list,
+                                    description="The rewrite rules that changed it, in order (tools._program_readers).")
     result: str = ""
     verdict: str = ""  # SUPPORTS/REFUTES for claims, the answer for questions
     rows: list[int] = Field(default_factory=list, description="Rows that decided the result.")
@@ -153,6 +155,7 @@ class _Sampled:
     shown: str = ""  # the program in words, when it is not a Program (SQL)
     no_numbers: bool = False  # it failed because its rows hold no number there (tools._table_ops_model.NoNumbersError)
     vetoed_by: list[str] = field(default_factory=list)  # the veto rules that held it (tools/rules.py)
+    rewritten_by: list[str] = field(default_factory=list)  # the rewrite rules that changed it (tools._program_readers)
 
 
 def columns_for_prompt(typed: TypedTable, max_chars: int = PROGRAM_COLUMNS_CHARS) -> list[str]:
@@ -219,13 +222,20 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str,
     """Read one sampled program (``raw``, as the model wrote it) as asked, and run it; never raises.
 
     Shared by the live path and the evaluations' replay of logged programs under the current rules; ``rules_off``
-    names veto rules switched off (``EVIDENTIA_RULES_OFF``), to measure one.
+    names veto and rewrite rules switched off (``EVIDENTIA_RULES_OFF``), to measure one.
     """
     program = None
+    rewritten_by: list[str] = []
     try:
         program = Program.model_validate(raw)
         for reader in readers_for(kind):
-            program = reader(program, typed, text)
+            name = reader_name(reader)
+            if name in rules_off:
+                continue
+            rewritten = reader(program, typed, text)
+            if rewritten != program:
+                rewritten_by.append(name)
+            program = rewritten
         # Several values of one column: any of them in a question; in a claim, only the rows it names jointly.
         union = kind == "question"
         if kind == "claim" and (joint := read_joint_rows(program, text, typed)) is not None:
@@ -273,10 +283,11 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str,
         held = veto(program, execution, typed, text, rules_off) if kind == "claim" else []
         if held:
             return _Sampled(program, error="does not vote: " + "; ".join(v.reason for v in held), raw=raw,
-                            vetoed_by=[v.rule for v in held])
-        return _Sampled(program, execution=execution, raw=raw)
+                            vetoed_by=[v.rule for v in held], rewritten_by=rewritten_by)
+        return _Sampled(program, execution=execution, raw=raw, rewritten_by=rewritten_by)
     except ProgramError as exc:
-        return _Sampled(program, error=str(exc), raw=raw, no_numbers=isinstance(exc, NoNumbersError))
+        return _Sampled(program, error=str(exc), raw=raw, no_numbers=isinstance(exc, NoNumbersError),
+                        rewritten_by=rewritten_by)
     except ValueError as exc:  # pydantic's ValidationError: a schema the server did not enforce
         return _Sampled(None, error=f"the program is malformed: {exc}", raw=raw)
 
@@ -481,12 +492,12 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
                             else "(unreadable program)")
         if s.execution is None:
             outcome.runs.append(ProgramRun(program=shown, raw=s.raw or None, ran=False, error=s.error,
-                                           vetoed_by=s.vetoed_by))
+                                           vetoed_by=s.vetoed_by, rewritten_by=s.rewritten_by))
         else:
             ex = s.execution
             outcome.runs.append(ProgramRun(program=shown, raw=s.raw, ran=True, result=ex.result_text,
                                            verdict=verdict, rows=ex.decisive_rows, cells=ex.cells,
-                                           fn=s.program.fn if s.program else "",
+                                           rewritten_by=s.rewritten_by, fn=s.program.fn if s.program else "",
                                            filter_values=[f.than_column or f.value for f in s.program.filters]
                                            if s.program else None))
     if kind == "question":

@@ -37,6 +37,7 @@ class ReplayResult:
     needs_model: int = 0
     changed: list[dict] = field(default_factory=list)  # {"id", "question", "gold", "logged", "replayed", ...}
     held: dict[str, Counter] = field(default_factory=dict)  # by item id: programs each veto rule held
+    rewritten: dict[str, Counter] = field(default_factory=dict)  # by item id: programs each rewrite rule changed
     predictions: dict[str, str | None] = field(default_factory=dict)  # by item id: the replayed answer (_tally)
     what: str = "questions"
 
@@ -131,6 +132,7 @@ def replay_claims(items, records: list[dict], rules_off: frozenset[str] = frozen
             continue
         outcome = replay_runs(item.table, item.claim, programs["runs"], "claim", rules_off=rules_off)
         out.held[item.id] = Counter(name for run in outcome.runs for name in run.vetoed_by)
+        out.rewritten[item.id] = Counter(name for run in outcome.runs for name in run.rewritten_by)
         _tally(out, rec, outcome, item_id=item.id, text=item.claim, gold=rec["gold"],
                logged_ok=rec["pred"] == rec["gold"], match=lambda pred, gold: pred == gold, answer=outcome.winner)
     return out

@@ -489,7 +489,8 @@ def recompute_verdict_reader(name: str, report: dict, log: Path, kb_dir: Path) -
 def recompute_rules(name: str, report: dict, logs_dir: Path, eval_dir: Path, kb_dir: Path) -> RecomputeResult:
     """The per-rule measurement (assistant/evals/rules_eval.py): its log's gold labels against the benchmarks',
     then every count of the report summarised again from the log."""
-    from assistant.evals.rules_eval import LOG_NAME, VETO_LOG_NAME, summarise, summarise_vetoes
+    from assistant.evals.rules_eval import (EXAMPLES_LOG_NAME, LOG_NAME, VETO_LOG_NAME, summarise,
+                                            summarise_examples, summarise_rewrites, summarise_vetoes)
 
     path, veto_path = logs_dir / LOG_NAME, logs_dir / VETO_LOG_NAME
     missing = [str(p) for p in (path, veto_path) if not p.exists()]
@@ -507,8 +508,13 @@ def recompute_rules(name: str, report: dict, logs_dir: Path, eval_dir: Path, kb_
             mine = [r for r in recs if r["benchmark"] == benchmark]
             agree = sum(1 for r in mine if str(r["id"]) in golds and golds[str(r["id"])].gold == r["gold"])
             rows.append(compared(f"{label} {benchmark}", "logged gold = benchmark gold (items)", len(mine), agree))
-    figures = {**summarise(records), "vetoes": summarise_vetoes(veto_records)}
-    for part in ("benchmarks", "rules", "vetoes"):
+    examples_path = logs_dir / EXAMPLES_LOG_NAME
+    if report.get("examples") and not examples_path.exists():
+        return no_log_result(name, report, [str(examples_path)])
+    figures = {**summarise(records), "vetoes": summarise_vetoes(veto_records),
+               "rewrites": summarise_rewrites(veto_records),
+               "examples": summarise_examples(read(examples_path) if examples_path.exists() else [])}
+    for part in ("benchmarks", "rules", "vetoes", "rewrites", "examples"):
         for key, row in report.get(part, {}).items():
             for sub, value in row.items():
                 got = figures[part].get(key, {}).get(sub)

@@ -13,9 +13,12 @@ veto rule switched off: how many programs each holds, and the paired effect of s
 lost). A replay cannot ask the model, so a claim whose vote now splits where the programs decided before counts as
 wrong (a lower bound, the same in both arms).
 
-What this does not measure: the paired effect of switching a settle rule off. A claim a settle rule decides never
-reaches the programs, so what they would have said is not logged; that needs a model run with
-``EVIDENTIA_RULES_OFF``.
+The paired effect of switching a settle rule off cannot come from a log: a claim a settle rule decides never reaches
+the programs. ``--examples`` measures it where the rules' own cases are, with the model: each settle rule's own
+examples are checked end to end (the product's claim check) with that rule switched off, so the programs decide
+them. A rule whose examples the programs get right without it, and that decides no dev claim, adds nothing
+(the pruning test of the reading-layer issue). Log: docs/eval/rules-examples.jsonl (rule, example, expected,
+the verdict without the rule, what decided, seconds); the run keeps it when ``--examples`` is not given.
 
 Writes docs/eval/rules.{json,md,png} and the per-item logs docs/eval/rules-dev.jsonl (settle: ids, gold, what
 fired) and docs/eval/rules-veto-dev.jsonl (veto: ids, gold, the replayed verdict with every rule and with each
@@ -34,6 +37,7 @@ import click
 BENCHMARKS = ("tabfact", "scitab", "pubhealthtab")
 LOG_NAME = "rules-dev.jsonl"
 VETO_LOG_NAME = "rules-veto-dev.jsonl"
+EXAMPLES_LOG_NAME = "rules-examples.jsonl"
 
 
 def read_item(claim: str, table) -> tuple[list[dict], bool]:
@@ -80,7 +84,8 @@ def dev_run_logs(runs_dir: Path) -> dict[str, Path]:
 
 
 def measure_vetoes(eval_dir: Path, seed: int, runs_dir: Path, echo=print) -> list[dict]:
-    """One record per replayed dev claim: its verdict replayed with every rule, and with each veto rule off."""
+    """One record per replayed dev claim: its verdict replayed with every rule, and with each veto rule off, and
+    with each rewrite rule off that changed one of its programs (the others cannot change it)."""
     from assistant.evals.report import read_run_log
     from assistant.evals.tables_eval import load_split, select_items
     from tools.program_replay import replay_claims
@@ -94,16 +99,85 @@ def measure_vetoes(eval_dir: Path, seed: int, runs_dir: Path, echo=print) -> lis
         logged = [r for i, r in read_run_log(path).get("program", {}).items() if i in wanted]
         t0 = time.perf_counter()
         base = replay_claims(items, logged)
-        off = {name: replay_claims(items, logged, frozenset({name})) for name in vetoes}
+        rewrites = sorted({name for counts in base.rewritten.values() for name in counts})
+        off = {name: replay_claims(items, logged, frozenset({name})) for name in vetoes + rewrites}
         golds = {str(r["id"]): r["gold"] for r in logged}
         for item_id, pred in base.predictions.items():
             records.append({"benchmark": benchmark, "log": path.name, "id": item_id, "gold": golds[item_id],
-                            "replayed": pred, "off": {n: off[n].predictions.get(item_id) for n in vetoes
+                            "replayed": pred, "off": {n: off[n].predictions.get(item_id) for n in off
                                                       if off[n].predictions.get(item_id) != pred},
-                            "held": dict(base.held[item_id])})
+                            "held": dict(base.held[item_id]), "rewritten": dict(base.rewritten[item_id])})
         echo(f"{benchmark} dev: {len(base.predictions)} logged claims replayed with every rule and with each of "
-             f"{len(vetoes)} veto rules off ({path.name}) in {time.perf_counter() - t0:.1f} s")
+             f"{len(vetoes)} veto rules and {len(rewrites)} rewrite rules off ({path.name}) in "
+             f"{time.perf_counter() - t0:.1f} s")
     return records
+
+
+def summarise_rewrites(records: list[dict]) -> dict:
+    """Per rewrite rule that changed a replayed program, and benchmark: programs it changed, claims whose verdict
+    changes with it off, and of those, lost and gained when off (as for the veto rules)."""
+    out: dict = {}
+    for name in sorted({n for r in records for n in r.get("rewritten", {})}):
+        row = {}
+        for benchmark in sorted({r["benchmark"] for r in records}):
+            mine = [r for r in records if r["benchmark"] == benchmark]
+            changed = [r for r in mine if name in r["off"]]
+            row[benchmark] = {
+                "claims": len(mine), "programs_changed": sum(r.get("rewritten", {}).get(name, 0) for r in mine),
+                "claims_changed": len(changed),
+                "lost_when_off": sum(r["replayed"] == r["gold"] and r["off"][name] != r["gold"] for r in changed),
+                "gained_when_off": sum(r["replayed"] != r["gold"] and r["off"][name] == r["gold"] for r in changed)}
+        out[name] = row
+    return out
+
+
+async def measure_examples(settings, *, concurrency: int = 2, echo=print) -> list[dict]:
+    """One record per example of each settle rule: the product's claim check of it with that rule switched off
+    (``EVIDENTIA_RULES_OFF``), so the programs decide it; the rule's own verdict on it is the expected one."""
+    import asyncio
+
+    from assistant.llm import LLMClient
+    from kb.embeddings import Embedder
+    from tools.rules import RULES
+    from tools.verify_claim import check_claim
+
+    embedder = Embedder(settings.embedding_model)
+    jobs = [(rule, i, ex) for rule in RULES if rule.stage == "settle" for i, ex in enumerate(rule.examples)]
+    clients = {rule.name: LLMClient(settings.model_copy(update={"rules_off": rule.name}))
+               for rule in RULES if rule.stage == "settle"}
+    gate = asyncio.Semaphore(concurrency)
+    records: list[dict] = []
+
+    async def run_one(rule, i, ex) -> None:
+        async with gate:
+            t0 = time.perf_counter()
+            try:
+                check = await check_claim(clients[rule.name], ex.table(), ex.text, embedder=embedder)
+                pred, decided_by = check.label, check.decided_by
+            except Exception as exc:  # noqa: BLE001 - a failed check is logged as wrong, with its reason
+                pred, decided_by = "ERROR", f"{type(exc).__name__}: {str(exc)[:200]}"
+            seconds = time.perf_counter() - t0
+        records.append({"rule": rule.name, "example": i, "expected": ex.expected, "without_rule": pred,
+                        "decided_by": decided_by, "seconds": round(seconds, 1)})
+        echo(f"  {rule.name} example {i}: expected {ex.expected}, without the rule {pred} "
+             f"({decided_by}; {seconds:.0f} s)")
+
+    try:
+        await asyncio.gather(*(run_one(*job) for job in jobs))
+    finally:
+        for client in clients.values():
+            await client.aclose()
+    return sorted(records, key=lambda r: (r["rule"], r["example"]))
+
+
+def summarise_examples(records: list[dict]) -> dict:
+    """Per settle rule: its examples, and how many the programs get right with the rule switched off."""
+    out: dict = {}
+    for r in records:
+        row = out.setdefault(r["rule"], {"examples": 0, "right_without_rule": 0})
+        row["examples"] += 1
+        row["right_without_rule"] += r["without_rule"] == r["expected"]
+    return out
 
 
 def summarise_vetoes(records: list[dict]) -> dict:
@@ -157,11 +231,22 @@ def summarise(records: list[dict]) -> dict:
     return out
 
 
-def write_report(records: list[dict], docs_dir: Path, commit: str | None, veto_records: list[dict] = ()) -> Path:
-    summary = summarise(records)
-    summary["vetoes"] = summarise_vetoes(list(veto_records))
+def write_report(records: list[dict], docs_dir: Path, commit: str | None, veto_records: list[dict] = (),
+                 example_records: list[dict] | None = None) -> Path:
+    """``example_records`` None keeps the committed examples log (the model run is not repeated)."""
     eval_dir = docs_dir / "eval"
     eval_dir.mkdir(parents=True, exist_ok=True)
+    examples_path = eval_dir / EXAMPLES_LOG_NAME
+    if example_records is None:
+        example_records = ([json.loads(line) for line in examples_path.read_text(encoding="utf-8").splitlines()
+                            if line.strip()] if examples_path.exists() else [])
+    else:
+        examples_path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in example_records),
+                                 encoding="utf-8")
+    summary = summarise(records)
+    summary["vetoes"] = summarise_vetoes(list(veto_records))
+    summary["rewrites"] = summarise_rewrites(list(veto_records))
+    summary["examples"] = summarise_examples(example_records)
     log_path = eval_dir / LOG_NAME
     log_path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records), encoding="utf-8")
     (eval_dir / VETO_LOG_NAME).write_text(
@@ -207,12 +292,35 @@ def markdown(payload: dict) -> str:
             lines.append(f"| `{rule}` | " + " | ".join(
                 f"{row[b]['programs_held']} / {row[b]['claims_changed']} / {row[b]['lost_when_off']} / "
                 f"{row[b]['gained_when_off']}" for b in benchmarks) + " |")
+        rewrites = payload.get("rewrites") or {}
+        if rewrites:
+            lines += ["", "Rewrite rules (the program readers of `tools/_program_readers.py`) that changed a replayed "
+                      "program, measured the same way: programs changed; claims whose replayed verdict changes with "
+                      "the rule off; of those, lost and gained. A rewrite that changed no replayed program is not "
+                      "listed (it cannot change a verdict here).", "",
+                      "| rule | " + " | ".join(f"{b}: changed / verdicts changed / lost / gained" for b in benchmarks)
+                      + " |", "|---|" + "---|" * len(benchmarks)]
+            for rule, row in rewrites.items():
+                lines.append(f"| `{rule}` | " + " | ".join(
+                    f"{row[b]['programs_changed']} / {row[b]['claims_changed']} / {row[b]['lost_when_off']} / "
+                    f"{row[b]['gained_when_off']}" for b in benchmarks) + " |")
         claims = {b: next(iter(vetoes.values()))[b]["claims"] for b in benchmarks}
         lines += ["", "Claims replayed: " + ", ".join(f"{b} {n}" for b, n in claims.items()) + " (the dev claims "
                   "whose logged checks hold programs; the only committed dev logs with programs)."]
-    lines += ["", "Not measured here: what switching a settle rule off costs. A claim a settle rule decides never "
-              "reaches the programs, so their verdict is not in any log; that needs a model run with "
-              "`EVIDENTIA_RULES_OFF`.", ""]
+    examples = payload.get("examples") or {}
+    if examples:
+        lines += ["", "Settle rules switched off on their own examples (`evidentia eval rules --examples`: the "
+                  "product's claim check with the served model, `EVIDENTIA_RULES_OFF=<rule>`, so the programs decide; "
+                  f"per-item log `docs/eval/{EXAMPLES_LOG_NAME}`). A rule the programs replace on its own examples, "
+                  "and that decides no dev claim, adds nothing.", "",
+                  "| rule | examples | right without the rule |", "|---|---|---|"]
+        for rule, row in examples.items():
+            lines.append(f"| `{rule}` | {row['examples']} | {row['right_without_rule']} |")
+    else:
+        lines += ["", "Not measured here: what switching a settle rule off costs. A claim a settle rule decides never "
+                  "reaches the programs, so their verdict is not in any log; `evidentia eval rules --examples` "
+                  "measures it on the rules' own examples with the model."]
+    lines.append("")
     return "\n".join(lines)
 
 
@@ -239,7 +347,11 @@ def register(group) -> None:
     @group.command("rules", help="Each settle rule measured on the dev splits (no model): fired, right, conflicts; "
                                  "writes docs/eval/rules.*")
     @click.option("--seed", type=int, default=None, help="Item selection seed (default: the benchmarks' own).")
-    def rules_command(seed: int | None) -> None:
+    @click.option("--examples", is_flag=True,
+                  help="Also check each settle rule's own examples with that rule off, with the served model "
+                       "(minutes); without it the committed examples log is kept.")
+    @click.option("--concurrency", type=int, default=2, show_default=True, help="Example checks at once.")
+    def rules_command(seed: int | None, examples: bool, concurrency: int) -> None:
         from assistant.evals.report import DOCS_DIR, code_version
         from assistant.evals.tables_eval import DEFAULT_SEED
         from assistant.settings import Settings
@@ -252,6 +364,11 @@ def register(group) -> None:
         records = measure(Path(settings.eval_data_dir), chosen, echo=click.echo)
         veto_records = measure_vetoes(Path(settings.eval_data_dir), chosen, DOCS_DIR / "eval" / "runs",
                                       echo=click.echo)
-        path = write_report(records, DOCS_DIR, code_version(), veto_records)
+        example_records = None
+        if examples:
+            import asyncio
+
+            example_records = asyncio.run(measure_examples(settings, concurrency=concurrency, echo=click.echo))
+        path = write_report(records, DOCS_DIR, code_version(), veto_records, example_records)
         click.echo(markdown(json.loads(path.read_text())))
         click.echo(f"wrote {path}")
