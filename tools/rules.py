@@ -466,6 +466,18 @@ def veto(program: Program, execution: Execution, typed: TypedTable, text: str,
     return held
 
 
+def _wrapped(reader: Callable) -> Callable:
+    """The rule function a reader wraps to fit the common signature (``_multiplier`` calls ``read_multiplier``):
+    the one whose docstring and module the catalogue shows; the reader itself when it has a docstring."""
+    if reader.__doc__:
+        return reader
+    for name in reader.__code__.co_names:
+        fn = reader.__globals__.get(name)
+        if callable(fn) and getattr(fn, "__doc__", None) and name.startswith(("read_", "add_")):
+            return fn
+    return reader
+
+
 def catalogue() -> str:
     """``docs/rules.md``: every rule's name, stage, what it reads, where it came from, and one example."""
     lines = ["# Rules", "",
@@ -477,4 +489,19 @@ def catalogue() -> str:
         ex = next(e for e in rule.examples if e.expected is not None)
         cell = f"“{ex.text}” → {ex.expected}"
         lines.append(f"| `{rule.name}` | {rule.stage} | {rule.reads} | {rule.came_from} | {cell} |")
+    lines += ["", "## Rewrite rules", "",
+              "The program readers of `tools/_program_readers.py`, in the order they apply (questions, then the claims' "
+              "own): each rewrites a sampled program to compute what the text states or asks, and returns it "
+              "unchanged when its form is absent. Named after their functions; each run records the ones that "
+              "changed it (`rewritten_by`). Their examples are still in their modules' tests, not records here.", "",
+              "| rule | applies to | module | what it reads |", "|---|---|---|---|"]
+    from tools._program_readers import CLAIM_READERS, QUESTION_READERS, reader_name
+
+    for name, reader in REWRITES.items():
+        kinds = " and ".join(k for k, readers in (("questions", QUESTION_READERS), ("claims", CLAIM_READERS))
+                             if reader in readers)
+        source = _wrapped(reader)
+        doc = " ".join((source.__doc__ or "").split("\n\n")[0].split()).replace("|", "\\|")
+        assert reader_name(reader) == name
+        lines.append(f"| `{name}` | {kinds} | `{source.__module__}` | {doc or '(no docstring)'} |")
     return "\n".join(lines) + "\n"
