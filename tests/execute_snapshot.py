@@ -6,6 +6,9 @@ Records each call of :func:`tools._table_ops.execute` (its program, options, a f
 - runs every program logged in the committed PubHealthTab dev logs (``docs/eval/runs/pubhealthtab-dev-*.jsonl``)
   as the model wrote it, then replays each logged claim as the evaluation's ``--replay`` does (the programs read
   by today's rules, run and voted, which calls ``execute`` on the rewritten programs too);
+- runs each logged program again with every other function of ``Fn`` and with the options code sets (a ratio or
+  change column, the second of an extreme, a group total or mean, a count threshold), so every operator runs
+  over real tables, not only those the model happened to write;
 - runs the examples of every rule in ``tools/rules.py`` (a veto rule's program through ``run_sampled``, a settle
   rule's message through ``settle``).
 
@@ -112,9 +115,36 @@ def _run_logged(recorder: Recorder, data_dir: Path) -> int:
                         table_ops.execute(program, typed, union_same_column=union)
                     except ProgramError:
                         pass
+                for variant in _variants(program, typed):
+                    recorder.source = f"{path.name}:{rec['id']}:{i}:variant"
+                    try:
+                        table_ops.execute(variant, typed)
+                    except ProgramError:
+                        pass
         recorder.source = f"{path.name}:replay"
         replay_claims(list(items.values()), records)
     return logged
+
+
+def _variants(program, typed):
+    """``program`` with each function, and with each option code sets (module docstring)."""
+    from typing import get_args
+
+    from tools._table_ops_model import Fn
+
+    numeric = [col.ident for col in typed.columns if col.numeric and col.ident != program.column]
+    updates = [{"fn": fn} for fn in get_args(Fn) if fn != program.fn]
+    updates += [{"fn": fn, "check": None} for fn in get_args(Fn)]  # as a question asks it
+    for fn in ("argmax", "argmin", "max", "min"):
+        updates += [{"fn": fn, "nth": 2}]
+        updates += [{"fn": fn, "per_column": other} for other in numeric[:2]]
+        updates += [{"fn": fn, "minus_column": other} for other in numeric[:2]]
+        updates += [{"fn": fn, "per_column": other, "minus_column": other} for other in numeric[:1]]
+    updates += [{"fn": "sum", "per_column": numeric[0]}] if numeric else []
+    updates += [{"fn": fn, "group": group} for fn in ("argmax", "argmin") for group in ("total", "mean")]
+    updates += [{"fn": "most_common", "more_rows_than": n} for n in (0, 1)]
+    updates += [{"fn": fn, "across": numeric[:3]} for fn in ("avg", "argmax", "count")] if numeric else []
+    return [program.model_copy(update=u) for u in updates]
 
 
 def _run_examples(recorder: Recorder) -> int:
