@@ -5,9 +5,20 @@ model wrote is ever evaluated as code: the executor interprets the fixed operati
 row and time limits, and records the cells it read in the rows that decided the result (the citations).
 Anything wrong with a program is a :class:`ProgramError` with one sentence saying what, never a crash.
 
-This module runs a program (:func:`execute`): it selects the rows and computes the result. The check of a claim's
-result is in :mod:`tools._table_checks`, the program in words in :mod:`tools._table_describe`, and the row
-selection primitives all three share in :mod:`tools._table_rows`.
+This module runs a program (:func:`execute`) as a small operator algebra (issue 76), in stages:
+
+- select: the filters keep rows (:func:`_select`), the same for every program;
+- derive: the column the program computes over, with the column it divides by or subtracts row by row
+  (``per_column``, ``minus_column``), checked (:func:`_derive`);
+- the operator the program's ``fn`` names, looked up in :data:`OPERATORS`: one handler per operator, each a small
+  function of the run (:class:`_Run`) that gives an :class:`_Outcome`. Operators are grouped by what they do with
+  the selected rows: *select* reads their cells (or a neighbour's), *aggregate* computes one value over them,
+  *compare* tests a condition on each of them, *rank* names the row (or value) that ranks first;
+- the shared post-steps: the claim's check of the result and the cells cited (:func:`_checked`, :func:`_cited`).
+
+A program with ``across`` (one row's cells over several columns) is run by :mod:`tools._row_across` instead, after
+the select stage. The check of a claim's result is in :mod:`tools._table_checks`, the program in words in
+:mod:`tools._table_describe`, and the row selection primitives all three share in :mod:`tools._table_rows`.
 """
 
 from __future__ import annotations
@@ -17,7 +28,8 @@ import math
 import re
 import statistics
 import time
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
 
 from tools._cell_compare import clipped, compare, format_value, iso_month_match, norm_text, text_words, \
     with_written_unit, words_match
@@ -27,7 +39,7 @@ from tools._table_checks import (check_result, check_types, in_none_of, row_chan
                                   row_relative_change)
 from tools._table_describe import ORDINALS, quoted, rows_in_words
 from tools._table_ops_model import MAX_CELLS, MAX_FILTERS, MAX_ROWS, RATIO_FNS, TIME_LIMIT_S, Execution, \
-    NoNumbersError, Program, ProgramError
+    NoNumbersError, Program, ProgramError, RowFilter
 from tools._table_rows import column_index, compare_cell, filter_groups, meets_filter, rows_but_totals, \
     total_rows
 
@@ -55,313 +67,21 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     if len(program.filters) > MAX_FILTERS:
         raise ProgramError(f"at most {MAX_FILTERS} filters, got {len(program.filters)}")
     clock = _Clock(time_limit_s)
-    steps: list[str] = []
-    rows = list(range(1, table.n_rows + 1))
-    if typed.scope:  # a follow-up about the previous answer's rows ranges over those rows only
-        scope = set(typed.scope)
-        rows = [r for r in rows if r in scope]
-        steps.append(f"the rows of the previous answer ({rows_in_words(typed, rows)}): "
-                     f"{len(rows)} of {table.n_rows} rows")
-    filter_cols: list[int] = []
-    named_rows: list[int] = []
-    groups = filter_groups(program, union_same_column)
-    totals = set(total_rows(typed))
-    if totals and len(totals) < len(rows):
-        rows = [r for r in rows if r not in totals]
-        named = [r for r in sorted(totals) if any(f.op in ("=", "contains") and meets_filter(typed, r, f)
-                                                   for group in groups for f in group)]
-        rows = sorted(rows + named)
-        if len(named) < len(totals):
-            steps.append(f"the totals row{'s' if len(totals) - len(named) > 1 else ''} "
-                         f"({', '.join(f'R{r}' for r in sorted(totals - set(named)))}) left out")
-    universe = list(rows)  # what "the only rows" ranges over: every row but an unnamed totals row
-    for group in groups:
-        if len(group) > 1:
-            c = column_index(typed, group[0].column, "filter column")
-            filter_cols.append(c)
-            kept = [r for r in rows if any(meets_filter(typed, r, f, words=True) for f in group)]
-            clock.tick()
-            steps.append(f"{typed.column(group[0].column).name} is one of "
-                         f"{', '.join(repr(f.value) for f in group)}: {len(kept)} of {len(rows)} rows")
-            rows = kept
-            continue
-        [f] = group
-        c = column_index(typed, f.column, "filter column")
-        filter_cols.append(c)
-        if f.than_column:  # a column against another of the same row: "Enrolled < Target"
-            other = column_index(typed, f.than_column, "filter column")
-            filter_cols.append(other)
-            either = [f] + ([f.alternative] if f.alternative is not None else [])
-            if f.alternative is not None:  # "outside its range": Result < Low or Result > High
-                alt = f.alternative
-                filter_cols += [column_index(typed, x, "filter column")
-                                for x in (alt.column, alt.than_column or alt.column)]
-            kept = [r for r in rows if meets_filter(typed, r, f)]
-            clock.tick()
-            said = " or ".join(f"{typed.column(g.column).name} {g.op} {typed.column(g.than_column or g.column).name}"
-                               for g in either)
-            steps.append(f"{said}{' by the percentages the cells write' * f.by_share}: {len(kept)} of {len(rows)} rows")
-            rows = kept
-            continue
-        wanted = cell_number(f.value)
-        kept = []
-        alt = f.alternative  # "an interval excluding 1": lower bound > 1 or upper bound < 1 (tools._interval_claims)
-        if alt is not None:
-            filter_cols.append(column_index(typed, alt.column, "filter column"))
-        for r in rows:
-            clock.tick()
-            if compare_cell(typed, r, c, f.op, f.value, wanted) or (alt is not None and meets_filter(typed, r, alt)):
-                kept.append(r)
-        either = f" or {typed.column(alt.column).name} {alt.op} {quoted(alt.value)}" if alt is not None else ""
-        note = ""
-        if kept and union_same_column and f.op == "=" and wanted is None:
-            # A question's value also names the cells that list it: "how many commissioners served under calvin
-            # coolidge?" counts "Warren G. Harding, Calvin Coolidge" too (WTQ's training split).
-            listing = [r for r in rows if r not in kept and _lists(typed.text(r, c), f.value)]
-            if listing:
-                kept = sorted(kept + listing)
-                note = f" (with {len(listing)} that list it among others)"
-        if not kept and f.op == "=" and clipped(f.value):
-            # The prompt shows long cells clipped ("Oral doxycycline: 100 mg twice per…"), and the grammar
-            # offers them so: such a value names the cells it is the start of.
-            start = norm_text(f.value.rstrip("…. "))
-            kept = [r for r in rows if norm_text(typed.text(r, c)).startswith(start)]
-            note = " (a clipped value: rows whose cell starts with it)" if kept else ""
-        if not kept and f.op == "=" and (wanted is None or not typed.columns[c - 1].numeric):
-            # Small models write the short form of a cell ("Quebec" for "Quebec (QC)"): when nothing is equal,
-            # take the cells that contain the value as whole words. A number in a text column counts too:
-            # "Date = 1906" names the cells "1906–07" and "March 1906".
-            kept = [r for r in rows if words_match(typed.text(r, c), f.value)]
-            note = " (no cell equals it; rows whose cell contains it as words)" if kept else ""
-        if not kept and f.op in ("=", "contains"):
-            kept = [r for r in rows if iso_month_match(typed.text(r, c), f.value)]
-            note = " (dates in the month it names)" if kept else ""
-        steps.append(f"{typed.column(f.column).name} {f.op} {quoted(f.value)}{either}: {len(kept)} of {len(rows)} rows"
-                     f"{note}")
-        if not named_rows and f.op == "=" and 1 <= len(kept) <= 3:
-            named_rows = list(kept)  # the rows a value names, cited where a count of them comes to nothing
-        rows = kept
-    c = column_index(typed, program.column, "column")
-    fn = program.fn
-    label = typed.label_col
-    answer_c = column_index(typed, program.answer_column, "answer column") if program.answer_column else (label or c)
-    decisive: list[int] = list(rows)
-    read_cols = [c]
-    truth: bool | None = None
-    check_text = ""
-    share_cells: list[tuple[int, int]] = []
-
-    if program.per_column and program.minus_column and program.per_column != program.minus_column:
-        # the one form with both is the relative change, (column - minus_column) / minus_column: "grew fastest"
-        raise ProgramError("a program divides by another column or subtracts one, not both")
-    # The computed column: ``column`` over ``per_column``, or ``column`` minus ``minus_column``, row by row.
-    per_c = _operand_column(typed, program.per_column, "ratio", fn, c)
-    minus_c = _operand_column(typed, program.minus_column, "change", fn, c)
-    read_cols += [x for x in (per_c, minus_c) if x is not None]
-    # one column of dates minus another: a number of days ("2023-12-15 − 2023-10-02 = 74 days")
-    duration = minus_c is not None and typed.columns[c - 1].holds_dates
-
-    def numbers(rs: list[int]) -> list[tuple[int, float]]:
-        col = typed.columns[c - 1]
-        # A column of dates has an order (the latest, the earliest), but no sum or mean.
-        if not (col.numeric or (col.holds_dates and per_c is None and fn in ("argmax", "argmin", "min", "max"))):
-            raise ProgramError(f"{fn} needs numbers, but column {program.column!r} holds "
-                               + ("dates" if col.holds_dates else "text"))
-        out = []
-        for r in rs:
-            clock.tick()
-            # the computed column: this row's value over its divisor (none when 0 or empty)
-            x = row_relative_change(typed, r, c, minus_c) if per_c is not None and minus_c is not None else \
-                row_ratio(typed, r, c, per_c) if per_c is not None else \
-                row_change(typed, r, c, minus_c) if minus_c is not None else typed.order_value(r, c)
-            if x is None or is_empty(typed.text(r, c)):
-                continue
-            out.append((r, x))
-        if not out:
-            raise NoNumbersError(f"no numbers in column {program.column!r}"
-                               + (f" with a non-zero {program.per_column!r}" if per_c else "")
-                               + f" among the {len(rs)} selected rows")
-        return out
-
-    if fn not in ("count", "count_distinct") and not rows:
+    picked = _select(program, typed, clock, union_same_column)
+    run = _derive(program, typed, clock, picked)
+    operator = OPERATORS.get(program.fn)  # None is refused below, after the checks an unknown fn meets first
+    if not picked.rows and not (operator is not None and operator.runs_on_no_rows):
         raise ProgramError("no row matches the filters: "
-                           + "; ".join(steps) + " (check the values against the example values)")
+                           + "; ".join(picked.steps) + " (check the values against the example values)")
     if program.across:  # one row's cells across columns: "Nigeria's average coverage over 2019 to 2022"
-        return execute_across(program, typed, rows, filter_cols, steps)
-    if fn == "value":
-        values = [typed.text(r, c) for r in rows]
-        if program.check is not None and len({text_words(v) for v in values}) > 1 \
-                and not in_none_of(program, typed, values, c, rows):
-            # A claim states one value of one thing; a check over several different cells reads no such claim,
-            # unless the value is in none of them: "the date for the opponent the chicago bear be december 5 ,
-            # 1983" over two Chicago games, on other dates, is false whichever game was meant (TabFact's tuning
-            # split). all() over the values then refutes it.
-            raise ProgramError(f"the filters select {len(rows)} rows with different values in column "
-                               f"{program.column!r}; a value check needs the one row the claim is about "
-                               "(add a filter, or use every, count or argmax)")
-        result: Any = values[0] if len(values) == 1 else values
-        result_text = format_value(result)
-    elif fn == "count":
-        result = float(len(rows))
-        result_text = str(len(rows))
-        read_cols = []
-    elif fn == "count_distinct":
-        result, decisive = _distinct(typed, rows, c, clock)
-        result_text = format_value(result)
-        read_cols = [c]
-    elif fn == "share" and not typed.columns[c - 1].numeric and not typed.columns[c - 1].holds_dates:
-        # a share of a column of names is a share of the rows: "What percentage of wards passed the audit?"
-        # (tools._row_share), the selected rows over every row but a totals row
-        counted = rows_but_totals(typed)
-        whole_rows = set(counted)
-        part = [r for r in rows if r in whole_rows]
-        if not counted:
-            raise ProgramError("the table has no rows but totals, of which no share can be taken")
-        result = f"{format_value(round(100 * len(part) / len(counted), 1))}%"
-        result_text = f"{result} ({len(part)} of {len(counted)} rows)"
-        decisive, read_cols = part, [c]
-    elif fn == "share":
-        if typed.columns[c - 1].holds_years or not typed.columns[c - 1].numeric:
-            raise ProgramError(f"column {program.column!r} holds no amounts to take a share of")
-        counted = rows_but_totals(typed)
-        part, whole = numbers(rows), numbers(counted)
-        total = math.fsum(x for _, x in whole)
-        if total == 0:
-            raise ProgramError(f"column {program.column!r} adds up to 0, of which no share can be taken")
-        # a text with its % sign: the answer's headline is the result, and "38.3" alone reads as a count
-        result = f"{format_value(round(100 * math.fsum(x for _, x in part) / total, 1))}%"
-        result_text = f"{result} ({format_value(math.fsum(x for _, x in part))} of {format_value(total)})"
-        share_cells = [(r, c) for r, _ in whole if r not in rows]  # the rest of the total, cited beside the part
-    elif fn in ("sum", "avg", "median", "min", "max"):
-        if fn in ("sum", "avg") and typed.columns[c - 1].holds_years:
-            raise ProgramError(f"column {program.column!r} holds years, which are not added up or averaged "
-                               "(count the rows, or take the min or max)")
-        pairs = numbers(rows)
-        xs = [x for _, x in pairs]
-        if fn == "sum":
-            result = float(math.fsum(xs))
-        elif fn == "avg":
-            result = float(math.fsum(xs) / len(xs))
-        elif fn == "median":
-            result = float(statistics.median(xs))
-        else:
-            result = _nth_extreme(xs, largest=fn == "max", nth=program.nth)
-            decisive = [r for r, x in pairs if x == result]
-        result_text = f"{format_value(result)} days" if duration else \
-            _as_written(typed, decisive, c, result) if fn in ("min", "max") else \
-            with_written_unit([typed.text(r, c) for r, _ in pairs], result) + _left_out(typed, rows, pairs, c)
-        if minus_c is not None and per_c is not None:  # a relative change: "+28.4%"
-            result_text = f"{100 * result:+.1f}%" if fn in ("min", "max") else format_value(result)
-        elif minus_c is not None and len(decisive) == 1:  # the two cells the change subtracts: "86 − 89 = -3"
-            result_text = _worked(typed, decisive[0], c, "−", minus_c, result_text)
-        elif per_c is not None and len(rows) == 1:  # one named row's rate, with its two cells: "61 / 412 = 0.1481"
-            result_text = _worked(typed, decisive[0], c, "/", per_c, result_text)
-        if typed.columns[c - 1].holds_dates and not duration:  # the latest date is the date, as its cell writes it
-            result = result_text
-        elif duration and program.check is None and len(decisive) == 1:  # a question's answer says its unit
-            result = f"{format_value(result)} days"
-    elif fn in ("argmax", "argmin") and program.group:
-        result, result_text, decisive = _group_extreme(typed, numbers(rows), answer_c, fn == "argmax", program.nth,
-                                                       mean=program.group == "mean")
-        read_cols = [c, answer_c]
-    elif fn in ("argmax", "argmin"):
-        pairs = numbers(rows)
-        best = _nth_extreme([x for _, x in pairs], largest=fn == "argmax", nth=program.nth)
-        decisive = [r for r, x in pairs if x == best]
-        names = [" ".join(typed.text(r, answer_c).split()) for r in decisive]
-        result = names[0] if len(names) == 1 else names
-        shown = f"{format_value(best)} days" if duration else _as_written(typed, decisive, c, best)
-        if len(decisive) == 1 and per_c and minus_c:  # "(241.3 − 187.9) / 187.9 = +28.4%"
-            r = decisive[0]
-            start = " ".join(typed.text(r, minus_c).split())
-            shown = f"({' '.join(typed.text(r, c).split())} − {start}) / {start} = {100 * best:+.1f}%"
-        elif len(decisive) == 1 and (per_c or minus_c):  # with the two cells: "31 / 36 = 0.8611", "86 − 89 = -3"
-            shown = _worked(typed, decisive[0], c, "/" if per_c else "−", per_c or minus_c, shown)
-        result_text = f"{format_value(result)} ({shown})"
-        read_cols = [c, answer_c] + [x for x in (per_c, minus_c) if x is not None]
-    elif fn in ("every", "only"):
-        if program.check is None:
-            raise ProgramError(f"{fn} needs a check: the condition every selected row must meet")
-        chk = program.check
-        want = cell_number(chk.value)
-        other_c = None
-        if chk.against == "column":  # "every African country's coverage rose from 2022 to 2023": row by row
-            other_c = column_index(typed, chk.value, "comparison column")
-            if other_c == c or not (typed.columns[c - 1].numeric and typed.columns[other_c - 1].numeric):
-                raise ProgramError("a comparison within each row needs two different columns of numbers")
-            read_cols = [c, other_c]
-        else:
-            check_types(typed, chk.op, chk.value, numeric_result=typed.columns[c - 1].numeric,
-                        what=f"column {program.column!r}")
-        meets = set()
-        for r in universe:
-            clock.tick()
-            if other_c is not None:
-                right = typed.number(r, other_c)
-                if right is not None and compare(typed.text(r, c), typed.number(r, c), chk.op,
-                                                 typed.text(r, other_c), right):
-                    meets.add(r)
-            elif compare(typed.text(r, c), typed.number(r, c), chk.op, chk.value, want):
-                meets.add(r)
-        selected = set(rows)
-        if fn == "every":
-            failing = [r for r in rows if r not in meets]
-            truth = not failing
-            decisive = failing or rows
-        else:
-            intruders = sorted((meets - selected) | (selected - meets))
-            truth = bool(selected) and not intruders
-            decisive = intruders or rows
-        result = truth
-        result_text = format_value(truth)
-        check_text = f"{typed.column(program.column).name} {chk.op} " + (
-            typed.columns[other_c - 1].name if other_c is not None else quoted(chk.value))
-    elif fn == "most_common" and program.more_rows_than is not None:
-        result, result_text, decisive = _held_by_more_rows(typed, rows, c, clock, program.more_rows_than)
-    elif fn == "most_common":
-        result, result_text, decisive = _most_common(typed, rows, c, clock)
-    elif fn in ("next_row", "previous_row"):
-        result, decisive = _neighbour(typed, rows, universe, c, after=fn == "next_row")
-        result_text = format_value(result)
-    elif fn == "difference":
-        pairs = numbers(rows)
-        if len(pairs) != 2:
-            raise ProgramError(f"difference needs exactly two selected rows with numbers in {program.column!r}, "
-                               f"got {len(pairs)}")
-        (ra, a), (rb, b) = pairs
-        result = float(abs(a - b))
-        result_text = format_value(result)
-        decisive = [ra, rb]
-    else:  # pragma: no cover - the Literal rules it out
-        raise ProgramError(f"unknown operation {fn!r}")
-
-    extra_cells: list[tuple[int, int]] = []
-    chk = program.check
-    if chk is not None and chk.against == "row" and fn in ("max", "min", "value", "sum", "avg") and len(rows) == 1 \
-            and row_names(typed, rows[0], chk.value):
-        # A row compared with itself decides nothing. Seen: "AWARD-1 had the most dropouts relative to its
-        # participants" as the largest ratio over AWARD-1's row, checked against AWARD-1 (true of any row), and
-        # "Is it true that Oslo enrolled more than its target?" as Oslo's Enrolled > Oslo's Enrolled (false).
-        raise ProgramError(f"the filters keep only {chk.value!r}, the row the check compares with: a row "
-                           "compared with itself decides nothing")
-    if program.check is not None and fn not in ("every", "only"):
-        truth, check_text, extra_cells = check_result(program, typed, result, c, rows)
-    cols = list(dict.fromkeys(filter_cols + read_cols))
-    cells = [(r, cc) for r in decisive for cc in cols]
-    if fn in ("value", "min", "max", "sum", "avg", "count", "difference") and label and label not in cols \
-            and len(decisive) <= 3:
-        cells = [(r, label) for r in decisive] + cells  # name the row the number belongs to
-    if fn == "count" and not cells and label and len(decisive) <= MAX_CELLS:
-        # "How many countries are listed?" reads no column: the names of the rows it counted are what a reader
-        # checks the count against (found as a new user: an answer citing nothing, shown as unverified).
-        cells = [(r, label) for r in decisive]
-    if fn == "count" and not rows and named_rows:
-        # "The CI for men excludes 1" counts Men's rows whose bounds hold 1: none. The row the value named, with the
-        # cells the other filters read, is what shows the count is 0 (else a true "none" would cite nothing).
-        cells = [(r, cc) for r in named_rows for cc in ([label] if label else []) + filter_cols]
-    cells = list(dict.fromkeys(cells + extra_cells + share_cells))[:MAX_CELLS]
-    return Execution(selected=rows, result=result, result_text=result_text, decisive_rows=decisive, cells=cells,
-                     truth=truth, check_text=check_text, steps=steps)
+        return execute_across(program, typed, picked.rows, picked.filter_cols, picked.steps)
+    if operator is None:  # pragma: no cover - the Literal rules it out
+        raise ProgramError(f"unknown operation {program.fn!r}")
+    outcome = operator.handler(run)
+    truth, check_text, extra_cells = _checked(run, operator, outcome)
+    return Execution(selected=picked.rows, result=outcome.result, result_text=outcome.result_text,
+                     decisive_rows=outcome.decisive, cells=_cited(run, operator, picked, outcome, extra_cells),
+                     truth=truth, check_text=check_text, steps=picked.steps)
 
 
 def selected_rows(program: Program, typed: TypedTable) -> list[int] | None:
@@ -371,6 +91,215 @@ def selected_rows(program: Program, typed: TypedTable) -> list[int] | None:
         return execute(program.model_copy(update={"check": None}), typed).selected
     except ProgramError:
         return None
+
+
+# -- select: the rows the filters keep ---------------------------------------------------------------------------
+@dataclass
+class _Selection:
+    rows: list[int]  # the rows left after the filters
+    universe: list[int] = field(default_factory=list)  # what "the only rows" ranges over (set before the filters)
+    filter_cols: list[int] = field(default_factory=list)  # the columns the filters read, cited beside the result
+    named_rows: list[int] = field(default_factory=list)  # the rows an '=' filter's value names (1 to 3 of them)
+    steps: list[str] = field(default_factory=list)
+
+
+def _select(program: Program, typed: TypedTable, clock: _Clock, union_same_column: bool) -> _Selection:
+    """The select stage: the rows in scope, less an unnamed totals row, then each filter group in turn."""
+    table = typed.table
+    picked = _Selection(rows=list(range(1, table.n_rows + 1)))
+    if typed.scope:  # a follow-up about the previous answer's rows ranges over those rows only
+        scope = set(typed.scope)
+        picked.rows = [r for r in picked.rows if r in scope]
+        picked.steps.append(f"the rows of the previous answer ({rows_in_words(typed, picked.rows)}): "
+                            f"{len(picked.rows)} of {table.n_rows} rows")
+    groups = filter_groups(program, union_same_column)
+    _leave_out_totals(typed, groups, picked)
+    picked.universe = list(picked.rows)  # every row but an unnamed totals row
+    for group in groups:
+        if len(group) > 1:
+            _keep_any_of(typed, group, picked, clock)
+            continue
+        [f] = group
+        c = column_index(typed, f.column, "filter column")
+        picked.filter_cols.append(c)
+        if f.than_column:
+            _keep_against_column(typed, f, picked, clock)
+        else:
+            _keep_by_value(typed, f, c, picked, clock, union_same_column)
+    return picked
+
+
+def _leave_out_totals(typed: TypedTable, groups: list[list[RowFilter]], picked: _Selection) -> None:
+    """Drop the totals rows from the selection, but those an '=' or 'contains' filter names."""
+    totals = set(total_rows(typed))
+    if not totals or len(totals) >= len(picked.rows):
+        return
+    rows = [r for r in picked.rows if r not in totals]
+    named = [r for r in sorted(totals) if any(f.op in ("=", "contains") and meets_filter(typed, r, f)
+                                               for group in groups for f in group)]
+    picked.rows = sorted(rows + named)
+    if len(named) < len(totals):
+        picked.steps.append(f"the totals row{'s' if len(totals) - len(named) > 1 else ''} "
+                            f"({', '.join(f'R{r}' for r in sorted(totals - set(named)))}) left out")
+
+
+def _keep_any_of(typed: TypedTable, group: list[RowFilter], picked: _Selection, clock: _Clock) -> None:
+    """Several values of one column (a question's "A or B"): the rows with any of them."""
+    picked.filter_cols.append(column_index(typed, group[0].column, "filter column"))
+    rows = picked.rows
+    kept = [r for r in rows if any(meets_filter(typed, r, f, words=True) for f in group)]
+    clock.tick()
+    picked.steps.append(f"{typed.column(group[0].column).name} is one of "
+                        f"{', '.join(repr(f.value) for f in group)}: {len(kept)} of {len(rows)} rows")
+    picked.rows = kept
+
+
+def _keep_against_column(typed: TypedTable, f: RowFilter, picked: _Selection, clock: _Clock) -> None:
+    """A column against another of the same row: "Enrolled < Target"."""
+    picked.filter_cols.append(column_index(typed, f.than_column, "filter column"))
+    either = [f] + ([f.alternative] if f.alternative is not None else [])
+    if f.alternative is not None:  # "outside its range": Result < Low or Result > High
+        alt = f.alternative
+        picked.filter_cols.extend(column_index(typed, x, "filter column")
+                                  for x in (alt.column, alt.than_column or alt.column))
+    rows = picked.rows
+    kept = [r for r in rows if meets_filter(typed, r, f)]
+    clock.tick()
+    said = " or ".join(f"{typed.column(g.column).name} {g.op} {typed.column(g.than_column or g.column).name}"
+                       for g in either)
+    picked.steps.append(f"{said}{' by the percentages the cells write' * f.by_share}: {len(kept)} of {len(rows)} rows")
+    picked.rows = kept
+
+
+def _keep_by_value(typed: TypedTable, f: RowFilter, c: int, picked: _Selection, clock: _Clock,
+                   union_same_column: bool) -> None:
+    """A column against a value ("Province = Quebec"); an '=' that no cell meets is read more widely
+    (:func:`_widened`)."""
+    rows = picked.rows
+    wanted = cell_number(f.value)
+    kept = []
+    alt = f.alternative  # "an interval excluding 1": lower bound > 1 or upper bound < 1 (tools._interval_claims)
+    if alt is not None:
+        picked.filter_cols.append(column_index(typed, alt.column, "filter column"))
+    for r in rows:
+        clock.tick()
+        if compare_cell(typed, r, c, f.op, f.value, wanted) or (alt is not None and meets_filter(typed, r, alt)):
+            kept.append(r)
+    either = f" or {typed.column(alt.column).name} {alt.op} {quoted(alt.value)}" if alt is not None else ""
+    kept, note = _widened(typed, f, c, rows, kept, wanted, union_same_column)
+    picked.steps.append(f"{typed.column(f.column).name} {f.op} {quoted(f.value)}{either}: {len(kept)} of {len(rows)} "
+                        f"rows{note}")
+    if not picked.named_rows and f.op == "=" and 1 <= len(kept) <= 3:
+        picked.named_rows = list(kept)  # the rows a value names, cited where a count of them comes to nothing
+    picked.rows = kept
+
+
+def _widened(typed: TypedTable, f: RowFilter, c: int, rows: list[int], kept: list[int], wanted: float | None,
+             union_same_column: bool) -> tuple[list[int], str]:
+    """The rows a value filter keeps, read more widely where the plain comparison keeps none (or, in a question,
+    where cells list the value among others), with a note saying how."""
+    note = ""
+    if kept and union_same_column and f.op == "=" and wanted is None:
+        # A question's value also names the cells that list it: "how many commissioners served under calvin
+        # coolidge?" counts "Warren G. Harding, Calvin Coolidge" too (WTQ's training split).
+        listing = [r for r in rows if r not in kept and _lists(typed.text(r, c), f.value)]
+        if listing:
+            kept = sorted(kept + listing)
+            note = f" (with {len(listing)} that list it among others)"
+    if not kept and f.op == "=" and clipped(f.value):
+        # The prompt shows long cells clipped ("Oral doxycycline: 100 mg twice per…"), and the grammar
+        # offers them so: such a value names the cells it is the start of.
+        start = norm_text(f.value.rstrip("…. "))
+        kept = [r for r in rows if norm_text(typed.text(r, c)).startswith(start)]
+        note = " (a clipped value: rows whose cell starts with it)" if kept else ""
+    if not kept and f.op == "=" and (wanted is None or not typed.columns[c - 1].numeric):
+        # Small models write the short form of a cell ("Quebec" for "Quebec (QC)"): when nothing is equal,
+        # take the cells that contain the value as whole words. A number in a text column counts too:
+        # "Date = 1906" names the cells "1906–07" and "March 1906".
+        kept = [r for r in rows if words_match(typed.text(r, c), f.value)]
+        note = " (no cell equals it; rows whose cell contains it as words)" if kept else ""
+    if not kept and f.op in ("=", "contains"):
+        kept = [r for r in rows if iso_month_match(typed.text(r, c), f.value)]
+        note = " (dates in the month it names)" if kept else ""
+    return kept, note
+
+
+# -- derive: the column computed over ----------------------------------------------------------------------------
+@dataclass
+class _Run:
+    """What every operator's handler reads: the program, the typed table, the selected rows, and the column it
+    computes over with the column that column is divided by or has subtracted, row by row (the derive stage)."""
+
+    program: Program
+    typed: TypedTable
+    clock: _Clock
+    rows: list[int]  # the selected rows
+    universe: list[int]  # every row but an unnamed totals row
+    c: int  # the column ``fn`` computes over
+    answer_c: int  # the column an operator that names a row answers with
+    per_c: int | None  # ``column`` over this column, row by row
+    minus_c: int | None  # ``column`` minus this column, row by row
+
+    @property
+    def fn(self) -> str:
+        return self.program.fn
+
+    @property
+    def operand_cols(self) -> list[int]:
+        """The columns the computed column reads: cited beside the result."""
+        return [self.c] + [x for x in (self.per_c, self.minus_c) if x is not None]
+
+    @property
+    def duration(self) -> bool:
+        """One column of dates minus another: a number of days ("2023-12-15 − 2023-10-02 = 74 days")."""
+        return self.minus_c is not None and self.typed.columns[self.c - 1].holds_dates
+
+    def numbers(self, rs: list[int]) -> list[tuple[int, float]]:
+        """The computed column's number in each of ``rs`` that has one; a :class:`NoNumbersError` when none has."""
+        typed, c, program = self.typed, self.c, self.program
+        col = typed.columns[c - 1]
+        # A column of dates has an order (the latest, the earliest), but no sum or mean.
+        if not (col.numeric or (col.holds_dates and self.per_c is None
+                                and self.fn in ("argmax", "argmin", "min", "max"))):
+            raise ProgramError(f"{self.fn} needs numbers, but column {program.column!r} holds "
+                               + ("dates" if col.holds_dates else "text"))
+        out = []
+        for r in rs:
+            self.clock.tick()
+            x = self._computed(r)
+            if x is None or is_empty(typed.text(r, c)):
+                continue
+            out.append((r, x))
+        if not out:
+            raise NoNumbersError(f"no numbers in column {program.column!r}"
+                                 + (f" with a non-zero {program.per_column!r}" if self.per_c else "")
+                                 + f" among the {len(rs)} selected rows")
+        return out
+
+    def _computed(self, r: int) -> float | None:
+        """Row ``r``'s value of the computed column: its value over its divisor (none when 0 or empty), its change,
+        its relative change (both operands), or the column's own value."""
+        typed, c, per_c, minus_c = self.typed, self.c, self.per_c, self.minus_c
+        if per_c is not None and minus_c is not None:
+            return row_relative_change(typed, r, c, minus_c)
+        if per_c is not None:
+            return row_ratio(typed, r, c, per_c)
+        if minus_c is not None:
+            return row_change(typed, r, c, minus_c)
+        return typed.order_value(r, c)
+
+
+def _derive(program: Program, typed: TypedTable, clock: _Clock, picked: _Selection) -> _Run:
+    """The derive stage: the program's columns, with the computed column's operands checked."""
+    c = column_index(typed, program.column, "column")
+    answer_c = column_index(typed, program.answer_column, "answer column") if program.answer_column else \
+        (typed.label_col or c)
+    if program.per_column and program.minus_column and program.per_column != program.minus_column:
+        # the one form with both is the relative change, (column - minus_column) / minus_column: "grew fastest"
+        raise ProgramError("a program divides by another column or subtracts one, not both")
+    per_c = _operand_column(typed, program.per_column, "ratio", program.fn, c)
+    minus_c = _operand_column(typed, program.minus_column, "change", program.fn, c)
+    return _Run(program, typed, clock, picked.rows, picked.universe, c, answer_c, per_c, minus_c)
 
 
 def _operand_column(typed: TypedTable, ident: str | None, what: str, fn: str, c: int) -> int | None:
@@ -387,6 +316,310 @@ def _operand_column(typed: TypedTable, ident: str | None, what: str, fn: str, c:
     return other
 
 
+# -- the operators -----------------------------------------------------------------------------------------------
+@dataclass
+class _Outcome:
+    """What an operator computed, and what it read: the rows that decided it and their columns to cite."""
+
+    result: Any  # a number, a text, a bool or a list of texts
+    result_text: str
+    decisive: list[int]
+    read_cols: list[int]
+    truth: bool | None = None  # set by the operators that are a check themselves (every, only)
+    check_text: str = ""
+    share_cells: list[tuple[int, int]] = field(default_factory=list)  # the rest of a total, cited beside the part
+
+
+Stage = Literal["select", "aggregate", "compare", "rank"]
+Handler = Callable[[_Run], _Outcome]
+
+
+@dataclass(frozen=True)
+class Operator:
+    """One entry of :data:`OPERATORS`: what the operator does with the selected rows (its stage), the handler that
+    computes it, and how the shared steps around it treat it."""
+
+    stage: Stage
+    handler: Handler
+    runs_on_no_rows: bool = False  # a count of no rows is 0, not a failure
+    checks_itself: bool = False  # the claim's check is the operator's condition, not a test of its result
+    names_its_row: bool = False  # a result read from up to 3 rows cites their names (the label column) too
+
+
+def _value(run: _Run) -> _Outcome:
+    """The selected rows' cells of ``column``, as written."""
+    typed, program, rows, c = run.typed, run.program, run.rows, run.c
+    values = [typed.text(r, c) for r in rows]
+    if program.check is not None and len({text_words(v) for v in values}) > 1 \
+            and not in_none_of(program, typed, values, c, rows):
+        # A claim states one value of one thing; a check over several different cells reads no such claim,
+        # unless the value is in none of them: "the date for the opponent the chicago bear be december 5 ,
+        # 1983" over two Chicago games, on other dates, is false whichever game was meant (TabFact's tuning
+        # split). all() over the values then refutes it.
+        raise ProgramError(f"the filters select {len(rows)} rows with different values in column "
+                           f"{program.column!r}; a value check needs the one row the claim is about "
+                           "(add a filter, or use every, count or argmax)")
+    result: Any = values[0] if len(values) == 1 else values
+    return _Outcome(result, format_value(result), list(rows), run.operand_cols)
+
+
+def _neighbour_row(run: _Run) -> _Outcome:
+    """next_row, previous_row: ``column`` of the row after (before) the one selected, in the table's order."""
+    result, decisive = _neighbour(run.typed, run.rows, run.universe, run.c, after=run.fn == "next_row")
+    return _Outcome(result, format_value(result), decisive, run.operand_cols)
+
+
+def _count(run: _Run) -> _Outcome:
+    """The number of selected rows; it reads no column (:func:`_cited` names the rows instead)."""
+    return _Outcome(float(len(run.rows)), str(len(run.rows)), list(run.rows), [])
+
+
+def _count_distinct(run: _Run) -> _Outcome:
+    """How many different values ``column`` holds among the selected rows, citing the first row of each."""
+    result, decisive = _distinct(run.typed, run.rows, run.c, run.clock)
+    return _Outcome(result, format_value(result), decisive, [run.c])
+
+
+_REDUCTIONS: dict[str, Callable[[list[float]], float]] = {
+    "sum": math.fsum, "avg": lambda xs: math.fsum(xs) / len(xs), "median": statistics.median}
+
+
+def _aggregate(run: _Run) -> _Outcome:
+    """sum, avg, median, min and max of the computed column over the selected rows; min and max take the nth
+    distinct value from their end and cite the rows that hold it."""
+    typed, program, fn, c = run.typed, run.program, run.fn, run.c
+    if fn in ("sum", "avg") and typed.columns[c - 1].holds_years:
+        raise ProgramError(f"column {program.column!r} holds years, which are not added up or averaged "
+                           "(count the rows, or take the min or max)")
+    pairs = run.numbers(run.rows)
+    xs = [x for _, x in pairs]
+    decisive = list(run.rows)
+    if fn in _REDUCTIONS:
+        result = float(_REDUCTIONS[fn](xs))
+    else:
+        result = _nth_extreme(xs, largest=fn == "max", nth=program.nth)
+        decisive = [r for r, x in pairs if x == result]
+    result, result_text = _aggregate_text(run, result, pairs, decisive)
+    return _Outcome(result, result_text, decisive, run.operand_cols)
+
+
+def _aggregate_text(run: _Run, result: float, pairs: list[tuple[int, float]],
+                    decisive: list[int]) -> tuple[Any, str]:
+    """An aggregate's result and its text: in the unit its cells write, with the cells a computed value comes from,
+    and what a sum or an average left out."""
+    typed, fn, c, per_c, minus_c, duration = run.typed, run.fn, run.c, run.per_c, run.minus_c, run.duration
+    result_text = f"{format_value(result)} days" if duration else \
+        _as_written(typed, decisive, c, result) if fn in ("min", "max") else \
+        with_written_unit([typed.text(r, c) for r, _ in pairs], result) + _left_out(typed, run.rows, pairs, c)
+    if minus_c is not None and per_c is not None:  # a relative change: "+28.4%"
+        result_text = f"{100 * result:+.1f}%" if fn in ("min", "max") else format_value(result)
+    elif minus_c is not None and len(decisive) == 1:  # the two cells the change subtracts: "86 − 89 = -3"
+        result_text = _worked(typed, decisive[0], c, "−", minus_c, result_text)
+    elif per_c is not None and len(run.rows) == 1:  # one named row's rate, with its two cells: "61 / 412 = 0.1481"
+        result_text = _worked(typed, decisive[0], c, "/", per_c, result_text)
+    answer: Any = result
+    if typed.columns[c - 1].holds_dates and not duration:  # the latest date is the date, as its cell writes it
+        answer = result_text
+    elif duration and run.program.check is None and len(decisive) == 1:  # a question's answer says its unit
+        answer = f"{format_value(result)} days"
+    return answer, result_text
+
+
+def _share(run: _Run) -> _Outcome:
+    """The selected rows' share of the whole, as a percentage: of the rows for a column of names, of the column's
+    total for a column of amounts."""
+    col = run.typed.columns[run.c - 1]
+    return _share_of_rows(run) if not col.numeric and not col.holds_dates else _share_of_total(run)
+
+
+def _share_of_rows(run: _Run) -> _Outcome:
+    """A share of a column of names is a share of the rows: "What percentage of wards passed the audit?"
+    (tools._row_share), the selected rows over every row but a totals row."""
+    counted = rows_but_totals(run.typed)
+    whole_rows = set(counted)
+    part = [r for r in run.rows if r in whole_rows]
+    if not counted:
+        raise ProgramError("the table has no rows but totals, of which no share can be taken")
+    result = f"{format_value(round(100 * len(part) / len(counted), 1))}%"
+    return _Outcome(result, f"{result} ({len(part)} of {len(counted)} rows)", part, [run.c])
+
+
+def _share_of_total(run: _Run) -> _Outcome:
+    """The selected rows' sum as a percentage of the column's total over every row but a totals row."""
+    typed, program, rows, c = run.typed, run.program, run.rows, run.c
+    if typed.columns[c - 1].holds_years or not typed.columns[c - 1].numeric:
+        raise ProgramError(f"column {program.column!r} holds no amounts to take a share of")
+    counted = rows_but_totals(typed)
+    part, whole = run.numbers(rows), run.numbers(counted)
+    total = math.fsum(x for _, x in whole)
+    if total == 0:
+        raise ProgramError(f"column {program.column!r} adds up to 0, of which no share can be taken")
+    # a text with its % sign: the answer's headline is the result, and "38.3" alone reads as a count
+    result = f"{format_value(round(100 * math.fsum(x for _, x in part) / total, 1))}%"
+    result_text = f"{result} ({format_value(math.fsum(x for _, x in part))} of {format_value(total)})"
+    return _Outcome(result, result_text, list(rows), run.operand_cols,
+                    share_cells=[(r, c) for r, _ in whole if r not in rows])  # the rest of the total, cited too
+
+
+def _difference(run: _Run) -> _Outcome:
+    """The difference between the numbers of exactly two selected rows."""
+    pairs = run.numbers(run.rows)
+    if len(pairs) != 2:
+        raise ProgramError(f"difference needs exactly two selected rows with numbers in {run.program.column!r}, "
+                           f"got {len(pairs)}")
+    (ra, a), (rb, b) = pairs
+    result = float(abs(a - b))
+    return _Outcome(result, format_value(result), [ra, rb], run.operand_cols)
+
+
+def _most_common_value(run: _Run) -> _Outcome:
+    """The value of ``column`` in most selected rows; with ``more_rows_than``, every value in more rows than that."""
+    if run.program.more_rows_than is not None:
+        result, result_text, decisive = _held_by_more_rows(run.typed, run.rows, run.c, run.clock,
+                                                           run.program.more_rows_than)
+    else:
+        result, result_text, decisive = _most_common(run.typed, run.rows, run.c, run.clock)
+    return _Outcome(result, result_text, decisive, run.operand_cols)
+
+
+def _every_or_only(run: _Run) -> _Outcome:
+    """every: whether each selected row meets the check; only: whether the selected rows are exactly those (of
+    every row but an unnamed totals row) that meet it. Cites the rows that break it, else the selected rows."""
+    typed, program, fn, rows, c = run.typed, run.program, run.fn, run.rows, run.c
+    if program.check is None:
+        raise ProgramError(f"{fn} needs a check: the condition every selected row must meet")
+    chk = program.check
+    read_cols = run.operand_cols
+    other_c = None
+    if chk.against == "column":  # "every African country's coverage rose from 2022 to 2023": row by row
+        other_c = column_index(typed, chk.value, "comparison column")
+        if other_c == c or not (typed.columns[c - 1].numeric and typed.columns[other_c - 1].numeric):
+            raise ProgramError("a comparison within each row needs two different columns of numbers")
+        read_cols = [c, other_c]
+    else:
+        check_types(typed, chk.op, chk.value, numeric_result=typed.columns[c - 1].numeric,
+                    what=f"column {program.column!r}")
+    meets = _rows_meeting(run, other_c)
+    selected = set(rows)
+    if fn == "every":
+        failing = [r for r in rows if r not in meets]
+        truth = not failing
+        decisive = failing or rows
+    else:
+        intruders = sorted((meets - selected) | (selected - meets))
+        truth = bool(selected) and not intruders
+        decisive = intruders or rows
+    check_text = f"{typed.column(program.column).name} {chk.op} " + (
+        typed.columns[other_c - 1].name if other_c is not None else quoted(chk.value))
+    return _Outcome(truth, format_value(truth), decisive, read_cols, truth=truth, check_text=check_text)
+
+
+def _rows_meeting(run: _Run, other_c: int | None) -> set[int]:
+    """The rows of the universe whose ``column`` meets the check: against its value, or against column
+    ``other_c`` of the same row."""
+    typed, c, chk = run.typed, run.c, run.program.check
+    want = cell_number(chk.value)
+    meets = set()
+    for r in run.universe:
+        run.clock.tick()
+        if other_c is not None:
+            right = typed.number(r, other_c)
+            if right is not None and compare(typed.text(r, c), typed.number(r, c), chk.op,
+                                             typed.text(r, other_c), right):
+                meets.add(r)
+        elif compare(typed.text(r, c), typed.number(r, c), chk.op, chk.value, want):
+            meets.add(r)
+    return meets
+
+
+def _arg_extreme(run: _Run) -> _Outcome:
+    """argmax, argmin: ``answer_column`` of the row with the nth largest (smallest) computed value, shown with the
+    value; with ``group``, the value of ``answer_column`` whose rows' total or mean is."""
+    typed, program, fn, c, answer_c = run.typed, run.program, run.fn, run.c, run.answer_c
+    if program.group:
+        result, result_text, decisive = _group_extreme(typed, run.numbers(run.rows), answer_c, fn == "argmax",
+                                                       program.nth, mean=program.group == "mean")
+        return _Outcome(result, result_text, decisive, [c, answer_c])
+    per_c, minus_c = run.per_c, run.minus_c
+    pairs = run.numbers(run.rows)
+    best = _nth_extreme([x for _, x in pairs], largest=fn == "argmax", nth=program.nth)
+    decisive = [r for r, x in pairs if x == best]
+    names = [" ".join(typed.text(r, answer_c).split()) for r in decisive]
+    result = names[0] if len(names) == 1 else names
+    shown = f"{format_value(best)} days" if run.duration else _as_written(typed, decisive, c, best)
+    if len(decisive) == 1 and per_c and minus_c:  # "(241.3 − 187.9) / 187.9 = +28.4%"
+        r = decisive[0]
+        start = " ".join(typed.text(r, minus_c).split())
+        shown = f"({' '.join(typed.text(r, c).split())} − {start}) / {start} = {100 * best:+.1f}%"
+    elif len(decisive) == 1 and (per_c or minus_c):  # with the two cells: "31 / 36 = 0.8611", "86 − 89 = -3"
+        shown = _worked(typed, decisive[0], c, "/" if per_c else "−", per_c or minus_c, shown)
+    return _Outcome(result, f"{format_value(result)} ({shown})", decisive, [c, answer_c] + run.operand_cols[1:])
+
+
+# The operator table: every ``fn`` a program may name (tools._table_ops_model.Fn), its stage and its handler.
+OPERATORS: dict[str, Operator] = {
+    "value": Operator("select", _value, names_its_row=True),
+    "next_row": Operator("select", _neighbour_row),
+    "previous_row": Operator("select", _neighbour_row),
+    "count": Operator("aggregate", _count, runs_on_no_rows=True, names_its_row=True),
+    "count_distinct": Operator("aggregate", _count_distinct, runs_on_no_rows=True),
+    "sum": Operator("aggregate", _aggregate, names_its_row=True),
+    "avg": Operator("aggregate", _aggregate, names_its_row=True),
+    "median": Operator("aggregate", _aggregate),
+    "min": Operator("aggregate", _aggregate, names_its_row=True),
+    "max": Operator("aggregate", _aggregate, names_its_row=True),
+    "share": Operator("aggregate", _share),
+    "difference": Operator("aggregate", _difference, names_its_row=True),
+    "every": Operator("compare", _every_or_only, checks_itself=True),
+    "only": Operator("compare", _every_or_only, checks_itself=True),
+    "argmax": Operator("rank", _arg_extreme),
+    "argmin": Operator("rank", _arg_extreme),
+    "most_common": Operator("rank", _most_common_value),
+}
+
+# The operators whose result, over one row, is that row's own value: checked against that same row, it decides
+# nothing (:func:`_checked`).
+_OWN_ROW_VALUE_FNS = ("max", "min", "value", "sum", "avg")
+
+
+# -- the post-steps: the claim's check and the citations ---------------------------------------------------------
+def _checked(run: _Run, operator: Operator, outcome: _Outcome) -> tuple[bool | None, str, list[tuple[int, int]]]:
+    """The claim's check of the result: its truth, in words, and the cells it read beside the result's."""
+    typed, program, rows = run.typed, run.program, run.rows
+    chk = program.check
+    if chk is not None and chk.against == "row" and program.fn in _OWN_ROW_VALUE_FNS and len(rows) == 1 \
+            and row_names(typed, rows[0], chk.value):
+        # A row compared with itself decides nothing. Seen: "AWARD-1 had the most dropouts relative to its
+        # participants" as the largest ratio over AWARD-1's row, checked against AWARD-1 (true of any row), and
+        # "Is it true that Oslo enrolled more than its target?" as Oslo's Enrolled > Oslo's Enrolled (false).
+        raise ProgramError(f"the filters keep only {chk.value!r}, the row the check compares with: a row "
+                           "compared with itself decides nothing")
+    if chk is not None and not operator.checks_itself:
+        return check_result(program, typed, outcome.result, run.c, rows)
+    return outcome.truth, outcome.check_text, []
+
+
+def _cited(run: _Run, operator: Operator, picked: _Selection, outcome: _Outcome,
+           extra_cells: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The cells that decided the result, at most MAX_CELLS: the columns read in the decisive rows, with the rows'
+    names where they say whose number it is, and the cells the check read."""
+    label, decisive, filter_cols = run.typed.label_col, outcome.decisive, picked.filter_cols
+    cols = list(dict.fromkeys(filter_cols + outcome.read_cols))
+    cells = [(r, cc) for r in decisive for cc in cols]
+    if operator.names_its_row and label and label not in cols and len(decisive) <= 3:
+        cells = [(r, label) for r in decisive] + cells  # name the row the number belongs to
+    if run.fn == "count" and not cells and label and len(decisive) <= MAX_CELLS:
+        # "How many countries are listed?" reads no column: the names of the rows it counted are what a reader
+        # checks the count against (found as a new user: an answer citing nothing, shown as unverified).
+        cells = [(r, label) for r in decisive]
+    if run.fn == "count" and not run.rows and picked.named_rows:
+        # "The CI for men excludes 1" counts Men's rows whose bounds hold 1: none. The row the value named, with the
+        # cells the other filters read, is what shows the count is 0 (else a true "none" would cite nothing).
+        cells = [(r, cc) for r in picked.named_rows for cc in ([label] if label else []) + filter_cols]
+    return list(dict.fromkeys(cells + extra_cells + outcome.share_cells))[:MAX_CELLS]
+
+
+# -- what the operators share ----------------------------------------------------------------------------------
 MAX_LEFT_OUT_NAMED = 3
 
 

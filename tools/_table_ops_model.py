@@ -40,6 +40,7 @@ MIRRORED_OPS = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="
 # distinct values of Series). share (no grammar either): the selected rows' sum as a percentage of the column's
 # total (tools._share_questions.read_share_of_all: "what share of all beds does St Mary have?"). median (no grammar
 # either): code rewrites a mean into it where the text says "median" (tools._question_rules.read_median).
+# Each has one operator in tools._table_ops.OPERATORS (its stage and handler; a test checks that they match).
 Fn = Literal["value", "count", "sum", "avg", "median", "min", "max", "argmax", "argmin", "every", "only",
              "most_common", "next_row", "previous_row", "difference", "count_distinct", "share"]
 
