@@ -154,6 +154,7 @@ def test_the_committed_rules_report_recomputes_and_a_count_changed_by_hand_does_
     shutil.copy(ROOT / "docs" / "eval" / "rules-dev.jsonl", tmp_path / "rules-dev.jsonl")
     report = json.loads((ROOT / "docs" / "eval" / "rules.json").read_text())
     shutil.copy(ROOT / "docs" / "eval" / "rules-veto-dev.jsonl", tmp_path / "rules-veto-dev.jsonl")
+    shutil.copy(ROOT / "docs" / "eval" / "rules-examples.jsonl", tmp_path / "rules-examples.jsonl")
     for change in (lambda r: r["rules"]["record-field"]["pubhealthtab"].__setitem__("right", 2),
                    lambda r: r["vetoes"]["tautology"]["pubhealthtab"].__setitem__("lost_when_off", 0)):
         changed = json.loads(json.dumps(report))
@@ -230,12 +231,15 @@ def test_the_examples_measurement_counts_right_without_the_rule_as_worked_by_han
 
     records = [{"rule": "association", "example": 0, "expected": "SUPPORTS", "without_rule": "SUPPORTS"},
                {"rule": "association", "example": 1, "expected": "REFUTES", "without_rule": "NOT ENOUGH INFO"},
-               {"rule": "record-field", "example": 0, "expected": "REFUTES", "without_rule": "ERROR"}]
+               {"rule": "record-field", "example": 0, "expected": "REFUTES", "without_rule": "ERROR"},
+               {"rule": "tautology", "example": 0, "expected": "SUPPORTS", "with_rule": "SUPPORTS",
+                "without_rule": "REFUTES"}]
     out = summarise_examples(records)
     assert out == {"association": {"examples": 2, "right_without_rule": 1},
-                   "record-field": {"examples": 1, "right_without_rule": 0}}
+                   "record-field": {"examples": 1, "right_without_rule": 0},
+                   "tautology": {"examples": 1, "right_without_rule": 0, "right_with_rule": 1}}
     page = markdown({"commit": "x", "items": 0, "log": "l", "benchmarks": {}, "rules": {}, "examples": out})
-    assert "| `association` | 2 | 1 |" in page
+    assert "| `association` | 2 | by its tests | 1 |" in page and "| `tautology` | 1 | 1 | 0 |" in page
 
 
 def test_a_changed_examples_count_does_not_recompute(tmp_path):

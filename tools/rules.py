@@ -75,6 +75,9 @@ class Example:
     rows: tuple[tuple[str, ...], ...]
     expected: str | None  # a settle rule's verdict; "veto" for a veto rule that holds the program
     program: dict | None = None  # a veto rule's input: the program as the model wrote it
+    # the claim's own verdict over the table, where it is plain (a veto example's, to check the claim end to end
+    # with the rule on and off: ``evidentia eval rules --examples``); a settle example's is ``expected``
+    verdict: str | None = None
 
     def table(self) -> Table:
         return Table(name="example", title="", columns=list(self.columns), rows=[list(r) for r in self.rows])
@@ -166,9 +169,11 @@ def _ignored_category(program: Program, execution: Execution, typed: TypedTable,
     return ignored_category_blocker(program, execution, typed, text)
 
 
-def _veto(table: tuple, *cases: tuple[str, dict, str | None]) -> tuple[Example, ...]:
+def _veto(table: tuple, *cases: tuple) -> tuple[Example, ...]:
+    """Examples from (text, program, expected) or (text, program, expected, the claim's verdict over the table)."""
     columns, rows = table
-    return tuple(Example(text, columns, rows, expected, program) for text, program, expected in cases)
+    return tuple(Example(text, columns, rows, expected, program, *verdict) for text, program, expected, *verdict
+                 in cases)
 
 
 _SITES = (("Site", "Country", "Dropouts"), (("Leeds", "UK", "12"), ("Porto", "Portugal", "20"), ("Lyon", "France", "7")))
@@ -197,7 +202,7 @@ VETOES: tuple[Rule, ...] = (
          _tautology,
          _veto(_SITES, ("The site with the most dropouts is not in the UK.",
                         {"fn": "argmax", "column": "dropouts", "answer_column": "country",
-                         "check": {"op": "!=", "against": "value", "value": "Leeds"}}, "veto")),  # a site, never a country
+                         "check": {"op": "!=", "against": "value", "value": "Leeds"}}, "veto", "SUPPORTS")),  # a site, never a country
          _veto(_SITES, ("The site with the most dropouts is not in the UK.",
                         {"fn": "argmax", "column": "dropouts", "answer_column": "country",
                          "check": {"op": "!=", "against": "value", "value": "UK"}}, None))),
@@ -207,7 +212,7 @@ VETOES: tuple[Rule, ...] = (
          _fraction_of_rows,
          _veto(_COUNTIES, ("More than half of the counties have coverage above 75%.",
                            {"fn": "count", "column": "county", "check": {"op": ">", "against": "value", "value": "2.5"}},
-                           "veto")),
+                           "veto", "SUPPORTS")),
          _veto(_COUNTIES, ("More than half of the counties have coverage above 75%.",
                            {"filters": [{"column": "coverage", "op": ">", "value": "75"}], "fn": "count",
                             "column": "county", "check": {"op": ">", "against": "value", "value": "2.5"}}, None))),
@@ -217,7 +222,7 @@ VETOES: tuple[Rule, ...] = (
          _direction,
          _veto(_RESERVOIRS, ("Lake Kariba has the largest surface area.",
                              {"fn": "argmin", "column": "surface_area_km2", "answer_column": "reservoir",
-                              "check": {"op": "=", "against": "value", "value": "Lake Kariba"}}, "veto")),
+                              "check": {"op": "=", "against": "value", "value": "Lake Kariba"}}, "veto", "REFUTES")),
          _veto(_RESERVOIRS, ("Lake Kariba has the largest surface area.",
                              {"fn": "argmax", "column": "surface_area_km2", "answer_column": "reservoir",
                               "check": {"op": "=", "against": "value", "value": "Lake Kariba"}}, None))),
@@ -228,7 +233,7 @@ VETOES: tuple[Rule, ...] = (
          _veto(_RAIN, ("Bergen gets more than 2,000 mm of rain.",
                        {"filters": [{"column": "city", "op": "=", "value": "Bergen"}], "fn": "value",
                         "column": "annual_rainfall_mm", "answer_column": "city",
-                        "check": {"op": "=", "against": "value", "value": "2000"}}, "veto")),
+                        "check": {"op": "=", "against": "value", "value": "2000"}}, "veto", "SUPPORTS")),
          _veto(_RAIN, ("Bergen gets more than 2,000 mm of rain.",
                        {"filters": [{"column": "city", "op": "=", "value": "Bergen"}], "fn": "value",
                         "column": "annual_rainfall_mm", "answer_column": "city",
@@ -240,7 +245,7 @@ VETOES: tuple[Rule, ...] = (
          _veto(_VACCINES, ("Spikevax is stored colder than Nuvaxovid.",
                            {"filters": [{"column": "vaccine", "op": "=", "value": "Spikevax"}], "fn": "value",
                             "column": "storage_c", "answer_column": "vaccine",
-                            "check": {"op": "<", "against": "row", "value": "Comirnaty"}}, "veto")),
+                            "check": {"op": "<", "against": "row", "value": "Comirnaty"}}, "veto", "SUPPORTS")),
          _veto(_VACCINES, ("Spikevax is stored colder than Nuvaxovid.",
                            {"filters": [{"column": "vaccine", "op": "=", "value": "Spikevax"}], "fn": "value",
                             "column": "storage_c", "answer_column": "vaccine",
@@ -261,7 +266,7 @@ VETOES: tuple[Rule, ...] = (
          _quantity_count,
          _veto(_STUDIES, ("Every study published after 2020 enrolled fewer than 1,000 participants.",
                           {"fn": "count", "column": "study", "answer_column": "study",
-                           "check": {"op": "<", "against": "value", "value": "1000"}}, "veto")),
+                           "check": {"op": "<", "against": "value", "value": "1000"}}, "veto", "REFUTES")),
          _veto(_STUDIES, ("Two studies enrolled fewer than 1,000 participants.",
                           {"fn": "count", "column": "study", "answer_column": "study",
                            "check": {"op": "<", "against": "value", "value": "2"}}, None))),
@@ -271,7 +276,7 @@ VETOES: tuple[Rule, ...] = (
          _negated_count,
          _veto(_PHASES, ("There is no phase 4 trial.",
                          {"fn": "count_distinct", "column": "trial",
-                          "check": {"op": "!=", "against": "value", "value": "4"}}, "veto")),
+                          "check": {"op": "!=", "against": "value", "value": "4"}}, "veto", "SUPPORTS")),
          _veto(_PHASES, ("There is no phase 4 trial.",
                          {"filters": [{"column": "phase", "op": "=", "value": "4"}], "fn": "count", "column": "trial",
                           "check": {"op": "=", "against": "value", "value": "0"}}, None))),
@@ -281,7 +286,7 @@ VETOES: tuple[Rule, ...] = (
          _named_rows,
          _veto(_ENDPOINTS, ("Semaglutide and Tirzepatide both met their primary endpoint.",
                             {"fn": "every", "column": "primary_endpoint_met", "answer_column": "primary_endpoint_met",
-                             "check": {"op": "=", "against": "value", "value": "Yes"}}, "veto")),
+                             "check": {"op": "=", "against": "value", "value": "Yes"}}, "veto", "SUPPORTS")),
          _veto(_ENDPOINTS, ("Every trial met its primary endpoint.",
                             {"fn": "every", "column": "primary_endpoint_met", "answer_column": "primary_endpoint_met",
                              "check": {"op": "=", "against": "value", "value": "Yes"}}, None))),
@@ -291,7 +296,7 @@ VETOES: tuple[Rule, ...] = (
          _unstated_value,
          _veto(_DEATHS, ("Heart disease is the leading cause of death.",
                          {"filters": _HEART, "fn": "value", "column": "deaths", "answer_column": "cause",
-                          "check": {"op": ">", "against": "value", "value": "700000"}}, "veto")),
+                          "check": {"op": ">", "against": "value", "value": "700000"}}, "veto", "SUPPORTS")),
          _veto(_DEATHS, ("Heart disease caused 700,000 deaths.",
                          {"filters": _HEART, "fn": "value", "column": "deaths", "answer_column": "cause",
                           "check": {"op": "=", "against": "value", "value": "700,000"}}, None))),
@@ -300,7 +305,7 @@ VETOES: tuple[Rule, ...] = (
          "\"Is it true that every mRNA vaccine had an efficacy above 94%?\" refuted over every vaccine",
          _ignored_category,
          _veto(_PLATFORMS, ("Every mRNA vaccine had an efficacy above 94%.",
-                            {"fn": "every", "column": "efficacy", "check": {"op": ">", "value": "94"}}, "veto")),
+                            {"fn": "every", "column": "efficacy", "check": {"op": ">", "value": "94"}}, "veto", "SUPPORTS")),
          _veto(_PLATFORMS, ("Every mRNA vaccine had an efficacy above 94%.",
                             {"filters": [{"column": "platform", "op": "=", "value": "mRNA"}], "fn": "every",
                              "column": "efficacy", "check": {"op": ">", "value": "94"}}, None))),

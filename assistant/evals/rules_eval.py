@@ -131,9 +131,11 @@ def summarise_rewrites(records: list[dict]) -> dict:
     return out
 
 
-async def measure_examples(settings, *, concurrency: int = 2, echo=print) -> list[dict]:
-    """One record per example of each settle rule: the product's claim check of it with that rule switched off
-    (``EVIDENTIA_RULES_OFF``), so the programs decide it; the rule's own verdict on it is the expected one."""
+async def measure_examples(settings, *, concurrency: int = 2, echo=print,
+                           stages: tuple[str, ...] = ("settle", "veto")) -> list[dict]:
+    """One record per example: a settle rule's, checked end to end (the product's claim check) with that rule
+    switched off (``EVIDENTIA_RULES_OFF``), so the programs decide it, against the verdict the rule gives; a veto
+    rule's example claim (with its plain verdict over the table), checked with the rule on and with it off."""
     import asyncio
 
     from assistant.llm import LLMClient
@@ -142,41 +144,55 @@ async def measure_examples(settings, *, concurrency: int = 2, echo=print) -> lis
     from tools.verify_claim import check_claim
 
     embedder = Embedder(settings.embedding_model)
-    jobs = [(rule, i, ex) for rule in RULES if rule.stage == "settle" for i, ex in enumerate(rule.examples)]
-    clients = {rule.name: LLMClient(settings.model_copy(update={"rules_off": rule.name}))
-               for rule in RULES if rule.stage == "settle"}
+    jobs = []
+    for rule in (r for r in RULES if r.stage in stages):
+        for i, ex in enumerate(rule.examples):
+            gold = ex.expected if rule.stage == "settle" else ex.verdict
+            if gold is None:
+                continue
+            arms = ("without_rule",) if rule.stage == "settle" else ("with_rule", "without_rule")
+            jobs += [(rule, i, ex, gold, arm) for arm in arms]
+    on = LLMClient(settings)
+    clients = {r.name: LLMClient(settings.model_copy(update={"rules_off": r.name})) for r, *_ in jobs}
     gate = asyncio.Semaphore(concurrency)
-    records: list[dict] = []
+    results: dict[tuple[str, int], dict] = {}
 
-    async def run_one(rule, i, ex) -> None:
+    async def run_one(rule, i, ex, gold, arm) -> None:
         async with gate:
             t0 = time.perf_counter()
             try:
-                check = await check_claim(clients[rule.name], ex.table(), ex.text, embedder=embedder)
+                check = await check_claim(on if arm == "with_rule" else clients[rule.name], ex.table(), ex.text,
+                                          embedder=embedder)
                 pred, decided_by = check.label, check.decided_by
             except Exception as exc:  # noqa: BLE001 - a failed check is logged as wrong, with its reason
                 pred, decided_by = "ERROR", f"{type(exc).__name__}: {str(exc)[:200]}"
             seconds = time.perf_counter() - t0
-        records.append({"rule": rule.name, "example": i, "expected": ex.expected, "without_rule": pred,
-                        "decided_by": decided_by, "seconds": round(seconds, 1)})
-        echo(f"  {rule.name} example {i}: expected {ex.expected}, without the rule {pred} "
-             f"({decided_by}; {seconds:.0f} s)")
+        record = results.setdefault((rule.name, i), {"rule": rule.name, "stage": rule.stage, "example": i,
+                                                     "expected": gold})
+        record[arm] = pred
+        record[f"{arm}_decided_by"] = decided_by
+        record[f"{arm}_seconds"] = round(seconds, 1)
+        echo(f"  {rule.name} example {i} {arm.replace('_', ' ')}: {pred} (right: {gold}; {decided_by}; "
+             f"{seconds:.0f} s)")
 
     try:
         await asyncio.gather(*(run_one(*job) for job in jobs))
     finally:
-        for client in clients.values():
+        for client in (on, *clients.values()):
             await client.aclose()
-    return sorted(records, key=lambda r: (r["rule"], r["example"]))
+    return [results[k] for k in sorted(results)]
 
 
 def summarise_examples(records: list[dict]) -> dict:
-    """Per settle rule: its examples, and how many the programs get right with the rule switched off."""
+    """Per rule: its examples checked end to end, and how many came out right with the rule switched off, and
+    (veto rules) with it on."""
     out: dict = {}
     for r in records:
         row = out.setdefault(r["rule"], {"examples": 0, "right_without_rule": 0})
         row["examples"] += 1
         row["right_without_rule"] += r["without_rule"] == r["expected"]
+        if "with_rule" in r:
+            row["right_with_rule"] = row.get("right_with_rule", 0) + (r["with_rule"] == r["expected"])
     return out
 
 
@@ -309,13 +325,16 @@ def markdown(payload: dict) -> str:
                   "whose logged checks hold programs; the only committed dev logs with programs)."]
     examples = payload.get("examples") or {}
     if examples:
-        lines += ["", "Settle rules switched off on their own examples (`evidentia eval rules --examples`: the "
-                  "product's claim check with the served model, `EVIDENTIA_RULES_OFF=<rule>`, so the programs decide; "
-                  f"per-item log `docs/eval/{EXAMPLES_LOG_NAME}`). A rule the programs replace on its own examples, "
-                  "and that decides no dev claim, adds nothing.", "",
-                  "| rule | examples | right without the rule |", "|---|---|---|"]
+        lines += ["", "Rules on their own examples, checked end to end (`evidentia eval rules --examples`: the "
+                  "product's claim check with the served model; `EVIDENTIA_RULES_OFF=<rule>` for the arm without it; "
+                  f"per-item log `docs/eval/{EXAMPLES_LOG_NAME}`). A settle rule decides its examples in code (right "
+                  "with it by its tests); a veto rule's example claim is checked with it on and off, once each (the "
+                  "programs are sampled: one run per arm is a small, noisy measure). A rule the programs replace on "
+                  "its own examples, and that decides no dev claim, adds nothing.", "",
+                  "| rule | examples | right with the rule | right without |", "|---|---|---|---|"]
         for rule, row in examples.items():
-            lines.append(f"| `{rule}` | {row['examples']} | {row['right_without_rule']} |")
+            with_rule = row.get("right_with_rule", "by its tests")
+            lines.append(f"| `{rule}` | {row['examples']} | {with_rule} | {row['right_without_rule']} |")
     else:
         lines += ["", "Not measured here: what switching a settle rule off costs. A claim a settle rule decides never "
                   "reaches the programs, so their verdict is not in any log; `evidentia eval rules --examples` "
@@ -348,10 +367,14 @@ def register(group) -> None:
                                  "writes docs/eval/rules.*")
     @click.option("--seed", type=int, default=None, help="Item selection seed (default: the benchmarks' own).")
     @click.option("--examples", is_flag=True,
-                  help="Also check each settle rule's own examples with that rule off, with the served model "
-                       "(minutes); without it the committed examples log is kept.")
+                  help="Also check the rules' own examples end to end with the served model (minutes): a settle "
+                       "rule's with it off, a veto rule's claim with it on and off; without it the committed "
+                       "examples log is kept.")
     @click.option("--concurrency", type=int, default=2, show_default=True, help="Example checks at once.")
-    def rules_command(seed: int | None, examples: bool, concurrency: int) -> None:
+    @click.option("--stage", "stages", type=click.Choice(["settle", "veto"]), multiple=True,
+                  help="With --examples: only these stages' examples (repeatable; default both). The other rules' "
+                       "records in the committed examples log are kept.")
+    def rules_command(seed: int | None, examples: bool, concurrency: int, stages: tuple[str, ...]) -> None:
         from assistant.evals.report import DOCS_DIR, code_version
         from assistant.evals.tables_eval import DEFAULT_SEED
         from assistant.settings import Settings
@@ -368,7 +391,15 @@ def register(group) -> None:
         if examples:
             import asyncio
 
-            example_records = asyncio.run(measure_examples(settings, concurrency=concurrency, echo=click.echo))
+            chosen_stages = stages or ("settle", "veto")
+            fresh = asyncio.run(measure_examples(settings, concurrency=concurrency, echo=click.echo,
+                                                 stages=chosen_stages))
+            measured = {r["rule"] for r in fresh}
+            log_path = DOCS_DIR / "eval" / EXAMPLES_LOG_NAME
+            kept = [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines()
+                    if line.strip()] if log_path.exists() else []
+            example_records = sorted([r for r in kept if r["rule"] not in measured] + fresh,
+                                     key=lambda r: (r["rule"], r["example"]))
         path = write_report(records, DOCS_DIR, code_version(), veto_records, example_records)
         click.echo(markdown(json.loads(path.read_text())))
         click.echo(f"wrote {path}")
