@@ -16,8 +16,7 @@ from kb.tables import Table
 from tests.fake_openai import Reply
 from tests.test_tables_filter import BagOfWordsEmbedder
 from tools import ToolContext
-from tools._cell_compare import format_value
-from tools._cells import TypedTable, cell_number, identifier
+from tools._cells import TypedTable, cell_number, format_value, identifier
 from tools._table_describe import describe
 from tools._table_ops import execute
 from tools._table_ops_model import Program, ProgramError, program_schema
@@ -68,7 +67,7 @@ def test_listed_values_holding_commas_are_set_apart_by_semicolons():
 
 
 def test_a_computed_list_matches_options_as_it_was_written():
-    from tools._cell_compare import split_listed
+    from tools._cells import split_listed
     from tools.table_qa import matching_options
 
     assert split_listed("Bangkok, Thailand; Macau") == ["Bangkok, Thailand", "Macau"]
@@ -1140,7 +1139,7 @@ def test_a_follow_ups_there_points_to_the_answers_row_unless_it_states_existence
 
 def test_a_month_name_selects_the_rows_of_iso_dates_in_that_month():
     """Found as a new user: "Month = 'March'" over "2024-03" cells matched no row, and 'February' named no row."""
-    from tools._cell_compare import iso_month_match
+    from tools._cells import iso_month_match
 
     assert iso_month_match("2024-03", "March") and iso_month_match("2024-03-15", "mar 2024")
     assert iso_month_match("2024-03", "March 2023") is False and iso_month_match("2024-02", "March") is False
@@ -1318,7 +1317,7 @@ def test_the_shown_work_does_not_double_a_header_s_full_stop():
     ("Québec City", "quebec", True),
 ])
 def test_contains_ignores_punctuation_and_spacing_in_long_values(cell, part, held):
-    from tools._cell_compare import compare
+    from tools._cells import compare
 
     assert compare(cell, None, "contains", part) is held
 
@@ -1363,7 +1362,7 @@ def test_that_row_s_kind_points_to_the_answers_row(question, note):
     (["-1,200"], -1200.5, "-1,200.5"),
 ])
 def test_a_computed_number_groups_its_digits_as_its_cells_do(texts, number, shown):
-    from tools._cell_compare import with_written_unit
+    from tools._cells import with_written_unit
 
     assert with_written_unit(texts, number) == shown
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import text_words
-from tools._cells import TypedTable
+from tools._cells import TypedTable, text_words
 from tools._question_grounding import column_named
 from tools._table_ops import selected_rows
 from tools._table_ops_model import Program

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import norm_text
-from tools._cells import TypedTable
+from tools._cells import TypedTable, norm_text
 from tools._partial_values import rewrite_text_filters
 from tools._table_ops_model import Program, RowFilter
 from tools.lang.lexicon import WORD

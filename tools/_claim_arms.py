@@ -32,8 +32,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import norm_text
-from tools._cells import TypedTable
+from tools._cells import TypedTable, norm_text
 from tools._claim_multiples import _BOUND, ROUGH_MULTIPLE_TOLERANCE, stated_scale
 from tools._question_grounding import row_stated
 from tools._table_ops import selected_rows

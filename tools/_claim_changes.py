@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import text_words
-from tools._cells import TypedTable
+from tools._cells import TypedTable, text_words
 from tools._change_words import NEGATED_BEFORE, stated_direction
 from tools._claim_grounding import row_names_in
 from tools._question_grounding import GREATER_WORDS, column_named

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import format_value, written_tolerance
-from tools._cells import TypedTable, cell_number
+from tools._cells import TypedTable, cell_number, format_value, written_tolerance
 from tools._claim_counts import names_column
 from tools._claim_multiples import _BOUND
 from tools._stated_bound import BOUND_OPS

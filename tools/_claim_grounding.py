@@ -48,12 +48,10 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import norm_text, text_words
-from tools._cells import TypedTable, cell_number
+from tools._cells import TypedTable, cell_number, names_iso_month, norm_text, text_words
 from tools._change_words import change_columns, stated_direction
 from tools._claim_fractions import fraction_of_rows
 from tools._claim_named_row import counts_named_row
-from tools._dates import names_iso_month
 from tools._durations import stated_days
 from tools._flag_columns import names_flag
 from tools._interval_claims import interval_claim

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import text_words
-from tools._cells import TypedTable
+from tools._cells import TypedTable, text_words
 from tools._question_grounding import value_grounded
 from tools._table_ops_model import MAX_FILTERS, Check, Program, RowFilter
 

@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import norm_text
-from tools._cells import TypedTable, cell_number
+from tools._cells import TypedTable, cell_number, norm_text
 from tools._claim_grounding import row_names_in
 from tools._stated_bound import direction, stated_bounds
 from tools._question_grounding import column_named

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from tools._cell_compare import norm_text
+from tools._cells import norm_text
 
 _AUX = r"did|does|do|is|was|are|were|has|have|had"
 _NEGATION = re.compile(rf"\b(?P<aux>{_AUX})\s+not\b|\b(?P<short>{_AUX})n['’]t\b", re.I)

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import text_words
-from tools._cells import TypedTable
+from tools._cells import TypedTable, text_words
 from tools._table_checks import row_names
 from tools._table_ops import selected_rows
 from tools._claim_grounding import row_names_in

@@ -28,8 +28,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import norm_text, writes_whole
-from tools._cells import TypedTable
+from tools._cells import TypedTable, norm_text, writes_whole
 from tools._table_checks import row_names
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, Program, RowFilter

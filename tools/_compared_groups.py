@@ -21,8 +21,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from tools._cell_compare import norm_text, writes_whole
-from tools._cells import TypedTable
+from tools._cells import TypedTable, norm_text, writes_whole
 from tools._claim_compare import stated_comparisons
 from tools._compared_rows import LARGER, NEGATION, SMALLER, WordsProgram, numbers_column_named, than_form
 from tools._question_grounding import question_numbers

@@ -29,9 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tools._cell_compare import norm_text, writes_whole
-from tools._cells import TypedTable
-from tools._dates import iso_month_names, names_month
+from tools._cells import TypedTable, iso_month_names, names_month, norm_text, writes_whole
 from tools._claim_compare import scaled_comparisons, stated_comparisons
 from tools._claim_multiples import stated_scale
 from tools._interval_claims import bound_pairs

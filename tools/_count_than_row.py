@@ -15,8 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from tools._cell_compare import format_value
-from tools._cells import TypedTable, cell_number
+from tools._cells import TypedTable, cell_number, format_value
 from tools._question_grounding import (
     COMPARED_WITH_ROW,
     GREATER_WORDS,

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from kb.tables import Table
-from tools._cell_compare import iso_month_match
+from tools._cells import iso_month_match
 from tools._interval_columns import INTERVAL_HEADER
 from tools.lang.lexicon import MONTHS, spelled_out
 

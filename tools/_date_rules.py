@@ -3,7 +3,7 @@
 Found as a new user: "Every study published after 2020 enrolled fewer than 1,000 participants" was written as
 "Published > '2020-01-01'", which keeps a study of November 2020. When a filter orders a column of dates by a
 full date the text never writes, and the text writes that date's year as a bare number, the filter compares
-years ("Published > '2020'"; ``tools._dates.compare_dates`` reads a year at the year's grain). Claims and
+years ("Published > '2020'"; ``tools._cells.compare_dates`` reads a year at the year's grain). Claims and
 questions alike.
 """
 
@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cells import TypedTable
-from tools._dates import YEAR, parse_date
+from tools._cells import YEAR, TypedTable, parse_date
 from tools._table_ops_model import Program
 
 _ORDER = ("<", "<=", ">", ">=")

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import format_value, text_words
-from tools._cells import TypedTable
+from tools._cells import TypedTable, format_value, text_words
 from tools._stated_bound import BOUND_OPS
 from tools._table_ops_model import Check, Program, RowFilter
 from tools.lang.lexicon import CARDINALS

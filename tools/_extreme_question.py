@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import norm_text, writes_whole
-from tools._cells import TypedTable
+from tools._cells import TypedTable, norm_text, writes_whole
 from tools._question_grounding import column_named, question_numbers
 from tools._table_ops_model import Program
 from tools.lang.lexicon import ORDINAL_WORDS, content_words, extreme_directions, ordinal_extreme, related

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import norm_text
-from tools._cells import TypedTable
+from tools._cells import TypedTable, norm_text
 from tools._table_ops_model import MAX_FILTERS, Program, RowFilter
 from tools.lang.lexicon import content_words, word_in
 

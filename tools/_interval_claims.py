@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import format_value
-from tools._cells import TypedTable, cell_number
+from tools._cells import TypedTable, cell_number, format_value
 from tools._interval_columns import LOWER_BOUND, UPPER_BOUND
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, Check, Program, RowFilter

@@ -22,8 +22,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from tools._cell_compare import norm_text, words_match
-from tools._cells import TypedTable
+from tools._cells import TypedTable, norm_text, words_match
 from tools._table_ops_model import Program, RowFilter
 from tools.lang.lexicon import WORD, content_words
 

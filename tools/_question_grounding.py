@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import norm_text
-from tools._cells import TypedColumn, TypedTable, cell_number
+from tools._cells import TypedColumn, TypedTable, cell_number, norm_text
 from tools._flag_columns import names_flag
 from tools.lang.choice import table_choice
 from tools._table_ops_model import Program, RowFilter

@@ -36,8 +36,7 @@ import re
 from dataclasses import replace
 
 from tools._answer_type import AnswerKind, expected_answer, position_asked, yes_no_asked
-from tools._cell_compare import format_value, text_words
-from tools._cells import TypedTable
+from tools._cells import TypedTable, format_value, text_words
 from tools._choice_compare import compares_with_number
 from tools._frequency_rules import FREQUENCY
 from tools._question_grounding import alternatives, column_named, value_grounded

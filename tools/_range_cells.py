@@ -20,9 +20,8 @@ import datetime as dt
 import re
 
 from kb.table_model import Table
-from tools._cell_compare import format_value, text_words
+from tools._cells import format_value, parse_date, text_words
 from tools._claim_trend import TrendCheck
-from tools._dates import parse_date
 from tools._durations import stated_days
 from tools._stated_bound import ORDER_OPS
 

@@ -24,8 +24,7 @@ from __future__ import annotations
 import re
 
 from kb.table_model import Table
-from tools._cell_compare import format_value
-from tools._cells import TypedTable, cell_number
+from tools._cells import TypedTable, cell_number, format_value
 from tools._claim_multiples import ROUGH_MULTIPLE_TOLERANCE
 from tools._claim_trend import NEGATED, TrendCheck
 from tools._question_grounding import row_stated

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import written_tolerance
-from tools._cells import TypedTable, cell_number
+from tools._cells import TypedTable, cell_number, written_tolerance
 from tools._table_ops_model import Program
 from tools.lang.lexicon import ROUGH_PATTERN
 

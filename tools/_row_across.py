@@ -8,8 +8,7 @@ import math
 import statistics
 from typing import Any
 
-from tools._cell_compare import with_written_unit
-from tools._cells import TypedTable, is_empty
+from tools._cells import TypedTable, is_empty, with_written_unit
 from tools._table_checks import check_result
 from tools._table_ops_model import Execution, NoNumbersError, Program, ProgramError
 from tools._table_rows import column_index

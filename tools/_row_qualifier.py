@@ -25,7 +25,7 @@ import re
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from kb.tables import Table
-from tools._cell_compare import norm_text, writes_whole
+from tools._cells import norm_text, writes_whole
 from tools._frequency_rules import row_kinds
 from tools.lang.lexicon import CARDINALS, DOWNWARD, UPWARD, singular, word_in
 

@@ -11,8 +11,7 @@ wins over one it contains), and that value is in some rows but not all, the coun
 
 from __future__ import annotations
 
-from tools._cell_compare import norm_text, words_match
-from tools._cells import TypedTable, is_empty
+from tools._cells import TypedTable, is_empty, norm_text, words_match
 from tools._table_ops_model import Program, RowFilter
 from tools._table_rows import total_rows
 

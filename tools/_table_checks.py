@@ -12,9 +12,9 @@ import math
 import re
 from typing import Any
 
-from tools._cell_compare import cell_bounds, compare, format_value, iso_month_match, leading_number, named_number, \
-    norm_text, text_words, with_written_unit, words_match, written_tolerance
-from tools._cells import TypedTable, cell_number, is_empty, written_scale
+from tools._cells import TypedTable, cell_bounds, cell_number, compare, format_value, is_empty, iso_month_match, \
+    leading_number, named_number, norm_text, text_words, with_written_unit, words_match, written_scale, \
+    written_tolerance
 from tools._table_describe import quoted
 from tools._table_ops_model import Check, Program, ProgramError, RowFilter
 from tools._table_rows import ORDER, column_index, meets_filter, rows_but_totals

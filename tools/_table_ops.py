@@ -19,9 +19,8 @@ import statistics
 import time
 from typing import Any
 
-from tools._cell_compare import clipped, compare, format_value, iso_month_match, norm_text, text_words, \
-    with_written_unit, words_match
-from tools._cells import TypedTable, cell_number, is_empty
+from tools._cells import TypedTable, cell_number, clipped, compare, format_value, is_empty, iso_month_match, \
+    norm_text, text_words, with_written_unit, words_match
 from tools._row_across import execute_across
 from tools._table_checks import (check_result, check_types, in_none_of, row_change, row_names, row_ratio,
                                   row_relative_change)

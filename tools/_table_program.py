@@ -34,8 +34,7 @@ from pydantic import BaseModel, Field
 from prompts import render
 from kb.tables import Table
 from tools._answer_type import expected_answer, fits, position_asked, yes_no_asked
-from tools._cell_compare import format_value, join_listed
-from tools._cells import TypedTable, cell_number, display_cell, is_empty
+from tools._cells import TypedTable, cell_number, display_cell, format_value, is_empty, join_listed
 from tools._claim_categories import restricted_to_category
 from tools._claim_grounding import check_stated, copied_beside_stated
 from tools._claim_changes import than_years

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import compare, iso_month_match, norm_text, words_match, written_tolerance
-from tools._cells import TypedTable, cell_number
-from tools._dates import compare_dates
+from tools._cells import TypedTable, cell_number, compare, compare_dates, iso_month_match, norm_text, words_match, \
+    written_tolerance
 from tools._table_ops_model import Program, ProgramError, RowFilter
 from tools._written_share import share_pair, stated_share
 
@@ -103,7 +102,7 @@ ORDER = ("<", "<=", ">", ">=")
 
 def compare_cell(typed: TypedTable, r: int, c: int, op: str, value: str, wanted: float | None) -> bool:
     """Whether cell (r, c) meets ``op value``: in time for a column of dates ("Published > 2020"), else as
-    numbers or text (``tools._cell_compare.compare``)."""
+    numbers or text (``tools._cells.compare``)."""
     if op in ORDER and typed.columns[c - 1].holds_dates:
         in_time = compare_dates(typed.text(r, c), op, value)
         if in_time is not None:

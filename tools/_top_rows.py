@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import format_value
-from tools._cells import TypedTable
+from tools._cells import TypedTable, format_value
 from tools._table_ops import selected_rows
 from tools._table_ops_model import Program, RowFilter
 from tools.lang.lexicon import CARDINALS

@@ -18,8 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from tools._cell_compare import format_value
-from tools._cells import TypedTable, is_empty
+from tools._cells import TypedTable, format_value, is_empty
 from tools._table_ops_model import Execution, Program, RowFilter
 
 # "265 (22.0%)", "1,204 (100 %)", "9 (0.7%)"

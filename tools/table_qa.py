@@ -35,8 +35,7 @@ from prompts import render
 from kb.tables import Table
 from tools._answer_subject import EXPLETIVE_IT, with_subject
 from tools._answer_type import expected_answer, fits
-from tools._cell_compare import compare, join_listed, split_listed
-from tools._cells import TypedTable, cell_number, is_empty
+from tools._cells import TypedTable, cell_number, compare, is_empty, join_listed, split_listed
 from tools._choice_compare import comparing_option
 from tools._frequency_rules import row_kinds
 from tools.contracts import TableAnswer
