@@ -707,7 +707,7 @@ async def test_a_program_that_reads_the_named_row_is_not_outvoted_for_its_cell_b
     central = {"filters": [{"column": "region", "op": "=", "value": "Central"}], "fn": "value", "column": "nurses",
                "answer_column": "nurses"}
     # a sum over rows the question does not name (an unfiltered sum is now read over the row it states:
-    # tools._stated_values.add_stated_value)
+    # tools._values.add_stated_value)
     total = {"filters": [{"column": "doctors", "op": ">", "value": "0"}], "fn": "sum", "column": "nurses",
              "answer_column": "nurses"}
     with fake_llm_server(scripted(["region", "nurses"], [total, total, total, central, central])) as srv:
@@ -779,7 +779,7 @@ async def test_programs_that_find_no_number_where_the_question_points_outrank_on
     assert [s.no_numbers for s in sampled] == [False, False, False]
     outcome = ProgramOutcome(kind="question")
     decide(outcome, sampled, t, "question", question)
-    # (the unfiltered sum is read over the row the question states, East, since tools._stated_values reads
+    # (the unfiltered sum is read over the row the question states, East, since tools._values reads
     # aggregates too: all three give no value)
     assert outcome.winner == "" and [r.ran for r in outcome.runs] == [True, True, True]
     assert all(r.program.startswith("rows where Region = 'East'") for r in outcome.runs)
@@ -1079,7 +1079,7 @@ async def test_a_minimum_and_the_cell_it_reads_vote_together(tmp_settings, fake_
 def test_a_stated_range_of_periods_includes_both_ends():
     """Found as a new user: "How many units were sold between March and May?" was written Month > 'Mar 2024' and
     Month < 'May 2024' (April alone) by two of five programs, and the split fell to the model, which said "May"."""
-    from tools._stated_range import read_inclusive_range
+    from tools._values import read_inclusive_range
 
     t = TypedTable.build(Table(name="s", title="s", columns=["Month", "Units sold", "Year"], rows=[
         ["Feb 2024", "905", "2024"], ["Mar 2024", "1034", "2024"], ["Apr 2024", "987", "2024"],

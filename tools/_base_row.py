@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable, norm_text
-from tools._partial_values import rewrite_text_filters
 from tools._table_ops_model import Program, RowFilter
+from tools._values import rewrite_text_filters
 from tools.lang.lexicon import WORD
 
 # A qualifier that leaves something out marks an ablation of the base row ("(w/o distill.)", "- attention",

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable, format_value, text_words
-from tools._stated_bound import BOUND_OPS
 from tools._table_ops_model import Check, Program, RowFilter
+from tools._values import BOUND_OPS
 from tools.lang.lexicon import CARDINALS
 
 # "longest" and "shortest" alone too: over rows that each have a start and an end date, "Which campaign was the

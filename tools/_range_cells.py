@@ -23,7 +23,7 @@ from kb.table_model import Table
 from tools._cells import format_value, parse_date, text_words
 from tools._claim_trend import TrendCheck
 from tools._durations import stated_days
-from tools._stated_bound import ORDER_OPS
+from tools._values import ORDER_OPS
 
 _SPAN_WORDS = re.compile(r"\b(?:time\s*frames?|periods?|windows?|spans?|lasts?|lasted|lasting|long|duration|runs?|"
                          r"ran|open\s+for)\b", re.I)

@@ -15,7 +15,7 @@ import re
 
 from tools._cells import TypedTable
 from tools._question_grounding import column_named, named_words
-from tools._stated_values import stated_cells
+from tools._values import stated_cells
 from tools._table_ops_model import RATIO_FNS, Program, RowFilter
 from tools.lang.lexicon import RANK_HEADER, content_words, word_in
 from tools._written_share import writes_shares
