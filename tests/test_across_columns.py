@@ -10,10 +10,10 @@ from kb.tables import Table
 from tests.test_table_program import llm_for, scripted
 from tools._across_columns import read_across_years
 from tools._cells import TypedTable
-from tools._table_describe import describe
 from tools._table_ops import execute
 from tools._table_ops_model import Program, ProgramError
 from tools._table_program import solve
+from tools._table_shape import describe
 
 COVERAGE = Table(name="coverage", title="", columns=["Country", "2019", "2020", "2021", "2022"], rows=[
     ["Brazil", "73%", "67%", "68%", "77%"], ["India", "91%", "85%", "85%", "93%"],

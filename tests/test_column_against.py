@@ -8,9 +8,9 @@ import pytest
 from kb.tables import Table
 from tools._cells import TypedTable
 from tools._column_against import read_column_against
-from tools._table_describe import describe
 from tools._table_ops_model import Program
 from tools._table_program import run_sampled
+from tools._table_shape import describe
 
 SITES = Table(name="sites", title="", columns=["Site", "Enrolled", "Target", "Dropouts", "PI since"], rows=[
     ["Leeds", "84", "80", "6", "2019"], ["Lyon", "61", "75", "9", "2021"], ["Porto", "77", "70", "4", "2018"],

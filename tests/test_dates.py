@@ -15,11 +15,11 @@ from tools._cells import DAY, MONTH, YEAR, TypedTable, compare, compare_dates, i
 from tools._claim_counts import quantity_count_blocker
 from tools._claim_significance import add_significance_filter
 from tools._date_rules import read_stated_year
-from tools._table_describe import describe
 from tools._table_grammar import typed_program_schema
 from tools._table_ops import execute
 from tools._table_ops_model import Program, ProgramError
 from tools._table_program import run_sampled, solve
+from tools._table_shape import describe
 
 STUDIES = Table(name="studies", title="Trials", columns=["Study", "Published", "Participants", "P value"], rows=[
     ["ALPHA-1", "2019-03-14", "1,204", "<0.001"],

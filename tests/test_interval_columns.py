@@ -1,4 +1,4 @@
-"""Columns of intervals get their bounds as columns of numbers (tools._interval_columns), cited as the interval."""
+"""Columns of intervals get their bounds as columns of numbers (tools._table_shape), cited as the interval."""
 
 from __future__ import annotations
 
@@ -7,11 +7,9 @@ import pytest
 from kb.tables import Table
 from tests.test_table_program import BagOfWordsEmbedder, llm_for, scripted
 from tools._cells import TypedTable
-from tools._interval_columns import interval_bounds
 from tools._table_ops_model import Check, Program, RowFilter
 from tools._table_program import kept_scope
-from tools._table_describe import describe
-from tools._table_shape import shape_for_programs
+from tools._table_shape import describe, interval_bounds, shape_for_programs
 from tools.verify_claim import check_claim
 
 VACCINES = Table(name="vacc", title="vacc", columns=["Vaccine", "Efficacy (%)", "95% CI", "Trial size"], rows=[
@@ -273,8 +271,8 @@ WOMEN_EXCLUDE = "Women's 95% CI is 0.52 to 0.99, which does not include 1"
 def test_the_reason_of_an_interval_claim_names_the_interval(claim, row, note):
     """Found as a new user: the reason read "The number of rows is 0; the claim needs it >= 1", which says nothing
     about the interval it checked."""
-    from tools._table_describe import describe
     from tools._table_program import ProgramRun, run_sampled, write_reason
+    from tools._table_shape import describe
 
     typed = TypedTable.build(shape_for_programs(HAZARDS).table)
     upper_only = {"filters": [{"column": "subgroup", "op": "=", "value": row}], "fn": "value",

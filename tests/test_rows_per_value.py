@@ -58,7 +58,7 @@ async def test_the_answer_lists_each_value_with_its_rows(tmp_settings, fake_llm_
 
 
 def test_the_program_reads_as_what_it_computes():
-    from tools._table_describe import describe
+    from tools._table_shape import describe
 
     question = "Which drugs were tested in more than one trial?"
     ran = run_sampled(AS_WRITTEN, TypedTable.build(TRIALS), "question", question)

@@ -17,10 +17,10 @@ from tests.fake_openai import Reply
 from tests.test_tables_filter import BagOfWordsEmbedder
 from tools import ToolContext
 from tools._cells import TypedTable, cell_number, format_value, identifier
-from tools._table_describe import describe
 from tools._table_ops import execute
 from tools._table_ops_model import Program, ProgramError, program_schema
 from tools._table_program import program_lines, solve, table_for_prompt
+from tools._table_shape import describe
 from tools.verify_claim import Input, check_claim, verify_claim
 
 # Years as the label-ish first column would confuse the row names; a text first column names rows.

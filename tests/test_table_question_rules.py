@@ -13,11 +13,10 @@ from tests.test_table_program import is_program, llm_for, scripted
 from tools._answer_type import expected_answer, fits, position_asked
 from tools._cells import TypedTable
 from tools._question_rules import one_of_several, read_as_asked
-from tools._table_describe import describe
 from tools._table_ops import execute
 from tools._table_ops_model import Program, ProgramError, RowFilter
-from tools._table_rows import total_rows
 from tools._table_program import one_form_per_number, run_sampled, solve
+from tools._table_shape import describe, total_rows
 
 LEAGUE = Table(name="league", title="Stadiums", columns=["Stadium", "City", "Capacity", "Opened"], rows=[
     ["Provident Stadium", "Barrington", "27,000", "1999"],
@@ -639,7 +638,7 @@ def test_a_ratio_runs_row_by_row_and_cites_both_columns():
     # 58/746 = 0.0777 beats 64/978 = 0.0654 (the most dropouts) and 31/478 = 0.0649; 0 participants is skipped
     assert ex.result == "LEAD-3" and ex.result_text == "LEAD-3 (58 / 746 = 0.07775)" and ex.decisive_rows == [3]
     assert set(ex.cells) == {(3, 5), (3, 1), (3, 3)}
-    from tools._table_describe import describe
+    from tools._table_shape import describe
     assert describe(program, t) == "all rows → Trial of the row with the largest Dropouts per Participants"
     # the measure already a ratio is left alone; a ratio cannot feed a count or a sum
     done = Program.model_validate({"fn": "argmax", "column": "dropouts_per_100", "answer_column": "trial"})
@@ -719,7 +718,7 @@ async def test_a_program_that_reads_the_named_row_is_not_outvoted_for_its_cell_b
 def test_an_ordinal_superlative_takes_that_place_from_the_end():
     """ "the second largest" was read as the largest: the grammar has no place for the ordinal."""
     from tools._question_rules import read_ordinal
-    from tools._table_describe import describe
+    from tools._table_shape import describe
 
     t = typed()
     largest = prog(fn="argmax", column="capacity")
@@ -935,7 +934,7 @@ MONTHLY = Table(name="sales", title="sales", columns=["Month", "Revenue"], rows=
 def test_a_stated_quarter_keeps_its_three_months():
     """Found as a new user: "total revenue in the first quarter of 2024" summed all six months."""
     from tools._date_questions import add_stated_quarter
-    from tools._table_describe import describe
+    from tools._table_shape import describe
 
     t = TypedTable.build(MONTHLY)
     everything = prog(filters=[], fn="sum", column="revenue", answer_column="revenue")

@@ -20,7 +20,7 @@ no other number column has ("20 mg" of "Drug 20 mg (n=415)"), the second right a
 (:func:`_whole_column_arms`).
 
 Where both arms' cells write a count with its percentage ("41 (4.1%)") the percentages are compared, unless the claim
-asks for the counts ("more patients", "the number of"): arms differ in size (tools._written_share.by_share).
+asks for the counts ("more patients", "the number of"): arms differ in size (tools._table_shape.by_share).
 
 The check compares the group the claim names first with the one it names second, by the multiple or direction
 the claim states: "more than halved" is below half, "halved" and "nearly halved" within 15% of half, "doubled"
@@ -37,7 +37,7 @@ from tools._claim_multiples import _BOUND, ROUGH_MULTIPLE_TOLERANCE, stated_scal
 from tools._question_grounding import row_stated
 from tools._table_ops import selected_rows
 from tools._table_ops_model import VALUE_MAX_CHARS, Check, Program, RowFilter
-from tools._written_share import by_share
+from tools._table_shape import by_share
 from tools.lang.lexicon import ROUGH_WORDS
 
 _TOKEN = re.compile(r"[^\W_]+|%")

@@ -53,12 +53,12 @@ from tools._change_words import change_columns, stated_direction
 from tools._claim_fractions import fraction_of_rows
 from tools._claim_named_row import counts_named_row
 from tools._durations import stated_days
-from tools._flag_columns import names_flag
 from tools._interval_claims import interval_claim
 from tools._question_grounding import column_named, value_grounded
 from tools._table_checks import row_names
 from tools._table_ops import execute, selected_rows
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Execution, Program, ProgramError, RowFilter
+from tools._table_shape import names_flag
 from tools.lang.lexicon import CARDINALS, DOWNWARD, MAX_WORDS, ORDINAL_WORDS, RANK_HEADER, UPWARD, extreme_directions, is_superlative
 
 _NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?")

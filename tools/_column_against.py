@@ -15,7 +15,7 @@ settles it:
 
 Two columns that are arms of a trial ("Placebo (n=198)", "Active drug (n=1012)") are compared where the question
 names both with "than" between ("more common on placebo than on the active drug", tools._claim_arms), by the
-percentages their cells write when they write them (groups of different sizes, tools._written_share.by_share).
+percentages their cells write when they write them (groups of different sizes, tools._table_shape.by_share).
 
 "Which …" lists the rows' names; "How many …" counts them; a yes/no question asks whether any row does. A program
 that reads neither column is replaced; anything less certain leaves the program as written.
@@ -32,7 +32,7 @@ from tools._claim_arms import arms_compared
 from tools._claim_changes import than_years
 from tools._question_grounding import column_named
 from tools._table_ops_model import Program, RowFilter
-from tools._written_share import by_share
+from tools._table_shape import by_share
 
 _OWN = r"\s+(?P<own>their|its|his|her|the)\s+(?P<b>[^?,.;]+)"
 _BELOW = re.compile(r"\b(?:missed|miss|misses|fell\s+short\s+of|falls?\s+short\s+of|failed\s+to\s+(?:meet|reach|hit)|"

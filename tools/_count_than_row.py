@@ -24,7 +24,7 @@ from tools._question_grounding import (
     row_compared_with,
 )
 from tools._table_ops_model import VALUE_MAX_CHARS, Execution, Program, RowFilter
-from tools._table_rows import selects_only
+from tools._table_shape import selects_only
 from tools.lang.lexicon import RANK_HEADER
 
 # "how many more points did X have than Y" asks for a difference (tools._question_rules), not a count.

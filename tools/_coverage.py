@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from kb.tables import Table
 from tools._cells import iso_month_match
-from tools._interval_columns import INTERVAL_HEADER
+from tools._table_shape import INTERVAL_HEADER
 from tools.lang.lexicon import MONTHS, spelled_out
 
 PREFIX = 5

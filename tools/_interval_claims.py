@@ -3,7 +3,7 @@
 Found as a new user over a table of hazard ratios with 95% CIs: that claim was supported by "upper bound >= 1"
 alone (2 of 5 programs), a check an interval of 1.10-1.50 would pass too. An interval holds a value when its lower
 bound is at most the value and its upper bound at least it, two conditions on the bound columns of
-:mod:`tools._interval_columns`. A claim that names an interval (CI, confidence interval, range) and says it
+:mod:`tools._table_shape`. A claim that names an interval (CI, confidence interval, range) and says it
 includes (contains, crosses, spans) or excludes (does not include, …) a number, over a program whose filters keep
 one row, is read as the count of that row's intervals holding the number: at least 1 for "includes", 0 for
 "excludes".
@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable, cell_number, format_value
-from tools._interval_columns import LOWER_BOUND, UPPER_BOUND
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, Check, Program, RowFilter
+from tools._table_shape import LOWER_BOUND, UPPER_BOUND
 
 _NAMES_INTERVAL = re.compile(r"\b(?:CI|CIs|confidence|credible|interval|intervals|range)\b", re.I)
 _HOLDS = re.compile(r"\b(?P<neg>(?:does|did|do)\s+not\s+|(?:doesn|didn|don)['’]t\s+)?"

@@ -44,7 +44,6 @@ from tools._count_than_row import read_count_than_row
 from tools._date_questions import add_stated_date, add_stated_quarter, read_stated_part
 from tools._date_rules import read_stated_year
 from tools._durations import read_duration
-from tools._flag_columns import add_stated_flag
 from tools._frequency_rules import read_frequency, read_frequency_of_measure
 from tools._interval_claims import read_interval_inclusion, read_interval_question
 from tools._named_difference import read_named_difference
@@ -59,12 +58,12 @@ from tools._rows_per_value import read_rows_per_value
 from tools._same_as_row import read_same_as_row
 from tools._share_questions import read_ratio, read_share, read_share_of_all
 from tools._table_ops_model import Program
+from tools._table_shape import add_stated_flag, read_stated_percent
 from tools._top_rows import read_top_rows
 from tools._value_in_range import read_range_question
 from tools._values import add_stated_value, narrow_to_written_value, read_inclusive_range, read_rough_value, \
     read_stated_bound, widen_partial_value
 from tools._whole_table_scope import read_whole_table_extreme
-from tools._written_share import read_stated_percent
 
 Kind = Literal["claim", "question"]
 Reader = Callable[[Program, TypedTable, str], Program]

@@ -27,10 +27,9 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedColumn, TypedTable, cell_number, norm_text
-from tools._flag_columns import names_flag
+from tools._table_shape import meets_filter, names_flag
 from tools.lang.choice import table_choice
 from tools._table_ops_model import Program, RowFilter
-from tools._table_rows import meets_filter
 from tools.lang.lexicon import CARDINALS, WORD, content_words, singular, word_in
 
 # Thousands separators only between groups of three: "in 1906, how many" states 1906, not "1906,".

@@ -2,7 +2,7 @@
 
 Found as a new user over an antibiotics TSV whose "Adult dose (mg)" writes "500", "250 to 500" and "250-1000": the
 column is text to a program, so every "Adult dose (mg) > 900" failed ("only numbers have an order") and the model's
-own judgement answered. The column has bound columns (tools._interval_columns), and "can", "could", "may" or "might"
+own judgement answered. The column has bound columns (tools._table_shape), and "can", "could", "may" or "might"
 ask what the range allows: some value of it is above 900 when its upper bound is, below when its lower bound is. So
 an order on such a column, in a filter or in the check of the row's value, is read on the bound the words point to.
 

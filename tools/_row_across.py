@@ -11,7 +11,7 @@ from typing import Any
 from tools._cells import TypedTable, is_empty, with_written_unit
 from tools._table_checks import check_result
 from tools._table_ops_model import Execution, NoNumbersError, Program, ProgramError
-from tools._table_rows import column_index
+from tools._table_shape import column_index
 
 ACROSS_FNS = ("avg", "sum", "median", "min", "max", "argmax", "argmin")
 

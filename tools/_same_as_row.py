@@ -22,7 +22,7 @@ from tools._cells import TypedTable
 from tools._question_grounding import asks_for_the_other_row, same_as_row
 from tools._question_rules import places_by_order
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Program, RowFilter
-from tools._table_rows import meets_filter, selects_only
+from tools._table_shape import meets_filter, selects_only
 from tools.lang.lexicon import is_superlative
 
 # What a program may compute over the rows "the same … as" selects; sums, averages and extremes asked for stay.

@@ -18,7 +18,7 @@ from tools._question_grounding import column_named, named_words
 from tools._values import stated_cells
 from tools._table_ops_model import RATIO_FNS, Program, RowFilter
 from tools.lang.lexicon import RANK_HEADER, content_words, word_in
-from tools._written_share import writes_shares
+from tools._table_shape import writes_shares
 
 # "relative to the participants", "per game", "as a share of the votes cast": the measure over another column.
 _RATIO = re.compile(r"\b(?:relative to|per|for (?:each|every)|divided by|in proportion to|as an? (?:share|proportion|"
@@ -120,6 +120,6 @@ def read_share_of_all(program: Program, typed: TypedTable, question: str) -> Pro
     head = content_words(re.sub(r"\([^)]*\)|\[[^\]]*\]", " ", col.name))
     if not col.numeric or col.holds_years or not phrase or not head or not word_in(head[-1], phrase[:3]) \
             or re.search(r"%|\bper\b|\brate\b|\bshare\b|\bpercent", col.name, re.I) \
-            or writes_shares(typed, col.ident):  # "265 (22.0%)" writes the share itself (tools._written_share)
+            or writes_shares(typed, col.ident):  # "265 (22.0%)" writes the share itself (tools._table_shape)
         return program
     return program.model_copy(update={"fn": "share", "nth": 1, "check": None})

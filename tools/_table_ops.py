@@ -6,8 +6,8 @@ row and time limits, and records the cells it read in the rows that decided the 
 Anything wrong with a program is a :class:`ProgramError` with one sentence saying what, never a crash.
 
 This module runs a program (:func:`execute`): it selects the rows and computes the result. The check of a claim's
-result is in :mod:`tools._table_checks`, the program in words in :mod:`tools._table_describe`, and the row
-selection primitives all three share in :mod:`tools._table_rows`.
+result is in :mod:`tools._table_checks`, the program in words in :mod:`tools._table_shape`, and the row
+selection primitives all three share in :mod:`tools._table_shape`.
 """
 
 from __future__ import annotations
@@ -24,11 +24,10 @@ from tools._cells import TypedTable, cell_number, clipped, compare, format_value
 from tools._row_across import execute_across
 from tools._table_checks import (check_result, check_types, in_none_of, row_change, row_names, row_ratio,
                                   row_relative_change)
-from tools._table_describe import ORDINALS, quoted, rows_in_words
 from tools._table_ops_model import MAX_CELLS, MAX_FILTERS, MAX_ROWS, RATIO_FNS, TIME_LIMIT_S, Execution, \
     NoNumbersError, Program, ProgramError
-from tools._table_rows import column_index, compare_cell, filter_groups, meets_filter, rows_but_totals, \
-    total_rows
+from tools._table_shape import ORDINALS, column_index, compare_cell, filter_groups, meets_filter, quoted, \
+    rows_but_totals, rows_in_words, total_rows
 
 
 class _Clock:

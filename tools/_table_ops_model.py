@@ -62,7 +62,7 @@ class RowFilter(BaseModel):
     # rows where Enrolled < Target. Set by code (tools._column_against); no grammar offers it.
     than_column: str | None = None
     # With ``than_column``: compare the percentages both cells write beside their counts ("41 (4.1%)" against
-    # "16 (8.1%)"), since the columns are groups of different sizes. Set by code (tools._written_share.by_share).
+    # "16 (8.1%)"), since the columns are groups of different sizes. Set by code (tools._table_shape.by_share).
     by_share: bool = False
     # With ``than_column``: the row is also kept when it meets this comparison instead: "outside its reference
     # range" is Result < Low or Result > High (tools._value_in_range). Set by code; no grammar offers it.

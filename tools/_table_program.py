@@ -50,12 +50,10 @@ from tools._program_readers import Kind, header_of, readers_for
 from tools._question_grounding import column_named, describe_grounding, grounding
 from tools._question_rules import one_of_several, yes_or_no
 from tools._share_questions import asks_share
-from tools._written_share import ratio_as_percent, read_written_share
-from tools._table_describe import describe
+from tools._table_shape import ShapedTable, describe, ratio_as_percent, read_written_share, shape_for_programs
 from tools._table_grammar import typed_program_schema
 from tools._table_ops import execute
 from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema
-from tools._table_shape import ShapedTable, shape_for_programs
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar
 from tools._uncomputed import uncomputed_column_asked, uncomputed_reason
 from tools.rules import parse_off, veto
