@@ -371,7 +371,7 @@ def test_it_keeps_its_old_reading_unless_one_named_thing_answered_a_one_thing_qu
 
 
 def test_one_thing_questions_and_answer_subjects():
-    from tools._answer_subject import EXPLETIVE_IT, answer_subject, asks_for_one, with_subject
+    from tools._grounding import EXPLETIVE_IT, answer_subject, asks_for_one, with_subject
 
     assert asks_for_one("What is an example of a renewable energy source?")
     assert asks_for_one("Name a mammal that lays eggs.") and asks_for_one("Which planet is the largest?")

@@ -58,7 +58,7 @@ def test_left_as_written(question, raw):
 
 
 def test_a_row_named_word_for_word_beats_a_cell_matched_by_its_first_letters():
-    from tools._question_grounding import row_stated
+    from tools._grounding import row_stated
 
     assert row_stated(TYPED, "Southfields") == 5 and row_stated(TYPED, "Northgate") == 1
     assert row_stated(TYPED, "the south") is None  # two clinics are in the South district

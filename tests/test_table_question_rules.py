@@ -10,8 +10,8 @@ import pytest
 
 from kb.tables import Table
 from tests.test_table_program import is_program, llm_for, scripted
-from tools._answer_type import expected_answer, fits, position_asked
 from tools._cells import TypedTable
+from tools._grounding import expected_answer, fits, position_asked
 from tools._question_rules import one_of_several, read_as_asked
 from tools._table_ops import execute
 from tools._table_ops_model import Program, ProgramError, RowFilter
@@ -200,13 +200,13 @@ async def test_a_last_question_answers_with_the_last_listed_row(tmp_settings, fa
     ("0", "how many racers did not start?", False),
 ])
 def test_a_filter_value_is_grounded_when_the_question_states_it(value, question, grounded):
-    from tools._question_grounding import value_grounded
+    from tools._grounding import value_grounded
 
     assert value_grounded(value, question) is grounded
 
 
 def test_grounding_ranks_programs_by_the_question_values_their_filters_use():
-    from tools._question_grounding import grounding
+    from tools._grounding import grounding
 
     q = "how many stadiums opened in 1999?"
     none = prog(fn="count", column="stadium")
@@ -332,7 +332,7 @@ def test_the_sequence_operations_are_offered_to_questions_only():
     ("how many races did jim clark win?", False), ("which driver won in 1962?", False),
 ])
 def test_a_yes_no_question_is_read_from_its_form(question, asked):
-    from tools._answer_type import yes_no_asked
+    from tools._grounding import yes_no_asked
 
     assert yes_no_asked(question) is asked
 
@@ -352,7 +352,7 @@ async def test_a_yes_no_question_is_answered_by_whether_a_row_meets_its_filters(
 
 
 def test_a_column_the_question_names_beats_one_it_does_not():
-    from tools._question_grounding import column_named, grounding
+    from tools._grounding import column_named, grounding
 
     assert column_named("TOPS design code", "what is the last tops design code on this chart?")
     assert not column_named("Route availability", "what is the last tops design code on this chart?")
@@ -380,7 +380,7 @@ def test_a_last_on_the_chart_question_reads_the_named_column_in_table_order():
 
 
 def test_a_choice_between_two_named_rows_compares_exactly_those_rows():
-    from tools._question_grounding import alternatives
+    from tools._grounding import alternatives
     from tools._question_rules import read_choice
 
     q = "which had a larger capacity, ayr park or mill field?"
@@ -408,8 +408,8 @@ def test_a_column_of_years_is_not_added_up():
 
 
 def test_a_most_times_question_counts_rows_per_name():
-    from tools._question_grounding import column_named
     from tools._frequency_rules import read_frequency
+    from tools._grounding import column_named
 
     # Found as a new user: "Who won the most times?" was answered by the winner of the row with the most laps.
     by_laps = prog(fn="argmax", column="laps", answer_column="driver")

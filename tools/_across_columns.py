@@ -23,7 +23,7 @@ import re
 
 from tools._cells import TypedTable
 from tools._claim_changes import one_group, year_groups
-from tools._question_grounding import row_stated
+from tools._grounding import row_stated
 from tools._table_ops_model import VALUE_MAX_CHARS, Program, RowFilter
 from tools.lang.lexicon import content_words
 

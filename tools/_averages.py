@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable, text_words
-from tools._question_grounding import column_named
+from tools._grounding import column_named
 from tools._table_ops import selected_rows
 from tools._table_ops_model import Program
 from tools.lang.lexicon import extreme_directions, is_superlative

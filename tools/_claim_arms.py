@@ -34,7 +34,7 @@ import re
 
 from tools._cells import TypedTable, norm_text
 from tools._claim_multiples import _BOUND, ROUGH_MULTIPLE_TOLERANCE, stated_scale
-from tools._question_grounding import row_stated
+from tools._grounding import row_stated
 from tools._table_ops import selected_rows
 from tools._table_ops_model import VALUE_MAX_CHARS, Check, Program, RowFilter
 from tools._table_shape import by_share

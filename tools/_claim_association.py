@@ -27,7 +27,7 @@ from scipy.stats import spearmanr
 from kb.table_model import Table
 from tools._cells import TypedTable
 from tools._claim_trend import NEGATED, TrendCheck
-from tools._question_grounding import named_words
+from tools._grounding import named_words
 from tools._table_ops_model import MAX_CELLS
 from tools._table_shape import total_rows
 

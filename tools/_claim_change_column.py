@@ -19,7 +19,7 @@ from tools._cells import TypedTable
 from tools._change_words import change_columns, stated_direction, years_agree
 from tools._claim_changes import year_pair
 from tools._claim_grounding import row_names_in
-from tools._question_grounding import column_named, question_numbers, value_grounded
+from tools._grounding import column_named, question_numbers, value_grounded
 from tools._table_ops import selected_rows
 from tools._table_ops_model import VALUE_MAX_CHARS, Check, Program, RowFilter
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable, cell_number, names_iso_month, norm_text
-from tools._question_grounding import question_numbers, value_grounded
+from tools._grounding import question_numbers, value_grounded
 from tools._table_checks import row_names
 from tools._table_ops_model import Program
 from tools.lang.lexicon import CARDINALS

@@ -20,7 +20,7 @@ from tools._cells import TypedTable, cell_number, format_value, written_toleranc
 from tools._claim_counts import names_column
 from tools._claim_multiples import _BOUND
 from tools._values import BOUND_OPS
-from tools._question_grounding import column_named
+from tools._grounding import column_named
 from tools.lang.lexicon import ROUGH_WORDS, content_words, word_in
 from tools._table_ops import selected_rows
 from tools._table_ops_model import Check, Program, RowFilter

@@ -53,8 +53,8 @@ from tools._change_words import change_columns, stated_direction
 from tools._claim_fractions import fraction_of_rows
 from tools._claim_named_row import counts_named_row
 from tools._durations import stated_days
+from tools._grounding import column_named, value_grounded
 from tools._interval_claims import interval_claim
-from tools._question_grounding import column_named, value_grounded
 from tools._table_checks import row_names
 from tools._table_ops import execute, selected_rows
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Execution, Program, ProgramError, RowFilter

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable, text_words
-from tools._question_grounding import value_grounded
+from tools._grounding import value_grounded
 from tools._table_ops_model import MAX_FILTERS, Check, Program, RowFilter
 
 # A word that makes a claim about several rows or about the rows it excludes.

@@ -26,7 +26,7 @@ import re
 
 from tools._cells import TypedTable, cell_number, norm_text
 from tools._claim_grounding import row_names_in
-from tools._question_grounding import column_named
+from tools._grounding import column_named
 from tools._table_ops_model import VALUE_MAX_CHARS, Check, Program, ProgramError, RowFilter
 from tools._table_shape import meets_filter
 from tools._values import direction, stated_bounds

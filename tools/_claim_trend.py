@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from kb.table_model import Table
 from tools._cells import TypedTable, compare, format_value, is_empty, iso_month_names, names_month, norm_text
-from tools._question_grounding import column_named, named_words
+from tools._grounding import column_named, named_words
 from tools._table_shape import total_rows
 from tools.lang.lexicon import change_pattern
 

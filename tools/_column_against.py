@@ -30,7 +30,7 @@ from statistics import median_high
 from tools._cells import TypedTable
 from tools._claim_arms import arms_compared
 from tools._claim_changes import than_years
-from tools._question_grounding import column_named
+from tools._grounding import column_named
 from tools._table_ops_model import Program, RowFilter
 from tools._table_shape import by_share
 

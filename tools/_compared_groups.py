@@ -24,7 +24,7 @@ from collections import Counter
 from tools._cells import TypedTable, norm_text, writes_whole
 from tools._claim_compare import stated_comparisons
 from tools._compared_rows import LARGER, NEGATION, SMALLER, WordsProgram, numbers_column_named, than_form
-from tools._question_grounding import question_numbers
+from tools._grounding import question_numbers
 from tools._table_shape import rows_but_totals
 
 _TOTAL = re.compile(r"\b(?:in\s+total|combined|altogether|put\s+together|taken\s+together|all\s+together)\b", re.I)

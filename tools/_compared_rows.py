@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from tools._cells import TypedTable, iso_month_names, names_month, norm_text, writes_whole
 from tools._claim_compare import scaled_comparisons, stated_comparisons
 from tools._claim_multiples import stated_scale
+from tools._grounding import column_named, question_numbers
 from tools._interval_claims import bound_pairs
-from tools._question_grounding import column_named, question_numbers
 from tools._table_shape import LOWER_BOUND, UPPER_BOUND
 from tools.lang.lexicon import content_words, word_in
 

@@ -4,7 +4,7 @@ points exceed Sílex's, not Sílex's own row.
 The row filters the model writes compare a column with a value written in the program, never with another row's
 value, so asked this, every program it writes counts the named row (1) or every other row ("Team != 'Sílex'").
 The question's form says what was meant: a count, a comparing word ("more", "fewer", "larger", …) before "than",
-and after "than" a row (:func:`tools._question_grounding.row_compared_with`) that the program's filter selects.
+and after "than" a row (:func:`tools._grounding.row_compared_with`) that the program's filter selects.
 Code reads the named row's value of the column the question
 compares on, and counts the rows strictly beyond it. Found on WikiTableQuestions' training split (the tuning
 split): every sample of "how many schools have a larger intake than sacred heart?" counted Sacred Heart's row.
@@ -16,13 +16,7 @@ import re
 from dataclasses import replace
 
 from tools._cells import TypedTable, cell_number, format_value
-from tools._question_grounding import (
-    COMPARED_WITH_ROW,
-    GREATER_WORDS,
-    bound_of_row,
-    column_named,
-    row_compared_with,
-)
+from tools._grounding import COMPARED_WITH_ROW, GREATER_WORDS, bound_of_row, column_named, row_compared_with
 from tools._table_ops_model import VALUE_MAX_CHARS, Execution, Program, RowFilter
 from tools._table_shape import selects_only
 from tools.lang.lexicon import RANK_HEADER

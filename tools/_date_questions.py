@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import QUARTER, TypedTable, iso_month_match, words_match
-from tools._question_grounding import value_grounded
+from tools._grounding import value_grounded
 from tools._table_ops_model import MAX_FILTERS, Program, RowFilter
 from tools.lang.lexicon import MONTH_NAMES, WORD
 

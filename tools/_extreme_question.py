@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable, norm_text, writes_whole
-from tools._question_grounding import column_named, question_numbers
+from tools._grounding import column_named, question_numbers
 from tools._table_ops_model import Program
 from tools.lang.lexicon import ORDINAL_WORDS, content_words, extreme_directions, ordinal_extreme, related
 

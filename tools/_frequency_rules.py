@@ -15,7 +15,7 @@ import re
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._question_grounding import column_named, named_words
+from tools._grounding import column_named, named_words
 from tools._table_ops_model import Program
 from tools.lang.lexicon import singular
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable
-from tools._question_grounding import column_named, row_stated
+from tools._grounding import column_named, row_stated
 from tools._table_ops_model import VALUE_MAX_CHARS, Program, RowFilter
 
 _HOW_MANY_MORE = re.compile(

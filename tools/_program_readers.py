@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import Literal
 
 from tools._across_columns import read_across_years
-from tools._answer_type import expected_answer, yes_no_asked
 from tools._averages import read_group_mean, read_median
 from tools._base_row import read_base_row
 from tools._cells import TypedTable
@@ -45,6 +44,7 @@ from tools._date_questions import add_stated_date, add_stated_quarter, read_stat
 from tools._date_rules import read_stated_year
 from tools._durations import read_duration
 from tools._frequency_rules import read_frequency, read_frequency_of_measure
+from tools._grounding import expected_answer, read_whole_table_extreme, yes_no_asked
 from tools._interval_claims import read_interval_inclusion, read_interval_question
 from tools._named_difference import read_named_difference
 from tools._numbered_kind import add_numbered_kind
@@ -63,7 +63,6 @@ from tools._top_rows import read_top_rows
 from tools._value_in_range import read_range_question
 from tools._values import add_stated_value, narrow_to_written_value, read_inclusive_range, read_rough_value, \
     read_stated_bound, widen_partial_value
-from tools._whole_table_scope import read_whole_table_extreme
 
 Kind = Literal["claim", "question"]
 Reader = Callable[[Program, TypedTable, str], Program]

@@ -27,7 +27,7 @@ meant, code reads the program so (WikiTableQuestions' training split, the tuning
 
 Questions of frequency ("who won the most times?") are read by ``tools._frequency_rules``, the dates a question
 states by ``tools._date_questions``, and its ratios and shares by ``tools._share_questions``.
-Which programs then vote is decided in ``tools._table_program`` (answer kind, ``tools._question_grounding``).
+Which programs then vote is decided in ``tools._table_program`` (answer kind, ``tools._grounding``).
 """
 
 from __future__ import annotations
@@ -35,11 +35,11 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from tools._answer_type import AnswerKind, expected_answer, position_asked, yes_no_asked
 from tools._cells import TypedTable, format_value, text_words
 from tools._choice_compare import compares_with_number
 from tools._frequency_rules import FREQUENCY
-from tools._question_grounding import alternatives, column_named, value_grounded
+from tools._grounding import AnswerKind, alternatives, column_named, expected_answer, position_asked, value_grounded, \
+    yes_no_asked
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Program, RowFilter
 from tools.lang.lexicon import RANK_HEADER, best_is_largest, content_words, extreme_directions, \

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable
-from tools._question_grounding import column_named
+from tools._grounding import column_named
 from tools._table_ops_model import RATIO_FNS, Program
 from tools.lang.lexicon import RANK_HEADER
 

@@ -14,7 +14,7 @@ import re
 
 from tools._cells import TypedTable, cell_number
 from tools._frequency_rules import row_kinds
-from tools._question_grounding import question_numbers
+from tools._grounding import question_numbers
 from tools._table_ops_model import Program
 from tools.lang.lexicon import CARDINALS, content_words, related, singular
 

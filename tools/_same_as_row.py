@@ -8,7 +8,7 @@ sample of "which nation won the same number of gold medals as hungary?" answered
 the same distance recorded as who?" his own distance.
 
 The question's form says what was meant: "the same <column> as <row>", one column named between "same" and "as"
-(:func:`tools._question_grounding.same_as_row`) and one row stated after "as" (or before "same", when "as who /
+(:func:`tools._grounding.same_as_row`) and one row stated after "as" (or before "same", when "as who /
 which other …" asks for the rest). Code reads that row's value and selects the other rows holding it. Anything
 less certain leaves the program as written.
 """
@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tools._answer_type import expected_answer
 from tools._cells import TypedTable
-from tools._question_grounding import asks_for_the_other_row, same_as_row
+from tools._grounding import asks_for_the_other_row, expected_answer, same_as_row
 from tools._question_rules import places_by_order
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Program, RowFilter
 from tools._table_shape import meets_filter, selects_only

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable
-from tools._question_grounding import column_named, named_words
+from tools._grounding import column_named, named_words
 from tools._values import stated_cells
 from tools._table_ops_model import RATIO_FNS, Program, RowFilter
 from tools.lang.lexicon import RANK_HEADER, content_words, word_in

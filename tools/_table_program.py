@@ -33,7 +33,8 @@ from pydantic import BaseModel, Field
 
 from prompts import render
 from kb.tables import Table
-from tools._answer_type import expected_answer, fits, position_asked, yes_no_asked
+from tools._grounding import column_named, describe_grounding, expected_answer, fits, grounding, position_asked, \
+    uncomputed_column_asked, uncomputed_reason, yes_no_asked
 from tools._cells import TypedTable, cell_number, display_cell, format_value, is_empty, join_listed
 from tools._claim_categories import restricted_to_category
 from tools._claim_grounding import check_stated, copied_beside_stated
@@ -47,7 +48,6 @@ from tools._same_as_row import cite_shared_row
 from tools._date_rules import leaves_out_stated_date
 from tools._interval_claims import interval_notes
 from tools._program_readers import Kind, header_of, readers_for
-from tools._question_grounding import column_named, describe_grounding, grounding
 from tools._question_rules import one_of_several, yes_or_no
 from tools._share_questions import asks_share
 from tools._table_shape import ShapedTable, describe, ratio_as_percent, read_written_share, shape_for_programs
@@ -55,7 +55,6 @@ from tools._table_grammar import typed_program_schema
 from tools._table_ops import execute
 from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar
-from tools._uncomputed import uncomputed_column_asked, uncomputed_reason
 from tools.rules import parse_off, veto
 
 ProgramForm = Literal["ops", "sql"]
@@ -100,7 +99,7 @@ class ProgramOutcome(BaseModel):
     kind: Kind
     columns_needed: list[str] = Field(default_factory=list)
     not_in_table: bool = False
-    # The column the text asks about whose cells are all formulas saved without results (tools._uncomputed).
+    # The column the text asks about whose cells are all formulas saved without results (tools._grounding).
     uncomputed: str = ""
     runs: list[ProgramRun] = Field(default_factory=list)
     retried: bool = False
@@ -550,7 +549,7 @@ def one_form_per_number(answers: list[str]) -> list[str]:
 
 
 def _drop_ungrounded(outcome: ProgramOutcome, sampled: list[_Sampled], text: str, typed: TypedTable) -> None:
-    """A question's programs that read less of it than the best one that ran do not vote (tools._question_grounding).
+    """A question's programs that read less of it than the best one that ran do not vote (tools._grounding).
 
     Only programs written as fixed operations are compared (a SQL query's filters are not read here).
     """

@@ -12,7 +12,7 @@ import re
 from typing import Callable
 
 from tools._cells import TypedTable, cell_number, is_empty, norm_text, words_match, written_tolerance
-from tools._question_grounding import value_grounded
+from tools._grounding import value_grounded
 from tools._table_ops_model import Program, RowFilter
 from tools._table_shape import total_rows
 from tools.lang.lexicon import CARDINALS, NEGATED_EXISTENCE, ROUGH_PATTERN, WORD, content_words

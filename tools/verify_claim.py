@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field, create_model
 
 from prompts import render
 from kb.tables import Table
-from tools._answer_type import yes_no_asked
+from tools._grounding import yes_no_asked
 from tools._claim_conjuncts import conjuncts
 from tools._claim_negation import positive_form, turned_round
 from tools._coverage import NEI_COVERAGE, claim_coverage
