@@ -433,7 +433,7 @@ def test_a_short_follow_up_asks_the_previous_question_of_its_new_thing(previous,
      "that divide quickly?"),
 ])
 def test_no_swap_where_it_would_be_a_guess(previous, entities, message):
-    from tools._swapped_question import swapped_question
+    from tools._question_rules import swapped_question
 
     assert swapped_question(message, previous, entities) is None
 

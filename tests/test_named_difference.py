@@ -1,5 +1,5 @@
 """"How many more patients per week does Riverbend see than Elm Park?" is the difference between the two rows it
-names (tools/_named_difference.py); found as a new user, it answered 340 (Northgate − Elm Park)."""
+names (tools/_question_rules.py); found as a new user, it answered 340 (Northgate − Elm Park)."""
 
 from __future__ import annotations
 

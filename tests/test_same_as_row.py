@@ -7,7 +7,7 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._same_as_row import read_same_as_row
+from tools._question_rules import read_same_as_row
 from tools._table_ops_model import Program
 
 MEDALS = Table(name="medals", title="Medal table", columns=["Nation", "Gold", "Silver", "Region"], rows=[

@@ -46,20 +46,18 @@ from tools._durations import read_duration
 from tools._frequency_rules import read_frequency, read_frequency_of_measure
 from tools._grounding import expected_answer, read_whole_table_extreme, yes_no_asked
 from tools._interval_claims import read_interval_inclusion, read_interval_question
-from tools._named_difference import read_named_difference
 from tools._numbered_kind import add_numbered_kind
 from tools._question_rules import count_choice, drop_named_row, read_as_asked, read_choice, read_compared_value, \
-    read_direction, read_distinct, read_group_total, read_neighbour, read_ordinal, read_position, read_rank_order, \
-    read_rows_asked, read_threshold_list, read_total_asked, read_year_asked
+    read_direction, read_distinct, read_group_total, read_named_difference, read_neighbour, read_ordinal, \
+    read_position, read_rank_order, read_rows_asked, read_same_as_row, read_threshold_list, read_top_rows, \
+    read_total_asked, read_year_asked
 from tools._range_possibility import read_possible_bound
 from tools._rates import read_rate
 from tools._row_share import read_share_of_rows
 from tools._rows_per_value import read_rows_per_value
-from tools._same_as_row import read_same_as_row
 from tools._share_questions import read_ratio, read_share, read_share_of_all
 from tools._table_ops_model import Program
 from tools._table_shape import add_stated_flag, read_stated_percent
-from tools._top_rows import read_top_rows
 from tools._value_in_range import read_range_question
 from tools._values import add_stated_value, narrow_to_written_value, read_inclusive_range, read_rough_value, \
     read_stated_bound, widen_partial_value

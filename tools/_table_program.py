@@ -9,7 +9,7 @@
 3. Each program runs in ``tools._table_ops.execute``. A claim's program that does not check what the
    claim states (``tools._claim_grounding``) runs but does not vote. When none runs or votes, the request
    is repeated once with the first error message; a plain superlative question still without a vote gets the
-   program its words give (``tools._extreme_question``).
+   program its words give (``tools._question_rules``).
 4. Majority vote over the programs that ran; the share of all samples that agree is the confidence.
    A question whose vote splits may have ``n`` more programs sampled (``more_on_split``), voted with the first.
    No strict majority (or none ran) leaves the decision to the caller's fallback (CCoE).
@@ -41,14 +41,12 @@ from tools._claim_grounding import check_stated, copied_beside_stated
 from tools._claim_changes import than_years
 from tools._compared_groups import compared_groups
 from tools._compared_rows import compared_rows
-from tools._extreme_question import extreme_by_words, other_column_ranked
+from tools._question_rules import cite_shared_row, extreme_by_words, one_of_several, other_column_ranked, yes_or_no
 from tools._claim_joint_rows import read_joint_rows
 from tools._count_than_row import cite_compared_row, counts_of_compared_row
-from tools._same_as_row import cite_shared_row
 from tools._date_rules import leaves_out_stated_date
 from tools._interval_claims import interval_notes
 from tools._program_readers import Kind, header_of, readers_for
-from tools._question_rules import one_of_several, yes_or_no
 from tools._share_questions import asks_share
 from tools._table_shape import ShapedTable, describe, ratio_as_percent, read_written_share, shape_for_programs
 from tools._table_grammar import typed_program_schema

@@ -31,7 +31,7 @@ from prompts import render
 from tools._grounding import EXPLETIVE_IT, answer_subject, with_subject
 from tools._cells import QUARTER, parse_date
 from tools.registry import ToolContext, tool
-from tools._swapped_question import swapped_question
+from tools._question_rules import swapped_question
 from tools.lang.lexicon import MONTHS, PRONOUNS, is_superlative, related, singular
 
 log = logging.getLogger(__name__)

@@ -35,11 +35,10 @@ from prompts import render
 from kb.tables import Table
 from tools._grounding import EXPLETIVE_IT, expected_answer, fits, row_stated, value_grounded, with_subject
 from tools._cells import TypedTable, cell_number, compare, is_empty, join_listed, split_listed
-from tools._choice_compare import comparing_option
+from tools._question_rules import comparing_option, swap_target
 from tools._frequency_rules import row_kinds
 from tools.contracts import TableAnswer
 from tools.registry import ToolContext, ToolError, tool
-from tools._swapped_question import swap_target
 from tools._row_qualifier import qualifier_note, row_qualifier
 from tools.lang.choice import option_rows, table_choice
 from tools._table_llm import (
