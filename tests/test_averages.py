@@ -1,4 +1,4 @@
-"""Medians, and averages per group (tools._averages), found as a new user over a table of foods."""
+"""Medians, and averages per group (tools._question_counts), found as a new user over a table of foods."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 
 from tools.lang.routing import score_table
 from kb.tables import Table
-from tools._averages import read_group_mean, read_median
 from tools._cells import TypedTable
+from tools._question_counts import read_group_mean, read_median
 from tools._table_ops import execute
 from tools._table_ops_model import Check, Program, RowFilter
 from tools._table_shape import describe

@@ -1,5 +1,5 @@
 """"What percentage of wards passed the audit?" is the share of the rows that meet the condition
-(tools/_row_share.py); found as a new user, 6 of 10 programs averaged the passing wards' antibiotic use (74.4)."""
+(tools/_question_counts.py); found as a new user, 6 of 10 programs averaged the passing wards' antibiotic use (74.4)."""
 
 from __future__ import annotations
 

@@ -408,8 +408,8 @@ def test_a_column_of_years_is_not_added_up():
 
 
 def test_a_most_times_question_counts_rows_per_name():
-    from tools._frequency_rules import read_frequency
     from tools._grounding import column_named
+    from tools._question_counts import read_frequency
 
     # Found as a new user: "Who won the most times?" was answered by the winner of the row with the most laps.
     by_laps = prog(fn="argmax", column="laps", answer_column="driver")
@@ -423,7 +423,7 @@ def test_a_most_times_question_counts_rows_per_name():
 
 
 def test_the_most_of_the_rows_themselves_counts_rows_per_name():
-    from tools._frequency_rules import most_rows_asked, read_frequency
+    from tools._question_counts import most_rows_asked, read_frequency
 
     # Found as a new user: "Which drug was tested in the most trials?" over a table of trials was answered by the
     # drug of the trial with the most participants (3 of 5 programs).
@@ -621,7 +621,7 @@ GLP1_TRIALS = Table(name="trials", title="GLP-1 trials", columns=[
     ("Which trial had the most dropouts per year?", "argmax", None),    # a column of years is no denominator
 ])
 def test_a_ratio_asked_divides_by_the_column_it_names(question, fn, per):
-    from tools._share_questions import read_ratio
+    from tools._question_counts import read_ratio
 
     t = TypedTable.build(GLP1_TRIALS)
     out = read_ratio(Program.model_validate({"fn": fn, "column": "dropouts", "answer_column": "trial"}), t, question)
@@ -629,7 +629,7 @@ def test_a_ratio_asked_divides_by_the_column_it_names(question, fn, per):
 
 
 def test_a_ratio_runs_row_by_row_and_cites_both_columns():
-    from tools._share_questions import read_ratio
+    from tools._question_counts import read_ratio
 
     t = TypedTable.build(GLP1_TRIALS)
     program = read_ratio(Program.model_validate({"fn": "argmax", "column": "dropouts", "answer_column": "trial"}), t,
@@ -887,7 +887,7 @@ TRIAL_ARMS = Table(name="trial", title="trial", columns=["Treatment", "Patients"
 
 def test_what_share_of_a_rows_members_is_its_ratio_of_the_two_columns():
     """Found as a new user: "What share of Drug A patients died?" answered 142, Drug A's deaths."""
-    from tools._share_questions import read_share
+    from tools._question_counts import read_share
 
     t = TypedTable.build(TRIAL_ARMS)
     deaths = prog(filters=[{"column": "treatment", "op": "=", "value": "Drug A"}], fn="value", column="deaths",
@@ -906,7 +906,7 @@ def test_what_share_of_a_rows_members_is_its_ratio_of_the_two_columns():
 def test_a_share_whose_words_name_the_row_reads_that_row():
     """Found as a new user: "What share of Elm Ridge's population is fully vaccinated?" was answered with the
     average of every county's Fully vaccinated (no program filtered Elm Ridge), then as the ratio 0.5162."""
-    from tools._share_questions import read_share
+    from tools._question_counts import read_share
 
     t = TypedTable.build(Table(name="v", title="v", columns=["County", "Population", "Fully vaccinated"], rows=[
         ["Alder", "48210", "35120"], ["Elm Ridge", "9876", "5098"], ["Dunmore", "67402", "57991"]]))
@@ -997,7 +997,7 @@ WARDS = Table(name="wards", title="wards", columns=["Clinic", "Region", "Beds"],
 
 def test_what_share_of_all_of_a_column_is_a_percentage_of_its_total():
     """Found as a new user: "What share of all beds does St Mary have?" answered 310, St Mary's beds."""
-    from tools._share_questions import read_share_of_all
+    from tools._question_counts import read_share_of_all
 
     t = TypedTable.build(WARDS)
     st_mary = prog(filters=[{"column": "clinic", "op": "=", "value": "St Mary"}], fn="value", column="beds",

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import Literal
 
 from tools._across_columns import read_across_years
-from tools._averages import read_group_mean, read_median
 from tools._base_row import read_base_row
 from tools._cells import TypedTable
 from tools._claim_arms import read_arm_comparison
@@ -43,19 +42,16 @@ from tools._count_than_row import read_count_than_row
 from tools._date_questions import add_stated_date, add_stated_quarter, read_stated_part
 from tools._date_rules import read_stated_year
 from tools._durations import read_duration
-from tools._frequency_rules import read_frequency, read_frequency_of_measure
 from tools._grounding import expected_answer, read_whole_table_extreme, yes_no_asked
 from tools._interval_claims import read_interval_inclusion, read_interval_question
 from tools._numbered_kind import add_numbered_kind
+from tools._question_counts import read_frequency, read_frequency_of_measure, read_group_mean, read_median, read_rate, \
+    read_ratio, read_rows_per_value, read_share, read_share_of_all, read_share_of_rows
 from tools._question_rules import count_choice, drop_named_row, read_as_asked, read_choice, read_compared_value, \
     read_direction, read_distinct, read_group_total, read_named_difference, read_neighbour, read_ordinal, \
     read_position, read_rank_order, read_rows_asked, read_same_as_row, read_threshold_list, read_top_rows, \
     read_total_asked, read_year_asked
 from tools._range_possibility import read_possible_bound
-from tools._rates import read_rate
-from tools._row_share import read_share_of_rows
-from tools._rows_per_value import read_rows_per_value
-from tools._share_questions import read_ratio, read_share, read_share_of_all
 from tools._table_ops_model import Program
 from tools._table_shape import add_stated_flag, read_stated_percent
 from tools._value_in_range import read_range_question

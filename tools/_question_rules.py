@@ -11,9 +11,9 @@ import re
 from dataclasses import replace
 
 from tools._cells import TypedTable, cell_number, format_value, norm_text, text_words, writes_whole
-from tools._frequency_rules import FREQUENCY
 from tools._grounding import AnswerKind, alternatives, asks_for_the_other_row, column_named, expected_answer, \
     position_asked, question_numbers, row_stated, same_as_row, value_grounded, yes_no_asked
+from tools._question_counts import FREQUENCY
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Program, RowFilter
 from tools._table_shape import meets_filter, selects_only
@@ -142,8 +142,8 @@ def _number(text: str) -> float | None:
 # - :func:`one_of_several`: a first/last question answered by a list is its first or last row;
 # - :func:`yes_or_no`: a yes/no question is answered by whether a row meets its filters.
 #
-# Questions of frequency ("who won the most times?") are read by ``tools._frequency_rules``, the dates a question
-# states by ``tools._date_questions``, and its ratios and shares by ``tools._share_questions``.
+# Questions of frequency ("who won the most times?") are read by ``tools._question_counts``, the dates a question
+# states by ``tools._date_questions``, and its ratios and shares by ``tools._question_counts``.
 # Which programs then vote is decided in ``tools._table_program`` (answer kind, ``tools._grounding``).
 # ======================================================================================================================
 

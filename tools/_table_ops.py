@@ -209,7 +209,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
         read_cols = [c]
     elif fn == "share" and not typed.columns[c - 1].numeric and not typed.columns[c - 1].holds_dates:
         # a share of a column of names is a share of the rows: "What percentage of wards passed the audit?"
-        # (tools._row_share), the selected rows over every row but a totals row
+        # (tools._question_counts), the selected rows over every row but a totals row
         counted = rows_but_totals(typed)
         whole_rows = set(counted)
         part = [r for r in rows if r in whole_rows]

@@ -38,7 +38,7 @@ MIRRORED_OPS = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="
 # selected rows' numbers. count_distinct is offered by no grammar: code rewrites a program into it where the
 # question's form says so (tools._question_rules.read_distinct: "how many different series …?" counts the
 # distinct values of Series). share (no grammar either): the selected rows' sum as a percentage of the column's
-# total (tools._share_questions.read_share_of_all: "what share of all beds does St Mary have?"). median (no grammar
+# total (tools._question_counts.read_share_of_all: "what share of all beds does St Mary have?"). median (no grammar
 # either): code rewrites a mean into it where the text says "median" (tools._question_rules.read_median).
 Fn = Literal["value", "count", "sum", "avg", "median", "min", "max", "argmax", "argmin", "every", "only",
              "most_common", "next_row", "previous_row", "difference", "count_distinct", "share"]
@@ -96,7 +96,7 @@ class Check(BaseModel):
 
 
 # The functions a computed ratio column feeds: "the most dropouts relative to participants" is the row with the
-# largest Dropouts / Participants. Code sets ``per_column`` (tools._share_questions.read_ratio), no grammar offers it.
+# largest Dropouts / Participants. Code sets ``per_column`` (tools._question_counts.read_ratio), no grammar offers it.
 RATIO_FNS = ("argmax", "argmin", "max", "min")
 
 
@@ -122,7 +122,7 @@ class Program(BaseModel):
     # it.
     across: list[str] = Field(default_factory=list)
     # "Which drugs were tested in more than one trial?": with most_common, every value of ``column`` held by more than
-    # this many of the selected rows, not only the commonest. Code sets it (tools._rows_per_value); no grammar offers
+    # this many of the selected rows, not only the commonest. Code sets it (tools._question_counts); no grammar offers
     # it.
     more_rows_than: int | None = Field(None, ge=0)
 

@@ -47,7 +47,7 @@ from tools._count_than_row import cite_compared_row, counts_of_compared_row
 from tools._date_rules import leaves_out_stated_date
 from tools._interval_claims import interval_notes
 from tools._program_readers import Kind, header_of, readers_for
-from tools._share_questions import asks_share
+from tools._question_counts import asks_share
 from tools._table_shape import ShapedTable, describe, ratio_as_percent, read_written_share, shape_for_programs
 from tools._table_grammar import typed_program_schema
 from tools._table_ops import execute
@@ -89,7 +89,7 @@ class ProgramRun(BaseModel):
     fn: str = ""
     # the values its filters compare with, after code's repairs; None when unknown (SQL). An answer over every row
     # of a question about some of them, or over rows picked by values the question never states, says so
-    # (tools._row_qualifier).
+    # (tools._question_counts).
     filter_values: list[str] | None = None
 
 

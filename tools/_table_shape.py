@@ -489,7 +489,7 @@ def names_flag(typed: TypedTable, f: RowFilter, message: str) -> bool:
 #
 # Clinical tables write "n (%)" in one cell, with the group's size in the header ("Vaccine (n=1,204)"). Found as a
 # new user: asked "what share of vaccine recipients had it?" (headache), the programs read the cell's count, 265,
-# and :func:`tools._share_questions.read_share_of_all` made it a share of the column's total, 18.3% of all the
+# and :func:`tools._question_counts.read_share_of_all` made it a share of the column's total, 18.3% of all the
 # adverse events counted, a number the table never meant. The percentage the cell writes is the share of the
 # group the column is about; code reads it from the one row the program selects.
 #
