@@ -457,7 +457,7 @@ tprog = functools.partial(prog, answer_column="trial")  # a program over TRIALS 
 
 
 def test_a_day_copied_into_a_filter_the_question_states_as_a_month_becomes_the_month():
-    from tools._date_questions import read_stated_part
+    from tools._question_dates import read_stated_part
 
     t = TypedTable.build(TRIALS)
     copied = tprog(filters=[{"column": "date", "op": "=", "value": "13 November 2006"}], fn="count", column="trial",
@@ -577,7 +577,7 @@ def test_a_superlative_filtered_on_an_unasked_row_of_its_answer_column_drops_tha
 
 
 def test_a_month_the_question_states_filters_the_dates_the_program_left_unfiltered():
-    from tools._date_questions import add_stated_date
+    from tools._question_dates import add_stated_date
 
     t = TypedTable.build(TRIALS)
     everything = tprog(fn="count", column="trial")
@@ -933,7 +933,7 @@ MONTHLY = Table(name="sales", title="sales", columns=["Month", "Revenue"], rows=
 
 def test_a_stated_quarter_keeps_its_three_months():
     """Found as a new user: "total revenue in the first quarter of 2024" summed all six months."""
-    from tools._date_questions import add_stated_quarter
+    from tools._question_dates import add_stated_quarter
     from tools._table_shape import describe
 
     t = TypedTable.build(MONTHLY)

@@ -52,9 +52,9 @@ from tools._cells import TypedTable, cell_number, names_iso_month, norm_text, te
 from tools._change_words import change_columns, stated_direction
 from tools._claim_fractions import fraction_of_rows
 from tools._claim_named_row import counts_named_row
-from tools._durations import stated_days
 from tools._grounding import column_named, value_grounded
 from tools._interval_claims import interval_claim
+from tools._question_dates import stated_days
 from tools._table_checks import row_names
 from tools._table_ops import execute, selected_rows
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Execution, Program, ProgramError, RowFilter
@@ -105,7 +105,7 @@ def stated_numbers(claim: str) -> set[float]:
     ups, downs = list(_UP_SIGN.finditer(claim)), list(_DOWN_SIGN.finditer(claim))
     signs = ups + downs
     one_sign = bool(signs) and not (ups and downs) and not any(_DEGREE.search(claim[:m.start()]) for m in signs)
-    span = stated_days(claim)  # "less than a week" states 7 days (tools._durations)
+    span = stated_days(claim)  # "less than a week" states 7 days (tools._question_dates)
     some = _SOME.search(claim) is not None  # "Did any drug get cheaper?" states a count of at least 1
     return claim_numbers(claim) | ({0.0} if one_sign else set()) | ({round(span[1], 6)} if span else set()) \
         | ({1.0} if some else set())

@@ -39,14 +39,12 @@ from tools._claim_value_row import read_named_value_row
 from tools._column_against import read_column_against
 from tools._column_change import read_column_change
 from tools._count_than_row import read_count_than_row
-from tools._date_questions import add_stated_date, add_stated_quarter, read_stated_part
-from tools._date_rules import read_stated_year
-from tools._durations import read_duration
 from tools._grounding import expected_answer, read_whole_table_extreme, yes_no_asked
 from tools._interval_claims import read_interval_inclusion, read_interval_question
 from tools._numbered_kind import add_numbered_kind
 from tools._question_counts import read_frequency, read_frequency_of_measure, read_group_mean, read_median, read_rate, \
     read_ratio, read_rows_per_value, read_share, read_share_of_all, read_share_of_rows
+from tools._question_dates import add_stated_date, add_stated_quarter, read_duration, read_stated_part, read_stated_year
 from tools._question_rules import count_choice, drop_named_row, read_as_asked, read_choice, read_compared_value, \
     read_direction, read_distinct, read_group_total, read_named_difference, read_neighbour, read_ordinal, \
     read_position, read_rank_order, read_rows_asked, read_same_as_row, read_threshold_list, read_top_rows, \

@@ -143,7 +143,7 @@ def _number(text: str) -> float | None:
 # - :func:`yes_or_no`: a yes/no question is answered by whether a row meets its filters.
 #
 # Questions of frequency ("who won the most times?") are read by ``tools._question_counts``, the dates a question
-# states by ``tools._date_questions``, and its ratios and shares by ``tools._question_counts``.
+# states by ``tools._question_dates``, and its ratios and shares by ``tools._question_counts``.
 # Which programs then vote is decided in ``tools._table_program`` (answer kind, ``tools._grounding``).
 # ======================================================================================================================
 

@@ -200,7 +200,7 @@ def row_ratio(typed: TypedTable, r: int, c: int, per_c: int) -> float | None:
 
 def row_change(typed: TypedTable, r: int, c: int, minus_c: int) -> float | None:
     """Row ``r``'s value in column ``c`` minus its value in ``minus_c`` (in days for two columns of dates: a
-    duration, tools._durations); None when either is missing."""
+    duration, tools._question_dates); None when either is missing."""
     x, y = typed.order_value(r, c), typed.order_value(r, minus_c)
     if x is None or y is None or is_empty(typed.text(r, c)) or is_empty(typed.text(r, minus_c)):
         return None

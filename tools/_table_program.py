@@ -44,7 +44,7 @@ from tools._compared_rows import compared_rows
 from tools._question_rules import cite_shared_row, extreme_by_words, one_of_several, other_column_ranked, yes_or_no
 from tools._claim_joint_rows import read_joint_rows
 from tools._count_than_row import cite_compared_row, counts_of_compared_row
-from tools._date_rules import leaves_out_stated_date
+from tools._question_dates import leaves_out_stated_date
 from tools._interval_claims import interval_notes
 from tools._program_readers import Kind, header_of, readers_for
 from tools._question_counts import asks_share

@@ -45,7 +45,7 @@ _UP = {"more than": ">", "greater than": ">", "higher than": ">", "larger than":
        "not fewer than": ">=", "not less than": ">="}
 _DOWN = {"fewer than": "<", "less than": "<", "lower than": "<", "smaller than": "<", "under": "<", "below": "<",
          "at most": "<=", "no more than": "<=", "not more than": "<=", "up to": "<="}
-# The operator each bound phrase sets, shared by every rule that reads one (tools._durations, _claim_changes,
+# The operator each bound phrase sets, shared by every rule that reads one (tools._question_dates, _claim_changes,
 # _claim_multiples)
 BOUND_OPS = {**_UP, **_DOWN}
 # The order comparisons a stated bound asks for, as functions of (the table's number, the stated one).
