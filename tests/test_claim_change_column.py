@@ -7,8 +7,8 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._change_words import change_columns, stated_direction
 from tools._claim_change_column import read_change_column
+from tools._claim_grounding import change_columns, stated_direction
 from tools._table_ops import execute
 from tools._table_ops_model import Program
 from tools._table_program import run_sampled

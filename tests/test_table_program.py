@@ -595,7 +595,7 @@ async def test_a_fallback_answer_says_which_of_its_numbers_the_table_lacks(tmp_s
 def test_a_judges_number_from_a_cell_it_does_not_cite_is_unstated():
     """Found as a new user: "the Philippines' coverage was 72%, higher than the 60% coverage in 2021" cited the 72
     alone (its 2021 cell holds 57; 60 is another row's), while 2021, a header, was flagged as missing."""
-    from tools._unstated import unstated_numbers
+    from tools._claim_grounding import unstated_numbers
 
     reason = "Ontario had 220 cases in 2011, more than Quebec's 12; its unit price (€/kg) is 4,512."
     assert unstated_numbers(reason, CASES, "Ontario had the most cases.") == []  # every cell of the table

@@ -16,9 +16,8 @@ table with several change columns the claim does not choose between, a claim who
 from __future__ import annotations
 
 from tools._cells import TypedTable
-from tools._change_words import change_columns, stated_direction, years_agree
 from tools._claim_changes import year_pair
-from tools._claim_grounding import row_names_in
+from tools._claim_grounding import change_columns, row_names_in, stated_direction, years_agree
 from tools._grounding import column_named, question_numbers, value_grounded
 from tools._table_ops import selected_rows
 from tools._table_ops_model import VALUE_MAX_CHARS, Check, Program, RowFilter

@@ -19,8 +19,7 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable, text_words
-from tools._change_words import NEGATED_BEFORE, stated_direction
-from tools._claim_grounding import row_names_in
+from tools._claim_grounding import NEGATED_BEFORE, row_names_in, stated_direction
 from tools._grounding import GREATER_WORDS, column_named
 from tools._table_ops_model import MIRRORED_OPS, VALUE_MAX_CHARS, Check, Program, RowFilter
 from tools._values import BOUND_OPS

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 
 from tools._cells import TypedTable, text_words
+from tools._claim_grounding import row_names_in
 from tools._table_checks import row_names
 from tools._table_ops import selected_rows
-from tools._claim_grounding import row_names_in
 from tools._table_ops_model import VALUE_MAX_CHARS, Check, Program, RowFilter
 
 # "than all the other countries", and "than all other regions" too (found as a new user: without "the" the programs

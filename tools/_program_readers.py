@@ -26,11 +26,10 @@ from tools._claim_changes import read_change
 from tools._claim_compare import read_compared_row
 from tools._claim_counts import read_counted_column
 from tools._claim_fractions import read_fraction_of_rows, read_share_of_total, read_stated_fraction
-from tools._claim_grounding import read_combined, read_every_filter, read_own_row, read_quantifier, \
-    read_ranked_claim, read_superlative, read_two_extremes
+from tools._claim_grounding import read_combined, read_every_filter, read_named_row_every, read_own_row, \
+    read_quantifier, read_ranked_claim, read_superlative, read_two_extremes
 from tools._claim_joint_rows import read_each_as_extreme
 from tools._claim_multiples import read_multiplier, read_ratio_multiple
-from tools._claim_named_row import read_named_row_every
 from tools._claim_negated import read_negated_existence, read_no_value
 from tools._claim_others import read_others_combined
 from tools._claim_self_filter import read_self_filtered_every

@@ -45,7 +45,7 @@ from tools._table_llm import (
     register_evidence, validate_cells)
 from tools._table_program import (
     DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, solve)
-from tools._unstated import unstated_numbers
+from tools._claim_grounding import unstated_numbers
 from tools.lang.lexicon import OF_THEM, content_words, is_superlative, singular, without_opener, word_in
 from tools.intent import without_regarding_note
 from tools.table_filter import filter_table, resolve_table

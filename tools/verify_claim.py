@@ -43,7 +43,7 @@ from tools._table_llm import (
     register_evidence, validate_cells)
 from tools._table_program import (
     DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, solve)
-from tools._unstated import unstated_numbers
+from tools._claim_grounding import unstated_numbers
 from tools.table_filter import FilterResult, filter_table, resolve_table, whole_table
 from tools.contracts import TableAnswer
 from tools.table_qa import claim_with_referent
