@@ -1,4 +1,4 @@
-"""One row's values across a measure's year columns (tools/_across_columns.py, tools/_row_across.py); found as a new
+"""One row's values across a measure's year columns (tools/_claim_changes.py, tools/_row_across.py); found as a new
 user over a wide coverage table: "What was Nigeria's average coverage over 2019 to 2022?" was answered 62, the mean
 of one year's column over Nigeria's one row."""
 
@@ -8,8 +8,8 @@ import pytest
 
 from kb.tables import Table
 from tests.test_table_program import llm_for, scripted
-from tools._across_columns import read_across_years
 from tools._cells import TypedTable
+from tools._claim_changes import read_across_years
 from tools._table_ops import execute
 from tools._table_ops_model import Program, ProgramError
 from tools._table_program import solve

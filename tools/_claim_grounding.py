@@ -94,7 +94,7 @@ def counts_named_row(program: Program, typed: TypedTable | None, claim: str) -> 
 # ======================================================================================================================
 # How a claim or question says a value changed ("rose", "fell", "did cases fall?"), and which columns of a table
 # hold a change ("Change since 2019 (pp)", "% change", "Δ"): shared by the rules that read a change between two year
-# columns (tools._claim_changes) and from a change column (tools._claim_change_column), and by the vote's check that
+# columns (tools._claim_changes) and from a change column (tools._claim_changes), and by the vote's check that
 # a comparison with zero is the claim's own (tools._claim_grounding). A leaf: it imports no rule module.
 # ======================================================================================================================
 
@@ -318,7 +318,7 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed
     # (tools._claim_grounding); none there refutes the claim
     named_row = counts_named_row(program, typed, claim)
     # "MRSA resistance fell since 2019" over "Change since 2019 (pp)": the verb states the change's comparison
-    # with zero (tools._claim_change_column)
+    # with zero (tools._claim_changes)
     change = typed is not None and cell_number(chk.value) == 0 and program.column in change_columns(typed) \
         and stated_direction(claim) is not None
     share = share or interval or named_row or change

@@ -17,12 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from tools._across_columns import read_across_years
-from tools._base_row import read_base_row
 from tools._cells import TypedTable
-from tools._claim_arms import read_arm_comparison
-from tools._claim_change_column import read_change_column
-from tools._claim_changes import read_change
+from tools._claim_changes import read_across_years, read_arm_comparison, read_base_row, read_change, \
+    read_change_column, read_column_against, read_column_change
 from tools._claim_compare import read_compared_row
 from tools._claim_counts import read_counted_column
 from tools._claim_fractions import read_fraction_of_rows, read_share_of_total, read_stated_fraction
@@ -35,8 +32,6 @@ from tools._claim_others import read_others_combined
 from tools._claim_self_filter import read_self_filtered_every
 from tools._claim_significance import add_significance_filter
 from tools._claim_value_row import read_named_value_row
-from tools._column_against import read_column_against
-from tools._column_change import read_column_change
 from tools._count_than_row import read_count_than_row
 from tools._grounding import expected_answer, read_whole_table_extreme, yes_no_asked
 from tools._interval_claims import read_interval_inclusion, read_interval_question

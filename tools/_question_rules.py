@@ -480,7 +480,7 @@ def read_direction(program: Program, typed: TypedTable, question: str) -> Progra
     Found as a new user: the votes split between West (second largest) and North (second smallest), and the
     model's fallback named South. A question that says only "most/highest/…" or only "fewest/lowest/…" sets the
     direction of an extreme over a column of measures; rank columns are left to :func:`read_rank_order`. A change
-    between two columns has its direction from the change's words (tools._column_change): "the largest drop" is
+    between two columns has its direction from the change's words (tools._claim_changes): "the largest drop" is
     the smallest change, not the largest.
     """
     if program.fn not in _FLIPPED or program.minus_column:

@@ -1,6 +1,6 @@
 """The executor's part of a program with ``across``: one row's cells in several columns aggregated (the mean, total,
 median, largest or smallest of them, or the column holding the largest or smallest). Code sets ``across``
-(tools._across_columns.read_across_years); no grammar offers it."""
+(tools._claim_changes.read_across_years); no grammar offers it."""
 
 from __future__ import annotations
 

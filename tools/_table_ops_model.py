@@ -59,7 +59,7 @@ class RowFilter(BaseModel):
     op: CmpOp
     value: str = Field(max_length=VALUE_MAX_CHARS)
     # Compare with this column of the same row instead of ``value``: "Which sites missed their target?" keeps the
-    # rows where Enrolled < Target. Set by code (tools._column_against); no grammar offers it.
+    # rows where Enrolled < Target. Set by code (tools._claim_changes); no grammar offers it.
     than_column: str | None = None
     # With ``than_column``: compare the percentages both cells write beside their counts ("41 (4.1%)" against
     # "16 (8.1%)"), since the columns are groups of different sizes. Set by code (tools._table_shape.by_share).
@@ -108,7 +108,7 @@ class Program(BaseModel):
     check: Check | None = None
     per_column: str | None = None  # divide ``column`` by this column, row by row, before ``fn``
     # subtract this column, row by row, before ``fn``: "the change from 2022 to 2023" is 2023 minus 2022. Code sets it
-    # (tools._column_change); no grammar offers it. Feeds RATIO_FNS as ``per_column`` does.
+    # (tools._claim_changes); no grammar offers it. Feeds RATIO_FNS as ``per_column`` does.
     minus_column: str | None = None
     # "the second highest": max, min, argmax and argmin take the nth distinct value from that end. Code sets it
     # from the question's or claim's ordinal (tools.lang.lexicon.ordinal_extreme); no grammar offers it.
@@ -118,7 +118,7 @@ class Program(BaseModel):
     # (tools._question_rules.read_group_total, read_group_mean); no grammar offers it.
     group: Literal["total", "mean"] | None = None
     # "What was Nigeria's average coverage over 2019 to 2022?": ``fn`` over the one selected row's cells in these
-    # columns, not over rows (argmax/argmin name the column). Code sets it (tools._across_columns); no grammar offers
+    # columns, not over rows (argmax/argmin name the column). Code sets it (tools._claim_changes); no grammar offers
     # it.
     across: list[str] = Field(default_factory=list)
     # "Which drugs were tested in more than one trial?": with most_common, every value of ``column`` held by more than

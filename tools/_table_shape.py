@@ -707,7 +707,7 @@ def meets_filter(typed: TypedTable, r: int, f: RowFilter, *, words: bool = False
         other = typed.column(f.than_column).index if f.than_column else None
     except KeyError:
         return False
-    if other is not None:  # this row's numbers in two columns (tools._column_against)
+    if other is not None:  # this row's numbers in two columns (tools._claim_changes)
         shares = share_pair(typed, r, c, other) if f.by_share else None
         a, b = shares if shares is not None else (typed.number(r, c), typed.number(r, other))
         if a is not None and b is not None and compare(str(a), a, f.op, str(b), b, tolerance=0):
@@ -804,7 +804,7 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
     if duration:
         measure, dated = f"days from {name(program.minus_column)} to {name(program.column)}", False
     larger, smaller = ("latest", "earliest") if dated else ("most", "fewest") if duration else ("largest", "smallest")
-    if program.across:  # one row's cells across columns (tools._across_columns)
+    if program.across:  # one row's cells across columns (tools._claim_changes)
         span = f"{name(program.across[0])} to {name(program.across[-1])}"
         what = (f"the column ({span}) with the {'largest' if fn == 'argmax' else 'smallest'} value"
                 if fn in ("argmax", "argmin") else

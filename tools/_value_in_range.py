@@ -10,7 +10,7 @@ The message's form settles it when it places something within, inside, in, outsi
 range, interval or limits (with "the upper/lower limit of" naming one bound), and the table has one interval column
 (tools._table_shape) and one other number column (or one the message names). A claim naming one row is
 decided here, in code; a which/how-many question becomes a program filtering on the row's own bounds (the value
-column against the bound columns, tools._column_against's "than_column"). "Outside" keeps a row below its lower
+column against the bound columns, tools._claim_changes's "than_column"). "Outside" keeps a row below its lower
 bound or above its upper (the filter's ``alternative``); a negation turns the placement round ("not within" is
 outside, "not above" at most the bound).
 """
