@@ -7,7 +7,7 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._count_than_row import read_count_than_row
+from tools._claim_compare import read_count_than_row
 from tools._table_ops_model import Program
 from tools._table_program import run_sampled
 

@@ -45,7 +45,7 @@ def test_other_phrasings(question, answer):
 
 
 @pytest.mark.parametrize("question, raw", [
-    # a count of rows beyond a named row's value is another question (tools._count_than_row)
+    # a count of rows beyond a named row's value is another question (tools._claim_compare)
     ("How many clinics see more patients per week than Elm Park?", written([], fn="count")),
     # the second row is not named
     ("How many more patients per week does Riverbend see than the average clinic?", written([], fn="value")),

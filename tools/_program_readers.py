@@ -20,7 +20,8 @@ from typing import Literal
 from tools._cells import TypedTable
 from tools._claim_changes import read_across_years, read_arm_comparison, read_base_row, read_change, \
     read_change_column, read_column_against, read_column_change
-from tools._claim_compare import read_compared_row
+from tools._claim_compare import read_compared_row, read_count_than_row, read_named_value_row, read_others_combined, \
+    read_self_filtered_every
 from tools._claim_counts import read_counted_column
 from tools._claim_fractions import read_fraction_of_rows, read_share_of_total, read_stated_fraction
 from tools._claim_grounding import read_combined, read_every_filter, read_named_row_every, read_own_row, \
@@ -28,11 +29,7 @@ from tools._claim_grounding import read_combined, read_every_filter, read_named_
 from tools._claim_joint_rows import read_each_as_extreme
 from tools._claim_multiples import read_multiplier, read_ratio_multiple
 from tools._claim_negated import read_negated_existence, read_no_value
-from tools._claim_others import read_others_combined
-from tools._claim_self_filter import read_self_filtered_every
 from tools._claim_significance import add_significance_filter
-from tools._claim_value_row import read_named_value_row
-from tools._count_than_row import read_count_than_row
 from tools._grounding import expected_answer, read_whole_table_extreme, yes_no_asked
 from tools._interval_claims import read_interval_inclusion, read_interval_question
 from tools._numbered_kind import add_numbered_kind

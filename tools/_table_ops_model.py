@@ -82,7 +82,7 @@ class Check(BaseModel):
                              "group: with the same sum or mean over the rows whose ``group_column`` is ``value``.")
     value: str = Field(max_length=VALUE_MAX_CHARS)
     # with against="group": the column whose value ``value`` selects the other group ("South's beds in total are more
-    # than East's": Region). Set by code (tools._compared_groups); no grammar offers it.
+    # than East's": Region). Set by code (tools._claim_compare); no grammar offers it.
     group_column: str | None = None
     # with against="rows": the rows whose values a claim adds up ("than Utrecht and Bergen combined")
     rows: list[str] = Field(default_factory=list, max_length=MAX_FILTERS + 2)
@@ -174,5 +174,5 @@ class Execution:
     check_text: str = ""
     steps: list[str] = field(default_factory=list)
     # A filter's bound that code read from a row the question names, as the reason states it: "Beds > 310,
-    # Riverside General's Beds" (tools._count_than_row.cite_compared_row).
+    # Riverside General's Beds" (tools._claim_compare.cite_compared_row).
     bounds: list[str] = field(default_factory=list)

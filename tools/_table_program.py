@@ -39,11 +39,9 @@ from tools._cells import TypedTable, cell_number, display_cell, format_value, is
 from tools._claim_categories import restricted_to_category
 from tools._claim_grounding import check_stated, copied_beside_stated
 from tools._claim_changes import than_years
-from tools._compared_groups import compared_groups
-from tools._compared_rows import compared_rows
+from tools._claim_compare import cite_compared_row, compared_groups, compared_rows, counts_of_compared_row
 from tools._question_rules import cite_shared_row, extreme_by_words, one_of_several, other_column_ranked, yes_or_no
 from tools._claim_joint_rows import read_joint_rows
-from tools._count_than_row import cite_compared_row, counts_of_compared_row
 from tools._question_dates import leaves_out_stated_date
 from tools._interval_claims import interval_notes
 from tools._program_readers import Kind, header_of, readers_for
@@ -391,9 +389,9 @@ def decided_by_form(typed: TypedTable, kind: Kind, text: str) -> _Sampled | None
 
     A question: :func:`settled_by_form` (found as a new user: 5 of 5 identical programs after 80-100 s of sampling
     for "Which results are outside their reference range?"). A claim: "A … colder than B", one row before the
-    comparative, one after "than", one column named (tools._compared_rows; found as a new user: the sampled
+    comparative, one after "than", one column named (tools._claim_compare; found as a new user: the sampled
     programs compared rows the claim never names, or wrote tautologies), or two groups' totals or means
-    (tools._compared_groups)."""
+    (tools._claim_compare)."""
     if kind == "question":
         return settled_by_form(typed, text)
     words = compared_rows(typed, text) or compared_groups(typed, text)
