@@ -14,7 +14,7 @@ from kb.tables import Table
 from tools._cells import TypedTable, cell_number, names_iso_month, norm_text, text_words
 from tools._claim_fractions import fraction_of_rows
 from tools._grounding import column_named, value_grounded
-from tools._interval_claims import interval_claim
+from tools._intervals import interval_claim
 from tools._question_dates import stated_days
 from tools._table_checks import row_names
 from tools._table_ops import execute, selected_rows
@@ -312,7 +312,7 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed
     flag = typed is not None and names_flag(typed, RowFilter(column=program.column, op="=", value=chk.value), claim)
     # "more than half of the hospitals": the count it is checked against is the claim's fraction of the rows
     share = typed is not None and program.fn == "count" and fraction_of_rows(claim, typed) is not None
-    # "the CI for women excludes 1": a count of the intervals holding 1, checked against none (tools._interval_claims)
+    # "the CI for women excludes 1": a count of the intervals holding 1, checked against none (tools._intervals)
     interval = program.fn == "count" and interval_claim(claim)
     # "Smilodon fatalis was found in North America": its row among those in North America, at least once
     # (tools._claim_grounding); none there refutes the claim

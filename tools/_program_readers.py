@@ -31,7 +31,7 @@ from tools._claim_multiples import read_multiplier, read_ratio_multiple
 from tools._claim_negated import read_negated_existence, read_no_value
 from tools._claim_significance import add_significance_filter
 from tools._grounding import expected_answer, read_whole_table_extreme, yes_no_asked
-from tools._interval_claims import read_interval_inclusion, read_interval_question
+from tools._intervals import read_interval_inclusion, read_interval_question, read_possible_bound
 from tools._numbered_kind import add_numbered_kind
 from tools._question_counts import read_frequency, read_frequency_of_measure, read_group_mean, read_median, read_rate, \
     read_ratio, read_rows_per_value, read_share, read_share_of_all, read_share_of_rows
@@ -40,7 +40,6 @@ from tools._question_rules import count_choice, drop_named_row, read_as_asked, r
     read_direction, read_distinct, read_group_total, read_named_difference, read_neighbour, read_ordinal, \
     read_position, read_rank_order, read_rows_asked, read_same_as_row, read_threshold_list, read_top_rows, \
     read_total_asked, read_year_asked
-from tools._range_possibility import read_possible_bound
 from tools._table_ops_model import Program
 from tools._table_shape import add_stated_flag, read_stated_percent
 from tools._value_in_range import read_range_question

@@ -103,7 +103,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
             continue
         wanted = cell_number(f.value)
         kept = []
-        alt = f.alternative  # "an interval excluding 1": lower bound > 1 or upper bound < 1 (tools._interval_claims)
+        alt = f.alternative  # "an interval excluding 1": lower bound > 1 or upper bound < 1 (tools._intervals)
         if alt is not None:
             filter_cols.append(column_index(typed, alt.column, "filter column"))
         for r in rows:

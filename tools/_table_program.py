@@ -43,7 +43,7 @@ from tools._claim_compare import cite_compared_row, compared_groups, compared_ro
 from tools._question_rules import cite_shared_row, extreme_by_words, one_of_several, other_column_ranked, yes_or_no
 from tools._claim_joint_rows import read_joint_rows
 from tools._question_dates import leaves_out_stated_date
-from tools._interval_claims import interval_notes
+from tools._intervals import interval_notes
 from tools._program_readers import Kind, header_of, readers_for
 from tools._question_counts import asks_share
 from tools._table_shape import ShapedTable, describe, ratio_as_percent, read_written_share, shape_for_programs

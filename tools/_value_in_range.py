@@ -23,7 +23,7 @@ from kb.table_model import Table
 from tools._cells import TypedTable
 from tools._claim_trend import TrendCheck
 from tools._grounding import column_named, row_stated, yes_no_asked
-from tools._interval_claims import bound_pairs
+from tools._intervals import bound_pairs
 from tools._table_ops_model import VALUE_MAX_CHARS, Program, RowFilter
 from tools._table_shape import interval_bounds, interval_columns
 

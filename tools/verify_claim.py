@@ -35,7 +35,7 @@ from kb.tables import Table
 from tools._grounding import yes_no_asked
 from tools._claim_conjuncts import conjuncts
 from tools._claim_negation import positive_form, turned_round
-from tools._coverage import NEI_COVERAGE, claim_coverage
+from tools._intervals import NEI_COVERAGE, claim_coverage
 from tools.registry import ToolContext, ToolError, tool
 from tools.rules import REGISTRY as RULES, parse_off, settle
 from tools._table_llm import (
