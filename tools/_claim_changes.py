@@ -175,7 +175,7 @@ def _by_amount(program: Program, typed: TypedTable, claim: str) -> Program | Non
 
 
 def read_change(program: Program, typed: TypedTable, claim: str) -> Program:
-    """The program the claim's "rose/fell from A to B" states (module docstring); any other claim as written."""
+    """The program the claim's "rose/fell from A to B" states (section comment); any other claim as written."""
     m = _CHANGE.search(claim)
     label = typed.label_col
     if program.check is None or not label:
@@ -274,7 +274,7 @@ def change_column_for(typed: TypedTable, claim: str) -> str | None:
 
 
 def read_change_column(program: Program, typed: TypedTable, claim: str) -> Program:
-    """The named row's change compared with zero in the claim's direction (module docstring); any other claim
+    """The named row's change compared with zero in the claim's direction (section comment); any other claim
     as written."""
     said = stated_direction(claim)
     if said is None or program.check is None or year_pair(typed, claim) is not None:
@@ -365,7 +365,7 @@ def spanned_columns(typed: TypedTable, question: str) -> tuple[str, str] | None:
 
 
 def read_column_change(program: Program, typed: TypedTable, question: str) -> Program:
-    """The program the question's change between two columns asks for (module docstring); any other as written."""
+    """The program the question's change between two columns asks for (section comment); any other as written."""
     span = spanned_columns(typed, question)
     label = typed.label_col
     if span is None:
@@ -476,7 +476,7 @@ def _written_at(phrase: list[str], words: list[str]) -> int | None:
 
 def arm_columns(typed: TypedTable, claim: str, read: str = "") -> tuple[str, str] | None:
     """(the first-named group's column, the second's), identifiers of two numeric columns the claim compares
-    within one row, or None (module docstring). ``read``: the column the program read, which picks the measure
+    within one row, or None (section comment). ``read``: the column the program read, which picks the measure
     when the claim's words do not."""
     words = _tokens(claim)
     label = typed.label_col
@@ -565,7 +565,7 @@ def arms_compared(typed: TypedTable, text: str) -> tuple[str, str, str] | None:
 
 
 def _stated_comparison(claim: str) -> tuple[str, float | None, float] | None:
-    """(op, factor, relative tolerance) of the first group against the second, or None (module docstring)."""
+    """(op, factor, relative tolerance) of the first group against the second, or None (section comment)."""
     m = _SCALED.search(claim)
     if m:
         factor = _VERB_FACTOR[m.group("verb").lower()]
@@ -586,7 +586,7 @@ def _stated_comparison(claim: str) -> tuple[str, float | None, float] | None:
 
 
 def read_arm_comparison(program: Program, typed: TypedTable, claim: str) -> Program:
-    """``program`` read as the claim's comparison of two column groups within one row (module docstring)."""
+    """``program`` read as the claim's comparison of two column groups within one row (section comment)."""
     label = typed.label_col
     if not label:
         return program
@@ -690,7 +690,7 @@ def _same_scale(columns: list, against) -> list:
 
 
 def read_column_against(program: Program, typed: TypedTable, question: str) -> Program:
-    """``program`` as the rows whose one named column stands to another as the question asks (module docstring)."""
+    """``program`` as the rows whose one named column stands to another as the question asks (section comment)."""
     label = typed.label_col
     if not label:
         return program
@@ -804,8 +804,8 @@ def _columns_asked(group: dict[tuple[int, int], str], question: str) -> list[str
 
 
 def read_across_years(program: Program, typed: TypedTable, question: str) -> Program:
-    """``program`` as one row's aggregate across a measure's year columns, when the question asks for one (module
-    docstring); else unchanged."""
+    """``program`` as one row's aggregate across a measure's year columns, when the question asks for one (section
+    comment); else unchanged."""
     fn = _fn_asked(question) if not _NOT_ACROSS.search(_YEAR_SPAN.sub(" ", question)) else None  # "over 2019 to 2022"
     label = typed.label_col
     if fn is None or not label or program.check is not None:
@@ -884,7 +884,7 @@ def base_cell(value: str, cells: list[str], text: str) -> str | None:
 
 def read_base_row(program: Program, typed: TypedTable, text: str) -> Program:
     """``program`` with each '=' filter on a text column, and a check against a named row, read as the base row
-    when the text does not write the variant's qualifier (module docstring)."""
+    when the text does not write the variant's qualifier (section comment)."""
     def to_base(f: RowFilter, values: list[str]) -> RowFilter | None:
         base = base_cell(f.value, values, text)
         return RowFilter(column=f.column, op="=", value=base) if base else None

@@ -243,7 +243,7 @@ def numbers_column_named(typed: TypedTable, claim: str) -> str | None:
 
 
 def _column_compared(typed: TypedTable, claim: str, a: int, b: int) -> str | None:
-    """The identifier of the one column of numbers the claim names (module docstring), or None."""
+    """The identifier of the one column of numbers the claim names (section comment), or None."""
     named = _numbers_columns_named(typed, claim)
     plain = [col for col in named if not col.name.endswith((LOWER_BOUND, UPPER_BOUND))]
     if len(plain) == 1:
@@ -280,7 +280,7 @@ _TOGETHER = re.compile(r"\b(?:combined|together|total|sum|average|mean|put toget
 
 def compared_rows(typed: TypedTable, claim: str) -> WordsProgram | None:
     """The program of "<row A> … <comparative> … than <row B> [and <row C> …]", or None when the claim is not that
-    plain (module docstring). Against several rows the claim holds when it holds against the most demanding one (the
+    plain (section comment). Against several rows the claim holds when it holds against the most demanding one (the
     largest for "more", the smallest for "fewer"), so that row is the one compared, and the note says why."""
     label = typed.label_col
     claim = than_form(claim)
@@ -372,7 +372,7 @@ def _groups_written(typed: TypedTable, text: str) -> set[tuple[str, str]]:
 
 def compared_groups(typed: TypedTable, claim: str) -> WordsProgram | None:
     """The program of "<group A> … <comparative> … in total/on average … than <group B>", or None when the claim is
-    not that plain (module docstring)."""
+    not that plain (section comment)."""
     claim = than_form(claim)
     comparisons = stated_comparisons(claim)
     fn = "sum" if _TOTAL.search(claim) else "avg" if _MEAN.search(claim) else None
@@ -532,7 +532,7 @@ _OTHERS = re.compile(r"\b(?:(?P<up>more|greater|higher|larger|bigger)|(?P<down>f
 
 def read_others_combined(program: Program, typed: TypedTable, claim: str) -> Program:
     """``program`` as "the others' sum, compared with the named row" where the claim sets a row against the rest
-    of its group combined (module docstring); otherwise as written."""
+    of its group combined (section comment); otherwise as written."""
     m = _OTHERS.search(claim)
     chk = program.check
     label = typed.label_col
@@ -694,7 +694,7 @@ def rows_named(typed: TypedTable, claim: str, among: list[int]) -> dict[int, int
 
 def read_named_value_row(program: Program, typed: TypedTable, claim: str) -> Program:
     """``program`` with a filter on the one row the claim names, when it checks a value over several rows holding
-    different values (module docstring); otherwise as it is."""
+    different values (section comment); otherwise as it is."""
     chk = program.check
     if chk is None or program.across or len(program.filters) >= MAX_FILTERS:
         return program

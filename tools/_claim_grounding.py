@@ -43,7 +43,7 @@ _QUANTIFIED = re.compile(r"\b(?:every|all|each|only|alone|sole|solely|exclusivel
 
 
 def read_named_row_every(program: Program, typed: TypedTable, claim: str) -> Program:
-    """``program`` as a count of the named row meeting its filters (module docstring), or as it is."""
+    """``program`` as a count of the named row meeting its filters (section comment), or as it is."""
     chk = program.check
     label = typed.label_col
     if program.fn not in ("every", "only") or chk is None or chk.against != "value" or chk.op not in ("=", "contains") \
@@ -285,7 +285,7 @@ def copied_beside_stated(runs: list[tuple[Program, Execution, bool]], claim: str
     Found by CI: "Ontario had 530 cases of measles in 2008" was Supported by one program that checked "= 53"
     (Ontario's cell, which the model copied from the table into its check) while the other four had not run. A check
     of the table's own value against itself holds whatever the claim says. Holding every supporting check to the
-    claim's numbers was measured and dropped (the module's docstring); so was holding, beside a program that checks
+    claim's numbers was measured and dropped (the section comment); so was holding, beside a program that checks
     the claim's number, every check of a number the claim does not state (TabFact's test replay: 3 gained, 3 lost
     and 5 more split, since "Region 1" and "pick 24" state numbers that are names).
     """
@@ -307,7 +307,7 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed
     """Why this claim program must not vote, or ``""``."""
     chk = program.check
     if chk is None or chk.against != "value" or ex.truth:
-        return ""  # only a refutation is held to the claim's own values (see the module's docstring)
+        return ""  # only a refutation is held to the claim's own values (see the section comment)
     # "Is Sweden a net importer?" states the 'Yes' of the column Net importer by naming it (found as a new user)
     flag = typed is not None and names_flag(typed, RowFilter(column=program.column, op="=", value=chk.value), claim)
     # "more than half of the hospitals": the count it is checked against is the claim's fraction of the rows

@@ -43,13 +43,13 @@ _TWO_COMPARISONS = re.compile(
 
 
 def conjuncts(claim: str) -> list[str]:
-    """The two claims a claim of two superlatives, or of two comparisons, of one row makes (module docstring),
+    """The two claims a claim of two superlatives, or of two comparisons, of one row makes (section comment),
     else []."""
     m = _TWO_SUPERLATIVES.match(claim)
     if m is not None:
         row, verb = m.group("row").strip(), m.group("verb")
         # "… the most cases but not the most deaths": the second part negated, which its check turns round
-        # (tools._claim_negation; found as a new user: the programs checked the cases alone)
+        # (the negation below; found as a new user: the programs checked the cases alone)
         second = f"{row} {verb} {'not ' if m.group('neg') else ''}the {m.group('second').strip()}."
         return [f"{row} {verb} the {m.group('first').strip()}.", second]
     m = _TWO_COMPARISONS.match(claim)
@@ -95,7 +95,7 @@ MAX_SUBJECT_WORDS = 8
 
 
 def positive_form(claim: str, cells: Iterable[str] = ()) -> str | None:
-    """The claim without the negation of its main verb (module docstring), or None when it has no such plain
+    """The claim without the negation of its main verb (section comment), or None when it has no such plain
     negation. ``cells``: the table's text cells, which a negated phrase must not be one of."""
     found = list(_NEGATION.finditer(claim))
     if len(found) != 1:

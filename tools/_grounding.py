@@ -71,7 +71,7 @@ def question_numbers(question: str) -> set[float]:
 
 
 def value_grounded(value: str, question: str, numbers: set[float] | None = None) -> bool:
-    """Whether a filter's ``value`` is something ``question`` states (module docstring)."""
+    """Whether a filter's ``value`` is something ``question`` states (section comment)."""
     numbers = question_numbers(question) if numbers is None else numbers
     n = cell_number(value)
     if n is not None:
@@ -566,7 +566,7 @@ def says_whole_table(claim: str) -> bool:
 
 def read_whole_table_extreme(program: Program, typed: TypedTable, claim: str) -> Program:
     """``program`` without the filters whose value the claim does not state, when it computes an extreme and the
-    claim's superlative ranges over the whole table (module docstring); otherwise as it is."""
+    claim's superlative ranges over the whole table (section comment); otherwise as it is."""
     if program.fn not in _EXTREMES or not program.filters or not says_whole_table(claim):
         return program
     kept = [f for f in program.filters if f.than_column or value_grounded(f.value, claim)]

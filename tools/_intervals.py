@@ -117,8 +117,8 @@ def _excluding(holding: list[RowFilter]) -> list[RowFilter]:
 
 
 def read_interval_inclusion(program: Program, typed: TypedTable, claim: str) -> Program:
-    """The claim's "includes / excludes N" as the count of the selected row's intervals holding N (module
-    docstring); any other program as written."""
+    """The claim's "includes / excludes N" as the count of the selected row's intervals holding N (section
+    comment); any other program as written."""
     read = _holding(program, typed, claim)
     if read is None:
         return program
@@ -196,7 +196,7 @@ def _bound(typed, ident: str, op: str, pairs: dict[str, tuple[str, str]]) -> str
 
 def read_possible_bound(program: Program, typed, text: str) -> Program:
     """``program`` with each order on a range column of text read on the bound the text's "can" points to
-    (module docstring); unchanged when the text asks no possibility or the table has no such column."""
+    (section comment); unchanged when the text asks no possibility or the table has no such column."""
     if not asks_possibility(text):
         return program
     pairs = {header: (lower, upper) for header, lower, upper in bound_pairs(typed)}

@@ -313,7 +313,7 @@ def _confidence(scores: dict[str, OptionScore], choice: str) -> float:
 
 
 async def choose_by_likelihood(llm, question: str, options: dict[str, str], evidence: list[Evidence]) -> MCResult:
-    """Pick the option the facts make likeliest (module docstring) and cite the facts that raise it.
+    """Pick the option the facts make likeliest (section comment) and cite the facts that raise it.
 
     Parameters
     ----------

@@ -159,7 +159,7 @@ def rows_bound(typed: TypedTable, question: str) -> tuple[str, int, str] | None:
 
 
 def read_rows_per_value(program: Program, typed: TypedTable, question: str) -> Program:
-    """The values of the asked column held by more rows than the question's bound (module docstring); any other
+    """The values of the asked column held by more rows than the question's bound (section comment); any other
     program as written."""
     bound = rows_bound(typed, question)
     if bound is None:
@@ -439,7 +439,7 @@ def _at_least(typed: TypedTable, big: int, small: int) -> bool:
 
 
 def population(typed: TypedTable, c: int) -> int | None:
-    """The column that holds column ``c``'s population (module docstring), or None."""
+    """The column that holds column ``c``'s population (section comment), or None."""
     bigger = [col.index for col in typed.columns
               if col.index != c and col.numeric and _holds_counts(typed, col.index) and _at_least(typed, col.index, c)]
     whole = [b for b in bigger if all(b == o or _at_least(typed, b, o) for o in bigger)]
@@ -475,7 +475,7 @@ _ONE_ROW_READS = ("value", "avg", "sum", "min", "max")
 
 def read_rate(program: Program, typed: TypedTable, message: str, *, one_row: bool = False) -> Program:
     """The program's extreme over a count the message calls a rate runs over that count per its population
-    (module docstring); any other program as written.
+    (section comment); any other program as written.
 
     ``one_row`` (questions): a value read from the one row a filter names is that row's rate, as the largest over
     that row ("What was the event rate in the placebo arm?" answered 61, the events; found as a new user over a
@@ -596,7 +596,7 @@ _ROW_NOUNS = {"rows", "records", "entries", "items", "lines"}
 
 
 def read_share_of_rows(program: Program, typed: TypedTable, question: str) -> Program:
-    """The share of the rows the program's filters keep, when the question asks it (module docstring)."""
+    """The share of the rows the program's filters keep, when the question asks it (section comment)."""
     m = _WHAT_SHARE_OF.search(question)
     label = typed.label_col
     if m is None or not label or not program.filters:

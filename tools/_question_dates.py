@@ -132,7 +132,7 @@ _ORDER = ("<", "<=", ">", ">=")
 
 
 def read_stated_year(program: Program, typed: TypedTable, text: str) -> Program:
-    """``program`` with each date filter the text only gives the year of read as that year (module docstring)."""
+    """``program`` with each date filter the text only gives the year of read as that year (section comment)."""
     changed = False
     filters = []
     for f in program.filters:
@@ -218,7 +218,7 @@ def date_span(typed: TypedTable) -> tuple[str, str] | None:
 
 
 def read_duration(program: Program, typed: TypedTable, text: str) -> Program:
-    """The program the duration the text asks about needs (module docstring); any other as written."""
+    """The program the duration the text asks about needs (section comment); any other as written."""
     if not _DURATION.search(text) or program.per_column or program.minus_column:
         return program
     span = date_span(typed)

@@ -743,7 +743,7 @@ def _names_a_cell(typed: TypedTable, question: str) -> bool:
 
 def extreme_by_words(typed: TypedTable, question: str) -> dict | None:
     """The raw program (as the model would write it) of "which <row> has the (nth) <most> <column>?", or None
-    when the question is not that plain (module docstring)."""
+    when the question is not that plain (section comment)."""
     if not typed.label_col or not _asks_for_a_row(typed, question):
         return None
     ups, downs = extreme_directions(question.replace("-", " "))  # "second-highest"
@@ -823,7 +823,7 @@ def _measure(program: Program, typed: TypedTable) -> str | None:
 
 
 def read_top_rows(program: Program, typed: TypedTable, question: str) -> Program:
-    """The rows among the ``n`` largest (smallest) of the column the program ranks by (module docstring), the
+    """The rows among the ``n`` largest (smallest) of the column the program ranks by (section comment), the
     model's own filters on that column dropped (its guesses at the cut-off); any other program as written."""
     asked = top_asked(question)
     if asked is None or not typed.label_col:
@@ -873,7 +873,7 @@ _READS_ONE_NUMBER = ("difference", "value", "sum", "max", "min")
 
 
 def read_named_difference(program: Program, typed: TypedTable, question: str) -> Program:
-    """The difference between the row stated before "than" and the row stated after it (module docstring)."""
+    """The difference between the row stated before "than" and the row stated after it (section comment)."""
     m = _HOW_MANY_MORE.search(question)
     measure = m.group("first") if m else ""
     if m is None and (m := _DIFFERENCE_BETWEEN.search(question)) is not None:

@@ -232,7 +232,7 @@ class ShapedTable:
 
 
 def shape_for_programs(table: Table) -> ShapedTable:
-    """The reshaped table (or the table itself) with its cell map; see the module docstring."""
+    """The reshaped table (or the table itself) with its cell map; see the section comment."""
     shaped = _reshaped(table)
     bounded = with_bounds(shaped.table)
     if bounded is None:
@@ -441,7 +441,7 @@ def _negated(message: str, header: str) -> bool | None:
 
 
 def add_stated_flag(program: Program, typed: TypedTable, message: str, *, yes_no: bool = False) -> Program:
-    """Keep the rows that have the yes/no property the message names (module docstring); the program as written
+    """Keep the rows that have the yes/no property the message names (section comment); the program as written
     when the message names no such column, the program already filters on it, or reads it as its value (unless
     the question is answered yes or no: "Is Germany a net importer?" is whether Germany's row has it)."""
     for col in typed.columns:

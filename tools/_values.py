@@ -135,7 +135,7 @@ def stated_cells(typed: TypedTable, question: str) -> dict[str, set[str]]:
 
 
 def add_stated_value(program: Program, typed: TypedTable, question: str) -> Program:
-    """The count (or sum, average, extreme) of the rows whose cell the question writes (module docstring); any
+    """The count (or sum, average, extreme) of the rows whose cell the question writes (section comment); any
     other program as written."""
     if program.fn not in _OVER_ROWS or program.filters:
         return program
@@ -195,7 +195,7 @@ def rough_numbers(claim: str) -> set[float]:
 
 def read_rough_value(program: Program, typed: TypedTable, claim: str) -> Program:
     """``program`` with its equality check against a number the claim writes as rough held within
-    :data:`ROUGH_SHARE` of it (module docstring); other programs as written."""
+    :data:`ROUGH_SHARE` of it (section comment); other programs as written."""
     chk = program.check
     if chk is None or chk.against != "value" or chk.op not in ("=", "!=") or chk.relative_tolerance \
             or chk.factor is not None:
@@ -269,7 +269,7 @@ def rewrite_text_filters(program: Program, typed: TypedTable, op: str,
 
 
 def widen_partial_value(program: Program, typed: TypedTable, text: str) -> Program:
-    """``program`` with each such filter read as "contains" its written words (module docstring)."""
+    """``program`` with each such filter read as "contains" its written words (section comment)."""
     def widen(f: RowFilter, values: list[str]) -> RowFilter | None:
         part = norm_text(f.value) if words_match(text, f.value) else _written_part(f.value, text)
         named = [v for v in {norm_text(v) for v in values} if part and _holds(v, part)]
@@ -287,7 +287,7 @@ def _writes_words(text: str, cell: str) -> bool:
 
 def narrow_to_written_value(program: Program, typed: TypedTable, text: str) -> Program:
     """``program`` with a "contains" filter that holds several cells read as "=" the one of them the text writes
-    whole, with more words than the filter's (module docstring)."""
+    whole, with more words than the filter's (section comment)."""
     def narrow(f: RowFilter, values: list[str]) -> RowFilter | None:
         part = norm_text(f.value)
         cells = {norm_text(v): v for v in values}
@@ -315,7 +315,7 @@ _INCLUSIVE = {">": ">=", "<": "<="}
 
 
 def read_inclusive_range(program: Program, typed: TypedTable, question: str) -> Program:
-    """The program with its two stated bounds on one column of dates or years made inclusive (module docstring)."""
+    """The program with its two stated bounds on one column of dates or years made inclusive (section comment)."""
     if not _RANGE.search(question):
         return program
     bounds = [f for f in program.filters if f.op in (">", ">=", "<", "<=")]
