@@ -47,7 +47,7 @@ MUTANTS = [
     Mutant("judge-kg", "the same broken judge, under the real-model KG question",
            *_JUDGE_UNUSABLE, ("tests/test_kg_e2e.py",)),
     Mutant("likelihood-prior", "the multiple-choice likelihood decider forgets each option's prior (raw likelihood)",
-           "tools/_mc_likelihood.py", "        return self.with_facts - self.prior", "        return self.with_facts",
+           "tools/_mc.py", "        return self.with_facts - self.prior", "        return self.with_facts",
            ("tests/test_mc_likelihood.py::test_the_option_the_evidence_raises_most_wins_over_the_likeliest_word",)),
     Mutant("gat", "the GAT is never trained (its node scores stay the untrained ones)",
            "tools/_gat.py", "    for _ in range(epochs):", "    for _ in range(0):",

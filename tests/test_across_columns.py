@@ -1,4 +1,4 @@
-"""One row's values across a measure's year columns (tools/_across_columns.py, tools/_row_across.py); found as a new
+"""One row's values across a measure's year columns (tools/_claim_changes.py, tools/_row_across.py); found as a new
 user over a wide coverage table: "What was Nigeria's average coverage over 2019 to 2022?" was answered 62, the mean
 of one year's column over Nigeria's one row."""
 
@@ -8,12 +8,12 @@ import pytest
 
 from kb.tables import Table
 from tests.test_table_program import llm_for, scripted
-from tools._across_columns import read_across_years
 from tools._cells import TypedTable
-from tools._table_describe import describe
+from tools._claim_changes import read_across_years
 from tools._table_ops import execute
 from tools._table_ops_model import Program, ProgramError
 from tools._table_program import solve
+from tools._table_shape import describe
 
 COVERAGE = Table(name="coverage", title="", columns=["Country", "2019", "2020", "2021", "2022"], rows=[
     ["Brazil", "73%", "67%", "68%", "77%"], ["India", "91%", "85%", "85%", "93%"],

@@ -1,4 +1,4 @@
-"""Medians, and averages per group (tools._averages), found as a new user over a table of foods."""
+"""Medians, and averages per group (tools._question_counts), found as a new user over a table of foods."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import pytest
 
 from tools.lang.routing import score_table
 from kb.tables import Table
-from tools._averages import read_group_mean, read_median
 from tools._cells import TypedTable
-from tools._table_describe import describe
+from tools._question_counts import read_group_mean, read_median
 from tools._table_ops import execute
 from tools._table_ops_model import Check, Program, RowFilter
+from tools._table_shape import describe
 
 FOODS = Table(name="foods", title="foods", columns=["Food", "Calories (kcal/100g)", "Sugar (g)", "Category"], rows=[
     ["Apple", "52", "10.4", "Fruit"], ["Banana", "89", "12.2", "Fruit"], ["Chicken breast", "165", "0.0", "Meat"],

@@ -1,4 +1,4 @@
-"""A row named by its base name when the model picked a variant of it (tools/_base_row.py), and bold cells read as
+"""A row named by its base name when the model picked a variant of it (tools/_claim_changes.py), and bold cells read as
 numbers; both found as a new user on a results table pasted from a paper."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from kb.tables import Table
-from tools._base_row import base_cell
 from tools._cells import TypedTable
+from tools._claim_changes import base_cell
 from tools._table_program import run_sampled
 
 RESULTS = Table(name="results", title="", columns=["Model", "Params (M)", "SST-2 Acc.", "MNLI-m Acc.", "Avg."], rows=[

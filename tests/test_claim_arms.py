@@ -1,4 +1,4 @@
-"""A claim comparing two groups of columns in one row (tools/_claim_arms.py); found as a new user on a trial's
+"""A claim comparing two groups of columns in one row (tools/_claim_changes.py); found as a new user on a trial's
 outcome table with a two-row header."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import pytest
 
 from kb.tables import Table, load_table
 from tools._cells import TypedTable
-from tools._claim_arms import arm_columns
-from tools._table_describe import describe
+from tools._claim_changes import arm_columns
 from tools._table_program import run_sampled
+from tools._table_shape import describe
 
 OUTCOMES = Table(name="trial", title="", columns=[
     "Outcome", "Drug A (n=412) Events", "Drug A (n=412) %", "Placebo (n=405) Events", "Placebo (n=405) %"], rows=[

@@ -7,10 +7,10 @@ import pytest
 from kb.tables import Table
 from tools._cells import TypedTable
 from tools._claim_categories import ignored_category_blocker, named_categories, restricted_to_category
-from tools._table_describe import describe
 from tools._table_ops import execute
 from tools._table_ops_model import Program, RowFilter
 from tools._table_program import ProgramOutcome, decide, run_sampled
+from tools._table_shape import describe
 
 VACCINES = Table(name="vaccines", title="Vaccine efficacy",
                  columns=["Vaccine", "Developer", "Platform", "Participants", "Efficacy (%)", "Doses"], rows=[

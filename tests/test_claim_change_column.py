@@ -1,4 +1,4 @@
-"""Claims that something rose or fell, read from a column of changes (tools/_claim_change_column.py); found as a
+"""Claims that something rose or fell, read from a column of changes (tools/_claim_changes.py); found as a
 new user over an antibiotic-resistance table whose "Change since 2019 (pp)" no program read."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._change_words import change_columns, stated_direction
-from tools._claim_change_column import read_change_column
+from tools._claim_changes import read_change_column
+from tools._claim_grounding import change_columns, stated_direction
 from tools._table_ops import execute
 from tools._table_ops_model import Program
 from tools._table_program import run_sampled

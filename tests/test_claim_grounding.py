@@ -414,7 +414,7 @@ SITES = Table(name="sites", title="Sites", columns=["Site", "Enrolled", "Target"
 ])
 def test_a_row_compared_with_itself_is_read_as_two_columns_of_that_row(claim, op, truth):
     from tools._claim_grounding import read_own_row
-    from tools._table_describe import describe
+    from tools._table_shape import describe
 
     typed = TypedTable.build(SITES)
     site = claim.split()[4] if claim.startswith("Is it") else claim.split()[0]
@@ -533,7 +533,7 @@ BEDS = Table(name="beds", title="Hospital capacity", columns=["Region", "Hospita
 def test_a_claim_about_two_extremes_checks_that_one_row_holds_both(claim, truth):
     """Found as a new user: the grammar could not say it, and the one program that ran compared invented values."""
     from tools._claim_grounding import read_two_extremes
-    from tools._table_describe import describe
+    from tools._table_shape import describe
 
     typed = TypedTable.build(BEDS)
     written = Program.model_validate({"filters": [{"column": "hospitals", "op": "<", "value": "10"}], "fn": "max",

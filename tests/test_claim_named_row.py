@@ -1,5 +1,5 @@
 """A claim about one named row, written as every/only, is read as that row meeting the filters
-(tools/_claim_named_row.py)."""
+(tools/_claim_grounding.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._claim_named_row import read_named_row_every
+from tools._claim_grounding import read_named_row_every
 from tools._table_ops_model import Program
 from tools._table_program import run_sampled
 

@@ -1,10 +1,10 @@
-"""A row against the rest of its group combined (tools._claim_others)."""
+"""A row against the rest of its group combined (tools._claim_compare)."""
 
 import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._claim_others import read_others_combined
+from tools._claim_compare import read_others_combined
 from tools._table_ops_model import Program
 
 COVERAGE = Table(name="coverage", title="", columns=["Country", "WHO region", "Births (thousands)"], rows=[

@@ -6,7 +6,7 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._claim_self_filter import implies, read_self_filtered_every
+from tools._claim_compare import implies, read_self_filtered_every
 from tools._table_ops import execute
 from tools._table_ops_model import Check, Program, RowFilter
 

@@ -1,4 +1,4 @@
-"""A value claim about one row the program did not filter on: the claim names the row (tools._claim_value_row).
+"""A value claim about one row the program did not filter on: the claim names the row (tools._claim_compare).
 
 Found on PubHealthTab's tuning split: "Septicemia has a 1.4% death rate" was sampled as "all rows → % ALL DEATHS;
 check: result = 1.4%", which cannot run over fifteen different values, and the fallback judge refuted it."""
@@ -11,7 +11,7 @@ from kb.tables import Table
 from tests.test_table_program import llm_for, scripted
 from tests.test_tables_filter import BagOfWordsEmbedder
 from tools._cells import TypedTable
-from tools._claim_value_row import read_named_value_row, rows_named
+from tools._claim_compare import read_named_value_row, rows_named
 from tools._table_ops_model import Program
 from tools._table_program import run_sampled
 from tools._table_shape import shape_for_programs

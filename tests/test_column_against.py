@@ -1,4 +1,4 @@
-"""Questions that compare two columns of each row (tools/_column_against.py); found as a new user on a JSON export
+"""Questions that compare two columns of each row (tools/_claim_changes.py); found as a new user on a JSON export
 of trial sites: "Which sites missed their enrolment target?" named the site with the fewest enrolled."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._column_against import read_column_against
-from tools._table_describe import describe
+from tools._claim_changes import read_column_against
 from tools._table_ops_model import Program
 from tools._table_program import run_sampled
+from tools._table_shape import describe
 
 SITES = Table(name="sites", title="", columns=["Site", "Enrolled", "Target", "Dropouts", "PI since"], rows=[
     ["Leeds", "84", "80", "6", "2019"], ["Lyon", "61", "75", "9", "2021"], ["Porto", "77", "70", "4", "2018"],
@@ -60,7 +60,7 @@ def test_without_a_column_on_the_target_s_scale_nothing_is_guessed():
 
 def test_more_in_one_year_than_in_another_compares_the_measure_s_two_year_columns():
     """Found as a new user: "How many counties had more measles cases in 2024 than in 2023?" counted all 6 rows."""
-    from tools._column_against import read_column_against
+    from tools._claim_changes import read_column_against
     from tools._table_ops import execute
     from tools._table_ops_model import Program
 

@@ -1,10 +1,10 @@
-"""A question about the change between two columns of numbers (tools._column_change, Program.minus_column)."""
+"""A question about the change between two columns of numbers (tools._claim_changes, Program.minus_column)."""
 
 import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._column_change import change_columns, read_column_change
+from tools._claim_changes import read_column_change, spanned_columns
 from tools._table_ops import execute
 from tools._table_ops_model import Program, ProgramError
 
@@ -18,11 +18,12 @@ KENYA = Program.model_validate({"filters": [{"column": "country", "op": "=", "va
 
 def test_the_two_columns_a_question_spans():
     ids = {c.name: c.ident for c in TYPED.columns}
-    assert change_columns(TYPED, "How much did coverage in Kenya change between 2022 and 2023?") == (
+    assert spanned_columns(TYPED, "How much did coverage in Kenya change between 2022 and 2023?") == (
         ids["2022 (%)"], ids["2023 (%)"])
-    assert change_columns(TYPED, "Which country rose the most from 2022 to 2023?") == (ids["2022 (%)"], ids["2023 (%)"])
-    assert change_columns(TYPED, "What was Kenya's coverage in 2023?") is None
-    assert change_columns(TYPED, "How many countries are between Kenya and India?") is None  # rows, not columns
+    assert spanned_columns(TYPED, "Which country rose the most from 2022 to 2023?") == (
+        ids["2022 (%)"], ids["2023 (%)"])
+    assert spanned_columns(TYPED, "What was Kenya's coverage in 2023?") is None
+    assert spanned_columns(TYPED, "How many countries are between Kenya and India?") is None  # rows, not columns
 
 
 def kenya() -> Program:

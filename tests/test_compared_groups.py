@@ -1,4 +1,4 @@
-"""Two groups of rows compared by their totals or means (tools/_compared_groups.py, the "group" check of
+"""Two groups of rows compared by their totals or means (tools/_claim_compare.py, the "group" check of
 tools/_table_checks.py); found as a new user over a hospital-capacity table."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._compared_groups import compared_groups
+from tools._claim_compare import compared_groups
 from tools._table_ops import execute
 from tools._table_ops_model import Program, ProgramError
 from tools._table_program import decided_by_form
@@ -68,7 +68,7 @@ def test_a_group_check_needs_a_sum_or_mean_over_rows_of_its_own():
 
 def test_a_header_inside_a_longer_one_is_not_named_by_it():
     """"ICU beds" writes the header "Beds" too; the claim names the longer one. "beds" alone names "Beds"."""
-    from tools._compared_rows import numbers_column_named
+    from tools._claim_compare import numbers_column_named
 
     assert numbers_column_named(typed(), "St. Anne's has more ICU beds than Kingsway") == "icu_beds"
     assert numbers_column_named(typed(), "St. Anne's has more beds than Kingsway") == "beds"

@@ -1,4 +1,4 @@
-"""A claim comparing two named rows is computed from its words (tools._compared_rows): found as a new user over a
+"""A claim comparing two named rows is computed from its words (tools._claim_compare): found as a new user over a
 vaccines table, "Novavax's vaccine is stored at a colder temperature than Moderna's." was decided by sampled
 programs that compared rows the claim never names or wrote tautologies."""
 
@@ -9,7 +9,7 @@ import pytest
 from kb.tables import Table
 from tests.test_table_program import llm_for
 from tools._cells import TypedTable
-from tools._compared_rows import compared_rows, compared_rows_by_words
+from tools._claim_compare import compared_rows, compared_rows_by_words
 from tools._table_program import run_sampled, solve
 from tools._table_shape import shape_for_programs
 
@@ -244,7 +244,7 @@ COSTS = Table(name="costs", title="", columns=["Drug", "Monthly cost (USD)", "Ge
     ("Sitagliptin is cheap.", None),
 ])
 def test_compared_to_is_read_as_than(claim, written):
-    from tools._compared_rows import than_form
+    from tools._claim_compare import than_form
 
     assert than_form(claim) == (written or claim)
 

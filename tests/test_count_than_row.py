@@ -7,7 +7,7 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._count_than_row import read_count_than_row
+from tools._claim_compare import read_count_than_row
 from tools._table_ops_model import Program
 from tools._table_program import run_sampled
 
@@ -89,7 +89,7 @@ def test_left_as_written_when_the_form_does_not_settle_it(question, program):
     ("how many schools have an intake of more than 950?", "951", False),
 ])
 def test_a_bound_that_is_the_named_rows_value_is_stated_by_the_question(question, value, grounded):
-    from tools._question_grounding import grounding
+    from tools._grounding import grounding
 
     program = Program.model_validate({"filters": [{"column": "intake", "op": ">", "value": value}],
                                       "fn": "count", "column": "name"})

@@ -11,17 +11,15 @@ from pydantic import ValidationError
 
 from kb.tables import Table
 from tests.test_table_program import is_program, llm_for, scripted
-from tools._cell_compare import compare, iso_month_match
-from tools._cells import TypedTable
+from tools._cells import DAY, MONTH, YEAR, TypedTable, compare, compare_dates, iso_month_match, parse_date
 from tools._claim_counts import quantity_count_blocker
 from tools._claim_significance import add_significance_filter
-from tools._date_rules import read_stated_year
-from tools._dates import DAY, MONTH, YEAR, compare_dates, parse_date
-from tools._table_describe import describe
+from tools._question_dates import read_stated_year
 from tools._table_grammar import typed_program_schema
 from tools._table_ops import execute
 from tools._table_ops_model import Program, ProgramError
 from tools._table_program import run_sampled, solve
+from tools._table_shape import describe
 
 STUDIES = Table(name="studies", title="Trials", columns=["Study", "Published", "Participants", "P value"], rows=[
     ["ALPHA-1", "2019-03-14", "1,204", "<0.001"],

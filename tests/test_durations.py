@@ -1,4 +1,4 @@
-"""How long a row lasted, over a start and an end column of dates (tools._durations; found as a new user with a
+"""How long a row lasted, over a start and an end column of dates (tools._question_dates; found as a new user with a
 TSV of vaccination campaigns: "Which campaign lasted the longest?" answered the one that ended last)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._durations import date_span, stated_days
+from tools._question_dates import date_span, stated_days
 from tools._table_program import run_sampled
 
 CAMPAIGNS = Table(name="campaigns", title="Campaigns", columns=["Campaign", "Country", "Start", "End", "Doses given"],

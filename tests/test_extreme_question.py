@@ -1,5 +1,5 @@
 """A plain superlative question with no voting program is answered by the program its words give
-(tools/_extreme_question.py)."""
+(tools/_question_rules.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from kb.tables import Table
 from tests.test_table_choice import programs_only
 from tools._cells import TypedTable
-from tools._extreme_question import extreme_by_words
+from tools._question_rules import extreme_by_words
 
 HOSPITALS = Table(name="hospitals", title="hospitals", columns=[
     "Hospital", "City", "Beds", "Occupancy (%)", "Annual cost ($M)"], rows=[

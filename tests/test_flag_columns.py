@@ -7,9 +7,9 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._flag_columns import add_stated_flag, flag_values
 from tools._table_ops_model import Program
 from tools._table_program import run_sampled
+from tools._table_shape import add_stated_flag, flag_values
 
 ENERGY = Table(name="energy", title="Electricity", columns=["Country", "Total (TWh)", "Coal share", "Net importer"],
                rows=[

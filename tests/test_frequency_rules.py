@@ -1,5 +1,5 @@
-""""Most frequent" over a table with one row per thing and a count per arm (tools._frequency_rules), and filter
-values grounded by their own words, not by their column's header (tools._question_grounding).
+""""Most frequent" over a table with one row per thing and a count per arm (tools._question_counts), and filter
+values grounded by their own words, not by their column's header (tools._grounding).
 
 Found as a new user over an adverse-event table: "Which adverse event was most frequent on placebo?" was answered
 "Any serious adverse event" (Headache has the most cases on placebo)."""
@@ -9,8 +9,8 @@ from __future__ import annotations
 from kb.tables import Table
 from tests.test_table_program import llm_for, scripted
 from tools._cells import TypedTable
-from tools._frequency_rules import read_frequency_of_measure
-from tools._question_grounding import grounding
+from tools._grounding import grounding
+from tools._question_counts import read_frequency_of_measure
 from tools._table_ops import execute
 from tools._table_ops_model import Program
 from tools._table_program import solve

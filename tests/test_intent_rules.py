@@ -371,7 +371,7 @@ def test_it_keeps_its_old_reading_unless_one_named_thing_answered_a_one_thing_qu
 
 
 def test_one_thing_questions_and_answer_subjects():
-    from tools._answer_subject import EXPLETIVE_IT, answer_subject, asks_for_one, with_subject
+    from tools._grounding import EXPLETIVE_IT, answer_subject, asks_for_one, with_subject
 
     assert asks_for_one("What is an example of a renewable energy source?")
     assert asks_for_one("Name a mammal that lays eggs.") and asks_for_one("Which planet is the largest?")
@@ -433,7 +433,7 @@ def test_a_short_follow_up_asks_the_previous_question_of_its_new_thing(previous,
      "that divide quickly?"),
 ])
 def test_no_swap_where_it_would_be_a_guess(previous, entities, message):
-    from tools._swapped_question import swapped_question
+    from tools._question_rules import swapped_question
 
     assert swapped_question(message, previous, entities) is None
 

@@ -1,4 +1,4 @@
-"""Columns of intervals get their bounds as columns of numbers (tools._interval_columns), cited as the interval."""
+"""Columns of intervals get their bounds as columns of numbers (tools._table_shape), cited as the interval."""
 
 from __future__ import annotations
 
@@ -7,11 +7,9 @@ import pytest
 from kb.tables import Table
 from tests.test_table_program import BagOfWordsEmbedder, llm_for, scripted
 from tools._cells import TypedTable
-from tools._interval_columns import interval_bounds
 from tools._table_ops_model import Check, Program, RowFilter
 from tools._table_program import kept_scope
-from tools._table_describe import describe
-from tools._table_shape import shape_for_programs
+from tools._table_shape import describe, interval_bounds, shape_for_programs
 from tools.verify_claim import check_claim
 
 VACCINES = Table(name="vacc", title="vacc", columns=["Vaccine", "Efficacy (%)", "95% CI", "Trial size"], rows=[
@@ -126,7 +124,7 @@ def test_an_estimate_with_its_interval_gets_bounds_whatever_the_header():
     assert shaped.table.columns[3:] == ["primary_outcome_hr lower bound", "primary_outcome_hr upper bound"]
     assert [row[3:] for row in shaped.table.rows] == [["0.58", "0.95"], ["0.83", "1"], ["0.89", "1.17"]]
     # a closed interval holds its bound: EXSCEL's 0.83-1.00 does not exclude 1 (it was listed as excluding it)
-    from tools._interval_claims import read_interval_question
+    from tools._intervals import read_interval_question
     from tools._table_ops import execute
 
     typed = TypedTable.build(shaped.table)
@@ -199,7 +197,7 @@ def test_an_interval_includes_a_value_when_both_bounds_hold_it(claim, truth):
 
 
 def test_an_interval_claim_over_several_rows_or_no_value_is_left_alone():
-    from tools._interval_claims import read_interval_inclusion
+    from tools._intervals import read_interval_inclusion
 
     typed = TypedTable.build(shape_for_programs(HAZARDS).table)
     every = Program(filters=[], fn="every", column="c5_95_ci_upper_bound",
@@ -228,7 +226,7 @@ def test_rows_that_differ_by_a_sign_of_order_are_different_rows():
     ("Which subgroup's CI contains 0.7?", "value", ["Overall", "Women", "Men"]),
 ])
 def test_a_question_for_the_intervals_holding_a_value_lists_or_counts_their_rows(question, fn, result):
-    from tools._interval_claims import read_interval_question
+    from tools._intervals import read_interval_question
     from tools._table_ops import execute
 
     typed = TypedTable.build(shape_for_programs(HAZARDS).table)
@@ -249,7 +247,7 @@ def test_a_question_for_the_intervals_holding_a_value_lists_or_counts_their_rows
 def test_a_question_for_the_intervals_excluding_a_value_names_the_other_rows(question, fn, result):
     """Found as a new user: "Which trials had a confidence interval that excluded 1?" was answered with the trial
     whose upper bound is largest."""
-    from tools._interval_claims import read_interval_question
+    from tools._intervals import read_interval_question
     from tools._table_ops import execute
 
     typed = TypedTable.build(shape_for_programs(HAZARDS).table)
@@ -273,8 +271,8 @@ WOMEN_EXCLUDE = "Women's 95% CI is 0.52 to 0.99, which does not include 1"
 def test_the_reason_of_an_interval_claim_names_the_interval(claim, row, note):
     """Found as a new user: the reason read "The number of rows is 0; the claim needs it >= 1", which says nothing
     about the interval it checked."""
-    from tools._table_describe import describe
     from tools._table_program import ProgramRun, run_sampled, write_reason
+    from tools._table_shape import describe
 
     typed = TypedTable.build(shape_for_programs(HAZARDS).table)
     upper_only = {"filters": [{"column": "subgroup", "op": "=", "value": row}], "fn": "value",

@@ -214,7 +214,7 @@ def test_without_a_shared_name_or_the_flag_there_is_no_joint_reply(store, tmp_se
 
 
 def test_a_reply_cut_at_the_fact_limit_keeps_each_name_whole():
-    from tools._kg_replies import whole_names as _whole_names
+    from tools._kg import whole_names as _whole_names
 
     others = ["A", "A", "B", "B", "B", "C", "C"]
     assert _whole_names(others, 7) == 7
@@ -223,8 +223,7 @@ def test_a_reply_cut_at_the_fact_limit_keeps_each_name_whole():
 
 
 def test_a_fact_between_two_asked_entities_names_no_third_thing():
-    from tools._kg_facts import Fact
-    from tools._kg_replies import joint_facts
+    from tools._kg import Fact, joint_facts
 
     # nodes: 0 COPD, 1 asthma, 2 Prednisone, 3 Salbutamol
     facts = [Fact(0, 2, 0, 0, 1.0), Fact(1, 2, 1, 0, 1.0), Fact(2, 3, 1, 0, 1.0), Fact(3, 0, 1, 1, 1.0)]

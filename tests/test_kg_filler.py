@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools._kg_facts import is_placeholder
+from tools._kg import is_placeholder
 
 
 def test_a_templates_blank_is_no_concept():
@@ -35,7 +35,7 @@ def filler_store(tmp_path):
 
 
 def test_a_fact_whose_other_end_is_a_templates_blank_is_no_fact(filler_store):
-    from tools._kg_facts import RelationMatch, one_hop_facts
+    from tools._kg import RelationMatch, one_hop_facts
 
     graph = filler_store.graph("words")
     at = next(i for i, r in enumerate(graph.relations) if r.name == "AtLocation")

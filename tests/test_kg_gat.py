@@ -8,7 +8,7 @@ import pytest
 from kb.kg_loaders import read_csv_triples
 from kb.kg_store import KGStore
 from tools import _gat
-from tools._paths import chain_text, expand, local_adjacency, path_steps, sentence_text, shortest_path
+from tools._kg import chain_text, expand, local_adjacency, path_steps, sentence_text, shortest_path
 from tools.kg_paths import RetrievalConfig, find_paths
 
 

@@ -148,7 +148,7 @@ def embedder():
     ("", "Which drugs cause Parkinson's disease?", []),
 ])
 def test_the_asked_relation_selects_relation_types(mini_store, embedder, relation, question, expected):
-    from tools._kg_facts import match_relations, relation_phrases
+    from tools._kg import match_relations, relation_phrases
 
     graph = mini_store.graph("hetionet")
     phrases = relation_phrases(relation, question, ["Parkinson's disease"])
@@ -157,7 +157,7 @@ def test_the_asked_relation_selects_relation_types(mini_store, embedder, relatio
 
 
 def test_relation_phrase_drops_entities_and_question_words():
-    from tools._kg_facts import relation_phrases
+    from tools._kg import relation_phrases
 
     assert relation_phrases("", "What drugs treat Parkinson's disease?", ["Parkinson's disease"]) == ["drugs treat"]
     assert relation_phrases("treats", "What drugs treat Parkinson's disease?", []) == [
@@ -280,6 +280,6 @@ def test_the_kind_asked_for_selects_the_relation_over_the_intents_phrase(mini_st
     ("diseases", {"Disease"}), ("countries", set()), ("", set()),
 ])
 def test_kinds_asked(noun, kinds):
-    from tools._kg_facts import kinds_asked
+    from tools._kg import kinds_asked
 
     assert kinds_asked(noun, {"Gene", "Compound", "Symptom", "Disease", ""}) == kinds

@@ -1,4 +1,4 @@
-"""Multiple choice decided from the model's probabilities (tools._mc_likelihood), with a scripted model whose
+"""Multiple choice decided from the model's probabilities (tools._mc), with a scripted model whose
 log-probabilities are known, and through mc_answer over the fake server."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from assistant.answer.citations import is_no_evidence_answer
 from tools.contracts import EvidenceLedger
 from tests.kbloom_fake import ScriptedLM
-from tools._mc_likelihood import choose_by_likelihood, option_scores
+from tools._mc import choose_by_likelihood, option_scores
 
 QUESTION = "Which of these conducts electricity best?"
 OPTIONS = {"A": "wood", "B": "copper", "C": "rubber"}

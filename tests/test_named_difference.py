@@ -1,5 +1,5 @@
 """"How many more patients per week does Riverbend see than Elm Park?" is the difference between the two rows it
-names (tools/_named_difference.py); found as a new user, it answered 340 (Northgate − Elm Park)."""
+names (tools/_question_rules.py); found as a new user, it answered 340 (Northgate − Elm Park)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_other_phrasings(question, answer):
 
 
 @pytest.mark.parametrize("question, raw", [
-    # a count of rows beyond a named row's value is another question (tools._count_than_row)
+    # a count of rows beyond a named row's value is another question (tools._claim_compare)
     ("How many clinics see more patients per week than Elm Park?", written([], fn="count")),
     # the second row is not named
     ("How many more patients per week does Riverbend see than the average clinic?", written([], fn="value")),
@@ -58,7 +58,7 @@ def test_left_as_written(question, raw):
 
 
 def test_a_row_named_word_for_word_beats_a_cell_matched_by_its_first_letters():
-    from tools._question_grounding import row_stated
+    from tools._grounding import row_stated
 
     assert row_stated(TYPED, "Southfields") == 5 and row_stated(TYPED, "Northgate") == 1
     assert row_stated(TYPED, "the south") is None  # two clinics are in the South district

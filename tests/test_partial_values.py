@@ -7,10 +7,10 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._partial_values import widen_partial_value
 from tools._table_ops import execute
 from tools._table_ops_model import Program
 from tools._table_program import run_sampled
+from tools._values import widen_partial_value
 
 OUTBREAKS = Table(name="o", title="Outbreaks", columns=["Outbreak", "Source", "Deaths"], rows=[
     ["Salmonella Newport", "Red onions", "0"],

@@ -7,7 +7,7 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._rates import population, read_rate
+from tools._question_counts import population, read_rate
 from tools._table_ops_model import Program
 from tools._table_program import run_sampled
 

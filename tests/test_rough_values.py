@@ -1,11 +1,11 @@
-"""A claim's number written as rough ("roughly 30,000") is checked within 5% of it (tools._rough_values)."""
+"""A claim's number written as rough ("roughly 30,000") is checked within 5% of it (tools._values)."""
 
 import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._rough_values import read_rough_value, rough_numbers
 from tools._table_program import ProgramOutcome, decide, run_sampled
+from tools._values import read_rough_value, rough_numbers
 
 DEATHS = Table(name="deaths", title="", columns=["Cause of death", "Deaths (2022)", "Share of all deaths (%)"], rows=[
     ["Ischaemic heart disease", "61,250", "10.9"], ["Stroke", "29,800", "5.3"], ["COPD", "27,300", "4.8"],

@@ -1,4 +1,4 @@
-"""A question about some of the table's rows, answered over all of them, says so (tools._row_qualifier).
+"""A question about some of the table's rows, answered over all of them, says so (tools._question_counts).
 
 Found as a new user: "What is the average PM2.5 across the European cities?" over a seven-city table with no
 continent column was answered 39.36, the mean of all seven, by five programs of five, and shown as verified."""
@@ -13,7 +13,7 @@ from tests.test_loop import Recorder, Router, frame, make_assistant, patched_too
 from tests.test_table_program import llm_for, scripted
 from tools._cells import TypedTable
 from tools.registry import REGISTRY, Tool
-from tools._row_qualifier import qualifier_note, row_qualifier
+from tools._question_counts import qualifier_note, row_qualifier
 from tools._table_shape import shape_for_programs
 from tools.table_qa import Output as QAOutput, answer_question
 

@@ -1,5 +1,5 @@
 """"What percentage of wards passed the audit?" is the share of the rows that meet the condition
-(tools/_row_share.py); found as a new user, 6 of 10 programs averaged the passing wards' antibiotic use (74.4)."""
+(tools/_question_counts.py); found as a new user, 6 of 10 programs averaged the passing wards' antibiotic use (74.4)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._table_describe import describe
 from tools._table_program import run_sampled
+from tools._table_shape import describe
 
 WARDS = TypedTable.build(Table(name="abx", title="", columns=["Ward", "Beds", "DDD Q1", "Audit passed"], rows=[
     ["Cardiology", "32", "61.2", "Yes"], ["Oncology", "28", "94.7", "No"], ["ICU", "16", "142.5", "Yes"],
@@ -46,7 +46,7 @@ def test_other_questions_are_not_a_share_of_the_rows(question, raw):
 
 
 def test_a_condition_code_reads_from_a_yes_no_column_counts_too():
-    # no filter written: the Audit passed column's "Yes" is read from "passed the audit" (tools._flag_columns)
+    # no filter written: the Audit passed column's "Yes" is read from "passed the audit" (tools._table_shape)
     ran = run_sampled({"filters": [], "fn": "count", "column": "ward"}, WARDS, "question",
                       "What percentage of wards passed the audit?")
     assert ran.execution is not None and ran.execution.result_text == "66.7% (4 of 6 rows)", ran.error

@@ -1,4 +1,4 @@
-"""Values held by more than N rows (tools._rows_per_value): found as a new user over a trials XLSX, "Which drugs were
+"""Values held by more than N rows (tools._question_counts): found as a new user over a trials XLSX, "Which drugs were
 tested in more than one trial?" was answered with every drug, from programs reading "Participants > 1"."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from kb.tables import Table
 from tests.test_table_choice import programs_only
 from tools._cells import TypedTable
-from tools._rows_per_value import rows_bound
+from tools._question_counts import rows_bound
 from tools._table_program import run_sampled
 
 TRIALS = Table(name="trials", title="", columns=["Trial", "Drug", "Phase", "Participants"], rows=[
@@ -58,7 +58,7 @@ async def test_the_answer_lists_each_value_with_its_rows(tmp_settings, fake_llm_
 
 
 def test_the_program_reads_as_what_it_computes():
-    from tools._table_describe import describe
+    from tools._table_shape import describe
 
     question = "Which drugs were tested in more than one trial?"
     ran = run_sampled(AS_WRITTEN, TypedTable.build(TRIALS), "question", question)

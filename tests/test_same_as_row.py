@@ -7,7 +7,7 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._same_as_row import read_same_as_row
+from tools._question_rules import read_same_as_row
 from tools._table_ops_model import Program
 
 MEDALS = Table(name="medals", title="Medal table", columns=["Nation", "Gold", "Silver", "Region"], rows=[
@@ -118,7 +118,7 @@ def test_left_as_written_when_the_form_does_not_settle_it(question, program):
 @pytest.mark.parametrize("value, grounded", [("3", True), ("3.0", True), ("2", False)])
 def test_the_shared_value_is_stated_by_the_question(value, grounded):
     """"Gold = 3" reads the question as much as "Nation = Hungary" does: Hungary's gold is 3."""
-    from tools._question_grounding import grounding
+    from tools._grounding import grounding
 
     program = Program.model_validate({**names("x"), "filters": [{"column": "gold", "op": "=", "value": value}]})
     assert grounding(program, "which nation won the same number of gold medals as hungary?", typed())[0] is grounded

@@ -1,11 +1,11 @@
-"""A filter on a number the text bounds compares the way the words say (tools._stated_bound)."""
+"""A filter on a number the text bounds compares the way the words say (tools._values)."""
 
 import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._stated_bound import read_stated_bound, stated_bounds
 from tools._table_ops_model import Program
+from tools._values import read_stated_bound, stated_bounds
 
 HOSPITALS = Table(name="infections", title="", columns=["Hospital", "Region", "Beds"], rows=[
     ["St. Luke's", "North", "420"], ["Mercy General", "South", "610"], ["Harbor View", "North", "300"],

@@ -7,9 +7,9 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._stated_values import add_stated_value
 from tools._table_ops import execute
 from tools._table_ops_model import Program
+from tools._values import add_stated_value
 
 GAMES = Table(name="games", title="Games", columns=["Date", "Opponent", "Type", "Result"], rows=[
     ["1 May", "Spain", "Friendly", "Won"],

@@ -122,7 +122,7 @@ async def test_a_program_that_answers_with_the_number_picks_the_option_of_its_ro
     ("Did they score higher or lower than 5?", ["higher", "lower"], "3", "Score", 2),
 ])
 def test_two_comparing_words_are_settled_by_the_stated_number(question, options, computed, header, expected):
-    from tools._choice_compare import comparing_option
+    from tools._question_rules import comparing_option
 
     settled = comparing_option(question, options, computed, header)
     assert settled is not None and settled[0] == expected
@@ -140,7 +140,7 @@ def test_two_comparing_words_are_settled_by_the_stated_number(question, options,
     ("was 2008's score above or below 2013?", ["above", "below"], "12"),
 ])
 def test_no_comparison_where_the_question_or_the_result_does_not_settle_it(question, options, computed):
-    from tools._choice_compare import comparing_option
+    from tools._question_rules import comparing_option
 
     assert comparing_option(question, options, computed) is None
 

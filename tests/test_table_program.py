@@ -16,12 +16,11 @@ from kb.tables import Table
 from tests.fake_openai import Reply
 from tests.test_tables_filter import BagOfWordsEmbedder
 from tools import ToolContext
-from tools._cell_compare import format_value
-from tools._cells import TypedTable, cell_number, identifier
-from tools._table_describe import describe
+from tools._cells import TypedTable, cell_number, format_value, identifier
 from tools._table_ops import execute
 from tools._table_ops_model import Program, ProgramError, program_schema
 from tools._table_program import program_lines, solve, table_for_prompt
+from tools._table_shape import describe
 from tools.verify_claim import Input, check_claim, verify_claim
 
 # Years as the label-ish first column would confuse the row names; a text first column names rows.
@@ -68,7 +67,7 @@ def test_listed_values_holding_commas_are_set_apart_by_semicolons():
 
 
 def test_a_computed_list_matches_options_as_it_was_written():
-    from tools._cell_compare import split_listed
+    from tools._cells import split_listed
     from tools.table_qa import matching_options
 
     assert split_listed("Bangkok, Thailand; Macau") == ["Bangkok, Thailand", "Macau"]
@@ -596,7 +595,7 @@ async def test_a_fallback_answer_says_which_of_its_numbers_the_table_lacks(tmp_s
 def test_a_judges_number_from_a_cell_it_does_not_cite_is_unstated():
     """Found as a new user: "the Philippines' coverage was 72%, higher than the 60% coverage in 2021" cited the 72
     alone (its 2021 cell holds 57; 60 is another row's), while 2021, a header, was flagged as missing."""
-    from tools._unstated import unstated_numbers
+    from tools._claim_grounding import unstated_numbers
 
     reason = "Ontario had 220 cases in 2011, more than Quebec's 12; its unit price (€/kg) is 4,512."
     assert unstated_numbers(reason, CASES, "Ontario had the most cases.") == []  # every cell of the table
@@ -888,7 +887,7 @@ async def test_programs_on_a_reshaped_table_cite_the_uploaded_cells(tmp_settings
 
 # -- NOT ENOUGH INFO when the table does not talk about the claim ------------------------------------
 def test_claim_coverage_counts_content_words_by_prefix():
-    from tools._coverage import claim_coverage
+    from tools._intervals import claim_coverage
 
     sars = Table(name="sars", title="Outcome of SARS", columns=["Country", "Number of cases", "Deaths"],
                  rows=[["China", "5,327", "349"], ["Canada", "251", "43"]])
@@ -901,7 +900,7 @@ def test_claim_coverage_counts_content_words_by_prefix():
 
 def test_a_header_short_form_covers_the_word_it_stands_for():
     # "temperature" is in a table whose header writes "temp" (the vaccines table of a new-user trial)
-    from tools._coverage import claim_coverage
+    from tools._intervals import claim_coverage
 
     cold = Table(name="v", title="vaccines", columns=["Vaccine", "Storage temp (°C)"], rows=[["Spikevax", "-20"]])
     assert claim_coverage("The storage temperature of Spikevax is -20", cold).missing == []
@@ -912,7 +911,7 @@ def test_a_header_short_form_covers_the_word_it_stands_for():
 def test_a_month_the_claim_names_is_covered_by_iso_dates_in_it():
     """Found as a new user: "March revenue was about 20% higher than February revenue" over "2024-03" months was
     NOT ENOUGH INFO from coverage (march and february counted as missing)."""
-    from tools._coverage import claim_coverage
+    from tools._intervals import claim_coverage
 
     sales = Table(name="sales", title="sales", columns=["Month", "Revenue"], rows=[
         ["2024-02", "$1,150,000"], ["2024-03", "$1,380,000"]])
@@ -925,7 +924,7 @@ def test_a_short_word_meets_its_plural_and_an_abbreviation_its_words():
     """Found as a new user over a table of vaccine trials: "Only one vaccine needs a single dose." (header "Doses") and
     "The lower bound of the confidence interval for BNT162b2 was above 90%." (header "95% CI") were NOT ENOUGH
     INFO from coverage: "dose" and "doses" differ in their first five letters, and "CI" spelled nothing."""
-    from tools._coverage import claim_coverage
+    from tools._intervals import claim_coverage
 
     trials = Table(name="v", title="v", columns=["Vaccine", "Doses", "Efficacy (%)", "95% CI"],
                    rows=[["BNT162b2", "2", "95.0", "90.3-97.6"], ["Ad26.COV2.S", "1", "66.9", "59.0-73.4"]])
@@ -1140,7 +1139,7 @@ def test_a_follow_ups_there_points_to_the_answers_row_unless_it_states_existence
 
 def test_a_month_name_selects_the_rows_of_iso_dates_in_that_month():
     """Found as a new user: "Month = 'March'" over "2024-03" cells matched no row, and 'February' named no row."""
-    from tools._cell_compare import iso_month_match
+    from tools._cells import iso_month_match
 
     assert iso_month_match("2024-03", "March") and iso_month_match("2024-03-15", "mar 2024")
     assert iso_month_match("2024-03", "March 2023") is False and iso_month_match("2024-02", "March") is False
@@ -1318,7 +1317,7 @@ def test_the_shown_work_does_not_double_a_header_s_full_stop():
     ("Québec City", "quebec", True),
 ])
 def test_contains_ignores_punctuation_and_spacing_in_long_values(cell, part, held):
-    from tools._cell_compare import compare
+    from tools._cells import compare
 
     assert compare(cell, None, "contains", part) is held
 
@@ -1363,7 +1362,7 @@ def test_that_row_s_kind_points_to_the_answers_row(question, note):
     (["-1,200"], -1200.5, "-1,200.5"),
 ])
 def test_a_computed_number_groups_its_digits_as_its_cells_do(texts, number, shown):
-    from tools._cell_compare import with_written_unit
+    from tools._cells import with_written_unit
 
     assert with_written_unit(texts, number) == shown
 
@@ -1427,7 +1426,7 @@ def test_a_check_of_the_computed_value_against_itself_does_not_vote_beside_the_c
 
 def test_a_check_a_rule_set_is_no_copy():
     """Found as a new user: "VaxC's efficacy confidence interval excludes 75%." (76-87) is read by a rule as "the
-    intervals holding 75 number 0" (tools._interval_claims); that check of 0 against a computed 0 is the claim's,
+    intervals holding 75 number 0" (tools._intervals); that check of 0 against a computed 0 is the claim's,
     not a value the model copied, and it votes beside a program that compares an upper bound with the claim's 75."""
     from tools._table_ops import execute
     from tools._table_program import ProgramOutcome, _Sampled, decide, run_sampled

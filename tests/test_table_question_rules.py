@@ -10,14 +10,13 @@ import pytest
 
 from kb.tables import Table
 from tests.test_table_program import is_program, llm_for, scripted
-from tools._answer_type import expected_answer, fits, position_asked
 from tools._cells import TypedTable
+from tools._grounding import expected_answer, fits, position_asked
 from tools._question_rules import one_of_several, read_as_asked
-from tools._table_describe import describe
 from tools._table_ops import execute
 from tools._table_ops_model import Program, ProgramError, RowFilter
-from tools._table_rows import total_rows
 from tools._table_program import one_form_per_number, run_sampled, solve
+from tools._table_shape import describe, total_rows
 
 LEAGUE = Table(name="league", title="Stadiums", columns=["Stadium", "City", "Capacity", "Opened"], rows=[
     ["Provident Stadium", "Barrington", "27,000", "1999"],
@@ -201,13 +200,13 @@ async def test_a_last_question_answers_with_the_last_listed_row(tmp_settings, fa
     ("0", "how many racers did not start?", False),
 ])
 def test_a_filter_value_is_grounded_when_the_question_states_it(value, question, grounded):
-    from tools._question_grounding import value_grounded
+    from tools._grounding import value_grounded
 
     assert value_grounded(value, question) is grounded
 
 
 def test_grounding_ranks_programs_by_the_question_values_their_filters_use():
-    from tools._question_grounding import grounding
+    from tools._grounding import grounding
 
     q = "how many stadiums opened in 1999?"
     none = prog(fn="count", column="stadium")
@@ -333,7 +332,7 @@ def test_the_sequence_operations_are_offered_to_questions_only():
     ("how many races did jim clark win?", False), ("which driver won in 1962?", False),
 ])
 def test_a_yes_no_question_is_read_from_its_form(question, asked):
-    from tools._answer_type import yes_no_asked
+    from tools._grounding import yes_no_asked
 
     assert yes_no_asked(question) is asked
 
@@ -353,7 +352,7 @@ async def test_a_yes_no_question_is_answered_by_whether_a_row_meets_its_filters(
 
 
 def test_a_column_the_question_names_beats_one_it_does_not():
-    from tools._question_grounding import column_named, grounding
+    from tools._grounding import column_named, grounding
 
     assert column_named("TOPS design code", "what is the last tops design code on this chart?")
     assert not column_named("Route availability", "what is the last tops design code on this chart?")
@@ -381,7 +380,7 @@ def test_a_last_on_the_chart_question_reads_the_named_column_in_table_order():
 
 
 def test_a_choice_between_two_named_rows_compares_exactly_those_rows():
-    from tools._question_grounding import alternatives
+    from tools._grounding import alternatives
     from tools._question_rules import read_choice
 
     q = "which had a larger capacity, ayr park or mill field?"
@@ -409,8 +408,8 @@ def test_a_column_of_years_is_not_added_up():
 
 
 def test_a_most_times_question_counts_rows_per_name():
-    from tools._question_grounding import column_named
-    from tools._frequency_rules import read_frequency
+    from tools._grounding import column_named
+    from tools._question_counts import read_frequency
 
     # Found as a new user: "Who won the most times?" was answered by the winner of the row with the most laps.
     by_laps = prog(fn="argmax", column="laps", answer_column="driver")
@@ -424,7 +423,7 @@ def test_a_most_times_question_counts_rows_per_name():
 
 
 def test_the_most_of_the_rows_themselves_counts_rows_per_name():
-    from tools._frequency_rules import most_rows_asked, read_frequency
+    from tools._question_counts import most_rows_asked, read_frequency
 
     # Found as a new user: "Which drug was tested in the most trials?" over a table of trials was answered by the
     # drug of the trial with the most participants (3 of 5 programs).
@@ -458,7 +457,7 @@ tprog = functools.partial(prog, answer_column="trial")  # a program over TRIALS 
 
 
 def test_a_day_copied_into_a_filter_the_question_states_as_a_month_becomes_the_month():
-    from tools._date_questions import read_stated_part
+    from tools._question_dates import read_stated_part
 
     t = TypedTable.build(TRIALS)
     copied = tprog(filters=[{"column": "date", "op": "=", "value": "13 November 2006"}], fn="count", column="trial",
@@ -578,7 +577,7 @@ def test_a_superlative_filtered_on_an_unasked_row_of_its_answer_column_drops_tha
 
 
 def test_a_month_the_question_states_filters_the_dates_the_program_left_unfiltered():
-    from tools._date_questions import add_stated_date
+    from tools._question_dates import add_stated_date
 
     t = TypedTable.build(TRIALS)
     everything = tprog(fn="count", column="trial")
@@ -622,7 +621,7 @@ GLP1_TRIALS = Table(name="trials", title="GLP-1 trials", columns=[
     ("Which trial had the most dropouts per year?", "argmax", None),    # a column of years is no denominator
 ])
 def test_a_ratio_asked_divides_by_the_column_it_names(question, fn, per):
-    from tools._share_questions import read_ratio
+    from tools._question_counts import read_ratio
 
     t = TypedTable.build(GLP1_TRIALS)
     out = read_ratio(Program.model_validate({"fn": fn, "column": "dropouts", "answer_column": "trial"}), t, question)
@@ -630,7 +629,7 @@ def test_a_ratio_asked_divides_by_the_column_it_names(question, fn, per):
 
 
 def test_a_ratio_runs_row_by_row_and_cites_both_columns():
-    from tools._share_questions import read_ratio
+    from tools._question_counts import read_ratio
 
     t = TypedTable.build(GLP1_TRIALS)
     program = read_ratio(Program.model_validate({"fn": "argmax", "column": "dropouts", "answer_column": "trial"}), t,
@@ -639,7 +638,7 @@ def test_a_ratio_runs_row_by_row_and_cites_both_columns():
     # 58/746 = 0.0777 beats 64/978 = 0.0654 (the most dropouts) and 31/478 = 0.0649; 0 participants is skipped
     assert ex.result == "LEAD-3" and ex.result_text == "LEAD-3 (58 / 746 = 0.07775)" and ex.decisive_rows == [3]
     assert set(ex.cells) == {(3, 5), (3, 1), (3, 3)}
-    from tools._table_describe import describe
+    from tools._table_shape import describe
     assert describe(program, t) == "all rows → Trial of the row with the largest Dropouts per Participants"
     # the measure already a ratio is left alone; a ratio cannot feed a count or a sum
     done = Program.model_validate({"fn": "argmax", "column": "dropouts_per_100", "answer_column": "trial"})
@@ -707,7 +706,7 @@ async def test_a_program_that_reads_the_named_row_is_not_outvoted_for_its_cell_b
     central = {"filters": [{"column": "region", "op": "=", "value": "Central"}], "fn": "value", "column": "nurses",
                "answer_column": "nurses"}
     # a sum over rows the question does not name (an unfiltered sum is now read over the row it states:
-    # tools._stated_values.add_stated_value)
+    # tools._values.add_stated_value)
     total = {"filters": [{"column": "doctors", "op": ">", "value": "0"}], "fn": "sum", "column": "nurses",
              "answer_column": "nurses"}
     with fake_llm_server(scripted(["region", "nurses"], [total, total, total, central, central])) as srv:
@@ -719,7 +718,7 @@ async def test_a_program_that_reads_the_named_row_is_not_outvoted_for_its_cell_b
 def test_an_ordinal_superlative_takes_that_place_from_the_end():
     """ "the second largest" was read as the largest: the grammar has no place for the ordinal."""
     from tools._question_rules import read_ordinal
-    from tools._table_describe import describe
+    from tools._table_shape import describe
 
     t = typed()
     largest = prog(fn="argmax", column="capacity")
@@ -779,7 +778,7 @@ async def test_programs_that_find_no_number_where_the_question_points_outrank_on
     assert [s.no_numbers for s in sampled] == [False, False, False]
     outcome = ProgramOutcome(kind="question")
     decide(outcome, sampled, t, "question", question)
-    # (the unfiltered sum is read over the row the question states, East, since tools._stated_values reads
+    # (the unfiltered sum is read over the row the question states, East, since tools._values reads
     # aggregates too: all three give no value)
     assert outcome.winner == "" and [r.ran for r in outcome.runs] == [True, True, True]
     assert all(r.program.startswith("rows where Region = 'East'") for r in outcome.runs)
@@ -888,7 +887,7 @@ TRIAL_ARMS = Table(name="trial", title="trial", columns=["Treatment", "Patients"
 
 def test_what_share_of_a_rows_members_is_its_ratio_of_the_two_columns():
     """Found as a new user: "What share of Drug A patients died?" answered 142, Drug A's deaths."""
-    from tools._share_questions import read_share
+    from tools._question_counts import read_share
 
     t = TypedTable.build(TRIAL_ARMS)
     deaths = prog(filters=[{"column": "treatment", "op": "=", "value": "Drug A"}], fn="value", column="deaths",
@@ -907,7 +906,7 @@ def test_what_share_of_a_rows_members_is_its_ratio_of_the_two_columns():
 def test_a_share_whose_words_name_the_row_reads_that_row():
     """Found as a new user: "What share of Elm Ridge's population is fully vaccinated?" was answered with the
     average of every county's Fully vaccinated (no program filtered Elm Ridge), then as the ratio 0.5162."""
-    from tools._share_questions import read_share
+    from tools._question_counts import read_share
 
     t = TypedTable.build(Table(name="v", title="v", columns=["County", "Population", "Fully vaccinated"], rows=[
         ["Alder", "48210", "35120"], ["Elm Ridge", "9876", "5098"], ["Dunmore", "67402", "57991"]]))
@@ -934,8 +933,8 @@ MONTHLY = Table(name="sales", title="sales", columns=["Month", "Revenue"], rows=
 
 def test_a_stated_quarter_keeps_its_three_months():
     """Found as a new user: "total revenue in the first quarter of 2024" summed all six months."""
-    from tools._date_questions import add_stated_quarter
-    from tools._table_describe import describe
+    from tools._question_dates import add_stated_quarter
+    from tools._table_shape import describe
 
     t = TypedTable.build(MONTHLY)
     everything = prog(filters=[], fn="sum", column="revenue", answer_column="revenue")
@@ -998,7 +997,7 @@ WARDS = Table(name="wards", title="wards", columns=["Clinic", "Region", "Beds"],
 
 def test_what_share_of_all_of_a_column_is_a_percentage_of_its_total():
     """Found as a new user: "What share of all beds does St Mary have?" answered 310, St Mary's beds."""
-    from tools._share_questions import read_share_of_all
+    from tools._question_counts import read_share_of_all
 
     t = TypedTable.build(WARDS)
     st_mary = prog(filters=[{"column": "clinic", "op": "=", "value": "St Mary"}], fn="value", column="beds",
@@ -1079,7 +1078,7 @@ async def test_a_minimum_and_the_cell_it_reads_vote_together(tmp_settings, fake_
 def test_a_stated_range_of_periods_includes_both_ends():
     """Found as a new user: "How many units were sold between March and May?" was written Month > 'Mar 2024' and
     Month < 'May 2024' (April alone) by two of five programs, and the split fell to the model, which said "May"."""
-    from tools._stated_range import read_inclusive_range
+    from tools._values import read_inclusive_range
 
     t = TypedTable.build(Table(name="s", title="s", columns=["Month", "Units sold", "Year"], rows=[
         ["Feb 2024", "905", "2024"], ["Mar 2024", "1034", "2024"], ["Apr 2024", "987", "2024"],

@@ -432,7 +432,7 @@ async def test_wtq_runs_the_sql_form_beside_the_default(tmp_settings, tmp_path, 
                              wtq_dir=wtq, echo=lambda *_: None)
     report = json.loads(path.read_text())
     # SQL answers PSV (right once). The scripted fixed operations rank nothing ("wins = 7 → team"), so on the plain
-    # superlative they do not vote and the question's own words answer PSV (tools._extreme_question); on Ajax's
+    # superlative they do not vote and the question's own words answer PSV (tools._question_rules); on Ajax's
     # wins they answer Feyenoord's row (wrong)
     assert report["variants"]["program-sql"]["accuracy"] == 0.5 and report["variants"]["program"]["accuracy"] == 0.5
     records = [json.loads(line) for line in open(report["log"])]

@@ -1,4 +1,4 @@
-"""A question or claim about a column of formulas saved without their results (tools._uncomputed)."""
+"""A question or claim about a column of formulas saved without their results (tools._grounding)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from kb.tables import NOT_COMPUTED, Table, load_table
 from tests.test_table_program import llm_for, qa_ctx, scripted
 from tests.test_tables_filter import BagOfWordsEmbedder
 from tools._cells import TypedTable
-from tools._uncomputed import uncomputed_column_asked
+from tools._grounding import uncomputed_column_asked
 from tools.table_qa import Input as QAInput
 from tools.table_qa import table_qa
 from tools.verify_claim import check_claim

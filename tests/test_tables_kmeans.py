@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tools._colfilter import jaccard, js_distance, softmax, tokens
-from tools._kmeans import normalize_rows, spherical_kmeans
+from tools._colfilter import jaccard, js_distance, normalize_rows, softmax, spherical_kmeans, tokens
 
 
 def _points(seed=0, n=40, d=8):

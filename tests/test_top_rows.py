@@ -1,4 +1,4 @@
-"""The top few rows (tools._top_rows; found as a new user: "Which three trials had the most participants?" was
+"""The top few rows (tools._question_rules; found as a new user: "Which three trials had the most participants?" was
 answered with one trial)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
+from tools._question_rules import top_asked
 from tools._table_program import run_sampled
-from tools._top_rows import top_asked
 
 TRIALS = Table(name="trials", title="Trials", columns=["trial", "drug", "participants", "responders"], rows=[
     ["ALPHA", "Drug A", "1200", "540"], ["BRAVO", "Drug B", "450", "270"], ["CHARLIE", "Drug A", "800", "296"],

@@ -9,11 +9,10 @@ import pytest
 from kb.tables import Table
 from tests.test_table_program import llm_for, scripted
 from tools._cells import TypedTable
-from tools._table_describe import describe
 from tools._table_ops import execute
 from tools._table_ops_model import Program
 from tools._table_program import solve
-from tools._table_shape import shape_for_programs
+from tools._table_shape import describe, shape_for_programs
 from tools._value_in_range import range_check, read_range_question
 from tools.verify_claim import check_claim
 

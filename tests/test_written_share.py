@@ -1,5 +1,5 @@
 """A share the table writes beside a count, "265 (22.0%)", answers "what share of vaccine recipients had
-headache?" (tools/_written_share.py). Found as a new user: the answer was 18.3%, the count's share of the
+headache?" (tools/_table_shape.py). Found as a new user: the answer was 18.3%, the count's share of the
 column's total over every adverse event."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from kb.tables import Table
 from tools._cells import TypedTable
 from tools._table_program import run_sampled
-from tools._written_share import writes_shares, written_share
+from tools._table_shape import writes_shares, written_share
 
 EVENTS = Table(name="adverse_events", title="adverse_events",
                columns=["Event", "Vaccine (n=1,204)", "Placebo (n=1,198)", "Relative risk"], rows=[

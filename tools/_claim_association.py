@@ -27,9 +27,9 @@ from scipy.stats import spearmanr
 from kb.table_model import Table
 from tools._cells import TypedTable
 from tools._claim_trend import NEGATED, TrendCheck
-from tools._question_grounding import named_words
+from tools._grounding import named_words
 from tools._table_ops_model import MAX_CELLS
-from tools._table_rows import total_rows
+from tools._table_shape import total_rows
 
 MIN_RHO = 0.5  # the size of a rank correlation that counts as the tendency the claim states
 MIN_ROWS = 3

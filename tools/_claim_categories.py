@@ -37,8 +37,7 @@ import re
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from tools._cell_compare import norm_text, writes_whole
-from tools._cells import TypedTable, is_empty
+from tools._cells import TypedTable, is_empty, norm_text, writes_whole
 from tools._table_ops_model import Execution, Program, RowFilter
 
 _LETTER = re.compile(r"[^\W\d_]")

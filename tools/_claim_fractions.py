@@ -16,16 +16,15 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import format_value, written_tolerance
-from tools._cells import TypedTable, cell_number
+from tools._cells import TypedTable, cell_number, format_value, written_tolerance
 from tools._claim_counts import names_column
 from tools._claim_multiples import _BOUND
-from tools._stated_bound import BOUND_OPS
-from tools._question_grounding import column_named
+from tools._values import BOUND_OPS
+from tools._grounding import column_named
 from tools.lang.lexicon import ROUGH_WORDS, content_words, word_in
 from tools._table_ops import selected_rows
 from tools._table_ops_model import Check, Program, RowFilter
-from tools._table_rows import total_rows
+from tools._table_shape import total_rows
 
 _FRACTIONS = {"half": 0.5, "a half": 0.5, "one half": 0.5, "a third": 1 / 3, "one third": 1 / 3,
               "two thirds": 2 / 3, "a quarter": 0.25, "one quarter": 0.25, "three quarters": 0.75,

@@ -1,67 +1,197 @@
-"""Whether a claim's refutation checks what the claim states: rules that keep misread programs out of the vote.
+"""Whether what a program checks is what the claim states: the vote's grounding rules that keep misread programs out,
+numbers a model-written reason gives that nothing states, a claim about one named row written as "every" or
+"only", and the words and columns of a change (shared with :mod:`tools._claim_changes`, which imports this
+module: they sit here so that imports point one way).
 
-The small model writes programs that run and compute the right thing often enough, but on PubHealthTab its
-REFUTES votes were almost all wrong (first 30 claims of the eval split: 1 right of 13). The wrong ones have
-a recognisable form: the check compares with a value the claim never states (a count checked against "2"
-for "more UK authors than Taiwan ones", a percentage the model copied from another row), or counts rows
-against a number the rows could never reach. A failing check of a value the claim does not state tests the
-model's guess, not the claim. So a *refutation* must rest on the claim's own values; a check that holds is
-left to vote (the model wrote it while seeing the table, and a matching value is evidence of a reading).
-
-Each rule returns why a refuting program does not vote (the step shows it) or ``""`` when it may vote.
-
-- **stated**: a check against a value must compare with a number the claim states (as a number, so
-  "45%" meets "45" and "56 million" meets "56000000"), or with text whose words the claim has;
-- **reachable count**: a count checked against more rows than the table has counts the wrong thing (the
-  claim's number is a cell, not a number of rows);
-- **empty count**: a count over no selected rows, checked against anything but 0, means the filters
-  missed, not that the claim is false.
-
-Some rules repair rather than block:
-
-- :func:`read_superlative`: "X has the largest Y" written as "rows where name = X -> max of Y" takes the maximum
-  over X's row alone, which is X's own value, so it could never fail (a new user's claim "Lake Kariba has the
-  largest surface area" was Supported that way, though another reservoir is larger). Over a single row an extreme
-  says nothing; the claim means "the row with the largest Y is X". "X has more Y than any other Z" is the same
-  claim in comparative form; written as "the others' maximum > X's" (its negation) or as "X's Y > W's" (one other
-  row, not every other), it is read the same way.
-- :func:`read_combined`: "X has more Y than A and B combined" compares X's value with the sum of A's and B's.
-- :func:`read_every_filter`: "every Z has Y < 60" written as "rows where Y < 60 -> every one has Z = 'every'"
-  is read as "every row has Y < 60".
-
-Decided on the tuning split only: on the first 53 claims of PubHealthTab's eval split (docs/eval/
-pubhealthtab-dev.md, programs sampled without these rules), replaying the logged programs with them blocks
-31 refuting votes, 24 of them on claims labelled SUPPORTS and 1 on NOT ENOUGH INFO; accuracy 33 -> 35 of 53
-with 4 claims left to the CCoE fallback (not replayed); always-SUPPORTS scores 34. A first version that
-also held *supporting* checks to the claim's values blocked 12 right votes for 11 wrong ones (first 21
-claims) and was dropped.
-
-Measured and not kept (2026-11-28, TabFact's tuning split): holding a refutation whose '=' *filter* value the
-claim does not state ("rows where Region = 'North' -> … = Eastfield", seen as a new user). Replayed on programs
-sampled for TabFact dev claims: on 40 (30 of them with a bound before a number) right 20 -> 22, 1 claim newly
-left to the fallback; on the next 40 without such a bound right 27 -> 23, 6 newly left to the fallback (counted
-as not right; none gained). TabFact's lemmatised claims paraphrase the cells that rows are chosen by ("the 18th
-of june" for '18 june 1938', "december 17" for a full date), so right filters were held as often as invented ones.
+Each section below opens with a comment that says what it reads and the case it came from.
 """
 
 from __future__ import annotations
 
 import re
 
-from tools._cell_compare import norm_text, text_words
-from tools._cells import TypedTable, cell_number
-from tools._change_words import change_columns, stated_direction
+from kb.tables import Table
+from tools._cells import TypedTable, cell_number, names_iso_month, norm_text, text_words
 from tools._claim_fractions import fraction_of_rows
-from tools._claim_named_row import counts_named_row
-from tools._dates import names_iso_month
-from tools._durations import stated_days
-from tools._flag_columns import names_flag
-from tools._interval_claims import interval_claim
-from tools._question_grounding import column_named, value_grounded
+from tools._grounding import column_named, value_grounded
+from tools._intervals import interval_claim
+from tools._question_dates import stated_days
 from tools._table_checks import row_names
 from tools._table_ops import execute, selected_rows
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Execution, Program, ProgramError, RowFilter
-from tools.lang.lexicon import CARDINALS, DOWNWARD, MAX_WORDS, ORDINAL_WORDS, RANK_HEADER, UPWARD, extreme_directions, is_superlative
+from tools._table_shape import names_flag
+from tools.lang.lexicon import CARDINALS, DOWNWARD, MAX_WORDS, ORDINAL_WORDS, RANK_HEADER, UPWARD, change_pattern, \
+    extreme_directions, is_superlative
+
+
+# ======================================================================================================================
+# A claim about one named row, written as "every" or "only": read as that row meeting the program's filters.
+#
+# Found on PubHealthTab's tuning split (its eval split): "Panthera leo atrox is found in North America." over a table
+# of species and locations came back as "rows where Location = 'North America' -> whether every one (or only they)
+# has Species = 'Panthera leo atrox'" (3 of 5 programs): another claim, and false of that table, where the row
+# "Panthera leo atrox (American lion)" is in North America. A claim that says no "every", "all", "only", "none" and
+# the like is about the row it names: when an every/only program with a filter checks its row-name column against
+# a value that is exactly one row's name (or a bracketed part of it), it becomes a count of the rows that meet its
+# filters and have that name, and the claim holds when there is one. Finding none refutes it (the votes' blockers
+# let this count vote both ways: :func:`counts_named_row`).
+# ======================================================================================================================
+
+# A word that makes a claim about several rows or about the rows it excludes.
+_QUANTIFIED = re.compile(r"\b(?:every|all|each|only|alone|sole|solely|exclusively|none|no|neither|nor|always|never|"
+                         r"any|both|whole|entire|unique|uniquely|single)\b", re.I)
+
+
+def read_named_row_every(program: Program, typed: TypedTable, claim: str) -> Program:
+    """``program`` as a count of the named row meeting its filters (section comment), or as it is."""
+    chk = program.check
+    label = typed.label_col
+    if program.fn not in ("every", "only") or chk is None or chk.against != "value" or chk.op not in ("=", "contains") \
+            or not label or _QUANTIFIED.search(claim or "") or not 1 <= len(program.filters) < MAX_FILTERS:
+        return program
+    name_col = typed.columns[label - 1]
+    if program.column != name_col.ident or not value_grounded(chk.value, claim):
+        return program
+    rows = [r for r in range(1, typed.table.n_rows + 1) if _is_name(typed.text(r, label), chk.value)]
+    if len(rows) != 1:
+        return program
+    named = RowFilter(column=name_col.ident, op="=", value=typed.text(rows[0], label))
+    return program.model_copy(update={"fn": "count", "filters": [*program.filters, named],
+                                      "check": Check(op=">=", against="value", value="1")})
+
+
+def _parts(cell: str) -> list[str]:
+    """A row name's words outside its brackets, then each bracketed part's: "Smilodon fatalis", "sabre-tooth cat"."""
+    return [text_words(part) for part in (re.sub(r"\([^)]*\)", " ", cell), *re.findall(r"\(([^)]*)\)", cell))]
+
+
+def _is_name(cell: str, value: str) -> bool:
+    """Whether ``value`` is the row's name, whole or one of its parts: "Smilodon fatalis" is the name of "Smilodon
+    fatalis (sabre-tooth cat)"; "Stage 4 breast cancer" is not the name of "Breast cancer" (it says more)."""
+    said = text_words(value)
+    return bool(said) and (said == text_words(cell) or said in _parts(cell))
+
+
+def _names(cell: str, claim: str) -> bool:
+    """Whether the claim writes a row's name: all the words of the cell outside its brackets, or of a bracketed part
+    ("Smilodon fatalis" or "sabre-tooth cat" of "Smilodon fatalis (sabre-tooth cat)")."""
+    said = f" {text_words(claim)} "
+    return any(words and f" {words} " in said for words in _parts(cell))
+
+
+def counts_named_row(program: Program, typed: TypedTable | None, claim: str) -> bool:
+    """Whether ``program`` is :func:`read_named_row_every`'s count: the claim's own row meeting the filters, checked
+    against one, which a count of none refutes."""
+    chk = program.check
+    label = typed.label_col if typed is not None else None
+    if program.fn != "count" or chk is None or (chk.op, chk.against, chk.value) != (">=", "value", "1") \
+            or not label or len(program.filters) < 2 or _QUANTIFIED.search(claim or ""):
+        return False
+    last = program.filters[-1]
+    return last.column == typed.columns[label - 1].ident and last.op == "=" and _names(last.value, claim)
+
+
+# ======================================================================================================================
+# How a claim or question says a value changed ("rose", "fell", "did cases fall?"), and which columns of a table
+# hold a change ("Change since 2019 (pp)", "% change", "Δ"): shared by the rules that read a change between two year
+# columns (tools._claim_changes) and from a change column (tools._claim_changes), and by the vote's check that
+# a comparison with zero is the claim's own (tools._claim_grounding). A leaf: it imports no rule module.
+# ======================================================================================================================
+
+# The verb alone, where no "from … to" names the two things: past forms only, since "growth", "rise" or "increase"
+# may be nouns ("glo mobile have 11000 growth 52", a TabFact statement); "rose by 5" or "to 27" also states an
+# amount, which a comparison of the two columns does not check.
+# A price's change in its own words: "Did any drug get cheaper?" (found as a new user: refuted by a program that
+# compared one drug's 2024 price with another's, over a table with Price 2023 and Price 2024)
+_BECAME = r"(?:get|gets|got|gotten|become|becomes|became|grew|grown)\s+"
+_BARE_UP = (change_pattern("up", "past", "participle") + "|" + _BECAME
+            + r"(?:more\s+expensive|dearer|costlier|pricier)")
+_BARE_DOWN = change_pattern("down", "past", "participle") + "|" + _BECAME + r"cheaper"
+BARE_CHANGE = re.compile(r"\b(?:(?P<up>" + _BARE_UP + r")|(?P<down>" + _BARE_DOWN + r"))\b(?!\s+(?:by|to)\s+\d)",
+                         re.I)
+# A yes/no question's verb after its auxiliary: "Did cases fall in Ashford?"
+ASKED_CHANGE = re.compile(
+    r"^\s*(?:is\s+it\s+true\s+that\s+)?(?:did|does|do|has|have)\b[^?]*?\b(?:(?P<up>"
+    + change_pattern("up", "base", "participle") + r")|(?P<down>" + change_pattern("down", "base", "participle")
+    + r"))\b(?!\s+(?:by|to)\s+\d)", re.I)
+# "did not fall", "never rose": the verb negated, which these rules leave as written
+NEGATED_BEFORE = re.compile(r"\b(?:not|never|no|n't)\s+(?:\w+\s+)?$", re.I)
+
+# A header that holds a change rather than a level: "Change since 2019 (pp)", "% change", "Difference", "Δ 2019-23",
+# "Net change", "Year-on-year growth (%)". Not "Exchange rate" (a word, not its tail).
+_CHANGE_HEADER = re.compile(r"(?:\b(?:change|changes|difference|diff|delta|growth)\b|Δ)", re.I)
+_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
+
+
+def stated_direction(text: str) -> tuple[str, re.Match[str]] | None:
+    """(">" for a rise, "<" for a fall, the verb's match) when ``text`` says, without negating it and without an
+    amount, that something rose or fell ("MRSA resistance fell since 2019", "Did cases fall in Ashford?"); else
+    None."""
+    m = ASKED_CHANGE.search(text) or BARE_CHANGE.search(text)
+    if m is None or NEGATED_BEFORE.search(text[:m.start()]):
+        return None
+    return (">" if m.group("up") else "<"), m
+
+
+def change_columns(typed: TypedTable) -> list[str]:
+    """The identifiers of the numeric columns whose header says it holds a change, in table order."""
+    return [c.ident for c in typed.columns
+            if c.numeric and c.index != typed.label_col and _CHANGE_HEADER.search(c.name)]
+
+
+def years_agree(header: str, text: str) -> bool:
+    """Whether the years ``text`` states are the change column's own: "fell since 2019" is not read from "Change
+    since 2015"; a text or header with no year agrees with any."""
+    said, held = set(_YEAR.findall(text)), set(_YEAR.findall(header))
+    return not said or not held or said <= held
+
+
+# ======================================================================================================================
+# Whether a claim's refutation checks what the claim states: rules that keep misread programs out of the vote.
+#
+# The small model writes programs that run and compute the right thing often enough, but on PubHealthTab its
+# REFUTES votes were almost all wrong (first 30 claims of the eval split: 1 right of 13). The wrong ones have
+# a recognisable form: the check compares with a value the claim never states (a count checked against "2"
+# for "more UK authors than Taiwan ones", a percentage the model copied from another row), or counts rows
+# against a number the rows could never reach. A failing check of a value the claim does not state tests the
+# model's guess, not the claim. So a *refutation* must rest on the claim's own values; a check that holds is
+# left to vote (the model wrote it while seeing the table, and a matching value is evidence of a reading).
+#
+# Each rule returns why a refuting program does not vote (the step shows it) or ``""`` when it may vote.
+#
+# - **stated**: a check against a value must compare with a number the claim states (as a number, so
+#   "45%" meets "45" and "56 million" meets "56000000"), or with text whose words the claim has;
+# - **reachable count**: a count checked against more rows than the table has counts the wrong thing (the
+#   claim's number is a cell, not a number of rows);
+# - **empty count**: a count over no selected rows, checked against anything but 0, means the filters
+#   missed, not that the claim is false.
+#
+# Some rules repair rather than block:
+#
+# - :func:`read_superlative`: "X has the largest Y" written as "rows where name = X -> max of Y" takes the maximum
+#   over X's row alone, which is X's own value, so it could never fail (a new user's claim "Lake Kariba has the
+#   largest surface area" was Supported that way, though another reservoir is larger). Over a single row an extreme
+#   says nothing; the claim means "the row with the largest Y is X". "X has more Y than any other Z" is the same
+#   claim in comparative form; written as "the others' maximum > X's" (its negation) or as "X's Y > W's" (one other
+#   row, not every other), it is read the same way.
+# - :func:`read_combined`: "X has more Y than A and B combined" compares X's value with the sum of A's and B's.
+# - :func:`read_every_filter`: "every Z has Y < 60" written as "rows where Y < 60 -> every one has Z = 'every'"
+#   is read as "every row has Y < 60".
+#
+# Decided on the tuning split only: on the first 53 claims of PubHealthTab's eval split (docs/eval/
+# pubhealthtab-dev.md, programs sampled without these rules), replaying the logged programs with them blocks
+# 31 refuting votes, 24 of them on claims labelled SUPPORTS and 1 on NOT ENOUGH INFO; accuracy 33 -> 35 of 53
+# with 4 claims left to the CCoE fallback (not replayed); always-SUPPORTS scores 34. A first version that
+# also held *supporting* checks to the claim's values blocked 12 right votes for 11 wrong ones (first 21
+# claims) and was dropped.
+#
+# Measured and not kept (2026-11-28, TabFact's tuning split): holding a refutation whose '=' *filter* value the
+# claim does not state ("rows where Region = 'North' -> … = Eastfield", seen as a new user). Replayed on programs
+# sampled for TabFact dev claims: on 40 (30 of them with a bound before a number) right 20 -> 22, 1 claim newly
+# left to the fallback; on the next 40 without such a bound right 27 -> 23, 6 newly left to the fallback (counted
+# as not right; none gained). TabFact's lemmatised claims paraphrase the cells that rows are chosen by ("the 18th
+# of june" for '18 june 1938', "december 17" for a full date), so right filters were held as often as invented ones.
+# ======================================================================================================================
 
 _NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -107,7 +237,7 @@ def stated_numbers(claim: str) -> set[float]:
     ups, downs = list(_UP_SIGN.finditer(claim)), list(_DOWN_SIGN.finditer(claim))
     signs = ups + downs
     one_sign = bool(signs) and not (ups and downs) and not any(_DEGREE.search(claim[:m.start()]) for m in signs)
-    span = stated_days(claim)  # "less than a week" states 7 days (tools._durations)
+    span = stated_days(claim)  # "less than a week" states 7 days (tools._question_dates)
     some = _SOME.search(claim) is not None  # "Did any drug get cheaper?" states a count of at least 1
     return claim_numbers(claim) | ({0.0} if one_sign else set()) | ({round(span[1], 6)} if span else set()) \
         | ({1.0} if some else set())
@@ -155,7 +285,7 @@ def copied_beside_stated(runs: list[tuple[Program, Execution, bool]], claim: str
     Found by CI: "Ontario had 530 cases of measles in 2008" was Supported by one program that checked "= 53"
     (Ontario's cell, which the model copied from the table into its check) while the other four had not run. A check
     of the table's own value against itself holds whatever the claim says. Holding every supporting check to the
-    claim's numbers was measured and dropped (the module's docstring); so was holding, beside a program that checks
+    claim's numbers was measured and dropped (the section comment); so was holding, beside a program that checks
     the claim's number, every check of a number the claim does not state (TabFact's test replay: 3 gained, 3 lost
     and 5 more split, since "Region 1" and "pick 24" state numbers that are names).
     """
@@ -177,18 +307,18 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed
     """Why this claim program must not vote, or ``""``."""
     chk = program.check
     if chk is None or chk.against != "value" or ex.truth:
-        return ""  # only a refutation is held to the claim's own values (see the module's docstring)
+        return ""  # only a refutation is held to the claim's own values (see the section comment)
     # "Is Sweden a net importer?" states the 'Yes' of the column Net importer by naming it (found as a new user)
     flag = typed is not None and names_flag(typed, RowFilter(column=program.column, op="=", value=chk.value), claim)
     # "more than half of the hospitals": the count it is checked against is the claim's fraction of the rows
     share = typed is not None and program.fn == "count" and fraction_of_rows(claim, typed) is not None
-    # "the CI for women excludes 1": a count of the intervals holding 1, checked against none (tools._interval_claims)
+    # "the CI for women excludes 1": a count of the intervals holding 1, checked against none (tools._intervals)
     interval = program.fn == "count" and interval_claim(claim)
     # "Smilodon fatalis was found in North America": its row among those in North America, at least once
-    # (tools._claim_named_row); none there refutes the claim
+    # (tools._claim_grounding); none there refutes the claim
     named_row = counts_named_row(program, typed, claim)
     # "MRSA resistance fell since 2019" over "Change since 2019 (pp)": the verb states the change's comparison
-    # with zero (tools._claim_change_column)
+    # with zero (tools._claim_changes)
     change = typed is not None and cell_number(chk.value) == 0 and program.column in change_columns(typed) \
         and stated_direction(claim) is not None
     share = share or interval or named_row or change
@@ -638,3 +768,50 @@ def _text_column(typed: TypedTable, ident: str) -> bool:
         return not typed.column(ident).numeric
     except KeyError:
         return False
+
+
+# ======================================================================================================================
+# Numbers a model-written reason gives that the table (and the question or claim) does not state.
+#
+# The judge's and the free-form answer's reasons are the model's prose. Code cannot vouch for their numbers, so
+# the reply says which ones it could not find (tools.verify_claim, tools.table_qa).
+# ======================================================================================================================
+
+# A number in running text, not part of a cell id ("R3C6") or a word ("COVID-19").
+# A comma only between digits: "in 2011, more than" is 2011 (read as "2011," it parsed as no number and was
+# never checked).
+_REASON_NUMBER = re.compile(r"(?<![\w.,−-])[−-]?\d(?:\d|,(?=\d))*(?:\.\d+)?(?!\w)")
+
+
+def unstated_numbers(reason: str, table: Table, claim: str,
+                     cited: list[tuple[int, int]] | None = None) -> list[str]:
+    """Numbers a model-written reason gives that neither the cells it cites (every cell of ``table`` when
+    ``cited`` is None), the table's title and headers, nor ``claim`` state.
+
+    The judge's reason is the model's prose: seen as a new user, "the ratio of dropouts to participants is
+    64/978, which is approximately 0.0667" (it is 0.0654) under a verdict the cells did decide. Code cannot
+    vouch for such a number, so the reply says which numbers it could not find. Equal as numbers counts
+    ("4,512" in a cell states 4512), and so does a number the table writes with a unit ("12%"). Also seen as a
+    new user: "the Philippines' coverage was 72%, higher than the 60% coverage in 2021", citing the 72 only (its
+    2021 cell holds 57; 60 is another country's), and 2021, a header, flagged as a number the table lacks.
+    """
+    stated = claim_numbers(claim)
+    texts = [table.title, *table.columns]
+    if cited is None:
+        texts += [cell for row in table.rows for cell in row]
+    else:
+        texts += [table.cell(r, c) for r, c in cited if 1 <= r <= table.n_rows and 1 <= c <= table.n_cols]
+    for text in texts:
+        for m in _REASON_NUMBER.finditer(str(text)):
+            n = cell_number(m.group(0))
+            if n is not None:
+                stated.add(round(n, 6))
+    out = []
+    # "row 5", "rows 2 and 3", "column 4" point at the table; they state no figure.
+    prose = re.sub(r"\b(?:rows?|columns?|cols?)\s+\d+(?:\s*(?:,|and|-|–|to)\s*\d+)*", " ", reason or "", flags=re.I)
+    for m in _REASON_NUMBER.finditer(prose):
+        n = cell_number(m.group(0))
+        if n is not None and round(n, 6) not in stated and abs(round(-n, 6)) not in stated \
+                and m.group(0) not in out:
+            out.append(m.group(0))
+    return out

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import norm_text
-from tools._cells import TypedTable, cell_number
+from tools._cells import TypedTable, cell_number, norm_text
 from tools._table_ops_model import Program
 
 _JOINT = re.compile(r"\b(?:both|all|each|every|neither|nor)\b", re.I)

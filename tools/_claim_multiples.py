@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 
 from tools._cells import cell_number
-from tools._stated_bound import BOUND_OPS
 from tools._table_ops_model import MIRRORED_OPS, Program
+from tools._values import BOUND_OPS
 from tools.lang.lexicon import ROUGH_PATTERN
 
 _MULTIPLE_WORDS = {"twice": 2.0, "double": 2.0, "thrice": 3.0, "triple": 3.0, "quadruple": 4.0, "half": 0.5,

@@ -24,13 +24,12 @@ from __future__ import annotations
 
 import re
 
-from tools._cell_compare import norm_text
-from tools._cells import TypedTable, cell_number
+from tools._cells import TypedTable, cell_number, norm_text
 from tools._claim_grounding import row_names_in
-from tools._stated_bound import direction, stated_bounds
-from tools._question_grounding import column_named
+from tools._grounding import column_named
 from tools._table_ops_model import VALUE_MAX_CHARS, Check, Program, ProgramError, RowFilter
-from tools._table_rows import meets_filter
+from tools._table_shape import meets_filter
+from tools._values import direction, stated_bounds
 from tools.lang.lexicon import NEGATED_EXISTENCE
 
 _COUNTS = ("count", "count_distinct")

@@ -26,8 +26,7 @@ import re
 from dataclasses import dataclass
 
 from kb.table_model import Table
-from tools._cell_compare import format_value, norm_text
-from tools._cells import TypedTable, cell_number, is_empty
+from tools._cells import TypedTable, cell_number, format_value, is_empty, norm_text
 from tools._table_ops_model import MAX_FILTERS, Program, RowFilter
 
 DEFAULT_ALPHA = 0.05

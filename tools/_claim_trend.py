@@ -27,11 +27,9 @@ import re
 from dataclasses import dataclass
 
 from kb.table_model import Table
-from tools._cell_compare import compare, format_value, norm_text
-from tools._cells import TypedTable, is_empty
-from tools._dates import iso_month_names, names_month
-from tools._question_grounding import column_named, named_words
-from tools._table_rows import total_rows
+from tools._cells import TypedTable, compare, format_value, is_empty, iso_month_names, names_month, norm_text
+from tools._grounding import column_named, named_words
+from tools._table_shape import total_rows
 from tools.lang.lexicon import change_pattern
 
 # "grew", "is rising", "improves": any verb form but the participle ("has risen" reads as "rose" through "has")

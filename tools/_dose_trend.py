@@ -21,10 +21,9 @@ from __future__ import annotations
 import re
 
 from kb.table_model import Table
-from tools._cell_compare import format_value
-from tools._cells import TypedTable
+from tools._cells import TypedTable, format_value
 from tools._claim_trend import NEGATED, TREND_VERB, TrendCheck
-from tools._question_grounding import row_stated
+from tools._grounding import row_stated
 
 _WITH_DOSE = re.compile(r"\b(?:with|by|across)\s+(?:(?:increasing|higher|rising|greater|the|each)\s+)*"
                         r"(?:doses?|dosages?|dose levels?)\b|\bdose[- ]dependent(?:ly)?\b", re.I)

@@ -17,57 +17,34 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from tools._across_columns import read_across_years
-from tools._answer_type import expected_answer, yes_no_asked
-from tools._averages import read_group_mean, read_median
-from tools._base_row import read_base_row
 from tools._cells import TypedTable
-from tools._claim_arms import read_arm_comparison
-from tools._claim_change_column import read_change_column
-from tools._claim_changes import read_change
-from tools._claim_compare import read_compared_row
+from tools._claim_changes import read_across_years, read_arm_comparison, read_base_row, read_change, \
+    read_change_column, read_column_against, read_column_change
+from tools._claim_compare import read_compared_row, read_count_than_row, read_named_value_row, read_others_combined, \
+    read_self_filtered_every
 from tools._claim_counts import read_counted_column
 from tools._claim_fractions import read_fraction_of_rows, read_share_of_total, read_stated_fraction
-from tools._claim_grounding import read_combined, read_every_filter, read_own_row, read_quantifier, \
-    read_ranked_claim, read_superlative, read_two_extremes
+from tools._claim_grounding import read_combined, read_every_filter, read_named_row_every, read_own_row, \
+    read_quantifier, read_ranked_claim, read_superlative, read_two_extremes
 from tools._claim_joint_rows import read_each_as_extreme
 from tools._claim_multiples import read_multiplier, read_ratio_multiple
-from tools._claim_named_row import read_named_row_every
 from tools._claim_negated import read_negated_existence, read_no_value
-from tools._claim_others import read_others_combined
-from tools._claim_self_filter import read_self_filtered_every
 from tools._claim_significance import add_significance_filter
-from tools._claim_value_row import read_named_value_row
-from tools._column_against import read_column_against
-from tools._column_change import read_column_change
-from tools._count_than_row import read_count_than_row
-from tools._date_questions import add_stated_date, add_stated_quarter, read_stated_part
-from tools._date_rules import read_stated_year
-from tools._durations import read_duration
-from tools._flag_columns import add_stated_flag
-from tools._frequency_rules import read_frequency, read_frequency_of_measure
-from tools._interval_claims import read_interval_inclusion, read_interval_question
-from tools._named_difference import read_named_difference
+from tools._grounding import expected_answer, read_whole_table_extreme, yes_no_asked
+from tools._intervals import read_interval_inclusion, read_interval_question, read_possible_bound
 from tools._numbered_kind import add_numbered_kind
-from tools._partial_values import narrow_to_written_value, widen_partial_value
+from tools._question_counts import read_frequency, read_frequency_of_measure, read_group_mean, read_median, read_rate, \
+    read_ratio, read_rows_per_value, read_share, read_share_of_all, read_share_of_rows
+from tools._question_dates import add_stated_date, add_stated_quarter, read_duration, read_stated_part, read_stated_year
 from tools._question_rules import count_choice, drop_named_row, read_as_asked, read_choice, read_compared_value, \
-    read_direction, read_distinct, read_group_total, read_neighbour, read_ordinal, read_position, read_rank_order, \
-    read_rows_asked, read_threshold_list, read_total_asked, read_year_asked
-from tools._range_possibility import read_possible_bound
-from tools._rates import read_rate
-from tools._rough_values import read_rough_value
-from tools._row_share import read_share_of_rows
-from tools._rows_per_value import read_rows_per_value
-from tools._same_as_row import read_same_as_row
-from tools._share_questions import read_ratio, read_share, read_share_of_all
-from tools._stated_bound import read_stated_bound
-from tools._stated_range import read_inclusive_range
-from tools._stated_values import add_stated_value
+    read_direction, read_distinct, read_group_total, read_named_difference, read_neighbour, read_ordinal, \
+    read_position, read_rank_order, read_rows_asked, read_same_as_row, read_threshold_list, read_top_rows, \
+    read_total_asked, read_year_asked
 from tools._table_ops_model import Program
-from tools._top_rows import read_top_rows
+from tools._table_shape import add_stated_flag, read_stated_percent
 from tools._value_in_range import read_range_question
-from tools._whole_table_scope import read_whole_table_extreme
-from tools._written_share import read_stated_percent
+from tools._values import add_stated_value, narrow_to_written_value, read_inclusive_range, read_rough_value, \
+    read_stated_bound, widen_partial_value
 
 Kind = Literal["claim", "question"]
 Reader = Callable[[Program, TypedTable, str], Program]

@@ -2,11 +2,11 @@
 
 Found on PubHealthTab's tuning split (its eval split): "The Fixture Window time frame is over 3 months." over a
 sports calendar whose row "Fixture window" holds that range (72 days) was decided by the judge after the programs
-split (no program can read two dates out of one cell). tools/_durations covers a start column and an end column;
-here the claim's form settles it in code when:
+split (no program can read two dates out of one cell). The durations of tools._question_dates cover a start column
+and an end column; here the claim's form settles it in code when:
 
 - the claim states a span with a bound or a number ("over 3 months", "less than 10 weeks", "74 days"; as
-  tools._durations.stated_days reads it) and speaks of a span ("time frame", "period", "window", "lasted", "long");
+  tools._question_dates.stated_days reads it) and speaks of a span ("time frame", "period", "window", "lasted", "long");
 - exactly one row holds one cell that is a range of two dates and another cell sharing a word with the claim
   (its name: "Fixture window").
 
@@ -20,11 +20,10 @@ import datetime as dt
 import re
 
 from kb.table_model import Table
-from tools._cell_compare import format_value, text_words
+from tools._cells import format_value, parse_date, text_words
 from tools._claim_trend import TrendCheck
-from tools._dates import parse_date
-from tools._durations import stated_days
-from tools._stated_bound import ORDER_OPS
+from tools._question_dates import stated_days
+from tools._values import ORDER_OPS
 
 _SPAN_WORDS = re.compile(r"\b(?:time\s*frames?|periods?|windows?|spans?|lasts?|lasted|lasting|long|duration|runs?|"
                          r"ran|open\s+for)\b", re.I)

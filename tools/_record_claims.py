@@ -28,12 +28,10 @@ from dataclasses import dataclass
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from kb.table_model import Table
-from tools._cell_compare import norm_text, text_words
-from tools._cells import cell_number
+from tools._cells import cell_number, norm_text, text_words
 from tools._claim_trend import TrendCheck
-from tools._rough_values import ROUGH_SHARE
-from tools._stated_bound import ORDER_OPS
 from tools._table_shape import lists_items
+from tools._values import ORDER_OPS, ROUGH_SHARE
 from tools.lang.lexicon import related
 
 # Verbs and the stems of the field names they fill ("published" -> "Publisher", "Published by").

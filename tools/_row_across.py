@@ -1,6 +1,6 @@
 """The executor's part of a program with ``across``: one row's cells in several columns aggregated (the mean, total,
 median, largest or smallest of them, or the column holding the largest or smallest). Code sets ``across``
-(tools._across_columns.read_across_years); no grammar offers it."""
+(tools._claim_changes.read_across_years); no grammar offers it."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ import math
 import statistics
 from typing import Any
 
-from tools._cell_compare import with_written_unit
-from tools._cells import TypedTable, is_empty
+from tools._cells import TypedTable, is_empty, with_written_unit
 from tools._table_checks import check_result
 from tools._table_ops_model import Execution, NoNumbersError, Program, ProgramError
-from tools._table_rows import column_index
+from tools._table_shape import column_index
 
 ACROSS_FNS = ("avg", "sum", "median", "min", "max", "argmax", "argmin")
 

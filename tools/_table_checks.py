@@ -12,13 +12,12 @@ import math
 import re
 from typing import Any
 
-from tools._cell_compare import cell_bounds, compare, format_value, iso_month_match, leading_number, named_number, \
-    norm_text, text_words, with_written_unit, words_match, written_tolerance
-from tools._cells import TypedTable, cell_number, is_empty, written_scale
-from tools._table_describe import quoted
+from tools._cells import TypedTable, cell_bounds, cell_number, compare, format_value, is_empty, iso_month_match, \
+    leading_number, named_number, norm_text, text_words, with_written_unit, words_match, written_scale, \
+    written_tolerance
 from tools._table_ops_model import Check, Program, ProgramError, RowFilter
-from tools._table_rows import ORDER, column_index, meets_filter, rows_but_totals
-from tools._written_share import ONE_CELL_FNS, share_pair, stated_share, written_share
+from tools._table_shape import ONE_CELL_FNS, ORDER, column_index, meets_filter, quoted, rows_but_totals, share_pair, \
+    stated_share, written_share
 
 
 _POINT_THOUSANDS = re.compile(r"^\d{1,3}(?:\.\d{3})+$")
@@ -201,7 +200,7 @@ def row_ratio(typed: TypedTable, r: int, c: int, per_c: int) -> float | None:
 
 def row_change(typed: TypedTable, r: int, c: int, minus_c: int) -> float | None:
     """Row ``r``'s value in column ``c`` minus its value in ``minus_c`` (in days for two columns of dates: a
-    duration, tools._durations); None when either is missing."""
+    duration, tools._question_dates); None when either is missing."""
     x, y = typed.order_value(r, c), typed.order_value(r, minus_c)
     if x is None or y is None or is_empty(typed.text(r, c)) or is_empty(typed.text(r, minus_c)):
         return None
@@ -245,7 +244,7 @@ def _check_own_row(program: Program, typed: TypedTable, c: int,
     if left is None or right is None:
         raise ProgramError(f"{typed.row_name(r)} has no number in {program.column!r} or {chk.value!r}")
     shown = f"{typed.row_name(r)}'s {typed.columns[other - 1].name} {format_value(typed.text(r, other))}"
-    # groups of different sizes: the percentages each cell writes, as written (tools._written_share.by_share)
+    # groups of different sizes: the percentages each cell writes, as written (tools._table_shape.by_share)
     left_text, right_cell = ((written_share(typed.text(r, c)) or "", written_share(typed.text(r, other)) or "")
                              if shares is not None else (typed.text(r, c), typed.text(r, other)))
     right_text, shown, tolerance = _scaled(chk, right_cell, right, shown)

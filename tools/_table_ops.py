@@ -18,7 +18,7 @@ This module runs a program (:func:`execute`) as a small operator algebra (issue 
 
 A program with ``across`` (one row's cells over several columns) is run by :mod:`tools._row_across` instead, after
 the select stage. The check of a claim's result is in :mod:`tools._table_checks`, the program in words in
-:mod:`tools._table_describe`, and the row selection primitives all three share in :mod:`tools._table_rows`.
+:mod:`tools._table_shape`, and the row selection primitives all three share in :mod:`tools._table_shape`.
 """
 
 from __future__ import annotations
@@ -31,17 +31,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-from tools._cell_compare import clipped, compare, format_value, iso_month_match, norm_text, text_words, \
-    with_written_unit, words_match
-from tools._cells import TypedTable, cell_number, is_empty
+from tools._cells import TypedTable, cell_number, clipped, compare, format_value, is_empty, iso_month_match, \
+    norm_text, text_words, with_written_unit, words_match
 from tools._row_across import execute_across
 from tools._table_checks import (check_result, check_types, in_none_of, row_change, row_names, row_ratio,
                                   row_relative_change)
-from tools._table_describe import ORDINALS, quoted, rows_in_words
 from tools._table_ops_model import MAX_CELLS, MAX_FILTERS, MAX_ROWS, RATIO_FNS, TIME_LIMIT_S, Execution, \
     NoNumbersError, Program, ProgramError, RowFilter
-from tools._table_rows import column_index, compare_cell, filter_groups, meets_filter, rows_but_totals, \
-    total_rows
+from tools._table_shape import ORDINALS, column_index, compare_cell, filter_groups, meets_filter, quoted, \
+    rows_but_totals, rows_in_words, total_rows
 
 
 class _Clock:
@@ -178,7 +176,7 @@ def _keep_by_value(typed: TypedTable, f: RowFilter, c: int, picked: _Selection, 
     rows = picked.rows
     wanted = cell_number(f.value)
     kept = []
-    alt = f.alternative  # "an interval excluding 1": lower bound > 1 or upper bound < 1 (tools._interval_claims)
+    alt = f.alternative  # "an interval excluding 1": lower bound > 1 or upper bound < 1 (tools._intervals)
     if alt is not None:
         picked.filter_cols.append(column_index(typed, alt.column, "filter column"))
     for r in rows:
@@ -434,7 +432,7 @@ def _share(run: _Run) -> _Outcome:
 
 def _share_of_rows(run: _Run) -> _Outcome:
     """A share of a column of names is a share of the rows: "What percentage of wards passed the audit?"
-    (tools._row_share), the selected rows over every row but a totals row."""
+    (tools._question_counts), the selected rows over every row but a totals row."""
     counted = rows_but_totals(run.typed)
     whole_rows = set(counted)
     part = [r for r in run.rows if r in whole_rows]

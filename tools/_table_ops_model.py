@@ -38,7 +38,7 @@ MIRRORED_OPS = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="
 # selected rows' numbers. count_distinct is offered by no grammar: code rewrites a program into it where the
 # question's form says so (tools._question_rules.read_distinct: "how many different series …?" counts the
 # distinct values of Series). share (no grammar either): the selected rows' sum as a percentage of the column's
-# total (tools._share_questions.read_share_of_all: "what share of all beds does St Mary have?"). median (no grammar
+# total (tools._question_counts.read_share_of_all: "what share of all beds does St Mary have?"). median (no grammar
 # either): code rewrites a mean into it where the text says "median" (tools._question_rules.read_median).
 # Each has one operator in tools._table_ops.OPERATORS (its stage and handler; a test checks that they match).
 Fn = Literal["value", "count", "sum", "avg", "median", "min", "max", "argmax", "argmin", "every", "only",
@@ -60,10 +60,10 @@ class RowFilter(BaseModel):
     op: CmpOp
     value: str = Field(max_length=VALUE_MAX_CHARS)
     # Compare with this column of the same row instead of ``value``: "Which sites missed their target?" keeps the
-    # rows where Enrolled < Target. Set by code (tools._column_against); no grammar offers it.
+    # rows where Enrolled < Target. Set by code (tools._claim_changes); no grammar offers it.
     than_column: str | None = None
     # With ``than_column``: compare the percentages both cells write beside their counts ("41 (4.1%)" against
-    # "16 (8.1%)"), since the columns are groups of different sizes. Set by code (tools._written_share.by_share).
+    # "16 (8.1%)"), since the columns are groups of different sizes. Set by code (tools._table_shape.by_share).
     by_share: bool = False
     # With ``than_column``: the row is also kept when it meets this comparison instead: "outside its reference
     # range" is Result < Low or Result > High (tools._value_in_range). Set by code; no grammar offers it.
@@ -83,7 +83,7 @@ class Check(BaseModel):
                              "group: with the same sum or mean over the rows whose ``group_column`` is ``value``.")
     value: str = Field(max_length=VALUE_MAX_CHARS)
     # with against="group": the column whose value ``value`` selects the other group ("South's beds in total are more
-    # than East's": Region). Set by code (tools._compared_groups); no grammar offers it.
+    # than East's": Region). Set by code (tools._claim_compare); no grammar offers it.
     group_column: str | None = None
     # with against="rows": the rows whose values a claim adds up ("than Utrecht and Bergen combined")
     rows: list[str] = Field(default_factory=list, max_length=MAX_FILTERS + 2)
@@ -97,7 +97,7 @@ class Check(BaseModel):
 
 
 # The functions a computed ratio column feeds: "the most dropouts relative to participants" is the row with the
-# largest Dropouts / Participants. Code sets ``per_column`` (tools._share_questions.read_ratio), no grammar offers it.
+# largest Dropouts / Participants. Code sets ``per_column`` (tools._question_counts.read_ratio), no grammar offers it.
 RATIO_FNS = ("argmax", "argmin", "max", "min")
 
 
@@ -109,7 +109,7 @@ class Program(BaseModel):
     check: Check | None = None
     per_column: str | None = None  # divide ``column`` by this column, row by row, before ``fn``
     # subtract this column, row by row, before ``fn``: "the change from 2022 to 2023" is 2023 minus 2022. Code sets it
-    # (tools._column_change); no grammar offers it. Feeds RATIO_FNS as ``per_column`` does.
+    # (tools._claim_changes); no grammar offers it. Feeds RATIO_FNS as ``per_column`` does.
     minus_column: str | None = None
     # "the second highest": max, min, argmax and argmin take the nth distinct value from that end. Code sets it
     # from the question's or claim's ordinal (tools.lang.lexicon.ordinal_extreme); no grammar offers it.
@@ -119,11 +119,11 @@ class Program(BaseModel):
     # (tools._question_rules.read_group_total, read_group_mean); no grammar offers it.
     group: Literal["total", "mean"] | None = None
     # "What was Nigeria's average coverage over 2019 to 2022?": ``fn`` over the one selected row's cells in these
-    # columns, not over rows (argmax/argmin name the column). Code sets it (tools._across_columns); no grammar offers
+    # columns, not over rows (argmax/argmin name the column). Code sets it (tools._claim_changes); no grammar offers
     # it.
     across: list[str] = Field(default_factory=list)
     # "Which drugs were tested in more than one trial?": with most_common, every value of ``column`` held by more than
-    # this many of the selected rows, not only the commonest. Code sets it (tools._rows_per_value); no grammar offers
+    # this many of the selected rows, not only the commonest. Code sets it (tools._question_counts); no grammar offers
     # it.
     more_rows_than: int | None = Field(None, ge=0)
 
@@ -175,5 +175,5 @@ class Execution:
     check_text: str = ""
     steps: list[str] = field(default_factory=list)
     # A filter's bound that code read from a row the question names, as the reason states it: "Beds > 310,
-    # Riverside General's Beds" (tools._count_than_row.cite_compared_row).
+    # Riverside General's Beds" (tools._claim_compare.cite_compared_row).
     bounds: list[str] = field(default_factory=list)

@@ -9,7 +9,7 @@
 3. Each program runs in ``tools._table_ops.execute``. A claim's program that does not check what the
    claim states (``tools._claim_grounding``) runs but does not vote. When none runs or votes, the request
    is repeated once with the first error message; a plain superlative question still without a vote gets the
-   program its words give (``tools._extreme_question``).
+   program its words give (``tools._question_rules``).
 4. Majority vote over the programs that ran; the share of all samples that agree is the confidence.
    A question whose vote splits may have ``n`` more programs sampled (``more_on_split``), voted with the first.
    No strict majority (or none ran) leaves the decision to the caller's fallback (CCoE).
@@ -33,32 +33,24 @@ from pydantic import BaseModel, Field
 
 from prompts import render
 from kb.tables import Table
-from tools._answer_type import expected_answer, fits, position_asked, yes_no_asked
-from tools._cell_compare import format_value, join_listed
-from tools._cells import TypedTable, cell_number, display_cell, is_empty
+from tools._grounding import column_named, describe_grounding, expected_answer, fits, grounding, position_asked, \
+    uncomputed_column_asked, uncomputed_reason, yes_no_asked
+from tools._cells import TypedTable, cell_number, display_cell, format_value, is_empty, join_listed
 from tools._claim_categories import restricted_to_category
 from tools._claim_grounding import check_stated, copied_beside_stated
 from tools._claim_changes import than_years
-from tools._compared_groups import compared_groups
-from tools._compared_rows import compared_rows
-from tools._extreme_question import extreme_by_words, other_column_ranked
+from tools._claim_compare import cite_compared_row, compared_groups, compared_rows, counts_of_compared_row
+from tools._question_rules import cite_shared_row, extreme_by_words, one_of_several, other_column_ranked, yes_or_no
 from tools._claim_joint_rows import read_joint_rows
-from tools._count_than_row import cite_compared_row, counts_of_compared_row
-from tools._same_as_row import cite_shared_row
-from tools._date_rules import leaves_out_stated_date
-from tools._interval_claims import interval_notes
+from tools._question_dates import leaves_out_stated_date
+from tools._intervals import interval_notes
 from tools._program_readers import Kind, header_of, reader_name, readers_for
-from tools._question_grounding import column_named, describe_grounding, grounding
-from tools._question_rules import one_of_several, yes_or_no
-from tools._share_questions import asks_share
-from tools._written_share import ratio_as_percent, read_written_share
-from tools._table_describe import describe
+from tools._question_counts import asks_share
+from tools._table_shape import ShapedTable, describe, ratio_as_percent, read_written_share, shape_for_programs
 from tools._table_grammar import typed_program_schema
 from tools._table_ops import execute
 from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema
-from tools._table_shape import ShapedTable, shape_for_programs
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar
-from tools._uncomputed import uncomputed_column_asked, uncomputed_reason
 from tools.rules import parse_off, veto
 
 ProgramForm = Literal["ops", "sql"]
@@ -97,7 +89,7 @@ class ProgramRun(BaseModel):
     fn: str = ""
     # the values its filters compare with, after code's repairs; None when unknown (SQL). An answer over every row
     # of a question about some of them, or over rows picked by values the question never states, says so
-    # (tools._row_qualifier).
+    # (tools._question_counts).
     filter_values: list[str] | None = None
 
 
@@ -105,7 +97,7 @@ class ProgramOutcome(BaseModel):
     kind: Kind
     columns_needed: list[str] = Field(default_factory=list)
     not_in_table: bool = False
-    # The column the text asks about whose cells are all formulas saved without results (tools._uncomputed).
+    # The column the text asks about whose cells are all formulas saved without results (tools._grounding).
     uncomputed: str = ""
     runs: list[ProgramRun] = Field(default_factory=list)
     retried: bool = False
@@ -386,8 +378,8 @@ def settled_by_form(typed: TypedTable, text: str) -> _Sampled | None:
     """The run of the program a question's form alone fixes, or None.
 
     The rules that replace whatever program the model wrote with one of their own (each row against its own range,
-    tools._value_in_range; one column against another of the same row or two arms' columns, tools._column_against;
-    one row across year columns, tools._across_columns) give the same program for every sample, so sampling is
+    tools._value_in_range; one column against another of the same row or two arms' columns, tools._claim_changes;
+    one row across year columns, tools._claim_changes) give the same program for every sample, so sampling is
     skipped: a placeholder program goes through the same rules, and when it comes out comparing columns within rows
     or aggregating across them, that is the answer's program. "More … in 2024 than in 2023" keeps conditions the
     model wrote ("with coverage below 90%"), so it is sampled as before."""
@@ -408,9 +400,9 @@ def decided_by_form(typed: TypedTable, kind: Kind, text: str) -> _Sampled | None
 
     A question: :func:`settled_by_form` (found as a new user: 5 of 5 identical programs after 80-100 s of sampling
     for "Which results are outside their reference range?"). A claim: "A … colder than B", one row before the
-    comparative, one after "than", one column named (tools._compared_rows; found as a new user: the sampled
+    comparative, one after "than", one column named (tools._claim_compare; found as a new user: the sampled
     programs compared rows the claim never names, or wrote tautologies), or two groups' totals or means
-    (tools._compared_groups)."""
+    (tools._claim_compare)."""
     if kind == "question":
         return settled_by_form(typed, text)
     words = compared_rows(typed, text) or compared_groups(typed, text)
@@ -564,7 +556,7 @@ def one_form_per_number(answers: list[str]) -> list[str]:
 
 
 def _drop_ungrounded(outcome: ProgramOutcome, sampled: list[_Sampled], text: str, typed: TypedTable) -> None:
-    """A question's programs that read less of it than the best one that ran do not vote (tools._question_grounding).
+    """A question's programs that read less of it than the best one that ran do not vote (tools._grounding).
 
     Only programs written as fixed operations are compared (a SQL query's filters are not read here).
     """

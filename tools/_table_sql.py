@@ -15,7 +15,7 @@ database, ``query_only``, an authorizer that allows only reads of ``t`` and the 
 a progress handler that stops it after a time limit, and a cap on the rows it may return. Refusals
 are :class:`~tools._table_ops_model.ProgramError`, one sentence each, never a crash.
 
-Comparisons mean what the fixed operations mean (``tools._cell_compare.compare``): text case-, accent-
+Comparisons mean what the fixed operations mean (``tools._cells.compare``): text case-, accent-
 and markup-insensitively (a collation), numbers within the precision the claim wrote them with
 ("3.5" matches 3.46), and a short form of a cell ("Quebec" for "Quebec (QC)") as whole words when no
 cell equals it. sqlglot rewrites the query for that before it runs; the user sees the query as written.
@@ -40,8 +40,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from tools._cell_compare import compare, format_value, norm_text, words_match
-from tools._cells import TypedTable, cell_number, is_empty
+from tools._cells import TypedTable, cell_number, compare, format_value, is_empty, norm_text, words_match
 from tools._table_grammar import GrammarSpec
 from tools._table_ops_model import MAX_CELLS, MAX_ROWS, MIRRORED_OPS, TIME_LIMIT_S, VALUE_MAX_CHARS, Execution, \
     ProgramError
@@ -356,7 +355,7 @@ def _number_literal(node: exp.Expression) -> str | None:
 
 
 def rewrite(tree: exp.Select, typed: TypedTable) -> tuple[exp.Select, list[str]]:
-    """The query as it runs: comparisons mean what ``tools._cell_compare.compare`` means (see the module)."""
+    """The query as it runs: comparisons mean what ``tools._cells.compare`` means (see the module)."""
     notes: list[str] = []
     idents = {c.ident: c for c in typed.columns}
 

@@ -8,9 +8,9 @@ refuted; "Which results are above their reference range?" listed every result; "
 
 The message's form settles it when it places something within, inside, in, outside, above, over, below or under a
 range, interval or limits (with "the upper/lower limit of" naming one bound), and the table has one interval column
-(tools._interval_columns) and one other number column (or one the message names). A claim naming one row is
+(tools._table_shape) and one other number column (or one the message names). A claim naming one row is
 decided here, in code; a which/how-many question becomes a program filtering on the row's own bounds (the value
-column against the bound columns, tools._column_against's "than_column"). "Outside" keeps a row below its lower
+column against the bound columns, tools._claim_changes's "than_column"). "Outside" keeps a row below its lower
 bound or above its upper (the filter's ``alternative``); a negation turns the placement round ("not within" is
 outside, "not above" at most the bound).
 """
@@ -20,13 +20,12 @@ from __future__ import annotations
 import re
 
 from kb.table_model import Table
-from tools._answer_type import yes_no_asked
 from tools._cells import TypedTable
 from tools._claim_trend import TrendCheck
-from tools._interval_claims import bound_pairs
-from tools._interval_columns import interval_bounds, interval_columns
-from tools._question_grounding import column_named, row_stated
+from tools._grounding import column_named, row_stated, yes_no_asked
+from tools._intervals import bound_pairs
 from tools._table_ops_model import VALUE_MAX_CHARS, Program, RowFilter
+from tools._table_shape import interval_bounds, interval_columns
 
 _PLACED = re.compile(
     r"(?:(?P<neg>\bnot\s+|n['’]t\s+))?\b(?P<pos>within|inside|in|outside|above|over|exceeds?|exceeding|higher than|"
@@ -120,7 +119,7 @@ def read_range_question(program: Program, typed: TypedTable, question: str) -> P
     (within: at least the lower and at most the upper; "how many" counts them; "Is potassium within its reference
     range?" asks whether that row meets them: found as a new user, 5 of 5 programs counted Potassium's row and
     answered yes for 5.6 in 3.5–5.0). ``typed`` is the table with its intervals' bound columns
-    (tools._interval_columns)."""
+    (tools._table_shape)."""
     yes_no = yes_no_asked(question or "")
     placed = _placement(question) if _WHICH_OR_HOW_MANY.match(question or "") or yes_no else None
     pairs = bound_pairs(typed) if placed else []

@@ -28,10 +28,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kb.errors import LLMResponseError
 from prompts import render
-from tools._answer_subject import EXPLETIVE_IT, answer_subject, with_subject
-from tools._dates import QUARTER, parse_date
+from tools._grounding import EXPLETIVE_IT, answer_subject, with_subject
+from tools._cells import QUARTER, parse_date
 from tools.registry import ToolContext, tool
-from tools._swapped_question import swapped_question
+from tools._question_rules import swapped_question
 from tools.lang.lexicon import MONTHS, PRONOUNS, is_superlative, related, singular
 
 log = logging.getLogger(__name__)

@@ -3,13 +3,13 @@
 Steps (../shared/docs/methods.md §4, with issue 14's relation-aware facts first):
 
 0. the asked relation (the intent's relation phrase, or the question without its entities) selects
-   relation types (:mod:`tools._kg_facts`); the one-hop facts of those types around the question's
+   relation types (:mod:`tools._kg`); the one-hop facts of those types around the question's
    entities ("Apomorphine palliates Parkinson's disease") are registered first, as ``P<n>`` evidence
    with their license and provenance. The steps below follow only for a multi-hop question: one
    with options, with several linked entities, or whose asked relation gave no fact;
 1. link KeyBERT keyphrases of the question, the answer options and the intent's entities to KG
    nodes (exact, fuzzy, embedding; :mod:`kb.linking`);
-2. expand ``max_hops`` around the linked nodes within ``node_budget`` (:func:`tools._paths.expand`);
+2. expand ``max_hops`` around the linked nodes within ``node_budget`` (:func:`tools._kg.expand`);
 3. score the subgraph's nodes with a GAT trained for this question without labels
    (:mod:`tools._gat`) and keep the nodes above theta_0;
 4. shortest paths from the kept nodes to each option's nodes (or, for an open question, from the
@@ -34,14 +34,12 @@ from pydantic import BaseModel, Field
 from kb.kg_harvest import edge_scores, extraction_note
 from kb.kg_store import normalize_name
 from tools._gat import cosine_scores, keep_threshold, train_scorer
-from tools._kg_facts import Fact, KGFact, is_placeholder, match_relations, one_hop_facts, relation_phrases
+from tools._kg import Fact, KGFact, Subgraph, bfs_parents, chain_text, everyday_readings, expand, facts_reply, \
+    is_placeholder, joint_facts, joint_reply, local_adjacency, match_relations, one_hop_facts, others_of, path_steps, \
+    path_to_root, relation_phrases, sentence_text, whole_names
 # Public here for the app, which imports no private tool module: the asked slot types a fact's ends by these
 # (assistant.answer.slots).
-from tools._kg_facts import kinds_asked  # noqa: F401
-from tools._kg_readings import everyday_readings
-from tools._kg_replies import facts_reply, joint_facts, joint_reply, others_of, whole_names
-from tools._paths import (Subgraph, bfs_parents, chain_text, expand, local_adjacency, path_steps,
-                          path_to_root, sentence_text)
+from tools._kg import kinds_asked  # noqa: F401
 from tools.registry import ToolContext, ToolError, tool
 from tools.intent import asked_kind, question_stem
 

@@ -2,7 +2,7 @@
 
 Stage 1 retrieves evidence for every (question, option) pair with the text search. Then, by default
 (``Settings.mc_decider = "likelihood"``), code compares the model's probabilities of the options after that
-evidence and cites the sentences that raise the chosen one (``tools._mc_likelihood``). The thesis's USCRaKE
+evidence and cites the sentences that raise the chosen one (``tools._mc``). The thesis's USCRaKE
 stages 2–3 (``"judge"``: one reasoning chain per option, then a schema-constrained judge that writes one letter and
 the ids) stay as the other decider; they are used as well where the server gives no prompt log-probabilities.
 """
@@ -15,8 +15,7 @@ from pydantic import BaseModel, Field
 
 from kb.errors import LLMResponseError
 from kb.instructions import instruction_cue
-from tools._mc import CitationBy, DecidedBy, MCResult, choose_option
-from tools._mc_likelihood import choose_by_likelihood
+from tools._mc import CitationBy, DecidedBy, MCResult, choose_by_likelihood, choose_option
 from tools.registry import ToolContext, ToolError, tool
 from tools.intent import question_stem
 from tools.text_search import DEFAULT_METHOD, EMPTY_KB_MESSAGE, Method, rank_kb

@@ -24,8 +24,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from kb.tables import _MARKUP, Table, parse_number
-from tools._colfilter import claim_numbers, jaccard, js_distance, number_matches, softmax, tokens
-from tools._kmeans import spherical_kmeans
+from tools._colfilter import claim_numbers, jaccard, js_distance, number_matches, softmax, spherical_kmeans, tokens
 from tools.registry import ToolContext, ToolError, tool
 
 TAU = 0.25          # UCRET lexical threshold

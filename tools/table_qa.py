@@ -33,24 +33,19 @@ from pydantic import BaseModel, Field
 
 from prompts import render
 from kb.tables import Table
-from tools._answer_subject import EXPLETIVE_IT, with_subject
-from tools._answer_type import expected_answer, fits
-from tools._cell_compare import compare, join_listed, split_listed
-from tools._cells import TypedTable, cell_number, is_empty
-from tools._choice_compare import comparing_option
-from tools._frequency_rules import row_kinds
+from tools._grounding import EXPLETIVE_IT, expected_answer, fits, row_stated, value_grounded, with_subject
+from tools._cells import TypedTable, cell_number, compare, is_empty, join_listed, split_listed
+from tools._question_rules import comparing_option, swap_target
+from tools._question_counts import qualifier_note, row_kinds, row_qualifier
 from tools.contracts import TableAnswer
 from tools.registry import ToolContext, ToolError, tool
-from tools._question_grounding import row_stated, value_grounded
-from tools._swapped_question import swap_target
-from tools._row_qualifier import qualifier_note, row_qualifier
 from tools.lang.choice import option_rows, table_choice
 from tools._table_llm import (
     JUDGEMENT_MAX_TOKENS, REASON_SCHEMA_EXTRA, CollapsedView, cited_cells_schema_extra, cited_for_view,
     register_evidence, validate_cells)
 from tools._table_program import (
     DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, solve)
-from tools._unstated import unstated_numbers
+from tools._claim_grounding import unstated_numbers
 from tools.lang.lexicon import OF_THEM, content_words, is_superlative, singular, without_opener, word_in
 from tools.intent import without_regarding_note
 from tools.table_filter import filter_table, resolve_table
@@ -109,7 +104,7 @@ class QAResult(BaseModel):
     programs: ProgramOutcome | None = None
     unpicked: str = Field("", description="The question's qualifier of its rows (\"European\") that no program "
                                           "applied from the table: the answer is over all rows, or over rows the "
-                                          "model chose (tools._row_qualifier).")
+                                          "model chose (tools._question_counts).")
 
 
 def matching_options(answer: str, options: list[str]) -> list[int]:
@@ -251,7 +246,7 @@ def _unpicked_qualifier(table: Table, question: str, outcome: ProgramOutcome, ro
     """(qualifier, note) when the question restricts its rows by a word the table does not write ("the European
     cities") and no program that gave the answer picked rows by what the question states: each kept all the rows,
     or filtered on a value of its own ("Country = 'China'" for "the Asian cities", seen as a new user); None
-    otherwise (tools._row_qualifier)."""
+    otherwise (tools._question_counts)."""
     winners = [r for r in outcome.runs if r.ran and r.verdict == outcome.winner]
     if not winners or any(r.filter_values is None for r in winners):
         return None

@@ -32,10 +32,9 @@ from pydantic import BaseModel, Field, create_model
 
 from prompts import render
 from kb.tables import Table
-from tools._answer_type import yes_no_asked
-from tools._claim_conjuncts import conjuncts
-from tools._claim_negation import positive_form, turned_round
-from tools._coverage import NEI_COVERAGE, claim_coverage
+from tools._grounding import yes_no_asked
+from tools._claim_text import conjuncts, positive_form, turned_round
+from tools._intervals import NEI_COVERAGE, claim_coverage
 from tools.registry import ToolContext, ToolError, tool
 from tools.rules import REGISTRY as RULES, parse_off, settle
 from tools._table_llm import (
@@ -43,7 +42,7 @@ from tools._table_llm import (
     register_evidence, validate_cells)
 from tools._table_program import (
     DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, solve)
-from tools._unstated import unstated_numbers
+from tools._claim_grounding import unstated_numbers
 from tools.table_filter import FilterResult, filter_table, resolve_table, whole_table
 from tools.contracts import TableAnswer
 from tools.table_qa import claim_with_referent
@@ -107,7 +106,7 @@ class ClaimCheck(BaseModel):
     rules_fired: list[str] = Field(default_factory=list, description="Every settle rule that fired, in order.")
     confidence: float | None = Field(None, description="Share of the sampled programs that agree.")
     programs: ProgramOutcome | None = None
-    # checked as its positive form and turned round (tools._claim_negation): the programs computed that form
+    # checked as its positive form and turned round (tools._claim_text): the programs computed that form
     negated: bool = False
 
     @property
@@ -282,7 +281,7 @@ async def _decided_without_rules(llm, table: Table, claim: str, *, embedder, var
 
 
 def negated(claim: str, check: ClaimCheck, total_s: float) -> ClaimCheck:
-    """The verdict of a claim whose main verb is negated, from its positive form's check (tools._claim_negation):
+    """The verdict of a claim whose main verb is negated, from its positive form's check (tools._claim_text):
     turned round, with a reason that says so. NOT ENOUGH INFO stays."""
     label = turned_round(check.label)
     reason = f"Read without its “not”, “{check.claim}”: {check.reason}"
@@ -294,7 +293,7 @@ def negated(claim: str, check: ClaimCheck, total_s: float) -> ClaimCheck:
 
 
 def both_parts(claim: str, table: Table, checks: list[ClaimCheck], total_s: float) -> ClaimCheck:
-    """One verdict for a claim made of parts (tools._claim_conjuncts): refuted when a part is, supported when
+    """One verdict for a claim made of parts (tools._claim_text): refuted when a part is, supported when
     every part is, else as the first part that is not supported; the reason says which part decided."""
     refuted = [c for c in checks if c.label == "REFUTES"]
     unsupported = refuted or [c for c in checks if c.label != "SUPPORTS"]

@@ -7,7 +7,7 @@ rank of the gold fact gives recall@1/5/15 and MRR (ranks past 100 count as 0) fo
 obqa / csqa: answer accuracy with the served model through ``mc_answer``'s pipeline, one run per
 retriever (the thesis's retriever ablation). Results are logged per item and resume. ``--decider judge`` (the
 thesis's chains and judge; variants named by retriever) or ``likelihood`` (the options' probabilities compared in
-code, ``tools._mc_likelihood``; variants named ``<retriever>+likelihood``).
+code, ``tools._mc``; variants named ``<retriever>+likelihood``).
 """
 
 from __future__ import annotations
@@ -337,7 +337,7 @@ def run_answer_eval(settings, benchmark: str, *, retrievers: list[str], limit: i
     notes += ("\n\nVariants named by the retriever alone were decided by the judge ("
               + ("one reasoning chain per option, then the judge" if judge_chains else "judge only") + "); "
               "variants named <retriever>+likelihood by the likelihood decider (`--decider likelihood`, "
-              "tools._mc_likelihood: each option's log-probability after the evidence, less its prior), which "
+              "tools._mc: each option's log-probability after the evidence, less its prior), which "
               "writes nothing: it cites the facts that alone raise its choice (`cited_rate`; "
               "`accuracy_when_cited` over those).")
     notes += "\n\n" + FALLBACK_NOTE

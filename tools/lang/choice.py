@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from kb.tables import Table
-from tools._cell_compare import text_words
+from tools._cells import text_words
 
 # Opposite words a question offers as its two answers (either order). Checking "more or less than China?" as the
 # claim "… more … than China" was tried on WTQ's training split: 1 of 5 right, as with the model's choice.

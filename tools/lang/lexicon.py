@@ -11,7 +11,7 @@ of the other's stem: a message word and a header word are forms of one word when
 when one is the other plus a common ending ("win"/"winner", "time"/"times"), or through a short list of
 irregular past forms ("won" -> "win").
 
-It also holds the pronouns that the follow-up rules (``tools.intent``, ``tools._swapped_question``) read alike.
+It also holds the pronouns that the follow-up rules (``tools.intent``, ``tools._question_rules``) read alike.
 """
 
 from __future__ import annotations

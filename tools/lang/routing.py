@@ -15,10 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from tools._answer_subject import EXPLETIVE_IT
-from tools._cell_compare import iso_month_match
-from tools._cells import TypedTable, cell_number, is_empty
-from tools._question_grounding import row_stated
+from tools._grounding import EXPLETIVE_IT, row_stated
+from tools._cells import TypedTable, cell_number, is_empty, iso_month_match
 from tools._record_claims import record_fields
 from tools.lang.lexicon import MONTHS, OF_THEM, SUPERLATIVES, WORD, related, spelled_out
 from tools.intent import without_regarding_note
