@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from tools._cells import norm_text
 from tools.lang.lexicon import DOWNWARD, UPWARD
+from tools.lang.reading import read
 
 
 # ======================================================================================================================
@@ -81,37 +82,17 @@ def conjuncts(claim: str) -> list[str]:
 # A verdict of NOT ENOUGH INFO stays as it is.
 # ======================================================================================================================
 
-_AUX = r"did|does|do|is|was|are|were|has|have|had"
-_NEGATION = re.compile(rf"\b(?P<aux>{_AUX})\s+not\b|\b(?P<short>{_AUX})n['’]t\b", re.I)
-_OTHER_NEGATIVE = re.compile(r"\b(?:no|none|never|neither|nor|without|nothing|nobody|only|cannot|can['’]t|won['’]t|"
-                             r"couldn['’]t|wouldn['’]t|shouldn['’]t|not)\b", re.I)
-# ("than", "as" and "since" open no clause of their own here: "X did not have more cases than Y" is turned round
-# whole, as is "resistance has not fallen since 2019")
-_CLAUSE = re.compile(r"\b(?:that|which|who|whom|whose|because|but|while|although|though|if|unless|when|whereas|"
-                     r"and|or)\b", re.I)
-# a quotation (a title: "I Don't Like Mondays"): double quotes, or a single quote that opens a word
-_QUOTES = re.compile(r"[\"“”]|(?:^|\s)['‘’]")
-MAX_SUBJECT_WORDS = 8
-
-
 def positive_form(claim: str, cells: Iterable[str] = ()) -> str | None:
-    """The claim without the negation of its main verb (section comment), or None when it has no such plain
-    negation. ``cells``: the table's text cells, which a negated phrase must not be one of."""
-    found = list(_NEGATION.finditer(claim))
-    if len(found) != 1:
+    """The claim without the negation of its main verb (section comment; the plain negation is the message's
+    reading, tools.lang.reading), or None when it has no such negation. ``cells``: the table's text cells, which a
+    negated phrase must not be one of."""
+    negation = read(claim).negation
+    if negation is None:
         return None
-    m = found[0]
-    before, after = claim[:m.start()], claim[m.end():]
-    if _OTHER_NEGATIVE.search(before) or _OTHER_NEGATIVE.search(after) or _CLAUSE.search(before) \
-            or _CLAUSE.search(after) or len(before.split()) > MAX_SUBJECT_WORDS or not before.strip():
-        return None
-    if _QUOTES.search(claim):
-        return None
-    said = norm_text(m.group(0))
+    said = norm_text(negation.text)
     if any(said in norm_text(cell) for cell in cells):
         return None
-    aux = m.group("aux") or m.group("short")
-    return " ".join((before + aux + after).split())
+    return negation.positive
 
 
 def turned_round(label: str) -> str:

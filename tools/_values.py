@@ -15,7 +15,8 @@ from tools._cells import TypedTable, cell_number, is_empty, norm_text, words_mat
 from tools._grounding import value_grounded
 from tools._table_ops_model import Program, RowFilter
 from tools._table_shape import total_rows
-from tools.lang.lexicon import CARDINALS, NEGATED_EXISTENCE, ROUGH_PATTERN, WORD, content_words
+from tools.lang.lexicon import BOUND_WORDS, NEGATED_EXISTENCE, WORD, content_words
+from tools.lang.reading import read
 
 
 # ======================================================================================================================
@@ -40,34 +41,18 @@ from tools.lang.lexicon import CARDINALS, NEGATED_EXISTENCE, ROUGH_PATTERN, WORD
 # split: 40 -> 41 right, no verdict lost.
 # ======================================================================================================================
 
-_UP = {"more than": ">", "greater than": ">", "higher than": ">", "larger than": ">", "over": ">", "above": ">",
-       "exceeding": ">", "in excess of": ">", "at least": ">=", "no fewer than": ">=", "no less than": ">=",
-       "not fewer than": ">=", "not less than": ">="}
-_DOWN = {"fewer than": "<", "less than": "<", "lower than": "<", "smaller than": "<", "under": "<", "below": "<",
-         "at most": "<=", "no more than": "<=", "not more than": "<=", "up to": "<="}
-# The operator each bound phrase sets, shared by every rule that reads one (tools._question_dates, _claim_changes,
-# _claim_multiples)
-BOUND_OPS = {**_UP, **_DOWN}
+# The operator each bound phrase sets (tools.lang.lexicon.BOUND_WORDS), shared by every rule that reads one
+# (tools._question_dates, _claim_changes, _claim_multiples); the numbers a message bounds are its reading's.
+BOUND_OPS = BOUND_WORDS
 # The order comparisons a stated bound asks for, as functions of (the table's number, the stated one).
 ORDER_OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
-_WORDS = {w: n for w, n in CARDINALS.items() if n >= 1}  # "one" to "twelve"
-# The longest phrase first, so "no more than" is not read as "more than"; a number (or a number word) right after.
-_STATED = re.compile(
-    r"\b(?P<bound>" + "|".join(re.escape(b) for b in sorted(BOUND_OPS, key=len, reverse=True)) + r")\s+"
-    r"(?P<number>[−-]?\d[\d,]*(?:\.\d+)?|" + "|".join(_WORDS) + r")\b"
-    # not the start of a span: "over 2019 to 2022", "under 18-65" bound nothing
-    r"(?!\s*(?:to|through|until|till|and|[-–])\s*\d)", re.I)
 
 
 def stated_bounds(text: str) -> dict[float, str]:
-    """number -> the operator the words before it set, for each number the text bounds one way only."""
-    seen: dict[float, set[str]] = {}
-    for m in _STATED.finditer(text):
-        word = m.group("number").lower()
-        number = _WORDS[word] if word in _WORDS else cell_number(word)
-        if number is not None:
-            seen.setdefault(round(number, 6), set()).add(BOUND_OPS[m.group("bound").lower()])
-    return {n: ops.pop() for n, ops in seen.items() if len(ops) == 1}
+    """number -> the operator the words before it set, for each number the text bounds one way only (the
+    message's reading, tools.lang.reading: a number that starts a span, "over 2019 to 2022", is bounded by
+    nothing)."""
+    return read(text).bounds()
 
 
 def direction(op: str) -> str:
@@ -173,24 +158,10 @@ def add_stated_value(program: Program, typed: TypedTable, question: str) -> Prog
 # ======================================================================================================================
 
 ROUGH_SHARE = 0.05  # "roughly 30,000" holds of 28,500 to 31,500; "about 250 pages" too (tools._record_claims)
-# Not a bare "m" after the number: metres as often as millions.
-_ROUGH_NUMBER = re.compile(r"\b(?:" + ROUGH_PATTERN + r"|approx\.?|some|circa|ca\.|an\s+estimated|estimated)\s+"
-                           r"(?P<number>[−-]?\d[\d,]*(?:\.\d+)?)\s*(?P<scale>"
-                           r"thousand|million|billion|k\b|bn\b)?", re.I)
-
-
 def rough_numbers(claim: str) -> set[float]:
     """The numbers ``claim`` writes as rough, as numbers (each also at its written scale: "30 thousand" gives 30
-    and 30000)."""
-    out = set()
-    for m in _ROUGH_NUMBER.finditer(claim):
-        n = cell_number(m.group("number"))
-        if n is None:
-            continue
-        out.add(round(n, 6))
-        if m.group("scale"):  # read by the cells' own magnitude words: "30 thousand" is 30000
-            out.add(round(cell_number(f"{m.group('number')} {m.group('scale')}"), 6))
-    return out
+    and 30000; not a bare "m" after the number, metres as often as millions): the message's reading."""
+    return read(claim).rough_values()
 
 
 def read_rough_value(program: Program, typed: TypedTable, claim: str) -> Program:
