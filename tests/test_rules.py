@@ -172,7 +172,21 @@ def test_the_terminal_step_line_says_which_rule_decided_and_which_others_fired()
     assert summarize_output(out).startswith("decided by rule:trend-every-period; {")
     conflict = out.model_copy(update={"decided_by": "program", "rules_fired": ["association", "record-field"]})
     assert summarize_output(conflict).startswith("decided by program (association, record-field also fired); ")
+    read = conflict.model_copy(update={"rules_fired": [], "rewritten_by": ["stated-bound"]})
+    assert summarize_output(read).startswith("decided by program, read by stated-bound; ")
     assert summarize_output({"hits": []}) == '{"hits": []}'
+
+
+def test_the_rewrites_a_reply_names_are_those_of_the_winning_programs():
+    from tools._table_program import ProgramOutcome, ProgramRun
+
+    runs = [ProgramRun(program="a", ran=True, verdict="SUPPORTS", rewritten_by=["stated-bound", "ordinal"]),
+            ProgramRun(program="b", ran=True, verdict="REFUTES", rewritten_by=["superlative"]),
+            ProgramRun(program="c", ran=True, verdict="SUPPORTS", rewritten_by=["ordinal", "rough-value"]),
+            ProgramRun(program="d", ran=False, error="x", rewritten_by=["multiplier"])]
+    outcome = ProgramOutcome(kind="claim", runs=runs, winner="SUPPORTS")
+    assert outcome.winning_rewrites() == ["stated-bound", "ordinal", "rough-value"]
+    assert ProgramOutcome(kind="claim", runs=runs, winner=None).winning_rewrites() == []
 
 
 # -- veto rules ---------------------------------------------------------------------------------------------------

@@ -123,6 +123,14 @@ class ProgramOutcome(BaseModel):
     def decided(self) -> bool:
         return self.winner is not None
 
+    def winning_rewrites(self) -> list[str]:
+        """The rewrite rules that changed the programs whose result won, in the order they first applied: what the
+        reply names beside "program" (empty when no program decided)."""
+        if self.winner is None:
+            return []
+        return list(dict.fromkeys(name for run in self.runs if run.ran and run.verdict == self.winner
+                                  for name in run.rewritten_by))
+
     def vote_text(self) -> str:
         ran = sum(1 for r in self.runs if r.ran)
         if self.by_form:

@@ -372,6 +372,8 @@ class Output(BaseModel):
                                         "the cells it cites and the table's headers lack (the reply is then "
                                         "unverified).")
     decided_by: str = Field("llm", description="program (code computed it), llm, or columns (not in the table).")
+    rewritten_by: list[str] = Field(default_factory=list, description="The rewrite rules that changed the programs "
+                                    "whose result decided (docs/rules.md).")
     vote_share: float | None = Field(None, description="Share of the sampled programs that agree.")
     unpicked_rows: str = Field("", description="The question's qualifier of its rows that no program applied from "
                                "the table: the answer is over all rows or rows the model chose, said in the reason "
@@ -452,6 +454,8 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
                   tied=tied,
                   confidence=result.confidence, reason=reason, explanations=result.explanations,
                   invalid_citations=result.invalid_cells, unstated_numbers=unstated, decided_by=result.decided_by,
+                  rewritten_by=result.programs.winning_rewrites() if result.programs and result.decided_by == "program"
+                  else [],
                   vote_share=result.vote_share, unpicked_rows=result.unpicked,
                   programs=program_lines(result.programs),
                   program=result.programs.program if result.programs and result.decided_by == "program" else "",

@@ -96,7 +96,9 @@ def summarize_output(output) -> str:
         return text
     fired = [r for r in data.get("rules_fired") or [] if f"rule:{r}" != decided]
     also = f" ({', '.join(fired)} also fired)" if fired else ""
-    return f"decided by {decided}{also}; {text}"
+    rewritten = data.get("rewritten_by") or []
+    read_as = f", read by {', '.join(rewritten)}" if rewritten else ""
+    return f"decided by {decided}{also}{read_as}; {text}"
 
 
 def print_evidence(result: TurnResult, hooks: TerminalHooks | None = None) -> None:
