@@ -309,3 +309,21 @@ def test_the_rewrite_measurement_counts_changed_lost_and_gained_as_worked_by_han
     assert out["stated-bound"]["pubhealthtab"] == {"claims": 2, "programs_changed": 4, "claims_changed": 1,
                                                    "lost_when_off": 1, "gained_when_off": 0}
     assert out["ordinal"]["pubhealthtab"]["claims_changed"] == 0
+
+
+def test_the_pruning_decision_follows_the_dev_splits_and_the_examples_as_worked_by_hand():
+    from assistant.evals.rules_eval import pruning
+
+    zero = {"fired": 0, "right": 0}
+    payload = {
+        "rules": {"a": {"tabfact": zero, "scitab": zero, "pubhealthtab": {"fired": 1, "right": 1}},
+                  "b": {"tabfact": zero, "scitab": zero, "pubhealthtab": zero},
+                  "c": {"tabfact": zero, "scitab": zero, "pubhealthtab": zero},
+                  "d": {"tabfact": zero, "scitab": zero, "pubhealthtab": zero}},
+        "vetoes": {"v": {"pubhealthtab": {"lost_when_off": 0, "gained_when_off": 2}},
+                   "w": {b: {"lost_when_off": 0, "gained_when_off": 0} for b in ("tabfact", "scitab", "pubhealthtab")}},
+        "examples": {"b": {"examples": 2, "right_without_rule": 1}, "c": {"examples": 2, "right_without_rule": 2},
+                     "w": {"examples": 1, "right_without_rule": 1, "right_with_rule": 1}}}
+    decided = {rule: decision.split(":")[0] for rule, _, decision in pruning(payload)}
+    assert decided == {"a": "keeps", "b": "keeps", "c": "goes", "d": "undecided", "v": "undecided", "w": "goes"}
+    assert "gained 2 there when off" in dict((r, d) for r, _, d in pruning(payload))["v"]

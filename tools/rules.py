@@ -106,6 +106,11 @@ _DOSES = (("Event", "Placebo (n=100)", "Drug 10 mg (n=100)", "Drug 20 mg (n=100)
 _LABS = (("Test", "Result", "Unit", "Reference range"),
          (("Sodium", "138", "mmol/L", "135–145"), ("Potassium", "5.6", "mmol/L", "3.5–5.0"),
           ("Glucose", "92", "mg/dL", "70–99")))
+# The lab report of the case value-in-range came from (tests/test_value_in_range.py reads the same claims)
+_LAB_REPORT = (("Test", "Result", "Unit", "Reference range"),
+               (("Sodium", "138", "mmol/L", "135–145"), ("Potassium", "5.6", "mmol/L", "3.5–5.0"),
+                ("Creatinine", "1.4", "mg/dL", "0.6–1.2"), ("Glucose", "92", "mg/dL", "70–99"),
+                ("Hemoglobin", "11.2", "g/dL", "12.0–15.5")))
 _SUBGROUPS = (("Subgroup", "Patients", "Hazard ratio (95% CI)", "P value"),
               (("Overall", "4744", "0.74 (0.65–0.85)", "<0.001"), ("Women", "1109", "0.77 (0.57–1.03)", "0.08")))
 _HOSPITALS = (("Hospital", "Beds", "Hand hygiene compliance"),
@@ -339,7 +344,12 @@ RULES: tuple[Rule, ...] = (
          "\"Glucose is within its reference range\" over a lab report with a reference-range column",
          range_check,
          _on(_LABS, ("Glucose is within its reference range.", "SUPPORTS"),
-             ("Sodium is outside its normal range.", "REFUTES")),
+             ("Sodium is outside its normal range.", "REFUTES"))
+         + _on(_LAB_REPORT, ("Potassium is above the upper limit of its reference range.", "SUPPORTS"),
+               ("Creatinine is not within the reference range", "SUPPORTS"),
+               ("Hemoglobin is below its reference range", "SUPPORTS"), ("Hemoglobin isn't in the normal range", "SUPPORTS"),
+               ("Potassium is below the upper limit of its reference range.", "REFUTES"),
+               ("Glucose is above its reference range.", "REFUTES")),
          _on(_LABS, ("Glucose was high.", None), ("Results are within their reference ranges.", None))),
     Rule("ratio-change", "settle",
          "a claim that a treatment changed a risk, hazard or odds by a percentage; the named (or overall) row's ratio",

@@ -143,6 +143,9 @@ async def measure_examples(settings, *, concurrency: int = 2, echo=print,
     from tools.rules import RULES
     from tools.verify_claim import check_claim
 
+    from assistant.evals.report import code_version
+
+    commit = code_version()
     embedder = Embedder(settings.embedding_model)
     jobs = []
     for rule in (r for r in RULES if r.stage in stages):
@@ -168,7 +171,7 @@ async def measure_examples(settings, *, concurrency: int = 2, echo=print,
                 pred, decided_by = "ERROR", f"{type(exc).__name__}: {str(exc)[:200]}"
             seconds = time.perf_counter() - t0
         record = results.setdefault((rule.name, i), {"rule": rule.name, "stage": rule.stage, "example": i,
-                                                     "expected": gold})
+                                                     "expected": gold, "commit": commit})
         record[arm] = pred
         record[f"{arm}_decided_by"] = decided_by
         record[f"{arm}_seconds"] = round(seconds, 1)
@@ -263,6 +266,7 @@ def write_report(records: list[dict], docs_dir: Path, commit: str | None, veto_r
     summary["vetoes"] = summarise_vetoes(list(veto_records))
     summary["rewrites"] = summarise_rewrites(list(veto_records))
     summary["examples"] = summarise_examples(example_records)
+    summary["examples_commits"] = sorted({r["commit"] for r in example_records if r.get("commit")})
     log_path = eval_dir / LOG_NAME
     log_path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records), encoding="utf-8")
     (eval_dir / VETO_LOG_NAME).write_text(
@@ -335,12 +339,61 @@ def markdown(payload: dict) -> str:
         for rule, row in examples.items():
             with_rule = row.get("right_with_rule", "by its tests")
             lines.append(f"| `{rule}` | {row['examples']} | {with_rule} | {row['right_without_rule']} |")
+        commits = payload.get("examples_commits") or []
+        if commits:
+            lines += ["", f"Examples checked at commit {', '.join(commits)} (the log's records say which)."]
+    decisions = pruning(payload)
+    if decisions:
+        lines += ["", "Pruning, by the reading-layer issue's test: a rule goes when switching it off loses nothing on "
+                  "the dev splits *and* nothing on its own examples. Decided only where every dev split was "
+                  "measured.", "", "| rule | stage | decision |", "|---|---|---|"]
+        lines += [f"| `{rule}` | {stage} | {decision} |" for rule, stage, decision in decisions]
     else:
         lines += ["", "Not measured here: what switching a settle rule off costs. A claim a settle rule decides never "
                   "reaches the programs, so their verdict is not in any log; `evidentia eval rules --examples` "
                   "measures it on the rules' own examples with the model."]
     lines.append("")
     return "\n".join(lines)
+
+
+def pruning(payload: dict) -> list[tuple[str, str, str]]:
+    """(rule, stage, decision in words) for every settle and veto rule, from the report's figures."""
+    examples = payload.get("examples") or {}
+    out = []
+    for rule, row in (payload.get("rules") or {}).items():
+        fired = sum(c["fired"] for c in row.values())
+        right = sum(c["right"] for c in row.values())
+        ex = examples.get(rule)
+        if fired:
+            out.append((rule, "settle", f"keeps: decides {fired} dev claim(s), {right} right"))
+        elif ex is None:
+            out.append((rule, "settle", "undecided: its examples were not checked without it"))
+        elif ex["right_without_rule"] < ex["examples"]:
+            out.append((rule, "settle", f"keeps: without it the programs miss {ex['examples'] - ex['right_without_rule']}"
+                                        f" of its {ex['examples']} examples (no dev claim fires it)"))
+        else:
+            out.append((rule, "settle", "goes: no dev claim fires it and the programs get its examples right "
+                                        "without it"))
+    vetoes = payload.get("vetoes") or {}
+    for rule, row in vetoes.items():
+        measured = sorted(row)
+        missing = [b for b in BENCHMARKS if b not in measured]
+        lost = sum(c["lost_when_off"] for c in row.values())
+        gained = sum(c["gained_when_off"] for c in row.values())
+        ex = examples.get(rule)
+        if missing:
+            there = [f"lost {lost}" if lost else "", f"gained {gained}" if gained else ""]
+            out.append((rule, "veto", f"undecided: dev measured on {', '.join(measured)} only (no "
+                                      f"{'/'.join(missing)} dev log with programs)"
+                                      + (f"; {' and '.join(t for t in there if t)} there when off"
+                                         if lost or gained else "")))
+        elif lost:
+            out.append((rule, "veto", f"keeps: {lost} dev claim(s) lost when off"))
+        elif ex is None or ex["right_without_rule"] < ex["examples"]:
+            out.append((rule, "veto", "keeps: its examples need it" if ex else "undecided: its examples unchecked"))
+        else:
+            out.append((rule, "veto", "goes: nothing lost on the dev splits or its examples when off"))
+    return out
 
 
 def _chart(summary: dict, path: Path) -> None:
