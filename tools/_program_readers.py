@@ -29,7 +29,6 @@ from tools._claim_grounding import read_combined, read_every_filter, read_named_
 from tools._claim_joint_rows import read_each_as_extreme
 from tools._claim_multiples import read_multiplier, read_ratio_multiple
 from tools._claim_negated import read_negated_existence, read_no_value
-from tools._claim_significance import add_significance_filter
 from tools._grounding import expected_answer, read_whole_table_extreme, yes_no_asked
 from tools._intervals import read_interval_inclusion, read_interval_question, read_possible_bound
 from tools._numbered_kind import add_numbered_kind
@@ -40,9 +39,9 @@ from tools._question_rules import count_choice, drop_named_row, read_as_asked, r
     read_direction, read_distinct, read_group_total, read_named_difference, read_neighbour, read_ordinal, \
     read_position, read_rank_order, read_rows_asked, read_same_as_row, read_threshold_list, read_top_rows, \
     read_total_asked, read_year_asked
+from tools._settle_rules import add_significance_filter, read_range_question
 from tools._table_ops_model import Program
 from tools._table_shape import add_stated_flag, read_stated_percent
-from tools._value_in_range import read_range_question
 from tools._values import add_stated_value, narrow_to_written_value, read_inclusive_range, read_rough_value, \
     read_stated_bound, widen_partial_value
 

@@ -26,8 +26,8 @@ import re
 from kb.table_model import Table
 from tools._cells import TypedTable, cell_number, format_value
 from tools._claim_multiples import ROUGH_MULTIPLE_TOLERANCE
-from tools._claim_trend import NEGATED, TrendCheck
 from tools._grounding import row_stated
+from tools._settle_rules import NEGATED, TrendCheck
 from tools.lang.lexicon import ROUGH_PATTERN, ROUGH_WORDS
 
 _RATIO_HEADER = re.compile(r"\b(?P<kind>hazard|risk|odds|rate)\s+ratios?\b|\brelative\s+(?P<rel>risk)\b", re.I)

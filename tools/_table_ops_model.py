@@ -66,7 +66,7 @@ class RowFilter(BaseModel):
     # "16 (8.1%)"), since the columns are groups of different sizes. Set by code (tools._table_shape.by_share).
     by_share: bool = False
     # With ``than_column``: the row is also kept when it meets this comparison instead: "outside its reference
-    # range" is Result < Low or Result > High (tools._value_in_range). Set by code; no grammar offers it.
+    # range" is Result < Low or Result > High (tools._settle_rules). Set by code; no grammar offers it.
     alternative: RowFilter | None = None
 
 

@@ -378,7 +378,7 @@ def settled_by_form(typed: TypedTable, text: str) -> _Sampled | None:
     """The run of the program a question's form alone fixes, or None.
 
     The rules that replace whatever program the model wrote with one of their own (each row against its own range,
-    tools._value_in_range; one column against another of the same row or two arms' columns, tools._claim_changes;
+    tools._settle_rules; one column against another of the same row or two arms' columns, tools._claim_changes;
     one row across year columns, tools._claim_changes) give the same program for every sample, so sampling is
     skipped: a placeholder program goes through the same rules, and when it comes out comparing columns within rows
     or aggregating across them, that is the answer's program. "More … in 2024 than in 2023" keeps conditions the
