@@ -24,11 +24,10 @@ from tools._claim_compare import read_compared_row, read_count_than_row, read_na
     read_self_filtered_every
 from tools._claim_counts import read_counted_column
 from tools._claim_fractions import read_fraction_of_rows, read_share_of_total, read_stated_fraction
-from tools._claim_grounding import read_combined, read_every_filter, read_named_row_every, read_own_row, \
-    read_quantifier, read_ranked_claim, read_superlative, read_two_extremes
+from tools._claim_grounding import read_combined, read_every_filter, read_named_row_every, read_negated_existence, \
+    read_no_value, read_own_row, read_quantifier, read_ranked_claim, read_superlative, read_two_extremes
 from tools._claim_joint_rows import read_each_as_extreme
 from tools._claim_multiples import read_multiplier, read_ratio_multiple
-from tools._claim_negated import read_negated_existence, read_no_value
 from tools._grounding import expected_answer, read_whole_table_extreme, yes_no_asked
 from tools._intervals import read_interval_inclusion, read_interval_question, read_possible_bound
 from tools._numbered_kind import add_numbered_kind

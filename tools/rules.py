@@ -35,10 +35,9 @@ from tools._claim_categories import ignored_category_blocker
 from tools._claim_compare import comparison_blocker, unnamed_row_blocker
 from tools._claim_counts import quantity_count_blocker
 from tools._claim_fractions import fraction_of_rows_blocker
-from tools._claim_grounding import direction_blocker, tautology_blocker, vote_blocker
+from tools._claim_grounding import direction_blocker, negated_count_blocker, tautology_blocker, vote_blocker
 from tools._claim_joint_rows import named_rows_blocker
 from tools._claim_multiples import multiple_blocker
-from tools._claim_negated import negated_count_blocker
 from tools._program_readers import REWRITES, header_of
 from tools._ratio_reduction import ratio_change_check
 from tools._settle_rules import association_check, dose_trend_check, range_check, range_duration_check, record_check, \
