@@ -13,7 +13,7 @@ import re
 
 from kb.tables import Table
 from tools._cells import TypedTable, cell_number, names_iso_month, norm_text, text_words
-from tools._claim_fractions import fraction_of_rows
+from tools._claim_counts import fraction_of_rows
 from tools._grounding import column_named, value_grounded
 from tools._intervals import interval_claim
 from tools._question_dates import stated_days

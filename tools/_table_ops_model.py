@@ -73,7 +73,7 @@ class RowFilter(BaseModel):
 class Check(BaseModel):
     op: CmpOp
     # "column", "extreme", "rows" and "total" are set by code only (tools._claim_grounding.read_own_row,
-    # read_two_extremes, read_combined; tools._claim_fractions.read_share_of_total); no grammar offers them.
+    # read_two_extremes, read_combined; tools._claim_counts.read_share_of_total); no grammar offers them.
     against: Literal["value", "row", "column", "extreme", "rows", "total", "group"] = Field(
         "value", description="value: compare with the value written here; row: with the same column in the "
                              "row named here; column: with the column named here, in the same row; extreme: "

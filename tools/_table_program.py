@@ -36,12 +36,11 @@ from kb.tables import Table
 from tools._grounding import column_named, describe_grounding, expected_answer, fits, grounding, position_asked, \
     uncomputed_column_asked, uncomputed_reason, yes_no_asked
 from tools._cells import TypedTable, cell_number, display_cell, format_value, is_empty, join_listed
-from tools._claim_categories import restricted_to_category
+from tools._claim_counts import read_joint_rows, restricted_to_category
 from tools._claim_grounding import check_stated, copied_beside_stated
 from tools._claim_changes import than_years
 from tools._claim_compare import cite_compared_row, compared_groups, compared_rows, counts_of_compared_row
 from tools._question_rules import cite_shared_row, extreme_by_words, one_of_several, other_column_ranked, yes_or_no
-from tools._claim_joint_rows import read_joint_rows
 from tools._question_dates import leaves_out_stated_date
 from tools._intervals import interval_notes
 from tools._program_readers import Kind, header_of, reader_name, readers_for

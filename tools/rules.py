@@ -31,12 +31,10 @@ from typing import Literal, Protocol
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._claim_categories import ignored_category_blocker
 from tools._claim_compare import comparison_blocker, unnamed_row_blocker
-from tools._claim_counts import quantity_count_blocker
-from tools._claim_fractions import fraction_of_rows_blocker
+from tools._claim_counts import fraction_of_rows_blocker, ignored_category_blocker, named_rows_blocker, \
+    quantity_count_blocker
 from tools._claim_grounding import direction_blocker, negated_count_blocker, tautology_blocker, vote_blocker
-from tools._claim_joint_rows import named_rows_blocker
 from tools._claim_multiples import multiple_blocker
 from tools._program_readers import REWRITES, header_of
 from tools._ratio_reduction import ratio_change_check
