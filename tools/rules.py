@@ -35,9 +35,8 @@ from tools._claim_compare import comparison_blocker, unnamed_row_blocker
 from tools._claim_counts import fraction_of_rows_blocker, ignored_category_blocker, named_rows_blocker, \
     quantity_count_blocker
 from tools._claim_grounding import direction_blocker, negated_count_blocker, tautology_blocker, vote_blocker
-from tools._claim_multiples import multiple_blocker
+from tools._claim_multiples import multiple_blocker, ratio_change_check
 from tools._program_readers import REWRITES, header_of
-from tools._ratio_reduction import ratio_change_check
 from tools._settle_rules import association_check, dose_trend_check, range_check, range_duration_check, record_check, \
     significance_check, trend_check
 from tools._table_ops import execute
