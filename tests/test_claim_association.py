@@ -1,5 +1,5 @@
 """Claims that two measures go together across the rows, settled by their rank correlation
-(tools/_claim_association.py); found as a new user over a JSON table of hospitals."""
+(tools/_settle_rules.py); found as a new user over a JSON table of hospitals."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from scipy.stats import spearmanr
 
 from kb.tables import Table
 from tests.ruled_claims import ruled_without_model
-from tools._claim_association import association_check
+from tools._settle_rules import association_check
 
 HOSPITALS = Table(name="infections", title="", columns=[
     "Hospital", "Beds", "CLABSI Q1", "CLABSI Q2", "Hand hygiene compliance"], rows=[

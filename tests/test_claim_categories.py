@@ -1,4 +1,4 @@
-"""A refutation must rest on the rows the claim is about (tools/_claim_categories.py)."""
+"""A refutation must rest on the rows the claim is about (tools/_claim_counts.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._claim_categories import ignored_category_blocker, named_categories, restricted_to_category
+from tools._claim_counts import ignored_category_blocker, named_categories, restricted_to_category
 from tools._table_ops import execute
 from tools._table_ops_model import Program, RowFilter
 from tools._table_program import ProgramOutcome, decide, run_sampled

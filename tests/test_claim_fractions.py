@@ -7,7 +7,7 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._claim_fractions import read_stated_fraction, stated_fraction
+from tools._claim_counts import read_stated_fraction, stated_fraction
 from tools._claim_multiples import multiple_blocker, read_multiplier
 from tools._table_ops import execute
 from tools._table_ops_model import Program
@@ -145,7 +145,7 @@ def test_a_count_of_every_row_does_not_check_a_share_of_them():
 def test_most_rows_is_more_than_half_of_them_and_an_every_is_read_as_their_count(claim, truth):
     """Found as a new user over vaccine trials: "Most vaccines had an efficacy above 80%" (3 of 6) was refuted by
     "the vaccine with the largest efficacy = 80" (1 of 5 programs ran): right by chance."""
-    from tools._claim_fractions import fraction_of_rows
+    from tools._claim_counts import fraction_of_rows
 
     t = TypedTable.build(HOSPITALS)
     assert fraction_of_rows(claim, t) == (3.0, ">", 0.0)
@@ -161,7 +161,7 @@ def test_most_rows_is_more_than_half_of_them_and_an_every_is_read_as_their_count
 
 
 def test_most_as_a_superlative_or_of_something_else_is_no_share_of_the_rows():
-    from tools._claim_fractions import fraction_of_rows
+    from tools._claim_counts import fraction_of_rows
 
     t = TypedTable.build(HOSPITALS)
     assert fraction_of_rows("Mercy Central has the most beds.", t) is None
@@ -170,7 +170,7 @@ def test_most_as_a_superlative_or_of_something_else_is_no_share_of_the_rows():
 
 
 def test_a_share_of_something_else_is_not_a_share_of_the_rows():
-    from tools._claim_fractions import fraction_of_rows
+    from tools._claim_counts import fraction_of_rows
 
     t = TypedTable.build(HOSPITALS)
     assert fraction_of_rows("More than half of its beds are empty.", t) is None
@@ -200,7 +200,7 @@ def test_a_share_of_a_columns_total_is_checked_against_that_total(claim, filters
 
 
 def test_a_share_of_another_column_or_of_a_share_column_is_left_alone():
-    from tools._claim_fractions import read_share_of_total
+    from tools._claim_counts import read_share_of_total
 
     t = TypedTable.build(HOSPITALS)
     mercy = Program.model_validate({"filters": [{"column": "hospital", "op": "=", "value": "Mercy Central"}],

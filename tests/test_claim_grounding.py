@@ -680,7 +680,7 @@ def test_a_title_that_opens_with_all_is_not_a_quantifier():
 def test_the_statin_claims_vote_end_to_end():
     """The five programs the model wrote for STATIN_CLAIM (seen as a new user): 1 of 5 voted. The value checks
     over the synthetic rows are read as "every"; the two over every row are run over the synthetic rows, the
-    category the claim names (tools._claim_categories.restricted_to_category)."""
+    category the claim names (tools._claim_counts.restricted_to_category)."""
     from tools._table_program import ProgramOutcome, decide, run_sampled
 
     typed = TypedTable.build(STATINS)

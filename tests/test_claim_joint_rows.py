@@ -1,11 +1,11 @@
 """A claim about several named rows at once reads two values of one column as the rows named
-(tools._claim_joint_rows)."""
+(tools._claim_counts)."""
 
 import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._claim_joint_rows import joined_by_and, read_joint_rows
+from tools._claim_counts import joined_by_and, read_joint_rows
 from tools._table_ops_model import Program
 
 TRIALS = Table(name="trials", title="", columns=["Trial", "Drug", "Participants", "Primary endpoint met"], rows=[
@@ -79,7 +79,7 @@ def test_the_verdict_is_the_named_rows(claim, verdict):
 
 def test_an_every_check_over_all_rows_does_not_vote_on_rows_the_claim_names():
     """Seen in the browser: 2 of 5 programs for the Semaglutide claim read every trial, and the sixth decided."""
-    from tools._claim_joint_rows import named_rows_blocker
+    from tools._claim_counts import named_rows_blocker
 
     typed = TypedTable.build(TRIALS)
     every_row = Program.model_validate({"filters": [], "fn": "every", "column": "primary_endpoint_met",

@@ -1,11 +1,11 @@
 """A claim that no row has something is checked as one count: the rows with the condition number zero
-(tools._claim_negated)."""
+(tools._claim_grounding)."""
 
 import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._claim_negated import negated_count_blocker, negated_existence, read_negated_existence
+from tools._claim_grounding import negated_count_blocker, negated_existence, read_negated_existence
 from tools._table_ops_model import Program
 
 TRIALS = Table(name="trials", title="", columns=["Trial", "Phase", "Participants", "Met", "Dropout rate"], rows=[

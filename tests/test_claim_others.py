@@ -117,7 +117,7 @@ def test_a_count_of_every_row_checked_against_zero_does_not_vote():
     """Found as a new user: "Zika caused no deaths." was refuted by "the number of rows = 0"."""
     from tools._table_program import run_sampled
 
-    from tools._claim_negated import negated_count_blocker
+    from tools._claim_grounding import negated_count_blocker
 
     raw = {"filters": [], "fn": "count", "column": "deaths", "answer_column": "outbreak",
            "check": {"op": "=", "against": "value", "value": "0"}}

@@ -1,4 +1,4 @@
-"""Claims of statistical significance, settled in code by the named row's p-value (tools._claim_significance)."""
+"""Claims of statistical significance, settled in code by the named row's p-value (tools._settle_rules)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from kb.tables import Table
 from tests.test_table_program import BagOfWordsEmbedder, llm_for
-from tools._claim_significance import significance_check
+from tools._settle_rules import significance_check
 from tools.verify_claim import check_claim
 
 TRIAL = Table(name="trial", title="trial", columns=["Treatment", "Patients", "Deaths", "Hazard ratio (95% CI)",
@@ -99,7 +99,7 @@ def test_a_which_question_about_significance_lists_the_rows(question, answer):
     """Found as a new user over a subgroup table: "Which subgroups had a statistically significant effect?" was
     answered "<0.001" by 4 of 5 programs (the P value that occurs in most rows)."""
     from tools._cells import TypedTable
-    from tools._claim_significance import add_significance_filter
+    from tools._settle_rules import add_significance_filter
     from tools._table_ops import execute
     from tools._table_ops_model import Program
 

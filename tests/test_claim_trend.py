@@ -1,4 +1,4 @@
-"""Claims of a trend over every period, settled in code (tools._claim_trend)."""
+"""Claims of a trend over every period, settled in code (tools._settle_rules)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from kb.tables import Table
 from tests.test_table_program import BagOfWordsEmbedder, llm_for
-from tools._claim_trend import trend_check
+from tools._settle_rules import trend_check
 from tools.verify_claim import check_claim
 
 SALES = Table(name="sales", title="sales", columns=["Month", "Revenue", "Costs", "Profit"], rows=[

@@ -13,8 +13,8 @@ from kb.tables import Table
 from tests.test_table_program import is_program, llm_for, scripted
 from tools._cells import DAY, MONTH, YEAR, TypedTable, compare, compare_dates, iso_month_match, parse_date
 from tools._claim_counts import quantity_count_blocker
-from tools._claim_significance import add_significance_filter
 from tools._question_dates import read_stated_year
+from tools._settle_rules import add_significance_filter
 from tools._table_grammar import typed_program_schema
 from tools._table_ops import execute
 from tools._table_ops_model import Program, ProgramError

@@ -1,4 +1,4 @@
-"""A row's value rising or falling with the dose, across one column per dose arm (tools._dose_trend).
+"""A row's value rising or falling with the dose, across one column per dose arm (tools._settle_rules).
 
 Found as a new user over an adverse-event table: "Insomnia increased with dose." was refuted for a wrong reason
 (two programs compared Insomnia's 20 mg cell with Dizziness's)."""
@@ -10,7 +10,7 @@ import pytest
 from kb.tables import Table
 from tests.test_frequency_rules import EVENTS
 from tests.test_table_program import llm_for
-from tools._dose_trend import dose_trend_check
+from tools._settle_rules import dose_trend_check
 from tools.verify_claim import check_claim
 
 

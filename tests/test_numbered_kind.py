@@ -1,4 +1,4 @@
-"""Rows named by a number and a column's word ("the two-dose vaccines"), tools._numbered_kind."""
+"""Rows named by a number and a column's word ("the two-dose vaccines"), tools._claim_counts."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._numbered_kind import add_numbered_kind
+from tools._claim_counts import add_numbered_kind
 from tools._table_ops import execute
 from tools._table_ops_model import Program, RowFilter
 

@@ -1,4 +1,4 @@
-"""A span whose two dates one cell writes (tools/_range_cells.py): "The fixture window is over 3 months." Found on
+"""A span whose two dates one cell writes (tools/_settle_rules.py): "The fixture window is over 3 months." Found on
 PubHealthTab's tuning split, where the programs split and the judge decided."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from kb.tables import Table
 from tests.ruled_claims import ruled_without_model
-from tools._range_cells import range_days, range_duration_check
+from tools._settle_rules import range_days, range_duration_check
 
 CALENDAR = Table(name="calendar", title="", columns=["Date", "Event"], rows=[
     ["Monday 7 September", "Entries open"], ["Friday 18 September", "Entries close"],

@@ -1,4 +1,4 @@
-"""Claims of a risk lowered or raised by a percentage, settled by the row's ratio (tools/_ratio_reduction.py); found as
+"""Claims of a risk lowered or raised by a percentage, settled by the row's ratio (tools/_claim_multiples.py); found as
 a new user over a trial's subgroup table."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from kb.tables import Table
 from tests.ruled_claims import ruled_without_model
-from tools._ratio_reduction import ratio_change_check
+from tools._claim_multiples import ratio_change_check
 
 SUBGROUPS = Table(name="subgroups", title="", columns=[
     "Subgroup", "Patients", "Events (treatment)", "Events (control)", "Hazard ratio (95% CI)", "P value"], rows=[

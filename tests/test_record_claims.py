@@ -1,4 +1,4 @@
-"""Claims about a one-record table (tools/_record_claims.py): a field the claim states with a value the record does
+"""Claims about a one-record table (tools/_settle_rules.py): a field the claim states with a value the record does
 not hold refutes it, in code. Found on PubHealthTab's tuning split, on book records whose roles a claim swapped."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from kb.tables import Table, load_table
 from tests.ruled_claims import ruled_without_model
-from tools._record_claims import record_check, record_fields
+from tools._settle_rules import record_check, record_fields
 
 BOOK = Table(name="book", title="", columns=["Field", "Value"], rows=[
     ["Title", "Field Guide to Coastal Birds"], ["Author", "Maria Ostrova, Jan de Vries"], ["Edition", "2"],

@@ -1,4 +1,4 @@
-"""A row's value against its own row's range (tools._value_in_range): found as a new user over a TSV of lab results,
+"""A row's value against its own row's range (tools._settle_rules): found as a new user over a TSV of lab results,
 where "Glucose is within its reference range" (92 in 70–99) was refuted by the model's judgement and "Which results
 are above their reference range?" listed every result."""
 
@@ -9,11 +9,11 @@ import pytest
 from kb.tables import Table
 from tests.test_table_program import llm_for, scripted
 from tools._cells import TypedTable
+from tools._settle_rules import range_check, read_range_question
 from tools._table_ops import execute
 from tools._table_ops_model import Program
 from tools._table_program import solve
 from tools._table_shape import describe, shape_for_programs
-from tools._value_in_range import range_check, read_range_question
 from tools.verify_claim import check_claim
 
 LABS = Table(name="labs", title="", columns=["Test", "Result", "Unit", "Reference range"], rows=[

@@ -22,17 +22,13 @@ from tools._claim_changes import read_across_years, read_arm_comparison, read_ba
     read_change_column, read_column_against, read_column_change
 from tools._claim_compare import read_compared_row, read_count_than_row, read_named_value_row, read_others_combined, \
     read_self_filtered_every
-from tools._claim_counts import read_counted_column
-from tools._claim_fractions import read_fraction_of_rows, read_share_of_total, read_stated_fraction
-from tools._claim_grounding import read_combined, read_every_filter, read_named_row_every, read_own_row, \
-    read_quantifier, read_ranked_claim, read_superlative, read_two_extremes
-from tools._claim_joint_rows import read_each_as_extreme
+from tools._claim_counts import add_numbered_kind, read_counted_column, read_each_as_extreme, read_fraction_of_rows, \
+    read_share_of_total, read_stated_fraction
+from tools._claim_grounding import read_combined, read_every_filter, read_named_row_every, read_negated_existence, \
+    read_no_value, read_own_row, read_quantifier, read_ranked_claim, read_superlative, read_two_extremes
 from tools._claim_multiples import read_multiplier, read_ratio_multiple
-from tools._claim_negated import read_negated_existence, read_no_value
-from tools._claim_significance import add_significance_filter
 from tools._grounding import expected_answer, read_whole_table_extreme, yes_no_asked
 from tools._intervals import read_interval_inclusion, read_interval_question, read_possible_bound
-from tools._numbered_kind import add_numbered_kind
 from tools._question_counts import read_frequency, read_frequency_of_measure, read_group_mean, read_median, read_rate, \
     read_ratio, read_rows_per_value, read_share, read_share_of_all, read_share_of_rows
 from tools._question_dates import add_stated_date, add_stated_quarter, read_duration, read_stated_part, read_stated_year
@@ -40,9 +36,9 @@ from tools._question_rules import count_choice, drop_named_row, read_as_asked, r
     read_direction, read_distinct, read_group_total, read_named_difference, read_neighbour, read_ordinal, \
     read_position, read_rank_order, read_rows_asked, read_same_as_row, read_threshold_list, read_top_rows, \
     read_total_asked, read_year_asked
+from tools._settle_rules import add_significance_filter, read_range_question
 from tools._table_ops_model import Program
 from tools._table_shape import add_stated_flag, read_stated_percent
-from tools._value_in_range import read_range_question
 from tools._values import add_stated_value, narrow_to_written_value, read_inclusive_range, read_rough_value, \
     read_stated_bound, widen_partial_value
 

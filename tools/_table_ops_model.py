@@ -66,14 +66,14 @@ class RowFilter(BaseModel):
     # "16 (8.1%)"), since the columns are groups of different sizes. Set by code (tools._table_shape.by_share).
     by_share: bool = False
     # With ``than_column``: the row is also kept when it meets this comparison instead: "outside its reference
-    # range" is Result < Low or Result > High (tools._value_in_range). Set by code; no grammar offers it.
+    # range" is Result < Low or Result > High (tools._settle_rules). Set by code; no grammar offers it.
     alternative: RowFilter | None = None
 
 
 class Check(BaseModel):
     op: CmpOp
     # "column", "extreme", "rows" and "total" are set by code only (tools._claim_grounding.read_own_row,
-    # read_two_extremes, read_combined; tools._claim_fractions.read_share_of_total); no grammar offers them.
+    # read_two_extremes, read_combined; tools._claim_counts.read_share_of_total); no grammar offers them.
     against: Literal["value", "row", "column", "extreme", "rows", "total", "group"] = Field(
         "value", description="value: compare with the value written here; row: with the same column in the "
                              "row named here; column: with the column named here, in the same row; extreme: "

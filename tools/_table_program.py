@@ -36,12 +36,11 @@ from kb.tables import Table
 from tools._grounding import column_named, describe_grounding, expected_answer, fits, grounding, position_asked, \
     uncomputed_column_asked, uncomputed_reason, yes_no_asked
 from tools._cells import TypedTable, cell_number, display_cell, format_value, is_empty, join_listed
-from tools._claim_categories import restricted_to_category
+from tools._claim_counts import read_joint_rows, restricted_to_category
 from tools._claim_grounding import check_stated, copied_beside_stated
 from tools._claim_changes import than_years
 from tools._claim_compare import cite_compared_row, compared_groups, compared_rows, counts_of_compared_row
 from tools._question_rules import cite_shared_row, extreme_by_words, one_of_several, other_column_ranked, yes_or_no
-from tools._claim_joint_rows import read_joint_rows
 from tools._question_dates import leaves_out_stated_date
 from tools._intervals import interval_notes
 from tools._program_readers import Kind, header_of, reader_name, readers_for
@@ -386,7 +385,7 @@ def settled_by_form(typed: TypedTable, text: str) -> _Sampled | None:
     """The run of the program a question's form alone fixes, or None.
 
     The rules that replace whatever program the model wrote with one of their own (each row against its own range,
-    tools._value_in_range; one column against another of the same row or two arms' columns, tools._claim_changes;
+    tools._settle_rules; one column against another of the same row or two arms' columns, tools._claim_changes;
     one row across year columns, tools._claim_changes) give the same program for every sample, so sampling is
     skipped: a placeholder program goes through the same rules, and when it comes out comparing columns within rows
     or aggregating across them, that is the answer's program. "More … in 2024 than in 2023" keeps conditions the

@@ -31,25 +31,16 @@ from typing import Literal, Protocol
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._claim_association import association_check
-from tools._claim_categories import ignored_category_blocker
 from tools._claim_compare import comparison_blocker, unnamed_row_blocker
-from tools._claim_counts import quantity_count_blocker
-from tools._claim_fractions import fraction_of_rows_blocker
-from tools._claim_grounding import direction_blocker, tautology_blocker, vote_blocker
-from tools._claim_joint_rows import named_rows_blocker
-from tools._claim_multiples import multiple_blocker
-from tools._claim_negated import negated_count_blocker
-from tools._claim_significance import significance_check
-from tools._claim_trend import trend_check
-from tools._dose_trend import dose_trend_check
+from tools._claim_counts import fraction_of_rows_blocker, ignored_category_blocker, named_rows_blocker, \
+    quantity_count_blocker
+from tools._claim_grounding import direction_blocker, negated_count_blocker, tautology_blocker, vote_blocker
+from tools._claim_multiples import multiple_blocker, ratio_change_check
 from tools._program_readers import REWRITES, header_of
-from tools._range_cells import range_duration_check
-from tools._ratio_reduction import ratio_change_check
-from tools._record_claims import record_check
+from tools._settle_rules import association_check, dose_trend_check, range_check, range_duration_check, record_check, \
+    significance_check, trend_check
 from tools._table_ops import execute
 from tools._table_ops_model import Execution, Program
-from tools._value_in_range import range_check
 
 log = logging.getLogger(__name__)
 

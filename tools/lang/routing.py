@@ -17,7 +17,7 @@ import numpy as np
 
 from tools._grounding import EXPLETIVE_IT, row_stated
 from tools._cells import TypedTable, cell_number, is_empty, iso_month_match
-from tools._record_claims import record_fields
+from tools._settle_rules import record_fields
 from tools.lang.lexicon import MONTHS, OF_THEM, SUPERLATIVES, WORD, related, spelled_out
 from tools.intent import without_regarding_note
 
