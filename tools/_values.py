@@ -77,7 +77,7 @@ def read_stated_bound(program: Program, typed: TypedTable, text: str) -> Program
     # Not a count's check: "none team tie on point, but most be separate by more than 1 goal difference" bounds a
     # difference, and its "the number of rows < 1" turned "> 1" (TabFact's tuning split).
     # Nor in a claim that no row has something: "every one has Participants >= 100" is right for "None of the
-    # trials had fewer than 100 participants" (tools._claim_negated).
+    # trials had fewer than 100 participants" (tools._claim_grounding).
     check_left = program.fn in ("count", "count_distinct") or NEGATED_EXISTENCE.search(text) is not None
     number = cell_number(chk.value) if chk is not None and chk.against == "value" and not check_left else None
     op = bounds.get(round(number, 6)) if number is not None else None
@@ -153,11 +153,11 @@ def add_stated_value(program: Program, typed: TypedTable, question: str) -> Prog
 # precision the value is written with (half a unit of its last digit: "30000" is exact to 0.5). "roughly" says the
 # writer rounded. So an equality (or inequality) check against a number the claim writes right after "about",
 # "around", "roughly", "approximately", "nearly", "almost", "close to" or "some" holds within 5% of it, the share
-# "about 250 pages" already gets (tools._record_claims), or within its written precision when that is wider ("about
+# "about 250 pages" already gets (tools._settle_rules), or within its written precision when that is wider ("about
 # 5%" still holds of 4.6, as "5" does). Checks that code already gives a tolerance (shares, multiples) keep theirs.
 # ======================================================================================================================
 
-ROUGH_SHARE = 0.05  # "roughly 30,000" holds of 28,500 to 31,500; "about 250 pages" too (tools._record_claims)
+ROUGH_SHARE = 0.05  # "roughly 30,000" holds of 28,500 to 31,500; "about 250 pages" too (tools._settle_rules)
 def rough_numbers(claim: str) -> set[float]:
     """The numbers ``claim`` writes as rough, as numbers (each also at its written scale: "30 thousand" gives 30
     and 30000; not a bare "m" after the number, metres as often as millions): the message's reading."""
