@@ -188,6 +188,12 @@ class Settings(BaseSettings):
     table_program_temperature: float = Field(
         default=0.7, ge=0.0, le=2.0,
         description="Sampling temperature of the table programs (they must differ for a vote to mean anything).")
+    table_prompt_layout: Literal["table-first", "instructions-first"] = Field(
+        default="table-first",
+        description="Order of the table-program prompts: table-first (the table, the claim, then the instructions "
+                    "and examples: the column-choice and program requests share the table) or instructions-first "
+                    "(the same instructions and examples open every prompt, so the server's prefix cache serves "
+                    "them to every check and only the table, the claim and a last line are computed).")
     rules_off: str = Field(
         default="",
         description="Reading rules switched off, by name, comma-separated (EVIDENTIA_RULES_OFF=association,...): "

@@ -169,6 +169,7 @@ OUTSIDE_TEXT: dict[str, set[str]] = {
     "table_judge": {"table", "explanations.text"},  # explanations: the model's, over the table
     "table_program": {"title", "columns", "table", "error"},  # error: may quote the model's program and cells
     "table_program_columns": {"title", "columns", "table"},
+    "table_program_shared": {"title", "columns", "table", "error"},
     "table_qa_free": {"table"},
     "table_qa_judge": {"table", "options.text", "options.explanation"},  # options may be offered from the cells
     "table_qa_option": {"table", "option"},
@@ -194,6 +195,8 @@ TRUSTED: dict[str, dict[str, str]] = {
     "table_judge": {"claim": _USER, "labels": _CODE, "explanations.label": _CODE},
     "table_program": {"kind": _CODE, "text": _USER, "needed": "column identifiers: code's slugs, by the schema"},
     "table_program_columns": {"kind": _CODE, "text": _USER},
+    "table_program_shared": {"kind": _CODE, "text": _USER, "task": _CODE,
+                             "needed": "column identifiers: code's slugs, by the schema"},
     "table_qa_free": {"question": _USER},
     "table_qa_judge": {"question": _USER, "options.number": _CODE},
     "table_qa_option": {"question": _USER},
@@ -252,6 +255,7 @@ def test_every_template_variable_is_classified():
 
 # Parts a template shows only when asked: switched on, so the sample shows every variable.
 _SHOW_ALL = {"intent_user": {"has_table": True, "tables": ["doses"]}, "table_program": {"error": "no rows"},
+             "table_program_shared": {"error": "no rows"},
              "table_sql": {"error": "no such column"}}
 
 

@@ -189,9 +189,25 @@ def table_for_prompt(typed: TypedTable, max_chars: int = PROGRAM_TABLE_CHARS) ->
     return "\n".join(lines)
 
 
+def program_prompt(layout: str, task: Literal["columns", "program"], typed: TypedTable, kind: Kind, text: str,
+                   needed: list[str] | None = None, error: str = "") -> str:
+    """The column-choice or program prompt in the configured layout (``Settings.table_prompt_layout``).
+
+    Either way the two prompts of one check share their head, so the table is prefilled once per check;
+    ``instructions-first`` also puts the instructions and examples, the same for every check, before the table,
+    where the server's prefix cache serves them to every check instead of computing them each time.
+    """
+    shown = {"kind": kind, "text": text, "title": typed.table.title, "columns": columns_for_prompt(typed),
+             "table": table_for_prompt(typed)}
+    if layout == "instructions-first":
+        return render("table_program_shared", task=task, needed=needed or [], error=error, **shown)
+    if task == "columns":
+        return render("table_program_columns", **shown)
+    return render("table_program", needed=needed or [], error=error, **shown)
+
+
 async def choose_columns(llm, typed: TypedTable, kind: Kind, text: str) -> list[str]:
-    prompt = render("table_program_columns", kind=kind, text=text, title=typed.table.title,
-                    columns=columns_for_prompt(typed), table=table_for_prompt(typed))
+    prompt = program_prompt(llm.settings.table_prompt_layout, "columns", typed, kind, text)
     # One sample through structured_samples, which returns a malformed choice instead of raising: an
     # unreadable column choice only skips the NEI shortcut, the programs still run.
     [choice] = await llm.structured_samples([{"role": "user", "content": prompt}],
@@ -202,8 +218,7 @@ async def choose_columns(llm, typed: TypedTable, kind: Kind, text: str) -> list[
 
 async def _sample(llm, typed: TypedTable, kind: Kind, text: str, needed: list[str], n: int, temperature: float,
                   error: str = "") -> list[_Sampled]:
-    prompt = render("table_program", kind=kind, text=text, title=typed.table.title, columns=columns_for_prompt(typed),
-                    table=table_for_prompt(typed), needed=needed, error=error)
+    prompt = program_prompt(llm.settings.table_prompt_layout, "program", typed, kind, text, needed, error)
     schema = typed_program_schema(typed, kind == "claim")
     samples = await llm.structured_samples([{"role": "user", "content": prompt}], schema, n=n,
                                            temperature=temperature, max_tokens=PROGRAM_MAX_TOKENS)
