@@ -49,7 +49,10 @@ class TokenUsage:
     ``cached_prompt_tokens`` are prompt tokens vLLM served from its prefix cache instead of computing them; the
     server reports them only when started with ``--enable-prompt-tokens-details`` (``evidentia model serve``
     passes it), else they stay 0. ``samples`` counts the completions asked for (``n`` per request): the program
-    samples of a claim check are one request with ``n`` choices sharing one prompt.
+    samples of a claim check are one request with ``n`` choices sharing one prompt. For such a request vLLM
+    reports as cached the hits of the ``n`` requests it fans out into (a fresh 1,150-token prompt with n=3 came
+    back 1,024 cached though computed once), so ``computed_prompt_tokens`` undercounts there; the server's own
+    counters (:func:`assistant.model.serving.server_counters`) are the measure.
     """
 
     prompt_tokens: int = 0

@@ -1,5 +1,5 @@
 """The paired prompt-layout benchmark's arithmetic (tests/bench/bench_prompt_layout.py): the server counters it
-reads and the per-claim ratio its gate takes."""
+reads (assistant.model.serving) and the per-claim ratio its gate takes."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+
+from assistant.model.serving import parse_server_counters
 
 _PATH = Path(__file__).resolve().parent / "bench" / "bench_prompt_layout.py"
 _spec = importlib.util.spec_from_file_location("bench_prompt_layout", _PATH)
@@ -23,13 +25,13 @@ vllm:num_requests_running{engine="0",model_name="m"} 7.0
 
 
 def test_the_server_counters_are_read_by_source():
-    assert bench.parse_counters(METRICS) == {"computed": 63943.0, "cached": 253824.0, "generated": 19833.0,
+    assert parse_server_counters(METRICS) == {"computed": 63943.0, "cached": 253824.0, "generated": 19833.0,
                                              "running": 7.0}
 
 
-def test_a_server_without_the_counters_stops_the_bench_with_a_message():
-    with pytest.raises(SystemExit, match="no computed counter"):
-        bench.parse_counters(METRICS.replace('source="local_compute"', 'source="other"'))
+def test_a_server_without_the_counters_is_an_error_that_says_which():
+    with pytest.raises(RuntimeError, match="no computed counter"):
+        parse_server_counters(METRICS.replace('source="local_compute"', 'source="other"'))
 
 
 def test_the_ratio_pairs_each_claim_s_two_checks_and_skips_unpaired_ones():

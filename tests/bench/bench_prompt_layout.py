@@ -29,11 +29,9 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import statistics
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -43,33 +41,12 @@ sys.path.insert(0, str(ROOT))
 
 from assistant.evals.report import DOCS_DIR, code_version, write_bench  # noqa: E402
 from assistant.llm import LLMClient  # noqa: E402
+from assistant.model.serving import server_counters  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 
 LAYOUTS = ("table-first", "instructions-first")
 BENCHMARKS = ("tabfact", "scitab", "pubhealthtab")
 GATE_RATIO = 0.6
-_COUNTERS = {"computed": r'vllm:prompt_tokens_by_source_total\{[^}]*source="local_compute"[^}]*\} ([0-9.e+]+)',
-             "cached": r'vllm:prompt_tokens_by_source_total\{[^}]*source="local_cache_hit"[^}]*\} ([0-9.e+]+)',
-             "generated": r'vllm:generation_tokens_total\{[^}]*\} ([0-9.e+]+)',
-             "running": r'vllm:num_requests_running\{[^}]*\} ([0-9.e+]+)'}
-
-
-def server_counters(base_url: str) -> dict[str, float]:
-    """The server's cumulative token counters (vLLM's Prometheus ``/metrics``, beside its ``/v1``)."""
-    url = re.sub(r"/v1/?$", "", base_url.rstrip("/")) + "/metrics"
-    return parse_counters(urllib.request.urlopen(url, timeout=10).read().decode(), url)
-
-
-def parse_counters(text: str, source: str = "/metrics") -> dict[str, float]:
-    out = {}
-    for name, pattern in _COUNTERS.items():
-        found = re.search(pattern, text)
-        if found is None:
-            raise SystemExit(f"The server at {source} reports no {name} counter: this bench needs vLLM's /metrics.")
-        out[name] = float(found.group(1))
-    return out
-
-
 def paired_ratio(rows: list[dict]) -> list[float]:
     """Per claim checked under both layouts: instructions-first's computed prompt tokens / table-first's."""
     by_claim: dict[str, dict[str, dict]] = {}

@@ -37,10 +37,33 @@ sys.path.insert(0, str(ROOT))
 
 from assistant.evals.report import DOCS_DIR, code_version, write_bench  # noqa: E402
 from assistant.llm import LLMClient, counting_tokens  # noqa: E402
+from assistant.model.serving import server_counters  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 
 COUNTS = ("requests", "samples", "prompt_tokens", "cached_prompt_tokens", "computed_prompt_tokens",
-          "generated_tokens")
+          "generated_tokens", "server_computed_prompt_tokens", "server_cached_prompt_tokens",
+          "server_generated_tokens")
+
+
+class ServerWindow:
+    """The server's own token counters over one job (assistant.model.serving.server_counters): the measure of
+    computed prompt tokens, since the per-request cached count is not one for n-sample requests. ``alone`` says
+    whether nothing else was running on the server when the job began (else the counts are not the job's)."""
+
+    def __init__(self, settings: Settings):
+        self.url = settings.effective_base_url
+        try:
+            self.before = server_counters(self.url)
+        except Exception:  # another OpenAI-compatible server: no vLLM counters, the per-request usage only
+            self.before = None
+
+    def counts(self) -> dict:
+        if self.before is None:
+            return {"server_alone": None}
+        after = server_counters(self.url)
+        return {"server_alone": self.before["running"] == 0,
+                **{f"server_{k}_prompt_tokens" if k != "generated" else "server_generated_tokens":
+                   int(after[k] - self.before[k]) for k in ("computed", "cached", "generated")}}
 
 
 async def claim_jobs(settings: Settings, llm: LLMClient, embedder, n: int) -> list[dict]:
@@ -51,12 +74,14 @@ async def claim_jobs(settings: Settings, llm: LLMClient, embedder, n: int) -> li
                          seed=DEFAULT_SEED, limit=None, split="dev")[:n]
     rows = []
     for item in items:
+        window = ServerWindow(settings)
         with counting_tokens() as usage:
             t0 = time.perf_counter()
             check = await check_claim(llm, item.table, item.claim, embedder=embedder)
             seconds = time.perf_counter() - t0
         rows.append({"job": "claim check", "id": item.id, "decided_by": check.decided_by, "seconds": seconds,
-                     "table_cells": item.table.n_rows * len(item.table.columns), **usage.as_dict()})
+                     "table_cells": item.table.n_rows * len(item.table.columns), **usage.as_dict(),
+                     **window.counts()})
         print(f"  claim {item.id}: {usage.as_dict()} {seconds:.0f} s ({check.decided_by})", flush=True)
     return rows
 
@@ -69,12 +94,14 @@ async def question_jobs(settings: Settings, llm: LLMClient, embedder, n: int) ->
     items = select_wtq(load_wtq(wtq_dir, WTQ_SPLIT_FILES["dev"]), seed=DEFAULT_SEED)[:n]
     rows = []
     for item in items:
+        window = ServerWindow(settings)
         with counting_tokens() as usage:
             t0 = time.perf_counter()
             res = await answer_question(llm, item.table, item.question, embedder=embedder)  # as the chat asks
             seconds = time.perf_counter() - t0
         rows.append({"job": "table question", "id": item.id, "decided_by": res.decided_by, "seconds": seconds,
-                     "table_cells": item.table.n_rows * len(item.table.columns), **usage.as_dict()})
+                     "table_cells": item.table.n_rows * len(item.table.columns), **usage.as_dict(),
+                     **window.counts()})
         print(f"  question {item.id}: {usage.as_dict()} {seconds:.0f} s ({res.decided_by})", flush=True)
     return rows
 
@@ -90,13 +117,14 @@ async def turn_jobs(settings: Settings, n: int) -> list[dict]:
     try:
         for conversation in CONVERSATIONS[:n]:
             bot = Assistant(deps, Session(conversation_id=f"bench-tokens-{uuid.uuid4().hex[:8]}"))
+            window = ServerWindow(settings)
             t0 = time.perf_counter()
             result = await bot.run_turn(conversation[0])
             seconds = time.perf_counter() - t0
             usage = {"requests": result.model_requests, "samples": None, "prompt_tokens": result.prompt_tokens,
                      "cached_prompt_tokens": result.cached_prompt_tokens,
                      "computed_prompt_tokens": result.prompt_tokens - result.cached_prompt_tokens,
-                     "generated_tokens": result.generated_tokens}
+                     "generated_tokens": result.generated_tokens, **window.counts()}
             rows.append({"job": "chat turn", "id": conversation[0], "decided_by": result.status,
                          "seconds": seconds, "table_cells": None, **usage})
             print(f"  turn {conversation[0]!r}: {usage} {seconds:.0f} s ({result.status})", flush=True)
@@ -113,7 +141,7 @@ def summary(rows: list[dict]) -> dict[str, tuple[float, str]]:
             continue
         key = job.replace(" ", "_")
         for count in COUNTS:
-            values = [r[count] for r in mine if r[count] is not None]
+            values = [r[count] for r in mine if r.get(count) is not None]
             if values:
                 results[f"{key}_{count}_median"] = (statistics.median(values),
                                                     "requests" if count in ("requests", "samples") else "tokens")
@@ -142,11 +170,16 @@ async def main_async(args) -> None:
         rows += await turn_jobs(settings, args.turns)
     results = summary(rows)
     cached_reported = any(r["cached_prompt_tokens"] for r in rows)
+    alone = all(r.get("server_alone") for r in rows)
     notes = (f"Per job, one job at a time (medians; per-job rows in `docs/bench/{args.area}_jobs.json`), "
              f"commit {code_version()}. Jobs: {args.claims} PubHealthTab dev claims (claim check, default variant), "
              f"{args.questions} WikiTableQuestions dev questions (table question), {args.turns} chat-bench opening "
              "questions (chat turn, default knowledge base). `computed` = prompt tokens the server computed "
-             "(prompt minus those its prefix cache served). "
+             "(prompt minus those its prefix cache served) as the client's per-request usage says it; `server_*` "
+             "are the server's own counters over each job (vLLM's /metrics), the measure, since a request with n "
+             "samples is fanned out and its usage then counts the siblings' cache hits as cached. "
+             + ("Nothing else ran on the server during any job. " if alone else "**Some jobs began while another "
+                "client used the server: their `server_*` counts include that client's tokens.** ")
              + ("" if cached_reported else "The server reported no cached prompt tokens: it was started without "
                 "`--enable-prompt-tokens-details` (or served none from cache), so `computed` equals the prompt. ")
              + "Generated with `tests/bench/bench_tokens.py`.")
