@@ -16,10 +16,13 @@ CASES = [(rule.name, ex) for rule in RULES for ex in rule.examples + rule.counte
 
 
 def outcome_of(rule: Rule, example: Example) -> str | None:
-    """What a rule makes of its example: a settle rule's verdict, or "veto" when a veto rule holds the program."""
+    """What a rule makes of its example: a settle rule's verdict, "veto" when a veto rule holds the program, or
+    "withhold" when a withhold rule holds some of the sampled programs."""
     if rule.stage == "settle":
         out = rule.fn(example.text, example.table())
         return out.verdict if out is not None else None
+    if rule.stage == "withhold":
+        return "withhold" if held_by(rule, example) else None
     from tools._cells import TypedTable
     from tools._table_ops import execute
     from tools._table_ops_model import Program
@@ -29,9 +32,40 @@ def outcome_of(rule: Rule, example: Example) -> str | None:
     return "veto" if rule.fn(program, execute(program, typed), typed, example.text) else None
 
 
+def held_by(rule: Rule, example: Example) -> tuple[int, ...]:
+    """The places of the example's programs (each read as written, no rewrite, and run) that the withhold rule
+    holds, given all of them at once as one sampling."""
+    from tools._cells import TypedTable, format_value
+    from tools._table_ops import execute
+    from tools._table_ops_model import NoNumbersError, Program, ProgramError
+    from tools._table_program import one_form_per_number
+    from tools.rules import SampledRun
+
+    typed = TypedTable.build(example.table())
+    runs = []
+    for raw in example.programs:
+        program = Program.model_validate(raw)
+        try:
+            ex = execute(program, typed, union_same_column=rule.applies_to == "question")
+        except ProgramError as exc:
+            runs.append(SampledRun(program, None, raw, no_numbers=isinstance(exc, NoNumbersError)))
+            continue
+        verdict = format_value(ex.result) if rule.applies_to == "question" else "SUPPORTS" if ex.truth else "REFUTES"
+        runs.append(SampledRun(program, ex, raw, verdict))
+    if rule.applies_to == "question":
+        runs = [r if not r.verdict else SampledRun(r.program, r.execution, r.raw, v, r.no_numbers)
+                for r, v in zip(runs, one_form_per_number([r.verdict for r in runs]))]
+    reasons = rule.fn(runs, typed, example.text)
+    assert len(reasons) == len(runs)
+    return tuple(i for i, why in enumerate(reasons) if why)
+
+
 @pytest.mark.parametrize("name, example", CASES, ids=[f"{n}: {e.text}" for n, e in CASES])
 def test_every_rule_does_what_its_examples_say(name, example):
-    assert outcome_of(REGISTRY[name], example) == example.expected
+    rule = REGISTRY[name]
+    assert outcome_of(rule, example) == example.expected
+    if rule.stage == "withhold":
+        assert held_by(rule, example) == example.held
 
 
 def test_every_rule_has_an_example_it_decides_and_one_it_leaves_alone():
@@ -327,3 +361,61 @@ def test_the_pruning_decision_follows_the_dev_splits_and_the_examples_as_worked_
     decided = {rule: decision.split(":")[0] for rule, _, decision in pruning(payload)}
     assert decided == {"a": "keeps", "b": "keeps", "c": "goes", "d": "undecided", "v": "undecided", "w": "goes"}
     assert "gained 2 there when off" in dict((r, d) for r, _, d in pruning(payload))["v"]
+
+
+# -- withhold rules -----------------------------------------------------------------------------------------------
+WITHHOLD_CASES = [(rule.name, ex) for rule in RULES if rule.stage == "withhold"
+                  for ex in rule.examples + rule.counter_examples]
+
+
+@pytest.mark.parametrize("name, example", WITHHOLD_CASES, ids=[f"{n}: {e.text}" for n, e in WITHHOLD_CASES])
+def test_each_withhold_example_replayed_holds_its_programs_under_the_rule_s_name_and_none_when_it_is_off(name,
+                                                                                                        example):
+    """The whole path (the rewrite, veto and withhold rules of tools._table_program.decide, as a replay runs them):
+    the programs the example says are held by its rule, named in ``withheld_by``, with the reason shown as before
+    ("does not vote: …"); with the rule switched off, it holds none."""
+    from tools.program_replay import replay_runs
+
+    kind = REGISTRY[name].applies_to
+    runs = [{"raw": p} for p in example.programs]
+    on = replay_runs(example.table(), example.text, runs, kind)
+    assert tuple(i for i, r in enumerate(on.runs) if r.withheld_by) == example.held
+    assert all(r.withheld_by == [name] and not r.ran and r.error.startswith("does not vote: ")
+               for i, r in enumerate(on.runs) if i in example.held)
+    off = replay_runs(example.table(), example.text, runs, kind, rules_off=parse_off(name))
+    assert not any(name in r.withheld_by for r in off.runs)
+    if example.held:
+        assert off.votes != on.votes  # the held programs vote again
+
+
+def _holds(name: str, places: set[int], kind: str = "question"):
+    def fn(runs, typed, text):
+        return [f"{name} holds it" if i in places else "" for i in range(len(runs))]
+    return Rule(name, "withhold", "a test", "a test", fn,
+                (Example("x", ("a",), (("1",),), "withhold", programs=({},), held=(0,)),), applies_to=kind)
+
+
+def test_withhold_rules_run_in_order_and_a_run_one_holds_is_not_held_again_by_the_next():
+    from tools.rules import SampledRun, withhold
+
+    ran = SampledRun(None, execution=object(), verdict="1")  # type: ignore[arg-type]
+    runs = [ran, ran, SampledRun(None, None)]  # the third did not run: nothing holds it
+    rules = [_holds("first", {0, 2}), _holds("second", {0, 1}), _holds("claims-only", {1}, kind="claim")]
+    held = withhold(runs, None, "question", "x", rules=rules)
+    assert [(w.rule, w.run) for w in held] == [("first", 0), ("second", 1)]
+    assert [(w.rule, w.run) for w in withhold(runs, None, "question", "x", off=frozenset({"first"}), rules=rules)
+            ] == [("second", 0), ("second", 1)]
+    assert [(w.rule, w.run) for w in withhold(runs, None, "claim", "x", rules=rules)] == [("claims-only", 1)]
+
+
+def test_the_registry_refuses_a_withhold_example_that_does_not_say_which_programs_it_holds():
+    good = _holds("a", {0})
+    _check_registry([good])
+    with pytest.raises(ValueError, match="says which"):
+        _check_registry([Rule("b", "withhold", "t", "t", good.fn,
+                              (Example("x", ("a",), (("1",),), "withhold", programs=({},)),))])
+    with pytest.raises(TypeError, match="takes"):
+        _check_registry([Rule("c", "withhold", "t", "t", lambda runs, text: [], good.examples)])
+    with pytest.raises(ValueError, match="only a withhold rule reads questions"):
+        _check_registry([Rule("d", "veto", "t", "t", lambda program, execution, typed, text: "",
+                              (Example("x", ("a",), (("1",),), "veto", {}),), applies_to="question")])
