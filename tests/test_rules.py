@@ -190,7 +190,8 @@ def test_the_committed_rules_report_recomputes_and_a_count_changed_by_hand_does_
     shutil.copy(ROOT / "docs" / "eval" / "rules-veto-dev.jsonl", tmp_path / "rules-veto-dev.jsonl")
     shutil.copy(ROOT / "docs" / "eval" / "rules-examples.jsonl", tmp_path / "rules-examples.jsonl")
     for change in (lambda r: r["rules"]["record-field"]["pubhealthtab"].__setitem__("right", 2),
-                   lambda r: r["vetoes"]["tautology"]["pubhealthtab"].__setitem__("lost_when_off", 0)):
+                   lambda r: r["vetoes"]["tautology"]["pubhealthtab"].__setitem__("lost_when_off", 0),
+                   lambda r: r["withholds"]["copied-beside-stated"]["pubhealthtab"].__setitem__("programs_held", 7)):
         changed = json.loads(json.dumps(report))
         change(changed)
         (tmp_path / "rules.json").write_text(json.dumps(changed))
@@ -419,3 +420,29 @@ def test_the_registry_refuses_a_withhold_example_that_does_not_say_which_program
     with pytest.raises(ValueError, match="only a withhold rule reads questions"):
         _check_registry([Rule("d", "veto", "t", "t", lambda program, execution, typed, text: "",
                               (Example("x", ("a",), (("1",),), "veto", {}),), applies_to="question")])
+
+
+def test_the_withhold_measurement_counts_held_changed_lost_and_gained_and_prunes_none_as_worked_by_hand():
+    from assistant.evals.rules_eval import pruning, summarise_withholds
+
+    records = [
+        {"benchmark": "pubhealthtab", "id": "1", "gold": "SUPPORTS", "replayed": "SUPPORTS", "held": {},
+         "off": {"leaves-out-stated-date": "REFUTES"}, "withheld": {"leaves-out-stated-date": 3}},  # lost when off
+        {"benchmark": "pubhealthtab", "id": "2", "gold": "REFUTES", "replayed": "SUPPORTS", "held": {},
+         "off": {"copied-beside-stated": "REFUTES"}, "withheld": {"copied-beside-stated": 1}},  # gained when off
+        {"benchmark": "pubhealthtab", "id": "3", "gold": "REFUTES", "replayed": "REFUTES", "off": {}, "held": {}},
+    ]  # (the third was logged before withhold rules were traced: no "withheld")
+    out = summarise_withholds(records)
+    assert set(out) == {"leaves-out-stated-date", "copied-beside-stated"}  # the question ones read no claim
+    assert out["leaves-out-stated-date"]["pubhealthtab"] == {"claims": 3, "programs_held": 3, "claims_changed": 1,
+                                                             "lost_when_off": 1, "gained_when_off": 0}
+    assert out["copied-beside-stated"]["pubhealthtab"] == {"claims": 3, "programs_held": 1, "claims_changed": 1,
+                                                           "lost_when_off": 0, "gained_when_off": 1}
+    decided = {rule: decision for rule, stage, decision in pruning({"withholds": out}) if stage == "withhold"}
+    assert decided["leaves-out-stated-date"].startswith("undecided: dev measured on pubhealthtab only")
+    assert decided["leaves-out-stated-date"].endswith("; lost 1 there when off")
+    assert decided["wrong-answer-kind"] == "undecided: no dev log of table questions with programs"
+    every = {b: {"lost_when_off": 0, "gained_when_off": 0} for b in ("tabfact", "scitab", "pubhealthtab")}
+    assert pruning({"withholds": {"copied-beside-stated": every}})[0][2].startswith("undecided: nothing lost")
+    every["scitab"]["lost_when_off"] = 2
+    assert pruning({"withholds": {"copied-beside-stated": every}})[0][2] == "keeps: 2 dev claim(s) lost when off"
