@@ -446,3 +446,22 @@ def test_the_withhold_measurement_counts_held_changed_lost_and_gained_and_prunes
     assert pruning({"withholds": {"copied-beside-stated": every}})[0][2].startswith("undecided: nothing lost")
     every["scitab"]["lost_when_off"] = 2
     assert pruning({"withholds": {"copied-beside-stated": every}})[0][2] == "keeps: 2 dev claim(s) lost when off"
+
+
+async def test_the_live_path_names_the_withhold_rule_and_evidentia_rules_off_switches_it_off(tmp_settings,
+                                                                                             fake_llm_server):
+    """Sampled by the (fake) model, as a chat check samples them: the example of leaves-out-stated-date holds the
+    programs that read every date, named in the trace; with EVIDENTIA_RULES_OFF naming it, they vote."""
+    from tests.test_table_program import scripted
+    from tools._table_program import solve
+
+    example = REGISTRY["leaves-out-stated-date"].examples[0]
+    columns = ["drug", "approved", "agency", "indication"]
+    with fake_llm_server(scripted(columns, list(example.programs))) as srv:
+        on = await solve(llm_for(tmp_settings, srv), example.table(), "claim", example.text, n=len(example.programs))
+    assert [i for i, r in enumerate(on.runs) if r.withheld_by == ["leaves-out-stated-date"]] == list(example.held)
+    assert on.winner == "SUPPORTS" and on.votes == {"SUPPORTS": 1}
+    off = tmp_settings.model_copy(update={"rules_off": "leaves-out-stated-date"})
+    with fake_llm_server(scripted(columns, list(example.programs))) as srv:
+        without = await solve(llm_for(off, srv), example.table(), "claim", example.text, n=len(example.programs))
+    assert not any(r.withheld_by for r in without.runs) and without.winner == "REFUTES"
