@@ -24,7 +24,8 @@ the verdict without the rule, what decided, seconds); the run keeps it when ``--
 
 Writes docs/eval/rules.{json,md,png} and the per-item logs docs/eval/rules-dev.jsonl (settle: ids, gold, what
 fired) and docs/eval/rules-veto-dev.jsonl (veto, withhold and rewrite: ids, gold, the replayed verdict with every
-rule and with each of those off, the programs each held or changed); no benchmark text. Runs only on dev splits: test splits are sealed (assistant/evals/sealed.py).
+rule and with each of those off, the programs each held or changed); no benchmark text. Runs only on dev splits:
+test splits are sealed (assistant/evals/sealed.py).
 """
 
 from __future__ import annotations
