@@ -16,10 +16,13 @@ CASES = [(rule.name, ex) for rule in RULES for ex in rule.examples + rule.counte
 
 
 def outcome_of(rule: Rule, example: Example) -> str | None:
-    """What a rule makes of its example: a settle rule's verdict, or "veto" when a veto rule holds the program."""
+    """What a rule makes of its example: a settle rule's verdict, "veto" when a veto rule holds the program, or
+    "withhold" when a withhold rule holds some of the sampled programs."""
     if rule.stage == "settle":
         out = rule.fn(example.text, example.table())
         return out.verdict if out is not None else None
+    if rule.stage == "withhold":
+        return "withhold" if held_by(rule, example) else None
     from tools._cells import TypedTable
     from tools._table_ops import execute
     from tools._table_ops_model import Program
@@ -29,9 +32,40 @@ def outcome_of(rule: Rule, example: Example) -> str | None:
     return "veto" if rule.fn(program, execute(program, typed), typed, example.text) else None
 
 
+def held_by(rule: Rule, example: Example) -> tuple[int, ...]:
+    """The places of the example's programs (each read as written, no rewrite, and run) that the withhold rule
+    holds, given all of them at once as one sampling."""
+    from tools._cells import TypedTable, format_value
+    from tools._table_ops import execute
+    from tools._table_ops_model import NoNumbersError, Program, ProgramError
+    from tools._table_program import one_form_per_number
+    from tools.rules import SampledRun
+
+    typed = TypedTable.build(example.table())
+    runs = []
+    for raw in example.programs:
+        program = Program.model_validate(raw)
+        try:
+            ex = execute(program, typed, union_same_column=rule.applies_to == "question")
+        except ProgramError as exc:
+            runs.append(SampledRun(program, None, raw, no_numbers=isinstance(exc, NoNumbersError)))
+            continue
+        verdict = format_value(ex.result) if rule.applies_to == "question" else "SUPPORTS" if ex.truth else "REFUTES"
+        runs.append(SampledRun(program, ex, raw, verdict))
+    if rule.applies_to == "question":
+        runs = [r if not r.verdict else SampledRun(r.program, r.execution, r.raw, v, r.no_numbers)
+                for r, v in zip(runs, one_form_per_number([r.verdict for r in runs]))]
+    reasons = rule.fn(runs, typed, example.text)
+    assert len(reasons) == len(runs)
+    return tuple(i for i, why in enumerate(reasons) if why)
+
+
 @pytest.mark.parametrize("name, example", CASES, ids=[f"{n}: {e.text}" for n, e in CASES])
 def test_every_rule_does_what_its_examples_say(name, example):
-    assert outcome_of(REGISTRY[name], example) == example.expected
+    rule = REGISTRY[name]
+    assert outcome_of(rule, example) == example.expected
+    if rule.stage == "withhold":
+        assert held_by(rule, example) == example.held
 
 
 def test_every_rule_has_an_example_it_decides_and_one_it_leaves_alone():
@@ -156,7 +190,8 @@ def test_the_committed_rules_report_recomputes_and_a_count_changed_by_hand_does_
     shutil.copy(ROOT / "docs" / "eval" / "rules-veto-dev.jsonl", tmp_path / "rules-veto-dev.jsonl")
     shutil.copy(ROOT / "docs" / "eval" / "rules-examples.jsonl", tmp_path / "rules-examples.jsonl")
     for change in (lambda r: r["rules"]["record-field"]["pubhealthtab"].__setitem__("right", 2),
-                   lambda r: r["vetoes"]["tautology"]["pubhealthtab"].__setitem__("lost_when_off", 0)):
+                   lambda r: r["vetoes"]["tautology"]["pubhealthtab"].__setitem__("lost_when_off", 0),
+                   lambda r: r["withholds"]["copied-beside-stated"]["pubhealthtab"].__setitem__("programs_held", 7)):
         changed = json.loads(json.dumps(report))
         change(changed)
         (tmp_path / "rules.json").write_text(json.dumps(changed))
@@ -327,3 +362,106 @@ def test_the_pruning_decision_follows_the_dev_splits_and_the_examples_as_worked_
     decided = {rule: decision.split(":")[0] for rule, _, decision in pruning(payload)}
     assert decided == {"a": "keeps", "b": "keeps", "c": "goes", "d": "undecided", "v": "undecided", "w": "goes"}
     assert "gained 2 there when off" in dict((r, d) for r, _, d in pruning(payload))["v"]
+
+
+# -- withhold rules -----------------------------------------------------------------------------------------------
+WITHHOLD_CASES = [(rule.name, ex) for rule in RULES if rule.stage == "withhold"
+                  for ex in rule.examples + rule.counter_examples]
+
+
+@pytest.mark.parametrize("name, example", WITHHOLD_CASES, ids=[f"{n}: {e.text}" for n, e in WITHHOLD_CASES])
+def test_each_withhold_example_replayed_holds_its_programs_under_the_rule_s_name_and_none_when_it_is_off(name,
+                                                                                                        example):
+    """The whole path (the rewrite, veto and withhold rules of tools._table_program.decide, as a replay runs them):
+    the programs the example says are held by its rule, named in ``withheld_by``, with the reason shown as before
+    ("does not vote: …"); with the rule switched off, it holds none."""
+    from tools.program_replay import replay_runs
+
+    kind = REGISTRY[name].applies_to
+    runs = [{"raw": p} for p in example.programs]
+    on = replay_runs(example.table(), example.text, runs, kind)
+    assert tuple(i for i, r in enumerate(on.runs) if r.withheld_by) == example.held
+    assert all(r.withheld_by == [name] and not r.ran and r.error.startswith("does not vote: ")
+               for i, r in enumerate(on.runs) if i in example.held)
+    off = replay_runs(example.table(), example.text, runs, kind, rules_off=parse_off(name))
+    assert not any(name in r.withheld_by for r in off.runs)
+    if example.held:
+        assert off.votes != on.votes  # the held programs vote again
+
+
+def _holds(name: str, places: set[int], kind: str = "question"):
+    def fn(runs, typed, text):
+        return [f"{name} holds it" if i in places else "" for i in range(len(runs))]
+    return Rule(name, "withhold", "a test", "a test", fn,
+                (Example("x", ("a",), (("1",),), "withhold", programs=({},), held=(0,)),), applies_to=kind)
+
+
+def test_withhold_rules_run_in_order_and_a_run_one_holds_is_not_held_again_by_the_next():
+    from tools.rules import SampledRun, withhold
+
+    ran = SampledRun(None, execution=object(), verdict="1")  # type: ignore[arg-type]
+    runs = [ran, ran, SampledRun(None, None)]  # the third did not run: nothing holds it
+    rules = [_holds("first", {0, 2}), _holds("second", {0, 1}), _holds("claims-only", {1}, kind="claim")]
+    held = withhold(runs, None, "question", "x", rules=rules)
+    assert [(w.rule, w.run) for w in held] == [("first", 0), ("second", 1)]
+    assert [(w.rule, w.run) for w in withhold(runs, None, "question", "x", off=frozenset({"first"}), rules=rules)
+            ] == [("second", 0), ("second", 1)]
+    assert [(w.rule, w.run) for w in withhold(runs, None, "claim", "x", rules=rules)] == [("claims-only", 1)]
+
+
+def test_the_registry_refuses_a_withhold_example_that_does_not_say_which_programs_it_holds():
+    good = _holds("a", {0})
+    _check_registry([good])
+    with pytest.raises(ValueError, match="says which"):
+        _check_registry([Rule("b", "withhold", "t", "t", good.fn,
+                              (Example("x", ("a",), (("1",),), "withhold", programs=({},)),))])
+    with pytest.raises(TypeError, match="takes"):
+        _check_registry([Rule("c", "withhold", "t", "t", lambda runs, text: [], good.examples)])
+    with pytest.raises(ValueError, match="only a withhold rule reads questions"):
+        _check_registry([Rule("d", "veto", "t", "t", lambda program, execution, typed, text: "",
+                              (Example("x", ("a",), (("1",),), "veto", {}),), applies_to="question")])
+
+
+def test_the_withhold_measurement_counts_held_changed_lost_and_gained_and_prunes_none_as_worked_by_hand():
+    from assistant.evals.rules_eval import pruning, summarise_withholds
+
+    records = [
+        {"benchmark": "pubhealthtab", "id": "1", "gold": "SUPPORTS", "replayed": "SUPPORTS", "held": {},
+         "off": {"leaves-out-stated-date": "REFUTES"}, "withheld": {"leaves-out-stated-date": 3}},  # lost when off
+        {"benchmark": "pubhealthtab", "id": "2", "gold": "REFUTES", "replayed": "SUPPORTS", "held": {},
+         "off": {"copied-beside-stated": "REFUTES"}, "withheld": {"copied-beside-stated": 1}},  # gained when off
+        {"benchmark": "pubhealthtab", "id": "3", "gold": "REFUTES", "replayed": "REFUTES", "off": {}, "held": {}},
+    ]  # (the third was logged before withhold rules were traced: no "withheld")
+    out = summarise_withholds(records)
+    assert set(out) == {"leaves-out-stated-date", "copied-beside-stated"}  # the question ones read no claim
+    assert out["leaves-out-stated-date"]["pubhealthtab"] == {"claims": 3, "programs_held": 3, "claims_changed": 1,
+                                                             "lost_when_off": 1, "gained_when_off": 0}
+    assert out["copied-beside-stated"]["pubhealthtab"] == {"claims": 3, "programs_held": 1, "claims_changed": 1,
+                                                           "lost_when_off": 0, "gained_when_off": 1}
+    decided = {rule: decision for rule, stage, decision in pruning({"withholds": out}) if stage == "withhold"}
+    assert decided["leaves-out-stated-date"].startswith("undecided: dev measured on pubhealthtab only")
+    assert decided["leaves-out-stated-date"].endswith("; lost 1 there when off")
+    assert decided["wrong-answer-kind"] == "undecided: no dev log of table questions with programs"
+    every = {b: {"lost_when_off": 0, "gained_when_off": 0} for b in ("tabfact", "scitab", "pubhealthtab")}
+    assert pruning({"withholds": {"copied-beside-stated": every}})[0][2].startswith("undecided: nothing lost")
+    every["scitab"]["lost_when_off"] = 2
+    assert pruning({"withholds": {"copied-beside-stated": every}})[0][2] == "keeps: 2 dev claim(s) lost when off"
+
+
+async def test_the_live_path_names_the_withhold_rule_and_evidentia_rules_off_switches_it_off(tmp_settings,
+                                                                                             fake_llm_server):
+    """Sampled by the (fake) model, as a chat check samples them: the example of leaves-out-stated-date holds the
+    programs that read every date, named in the trace; with EVIDENTIA_RULES_OFF naming it, they vote."""
+    from tests.test_table_program import scripted
+    from tools._table_program import solve
+
+    example = REGISTRY["leaves-out-stated-date"].examples[0]
+    columns = ["drug", "approved", "agency", "indication"]
+    with fake_llm_server(scripted(columns, list(example.programs))) as srv:
+        on = await solve(llm_for(tmp_settings, srv), example.table(), "claim", example.text, n=len(example.programs))
+    assert [i for i, r in enumerate(on.runs) if r.withheld_by == ["leaves-out-stated-date"]] == list(example.held)
+    assert on.winner == "SUPPORTS" and on.votes == {"SUPPORTS": 1}
+    off = tmp_settings.model_copy(update={"rules_off": "leaves-out-stated-date"})
+    with fake_llm_server(scripted(columns, list(example.programs))) as srv:
+        without = await solve(llm_for(off, srv), example.table(), "claim", example.text, n=len(example.programs))
+    assert not any(r.withheld_by for r in without.runs) and without.winner == "REFUTES"

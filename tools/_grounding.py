@@ -12,7 +12,7 @@ from typing import Literal
 
 from kb.table_model import NOT_COMPUTED
 from tools._cells import TypedColumn, TypedTable, cell_number, norm_text
-from tools._table_ops_model import Program, RowFilter
+from tools._table_ops_model import Execution, Program, RowFilter
 from tools._table_shape import meets_filter, names_flag
 from tools.lang.choice import table_choice
 from tools.lang.lexicon import CARDINALS, WORD, content_words, is_superlative, singular, word_in
@@ -293,6 +293,37 @@ def describe_grounding(program: Program, question: str, best: tuple[bool, int, b
     return "it reads a column the question does not name, and another program reads one it names"
 
 
+def less_grounded(ran: list[tuple[Program, Execution]], found_no_number: list[Program], typed: TypedTable,
+                  question: str) -> list[str]:
+    """For each question program that ran (with what it computed), why it does not vote (or ""): it reads less of
+    the question than the best one, where ``found_no_number`` (programs that failed for finding no number where
+    they point) count among the best too.
+
+    A program that failed for finding no number read the question all the same: "How many nurses work in
+    Central?" failed four times on Central's formula cell, and the one sum over every row, which ignores
+    "Central", answered alone (found as a new user).
+    """
+    if len(ran) + len(found_no_number) < 2 or not ran:
+        return [""] * len(ran)
+    levels = [grounding(program, question, typed) for program, _ in ran]
+    best = max(levels + [grounding(program, question, typed) for program in found_no_number])
+    best_rows = [set(ex.selected) for (_, ex), level in zip(ran, levels) if level == best]
+    return [describe_grounding(program, question, best, typed)
+            if level < best and not _same_rows_fewer_filters(level, best, ex, best_rows) else ""
+            for (program, ex), level in zip(ran, levels)]
+
+
+def _same_rows_fewer_filters(level: tuple[bool, int, bool], best: tuple[bool, int, bool], execution: Execution,
+                             best_rows: list[set[int]]) -> bool:
+    """Does this program read the question as well as the best one but for a stated filter that changes nothing,
+    selecting the very rows a best one selects? Found as a new user: "How many infections did it have?" about
+    Mercy General, noted "(Region: South)": 4 of 5 programs selecting its row by name alone were held because the
+    fifth also filtered on the region, and the right answer came with 20% confidence."""
+    if level[0] != best[0] or level[2] != best[2]:
+        return False
+    return set(execution.selected) in best_rows
+
+
 def alternatives(question: str, typed: TypedTable) -> tuple[str, list[str]] | None:
     """The column and the two values a choice question names ("which had more, Jewish or Roman Catholic?").
 
@@ -395,6 +426,19 @@ def fits(answer: str, expected: AnswerKind | None) -> bool:
     if expected == "number":
         return cell_number(answer.strip()) is not None or re.match(r"^\s*[-−]?\d", answer) is not None
     return not is_number(answer)
+
+
+def wrong_answer_kind(answers: list[tuple[str, str]], question: str) -> list[str]:
+    """For each question program that ran, given as (its answer, what it computed in words), why it does not vote
+    (or ""): its answer is not the kind the question asks for (a number, or a name), while another one's is. When
+    none is of the kind asked, or all are, every one votes."""
+    expected = expected_answer(question)
+    fitting = [fits(answer, expected) for answer, _ in answers]
+    if all(fitting) or not any(fitting):
+        return [""] * len(answers)
+    what = "a number" if expected == "number" else "a name, not a number"
+    return ["" if ok else f"the question asks for {what}, and it computed {result}"
+            for ok, (_, result) in zip(fitting, answers)]
 
 
 _FIRST, _LAST = re.compile(r"\bfirst\b", re.I), re.compile(r"\blast\b", re.I)

@@ -25,7 +25,6 @@ The reason is written here from computed values, so it can only quote numbers th
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -33,15 +32,13 @@ from pydantic import BaseModel, Field
 
 from prompts import render
 from kb.tables import Table
-from tools._grounding import column_named, describe_grounding, expected_answer, fits, grounding, position_asked, \
-    uncomputed_column_asked, uncomputed_reason, yes_no_asked
+from tools._grounding import column_named, position_asked, uncomputed_column_asked, uncomputed_reason, yes_no_asked
 from tools._cells import TypedTable, cell_number, display_cell, format_value, is_empty, join_listed
 from tools._claim_counts import read_joint_rows, restricted_to_category
-from tools._claim_grounding import check_stated, copied_beside_stated
+from tools._claim_grounding import check_stated
 from tools._claim_changes import than_years
-from tools._claim_compare import cite_compared_row, compared_groups, compared_rows, counts_of_compared_row
-from tools._question_rules import cite_shared_row, extreme_by_words, one_of_several, other_column_ranked, yes_or_no
-from tools._question_dates import leaves_out_stated_date
+from tools._claim_compare import cite_compared_row, compared_groups, compared_rows
+from tools._question_rules import cite_shared_row, extreme_by_words, one_of_several, yes_or_no
 from tools._intervals import interval_notes
 from tools._program_readers import Kind, header_of, reader_name, readers_for
 from tools._question_counts import asks_share
@@ -50,7 +47,7 @@ from tools._table_grammar import typed_program_schema
 from tools._table_ops import execute
 from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar
-from tools.rules import parse_off, veto
+from tools.rules import SampledRun, parse_off, veto, withhold
 
 ProgramForm = Literal["ops", "sql"]
 PROGRAM_FORMS: tuple[str, ...] = ("ops", "sql")
@@ -78,6 +75,9 @@ class ProgramRun(BaseModel):
     ran: bool
     error: str = ""
     vetoed_by: list[str] = Field(default_factory=list, description="The veto rules that held it (tools/rules.py).")
+    withheld_by: list[str] = Field(default_factory=list,
+                                   description="The withhold rule that held it from the vote, beside the other "
+                                               "programs of its sampling (tools/rules.py).")
     rewritten_by: list[str] = Field(default_factory=list,
                                     description="The rewrite rules that changed it, in order (tools._program_readers).")
     result: str = ""
@@ -333,19 +333,6 @@ async def _sample_sql(llm, typed: TypedTable, kind: Kind, text: str, needed: lis
     return out
 
 
-def _drop_wrong_kind(outcome: ProgramOutcome, text: str) -> None:
-    """A question's programs whose answer is not the kind it asks for do not vote, while one of the right kind ran."""
-    expected = expected_answer(text)
-    ran = [r for r in outcome.runs if r.ran]
-    fitting = [r for r in ran if fits(r.verdict, expected)]
-    if not fitting or len(fitting) == len(ran):
-        return
-    what = "a number" if expected == "number" else "a name, not a number"
-    for i, run in enumerate(outcome.runs):
-        if run.ran and not fits(run.verdict, expected):
-            _withhold(outcome, i, f"the question asks for {what}, and it computed {run.result}")
-
-
 def _verdict(kind: Kind, ex: Execution) -> str:
     if kind == "claim":
         return "SUPPORTS" if ex.truth else "REFUTES"
@@ -453,7 +440,7 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
             return outcome
         if program_form != "sql" and (settled := decided_by_form(typed, kind, text)) is not None:
             outcome.by_form, outcome.batches = True, [1]
-            decide(outcome, [settled], typed, kind, text)
+            decide(outcome, [settled], typed, kind, text, parse_off(llm.settings.rules_off))
             return outcome
         needed = await choose_columns(llm, typed, kind, text)
         outcome.columns_needed = [c for c in needed if c != NOT_IN_TABLE]
@@ -469,15 +456,16 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
         sampled = await sample(llm, typed, kind, text, outcome.columns_needed, n, temperature, error=first_error)
         outcome.retried = True
     first = outcome.model_copy(deep=True)
-    decide(outcome, sampled, typed, kind, text)
+    rules_off = parse_off(llm.settings.rules_off)
+    decide(outcome, sampled, typed, kind, text, rules_off)
     outcome.batches = [len(sampled)]
     if kind == "question" and program_form != "sql" and not any(r.ran for r in outcome.runs) \
             and (raw := extreme_by_words(typed, text)) is not None:
         # No sampled program voted on a plain superlative question: its words give the program (found as a new
         # user: the model's own answer named the second lowest for "the second-highest occupancy")
-        sampled = [*sampled, run_sampled(raw, typed, kind, text, parse_off(llm.settings.rules_off))]
+        sampled = [*sampled, run_sampled(raw, typed, kind, text, rules_off)]
         outcome = first.model_copy(deep=True)
-        decide(outcome, sampled, typed, kind, text)
+        decide(outcome, sampled, typed, kind, text, rules_off)
         outcome.batches = [len(sampled)]
     if more_on_split and split_vote(outcome):
         # A split vote otherwise falls back to the model's own answer, which was right on 9 of 40 such WTQ test
@@ -485,7 +473,7 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
         # more batched request (~15-20 s on a 2-core CPU) and is voted with the first, not instead of it.
         more = await sample(llm, typed, kind, text, outcome.columns_needed, n, temperature)
         outcome = first
-        decide(outcome, sampled + more, typed, kind, text)
+        decide(outcome, sampled + more, typed, kind, text, rules_off)
         outcome.batches = [len(sampled), len(more)]
     return outcome
 
@@ -495,8 +483,10 @@ def split_vote(outcome: ProgramOutcome) -> bool:
     return not outcome.decided and any(r.ran for r in outcome.runs)
 
 
-def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, kind: Kind, text: str) -> None:
-    """Record every sampled program's run in ``outcome``, apply the vote rules, and take the strict majority."""
+def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, kind: Kind, text: str,
+           rules_off: frozenset[str] = frozenset()) -> None:
+    """Record every sampled program's run in ``outcome``, hold from the vote the runs the withhold rules hold
+    (tools/rules.py; ``rules_off``: those switched off, ``EVIDENTIA_RULES_OFF``), and take the strict majority."""
     outcome.samples = len(sampled)
     verdicts = [_verdict(kind, s.execution) if s.execution is not None else "" for s in sampled]
     if kind == "question":
@@ -514,23 +504,10 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
                                            rewritten_by=s.rewritten_by, fn=s.program.fn if s.program else "",
                                            filter_values=[f.than_column or f.value for f in s.program.filters]
                                            if s.program else None))
-    if kind == "question":
-        # "How many … more … than <row>?": counts of that row itself do not vote against a program that compares
-        # with its value; before grounding ranks what is left.
-        _withhold_each(outcome, sampled, lambda programs: counts_of_compared_row(programs, typed, text))
-        _withhold_each(outcome, sampled, lambda programs: other_column_ranked(programs, typed, text))
-        # Grounding first: "How many nurses work in Central?", whose Central cell holds the formula text
-        # "=1000+2000", had its programs that read Central's row dropped for computing no number, and the sum
-        # over every row (which ignores "Central") answered (found as a new user).
-        _drop_ungrounded(outcome, sampled, text, typed)
-        _drop_wrong_kind(outcome, text)
-    else:
-        # A claim's programs that ignore a date it states, while another that ran keeps it, do not vote.
-        _withhold_each(outcome, sampled, lambda programs: leaves_out_stated_date(programs, typed, text))
-        # A check of the computed value against itself (copied from the table) beside a check of a number the claim
-        # states. Only checks the model wrote: a rule's own ("the intervals holding 75 number 0") are the claim's.
-        _withhold_each_run(outcome, sampled, lambda runs: copied_beside_stated(
-            [(s.program, s.execution, _model_wrote_check(s)) for s in runs], text))  # type: ignore[misc]
+    # The withhold rules (tools/rules.py): programs that ran but compare badly with the others of this sampling.
+    runs = [SampledRun(s.program, s.execution, s.raw, verdict, s.no_numbers) for s, verdict in zip(sampled, verdicts)]
+    for held in withhold(runs, typed, kind, text, rules_off):
+        _withhold(outcome, held.run, held.reason, held.rule)
     ran = [r for r in outcome.runs if r.ran]
     outcome.votes = dict(Counter(r.verdict for r in ran))
     if ran:
@@ -577,63 +554,11 @@ def one_form_per_number(answers: list[str]) -> list[str]:
     return [a if x is None else written[x] for a, x in zip(answers, numbers)]
 
 
-def _drop_ungrounded(outcome: ProgramOutcome, sampled: list[_Sampled], text: str, typed: TypedTable) -> None:
-    """A question's programs that read less of it than the best one that ran do not vote (tools._grounding).
-
-    Only programs written as fixed operations are compared (a SQL query's filters are not read here).
-    """
-    ran = [i for i, r in enumerate(outcome.runs) if r.ran and sampled[i].program is not None]
-    # A program that read the question and found no number where it points counts too: "How many nurses work in
-    # Central?" failed four times on Central's formula cell, and the one sum over every row, which ignores
-    # "Central", answered alone (found as a new user).
-    empty = [i for i, s in enumerate(sampled) if s.no_numbers and s.program is not None]
-    if len(ran) + len(empty) < 2 or not ran:
-        return
-    level = {i: grounding(sampled[i].program, text, typed) for i in ran + empty}
-    best = max(level.values())
-    best_rows = [set(sampled[j].execution.selected) for j in ran if level[j] == best]
-    for i in ran:
-        if level[i] < best and not _same_rows_fewer_filters(level[i], best, sampled[i], best_rows):
-            _withhold(outcome, i, describe_grounding(sampled[i].program, text, best, typed))
-
-
-def _same_rows_fewer_filters(level: tuple[bool, int, bool], best: tuple[bool, int, bool], sample: _Sampled,
-                             best_rows: list[set[int]]) -> bool:
-    """Does this program read the question as well as the best one but for a stated filter that changes nothing,
-    selecting the very rows a best one selects? Found as a new user: "How many infections did it have?" about
-    Mercy General, noted "(Region: South)": 4 of 5 programs selecting its row by name alone were held because the
-    fifth also filtered on the region, and the right answer came with 20% confidence."""
-    if level[0] != best[0] or level[2] != best[2] or sample.execution is None:
-        return False
-    return set(sample.execution.selected) in best_rows
-
-
-def _model_wrote_check(sampled: _Sampled) -> bool:
-    """Whether the program's check compares with the value the model wrote, not one a rule set."""
-    check = sampled.program.check if sampled.program is not None else None
-    raw = sampled.raw.get("check") if isinstance(sampled.raw, dict) else None
-    return check is not None and isinstance(raw, dict) and str(raw.get("value")) == check.value
-
-
-def _withhold_each(outcome: ProgramOutcome, sampled: list[_Sampled],
-                   reasons: Callable[[list[Program]], list[str]]) -> None:
-    """The programs that ran and for which ``reasons`` (one reason per program that ran, '' for none) gives a
-    reason do not vote."""
-    _withhold_each_run(outcome, sampled, lambda runs: reasons([s.program for s in runs]))  # type: ignore[misc]
-
-
-def _withhold_each_run(outcome: ProgramOutcome, sampled: list[_Sampled],
-                       reasons: Callable[[list[_Sampled]], list[str]]) -> None:
-    """As :func:`_withhold_each`, with ``reasons`` given the whole sampled runs (program, execution, raw)."""
-    ran = [i for i, r in enumerate(outcome.runs) if r.ran and sampled[i].program is not None]
-    for i, why in zip(ran, reasons([sampled[i] for i in ran])):
-        if why:
-            _withhold(outcome, i, why)
-
-
-def _withhold(outcome: ProgramOutcome, i: int, why: str) -> None:
-    """Run ``i`` ran, but does not vote, for the reason ``why`` (shown in the step)."""
-    outcome.runs[i] = outcome.runs[i].model_copy(update={"ran": False, "error": f"does not vote: {why}"})
+def _withhold(outcome: ProgramOutcome, i: int, why: str, rule: str) -> None:
+    """Run ``i`` ran, but does not vote, for the reason ``why`` (shown in the step), held by the withhold ``rule``."""
+    run = outcome.runs[i]
+    outcome.runs[i] = run.model_copy(update={"ran": False, "error": f"does not vote: {why}",
+                                             "withheld_by": [*run.withheld_by, rule]})
 
 
 _ONE_ROW_SAME = ("min of ", "max of ", "sum of ", "avg of ")

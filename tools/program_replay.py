@@ -37,6 +37,7 @@ class ReplayResult:
     needs_model: int = 0
     changed: list[dict] = field(default_factory=list)  # {"id", "question", "gold", "logged", "replayed", ...}
     held: dict[str, Counter] = field(default_factory=dict)  # by item id: programs each veto rule held
+    withheld: dict[str, Counter] = field(default_factory=dict)  # by item id: programs each withhold rule held
     rewritten: dict[str, Counter] = field(default_factory=dict)  # by item id: programs each rewrite rule changed
     predictions: dict[str, str | None] = field(default_factory=dict)  # by item id: the replayed answer (_tally)
     what: str = "questions"
@@ -64,24 +65,24 @@ def replay_runs(table, text: str, runs: list[dict], kind: str = "question",
     """The vote the logged ``runs`` (each with the model's ``raw`` program) give under the current rules;
     ``kind`` is "question" (table QA) or "claim" (verification); ``scope``: the rows the programs range over, as
     in :func:`tools._table_program.solve`; ``batches``: the logged samples per request, of which the first is
-    voted alone and the rest join it only where it splits (module docstring); ``rules_off``: veto rules switched
-    off (tools/rules.py), to measure what one is worth."""
+    voted alone and the rest join it only where it splits (module docstring); ``rules_off``: veto, withhold and
+    rewrite rules switched off (tools/rules.py), to measure what one is worth."""
     shaped = shape_for_programs(table)
     typed = TypedTable.build(shaped.table, scope=kept_scope(shaped, scope))
     if (settled := decided_by_form(typed, kind, text)) is not None:  # as the live path: no sample is voted
         outcome = ProgramOutcome(kind=kind, form=shaped.form, by_form=True)
-        decide(outcome, [settled], typed, kind, text)
+        decide(outcome, [settled], typed, kind, text, rules_off)
         outcome.batches = [1]
         return to_original(outcome, shaped)
     sampled = [run_sampled(r["raw"], typed, kind, text, rules_off) if r.get("raw")
                else _Sampled(None, error=r.get("error") or "no program") for r in runs]
     first = batches[0] if batches and len(batches) > 1 else len(sampled)
     outcome = ProgramOutcome(kind=kind, form=shaped.form)
-    decide(outcome, sampled[:first], typed, kind, text)
+    decide(outcome, sampled[:first], typed, kind, text, rules_off)
     outcome.batches = [first]
     if split_vote(outcome) and len(sampled) > first:
         outcome = ProgramOutcome(kind=kind, form=shaped.form)
-        decide(outcome, sampled, typed, kind, text)
+        decide(outcome, sampled, typed, kind, text, rules_off)
         outcome.batches = [first, len(sampled) - first]
     return to_original(outcome, shaped)
 
@@ -132,6 +133,7 @@ def replay_claims(items, records: list[dict], rules_off: frozenset[str] = frozen
             continue
         outcome = replay_runs(item.table, item.claim, programs["runs"], "claim", rules_off=rules_off)
         out.held[item.id] = Counter(name for run in outcome.runs for name in run.vetoed_by)
+        out.withheld[item.id] = Counter(name for run in outcome.runs for name in run.withheld_by)
         out.rewritten[item.id] = Counter(name for run in outcome.runs for name in run.rewritten_by)
         _tally(out, rec, outcome, item_id=item.id, text=item.claim, gold=rec["gold"],
                logged_ok=rec["pred"] == rec["gold"], match=lambda pred, gold: pred == gold, answer=outcome.winner)

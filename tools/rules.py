@@ -17,26 +17,39 @@ Stages, each with one signature, checked when this module loads:
   program is held when any gives a reason; all the reasons and the names of the vetoes that gave them are kept.
   An example's ``program`` is the program as the model wrote it.
 
-The other stages the reading layer names (rewrite, withhold, annotate) are still code paths in
-``tools/_table_program.py`` and ``tools/verify_claim.py``; they become records here as they are moved.
+- ``withhold``: ``(runs, typed, text) -> one reason per run ("" for none)``. Unlike a veto, which judges one
+  program alone, a withhold rule looks at all the runs of one sampling together: a program that ran is held from
+  the vote when it compares badly with the others (it ignores a date another keeps, it answers a number where
+  another names the row asked for). Each applies to claims or to questions (``applies_to``). **Policy**: they run
+  in the order of :data:`WITHHOLDS`, and a run one rule holds no longer votes, so the rules after it see it as not
+  run (:func:`withhold`); each held run records the rule that held it (``withheld_by``). An example's ``programs``
+  are the sampled programs as the model wrote them, ``held`` the ones the rule must hold.
+
+The other stages the reading layer names are elsewhere: rewrite rules are the program readers of
+``tools/_program_readers.py`` (named, traced and switched off by name, not records yet); annotate is still code
+paths in ``tools/verify_claim.py`` and ``tools/table_qa.py``.
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._claim_compare import comparison_blocker, unnamed_row_blocker
+from tools._claim_compare import comparison_blocker, counts_of_compared_row, unnamed_row_blocker
 from tools._claim_counts import fraction_of_rows_blocker, ignored_category_blocker, named_rows_blocker, \
     quantity_count_blocker
-from tools._claim_grounding import direction_blocker, negated_count_blocker, tautology_blocker, vote_blocker
+from tools._claim_grounding import copied_beside_stated, direction_blocker, negated_count_blocker, tautology_blocker, \
+    vote_blocker
 from tools._claim_multiples import multiple_blocker, ratio_change_check
-from tools._program_readers import REWRITES, header_of
+from tools._grounding import less_grounded, wrong_answer_kind
+from tools._program_readers import REWRITES, Kind, header_of
+from tools._question_dates import leaves_out_stated_date
+from tools._question_rules import other_column_ranked
 from tools._settle_rules import association_check, dose_trend_check, range_check, range_duration_check, record_check, \
     significance_check, trend_check
 from tools._table_ops import execute
@@ -44,9 +57,10 @@ from tools._table_ops_model import Execution, Program
 
 log = logging.getLogger(__name__)
 
-Stage = Literal["settle", "veto"]
+Stage = Literal["settle", "veto", "withhold"]
 STAGE_PARAMETERS: dict[str, tuple[str, ...]] = {"settle": ("claim", "table"),
-                                                "veto": ("program", "execution", "typed", "text")}
+                                                "veto": ("program", "execution", "typed", "text"),
+                                                "withhold": ("runs", "typed", "text")}
 
 
 class Settled(Protocol):
@@ -69,6 +83,10 @@ class Example:
     # the claim's own verdict over the table, where it is plain (a veto example's, to check the claim end to end
     # with the rule on and off: ``evidentia eval rules --examples``); a settle example's is ``expected``
     verdict: str | None = None
+    # a withhold rule's input: the programs of one sampling as the model wrote them; ``expected`` is "withhold"
+    # when the rule holds some, and ``held`` says which (their places in ``programs``)
+    programs: tuple[dict, ...] = ()
+    held: tuple[int, ...] = ()
 
     def table(self) -> Table:
         return Table(name="example", title="", columns=list(self.columns), rows=[list(r) for r in self.rows])
@@ -83,6 +101,30 @@ class Rule:
     fn: Callable[..., Settled | None]
     examples: tuple[Example, ...]
     counter_examples: tuple[Example, ...] = field(default=())
+    applies_to: Kind = "claim"  # settle and veto rules read claims; a withhold rule reads claims or questions
+
+
+@dataclass(frozen=True)
+class SampledRun:
+    """One sampled program of a sampling, as the withhold stage sees it beside the others."""
+
+    program: Program | None  # as read and run (after the rewrite rules); None for SQL or a program that did not parse
+    # what it computed; None when it did not run, a veto held it, or a withhold rule before this one held it
+    execution: Execution | None
+    raw: dict = field(default_factory=dict)  # the program as the model wrote it
+    verdict: str = ""  # what it votes for: SUPPORTS/REFUTES, or a question's answer (one form per number)
+    no_numbers: bool = False  # it did not run because the rows it read hold no number there
+
+    @property
+    def votes(self) -> bool:
+        return self.execution is not None
+
+    @property
+    def model_wrote_check(self) -> bool:
+        """Whether the program's check compares with the value the model wrote, not one a rule set."""
+        check = self.program.check if self.program is not None else None
+        raw = self.raw.get("check") if isinstance(self.raw, dict) else None
+        return check is not None and isinstance(raw, dict) and str(raw.get("value")) == check.value
 
 
 # -- the small tables the examples share --------------------------------------------------------------------
@@ -308,6 +350,178 @@ VETOES: tuple[Rule, ...] = (
 )
 
 
+# -- withhold rules: a sampled program that ran but compares badly with the others of its sampling ----------------
+# One signature for all (runs, typed, text), one reason per run; each wraps the module function that holds its
+# reading, given the runs that still vote.
+def _each_voting(runs: Sequence[SampledRun], reasons: Callable[[list[SampledRun]], list[str]],
+                 operations_only: bool = True) -> list[str]:
+    """One reason per run: ``reasons`` over the runs that still vote ("" for the others). ``operations_only``: only
+    programs of fixed operations are read (a SQL query's filters are not); False passes SQL runs too."""
+    voting = [i for i, r in enumerate(runs) if r.votes and (r.program is not None or not operations_only)]
+    out = [""] * len(runs)
+    for i, why in zip(voting, reasons([runs[i] for i in voting])):
+        out[i] = why
+    return out
+
+
+def _programs(voting: list[SampledRun]) -> list[Program]:
+    return [r.program for r in voting if r.program is not None]
+
+
+def _counts_of_compared_row(runs: Sequence[SampledRun], typed: TypedTable, text: str) -> list[str]:
+    return _each_voting(runs, lambda voting: counts_of_compared_row(_programs(voting), typed, text))
+
+
+def _other_column_ranked(runs: Sequence[SampledRun], typed: TypedTable, text: str) -> list[str]:
+    return _each_voting(runs, lambda voting: other_column_ranked(_programs(voting), typed, text))
+
+
+def _less_grounded(runs: Sequence[SampledRun], typed: TypedTable, text: str) -> list[str]:
+    found_no_number = [r.program for r in runs if r.no_numbers and r.program is not None]
+    return _each_voting(runs, lambda voting: less_grounded(
+        [(r.program, r.execution) for r in voting if r.program is not None and r.execution is not None],
+        found_no_number, typed, text))
+
+
+def _wrong_answer_kind(runs: Sequence[SampledRun], typed: TypedTable, text: str) -> list[str]:
+    return _each_voting(runs, lambda voting: wrong_answer_kind(
+        [(r.verdict, r.execution.result_text if r.execution is not None else "") for r in voting], text),
+        operations_only=False)  # a query's answer is a number or a name too
+
+
+def _leaves_out_stated_date(runs: Sequence[SampledRun], typed: TypedTable, text: str) -> list[str]:
+    return _each_voting(runs, lambda voting: leaves_out_stated_date(_programs(voting), typed, text))
+
+
+def _copied_beside_stated(runs: Sequence[SampledRun], typed: TypedTable, text: str) -> list[str]:
+    # Only checks the model wrote: a rule's own ("the intervals holding 75 number 0") are the claim's.
+    return _each_voting(runs, lambda voting: copied_beside_stated(
+        [(r.program, r.execution, r.model_wrote_check) for r in voting
+         if r.program is not None and r.execution is not None], text))
+
+
+def _withhold(table: tuple, *cases: tuple[str, tuple[dict, ...], tuple[int, ...]]) -> tuple[Example, ...]:
+    """Examples from (text, the sampled programs as the model wrote them, the places of those the rule holds)."""
+    columns, rows = table
+    return tuple(Example(text, columns, rows, "withhold" if held else None, programs=programs, held=held)
+                 for text, programs, held in cases)
+
+
+_PLAYERS = (("Player", "TD's", "Yards"),
+            (("Ray Ortiz", "15", "900"), ("Anthony Hines", "12", "822"), ("Lee Moss", "14", "700"),
+             ("Dan Price", "13", "650"), ("Sam Hale", "4", "300")))
+_HINES_ROW = {"filters": [{"column": "player", "op": "=", "value": "Anthony Hines"}], "fn": "count", "column": "player"}
+_BEYOND_HINES = {"filters": [{"column": "td_s", "op": ">", "value": "12"}], "fn": "count", "column": "player"}
+_WARDS = (("Hospital", "Beds", "Occupancy (%)"),
+          (("St. Mary's", "1,120", "87.5%"), ("Royal Infirmary", "980", "91.2%"), ("Queen Anne's", "1015", "94.6%"),
+           ("Westfield Clinic", "220", "69.9%")))
+_SECOND = {"filters": [], "fn": "argmax", "answer_column": "hospital", "nth": 2}
+_STADIUMS = (("Stadium", "City", "Capacity", "Opened"),
+             (("Provident Stadium", "Barrington", "27,000", "1999"), ("Ayr Park", "Farmington", "8,500", "2004"),
+              ("Glebe Oval", "Rochester", "12,250", "1987"), ("Mill Field", "Rochester", "3,100", "2011"),
+              ("Quay Arena", "Dover", "15,000", "1999")))
+_STADIUM_COUNT = {"filters": [], "fn": "count", "column": "stadium", "answer_column": "stadium"}
+_SMALLEST = {"filters": [], "fn": "argmin", "column": "capacity", "answer_column": "stadium"}
+_APPROVALS = (("Drug", "Approved", "Agency", "Indication"),
+              (("Lecanemab", "6 Jan 2023", "FDA", "Alzheimer disease"),
+               ("Donanemab", "2 Jul 2024", "FDA", "Alzheimer disease"),
+               ("Tirzepatide", "13 May 2022", "FDA", "Type 2 diabetes"),
+               ("Semaglutide", "5 Dec 2017", "FDA", "Type 2 diabetes")))
+_FDA = {"column": "agency", "op": "=", "value": "FDA"}
+_EVERY_ALZHEIMER = {"filters": [_FDA], "fn": "every", "column": "indication", "answer_column": "drug",
+                    "check": {"op": "contains", "against": "value", "value": "Alzheimer disease"}}
+_AFTER_2022 = {**_EVERY_ALZHEIMER, "filters": [_FDA, {"column": "approved", "op": ">", "value": "2022"}]}
+_MEASLES = (("Province", "Year", "Number of cases"),
+            (("Quebec", "2007", "94"), ("Ontario", "2008", "53"), ("British Columbia", "2010", "82")))
+
+
+def _ontario_2008(checked: str) -> dict:
+    return {"filters": [{"column": "province", "op": "=", "value": "Ontario"},
+                        {"column": "year", "op": "=", "value": "2008"}],
+            "fn": "value", "column": "number_of_cases", "check": {"op": "=", "value": checked}}
+
+
+# The order is data, and it matters: a run one rule holds no longer votes, so the rules after it do not see it.
+# Questions: the counts of a compared row and the rankings of another column go before grounding, so that grounding
+# ranks what is left; grounding goes before the kind of answer: "How many nurses work in Central?", whose Central
+# cell holds the formula text "=1000+2000", had its programs that read Central's row held for computing no number,
+# and the sum over every row (which ignores "Central") answered, until grounding held that sum first (found as a
+# new user). Claims: the stated date first, then the copied check, which looks for a program checking the claim's
+# own number among those still voting (the order they had as code paths).
+WITHHOLDS: tuple[Rule, ...] = (
+    Rule("count-of-compared-row", "withhold",
+         "a count of the row a \"how many … more … than <row>\" question compares with (or of every other row), "
+         "beside a program that compares with that row's value",
+         "\"how many players scored a greater number of touchdowns than anthony hines?\" counted Hines's own row "
+         "while one sample compared TD's with his 12 (WTQ training, nt-502)",
+         _counts_of_compared_row,
+         _withhold(_PLAYERS, ("how many players scored a greater number of touchdowns than anthony hines?",
+                              (_HINES_ROW, _BEYOND_HINES, _HINES_ROW), (0, 2))),
+         _withhold(_PLAYERS, ("how many players scored a greater number of touchdowns than anthony hines?",
+                              (_HINES_ROW, _HINES_ROW), ())),  # nothing better to vote
+         applies_to="question"),
+    Rule("other-column-ranked", "withhold",
+         "a program that ranks rows by another column than the one a plain superlative question names, or ranks none",
+         "\"Which hospital has the second-highest occupancy?\" read as the second largest Avg. stay, and \"the "
+         "third-highest PM2.5 level\" answered with every city by \"PM2.5 > 0 → City\" (found as a new user)",
+         _other_column_ranked,
+         _withhold(_WARDS, ("Which hospital has the second-highest occupancy?",
+                            ({**_SECOND, "column": "beds"}, {**_SECOND, "column": "occupancy"},
+                             {"filters": [{"column": "occupancy", "op": ">", "value": "0"}], "fn": "value",
+                              "column": "hospital", "answer_column": "hospital"}), (0, 2))),
+         _withhold(_WARDS, ("Which hospital is the second largest?",  # it names no column: every ranking may answer
+                            ({**_SECOND, "column": "beds"}, {**_SECOND, "column": "occupancy"}), ())),
+         applies_to="question"),
+    Rule("less-grounded", "withhold",
+         "a question's program that reads less of it (the values it states, the column it names) than the best "
+         "of its sampling (a program that found no number where the question points counts among them)",
+         "\"How many nurses work in Central?\" answered by the one sum over every row, which ignores \"Central\", "
+         "once the programs reading Central's formula cell were held (found as a new user)",
+         _less_grounded,
+         _withhold(_STADIUMS, ("How many stadiums opened in 1999?",
+                               (_STADIUM_COUNT, {**_STADIUM_COUNT, "filters": [
+                                   {"column": "opened", "op": "=", "value": "1999"}]}, _STADIUM_COUNT), (0, 2))),
+         _withhold(_STADIUMS, ("Which stadium is the smallest?",  # a filter every row meets invents nothing
+                               (_SMALLEST, {**_SMALLEST, "filters": [{"column": "capacity", "op": ">", "value": "0"}]}),
+                               ())),
+         applies_to="question"),
+    Rule("wrong-answer-kind", "withhold",
+         "an answer that is not the kind the question asks for (a number for \"how many\", a name for \"which\" or "
+         "\"who\"), beside one that is",
+         "\"Which stadium has the most capacity?\" answered with the largest capacity by three programs of five; "
+         "replaying WTQ training's logged programs (dev, first 40) with the question-form rules: 0.350 -> 0.450",
+         _wrong_answer_kind,
+         _withhold(_STADIUMS, ("Which stadium has the most capacity?",
+                               ({"filters": [], "fn": "max", "column": "capacity", "answer_column": "capacity"},
+                                {"filters": [], "fn": "argmax", "column": "capacity", "answer_column": "stadium"}),
+                               (0,))),
+         _withhold(_STADIUMS, ("Which stadium has the most capacity?",  # none names one: all vote as before
+                               ({"filters": [], "fn": "max", "column": "capacity", "answer_column": "capacity"},) * 2,
+                               ())),
+         applies_to="question"),
+    Rule("leaves-out-stated-date", "withhold",
+         "a claim program that reads no date where another of its sampling keeps the rows of a date or year the "
+         "claim states",
+         "\"Is it true that every drug the FDA approved after 2022 treats Alzheimer disease?\" refuted by four "
+         "programs over every FDA drug, beside one that kept the approvals after 2022 (found as a new user)",
+         _leaves_out_stated_date,
+         _withhold(_APPROVALS, ("Is it true that every drug the FDA approved after 2022 treats Alzheimer disease?",
+                                (_EVERY_ALZHEIMER, _AFTER_2022, _EVERY_ALZHEIMER), (0, 2))),
+         _withhold(_APPROVALS, ("Is it true that every drug the FDA approved after 2022 treats Alzheimer disease?",
+                                (_EVERY_ALZHEIMER, _EVERY_ALZHEIMER), ()))),  # none keeps the date
+    Rule("copied-beside-stated", "withhold",
+         "a check \"= v\" of the very value the program computed, a number the claim does not state, beside a "
+         "program that checks a number the claim states",
+         "\"Ontario had 530 cases of measles in 2008\" supported by \"= 53\", Ontario's cell copied into the "
+         "check, while the other programs had not run (found by CI)",
+         _copied_beside_stated,
+         _withhold(_MEASLES, ("Ontario had 530 cases of measles in 2008.",
+                              (_ontario_2008("53"), _ontario_2008("530"), _ontario_2008("53")), (0, 2))),
+         _withhold(_MEASLES, ("Ontario had 530 cases of measles in 2008.",  # the claim's 530 checked nowhere
+                              (_ontario_2008("53"),), ()))),
+)
+
+
 RULES: tuple[Rule, ...] = (
     Rule("significance", "settle",
          "a claim that one named row's effect was (not) statistically significant; that row's p-value cell",
@@ -374,11 +588,12 @@ RULES: tuple[Rule, ...] = (
          _on(_CALENDAR, ("The Fixture Window time frame is over 3 months.", "REFUTES"),
              ("The fixture window lasts more than 10 weeks.", "SUPPORTS")),
          _on(_CALENDAR, ("The fixture window opens on 5 October.", None), ("Entries were open for 11 days.", None))),
-) + VETOES
+) + VETOES + WITHHOLDS
 
 
 def _check_registry(rules: Iterable[Rule]) -> dict[str, Rule]:
-    """Names are unique, each stage's functions take its parameters, and every rule has an example that fires."""
+    """Names are unique, each stage's functions take its parameters, every rule has an example that fires, and a
+    withhold rule's examples say which of their programs it holds."""
     registry: dict[str, Rule] = {}
     for rule in rules:
         if rule.name in registry:
@@ -389,6 +604,13 @@ def _check_registry(rules: Iterable[Rule]) -> dict[str, Rule]:
                             f"not {params}")
         if not any(e.expected is not None for e in rule.examples):
             raise ValueError(f"rule {rule.name!r} has no example that it decides")
+        if rule.stage != "withhold" and rule.applies_to != "claim":
+            raise ValueError(f"rule {rule.name!r}: only a withhold rule reads questions")
+        if rule.stage == "withhold" and any((e.expected == "withhold") != bool(e.held) or not e.programs
+                                            or not set(e.held) <= set(range(len(e.programs)))
+                                            for e in rule.examples + rule.counter_examples):
+            raise ValueError(f"rule {rule.name!r}: a withhold example holds some of its programs, says which, "
+                             "and is \"withhold\" exactly then")
         registry[rule.name] = rule
     return registry
 
@@ -398,12 +620,12 @@ REGISTRY: dict[str, Rule] = _check_registry(RULES)
 # are not records yet (no examples here: their tests are per module), but they are traced (``rewritten_by``),
 # switched off and measured by the same names.
 if clash := sorted(set(REGISTRY) & set(REWRITES)):
-    raise ValueError(f"a rewrite rule and a settle or veto rule share the name(s) {', '.join(clash)}")
+    raise ValueError(f"a rewrite rule and a settle, veto or withhold rule share the name(s) {', '.join(clash)}")
 
 
 def parse_off(value: str | Iterable[str]) -> frozenset[str]:
-    """The names in ``EVIDENTIA_RULES_OFF`` ("trend-every-period,stated-bound"): settle, veto and rewrite rules. An
-    unknown name is an error, so a typo does not silently leave a rule on."""
+    """The names in ``EVIDENTIA_RULES_OFF`` ("trend-every-period,stated-bound"): settle, veto, withhold and rewrite
+    rules. An unknown name is an error, so a typo does not silently leave a rule on."""
     names = [n.strip() for n in (value.split(",") if isinstance(value, str) else value) if n and n.strip()]
     unknown = sorted(set(names) - set(REGISTRY) - set(REWRITES))
     if unknown:
@@ -472,6 +694,33 @@ def veto(program: Program, execution: Execution, typed: TypedTable, text: str,
     return held
 
 
+@dataclass(frozen=True)
+class Withheld:
+    rule: str
+    run: int  # its place in the sampling
+    reason: str
+
+
+def withhold(runs: Sequence[SampledRun], typed: TypedTable, kind: Kind, text: str,
+             off: frozenset[str] = frozenset(), rules: Iterable[Rule] = RULES) -> list[Withheld]:
+    """Every withhold rule for ``kind`` that is not switched off, in order, over the runs of one sampling: the runs
+    each holds from the vote, with why. A run one rule holds no longer votes, so the rules after it see it as not
+    run (the order is data: :data:`WITHHOLDS`)."""
+    runs = list(runs)
+    held = []
+    for rule in rules:
+        if rule.stage != "withhold" or rule.applies_to != kind or rule.name in off:
+            continue
+        reasons = rule.fn(runs, typed, text)
+        if len(reasons) != len(runs):
+            raise ValueError(f"withhold rule {rule.name!r} gave {len(reasons)} reasons for {len(runs)} runs")
+        for i, why in enumerate(reasons):
+            if why and runs[i].votes:
+                held.append(Withheld(rule.name, i, why))
+                runs[i] = replace(runs[i], execution=None)
+    return held
+
+
 def _wrapped(reader: Callable) -> Callable:
     """The rule function a reader wraps to fit the common signature (``_multiplier`` calls ``read_multiplier``):
     the one whose docstring and module the catalogue shows; the reader itself when it has a docstring."""
@@ -494,7 +743,11 @@ def catalogue() -> str:
     for rule in RULES:
         ex = next(e for e in rule.examples if e.expected is not None)
         cell = f"“{ex.text}” → {ex.expected}"
-        lines.append(f"| `{rule.name}` | {rule.stage} | {rule.reads} | {rule.came_from} | {cell} |")
+        stage = rule.stage
+        if rule.stage == "withhold":
+            cell += f" {', '.join(str(i + 1) for i in ex.held)} of its {len(ex.programs)} programs"
+            stage += f" ({rule.applies_to}s)"
+        lines.append(f"| `{rule.name}` | {stage} | {rule.reads} | {rule.came_from} | {cell} |")
     lines += ["", "## Rewrite rules", "",
               "The program readers of `tools/_program_readers.py`, in the order they apply (questions, then the claims' "
               "own): each rewrites a sampled program to compute what the text states or asks, and returns it "

@@ -490,7 +490,8 @@ def recompute_rules(name: str, report: dict, logs_dir: Path, eval_dir: Path, kb_
     """The per-rule measurement (assistant/evals/rules_eval.py): its log's gold labels against the benchmarks',
     then every count of the report summarised again from the log."""
     from assistant.evals.rules_eval import (EXAMPLES_LOG_NAME, LOG_NAME, VETO_LOG_NAME, summarise,
-                                            summarise_examples, summarise_rewrites, summarise_vetoes)
+                                            summarise_examples, summarise_rewrites, summarise_vetoes,
+                                            summarise_withholds)
 
     path, veto_path = logs_dir / LOG_NAME, logs_dir / VETO_LOG_NAME
     missing = [str(p) for p in (path, veto_path) if not p.exists()]
@@ -512,9 +513,9 @@ def recompute_rules(name: str, report: dict, logs_dir: Path, eval_dir: Path, kb_
     if report.get("examples") and not examples_path.exists():
         return no_log_result(name, report, [str(examples_path)])
     figures = {**summarise(records), "vetoes": summarise_vetoes(veto_records),
-               "rewrites": summarise_rewrites(veto_records),
+               "withholds": summarise_withholds(veto_records), "rewrites": summarise_rewrites(veto_records),
                "examples": summarise_examples(read(examples_path) if examples_path.exists() else [])}
-    for part in ("benchmarks", "rules", "vetoes", "rewrites", "examples"):
+    for part in ("benchmarks", "rules", "vetoes", "withholds", "rewrites", "examples"):
         for key, row in report.get(part, {}).items():
             for sub, value in row.items():
                 got = figures[part].get(key, {}).get(sub)

@@ -11,7 +11,9 @@ the committed dev run logs (docs/eval/runs/<benchmark>-dev-<commit>.jsonl: the p
 voted again under today's rules, no model call; tools/program_replay.py), once with every rule and once with each
 veto rule switched off: how many programs each holds, and the paired effect of switching it off (claims gained and
 lost). A replay cannot ask the model, so a claim whose vote now splits where the programs decided before counts as
-wrong (a lower bound, the same in both arms).
+wrong (a lower bound, the same in both arms). Withhold rules (a program held from the vote beside the others of its
+sampling) are measured the same way, with each claim withhold rule off; the question ones read no claim, and no
+dev log of table questions with programs is committed, so they are listed as not measured.
 
 The paired effect of switching a settle rule off cannot come from a log: a claim a settle rule decides never reaches
 the programs. ``--examples`` measures it where the rules' own cases are, with the model: each settle rule's own
@@ -21,8 +23,9 @@ them. A rule whose examples the programs get right without it, and that decides 
 the verdict without the rule, what decided, seconds); the run keeps it when ``--examples`` is not given.
 
 Writes docs/eval/rules.{json,md,png} and the per-item logs docs/eval/rules-dev.jsonl (settle: ids, gold, what
-fired) and docs/eval/rules-veto-dev.jsonl (veto: ids, gold, the replayed verdict with every rule and with each
-veto off); no benchmark text. Runs only on dev splits: test splits are sealed (assistant/evals/sealed.py).
+fired) and docs/eval/rules-veto-dev.jsonl (veto, withhold and rewrite: ids, gold, the replayed verdict with every
+rule and with each of those off, the programs each held or changed); no benchmark text. Runs only on dev splits:
+test splits are sealed (assistant/evals/sealed.py).
 """
 
 from __future__ import annotations
@@ -84,14 +87,16 @@ def dev_run_logs(runs_dir: Path) -> dict[str, Path]:
 
 
 def measure_vetoes(eval_dir: Path, seed: int, runs_dir: Path, echo=print) -> list[dict]:
-    """One record per replayed dev claim: its verdict replayed with every rule, and with each veto rule off, and
-    with each rewrite rule off that changed one of its programs (the others cannot change it)."""
+    """One record per replayed dev claim: its verdict replayed with every rule, and with each veto rule and each
+    claim withhold rule off, and with each rewrite rule off that changed one of its programs (the others cannot
+    change it)."""
     from assistant.evals.report import read_run_log
     from assistant.evals.tables_eval import load_split, select_items
     from tools.program_replay import replay_claims
     from tools.rules import RULES
 
     vetoes = [r.name for r in RULES if r.stage == "veto"]
+    withholds = claim_withholds()
     records = []
     for benchmark, path in dev_run_logs(runs_dir).items():
         items = select_items(benchmark, load_split(benchmark, eval_dir, "dev"), seed=seed, limit=None, split="dev")
@@ -100,17 +105,25 @@ def measure_vetoes(eval_dir: Path, seed: int, runs_dir: Path, echo=print) -> lis
         t0 = time.perf_counter()
         base = replay_claims(items, logged)
         rewrites = sorted({name for counts in base.rewritten.values() for name in counts})
-        off = {name: replay_claims(items, logged, frozenset({name})) for name in vetoes + rewrites}
+        off = {name: replay_claims(items, logged, frozenset({name})) for name in vetoes + withholds + rewrites}
         golds = {str(r["id"]): r["gold"] for r in logged}
         for item_id, pred in base.predictions.items():
             records.append({"benchmark": benchmark, "log": path.name, "id": item_id, "gold": golds[item_id],
                             "replayed": pred, "off": {n: off[n].predictions.get(item_id) for n in off
                                                       if off[n].predictions.get(item_id) != pred},
-                            "held": dict(base.held[item_id]), "rewritten": dict(base.rewritten[item_id])})
+                            "held": dict(base.held[item_id]), "withheld": dict(base.withheld[item_id]),
+                            "rewritten": dict(base.rewritten[item_id])})
         echo(f"{benchmark} dev: {len(base.predictions)} logged claims replayed with every rule and with each of "
-             f"{len(vetoes)} veto rules and {len(rewrites)} rewrite rules off ({path.name}) in "
-             f"{time.perf_counter() - t0:.1f} s")
+             f"{len(vetoes)} veto rules, {len(withholds)} withhold rules and {len(rewrites)} rewrite rules off "
+             f"({path.name}) in {time.perf_counter() - t0:.1f} s")
     return records
+
+
+def claim_withholds() -> list[str]:
+    """The withhold rules a claim's replay runs (the question ones never see a claim)."""
+    from tools.rules import RULES
+
+    return [r.name for r in RULES if r.stage == "withhold" and r.applies_to == "claim"]
 
 
 def summarise_rewrites(records: list[dict]) -> dict:
@@ -204,19 +217,30 @@ def summarise_vetoes(records: list[dict]) -> dict:
     it off: claims gained (wrong with it, right without) and lost (right with it, wrong without)."""
     from tools.rules import RULES
 
+    return _summarise_held(records, [r.name for r in RULES if r.stage == "veto"], "held")
+
+
+def summarise_withholds(records: list[dict]) -> dict:
+    """Per claim withhold rule and benchmark, as for the veto rules: programs it held from the vote, claims whose
+    verdict changes with it off, and of those, lost and gained when off."""
+    return _summarise_held(records, claim_withholds(), "withheld")
+
+
+def _summarise_held(records: list[dict], names: list[str], held: str) -> dict:
+    """Per rule of ``names`` and benchmark: programs held (the records' ``held`` counts), claims changed with it
+    off, and of those, lost and gained."""
     out: dict = {}
-    for rule in (r for r in RULES if r.stage == "veto"):
+    for name in names:
         row = {}
         for benchmark in sorted({r["benchmark"] for r in records}):
             mine = [r for r in records if r["benchmark"] == benchmark]
-            changed = [r for r in mine if rule.name in r["off"]]
+            changed = [r for r in mine if name in r["off"]]
             row[benchmark] = {
-                "claims": len(mine), "programs_held": sum(r["held"].get(rule.name, 0) for r in mine),
+                "claims": len(mine), "programs_held": sum(r.get(held, {}).get(name, 0) for r in mine),
                 "claims_changed": len(changed),
-                "lost_when_off": sum(r["replayed"] == r["gold"] and r["off"][rule.name] != r["gold"] for r in changed),
-                "gained_when_off": sum(r["replayed"] != r["gold"] and r["off"][rule.name] == r["gold"]
-                                       for r in changed)}
-        out[rule.name] = row
+                "lost_when_off": sum(r["replayed"] == r["gold"] and r["off"][name] != r["gold"] for r in changed),
+                "gained_when_off": sum(r["replayed"] != r["gold"] and r["off"][name] == r["gold"] for r in changed)}
+        out[name] = row
     return out
 
 
@@ -264,6 +288,7 @@ def write_report(records: list[dict], docs_dir: Path, commit: str | None, veto_r
                                  encoding="utf-8")
     summary = summarise(records)
     summary["vetoes"] = summarise_vetoes(list(veto_records))
+    summary["withholds"] = summarise_withholds(list(veto_records))
     summary["rewrites"] = summarise_rewrites(list(veto_records))
     summary["examples"] = summarise_examples(example_records)
     summary["examples_commits"] = sorted({r["commit"] for r in example_records if r.get("commit")})
@@ -312,6 +337,19 @@ def markdown(payload: dict) -> str:
             lines.append(f"| `{rule}` | " + " | ".join(
                 f"{row[b]['programs_held']} / {row[b]['claims_changed']} / {row[b]['lost_when_off']} / "
                 f"{row[b]['gained_when_off']}" for b in benchmarks) + " |")
+        withholds = payload.get("withholds") or {}
+        if withholds:
+            lines += ["", "Withhold rules (a program that ran held from the vote beside the others of its sampling), "
+                      "the claim ones, measured the same way: programs held; claims whose replayed verdict changes "
+                      "with the rule off; of those, lost and gained. The question ones ("
+                      + ", ".join(f"`{n}`" for n in question_withholds()) + ") read no claim, and no dev log of "
+                      "table questions with programs is committed: not measured here.", "",
+                      "| rule | " + " | ".join(f"{b}: held / changed / lost / gained" for b in benchmarks) + " |",
+                      "|---|" + "---|" * len(benchmarks)]
+            for rule, row in withholds.items():
+                lines.append(f"| `{rule}` | " + " | ".join(
+                    f"{row[b]['programs_held']} / {row[b]['claims_changed']} / {row[b]['lost_when_off']} / "
+                    f"{row[b]['gained_when_off']}" for b in benchmarks) + " |")
         rewrites = payload.get("rewrites") or {}
         if rewrites:
             lines += ["", "Rewrite rules (the program readers of `tools/_program_readers.py`) that changed a replayed "
@@ -356,8 +394,14 @@ def markdown(payload: dict) -> str:
     return "\n".join(lines)
 
 
+def question_withholds() -> list[str]:
+    from tools.rules import RULES
+
+    return [r.name for r in RULES if r.stage == "withhold" and r.applies_to == "question"]
+
+
 def pruning(payload: dict) -> list[tuple[str, str, str]]:
-    """(rule, stage, decision in words) for every settle and veto rule, from the report's figures."""
+    """(rule, stage, decision in words) for every settle, veto and withhold rule, from the report's figures."""
     examples = payload.get("examples") or {}
     out = []
     for rule, row in (payload.get("rules") or {}).items():
@@ -393,6 +437,24 @@ def pruning(payload: dict) -> list[tuple[str, str, str]]:
             out.append((rule, "veto", "keeps: its examples need it" if ex else "undecided: its examples unchecked"))
         else:
             out.append((rule, "veto", "goes: nothing lost on the dev splits or its examples when off"))
+    for rule, row in (payload.get("withholds") or {}).items():
+        # its examples are unit-tested (tests/test_rules.py), not checked end to end with the model
+        missing = [b for b in BENCHMARKS if b not in row]
+        lost = sum(c["lost_when_off"] for c in row.values())
+        gained = sum(c["gained_when_off"] for c in row.values())
+        there = " and ".join(t for t in (f"lost {lost}" if lost else "", f"gained {gained}" if gained else "") if t)
+        if missing:
+            out.append((rule, "withhold", f"undecided: dev measured on {', '.join(sorted(row))} only (no "
+                                          f"{'/'.join(missing)} dev log with programs)"
+                                          + (f"; {there} there when off" if there else "")))
+        elif lost:
+            out.append((rule, "withhold", f"keeps: {lost} dev claim(s) lost when off"))
+        else:
+            out.append((rule, "withhold", "undecided: nothing lost on the dev splits when off; its examples were "
+                                          "not checked end to end"))
+    if payload.get("withholds") is not None:
+        out += [(rule, "withhold", "undecided: no dev log of table questions with programs")
+                for rule in question_withholds()]
     return out
 
 
@@ -417,7 +479,8 @@ def _chart(summary: dict, path: Path) -> None:
 
 def register(group) -> None:
     @group.command("rules", help="Each settle rule measured on the dev splits (no model): fired, right, conflicts; "
-                                 "writes docs/eval/rules.*")
+                                 "veto, withhold and rewrite rules switched off one at a time in replays of the dev "
+                                 "logs; writes docs/eval/rules.*")
     @click.option("--seed", type=int, default=None, help="Item selection seed (default: the benchmarks' own).")
     @click.option("--examples", is_flag=True,
                   help="Also check the rules' own examples end to end with the served model (minutes): a settle "
