@@ -1,5 +1,6 @@
-"""Rules as records (tools/rules.py): every rule's examples and counter-examples, the registry's checks, the conflict
-policy, the off switch, the trace in a verdict, and the generated catalogue."""
+"""Rules as records (tools/rules.py): every rule's examples and counter-examples (settle, veto and rewrite), the
+registry's checks (the rewrites' declared order among them), the conflict policy, the off switch, the trace in a
+verdict, and the generated catalogue."""
 
 from __future__ import annotations
 
@@ -8,11 +9,15 @@ from pathlib import Path
 import pytest
 
 from tests.test_table_program import llm_for
-from tools.rules import REGISTRY, RULES, Example, Rule, _check_registry, catalogue, parse_off, settle
+from tools._cells import TypedTable
+from tools._table_ops_model import Program
+from tools.rules import APPLIED_ORDER, REGISTRY, REWRITE_REGISTRY, REWRITE_RULES, RULES, Example, Rewrite, \
+    RewriteExample, Rule, _check_registry, _check_rewrites, catalogue, parse_off, rewritten_fields, settle
 from tools.verify_claim import check_claim
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES = [(rule.name, ex) for rule in RULES for ex in rule.examples + rule.counter_examples]
+CASES = [(rule.name, ex) for rule in RULES for ex in rule.examples + rule.counter_examples] \
+    + [(rewrite.name, ex) for rewrite in REWRITE_RULES for ex in rewrite.examples]
 
 
 def outcome_of(rule: Rule, example: Example) -> str | None:
@@ -62,6 +67,10 @@ def held_by(rule: Rule, example: Example) -> tuple[int, ...]:
 
 @pytest.mark.parametrize("name, example", CASES, ids=[f"{n}: {e.text}" for n, e in CASES])
 def test_every_rule_does_what_its_examples_say(name, example):
+    # a rewrite rule's outcome is the fields it set (None: it left the program as it is)
+    if isinstance(example, RewriteExample):
+        assert rewritten_fields(REWRITE_REGISTRY[name], example) == example.expected
+        return
     rule = REGISTRY[name]
     assert outcome_of(rule, example) == example.expected
     if rule.stage == "withhold":
@@ -71,6 +80,60 @@ def test_every_rule_does_what_its_examples_say(name, example):
 def test_every_rule_has_an_example_it_decides_and_one_it_leaves_alone():
     for rule in RULES:
         assert any(e.expected for e in rule.examples) and any(e.expected is None for e in rule.counter_examples)
+    for rewrite in REWRITE_RULES:
+        assert any(e.expected for e in rewrite.examples) and any(e.expected is None for e in rewrite.examples)
+
+
+def test_every_program_reader_is_a_rewrite_record_and_the_applied_order_is_the_readers_own():
+    from tools._program_readers import CLAIM_READERS, QUESTION_READERS, REWRITES
+
+    assert list(REWRITE_REGISTRY) == list(REWRITES) and len(REWRITE_RULES) == 81
+    assert all(REWRITE_REGISTRY[name].fn is reader for name, reader in REWRITES.items())
+    assert [REWRITE_REGISTRY[n].fn for n in APPLIED_ORDER["question"]] == list(QUESTION_READERS)
+    assert [REWRITE_REGISTRY[n].fn for n in APPLIED_ORDER["claim"]] == list(CLAIM_READERS)
+    # the dependencies the readers' module names: a question's rank order reads the value the stated value filled in
+    assert "stated-value" in REWRITE_REGISTRY["rank-order"].after
+    assert "quantifier" in REWRITE_REGISTRY["every-filter"].after
+
+
+def _reads(program: Program, typed: TypedTable, text: str) -> Program:
+    return program
+
+
+def _rewrite(name: str, after: tuple[str, ...] = (), fn=_reads, applies_to="question", rewrites=True) -> Rewrite:
+    example = RewriteExample("x", ("a",), (("1",),), {"fn": "count", "column": "a"}, {"fn": "count"} if rewrites else None)
+    return Rewrite(name, applies_to, "a test", "a test", fn, (example,), after)
+
+
+def test_the_rewrite_registry_refuses_a_missing_name_a_cycle_and_an_order_that_breaks_a_dependency():
+    order = {"question": ("a", "b", "c"), "claim": ()}
+    assert set(_check_rewrites([_rewrite("a"), _rewrite("b", ("a",)), _rewrite("c", ("a", "b"))], order)) == \
+        {"a", "b", "c"}
+    with pytest.raises(ValueError, match="'b' is after nowhere, which are no rewrite rules"):
+        _check_rewrites([_rewrite("a"), _rewrite("b", ("nowhere",)), _rewrite("c")], order)
+    with pytest.raises(ValueError, match="cycle: (a -> c -> b -> a|b -> a -> c -> b|c -> b -> a -> c)"):
+        _check_rewrites([_rewrite("a", ("c",)), _rewrite("b", ("a",)), _rewrite("c", ("b",))], order)
+    with pytest.raises(ValueError, match="'a' reads the output of c, which the questions' order applies after it"):
+        _check_rewrites([_rewrite("a", ("c",)), _rewrite("b"), _rewrite("c")], order)
+    # a dependency that one kind never applies does not bind that kind's order
+    both = {"question": ("a", "b"), "claim": ("b",)}
+    assert _check_rewrites([_rewrite("a"), _rewrite("b", ("a",), applies_to="both")], both)
+
+
+def test_the_rewrite_registry_refuses_a_wrong_signature_kind_or_example_and_a_reader_without_a_record():
+    order = {"question": ("a", "b"), "claim": ()}
+    with pytest.raises(TypeError, match="does not take"):
+        _check_rewrites([_rewrite("a", fn=lambda program, typed: program), _rewrite("b")], order)
+    with pytest.raises(TypeError, match="returns a Program"):
+        _check_rewrites([_rewrite("a", fn=lambda program, typed, text: program), _rewrite("b")], order)
+    with pytest.raises(ValueError, match="applies to question, not claim"):
+        _check_rewrites([_rewrite("a", applies_to="claim"), _rewrite("b")], order)
+    with pytest.raises(ValueError, match="no example that it rewrites"):
+        _check_rewrites([_rewrite("a", rewrites=False), _rewrite("b")], order)
+    with pytest.raises(ValueError, match="no rewrite record: b"):
+        _check_rewrites([_rewrite("a")], order)
+    with pytest.raises(ValueError, match="declared twice"):
+        _check_rewrites([_rewrite("a"), _rewrite("a"), _rewrite("b")], order)
 
 
 def _rule(name: str, verdict: str | None, fn=None) -> Rule:
@@ -143,7 +206,7 @@ async def test_a_verdict_a_rule_settled_names_the_rule_and_switching_it_off_asks
 def test_the_catalogue_in_docs_is_generated_from_the_registry():
     assert (ROOT / "docs" / "rules.md").read_text(encoding="utf-8") == catalogue(), \
         "docs/rules.md is out of date: run `evidentia rules --write`"
-    assert all(f"`{rule.name}`" in catalogue() for rule in RULES)
+    assert all(f"`{rule.name}`" in catalogue() for rule in RULES + REWRITE_RULES)
 
 
 # -- the per-rule measurement (evidentia eval rules) --------------------------------------------------------------

@@ -9,7 +9,9 @@ Order matters, and is kept as data here rather than as one nested expression, so
 at a glance: the shared readers first (bounds, base rows, years and percents written in the text), then the
 question's or the claim's own. A reader later in the list sees what the earlier ones made: e.g. a question's
 ``read_rank_order`` sees the value ``add_stated_value`` filled in, a claim's ``read_every_filter`` the quantifier
-``read_quantifier`` found.
+``read_quantifier`` found. Each reader is also a record in ``tools/rules.py`` (``REWRITE_RULES``: what it reads, the
+case it came from, its examples), whose ``after`` names the readers it must follow; that module checks these lists
+against them when it loads, so a reader moved before one whose output it reads is refused.
 """
 
 from __future__ import annotations
