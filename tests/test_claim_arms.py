@@ -70,6 +70,7 @@ def test_the_html_upload_with_a_two_row_header(tmp_path, tmp_settings):
         "Outcome", "Drug A (n=412) %", "Placebo (n=405) %"]
 
 
+@pytest.mark.real_model
 async def test_real_model_checks_a_claim_across_two_arms(real_settings):
     """End to end with the served model: whatever the sampled programs read, the claim's form settles the check."""
     from assistant.llm import LLMClient
