@@ -7,8 +7,8 @@ Records each call of :func:`tools._table_ops.execute` (its program, options, a f
   as the model wrote it, then replays each logged claim as the evaluation's ``--replay`` does (the programs read
   by today's rules, run and voted, which calls ``execute`` on the rewritten programs too);
 - runs each logged program again with every other function of ``Fn`` and with the options code sets (a ratio or
-  change column, the second of an extreme, a group total or mean, a count threshold), so every operator runs
-  over real tables, not only those the model happened to write;
+  change column, the second of an extreme, a group total or mean, a count threshold, one row across columns), so
+  every operator runs over real tables, not only those the model happened to write;
 - runs the examples of every rule in ``tools/rules.py`` (a veto rule's program through ``run_sampled``, a settle
   rule's message through ``settle``).
 
@@ -22,6 +22,10 @@ a dispatch table): record before, record after, compare::
 
 Without the benchmark data (``EVIDENTIA_EVAL_DATA_DIR``) only the rule examples run. Not a pytest module: the dev
 tables are not in the repository.
+
+Programs are recorded in the form they had before :class:`tools._table_ops_model.Options` (issue 76: each option a
+field of Program's own, :func:`_program_record`), so a recording made before that change compares with one made after
+it; the variants set the same options, through the options record.
 """
 
 from __future__ import annotations
@@ -61,7 +65,7 @@ class Recorder:
         self.original = table_ops.execute
 
     def __call__(self, program, typed, **options):
-        record = {"source": self.source, "program": program.model_dump(mode="json"), "options": _plain(options),
+        record = {"source": self.source, "program": _program_record(program), "options": _plain(options),
                   "table": _table_key(typed)}
         try:
             execution = self.original(program, typed, **options)
@@ -81,6 +85,21 @@ class Recorder:
             module = importlib.import_module(name)
             if getattr(module, "execute", None) is self.original:
                 module.execute = self
+
+
+def _program_record(program) -> dict:
+    """``program`` as data, with its options as the fields Program had before the options record (module docstring):
+    per_column, minus_column, nth, group, across and more_rows_than, with their old defaults."""
+    from tools._table_ops_model import RowGroups
+
+    record = program.model_dump(mode="json")
+    del record["options"]
+    options = program.options
+    record.update(per_column=options.divides_by, minus_column=options.subtracts, nth=options.nth,
+                  group=options.grouping.by if isinstance(options.grouping, RowGroups) else None,
+                  across=list(options.across),
+                  more_rows_than=options.row_count.rows if options.row_count is not None else None)
+    return record
 
 
 def _run_logged(recorder: Recorder, data_dir: Path) -> int:
@@ -127,23 +146,29 @@ def _run_logged(recorder: Recorder, data_dir: Path) -> int:
 
 
 def _variants(program, typed):
-    """``program`` with each function, and with each option code sets (module docstring)."""
+    """``program`` with each function, and with each option code sets (module docstring), in the order the
+    recordings made before the options record ran them."""
     from typing import get_args
 
-    from tools._table_ops_model import Fn
+    from tools._table_ops_model import AcrossColumns, Change, Fn, MoreRowsThan, Ratio, RelativeChange, RowGroups
 
     numeric = [col.ident for col in typed.columns if col.numeric and col.ident != program.column]
+    options = program.options
     updates = [{"fn": fn} for fn in get_args(Fn) if fn != program.fn]
     updates += [{"fn": fn, "check": None} for fn in get_args(Fn)]  # as a question asks it
     for fn in ("argmax", "argmin", "max", "min"):
-        updates += [{"fn": fn, "nth": 2}]
-        updates += [{"fn": fn, "per_column": other} for other in numeric[:2]]
-        updates += [{"fn": fn, "minus_column": other} for other in numeric[:2]]
-        updates += [{"fn": fn, "per_column": other, "minus_column": other} for other in numeric[:1]]
-    updates += [{"fn": "sum", "per_column": numeric[0]}] if numeric else []
-    updates += [{"fn": fn, "group": group} for fn in ("argmax", "argmin") for group in ("total", "mean")]
-    updates += [{"fn": "most_common", "more_rows_than": n} for n in (0, 1)]
-    updates += [{"fn": fn, "across": numeric[:3]} for fn in ("avg", "argmax", "count")] if numeric else []
+        updates += [{"fn": fn, "options": options.replaced(nth=2)}]
+        updates += [{"fn": fn, "options": options.replaced(derive=Ratio(per_column=other))} for other in numeric[:2]]
+        updates += [{"fn": fn, "options": options.replaced(derive=Change(minus_column=other))}
+                    for other in numeric[:2]]
+        updates += [{"fn": fn, "options": options.replaced(derive=RelativeChange(from_column=other))}
+                    for other in numeric[:1]]
+    updates += [{"fn": "sum", "options": options.replaced(derive=Ratio(per_column=numeric[0]))}] if numeric else []
+    updates += [{"fn": fn, "options": options.replaced(grouping=RowGroups(by=group))}
+                for fn in ("argmax", "argmin") for group in ("total", "mean")]
+    updates += [{"fn": "most_common", "options": options.replaced(row_count=MoreRowsThan(rows=n))} for n in (0, 1)]
+    updates += [{"fn": fn, "options": options.replaced(grouping=AcrossColumns(columns=numeric[:3]))}
+                for fn in ("avg", "argmax", "count")] if numeric else []
     return [program.model_copy(update=u) for u in updates]
 
 

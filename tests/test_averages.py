@@ -9,7 +9,7 @@ from kb.tables import Table
 from tools._cells import TypedTable
 from tools._question_counts import read_group_mean, read_median
 from tools._table_ops import execute
-from tools._table_ops_model import Check, Program, RowFilter
+from tools._table_ops_model import Check, Program, RowFilter, RowGroups
 from tools._table_shape import describe
 
 FOODS = Table(name="foods", title="foods", columns=["Food", "Calories (kcal/100g)", "Sugar (g)", "Category"], rows=[
@@ -69,7 +69,7 @@ def test_which_group_has_the_largest_average_compares_each_groups_mean(foods, qu
     written = Program(filters=[], fn=fn, column="calories_kcal_100g", answer_column="food")
     read = read_group_mean(written, foods, question)
     ex = execute(read, foods)
-    assert read.group == "mean" and ex.result == answer, ex.result_text
+    assert read.options.grouping == RowGroups(by="mean") and ex.result == answer, ex.result_text
     if answer == "Nut":
         assert "Nut 616.5 (2 rows)" in ex.result_text and "Fruit 66 (3 rows)" in ex.result_text
         assert ex.decisive_rows == [5, 8]

@@ -112,7 +112,7 @@ def test_the_latest_and_earliest_rows_and_dates_as_the_cells_write_them():
     assert execute(prog(fn="max", column="published"), t).result == "2023-02-08"
     assert describe(prog(fn="argmax", column="published"), t).endswith("Study of the row with the latest Published")
     assert describe(prog(fn="min", column="published"), t).endswith("the earliest Published")
-    assert execute(prog(fn="argmax", column="published", nth=2), t).result == "CARDIO-X"
+    assert execute(prog(fn="argmax", column="published", options={"nth": 2}), t).result == "CARDIO-X"
     with pytest.raises(ProgramError, match="holds dates"):
         execute(prog(fn="avg", column="published"), t)
 

@@ -25,7 +25,7 @@ HOSPITALS = Table(name="hospitals", title="hospitals", columns=[
 ])
 def test_a_plain_superlative_question_gives_its_program(question, fn, column, nth):
     raw = extreme_by_words(TypedTable.build(HOSPITALS), question)
-    assert raw == {"filters": [], "fn": fn, "column": column, "answer_column": "hospital", "nth": nth}
+    assert raw == {"filters": [], "fn": fn, "column": column, "answer_column": "hospital", "options": {"nth": nth}}
 
 
 def test_a_number_in_the_column_s_own_name_is_no_condition():
@@ -33,7 +33,8 @@ def test_a_number_in_the_column_s_own_name_is_no_condition():
     air = Table(name="air", title="", columns=["City", "PM2.5 (µg/m³)", "NO₂ (µg/m³)"], rows=[
         ["Delhi", "92.7", "38"], ["Lahore", "99.5", "31"], ["Beijing", "34.3", "29"], ["Paris", "13.2", "31"]])
     raw = extreme_by_words(TypedTable.build(air), "Which city has the third-highest PM2.5 level?")
-    assert raw == {"filters": [], "fn": "argmax", "column": "pm2_5_g_m3", "answer_column": "city", "nth": 3}
+    assert raw == {"filters": [], "fn": "argmax", "column": "pm2_5_g_m3", "answer_column": "city",
+                   "options": {"nth": 3}}
     assert extreme_by_words(TypedTable.build(air), "Which city has PM2.5 above 30 and the highest NO2?") is None
 
 

@@ -71,7 +71,7 @@ def test_a_claim_about_a_rate_is_checked_over_the_rate():
 def test_a_share_of_a_population_is_read_as_a_rate(message, column, per, answer):
     done = run_sampled(argmax(column) | ({"fn": "argmin"} if "lowest" in message else {}), typed(), "question",
                        message)
-    assert done.program.per_column == per and done.execution.result == answer
+    assert done.program.options.divides_by == per and done.execution.result == answer
 
 
 def test_one_named_row_s_rate_is_its_count_over_its_population():
@@ -84,7 +84,7 @@ def test_one_named_row_s_rate_is_its_count_over_its_population():
     # the count itself when no rate is asked, and a claim keeps its value check (it states the rate in its form)
     assert run_sampled(raw, typed(), "question", "How many completed GAMMA-3?").execution.result_text == "512"
     claim = {**raw, "check": {"op": "=", "against": "value", "value": "512"}}
-    assert run_sampled(claim, typed(), "claim", "GAMMA-3's completion rate was 512.").program.per_column is None
+    assert run_sampled(claim, typed(), "claim", "GAMMA-3's completion rate was 512.").program.options.derive is None
 
 
 @pytest.mark.parametrize("fn", ["value", "avg", "sum"])
@@ -117,4 +117,4 @@ def test_a_rate_named_in_other_words_divides_what_it_counts(question, per, shown
     raw = {"filters": [{"column": "country", "op": "=", "value": "Nigeria"}], "fn": "value", "column": "deaths",
            "answer_column": "country"}
     ran = run_sampled(raw, TypedTable.build(OUTBREAKS), "question", question)
-    assert ran.program.per_column == per and ran.execution.result_text == shown, ran.error
+    assert ran.program.options.divides_by == per and ran.execution.result_text == shown, ran.error

@@ -137,7 +137,8 @@ def test_extremes_show_the_number_as_the_table_writes_it():
     assert ex.result == 11.8 and ex.result_text == "11.8%"
     # Several rows tie with the same text: still as written; a ratio over two columns is a plain number.
     assert execute(prog(fn="max", column="wind", answer_column="country"), t).result_text == "24.0"
-    ratio = execute(prog(fn="max", column="wind", per_column="solar_share", answer_column="country"), t)
+    ratio = execute(prog(fn="max", column="wind", options={"derive": {"kind": "ratio", "per_column": "solar_share"}},
+                         answer_column="country"), t)
     assert ratio.result_text == format_value(ratio.result)
 
 

@@ -14,7 +14,7 @@ from tools._cells import TypedTable
 from tools._grounding import expected_answer, fits, position_asked
 from tools._question_rules import one_of_several, read_as_asked
 from tools._table_ops import execute
-from tools._table_ops_model import Program, ProgramError, RowFilter
+from tools._table_ops_model import Program, ProgramError, RowFilter, RowGroups
 from tools._table_program import one_form_per_number, run_sampled, solve
 from tools._table_shape import describe, total_rows
 
@@ -625,7 +625,7 @@ def test_a_ratio_asked_divides_by_the_column_it_names(question, fn, per):
 
     t = TypedTable.build(GLP1_TRIALS)
     out = read_ratio(Program.model_validate({"fn": fn, "column": "dropouts", "answer_column": "trial"}), t, question)
-    assert out.per_column == per
+    assert out.options.divides_by == per
 
 
 def test_a_ratio_runs_row_by_row_and_cites_both_columns():
@@ -642,16 +642,18 @@ def test_a_ratio_runs_row_by_row_and_cites_both_columns():
     assert describe(program, t) == "all rows → Trial of the row with the largest Dropouts per Participants"
     # the measure already a ratio is left alone; a ratio cannot feed a count or a sum
     done = Program.model_validate({"fn": "argmax", "column": "dropouts_per_100", "answer_column": "trial"})
-    assert read_ratio(done, t, "Which trial had the most dropouts per participant?").per_column is None
+    assert read_ratio(done, t, "Which trial had the most dropouts per participant?").options.derive is None
     with pytest.raises(ProgramError, match="ratio"):
-        execute(Program.model_validate({"fn": "sum", "column": "dropouts", "per_column": "participants"}), t)
+        execute(Program.model_validate({"fn": "sum", "column": "dropouts",
+                                        "options": {"derive": {"kind": "ratio", "per_column": "participants"}}}), t)
 
 
 def test_a_ratio_is_checked_against_the_other_rows_ratio():
     """Seen with the real model: "AWARD-1 had the most dropouts relative to its participants" compared the largest
     ratio (0.0654) with AWARD-1's raw dropouts (64): the right verdict for a wrong reason."""
     t = TypedTable.build(GLP1_TRIALS)
-    program = Program.model_validate({"fn": "max", "column": "dropouts", "per_column": "participants",
+    program = Program.model_validate({"fn": "max", "column": "dropouts",
+                                      "options": {"derive": {"kind": "ratio", "per_column": "participants"}},
                                       "check": {"op": "=", "against": "row", "value": "AWARD-1"}})
     ex = execute(program, t)
     assert ex.truth is False and ex.check_text == "= AWARD-1's Dropouts per Participants 0.06544"
@@ -723,7 +725,8 @@ def test_an_ordinal_superlative_takes_that_place_from_the_end():
     t = typed()
     largest = prog(fn="argmax", column="capacity")
     read = read_ordinal(largest, "Which stadium has the second largest capacity?")
-    assert read.nth == 2 and execute(read, t).result == "Quay Arena"  # 27,000 > 15,000 > 12,250 (Total excluded)
+    # 27,000 > 15,000 > 12,250 (Total excluded)
+    assert read.options.nth == 2 and execute(read, t).result == "Quay Arena"
     assert "the second largest Capacity" in describe(read, t)
     third_smallest = read_ordinal(prog(fn="min", column="capacity"), "What is the 3rd-smallest capacity?")
     assert execute(third_smallest, t).result == 12250.0
@@ -743,7 +746,7 @@ def test_a_claim_with_an_ordinal_superlative_checks_that_place():
                                       "fn": "max", "column": "capacity", "answer_column": "stadium",
                                       "check": {"op": "=", "against": "value", "value": "15000"}})
     read = read_ordinal(read_superlative(written, t, claim), claim)
-    assert read.fn == "argmax" and read.nth == 2 and execute(read, t).truth is True
+    assert read.fn == "argmax" and read.options.nth == 2 and execute(read, t).truth is True
     wrong = "Glebe Oval has the second largest capacity."
     read = read_ordinal(read_superlative(written.model_copy(update={"filters": [
         RowFilter(column="stadium", op="=", value="Glebe Oval")]}), t, wrong), wrong)
@@ -809,7 +812,7 @@ def test_an_extreme_runs_the_way_the_question_says():
     smallest = prog(fn="argmin", column="capacity")
     question = "Which stadium has the second most capacity?"
     read = read_ordinal(read_direction(smallest, t, question), question)
-    assert (read.fn, read.nth) == ("argmax", 2) and execute(read, t).result == "Quay Arena"
+    assert (read.fn, read.options.nth) == ("argmax", 2) and execute(read, t).result == "Quay Arena"
     assert read_direction(prog(fn="max", column="capacity"), t, "What is the lowest capacity?").fn == "min"
     # Neither word, both, or a rank column: as written.
     for q in ("Which stadium is it?", "Which has the most capacity of the smallest cities?"):
@@ -894,7 +897,7 @@ def test_what_share_of_a_rows_members_is_its_ratio_of_the_two_columns():
                   answer_column="deaths")
     for q in ("What share of Drug A patients died?", "what proportion of the patients on Drug A died?"):
         read = read_share(deaths, t, q)
-        assert read.per_column == "patients" and execute(read, t).result == pytest.approx(142 / 1198)
+        assert read.options.divides_by == "patients" and execute(read, t).result == pytest.approx(142 / 1198)
     assert read_share(deaths, t, "How many Drug A patients died?") == deaths  # a count, not a share
     everyone = prog(filters=[], fn="sum", column="deaths", answer_column="deaths")
     assert read_share(everyone, t, "What share of patients died?") == everyone  # a ratio of sums: not read so
@@ -913,7 +916,7 @@ def test_a_share_whose_words_name_the_row_reads_that_row():
     q = "What share of Elm Ridge's population is fully vaccinated?"
     for fn in ("value", "avg", "sum"):
         read = read_share(prog(filters=[], fn=fn, column="fully_vaccinated", answer_column="county"), t, q)
-        assert read.per_column == "population" and execute(read, t).result == pytest.approx(5098 / 9876)
+        assert read.options.divides_by == "population" and execute(read, t).result == pytest.approx(5098 / 9876)
     # no row named, or two: left as written
     alone = prog(filters=[], fn="avg", column="fully_vaccinated", answer_column="county")
     assert read_share(alone, t, "What share of the population is fully vaccinated?") == alone
@@ -1035,9 +1038,10 @@ def test_which_group_has_the_largest_total_sums_each_groups_rows(question, fn, a
 
     t = TypedTable.build(CLINICS)
     written = prog(filters=[], fn=fn, column="beds" if "beds" in question else "doctors", answer_column="region")
-    read = read_group_total(written, t, question).model_copy(update={"nth": ordinal_extreme(question)})
+    read = read_group_total(written, t, question)
+    read = read.model_copy(update={"options": read.options.replaced(nth=ordinal_extreme(question))})
     ex = execute(read, t)
-    assert read.group == "total" and ex.result == answer, ex.result_text
+    assert read.options.grouping == RowGroups(by="total") and ex.result == answer, ex.result_text
     if answer == "East":
         assert ex.result_text == "East (totals: North 370; South 205; West 140; East 95)" and ex.decisive_rows == [2]
 

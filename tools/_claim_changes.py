@@ -17,7 +17,8 @@ from tools._claim_grounding import NEGATED_BEFORE, change_columns, row_names_in,
 from tools._claim_multiples import _BOUND, ROUGH_MULTIPLE_TOLERANCE, stated_scale
 from tools._grounding import GREATER_WORDS, column_named, question_numbers, row_stated, value_grounded
 from tools._table_ops import selected_rows
-from tools._table_ops_model import MIRRORED_OPS, VALUE_MAX_CHARS, Check, Program, RowFilter
+from tools._table_ops_model import MIRRORED_OPS, VALUE_MAX_CHARS, AcrossColumns, Change, Check, Options, Program, \
+    RelativeChange, RowFilter
 from tools._table_shape import by_share
 from tools._values import BOUND_OPS, rewrite_text_filters
 from tools.lang.lexicon import ROUGH_WORDS, WORD, change_pattern, content_words
@@ -165,12 +166,13 @@ def _by_amount(program: Program, typed: TypedTable, claim: str) -> Program | Non
     if m.group("pct"):
         if m.group("down"):  # a fall of 10% is a change of -0.10: "by more than 10%" is "below -0.10"
             value, op = f"-{value}", MIRRORED_OPS[op]
-        return Program(filters=[_names(typed, rows[0])], fn="max", column=later, minus_column=earlier,
-                       per_column=earlier, answer_column=program.answer_column,
-                       check=Check(op=op, against="value", value=value))
+        return Program(filters=[_names(typed, rows[0])], fn="max", column=later,
+                       options=Options(derive=RelativeChange(from_column=earlier)),
+                       answer_column=program.answer_column, check=Check(op=op, against="value", value=value))
     # an amount: the later minus the earlier for a rise, the earlier minus the later for a fall ("fell by 3")
     first, second = (later, earlier) if not m.group("down") else (earlier, later)
-    return Program(filters=[_names(typed, rows[0])], fn="max", column=first, minus_column=second,
+    return Program(filters=[_names(typed, rows[0])], fn="max", column=first,
+                   options=Options(derive=Change(minus_column=second)),
                    answer_column=program.answer_column, check=Check(op=op, against="value", value=value))
 
 
@@ -320,8 +322,9 @@ def _one_named_row(program: Program, typed: TypedTable, claim: str, column: str)
 #
 # The question's form settles the program, as a claim's does (tools._claim_changes): the two things after "from … to"
 # or "between … and" are two columns of numbers, and the change is the second minus the first, row by row
-# (``Program.minus_column``). "How much" asks it of the one row the question names (the model's filter on the row
-# names); "which … rose/fell the most" asks for the row with the largest or smallest change.
+# (a :class:`~tools._table_ops_model.Change` in the program's options). "How much" asks it of the one row the
+# question names (the model's filter on the row names); "which … rose/fell the most" asks for the row with the
+# largest or smallest change.
 # ======================================================================================================================
 
 _SPAN = re.compile(r"\b(?:from|between)\s+(?:the\s+)?(?:years?\s+)?(?P<a>[^,;.?]{1,40}?)\s+(?:to|and)\s+"
@@ -382,10 +385,12 @@ def read_column_change(program: Program, typed: TypedTable, question: str) -> Pr
         # +28.4%, not North America's larger +42.5 on 412.5; found as a new user, the programs took the largest
         # 2023 revenue)
         rate = which.groupdict().get("rate") is not None  # _WHICH_LARGEST has no such group
-        return Program(filters=filters, fn="argmax" if which.group("up") else "argmin", column=b, minus_column=a,
-                       per_column=a if rate else None, answer_column=label_ident)
+        derive = RelativeChange(from_column=a) if rate else Change(minus_column=a)
+        return Program(filters=filters, fn="argmax" if which.group("up") else "argmin", column=b,
+                       options=Options(derive=derive), answer_column=label_ident)
     if _HOW_MUCH.search(question) and any(f.column == label_ident and f.op == "=" for f in filters):
-        return Program(filters=filters, fn="max", column=b, minus_column=a, answer_column=label_ident)
+        return Program(filters=filters, fn="max", column=b, options=Options(derive=Change(minus_column=a)),
+                       answer_column=label_ident)
     return program
 
 
@@ -401,7 +406,7 @@ def _period_rows_change(program: Program, typed: TypedTable, question: str) -> P
         return program
     years = [c for c in typed.columns if c.numeric and c.holds_years]
     if len(years) != 1 or not typed.is_numeric(program.column) or program.column == years[0].ident \
-            or program.per_column or program.minus_column:
+            or program.options.derive is not None:
         return program
     time = years[0]
     written = {" ".join(typed.text(r, time.index).split()) for r in range(1, typed.table.n_rows + 1)}
@@ -749,7 +754,8 @@ def read_column_against(program: Program, typed: TypedTable, question: str) -> P
 # - the years it names bound the columns ("from 2019 to 2021", "between 2020 and 2022"); none: every year of the
 #   measure; years the table lacks: no reading.
 #
-# :func:`read_across_years` turns the model's program into that reading (``Program.across``, set by code only);
+# :func:`read_across_years` turns the model's program into that reading (an
+# :class:`~tools._table_ops_model.AcrossColumns` grouping in the program's options, set by code only);
 # :func:`tools._row_across.execute_across` computes it over the one selected row, citing the cells it read.
 # ======================================================================================================================
 
@@ -825,7 +831,7 @@ def read_across_years(program: Program, typed: TypedTable, question: str) -> Pro
         return program  # the row named by all its words: "religious" does not name "Without religion"
     ident = typed.columns[label - 1].ident
     return Program(filters=[RowFilter(column=ident, op="=", value=name)], fn=fn, column=across[0],
-                   answer_column=ident, across=across)
+                   answer_column=ident, options=Options(grouping=AcrossColumns(columns=across)))
 
 
 # ======================================================================================================================

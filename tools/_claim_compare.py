@@ -696,7 +696,7 @@ def read_named_value_row(program: Program, typed: TypedTable, claim: str) -> Pro
     """``program`` with a filter on the one row the claim names, when it checks a value over several rows holding
     different values (section comment); otherwise as it is."""
     chk = program.check
-    if chk is None or program.across or len(program.filters) >= MAX_FILTERS:
+    if chk is None or program.options.across or len(program.filters) >= MAX_FILTERS:
         return program
     against_row = chk.against == "row"
     if not (program.fn in ("value", "sum") and chk.against in ("value", "row")

@@ -605,7 +605,7 @@ def _mentions(program: Program, value: str, column: str) -> bool:
     chk = program.check
     if chk is not None and (value in norm_text(chk.value) or any(value in norm_text(r) for r in chk.rows)):
         return True
-    return column in (program.column, program.answer_column, program.per_column)
+    return column in (program.column, program.answer_column, program.options.divides_by)
 
 
 def ignored_category_blocker(program: Program, ex: Execution, typed: TypedTable, claim: str) -> str:

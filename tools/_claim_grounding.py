@@ -19,7 +19,8 @@ from tools._intervals import interval_claim
 from tools._question_dates import stated_days
 from tools._table_checks import row_names
 from tools._table_ops import execute, selected_rows
-from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Execution, Program, ProgramError, RowFilter
+from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Execution, Options, Program, ProgramError, \
+    Ratio, RowFilter
 from tools._table_shape import meets_filter, names_flag
 from tools._values import direction, stated_bounds
 from tools.lang.lexicon import CARDINALS, DOWNWARD, MAX_WORDS, NEGATED_EXISTENCE, ORDINAL_WORDS, RANK_HEADER, UPWARD, \
@@ -482,16 +483,23 @@ def _as_named_rows_extreme(program: Program, typed: TypedTable, row: int, claim:
     kept = [g for g in program.filters if not (g.op == "=" and _text_column(typed, g.column))]
     repaired = Program(filters=kept, fn="argmin" if direction == "min" else "argmax",
                        column=program.column, answer_column=typed.columns[label - 1].ident,
-                       check=Check(op="=", against="value", value=name), per_column=program.per_column)
+                       check=Check(op="=", against="value", value=name), options=_ratio_kept(program))
     return repaired if _over_several_rows(repaired, typed) else program
 
 
-def _extreme_has_value(program: Program, f: RowFilter, direction: str, per_column: str | None = None) -> Program:
+def _ratio_kept(program: Program) -> Options:
+    """The options of an extreme rewritten from ``program``: its ratio, if its column is divided (a relative change
+    keeps its divisor alone), and nothing else."""
+    per = program.options.divides_by
+    return Options(derive=Ratio(per_column=per)) if per else Options()
+
+
+def _extreme_has_value(program: Program, f: RowFilter, direction: str, options: Options | None = None) -> Program:
     """"The row with the largest (``direction`` "max") or smallest ``program.column`` has ``f``'s value in ``f``'s
     column", over the rows the program's other filters keep."""
     return Program(filters=[g for g in program.filters if g is not f], fn="argmin" if direction == "min" else "argmax",
                    column=program.column, answer_column=f.column, check=Check(op="=", against="value", value=f.value),
-                   per_column=per_column)
+                   options=options or Options())
 
 
 def _over_several_rows(program: Program, typed: TypedTable) -> bool:
@@ -532,7 +540,7 @@ def _read_than_the_others(program: Program, typed: TypedTable, claim: str) -> Pr
             continue
         if chk is not None and not (chk.against == "row" and chk.value.strip().lower() == f.value.strip().lower()):
             continue
-        repaired = _extreme_has_value(program, f, direction, per_column=program.per_column)
+        repaired = _extreme_has_value(program, f, direction, options=_ratio_kept(program))
         if _over_several_rows(repaired, typed):
             return repaired
     return program
@@ -745,7 +753,7 @@ def read_ranked_claim(program: Program, typed: TypedTable, claim: str) -> Progra
     kept = [f for f in program.filters if value_grounded(f.value, claim) and f.column != typed.columns[label - 1].ident]
     nth = ORDINAL_WORDS.get((m.group("nth") or "").lower(), 1)
     return Program(filters=kept, fn="argmax" if m.group("sup").lower() in MAX_WORDS else "argmin",
-                   column=measure, answer_column=typed.columns[label - 1].ident, nth=nth,
+                   column=measure, answer_column=typed.columns[label - 1].ident, options=Options(nth=nth),
                    check=Check(op="=", against="value", value=typed.text(named[0], label)[:VALUE_MAX_CHARS]))
 
 
@@ -926,7 +934,8 @@ def read_negated_existence(program: Program, typed: TypedTable, claim: str) -> P
         filters.append(RowFilter(column=program.column, op=chk.op, value=chk.value))
     elif not _condition_in_filters(program, typed, claim):
         return program
-    return program.model_copy(update={"fn": "count", "filters": filters, "per_column": None, "nth": 1,
+    return program.model_copy(update={"fn": "count", "filters": filters,
+                                      "options": program.options.undivided().replaced(nth=1),
                                       "check": Check(op="=", against="value", value="0")})
 
 

@@ -142,7 +142,7 @@ def is_ratio_column(header: str) -> bool:
 
 def reads_ratio_column(program: Program, header: str) -> bool:
     """Whether ``program`` computes from the values of a ratio column as the table writes them."""
-    return (program.fn in _MULTIPLE_READERS and not program.per_column and not program.minus_column
+    return (program.fn in _MULTIPLE_READERS and program.options.derive is None
             and is_ratio_column(header))
 
 

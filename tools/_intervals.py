@@ -100,10 +100,11 @@ def read_interval_question(program: Program, typed: TypedTable, question: str) -
         filters = _excluding(filters)
     ident = typed.columns[label - 1].ident
     if program.fn == "count":
-        return program.model_copy(update={"filters": filters, "check": None, "nth": 1})
+        return program.model_copy(update={"filters": filters, "check": None,
+                                          "options": program.options.replaced(nth=1)})
     return program.model_copy(update={"filters": filters, "fn": "value", "column": ident, "answer_column": ident,
-                                      "check": None, "nth": 1, "per_column": None, "minus_column": None,
-                                      "group": None})
+                                      "check": None,
+                                      "options": program.options.replaced(nth=1, derive=None, grouping=None)})
 
 
 def _excluding(holding: list[RowFilter]) -> list[RowFilter]:
@@ -127,8 +128,8 @@ def read_interval_inclusion(program: Program, typed: TypedTable, claim: str) -> 
     if len(selected_rows(row_only, typed) or []) != 1:
         return program  # one row's interval: "the CI of the overall hazard ratio"
     check = Check(op="=", value="0") if excludes else Check(op=">=", value="1")
-    return program.model_copy(update={"filters": holding, "fn": "count", "check": check, "nth": 1,
-                                      "per_column": None, "minus_column": None})
+    return program.model_copy(update={"filters": holding, "fn": "count", "check": check,
+                                      "options": program.options.replaced(nth=1, derive=None)})
 
 
 def interval_notes(program: Program, typed: TypedTable, rows: list[int]) -> list[str]:

@@ -15,7 +15,7 @@ from kb.tables import Table
 from tools._cells import TypedTable, cell_number, norm_text, text_words, writes_whole
 from tools._grounding import column_named, named_words, question_numbers
 from tools._table_ops import selected_rows
-from tools._table_ops_model import RATIO_FNS, Program, RowFilter
+from tools._table_ops_model import RATIO_FNS, MoreRowsThan, Options, Program, Ratio, RowFilter, RowGroups
 from tools._table_shape import writes_shares
 from tools._values import stated_cells
 from tools.lang.lexicon import CARDINALS, DOWNWARD, RANK_HEADER, UPWARD, content_words, extreme_directions, \
@@ -171,8 +171,8 @@ def read_rows_per_value(program: Program, typed: TypedTable, question: str) -> P
     kept = [f for f in program.filters if f.column != column and not (typed.is_numeric(f.column) and (
         (x := cell_number(f.value)) is None or x == n or round(abs(x), 6) not in stated))]
     return program.model_copy(update={"filters": kept, "fn": "most_common", "column": column,
-                                      "answer_column": column, "more_rows_than": more_than, "check": None, "nth": 1,
-                                      "per_column": None, "minus_column": None, "group": None, "across": []})
+                                      "answer_column": column, "check": None,
+                                      "options": Options(row_count=MoreRowsThan(rows=more_than))})
 
 
 # ======================================================================================================================
@@ -306,12 +306,12 @@ def read_ratio(program: Program, typed: TypedTable, question: str) -> Program:
     header with "per", "/" or "%", e.g. "Points per game"), nor for a phrase no column is named by ("per capita").
     """
     m = _RATIO.search(question)
-    if not m or program.fn not in RATIO_FNS or program.per_column:
+    if not m or program.fn not in RATIO_FNS or program.options.derive is not None:
         return program
     named = _denominators(typed, program.column, m.group(1), already_a_ratio=r"\bper\b|/|%")
     if not named:
         return program
-    return program.model_copy(update={"per_column": named[0].ident})
+    return program.model_copy(update={"options": program.options.replaced(derive=Ratio(per_column=named[0].ident))})
 
 
 def _denominators(typed: TypedTable, ident: str, phrase: str, *, already_a_ratio: str) -> list:
@@ -345,7 +345,8 @@ def read_share(program: Program, typed: TypedTable, question: str) -> Program:
     which no program computes, so only one named row is read so.
     """
     m = _SHARE.search(question)
-    if not m or program.fn not in ("value", "sum", "avg", "max", "min") or program.per_column or not typed.label_col:
+    if not m or program.fn not in ("value", "sum", "avg", "max", "min") or program.options.derive is not None \
+            or not typed.label_col:
         return program
     label = typed.columns[typed.label_col - 1].ident
     if not any(f.column == label and f.op == "=" for f in program.filters):
@@ -363,7 +364,8 @@ def read_share(program: Program, typed: TypedTable, question: str) -> Program:
         # "What percentage of 2023 revenue came from Europe?" names the measure itself (Revenue 2023), not Revenue
         # 2022: a share of its column's total (read_share_of_all). Found as a new user: 310.4 / 298.1 = 1.041.
         return program
-    return program.model_copy(update={"fn": "max", "per_column": named[0].ident, "nth": 1})
+    return program.model_copy(update={"fn": "max", "options": program.options.replaced(
+        derive=Ratio(per_column=named[0].ident), nth=1)})
 
 
 def asks_share(question: str) -> bool:
@@ -379,7 +381,8 @@ def read_share_of_all(program: Program, typed: TypedTable, question: str) -> Pro
     the rows, the answer is their share of the column's total. A share of another column is :func:`read_share`'s.
     """
     m = _SHARE.search(question)
-    if not m or program.fn not in ("value", "sum", "avg", "max", "min") or program.per_column or not program.filters:
+    if not m or program.fn not in ("value", "sum", "avg", "max", "min") or program.options.divides_by \
+            or not program.filters:
         return program  # (seen as a new user: 3 of 5 programs read St Mary's beds as their average)
     try:
         col = typed.column(program.column)
@@ -392,7 +395,7 @@ def read_share_of_all(program: Program, typed: TypedTable, question: str) -> Pro
             or re.search(r"%|\bper\b|\brate\b|\bshare\b|\bpercent", col.name, re.I) \
             or writes_shares(typed, col.ident):  # "265 (22.0%)" writes the share itself (tools._table_shape)
         return program
-    return program.model_copy(update={"fn": "share", "nth": 1, "check": None})
+    return program.model_copy(update={"fn": "share", "options": program.options.replaced(nth=1), "check": None})
 
 
 # ======================================================================================================================
@@ -483,11 +486,12 @@ def read_rate(program: Program, typed: TypedTable, message: str, *, one_row: boo
     label = typed.columns[typed.label_col - 1].ident if typed.label_col else None
     # "rows where Region = 'North' -> avg of Deaths" is the same one cell as its value (found as a new user: "What
     # was the death rate in the North?" answered 3, the deaths)
-    if one_row and program.fn in _ONE_ROW_READS and not program.per_column and label is not None \
+    if one_row and program.fn in _ONE_ROW_READS and program.options.derive is None and label is not None \
             and any(f.column == label and f.op == "=" for f in program.filters):
-        rated = read_rate(program.model_copy(update={"fn": "max", "nth": 1}), typed, message)
-        return rated if rated.per_column else program
-    if program.fn not in RATIO_FNS or program.per_column:
+        rated = read_rate(program.model_copy(update={"fn": "max", "options": program.options.replaced(nth=1)}), typed,
+                          message)
+        return rated if rated.options.divides_by else program
+    if program.fn not in RATIO_FNS or program.options.derive is not None:
         return program
     try:
         measure = typed.column(program.column)
@@ -503,7 +507,8 @@ def read_rate(program: Program, typed: TypedTable, message: str, *, one_row: boo
         whole = _share_of(typed, measure.index, message)
     if whole is None:
         return program
-    return program.model_copy(update={"per_column": typed.columns[whole - 1].ident})
+    return program.model_copy(update={"options": program.options.replaced(
+        derive=Ratio(per_column=typed.columns[whole - 1].ident))})
 
 
 # ======================================================================================================================
@@ -528,7 +533,7 @@ def read_median(program: Program, typed: TypedTable, text: str) -> Program:
 
     The text must say "median" and not name a column that already holds medians ("Median age (years)": there
     the cell is the median, and the model's read of it stands)."""
-    if not _MEDIAN.search(text) or program.per_column or program.minus_column or program.check is not None \
+    if not _MEDIAN.search(text) or program.options.derive is not None or program.check is not None \
             and program.check.against != "value":
         return program
     if program.fn not in _MEAN_LIKE and (program.fn not in _EXTREMES or is_superlative(text)):
@@ -541,7 +546,7 @@ def read_median(program: Program, typed: TypedTable, text: str) -> Program:
         return program
     if program.fn == "value" and len(selected_rows(program, typed) or []) < 2:
         return program  # one row's value is its own median; a claim about one row reads that row
-    return program.model_copy(update={"fn": "median", "nth": 1})
+    return program.model_copy(update={"fn": "median", "options": program.options.replaced(nth=1)})
 
 
 _AVERAGE = re.compile(r"\b(?:on average|average|mean|typically)\b", re.I)
@@ -558,8 +563,8 @@ def read_group_mean(program: Program, typed: TypedTable, question: str) -> Progr
     """
     m = _WHICH_NOUN.match(question or "")
     ups, downs = extreme_directions(question or "")
-    if m is None or not _AVERAGE.search(question) or bool(ups) == bool(downs) or program.per_column \
-            or program.minus_column or program.fn not in ("avg", "argmax", "argmin", "max", "min"):
+    if m is None or not _AVERAGE.search(question) or bool(ups) == bool(downs) or program.options.derive is not None \
+            or program.fn not in ("avg", "argmax", "argmin", "max", "min"):
         return program
     try:
         measure = typed.column(program.column)
@@ -575,7 +580,8 @@ def read_group_mean(program: Program, typed: TypedTable, question: str) -> Progr
     if len(set(values)) == len(values):
         return program
     return program.model_copy(update={"fn": "argmax" if ups else "argmin", "answer_column": group.ident,
-                                      "group": "mean", "check": None, "nth": program.nth})
+                                      "options": program.options.replaced(grouping=RowGroups(by="mean")),
+                                      "check": None})
 
 
 # ======================================================================================================================

@@ -10,7 +10,7 @@ import re
 
 from tools._cells import QUARTER, YEAR, TypedTable, format_value, iso_month_match, parse_date, text_words, words_match
 from tools._grounding import value_grounded
-from tools._table_ops_model import MAX_FILTERS, Check, Program, RowFilter
+from tools._table_ops_model import MAX_FILTERS, Change, Check, Program, RowFilter
 from tools._values import BOUND_OPS
 from tools.lang.lexicon import CARDINALS, MONTH_NAMES, WORD
 
@@ -192,7 +192,8 @@ def leaves_out_stated_date(programs: list[Program], typed: TypedTable, text: str
 # answered, in all five programs, with the campaign that ended last (Measles catch-up, 18 days), not the longest
 # (HPV school, 74 days): no program can subtract one date from another. The question's form settles it: a duration
 # asked over a table with one start column and one end column of dates is the end minus the start, in days, row
-# by row (``Program.minus_column``, as for a change between two columns of numbers).
+# by row (a :class:`~tools._table_ops_model.Change` of the program's options, as for a change between two columns of
+# numbers).
 # ======================================================================================================================
 
 # "longest" and "shortest" alone too: over rows that each have a start and an end date, "Which campaign was the
@@ -219,7 +220,7 @@ def date_span(typed: TypedTable) -> tuple[str, str] | None:
 
 def read_duration(program: Program, typed: TypedTable, text: str) -> Program:
     """The program the duration the text asks about needs (section comment); any other as written."""
-    if not _DURATION.search(text) or program.per_column or program.minus_column:
+    if not _DURATION.search(text) or program.options.derive is not None:
         return program
     span = date_span(typed)
     if span is None:
@@ -237,8 +238,9 @@ def read_duration(program: Program, typed: TypedTable, text: str) -> Program:
                                                             value=format_value(stated[1]))})
     if program.fn in ("argmax", "argmin"):  # which row lasted the longest (or shortest)
         fn = "argmin" if _SHORT.search(text) else "argmax" if _LONG.search(text) else program.fn
-        return program.model_copy(update={"filters": filters, "fn": fn, "column": end, "minus_column": start,
-                                          "answer_column": program.answer_column or label, "nth": program.nth})
+        return program.model_copy(update={"filters": filters, "fn": fn, "column": end,
+                                          "options": program.options.replaced(derive=Change(minus_column=start)),
+                                          "answer_column": program.answer_column or label})
     # "difference" too: the model writes "the difference between the two rows' Doses given" for "how long"
     if program.fn in ("value", "max", "min", "avg", "sum", "difference") and label is not None:
         if not any(f.column == label and f.op in ("=", "contains") for f in filters):
@@ -247,8 +249,8 @@ def read_duration(program: Program, typed: TypedTable, text: str) -> Program:
                 return program
             filters = filters + [RowFilter(column=label, op="=", value=named)]
         # how long the row the text names lasted: that row's end minus its start
-        return program.model_copy(update={"filters": filters, "fn": "max", "column": end, "minus_column": start,
-                                          "nth": 1})
+        return program.model_copy(update={"filters": filters, "fn": "max", "column": end, "options":
+                                          program.options.replaced(derive=Change(minus_column=start), nth=1)})
     return program
 
 

@@ -15,7 +15,7 @@ from tools._grounding import AnswerKind, alternatives, asks_for_the_other_row, c
     position_asked, question_numbers, row_stated, same_as_row, value_grounded, yes_no_asked
 from tools._question_counts import FREQUENCY
 from tools._table_ops import selected_rows
-from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Program, RowFilter
+from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Program, RowFilter, RowGroups
 from tools._table_shape import meets_filter, selects_only
 from tools.lang.lexicon import CARDINALS, ORDINAL_WORDS, PRONOUNS, RANK_HEADER, best_is_largest, content_words, \
     extreme_directions, is_superlative, ordinal_extreme, related
@@ -185,7 +185,7 @@ def read_year_asked(program: Program, typed: TypedTable, question: str) -> Progr
     if not _YEAR_ASKED.search(question) or program.fn not in ("max", "min", "argmax", "argmin"):
         return program
     years = [c for c in typed.columns if c.numeric and c.holds_years]
-    if len(years) != 1 or program.column == years[0].ident or program.per_column or program.minus_column:
+    if len(years) != 1 or program.column == years[0].ident or program.options.derive is not None:
         return program
     return program.model_copy(update={"fn": "argmax" if program.fn in ("max", "argmax") else "argmin",
                                       "answer_column": years[0].ident})
@@ -315,7 +315,7 @@ def read_total_asked(program: Program, typed: TypedTable, question: str) -> Prog
     the rows it selects; over one row the sum is that row's value, so only a several-row reading changes. Years
     and other labels are not summed.
     """
-    if program.fn not in ("min", "max", "avg") or program.per_column or not _HOW_MANY.search(question) \
+    if program.fn not in ("min", "max", "avg") or program.options.divides_by or not _HOW_MANY.search(question) \
             or is_superlative(question) or ordinal_extreme(question) != 1 or _MEAN_OR_LIMIT.search(question):
         return program
     try:
@@ -323,7 +323,7 @@ def read_total_asked(program: Program, typed: TypedTable, question: str) -> Prog
             return program
     except KeyError:
         return program
-    return program.model_copy(update={"fn": "sum", "nth": 1})
+    return program.model_copy(update={"fn": "sum", "options": program.options.replaced(nth=1)})
 
 
 _WHICH = re.compile(r"^\s*(?:(?:in|on|at|for|from|during|of|between|after|before)\b[^,?]{0,40},\s*)?"
@@ -346,7 +346,8 @@ def read_group_total(program: Program, typed: TypedTable, question: str) -> Prog
     repeats among the rows it ranks, ranks the answer column's values by their rows' sum.
     """
     m = _IN_TOTAL.search(question)
-    if program.fn not in ("argmax", "argmin") or program.per_column or m is None or not _WHICH.match(question):
+    if program.fn not in ("argmax", "argmin") or program.options.divides_by or m is None \
+            or not _WHICH.match(question):
         return program
     try:
         measure = typed.column(program.column)
@@ -361,7 +362,7 @@ def read_group_total(program: Program, typed: TypedTable, question: str) -> Prog
     values = [text_words(typed.text(r, answer.index)) for r in selected]
     if len(set(values)) == len(values):
         return program  # every row its own group: the row's number is the total
-    return program.model_copy(update={"group": "total"})
+    return program.model_copy(update={"options": program.options.replaced(grouping=RowGroups(by="total"))})
 
 
 def read_rows_asked(program: Program, typed: TypedTable, question: str) -> Program:
@@ -483,7 +484,7 @@ def read_direction(program: Program, typed: TypedTable, question: str) -> Progra
     between two columns has its direction from the change's words (tools._claim_changes): "the largest drop" is
     the smallest change, not the largest.
     """
-    if program.fn not in _FLIPPED or program.minus_column:
+    if program.fn not in _FLIPPED or program.options.subtracts:
         return program
     try:
         header = typed.column(program.column).name
@@ -521,9 +522,9 @@ def read_ordinal(program: Program, text: str) -> Program:
     """"Which country won the second-highest number of silver medals?" is the second largest value, not the
     largest: the grammar has no place for the ordinal, so code sets it on an extreme (a question's or a claim's)."""
     nth = ordinal_extreme(text)
-    if nth == 1 or program.fn not in ("max", "min", "argmax", "argmin") or program.nth != 1:
+    if nth == 1 or program.fn not in ("max", "min", "argmax", "argmin") or program.options.nth != 1:
         return program
-    return program.model_copy(update={"nth": nth})
+    return program.model_copy(update={"options": program.options.replaced(nth=nth)})
 
 
 def yes_or_no(ex: Execution) -> Execution:
@@ -742,8 +743,8 @@ def _names_a_cell(typed: TypedTable, question: str) -> bool:
 
 
 def extreme_by_words(typed: TypedTable, question: str) -> dict | None:
-    """The raw program (as the model would write it) of "which <row> has the (nth) <most> <column>?", or None
-    when the question is not that plain (section comment)."""
+    """The raw program (as the model would write it, with the ordinal in its options) of "which <row> has the (nth)
+    <most> <column>?", or None when the question is not that plain (section comment)."""
     if not typed.label_col or not _asks_for_a_row(typed, question):
         return None
     ups, downs = extreme_directions(question.replace("-", " "))  # "second-highest"
@@ -759,7 +760,7 @@ def extreme_by_words(typed: TypedTable, question: str) -> dict | None:
         return None
     label = typed.columns[typed.label_col - 1].ident
     return {"filters": [], "fn": "argmax" if ups else "argmin", "column": named[0].ident, "answer_column": label,
-            "nth": nth}
+            "options": {"nth": nth}}
 
 
 _RANKING = ("argmax", "argmin", "max", "min")
@@ -815,7 +816,7 @@ def _measure(program: Program, typed: TypedTable) -> str | None:
     threshold filter of a listing bounds ("rows where participants >= 800 -> trial", the model's guess at the
     cut-off); None when it ranks by none."""
     if program.fn in ("argmax", "argmin", "max", "min", "most_common") and typed.is_numeric(program.column) \
-            and not program.per_column and not program.minus_column:
+            and program.options.derive is None:
         return program.column
     bounded = {f.column for f in program.filters if f.op in ("<", "<=", ">", ">=", "=") and typed.is_numeric(f.column)}
     listing = program.fn == "value" or (program.fn == "most_common" and not typed.is_numeric(program.column))
@@ -879,8 +880,7 @@ def read_named_difference(program: Program, typed: TypedTable, question: str) ->
     if m is None and (m := _DIFFERENCE_BETWEEN.search(question)) is not None:
         measure = f"{m.group('measure')} {m.group('after') or ''}"
     label = typed.label_col
-    if m is None or label is None or program.fn not in _READS_ONE_NUMBER or program.per_column \
-            or program.minus_column:
+    if m is None or label is None or program.fn not in _READS_ONE_NUMBER or program.options.derive is not None:
         return program
     # the column the measure names with the most of its header's words ("DDD Q2" over "DDD Q1"); the program's
     # own when it is among the best

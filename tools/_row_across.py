@@ -1,5 +1,6 @@
-"""The executor's part of a program with ``across``: one row's cells in several columns aggregated (the mean, total,
-median, largest or smallest of them, or the column holding the largest or smallest). Code sets ``across``
+"""The executor's part of a program grouped across columns (``options.grouping``, an
+:class:`~tools._table_ops_model.AcrossColumns`): one row's cells in several columns aggregated (the mean, total,
+median, largest or smallest of them, or the column holding the largest or smallest). Code sets it
 (tools._claim_changes.read_across_years); no grammar offers it."""
 
 from __future__ import annotations
@@ -18,17 +19,18 @@ ACROSS_FNS = ("avg", "sum", "median", "min", "max", "argmax", "argmin")
 
 def execute_across(program: Program, typed: TypedTable, rows: list[int], filter_cols: list[int],
                    steps: list[str]) -> Execution:
-    """Run a program with ``across`` over the one row its filters selected (module docstring)."""
+    """Run a program grouped across columns over the one row its filters selected (module docstring)."""
     if program.fn not in ACROSS_FNS:
         raise ProgramError(f"{program.fn} does not aggregate across columns ({', '.join(ACROSS_FNS)} do)")
     if len(rows) != 1:
         raise ProgramError(f"an aggregate across columns reads one row; the filters select {len(rows)}")
     [r] = rows
-    cols = [column_index(typed, ident, "column") for ident in program.across]
+    across = program.options.across
+    cols = [column_index(typed, ident, "column") for ident in across]
     pairs = [(c, typed.number(r, c)) for c in cols if not is_empty(typed.text(r, c))]
     pairs = [(c, x) for c, x in pairs if x is not None]
     if not pairs:
-        raise NoNumbersError(f"{typed.row_name(r)} has no numbers in {', '.join(program.across)}")
+        raise NoNumbersError(f"{typed.row_name(r)} has no numbers in {', '.join(across)}")
     xs = [x for _, x in pairs]
     fn = program.fn
     result: Any

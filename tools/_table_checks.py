@@ -66,12 +66,12 @@ def check_result(program: Program, typed: TypedTable, result: Any, c: int,
         rhs_text, rhs_number = typed.text(other, c), typed.number(other, c)
         extra = [(other, label), (other, c)]
         measure = typed.columns[c - 1].name
-        if program.per_column:  # the other row's ratio, as the result is one (not its raw cell)
-            per_c = column_index(typed, program.per_column, "ratio column")
+        if (per := program.options.divides_by):  # the other row's ratio, as the result is one (not its raw cell)
+            per_c = column_index(typed, per, "ratio column")
             rhs_number = row_ratio(typed, other, c, per_c)
             if rhs_number is None:
                 raise ProgramError(f"{typed.row_name(other)} has no ratio of {program.column!r} to "
-                                   f"{program.per_column!r} to compare with")
+                                   f"{per!r} to compare with")
             rhs_text = format_value(rhs_number)
             extra.append((other, per_c))
             measure += f" per {typed.columns[per_c - 1].name}"
@@ -83,8 +83,7 @@ def check_result(program: Program, typed: TypedTable, result: Any, c: int,
         if chk.relative_tolerance and rhs_number is not None:  # "about half": within a tenth of 50%, set by code
             tolerance = abs(rhs_number) * chk.relative_tolerance
     values = result if isinstance(result, list) else [result]
-    if chk.against == "value" and len(rows) == 1 and fn in ONE_CELL_FNS and not program.per_column \
-            and not program.minus_column:
+    if chk.against == "value" and len(rows) == 1 and fn in ONE_CELL_FNS and program.options.derive is None:
         share = stated_share(typed, rows[0], c, chk.value)  # "22% of vaccine recipients" against "265 (22.0%)"
         values = [share] if share is not None else values
     outcomes = []

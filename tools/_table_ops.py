@@ -8,17 +8,18 @@ Anything wrong with a program is a :class:`ProgramError` with one sentence sayin
 This module runs a program (:func:`execute`) as a small operator algebra (issue 76), in stages:
 
 - select: the filters keep rows (:func:`_select`), the same for every program;
-- derive: the column the program computes over, with the column it divides by or subtracts row by row
-  (``per_column``, ``minus_column``), checked (:func:`_derive`);
+- derive: the column the program computes over, with the column it divides by or subtracts row by row (the
+  program's ``options.derive``: a ratio, a change or a relative change), checked (:func:`_derive`);
 - the operator the program's ``fn`` names, looked up in :data:`OPERATORS`: one handler per operator, each a small
   function of the run (:class:`_Run`) that gives an :class:`_Outcome`. Operators are grouped by what they do with
   the selected rows: *select* reads their cells (or a neighbour's), *aggregate* computes one value over them,
   *compare* tests a condition on each of them, *rank* names the row (or value) that ranks first;
 - the shared post-steps: the claim's check of the result and the cells cited (:func:`_checked`, :func:`_cited`).
 
-A program with ``across`` (one row's cells over several columns) is run by :mod:`tools._row_across` instead, after
-the select stage. The check of a claim's result is in :mod:`tools._table_checks`, the program in words in
-:mod:`tools._table_shape`, and the row selection primitives all three share in :mod:`tools._table_shape`.
+A program whose ``options.grouping`` is across columns (one row's cells over several columns) is run by
+:mod:`tools._row_across` instead, after the select stage. The check of a claim's result is in
+:mod:`tools._table_checks`, the program in words in :mod:`tools._table_shape`, and the row selection primitives all
+three share in :mod:`tools._table_shape`.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from tools._row_across import execute_across
 from tools._table_checks import (check_result, check_types, in_none_of, row_change, row_names, row_ratio,
                                   row_relative_change)
 from tools._table_ops_model import MAX_CELLS, MAX_FILTERS, MAX_ROWS, RATIO_FNS, TIME_LIMIT_S, Execution, \
-    NoNumbersError, Program, ProgramError, RowFilter
+    NoNumbersError, Program, ProgramError, RowFilter, RowGroups
 from tools._table_shape import ORDINALS, column_index, compare_cell, filter_groups, meets_filter, quoted, \
     rows_but_totals, rows_in_words, total_rows
 
@@ -71,7 +72,7 @@ def execute(program: Program, typed: TypedTable, *, time_limit_s: float = TIME_L
     if not picked.rows and not (operator is not None and operator.runs_on_no_rows):
         raise ProgramError("no row matches the filters: "
                            + "; ".join(picked.steps) + " (check the values against the example values)")
-    if program.across:  # one row's cells across columns: "Nigeria's average coverage over 2019 to 2022"
+    if program.options.across:  # one row's cells across columns: "Nigeria's average coverage over 2019 to 2022"
         return execute_across(program, typed, picked.rows, picked.filter_cols, picked.steps)
     if operator is None:  # pragma: no cover - the Literal rules it out
         raise ProgramError(f"unknown operation {program.fn!r}")
@@ -270,7 +271,7 @@ class _Run:
             out.append((r, x))
         if not out:
             raise NoNumbersError(f"no numbers in column {program.column!r}"
-                                 + (f" with a non-zero {program.per_column!r}" if self.per_c else "")
+                                 + (f" with a non-zero {program.options.divides_by!r}" if self.per_c else "")
                                  + f" among the {len(rs)} selected rows")
         return out
 
@@ -292,11 +293,9 @@ def _derive(program: Program, typed: TypedTable, clock: _Clock, picked: _Selecti
     c = column_index(typed, program.column, "column")
     answer_c = column_index(typed, program.answer_column, "answer column") if program.answer_column else \
         (typed.label_col or c)
-    if program.per_column and program.minus_column and program.per_column != program.minus_column:
-        # the one form with both is the relative change, (column - minus_column) / minus_column: "grew fastest"
-        raise ProgramError("a program divides by another column or subtracts one, not both")
-    per_c = _operand_column(typed, program.per_column, "ratio", program.fn, c)
-    minus_c = _operand_column(typed, program.minus_column, "change", program.fn, c)
+    # a relative change, (column - from_column) / from_column, is the one derived column that does both
+    per_c = _operand_column(typed, program.options.divides_by, "ratio", program.fn, c)
+    minus_c = _operand_column(typed, program.options.subtracts, "change", program.fn, c)
     return _Run(program, typed, clock, picked.rows, picked.universe, c, answer_c, per_c, minus_c)
 
 
@@ -395,7 +394,7 @@ def _aggregate(run: _Run) -> _Outcome:
     if fn in _REDUCTIONS:
         result = float(_REDUCTIONS[fn](xs))
     else:
-        result = _nth_extreme(xs, largest=fn == "max", nth=program.nth)
+        result = _nth_extreme(xs, largest=fn == "max", nth=program.options.nth)
         decisive = [r for r, x in pairs if x == result]
     result, result_text = _aggregate_text(run, result, pairs, decisive)
     return _Outcome(result, result_text, decisive, run.operand_cols)
@@ -471,10 +470,10 @@ def _difference(run: _Run) -> _Outcome:
 
 
 def _most_common_value(run: _Run) -> _Outcome:
-    """The value of ``column`` in most selected rows; with ``more_rows_than``, every value in more rows than that."""
-    if run.program.more_rows_than is not None:
-        result, result_text, decisive = _held_by_more_rows(run.typed, run.rows, run.c, run.clock,
-                                                           run.program.more_rows_than)
+    """The value of ``column`` in most selected rows; with a row-count condition (``options.row_count``), every
+    value in more rows than it says."""
+    if (held_by := run.program.options.row_count) is not None:
+        result, result_text, decisive = _held_by_more_rows(run.typed, run.rows, run.c, run.clock, held_by.rows)
     else:
         result, result_text, decisive = _most_common(run.typed, run.rows, run.c, run.clock)
     return _Outcome(result, result_text, decisive, run.operand_cols)
@@ -532,15 +531,15 @@ def _rows_meeting(run: _Run, other_c: int | None) -> set[int]:
 
 def _arg_extreme(run: _Run) -> _Outcome:
     """argmax, argmin: ``answer_column`` of the row with the nth largest (smallest) computed value, shown with the
-    value; with ``group``, the value of ``answer_column`` whose rows' total or mean is."""
+    value; grouped into rows (``options.grouping``), the value of ``answer_column`` whose rows' total or mean is."""
     typed, program, fn, c, answer_c = run.typed, run.program, run.fn, run.c, run.answer_c
-    if program.group:
+    if isinstance(groups := program.options.grouping, RowGroups):
         result, result_text, decisive = _group_extreme(typed, run.numbers(run.rows), answer_c, fn == "argmax",
-                                                       program.nth, mean=program.group == "mean")
+                                                       program.options.nth, mean=groups.by == "mean")
         return _Outcome(result, result_text, decisive, [c, answer_c])
     per_c, minus_c = run.per_c, run.minus_c
     pairs = run.numbers(run.rows)
-    best = _nth_extreme([x for _, x in pairs], largest=fn == "argmax", nth=program.nth)
+    best = _nth_extreme([x for _, x in pairs], largest=fn == "argmax", nth=program.options.nth)
     decisive = [r for r, x in pairs if x == best]
     names = [" ".join(typed.text(r, answer_c).split()) for r in decisive]
     result = names[0] if len(names) == 1 else names

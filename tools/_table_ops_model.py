@@ -9,18 +9,20 @@ thing over them, and, for a claim, checks the result against the value the claim
 
 The model writes it as JSON under a schema whose column names are an enum of the table's own
 identifiers (:func:`program_schema`), so it cannot name a column the table lacks or write prose
-around it. :mod:`tools._table_ops` runs it; :class:`Execution` is what a run gives, for the fixed
-operations and for SQL alike. Kept apart from the executor so the rules that read or rewrite a program
-(and the SQL form) need the model, not the interpreter.
+around it. What code reads from the text beyond that (a ratio or change of two columns, "the second highest", a
+total per group, ...) goes in the program's :class:`Options`, one slot per operator stage; no grammar offers it.
+:mod:`tools._table_ops` runs it; :class:`Execution` is what a run gives, for the fixed operations and for SQL alike.
+Kept apart from the executor so the rules that read or rewrite a program (and the SQL form) need the model, not the
+interpreter.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field, create_model, model_validator
 
 MAX_FILTERS = 3
 VALUE_MAX_CHARS = 60
@@ -96,9 +98,176 @@ class Check(BaseModel):
     by_share: bool = False
 
 
-# The functions a computed ratio column feeds: "the most dropouts relative to participants" is the row with the
-# largest Dropouts / Participants. Code sets ``per_column`` (tools._question_counts.read_ratio), no grammar offers it.
+# The functions a derived column feeds: "the most dropouts relative to participants" is the row with the largest
+# Dropouts / Participants (tools._question_counts.read_ratio).
 RATIO_FNS = ("argmax", "argmin", "max", "min")
+
+
+# -- the options code sets ---------------------------------------------------------------------------------------
+# No grammar offers these: rules read them from the text's words ("the second highest", "relative to", "in total")
+# and set them on the model's program. They are one record, :class:`Options`, with one slot per operator stage they
+# feed (tools._table_ops): the derived column, what ``fn`` ranges over, the rank position and a row-count
+# condition. A new reading adds a variant to its stage's union, not a field on Program. Each variant carries a
+# ``kind`` so that logged programs name it.
+class _DerivedColumn(BaseModel):
+    """A variant of the derive stage: the columns it divides by and subtracts, row by row (None: it does not)."""
+
+    @property
+    def divides_by(self) -> str | None:
+        return None
+
+    @property
+    def subtracts(self) -> str | None:
+        return None
+
+
+class Ratio(_DerivedColumn):
+    """``column`` divided by ``per_column``, row by row: "the most dropouts relative to participants"
+    (tools._question_counts.read_ratio, read_rate, read_share)."""
+
+    kind: Literal["ratio"] = "ratio"
+    per_column: str
+
+    @property
+    def divides_by(self) -> str | None:
+        return self.per_column
+
+
+class Change(_DerivedColumn):
+    """``column`` minus ``minus_column``, row by row: "the change from 2022 to 2023" is 2023 minus 2022; two columns
+    of dates give days (tools._claim_changes, tools._question_dates.read_duration)."""
+
+    kind: Literal["change"] = "change"
+    minus_column: str
+
+    @property
+    def subtracts(self) -> str | None:
+        return self.minus_column
+
+
+class RelativeChange(_DerivedColumn):
+    """(``column`` - ``from_column``) / ``from_column``, row by row: "grew fastest", "rose by 10%"
+    (tools._claim_changes)."""
+
+    kind: Literal["relative_change"] = "relative_change"
+    from_column: str
+
+    @property
+    def divides_by(self) -> str | None:
+        return self.from_column
+
+    @property
+    def subtracts(self) -> str | None:
+        return self.from_column
+
+
+# The derive stage: the column ``fn`` computes over, when it is not ``column`` as the table writes it.
+Derived = Annotated[Ratio | Change | RelativeChange, Field(discriminator="kind")]
+
+
+class RowGroups(BaseModel):
+    """argmax/argmin over the sums ("total") or means ("mean") of ``column`` per value of ``answer_column``: "which
+    region has the fewest beds in total?", "which category has the most calories on average?"
+    (tools._question_counts.read_group_mean, tools._question_rules.read_group_total)."""
+
+    kind: Literal["groups"] = "groups"
+    by: Literal["total", "mean"]
+
+
+class AcrossColumns(BaseModel):
+    """``fn`` over the one selected row's cells in ``columns``, not over rows (argmax/argmin name the column): "What
+    was Nigeria's average coverage over 2019 to 2022?" (tools._claim_changes.read_across_years; run by
+    tools._row_across)."""
+
+    kind: Literal["across"] = "across"
+    columns: list[str] = Field(min_length=1)
+
+
+# What ``fn`` ranges over, when it is not the selected rows one by one.
+Grouping = Annotated[RowGroups | AcrossColumns, Field(discriminator="kind")]
+
+
+class MoreRowsThan(BaseModel):
+    """With most_common, every value of ``column`` held by more than ``rows`` of the selected rows, not only the
+    commonest: "Which drugs were tested in more than one trial?" (tools._question_counts.read_rows_per_value)."""
+
+    kind: Literal["more_than"] = "more_than"
+    rows: int = Field(ge=0)
+
+
+class Options(BaseModel):
+    """What code set on a program beyond what the model wrote, by the stage it feeds (section comment)."""
+
+    derive: Derived | None = None
+    grouping: Grouping | None = None
+    # the rank position: "the second highest" makes max, min, argmax and argmin take the nth distinct value from
+    # that end (tools.lang.lexicon.ordinal_extreme)
+    nth: int = Field(1, ge=1, le=MAX_NTH)
+    row_count: MoreRowsThan | None = None  # a condition on how many rows hold a value
+
+    @property
+    def divides_by(self) -> str | None:
+        """The column the derived column divides by (a ratio or a relative change), or None."""
+        return self.derive.divides_by if self.derive is not None else None
+
+    @property
+    def subtracts(self) -> str | None:
+        """The column the derived column subtracts (a change or a relative change), or None."""
+        return self.derive.subtracts if self.derive is not None else None
+
+    @property
+    def across(self) -> list[str]:
+        """The columns of one row ``fn`` ranges over, or none."""
+        return self.grouping.columns if isinstance(self.grouping, AcrossColumns) else []
+
+    def undivided(self) -> Options:
+        """These options with the derived column no longer divided: a ratio dropped, a relative change left as the
+        change it divides."""
+        if isinstance(self.derive, Ratio):
+            return self.replaced(derive=None)
+        if isinstance(self.derive, RelativeChange):
+            return self.replaced(derive=Change(minus_column=self.derive.from_column))
+        return self
+
+    def replaced(self, **changes: Any) -> Options:
+        """These options with ``changes`` (stage names) set. Checked, unlike ``model_copy(update=...)``, which
+        takes any name silently: a misspelt stage would leave the option as it was."""
+        unknown = set(changes) - set(type(self).model_fields)
+        if unknown:
+            raise TypeError(f"no option {', '.join(sorted(unknown))}; "
+                            f"the stages are {', '.join(type(self).model_fields)}")
+        return self.model_copy(update=changes)
+
+
+# The fields each option had on Program before :class:`Options` (programs logged then, and raw programs code wrote).
+FLAT_OPTION_FIELDS = ("per_column", "minus_column", "nth", "group", "across", "more_rows_than")
+
+
+def options_from_flat(flat: dict[str, Any]) -> dict[str, Any]:
+    """The :class:`Options` (as data, to validate) that the old flat fields in ``flat`` set.
+
+    ``per_column`` and ``minus_column`` on the same column were the relative change; on different columns no program
+    could run ("divides by another column or subtracts one, not both"), and none loads. ``across`` ran before
+    ``group`` was read, so a program with both is read as its ``across``."""
+    per, minus = flat.get("per_column") or None, flat.get("minus_column") or None
+    options: dict[str, Any] = {}
+    if per and minus and per != minus:
+        raise ValueError("a program divides by another column or subtracts one, not both")
+    if per and minus:
+        options["derive"] = {"kind": "relative_change", "from_column": per}
+    elif per:
+        options["derive"] = {"kind": "ratio", "per_column": per}
+    elif minus:
+        options["derive"] = {"kind": "change", "minus_column": minus}
+    if flat.get("across"):
+        options["grouping"] = {"kind": "across", "columns": flat["across"]}
+    elif flat.get("group") is not None:
+        options["grouping"] = {"kind": "groups", "by": flat["group"]}
+    if "nth" in flat:
+        options["nth"] = flat["nth"]
+    if flat.get("more_rows_than") is not None:
+        options["row_count"] = {"kind": "more_than", "rows": flat["more_rows_than"]}
+    return options
 
 
 class Program(BaseModel):
@@ -107,25 +276,20 @@ class Program(BaseModel):
     column: str
     answer_column: str | None = None
     check: Check | None = None
-    per_column: str | None = None  # divide ``column`` by this column, row by row, before ``fn``
-    # subtract this column, row by row, before ``fn``: "the change from 2022 to 2023" is 2023 minus 2022. Code sets it
-    # (tools._claim_changes); no grammar offers it. Feeds RATIO_FNS as ``per_column`` does.
-    minus_column: str | None = None
-    # "the second highest": max, min, argmax and argmin take the nth distinct value from that end. Code sets it
-    # from the question's or claim's ordinal (tools.lang.lexicon.ordinal_extreme); no grammar offers it.
-    nth: int = Field(1, ge=1, le=MAX_NTH)
-    # "which region has the fewest beds in total?": argmax/argmin over the sums ("total") of ``column`` per value of
-    # ``answer_column``; "which category has the most calories on average?": over their means ("mean"). Code sets it
-    # (tools._question_rules.read_group_total, read_group_mean); no grammar offers it.
-    group: Literal["total", "mean"] | None = None
-    # "What was Nigeria's average coverage over 2019 to 2022?": ``fn`` over the one selected row's cells in these
-    # columns, not over rows (argmax/argmin name the column). Code sets it (tools._claim_changes); no grammar offers
-    # it.
-    across: list[str] = Field(default_factory=list)
-    # "Which drugs were tested in more than one trial?": with most_common, every value of ``column`` held by more than
-    # this many of the selected rows, not only the commonest. Code sets it (tools._question_counts); no grammar offers
-    # it.
-    more_rows_than: int | None = Field(None, ge=0)
+    options: Options = Field(default_factory=Options)  # set by code only (section comment above)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_flat_options(cls, data: Any) -> Any:
+        """A program written with the options as fields of their own (logged before :class:`Options`, or a raw
+        program code wrote then) loads with them in ``options``."""
+        if not isinstance(data, dict) or not any(name in data for name in FLAT_OPTION_FIELDS):
+            return data
+        if "options" in data:
+            raise ValueError(f"a program gives its options once: in options or as {', '.join(FLAT_OPTION_FIELDS)}")
+        data = dict(data)
+        flat = {name: data.pop(name) for name in FLAT_OPTION_FIELDS if name in data}
+        return {**data, "options": options_from_flat(flat)}
 
 
 class ColumnChoice(BaseModel):

@@ -261,7 +261,8 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str,
                 raise
             # "How many nurses work in Central?" over a cell holding the formula text "=1000+2000": the answer is
             # what the cell holds, shown as written, not a failure that leaves a sum over other rows to answer.
-            as_written = program.model_copy(update={"fn": "value", "per_column": None, "nth": 1})
+            as_written = program.model_copy(update={"fn": "value",
+                                                    "options": program.options.undivided().replaced(nth=1)})
             execution = execute(as_written, typed, union_same_column=True)
             cells = execution.result if isinstance(execution.result, list) else [execution.result]
             if len(execution.selected) > MAX_AS_WRITTEN_ROWS \
@@ -398,7 +399,7 @@ def settled_by_form(typed: TypedTable, text: str) -> _Sampled | None:
     ran = run_sampled({"filters": [], "fn": "value", "column": ident, "answer_column": ident}, typed, "question", text)
     program = ran.program
     if ran.execution is None or program is None \
-            or not (program.across or any(f.than_column for f in program.filters)):
+            or not (program.options.across or any(f.than_column for f in program.filters)):
         return None
     return ran
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from kb.tables import Table
 from tools._cells import TypedTable, cell_number, compare, compare_dates, format_value, is_empty, iso_month_match, \
     norm_text, words_match, written_tolerance
-from tools._table_ops_model import MAX_FILTERS, Execution, Program, ProgramError, RowFilter
+from tools._table_ops_model import MAX_FILTERS, Execution, Program, ProgramError, RelativeChange, RowFilter, RowGroups
 from tools.lang.lexicon import ORDINAL_WORDS, content_words, word_in
 
 
@@ -567,7 +567,7 @@ def share_pair(typed: TypedTable, r: int, first: int, second: int) -> tuple[floa
 
 def read_written_share(ex: Execution, program: Program, typed: TypedTable, share_asked: bool) -> Execution:
     """The percentage the one selected row's cell writes, as the answer to a question that asks for a share."""
-    if (not share_asked or program.fn not in ONE_CELL_FNS or program.per_column or program.minus_column
+    if (not share_asked or program.fn not in ONE_CELL_FNS or program.options.derive is not None
             or len(ex.selected) != 1 or not writes_shares(typed, program.column)):
         return ex
     r, c = ex.selected[0], typed.column(program.column).index
@@ -623,10 +623,10 @@ _PERCENT_ASKED = re.compile(r"\b(?:what|which)\s+(?:share|percentage|percent)\s+
 
 
 def ratio_as_percent(ex: Execution, program: Program, question: str) -> Execution:
-    """A ratio of two columns (``per_column``) at most 1, asked for as a share or percentage: "51.6%".
+    """A ratio of two columns (a derived column that divides) at most 1, asked for as a share or percentage: "51.6%".
 
     Found as a new user: "What share of Elm Ridge's population is fully vaccinated?" was answered "0.5162"."""
-    if not program.per_column or not _PERCENT_ASKED.search(question) or isinstance(ex.result, bool) \
+    if not program.options.divides_by or not _PERCENT_ASKED.search(question) or isinstance(ex.result, bool) \
             or not isinstance(ex.result, (int, float)) or not 0 <= ex.result <= 1:
         return ex
     shown = f"{format_value(round(ex.result * 100, 1))}%"
@@ -794,25 +794,27 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
         previous = f"the rows asked about ({rows_in_words(typed, list(typed.scope))})"  # a follow-up's, a choice's
         rows = f"of {previous}, those where {where}" if where else previous
     fn = program.fn
-    measure = name(program.column) + (f" per {name(program.per_column)}" if program.per_column else "") \
-        + (f" minus {name(program.minus_column)}" if program.minus_column else "")
-    if program.per_column and program.per_column == program.minus_column:
-        measure = f"relative change from {name(program.minus_column)} to {name(program.column)}"
-    nth = f"{ORDINALS[program.nth]} " if program.nth > 1 else ""
+    options = program.options
+    per, minus = options.divides_by, options.subtracts
+    measure = name(program.column) + (f" per {name(per)}" if per else "") + (f" minus {name(minus)}" if minus else "")
+    if isinstance(options.derive, RelativeChange):
+        measure = f"relative change from {name(minus)} to {name(program.column)}"
+    nth = f"{ORDINALS[options.nth]} " if options.nth > 1 else ""
     dated = typed.is_dated(program.column)
-    duration = dated and bool(program.minus_column)  # in days: the most of them, not the latest
+    duration = dated and bool(minus)  # in days: the most of them, not the latest
     if duration:
-        measure, dated = f"days from {name(program.minus_column)} to {name(program.column)}", False
+        measure, dated = f"days from {name(minus)} to {name(program.column)}", False
     larger, smaller = ("latest", "earliest") if dated else ("most", "fewest") if duration else ("largest", "smallest")
-    if program.across:  # one row's cells across columns (tools._claim_changes)
-        span = f"{name(program.across[0])} to {name(program.across[-1])}"
+    groups = options.grouping if isinstance(options.grouping, RowGroups) else None
+    if options.across:  # one row's cells across columns (tools._claim_changes)
+        span = f"{name(options.across[0])} to {name(options.across[-1])}"
         what = (f"the column ({span}) with the {'largest' if fn == 'argmax' else 'smallest'} value"
                 if fn in ("argmax", "argmin") else
                 f"the {({'avg': 'mean', 'sum': 'total'}).get(fn, fn)} of its cells from {span}")
-    elif fn in ("argmax", "argmin") and program.group == "mean":
+    elif fn in ("argmax", "argmin") and groups is not None and groups.by == "mean":
         what = f"the {name(program.answer_column)} whose rows have the {nth}" \
                f"{'largest' if fn == 'argmax' else 'smallest'} average {measure}"
-    elif fn in ("argmax", "argmin") and program.group:
+    elif fn in ("argmax", "argmin") and groups is not None:
         what = f"the {name(program.answer_column)} whose rows add up to the {nth}" \
                f"{'largest' if fn == 'argmax' else 'smallest'} total {measure}"
     elif fn in ("argmax", "argmin"):
@@ -820,7 +822,7 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
                f"{larger if fn == 'argmax' else smaller} {measure}"
     elif (nth or dated) and fn in ("max", "min"):
         what = f"the {nth}{larger if fn == 'max' else smaller} {measure}"
-    elif program.per_column or program.minus_column:
+    elif options.derive is not None:
         what = f"{fn} of {measure}"
     elif fn == "value":
         what = f"{name(program.column)}"
@@ -829,8 +831,8 @@ def describe(program: Program, typed: TypedTable, *, any_of: bool = True) -> str
         what = "the share of the table's rows"
     elif fn == "share":
         what = f"the share of the total {name(program.column)}"
-    elif fn == "most_common" and program.more_rows_than is not None:
-        n = program.more_rows_than
+    elif fn == "most_common" and options.row_count is not None:
+        n = options.row_count.rows
         what = f"each {name(program.column)} found in more than {n} row{'s' * (n != 1)}"
     elif fn == "most_common":
         what = f"the {name(program.column)} that occurs in most rows"
