@@ -289,6 +289,9 @@ def test_the_terminal_step_line_says_which_rule_decided_and_which_others_fired()
     assert summarize_output(conflict).startswith("decided by program (association, record-field also fired); ")
     read = conflict.model_copy(update={"rules_fired": [], "rewritten_by": ["stated-bound"]})
     assert summarize_output(read).startswith("decided by program, read by stated-bound; ")
+    noted = read.model_copy(update={"annotated_by": ["interval-in-reason"]})
+    assert summarize_output(noted).startswith("decided by program, read by stated-bound, annotated by "
+                                              "interval-in-reason; ")
     assert summarize_output({"hits": []}) == '{"hits": []}'
 
 
