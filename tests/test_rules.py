@@ -1,6 +1,6 @@
-"""Rules as records (tools/rules.py): every rule's examples and counter-examples (settle, veto and rewrite), the
-registry's checks (the rewrites' declared order among them), the conflict policy, the off switch, the trace in a
-verdict, and the generated catalogue."""
+"""Rules as records (tools/rules.py): every rule's examples and counter-examples (settle, veto, withhold, annotate
+and rewrite), the registry's checks (the rewrites' declared order among them), the conflict policy, the off switch,
+the trace in a verdict, and the generated catalogue."""
 
 from __future__ import annotations
 
@@ -21,13 +21,16 @@ CASES = [(rule.name, ex) for rule in RULES for ex in rule.examples + rule.counte
 
 
 def outcome_of(rule: Rule, example: Example) -> str | None:
-    """What a rule makes of its example: a settle rule's verdict, "veto" when a veto rule holds the program, or
-    "withhold" when a withhold rule holds some of the sampled programs."""
+    """What a rule makes of its example: a settle rule's verdict, "veto" when a veto rule holds the program,
+    "withhold" when a withhold rule holds some of the sampled programs, or "annotate" when an annotate rule adds to
+    the program's run."""
     if rule.stage == "settle":
         out = rule.fn(example.text, example.table())
         return out.verdict if out is not None else None
     if rule.stage == "withhold":
         return "withhold" if held_by(rule, example) else None
+    if rule.stage == "annotate":
+        return "annotate" if noted_by(rule, example) else None
     from tools._cells import TypedTable
     from tools._table_ops import execute
     from tools._table_ops_model import Program
@@ -65,6 +68,18 @@ def held_by(rule: Rule, example: Example) -> tuple[int, ...]:
     return tuple(i for i, why in enumerate(reasons) if why)
 
 
+def noted_by(rule: Rule, example: Example):
+    """What the annotate rule adds to the run of the example's program (as it reaches the rule, run as written)."""
+    from tools._cells import TypedTable
+    from tools._table_ops import execute
+    from tools._table_ops_model import Program
+
+    typed = TypedTable.build(example.table())
+    program = Program.model_validate(example.program)
+    return rule.fn(program, execute(program, typed, union_same_column=rule.applies_to == "question"), typed,
+                   example.text)
+
+
 @pytest.mark.parametrize("name, example", CASES, ids=[f"{n}: {e.text}" for n, e in CASES])
 def test_every_rule_does_what_its_examples_say(name, example):
     # a rewrite rule's outcome is the fields it set (None: it left the program as it is)
@@ -75,6 +90,8 @@ def test_every_rule_does_what_its_examples_say(name, example):
     assert outcome_of(rule, example) == example.expected
     if rule.stage == "withhold":
         assert held_by(rule, example) == example.held
+    if rule.stage == "annotate":  # the reason's words, the cells and the steps, each in full
+        assert (noted_by(rule, example) or None) == example.note
 
 
 def test_every_rule_has_an_example_it_decides_and_one_it_leaves_alone():
@@ -272,6 +289,9 @@ def test_the_terminal_step_line_says_which_rule_decided_and_which_others_fired()
     assert summarize_output(conflict).startswith("decided by program (association, record-field also fired); ")
     read = conflict.model_copy(update={"rules_fired": [], "rewritten_by": ["stated-bound"]})
     assert summarize_output(read).startswith("decided by program, read by stated-bound; ")
+    noted = read.model_copy(update={"annotated_by": ["interval-in-reason"]})
+    assert summarize_output(noted).startswith("decided by program, read by stated-bound, annotated by "
+                                              "interval-in-reason; ")
     assert summarize_output({"hits": []}) == '{"hits": []}'
 
 
@@ -480,7 +500,7 @@ def test_the_registry_refuses_a_withhold_example_that_does_not_say_which_program
                               (Example("x", ("a",), (("1",),), "withhold", programs=({},)),))])
     with pytest.raises(TypeError, match="takes"):
         _check_registry([Rule("c", "withhold", "t", "t", lambda runs, text: [], good.examples)])
-    with pytest.raises(ValueError, match="only a withhold rule reads questions"):
+    with pytest.raises(ValueError, match="only a withhold or an annotate rule reads questions"):
         _check_registry([Rule("d", "veto", "t", "t", lambda program, execution, typed, text: "",
                               (Example("x", ("a",), (("1",),), "veto", {}),), applies_to="question")])
 
@@ -528,3 +548,100 @@ async def test_the_live_path_names_the_withhold_rule_and_evidentia_rules_off_swi
     with fake_llm_server(scripted(columns, list(example.programs))) as srv:
         without = await solve(llm_for(off, srv), example.table(), "claim", example.text, n=len(example.programs))
     assert not any(r.withheld_by for r in without.runs) and without.winner == "REFUTES"
+
+
+# -- annotate rules -----------------------------------------------------------------------------------------------
+ANNOTATE_CASES = [(rule.name, ex) for rule in RULES if rule.stage == "annotate" for ex in rule.examples
+                  if ex.note]
+
+
+@pytest.mark.parametrize("name, example", ANNOTATE_CASES, ids=[f"{n}: {e.text}" for n, e in ANNOTATE_CASES])
+def test_each_annotate_example_run_as_sampled_adds_its_note_under_the_rule_s_name_and_changes_no_result(name, example):
+    """The whole path (tools._table_program.run_sampled, as the live path and a replay run a sampled program): the
+    run records the rule and carries its note; with the rule switched off it carries none, and what the program
+    computed (result, truth, rows) is the same either way."""
+    from tools._table_program import run_sampled
+
+    rule, typed = REGISTRY[name], TypedTable.build(example.table())
+    on = run_sampled(example.program, typed, rule.applies_to, example.text)
+    off = run_sampled(example.program, typed, rule.applies_to, example.text, parse_off(name))
+    assert on.annotated_by == [name] and off.annotated_by == []
+    note, ex, plain = example.note, on.execution, off.execution
+    assert ex.bounds == plain.bounds + list(note.reason) and ex.steps == plain.steps + list(note.steps)
+    assert ex.cells == plain.cells + [c for c in note.cells if c not in plain.cells]
+    for field in ("selected", "result", "result_text", "decisive_rows", "truth", "check_text"):
+        assert getattr(ex, field) == getattr(plain, field), field
+
+
+def _adds(name: str, note, kind: str = "claim"):
+    def fn(program, execution, typed, text):
+        return note
+    return Rule(name, "annotate", "a test", "a test", fn,
+                (Example("x", ("a",), (("1",),), "annotate", {}, note=note),), applies_to=kind)
+
+
+def _ran(cells=((1, 1),), bounds=("its own",), steps=("a step",)):
+    from tools._table_ops_model import Execution
+
+    return Execution(selected=[1], result=3.0, result_text="3", decisive_rows=[1], cells=list(cells),
+                     truth=True, check_text="> 2", steps=list(steps), bounds=list(bounds))
+
+
+def test_annotate_rules_merge_their_notes_in_order_and_the_result_stays_the_program_s():
+    from tools._table_ops_model import Note
+    from tools.rules import annotate
+
+    rules = [_adds("first", Note(reason=("why one",), cells=((1, 1), (2, 1)), steps=("step one",))),
+             _adds("quiet", None), _adds("empty", Note()),
+             _adds("second", Note(reason=("why two",), cells=((2, 1), (3, 1)))),
+             _adds("for-questions", Note(reason=("asked",)), kind="question")]
+    ran = _ran()
+    out, names = annotate(None, ran, None, "claim", "x", rules=rules)
+    assert names == ["first", "second"]  # those that added something, in order; none of the question's
+    assert out.bounds == ["its own", "why one", "why two"] and out.steps == ["a step", "step one"]
+    assert out.cells == [(1, 1), (2, 1), (3, 1)]  # each cell once, after the run's own
+    assert (out.selected, out.result, out.result_text, out.decisive_rows, out.truth, out.check_text) == \
+        (ran.selected, ran.result, ran.result_text, ran.decisive_rows, ran.truth, ran.check_text)
+    assert ran.bounds == ["its own"] and ran.cells == [(1, 1)]  # the run as computed is left as it was
+    assert annotate(None, ran, None, "claim", "x", off=frozenset({"first", "second"}), rules=rules) == (ran, [])
+    assert annotate(None, ran, None, "question", "x", rules=rules)[1] == ["for-questions"]
+
+
+def test_an_annotate_rule_that_returns_anything_but_a_note_is_refused():
+    from tools.rules import annotate
+
+    with pytest.raises(TypeError, match="'rewrites' returned a Execution, not a Note"):
+        annotate(None, _ran(), None, "claim", "x", rules=[_adds("rewrites", _ran())])
+
+
+def test_the_registry_refuses_an_annotate_rule_of_another_signature_or_an_example_that_does_not_say_what_it_adds():
+    from tools._table_ops_model import Note
+
+    good = _adds("a", Note(reason=("r",)))
+    _check_registry([good])
+    with pytest.raises(TypeError, match="takes"):
+        _check_registry([Rule("b", "annotate", "t", "t", lambda program, execution, text: None, good.examples)])
+    for example in (Example("x", ("a",), (("1",),), "annotate", {}),  # says it adds, but not what
+                    Example("x", ("a",), (("1",),), "annotate", {}, note=Note()),  # a note of nothing
+                    Example("x", ("a",), (("1",),), "annotate", note=Note(reason=("r",)))):  # no program
+        with pytest.raises(ValueError, match="annotate example"):
+            _check_registry([Rule("c", "annotate", "t", "t", good.fn, (example,))])
+
+
+async def test_a_claim_decided_by_its_form_names_the_annotate_rule_and_evidentia_rules_off_drops_its_note(
+        tmp_settings, fake_llm_server):
+    """The live path: "… than ALPHA-1 and BETA-2" is decided by its form, with no model call; the note that ALPHA-1
+    stands for both is the annotate rule's, named in the outcome; switched off, the verdict is the same, unnoted."""
+    from tools._table_program import solve
+
+    example = REGISTRY["most-demanding-row"].examples[0]
+    with fake_llm_server(_no_model) as srv:
+        on = await solve(llm_for(tmp_settings, srv), example.table(), "claim", example.text)
+    assert on.by_form and on.winner == "SUPPORTS" and on.annotated_by == ["most-demanding-row"]
+    assert example.note.reason[0] in on.reason and set(example.note.cells) <= set(on.cells)
+    off_settings = tmp_settings.model_copy(update={"rules_off": "most-demanding-row"})
+    with fake_llm_server(_no_model) as srv:
+        off = await solve(llm_for(off_settings, srv), example.table(), "claim", example.text)
+    assert off.by_form and off.winner == on.winner and off.annotated_by == [] and off.runs[0].annotated_by == []
+    assert example.note.reason[0] not in off.reason and (2, 4) not in off.cells  # BETA-2's value, which it quoted
+    assert on.reason.replace(f"; {example.note.reason[0]}", "") == off.reason  # the note is all that differs

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from tools._cells import TypedTable, cell_number, format_value, iso_month_names, names_iso_month, names_month, \
     norm_text, text_words, writes_whole
@@ -20,7 +20,7 @@ from tools._grounding import COMPARED_WITH_ROW, GREATER_WORDS, bound_of_row, col
 from tools._intervals import bound_pairs
 from tools._table_checks import row_names
 from tools._table_ops import selected_rows
-from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Execution, Program, RowFilter
+from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Note, Program, RowFilter
 from tools._table_shape import LOWER_BOUND, UPPER_BOUND, rows_but_totals, selects_only
 from tools.lang.lexicon import CARDINALS, RANK_HEADER, content_words, is_superlative, word_in
 
@@ -330,6 +330,23 @@ def compared_rows_by_words(typed: TypedTable, claim: str) -> dict | None:
     return words.raw if words is not None else None
 
 
+def most_demanding_note(program: Program, typed: TypedTable, claim: str) -> Note | None:
+    """Against several rows ("more … than ALPHA-1 and BETA-2"), the program :func:`compared_rows` writes compares
+    the most demanding one: the note says why that row stands for all of them, and cites each listed row's name and
+    value. None for any other program (another comparison, or another row compared, is not what the note says)."""
+    check = program.check
+    if check is None or check.against != "row" or program.fn != "value":
+        return None  # before reading the claim: most programs compare no row
+    words = compared_rows(typed, claim)
+    if words is None or not words.note:
+        return None
+    written = Program.model_validate(words.raw)
+    if (program.filters, program.column, check.op, check.value) != (written.filters, written.column,
+                                                                     written.check.op, written.check.value):
+        return None
+    return Note(reason=(words.note,), cells=words.cells)
+
+
 # ======================================================================================================================
 # Two groups of rows compared by their totals or means: "Hospitals in the South have more beds in total than
 # hospitals in the East".
@@ -444,21 +461,18 @@ def read_count_than_row(program: Program, typed: TypedTable, question: str) -> P
     return program.model_copy(update={"filters": filters})
 
 
-def cite_compared_row(execution: Execution, program: Program, typed: TypedTable, question: str) -> Execution:
+def compared_row_note(program: Program, typed: TypedTable, question: str) -> Note | None:
     """A bound that is the named row's value ("Beds > 310" for "more beds than Riverside General") was read from
-    that row: its cell is cited, and the reason says whose value it is."""
+    that row: its cell is cited, and the reason says whose value it is. None when no filter's bound is."""
     row = row_compared_with(typed, question)
     bounded = [f for f in program.filters if row is not None and bound_of_row(typed, f, row)]
     if not bounded:
-        return execution
-    cells, bounds = list(execution.cells), list(execution.bounds)
-    for f in bounded:
-        col = typed.column(f.column)
-        if (row, col.index) not in cells:
-            cells.append((row, col.index))
-        bounds.append(f"{col.name} {f.op} {f.value}, {_possessive(typed.row_name(row))} {col.name}")
-    return replace(execution, cells=cells, bounds=bounds,
-                   steps=execution.steps + [f"the bound is {_possessive(typed.row_name(row))} value (R{row})"])
+        return None
+    cols = [typed.column(f.column) for f in bounded]
+    return Note(reason=tuple(f"{col.name} {f.op} {f.value}, {_possessive(typed.row_name(row))} {col.name}"
+                             for f, col in zip(bounded, cols)),
+                cells=tuple(dict.fromkeys((row, col.index) for col in cols)),
+                steps=(f"the bound is {_possessive(typed.row_name(row))} value (R{row})",))
 
 
 def _possessive(name: str) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from kb.tables import Table
 from tools._cells import TypedTable, cell_number, format_value, iso_month_match
 from tools._table_ops import selected_rows
-from tools._table_ops_model import MAX_FILTERS, Check, Program, RowFilter
+from tools._table_ops_model import MAX_FILTERS, Check, Note, Program, RowFilter
 from tools._table_shape import INTERVAL_HEADER, LOWER_BOUND, UPPER_BOUND
 from tools.lang.lexicon import MONTHS, spelled_out
 
@@ -132,12 +132,12 @@ def read_interval_inclusion(program: Program, typed: TypedTable, claim: str) -> 
                                       "options": program.options.replaced(nth=1, derive=None)})
 
 
-def interval_notes(program: Program, typed: TypedTable, rows: list[int]) -> list[str]:
+def interval_note(program: Program, typed: TypedTable, rows: list[int]) -> Note | None:
     """What a count of the intervals holding N found, row by row, for the reason: "Women's 95% CI is 0.52 to 0.99,
     which does not include 1". Without it the reason read "The number of rows is 0 (rows: Women)" (found as a new
-    user), which says nothing about an interval. Empty for any other program."""
+    user), which says nothing about an interval. None for any other program."""
     if program.fn != "count":
-        return []
+        return None
     for header, lower, upper in bound_pairs(typed):
         below = next((f for f in program.filters if f.column == lower and f.op == "<="), None)
         above = next((f for f in program.filters if f.column == upper and f.op == ">="), None)
@@ -154,8 +154,8 @@ def interval_notes(program: Program, typed: TypedTable, rows: list[int]) -> list
             if a is not None and b is not None:
                 notes.append(f"{typed.row_name(r)}'s {header.strip()} is {format_value(a)} to {format_value(b)}, "
                              f"which {'includes' if a < value < b else 'does not include'} {format_value(value)}")
-        return notes
-    return []
+        return Note(reason=tuple(notes)) if notes else None
+    return None
 
 
 # ======================================================================================================================

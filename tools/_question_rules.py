@@ -15,7 +15,7 @@ from tools._grounding import AnswerKind, alternatives, asks_for_the_other_row, c
     position_asked, question_numbers, row_stated, same_as_row, value_grounded, yes_no_asked
 from tools._question_counts import FREQUENCY
 from tools._table_ops import selected_rows
-from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Program, RowFilter, RowGroups
+from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Note, Program, RowFilter, RowGroups
 from tools._table_shape import meets_filter, selects_only
 from tools.lang.lexicon import CARDINALS, ORDINAL_WORDS, PRONOUNS, RANK_HEADER, best_is_largest, content_words, \
     extreme_directions, is_superlative, ordinal_extreme, related
@@ -692,22 +692,18 @@ def _naming_column(program: Program, besides: str, label: str | None) -> str | N
     return program.answer_column if program.answer_column not in (None, "", besides) else label
 
 
-def cite_shared_row(execution: Execution, program: Program, typed: TypedTable, question: str) -> Execution:
+def shared_row_note(program: Program, typed: TypedTable, question: str) -> Note | None:
     """The shared value ("Gold = 3" for "the same number of gold medals as hungary") was read from the named row:
-    its cell is cited, and the reason says whose value it is."""
+    its cell is cited, and the reason says whose value it is. None when no filter holds that row's value."""
     if "same" not in question.casefold() or (found := same_as_row(typed, question)) is None:
-        return execution
+        return None
     row, col = found
     shared = [f for f in program.filters if f.op == "=" and f.column == col.ident and meets_filter(typed, row, f)]
     if not shared:
-        return execution
-    cells = list(execution.cells)
-    if (row, col.index) not in cells:
-        cells.append((row, col.index))
+        return None
     whose = typed.row_name(row)
-    return replace(execution, cells=cells,
-                   bounds=execution.bounds + [f"{col.name} = {shared[0].value}, as for {whose}"],
-                   steps=execution.steps + [f"the value is the one {whose} has (R{row})"])
+    return Note(reason=(f"{col.name} = {shared[0].value}, as for {whose}",), cells=((row, col.index),),
+                steps=(f"the value is the one {whose} has (R{row})",))
 
 
 # ======================================================================================================================

@@ -338,6 +338,20 @@ class Execution:
     truth: bool | None = None  # the check's outcome (claims only)
     check_text: str = ""
     steps: list[str] = field(default_factory=list)
-    # A filter's bound that code read from a row the question names, as the reason states it: "Beds > 310,
-    # Riverside General's Beds" (tools._claim_compare.cite_compared_row).
+    # What the annotate rules (tools/rules.py) add to the reason after the computed value, as it states it: a
+    # filter's bound read from a row the question names ("Beds > 310, Riverside General's Beds"), an interval and
+    # whether it holds the claim's number. Only :class:`Note` puts anything here.
     bounds: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Note:
+    """What an annotate rule adds to a run, and all it can add: the run's result, truth and rows stay the program's
+    (the runner, tools.rules.annotate, merges a note into the run; a rule never returns an execution)."""
+
+    reason: tuple[str, ...] = ()  # said in the reason after the computed value (:attr:`Execution.bounds`)
+    cells: tuple[tuple[int, int], ...] = ()  # cited beside the program's own (those not cited yet)
+    steps: tuple[str, ...] = ()  # shown after the program's steps
+
+    def __bool__(self) -> bool:
+        return bool(self.reason or self.cells or self.steps)

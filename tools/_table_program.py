@@ -37,9 +37,8 @@ from tools._cells import TypedTable, cell_number, display_cell, format_value, is
 from tools._claim_counts import read_joint_rows, restricted_to_category
 from tools._claim_grounding import check_stated
 from tools._claim_changes import than_years
-from tools._claim_compare import cite_compared_row, compared_groups, compared_rows
-from tools._question_rules import cite_shared_row, extreme_by_words, one_of_several, yes_or_no
-from tools._intervals import interval_notes
+from tools._claim_compare import compared_groups, compared_rows
+from tools._question_rules import extreme_by_words, one_of_several, yes_or_no
 from tools._program_readers import Kind, header_of, reader_name, readers_for
 from tools._question_counts import asks_share
 from tools._table_shape import ShapedTable, describe, ratio_as_percent, read_written_share, shape_for_programs
@@ -47,7 +46,7 @@ from tools._table_grammar import typed_program_schema
 from tools._table_ops import execute
 from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar
-from tools.rules import SampledRun, parse_off, veto, withhold
+from tools.rules import ANNOTATES, SampledRun, annotate, parse_off, veto, withhold
 
 ProgramForm = Literal["ops", "sql"]
 PROGRAM_FORMS: tuple[str, ...] = ("ops", "sql")
@@ -80,6 +79,9 @@ class ProgramRun(BaseModel):
                                                "programs of its sampling (tools/rules.py).")
     rewritten_by: list[str] = Field(default_factory=list,
                                     description="The rewrite rules that changed it, in order (tools._program_readers).")
+    annotated_by: list[str] = Field(default_factory=list,
+                                    description="The annotate rules that added a note, cited cells or steps to what "
+                                                "it computed, in order (tools/rules.py).")
     result: str = ""
     verdict: str = ""  # SUPPORTS/REFUTES for claims, the answer for questions
     rows: list[int] = Field(default_factory=list, description="Rows that decided the result.")
@@ -112,6 +114,9 @@ class ProgramOutcome(BaseModel):
     cols: list[int] = Field(default_factory=list)
     reason: str = ""
     program: str = Field("", description="The first program that gave the majority result, in words.")
+    annotated_by: list[str] = Field(default_factory=list,
+                                    description="The annotate rules that added to the program that stands for the "
+                                                "majority (its reason and cells are the answer's; tools/rules.py).")
     form: str = Field("as uploaded", description="How the programs read the table (tools._table_shape).")
     program_form: ProgramForm = Field(DEFAULT_FORM, description="What the programs were written as: ops or sql.")
     by_form: bool = Field(False, description="The question's form fixed the program (a row's own bounds, two "
@@ -155,6 +160,7 @@ class _Sampled:
     no_numbers: bool = False  # it failed because its rows hold no number there (tools._table_ops_model.NoNumbersError)
     vetoed_by: list[str] = field(default_factory=list)  # the veto rules that held it (tools/rules.py)
     rewritten_by: list[str] = field(default_factory=list)  # the rewrite rules that changed it (tools._program_readers)
+    annotated_by: list[str] = field(default_factory=list)  # the annotate rules that added to it (tools/rules.py)
 
 
 def columns_for_prompt(typed: TypedTable, max_chars: int = PROGRAM_COLUMNS_CHARS) -> list[str]:
@@ -236,7 +242,7 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str,
     """Read one sampled program (``raw``, as the model wrote it) as asked, and run it; never raises.
 
     Shared by the live path and the evaluations' replay of logged programs under the current rules; ``rules_off``
-    names veto and rewrite rules switched off (``EVIDENTIA_RULES_OFF``), to measure one.
+    names rewrite, annotate and veto rules switched off (``EVIDENTIA_RULES_OFF``), to measure one.
     """
     program = None
     rewritten_by: list[str] = []
@@ -278,28 +284,30 @@ def run_sampled(raw: dict, typed: TypedTable, kind: Kind, text: str,
             program = as_written
             execution = replace(execution, steps=execution.steps + [
                 f"no number in {describe(as_written, typed).split(' → ', 1)[-1]}: the cell as the table holds it"])
-        if kind == "claim" and (notes := interval_notes(program, typed, execution.decisive_rows)):
-            execution = replace(execution, bounds=execution.bounds + notes)
+        # A refutation restricted_to_category can narrow is one ignored_category_blocker holds (its conditions are
+        # a subset of the blocker's), so the blocker need not run twice here.
+        if kind == "claim" and execution.truth is False \
+                and (narrowed := restricted_to_category(program, typed, text)) is not None:
+            try:  # the claim's own check over the rows of the category it names; if it cannot run, it stays held
+                program, execution = narrowed, execute(narrowed, typed)
+            except ProgramError:
+                pass
+        # The annotate rules (tools/rules.py) add a note, cited cells or steps to what the program computed, never
+        # changing it; before a question's answer is read off it: the one of several rows asked for is cited in the
+        # columns already cited, and a yes or no is the last step, which the reason quotes.
+        execution, annotated_by = annotate(program, execution, typed, kind, text, rules_off)
         if kind == "question":
-            execution = cite_shared_row(cite_compared_row(execution, program, typed, text), program, typed, text)
             execution = read_written_share(execution, program, typed, asks_share(text))
             execution = ratio_as_percent(execution, program, text)
             execution = one_of_several(execution, position_asked(text))
             if yes_no_asked(text):
                 execution = yes_or_no(execution)
-        # A refutation restricted_to_category can narrow is one ignored_category_blocker holds (its conditions are
-        # a subset of the blocker's), so the blocker need not run twice here.
-        elif execution.truth is False and (narrowed := restricted_to_category(program, typed, text)) is not None:
-            try:  # the claim's own check over the rows of the category it names; if it cannot run, it stays held
-                program, execution = narrowed, execute(narrowed, typed)
-            except ProgramError:
-                pass
         # The veto rules (tools/rules.py): it ran, but it does not check what the claim states, so it must not vote.
         held = veto(program, execution, typed, text, rules_off) if kind == "claim" else []
         if held:
             return _Sampled(program, error="does not vote: " + "; ".join(v.reason for v in held), raw=raw,
                             vetoed_by=[v.rule for v in held], rewritten_by=rewritten_by)
-        return _Sampled(program, execution=execution, raw=raw, rewritten_by=rewritten_by)
+        return _Sampled(program, execution=execution, raw=raw, rewritten_by=rewritten_by, annotated_by=annotated_by)
     except ProgramError as exc:
         return _Sampled(program, error=str(exc), raw=raw, no_numbers=isinstance(exc, NoNumbersError),
                         rewritten_by=rewritten_by)
@@ -384,7 +392,7 @@ def to_original(outcome: ProgramOutcome, shaped: ShapedTable) -> ProgramOutcome:
                                       "form": shaped.form})
 
 
-def settled_by_form(typed: TypedTable, text: str) -> _Sampled | None:
+def settled_by_form(typed: TypedTable, text: str, annotations_off: frozenset[str] = frozenset()) -> _Sampled | None:
     """The run of the program a question's form alone fixes, or None.
 
     The rules that replace whatever program the model wrote with one of their own (each row against its own range,
@@ -392,11 +400,13 @@ def settled_by_form(typed: TypedTable, text: str) -> _Sampled | None:
     one row across year columns, tools._claim_changes) give the same program for every sample, so sampling is
     skipped: a placeholder program goes through the same rules, and when it comes out comparing columns within rows
     or aggregating across them, that is the answer's program. "More … in 2024 than in 2023" keeps conditions the
-    model wrote ("with coverage below 90%"), so it is sampled as before."""
+    model wrote ("with coverage below 90%"), so it is sampled as before. ``annotations_off``: annotate rules switched
+    off (:func:`decided_by_form`)."""
     if not typed.label_col or than_years(typed, text) is not None:
         return None
     ident = typed.columns[typed.label_col - 1].ident
-    ran = run_sampled({"filters": [], "fn": "value", "column": ident, "answer_column": ident}, typed, "question", text)
+    ran = run_sampled({"filters": [], "fn": "value", "column": ident, "answer_column": ident}, typed, "question", text,
+                      annotations_off)
     program = ran.program
     if ran.execution is None or program is None \
             or not (program.options.across or any(f.than_column for f in program.filters)):
@@ -404,7 +414,8 @@ def settled_by_form(typed: TypedTable, text: str) -> _Sampled | None:
     return ran
 
 
-def decided_by_form(typed: TypedTable, kind: Kind, text: str) -> _Sampled | None:
+def decided_by_form(typed: TypedTable, kind: Kind, text: str, rules_off: frozenset[str] = frozenset()
+                    ) -> _Sampled | None:
     """The run of the program the text's form alone fixes, which replaces sampling; None when the model samples.
     Shared by the live path and the evaluations' replay, so a replay decides such texts as a live run would.
 
@@ -412,20 +423,19 @@ def decided_by_form(typed: TypedTable, kind: Kind, text: str) -> _Sampled | None
     for "Which results are outside their reference range?"). A claim: "A … colder than B", one row before the
     comparative, one after "than", one column named (tools._claim_compare; found as a new user: the sampled
     programs compared rows the claim never names, or wrote tautologies), or two groups' totals or means
-    (tools._claim_compare)."""
+    (tools._claim_compare); against several rows, the annotate rule ``most-demanding-row`` says why the one row
+    compared stands for all.
+
+    Of ``rules_off`` only the annotate rules reach the form's program: its rewrite and veto rules always ran, and the
+    committed per-rule measurements (docs/eval/rules.json) were taken so."""
+    annotations_off = rules_off & frozenset(rule.name for rule in ANNOTATES)
     if kind == "question":
-        return settled_by_form(typed, text)
+        return settled_by_form(typed, text, annotations_off)
     words = compared_rows(typed, text) or compared_groups(typed, text)
     if words is None:
         return None
-    ran = run_sampled(words.raw, typed, kind, text)
-    if ran.execution is None:
-        return None
-    if words.note:  # "than ALPHA-1 and BETA-2": why the one row compared stands for both, citing both
-        ex = ran.execution
-        ran.execution = replace(ex, bounds=ex.bounds + [words.note],
-                                cells=list(dict.fromkeys(ex.cells + list(words.cells))))
-    return ran
+    ran = run_sampled(words.raw, typed, kind, text, annotations_off)
+    return ran if ran.execution is not None else None
 
 
 async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: int, temperature: float,
@@ -434,14 +444,15 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
     typed = TypedTable.build(shaped.table, scope=scope)
     outcome = ProgramOutcome(kind=kind, form=shaped.form, program_form=program_form)
     sample = _sample_sql if program_form == "sql" else _sample
+    rules_off = parse_off(llm.settings.rules_off)
     if check_columns:
         if (uncomputed := uncomputed_column_asked(typed, text)) is not None:  # the upload settles it: no model call
             outcome.not_in_table, outcome.uncomputed = True, uncomputed.name
             outcome.reason = uncomputed_reason(uncomputed, typed)
             return outcome
-        if program_form != "sql" and (settled := decided_by_form(typed, kind, text)) is not None:
+        if program_form != "sql" and (settled := decided_by_form(typed, kind, text, rules_off)) is not None:
             outcome.by_form, outcome.batches = True, [1]
-            decide(outcome, [settled], typed, kind, text, parse_off(llm.settings.rules_off))
+            decide(outcome, [settled], typed, kind, text, rules_off)
             return outcome
         needed = await choose_columns(llm, typed, kind, text)
         outcome.columns_needed = [c for c in needed if c != NOT_IN_TABLE]
@@ -457,7 +468,6 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
         sampled = await sample(llm, typed, kind, text, outcome.columns_needed, n, temperature, error=first_error)
         outcome.retried = True
     first = outcome.model_copy(deep=True)
-    rules_off = parse_off(llm.settings.rules_off)
     decide(outcome, sampled, typed, kind, text, rules_off)
     outcome.batches = [len(sampled)]
     if kind == "question" and program_form != "sql" and not any(r.ran for r in outcome.runs) \
@@ -502,7 +512,8 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
             ex = s.execution
             outcome.runs.append(ProgramRun(program=shown, raw=s.raw, ran=True, result=ex.result_text,
                                            verdict=verdict, rows=ex.decisive_rows, cells=ex.cells,
-                                           rewritten_by=s.rewritten_by, fn=s.program.fn if s.program else "",
+                                           rewritten_by=s.rewritten_by, annotated_by=s.annotated_by,
+                                           fn=s.program.fn if s.program else "",
                                            filter_values=[f.than_column or f.value for f in s.program.filters]
                                            if s.program else None))
     # The withhold rules (tools/rules.py): programs that ran but compare badly with the others of this sampling.
@@ -533,6 +544,7 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
             outcome.cols = sorted({c for _, c in ex.cells} | ({typed.label_col} if typed.label_col else set()))
             outcome.reason = write_reason(kind, run, ex, typed, top)
             outcome.program = run.program
+            outcome.annotated_by = list(run.annotated_by)
 
 
 def one_form_per_number(answers: list[str]) -> list[str]:

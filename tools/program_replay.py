@@ -69,7 +69,7 @@ def replay_runs(table, text: str, runs: list[dict], kind: str = "question",
     rewrite rules switched off (tools/rules.py), to measure what one is worth."""
     shaped = shape_for_programs(table)
     typed = TypedTable.build(shaped.table, scope=kept_scope(shaped, scope))
-    if (settled := decided_by_form(typed, kind, text)) is not None:  # as the live path: no sample is voted
+    if (settled := decided_by_form(typed, kind, text, rules_off)) is not None:  # as the live path: none is voted
         outcome = ProgramOutcome(kind=kind, form=shaped.form, by_form=True)
         decide(outcome, [settled], typed, kind, text, rules_off)
         outcome.batches = [1]

@@ -31,7 +31,19 @@ Stages, each with one signature, checked when this module loads:
   and the order is checked against those when this module loads. An example's ``program`` is the program as it
   reaches the reader, and its ``expected`` the fields the reader sets.
 
-The annotate stage is still code paths in ``tools/verify_claim.py`` and ``tools/table_qa.py``.
+- ``annotate``: ``(program, execution, typed, text) -> Note or None``. What a sampled program computed, said and
+  cited more fully without changing it: a phrase of the reason (the interval a count read, whose value a bound is),
+  cells cited beside the program's own, steps shown. The rule returns a :class:`~tools._table_ops_model.Note`, never
+  a program or an execution, and :func:`annotate` merges it, so the run's result, truth and rows stay the program's.
+  Each applies to claims or to questions (``applies_to``). **Policy**: every one runs on the run as the program
+  computed it; their notes are merged in the order of :data:`ANNOTATES`, and each annotated run records the rules
+  that added to it (``annotated_by``). An example's ``program`` is the program as it reaches the rule (as the rewrite
+  rules left it), and its ``note`` what the rule must add.
+
+What a reply adds after the vote stays code: ``tools/table_qa.py``'s note that the programs picked no rows by a
+qualifier the question states (it also lowers the answer's confidence) and the cells of the other option's row
+beside the chosen one (it reads the option the vote matched), and ``tools/verify_claim.py``'s notes on the judge's
+reply (they read the judge's text and mark figures it wrote as the model's, which the reply's check reads).
 """
 
 from __future__ import annotations
@@ -47,28 +59,31 @@ from pydantic import BaseModel
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._claim_compare import comparison_blocker, counts_of_compared_row, unnamed_row_blocker
+from tools._claim_compare import comparison_blocker, compared_row_note, counts_of_compared_row, most_demanding_note, \
+    unnamed_row_blocker
 from tools._claim_counts import fraction_of_rows_blocker, ignored_category_blocker, named_rows_blocker, \
     quantity_count_blocker
 from tools._claim_grounding import copied_beside_stated, direction_blocker, negated_count_blocker, tautology_blocker, \
     vote_blocker
 from tools._claim_multiples import multiple_blocker, ratio_change_check
 from tools._grounding import less_grounded, wrong_answer_kind
+from tools._intervals import interval_note
 from tools._program_readers import CLAIM_READERS, QUESTION_READERS, REWRITES, Kind, Reader, header_of, \
     reader_name
 from tools._question_dates import leaves_out_stated_date
-from tools._question_rules import other_column_ranked
+from tools._question_rules import other_column_ranked, shared_row_note
 from tools._settle_rules import association_check, dose_trend_check, range_check, range_duration_check, record_check, \
     significance_check, trend_check
 from tools._table_ops import execute
-from tools._table_ops_model import Execution, Program
+from tools._table_ops_model import Execution, Note, Program
 
 log = logging.getLogger(__name__)
 
-Stage = Literal["settle", "veto", "withhold"]
+Stage = Literal["settle", "veto", "withhold", "annotate"]
 STAGE_PARAMETERS: dict[str, tuple[str, ...]] = {"settle": ("claim", "table"),
                                                 "veto": ("program", "execution", "typed", "text"),
-                                                "withhold": ("runs", "typed", "text")}
+                                                "withhold": ("runs", "typed", "text"),
+                                                "annotate": ("program", "execution", "typed", "text")}
 
 
 class Settled(Protocol):
@@ -86,8 +101,10 @@ class Example:
     text: str
     columns: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
-    expected: str | None  # a settle rule's verdict; "veto" for a veto rule that holds the program
-    program: dict | None = None  # a veto rule's input: the program as the model wrote it
+    # a settle rule's verdict; "veto" for a veto rule that holds the program; "annotate" for an annotate rule that
+    # adds ``note``
+    expected: str | None
+    program: dict | None = None  # a veto or annotate rule's input: the program (see the stages above)
     # the claim's own verdict over the table, where it is plain (a veto example's, to check the claim end to end
     # with the rule on and off: ``evidentia eval rules --examples``); a settle example's is ``expected``
     verdict: str | None = None
@@ -95,6 +112,7 @@ class Example:
     # when the rule holds some, and ``held`` says which (their places in ``programs``)
     programs: tuple[dict, ...] = ()
     held: tuple[int, ...] = ()
+    note: Note | None = None  # what an annotate rule adds to the run of ``program``; None: it adds nothing
 
     def table(self) -> Table:
         return Table(name="example", title="", columns=list(self.columns), rows=[list(r) for r in self.rows])
@@ -109,7 +127,7 @@ class Rule:
     fn: Callable[..., Settled | None]
     examples: tuple[Example, ...]
     counter_examples: tuple[Example, ...] = field(default=())
-    applies_to: Kind = "claim"  # settle and veto rules read claims; a withhold rule reads claims or questions
+    applies_to: Kind = "claim"  # settle and veto rules read claims; withhold and annotate rules claims or questions
 
 
 @dataclass(frozen=True)
@@ -530,6 +548,132 @@ WITHHOLDS: tuple[Rule, ...] = (
 )
 
 
+# -- annotate rules: a run's reason, citations and steps said more fully, its result unchanged ----------------------
+# One signature for all (program, execution, typed, text), as a veto's, returning a Note or None; each wraps the
+# module function that holds its reading. A rule returns a Note (reason phrases, cells, steps), never a program or an
+# execution, and :func:`annotate` merges it into the run, so no annotate rule can change what a program computed.
+def _interval_in_reason(program: Program, execution: Execution, typed: TypedTable, text: str) -> Note | None:
+    return interval_note(program, typed, execution.decisive_rows)
+
+
+def _most_demanding_row(program: Program, execution: Execution, typed: TypedTable, text: str) -> Note | None:
+    return most_demanding_note(program, typed, text)
+
+
+def _compared_row_cited(program: Program, execution: Execution, typed: TypedTable, text: str) -> Note | None:
+    return compared_row_note(program, typed, text)
+
+
+def _shared_row_cited(program: Program, execution: Execution, typed: TypedTable, text: str) -> Note | None:
+    return shared_row_note(program, typed, text)
+
+
+def _annotate(table: tuple, *cases: tuple[str, dict, Note | None]) -> tuple[Example, ...]:
+    """Examples from (text, the program as it reaches the rule, the note it adds or None)."""
+    columns, rows = table
+    return tuple(Example(text, columns, rows, "annotate" if note else None, program, note=note)
+                 for text, program, note in cases)
+
+
+# The table readers see: the interval column's bounds written out as columns (tools._table_shape adds them)
+_CI = (("Subgroup", "Hazard ratio (95% CI)", "95% CI lower bound", "95% CI upper bound"),
+       (("Overall", "0.81 (0.65–1.01)", "0.65", "1.01"), ("Women", "0.72 (0.52–0.99)", "0.52", "0.99"),
+        ("Men", "0.90 (0.67–1.21)", "0.67", "1.21")))
+
+
+def _holds_one(row: str) -> dict:
+    """A count of ``row``'s intervals holding 1, as the rewrite rule interval-inclusion writes it (1 with the bounds'
+    two decimals)."""
+    return {"filters": [{"column": "subgroup", "op": "=", "value": row},
+                        {"column": "c3_95_ci_lower_bound", "op": "<=", "value": "1.00"},
+                        {"column": "c4_95_ci_upper_bound", "op": ">=", "value": "1.00"}],
+            "fn": "count", "column": "subgroup", "check": {"op": ">=", "against": "value", "value": "1"}}
+
+
+_FOLLOW_UP = (("Trial", "Drug", "Participants", "Median follow-up (months)"),
+              (("ALPHA-1", "Rivaroxaban", "14264", "23.1"), ("BETA-2", "Apixaban", "18201", "21.8"),
+               ("GAMMA-3", "Edoxaban", "21105", "33.6"), ("DELTA-4", "Dabigatran", "502", "6.0")))
+
+
+def _gamma_against(row: str) -> dict:
+    """GAMMA-3's median follow-up compared with ``row``'s, as tools._claim_compare.compared_rows writes it."""
+    return {"filters": [{"column": "trial", "op": "=", "value": "GAMMA-3"}], "fn": "value",
+            "column": "median_follow_up_months", "answer_column": "trial",
+            "check": {"op": ">", "against": "row", "value": row}}
+
+
+_SCHOOLS = (("Name", "Town", "Intake", "Rank"),
+            (("St Mary's", "Ayr", "1,200", "3"), ("Sacred Heart", "Troon", "950", "1"),
+             ("Hillside", "Ayr", "1,010", "2"), ("Kirkview", "Irvine", "640", "5"), ("Riverbank", "Troon", "980", "4")))
+_MEDALS = (("Nation", "Gold", "Silver"),
+           (("Hungary", "3", "2"), ("Bulgaria", "3", "5"), ("Kenya", "1", "4"), ("Japan", "2", "0")))
+
+
+def _intake_above(value: str) -> dict:
+    return {"filters": [{"column": "intake", "op": ">", "value": value}], "fn": "count", "column": "name"}
+
+
+def _gold_as(value: str) -> dict:
+    return {"filters": [{"column": "gold", "op": "=", "value": value},
+                        {"column": "nation", "op": "!=", "value": "Hungary"}],
+            "fn": "value", "column": "nation", "answer_column": "nation"}
+
+
+_FOLLOW_UP_NOTE = ("ALPHA-1's is the largest of ALPHA-1's 23.1 and BETA-2's 21.8, so the claim holds against all of "
+                   "them exactly when it holds against it")
+# The order is data: the notes are said, and their cells cited, in it (the order they had as code paths).
+ANNOTATES: tuple[Rule, ...] = (
+    Rule("interval-in-reason", "annotate",
+         "a count of the named row's intervals holding a number (interval-inclusion's program): each interval and "
+         "whether it holds the number",
+         "a claim that a subgroup's 95% CI included 1, refuted with the reason \"The number of rows is 0; the claim "
+         "needs it >= 1\", which says nothing about the interval it checked (found as a new user)",
+         _interval_in_reason,
+         _annotate(_CI, ("The confidence interval for women included 1.", _holds_one("Women"),
+                         Note(reason=("Women's 95% CI is 0.52 to 0.99, which does not include 1",))),
+                   ("The 95% CI for men does not include 1.", {**_holds_one("Men"), "check": {"op": "=", "value": "0"}},
+                    Note(reason=("Men's 95% CI is 0.67 to 1.21, which includes 1",)))),
+         _annotate(_CI, ("Women had fewer than 2 subgroups.",  # a count, but of no interval
+                         {"filters": [{"column": "subgroup", "op": "=", "value": "Women"}], "fn": "count",
+                          "column": "subgroup", "check": {"op": "<", "against": "value", "value": "2"}}, None))),
+    Rule("most-demanding-row", "annotate",
+         "a comparison with several rows (\"more … than A and B\") written as one with the most demanding of them: "
+         "why that row stands for all, citing each listed row's name and value",
+         "\"GAMMA-3 had a longer median follow-up than ALPHA-1 and BETA-2\" over a trials XLSX, where the sampled "
+         "programs compared with ALPHA-1 alone, right by chance (found as a new user)",
+         _most_demanding_row,
+         _annotate(_FOLLOW_UP, ("GAMMA-3 had a longer median follow-up than ALPHA-1 and BETA-2.",
+                                _gamma_against("ALPHA-1"),
+                                Note(reason=(_FOLLOW_UP_NOTE,), cells=((1, 1), (1, 4), (2, 1), (2, 4))))),
+         _annotate(_FOLLOW_UP, ("GAMMA-3 had a longer median follow-up than ALPHA-1 and BETA-2.",
+                                _gamma_against("BETA-2"), None),  # the less demanding row: the note would not hold
+                   ("GAMMA-3 had a longer median follow-up than ALPHA-1.", _gamma_against("ALPHA-1"), None))),
+    Rule("compared-row-cited", "annotate",
+         "a filter's bound that is the value of the row a question compares with (\"more … than <row>\"): that "
+         "row's cell cited, and the reason says whose value it is",
+         "\"How many hospitals have more beds than Riverside General?\" answered 2, citing the two hospitals' beds "
+         "but not the 310 it compared with (found as a new user)",
+         _compared_row_cited,
+         _annotate(_SCHOOLS, ("how many schools have a larger intake than sacred heart?", _intake_above("950"),
+                              Note(reason=("Intake > 950, Sacred Heart's Intake",), cells=((2, 3),),
+                                   steps=("the bound is Sacred Heart's value (R2)",)))),
+         _annotate(_SCHOOLS, ("how many schools have a larger intake than sacred heart?", _intake_above("1000"),
+                              None)),  # a bound of the program's own
+         applies_to="question"),
+    Rule("shared-row-cited", "annotate",
+         "a filter on the value a question's named row shares (\"the same … as <row>\"): that row's cell cited, "
+         "and the reason says whose value it is",
+         "\"which nation won the same number of gold medals as hungary?\", read as the other rows holding "
+         "Hungary's Gold (WTQ training, with the rewrite rule same-as-row): Hungary's cell cited beside theirs",
+         _shared_row_cited,
+         _annotate(_MEDALS, ("which nation won the same number of gold medals as hungary?", _gold_as("3"),
+                             Note(reason=("Gold = 3, as for Hungary",), cells=((1, 2),),
+                                  steps=("the value is the one Hungary has (R1)",)))),
+         _annotate(_MEDALS, ("which nation won the same number of gold medals as hungary?", _gold_as("2"), None)),
+         applies_to="question"),
+)
+
+
 RULES: tuple[Rule, ...] = (
     Rule("significance", "settle",
          "a claim that one named row's effect was (not) statistically significant; that row's p-value cell",
@@ -596,12 +740,12 @@ RULES: tuple[Rule, ...] = (
          _on(_CALENDAR, ("The Fixture Window time frame is over 3 months.", "REFUTES"),
              ("The fixture window lasts more than 10 weeks.", "SUPPORTS")),
          _on(_CALENDAR, ("The fixture window opens on 5 October.", None), ("Entries were open for 11 days.", None))),
-) + VETOES + WITHHOLDS
+) + VETOES + WITHHOLDS + ANNOTATES
 
 
 def _check_registry(rules: Iterable[Rule]) -> dict[str, Rule]:
-    """Names are unique, each stage's functions take its parameters, every rule has an example that fires, and a
-    withhold rule's examples say which of their programs it holds."""
+    """Names are unique, each stage's functions take its parameters, every rule has an example that fires, a
+    withhold rule's examples say which of their programs it holds, and an annotate rule's what it adds."""
     registry: dict[str, Rule] = {}
     for rule in rules:
         if rule.name in registry:
@@ -612,13 +756,17 @@ def _check_registry(rules: Iterable[Rule]) -> dict[str, Rule]:
                             f"not {params}")
         if not any(e.expected is not None for e in rule.examples):
             raise ValueError(f"rule {rule.name!r} has no example that it decides")
-        if rule.stage != "withhold" and rule.applies_to != "claim":
-            raise ValueError(f"rule {rule.name!r}: only a withhold rule reads questions")
+        if rule.stage not in ("withhold", "annotate") and rule.applies_to != "claim":
+            raise ValueError(f"rule {rule.name!r}: only a withhold or an annotate rule reads questions")
         if rule.stage == "withhold" and any((e.expected == "withhold") != bool(e.held) or not e.programs
                                             or not set(e.held) <= set(range(len(e.programs)))
                                             for e in rule.examples + rule.counter_examples):
             raise ValueError(f"rule {rule.name!r}: a withhold example holds some of its programs, says which, "
                              "and is \"withhold\" exactly then")
+        if rule.stage == "annotate" and any((e.expected == "annotate") != bool(e.note) or e.program is None
+                                            for e in rule.examples + rule.counter_examples):
+            raise ValueError(f"rule {rule.name!r}: an annotate example has a program, and is \"annotate\" exactly "
+                             "when it says what the rule adds (a note with something in it)")
         registry[rule.name] = rule
     return registry
 
@@ -1802,12 +1950,13 @@ APPLIED_ORDER = {"question": tuple(reader_name(r) for r in QUESTION_READERS),
                  "claim": tuple(reader_name(r) for r in CLAIM_READERS)}
 REWRITE_REGISTRY: dict[str, Rewrite] = _check_rewrites(REWRITE_RULES, APPLIED_ORDER)
 if clash := sorted(set(REGISTRY) & set(REWRITE_REGISTRY)):
-    raise ValueError(f"a rewrite rule and a settle, veto or withhold rule share the name(s) {', '.join(clash)}")
+    raise ValueError(f"a rewrite rule and a settle, veto, withhold or annotate rule share the name(s) "
+                     f"{', '.join(clash)}")
 
 
 def parse_off(value: str | Iterable[str]) -> frozenset[str]:
-    """The names in ``EVIDENTIA_RULES_OFF`` ("trend-every-period,stated-bound"): settle, veto, withhold and rewrite
-    rules. An unknown name is an error, so a typo does not silently leave a rule on."""
+    """The names in ``EVIDENTIA_RULES_OFF`` ("trend-every-period,stated-bound"): settle, veto, withhold, annotate and
+    rewrite rules. An unknown name is an error, so a typo does not silently leave a rule on."""
     names = [n.strip() for n in (value.split(",") if isinstance(value, str) else value) if n and n.strip()]
     unknown = sorted(set(names) - set(REGISTRY) - set(REWRITES))
     if unknown:
@@ -1903,6 +2052,31 @@ def withhold(runs: Sequence[SampledRun], typed: TypedTable, kind: Kind, text: st
     return held
 
 
+def annotate(program: Program, execution: Execution, typed: TypedTable, kind: Kind, text: str,
+             off: frozenset[str] = frozenset(), rules: Iterable[Rule] = RULES) -> tuple[Execution, list[str]]:
+    """Every annotate rule for ``kind`` that is not switched off, in order, on one run: the run with their notes
+    merged, and the names of the rules that added to it. Each rule reads the run as the program computed it, so none
+    depends on another's note. A note's reason phrases and steps follow the run's own, and its cells not yet cited
+    follow the run's; nothing else of the run can change, so its result, truth and rows stay the program's."""
+    cells, reason, steps = list(execution.cells), list(execution.bounds), list(execution.steps)
+    added = []
+    for rule in rules:
+        if rule.stage != "annotate" or rule.applies_to != kind or rule.name in off:
+            continue
+        note = rule.fn(program, execution, typed, text)
+        if note is not None and not isinstance(note, Note):
+            raise TypeError(f"annotate rule {rule.name!r} returned a {type(note).__name__}, not a Note")
+        if not note:
+            continue
+        for cell in note.cells:
+            if cell not in cells:
+                cells.append(cell)
+        reason += note.reason
+        steps += note.steps
+        added.append(rule.name)
+    return (replace(execution, cells=cells, bounds=reason, steps=steps) if added else execution), added
+
+
 def _wrapped(reader: Callable) -> Callable:
     """The rule function a reader wraps to fit the common signature (``_multiplier`` calls ``read_multiplier``):
     the one whose docstring and module the catalogue shows; the reader itself when it has a docstring."""
@@ -1931,6 +2105,10 @@ def catalogue() -> str:
         stage = rule.stage
         if rule.stage == "withhold":
             cell += f" {', '.join(str(i + 1) for i in ex.held)} of its {len(ex.programs)} programs"
+            stage += f" ({rule.applies_to}s)"
+        if rule.stage == "annotate" and ex.note is not None:
+            cited = ", ".join(f"R{r}C{c}" for r, c in ex.note.cells)
+            cell = f"“{ex.text}” → adds “{'; '.join(ex.note.reason)}”" + (f", cites {cited}" if cited else "")
             stage += f" ({rule.applies_to}s)"
         lines.append(f"| `{rule.name}` | {stage} | {rule.reads} | {rule.came_from} | {cell} |")
     lines += ["", "## Rewrite rules", "",

@@ -374,6 +374,8 @@ class Output(BaseModel):
     decided_by: str = Field("llm", description="program (code computed it), llm, or columns (not in the table).")
     rewritten_by: list[str] = Field(default_factory=list, description="The rewrite rules that changed the programs "
                                     "whose result decided (docs/rules.md).")
+    annotated_by: list[str] = Field(default_factory=list, description="The annotate rules that added to the reason, "
+                                    "cells or steps of the program whose result decided (docs/rules.md).")
     vote_share: float | None = Field(None, description="Share of the sampled programs that agree.")
     unpicked_rows: str = Field("", description="The question's qualifier of its rows that no program applied from "
                                "the table: the answer is over all rows or rows the model chose, said in the reason "
@@ -455,6 +457,8 @@ async def table_qa(ctx: ToolContext, args: Input) -> Output:
                   confidence=result.confidence, reason=reason, explanations=result.explanations,
                   invalid_citations=result.invalid_cells, unstated_numbers=unstated, decided_by=result.decided_by,
                   rewritten_by=result.programs.winning_rewrites() if result.programs and result.decided_by == "program"
+                  else [],
+                  annotated_by=result.programs.annotated_by if result.programs and result.decided_by == "program"
                   else [],
                   vote_share=result.vote_share, unpicked_rows=result.unpicked,
                   programs=program_lines(result.programs),

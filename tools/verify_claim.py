@@ -347,6 +347,8 @@ class Output(BaseModel):
                                                                      "when none decided).")
     rewritten_by: list[str] = Field(default_factory=list, description="The rewrite rules that changed the programs "
                                     "whose result decided (docs/rules.md).")
+    annotated_by: list[str] = Field(default_factory=list, description="The annotate rules that added to the reason, "
+                                    "cells or steps of the program whose result decided (docs/rules.md).")
     confidence: float | None = Field(None, description="Share of the sampled programs that agree.")
     programs: list[str] = Field(default_factory=list, description="Each sampled program, its result or its error.")
     program: str = Field("", description="The program whose result decided, in words.")
@@ -429,6 +431,7 @@ async def verify_claim(ctx: ToolContext, args: Input) -> Output:
         filter=check.filter.summary() if check.filter else "no column filtering", decided_by=check.decided_by,
         rules_fired=check.rules_fired,
         rewritten_by=check.programs.winning_rewrites() if check.programs and "program" in check.decided_by else [],
+        annotated_by=check.programs.annotated_by if check.programs and "program" in check.decided_by else [],
         confidence=check.confidence, programs=program_lines(check.programs),
         program=check.programs.program if check.programs else "",
         vote=check.programs.vote_text() if check.programs else "", negated=check.negated)

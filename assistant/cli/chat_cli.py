@@ -98,7 +98,9 @@ def summarize_output(output) -> str:
     also = f" ({', '.join(fired)} also fired)" if fired else ""
     rewritten = data.get("rewritten_by") or []
     read_as = f", read by {', '.join(rewritten)}" if rewritten else ""
-    return f"decided by {decided}{also}{read_as}; {text}"
+    annotated = data.get("annotated_by") or []
+    noted = f", annotated by {', '.join(annotated)}" if annotated else ""
+    return f"decided by {decided}{also}{read_as}{noted}; {text}"
 
 
 def print_evidence(result: TurnResult, hooks: TerminalHooks | None = None) -> None:
