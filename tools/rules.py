@@ -74,7 +74,6 @@ from tools._question_dates import leaves_out_stated_date
 from tools._question_rules import other_column_ranked, shared_row_note
 from tools._settle_rules import association_check, dose_trend_check, range_check, range_duration_check, record_check, \
     significance_check, trend_check
-from tools._table_ops import execute
 from tools._table_ops_model import Execution, Note, Program
 
 log = logging.getLogger(__name__)
