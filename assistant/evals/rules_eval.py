@@ -306,6 +306,13 @@ def write_report(records: list[dict], docs_dir: Path, commit: str | None, veto_r
     return json_path
 
 
+
+def _held_rows(rules: dict, benchmarks: list[str]) -> list[str]:
+    """A veto or withhold table's rows: per rule and benchmark, programs held / claims changed / lost / gained."""
+    return [f"| `{rule}` | " + " | ".join(
+        f"{row[b]['programs_held']} / {row[b]['claims_changed']} / {row[b]['lost_when_off']} / "
+        f"{row[b]['gained_when_off']}" for b in benchmarks) + " |" for rule, row in rules.items()]
+
 def markdown(payload: dict) -> str:
     lines = ["# rules", "",
              f"Every settle rule of `tools/rules.py` (catalogue: `docs/rules.md`) on the table-disjoint dev splits, "
@@ -333,10 +340,7 @@ def markdown(payload: dict) -> str:
                   "changes with the rule off; of those, lost (right with the rule, wrong without) and gained.", "",
                   "| rule | " + " | ".join(f"{b}: held / changed / lost / gained" for b in benchmarks) + " |",
                   "|---|" + "---|" * len(benchmarks)]
-        for rule, row in vetoes.items():
-            lines.append(f"| `{rule}` | " + " | ".join(
-                f"{row[b]['programs_held']} / {row[b]['claims_changed']} / {row[b]['lost_when_off']} / "
-                f"{row[b]['gained_when_off']}" for b in benchmarks) + " |")
+        lines += _held_rows(vetoes, benchmarks)
         withholds = payload.get("withholds") or {}
         if withholds:
             lines += ["", "Withhold rules (a program that ran held from the vote beside the others of its sampling), "
@@ -346,10 +350,7 @@ def markdown(payload: dict) -> str:
                       "table questions with programs is committed: not measured here.", "",
                       "| rule | " + " | ".join(f"{b}: held / changed / lost / gained" for b in benchmarks) + " |",
                       "|---|" + "---|" * len(benchmarks)]
-            for rule, row in withholds.items():
-                lines.append(f"| `{rule}` | " + " | ".join(
-                    f"{row[b]['programs_held']} / {row[b]['claims_changed']} / {row[b]['lost_when_off']} / "
-                    f"{row[b]['gained_when_off']}" for b in benchmarks) + " |")
+            lines += _held_rows(withholds, benchmarks)
         rewrites = payload.get("rewrites") or {}
         if rewrites:
             lines += ["", "Rewrite rules (the program readers of `tools/_program_readers.py`) that changed a replayed "
