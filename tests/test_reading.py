@@ -65,3 +65,45 @@ def test_one_parse_per_text_shared_by_every_reader():
     text = "Drug A reduced deaths by roughly 26%."
     assert read(text) is read(text)
     assert read(text).numbers == (StatedNumber("26", 26.0, 33, 35, percent=True, rough=True),)
+
+
+def test_years_months_quarters_and_weeks_carry_their_spans():
+    text = "Sales in Mar. 2024 beat Q3 2019, the first quarter of 2024 and week 40 of 2025 (2025-W40)."
+    r = read(text)
+    assert [(y.text, y.start) for y in r.years] == [("2024", 14), ("2019", 27), ("2024", 54), ("2025", 74),
+                                                    ("2025", 80)]
+    assert all(text[y.start:y.end] == y.text for y in r.years)
+    (march,) = r.months
+    assert (march.text, march.month, march.dotted, march.year.value, text[march.start:march.phrase_end]) == \
+        ("Mar", 3, True, 2024, "Mar. 2024")
+    assert not march.full
+    assert [(q.text, q.quarter, q.short, q.year.value if q.year else None) for q in r.quarters] == [
+        ("Q3", 3, True, 2019), ("first quarter", 1, False, 2024)]
+    assert [(w.text, w.week, w.year) for w in r.weeks] == [("week 40 of 2025", 40, 2025), ("2025-W40", 40, 2025)]
+
+
+@pytest.mark.parametrize("text, years", [
+    ("FY2019 and 12019 are no years; 2019-20 and Q1-2018 are", [2019, 2018]),
+    ("1500 patients in 1066", [1500, 1066]),  # four digits from 1000: a reader that takes only modern ones filters
+    ("In 2150 or 0999", []),
+])
+def test_years(text, years):
+    assert [y.value for y in read(text).years] == years
+
+
+def test_readers_take_the_years_from_the_earliest_year_unless_they_say():
+    r = read("Fewer deaths in 1890 than in 1066.")
+    assert [y.value for y in r.year_list()] == [1890]
+    assert [y.value for y in r.year_list(since=1000)] == [1890, 1066]
+
+
+def test_a_month_keeps_how_it_is_written():
+    r = read("It may rise in May, 2014 or in Sept")
+    assert [(m.text, m.month, m.full, m.year.value if m.year else None) for m in r.months] == [
+        ("may", 5, True, None), ("May", 5, True, 2014), ("Sept", 9, False, None)]
+
+
+def test_without_blanks_the_parts_given():
+    r = read("Cases in 2019 and Q2 2020 rose")
+    assert r.without(r.years) == "Cases in   and Q2   rose"
+    assert r.without([*r.years, *r.quarters]) == "Cases in   and     rose"

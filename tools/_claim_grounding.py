@@ -24,6 +24,7 @@ from tools._table_shape import meets_filter, names_flag
 from tools._values import direction, stated_bounds
 from tools.lang.lexicon import CARDINALS, DOWNWARD, MAX_WORDS, NEGATED_EXISTENCE, ORDINAL_WORDS, RANK_HEADER, UPWARD, \
     change_pattern, extreme_directions, is_superlative
+from tools.lang.reading import read
 
 
 # ======================================================================================================================
@@ -122,7 +123,6 @@ NEGATED_BEFORE = re.compile(r"\b(?:not|never|no|n't)\s+(?:\w+\s+)?$", re.I)
 # A header that holds a change rather than a level: "Change since 2019 (pp)", "% change", "Difference", "Δ 2019-23",
 # "Net change", "Year-on-year growth (%)". Not "Exchange rate" (a word, not its tail).
 _CHANGE_HEADER = re.compile(r"(?:\b(?:change|changes|difference|diff|delta|growth)\b|Δ)", re.I)
-_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 
 
 def stated_direction(text: str) -> tuple[str, re.Match[str]] | None:
@@ -144,7 +144,7 @@ def change_columns(typed: TypedTable) -> list[str]:
 def years_agree(header: str, text: str) -> bool:
     """Whether the years ``text`` states are the change column's own: "fell since 2019" is not read from "Change
     since 2015"; a text or header with no year agrees with any."""
-    said, held = set(_YEAR.findall(text)), set(_YEAR.findall(header))
+    said, held = ({y.value for y in read(t).year_list()} for t in (text, header))
     return not said or not held or said <= held
 
 
@@ -259,7 +259,7 @@ def _stated(value: str, claim: str, numbers: set[float]) -> bool:
     if names_iso_month(claim, value):
         # "April 2024" states "2024-04" (found as a new user: "Admissions peaked in April 2024."); a claim that
         # writes years must write this one
-        years = re.findall(r"\b(?:1[89]|20)\d\d\b", claim)
+        years = [y.text for y in read(claim).year_list()]
         return not years or value.strip()[:4] in years
     words = [w for w in _WORD.findall(value.lower()) if len(w) > 1]
     have = set(_WORD.findall(claim.lower()))

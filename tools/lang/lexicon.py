@@ -219,8 +219,14 @@ def word_in(word: str, have: list[str]) -> bool:
 OF_THEM = re.compile(r"\b(?:of|among|between)\s+(?:them|those|these|they)\b|\b(?:those|these)\s+(?:ones|rows)\b",
                      re.I)
 
+# -- the calendar a message writes (tools.lang.reading reads these words into dates) -------------------------------
 MONTH_NAMES = "january february march april may june july august september october november december".split()
 MONTHS = {m: i for i, m in enumerate(MONTH_NAMES, 1)} | {m[:3]: i for i, m in enumerate(MONTH_NAMES, 1)} | {"sept": 9}
+# The words that say which quarter ("the third quarter", "Q3" is read apart): one list for every reader of a quarter.
+QUARTER_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+# Four-digit numbers read as years: from EARLIEST_YEAR on for most readers ("in 1998", "Q1 2025"); the date filters of
+# a question also take older ones ("in 1066"), from OLDEST_YEAR (a reader says which it takes).
+OLDEST_YEAR, EARLIEST_YEAR, LATEST_YEAR = 1000, 1800, 2099
 
 
 # "No trial had …", "There is no phase 4 trial.", "None of the trials …": a claim that no row has something. Not

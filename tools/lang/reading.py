@@ -8,7 +8,12 @@ that asks gets the same :class:`Reading`) into typed parts:
 - :class:`StatedNumber`: each number as written, its value, the bound the words before it set ("more than 400"
   -> ">"), whether those words make it rough ("about 5%"), and its value at a magnitude word ("30 thousand");
 - :class:`Superlative`: each word that asks for an extreme, which way, and at which place ("second-highest");
-- :class:`MainNegation`: a plain negation of the main verb, and the claim without it.
+- :class:`MainNegation`: a plain negation of the main verb, and the claim without it;
+- the calendar it writes: :class:`StatedYear` ("2019"), :class:`StatedMonth` ("March", "Mar. 2024"),
+  :class:`StatedQuarter` ("Q3 2019", "the first quarter of 2024") and :class:`StatedWeek` ("2025-W40"), each with
+  its span, so a rule finds the years and months where the message writes them instead of matching its own
+  pattern (four readers kept four year patterns, 1000, 1800 or 1900 to 2099, and three month patterns that
+  disagreed on "Sept" and on the verb "may").
 
 The words come from :mod:`tools.lang.lexicon`; this module holds how they combine with numbers and clauses. It
 reads no table: what a message says about a table's rows and columns is the grounding's (``tools._grounding``).
@@ -17,10 +22,12 @@ reads no table: what a message says about a table's rows and columns is the grou
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tools.lang.lexicon import (BOUND_WORDS, CARDINALS, MAX_WORDS, MIN_WORDS, ORDINAL_WORDS, ROUGH_NUMBER_PATTERN,
+from tools.lang.lexicon import (BOUND_WORDS, CARDINALS, EARLIEST_YEAR, LATEST_YEAR, MAX_WORDS, MIN_WORDS, MONTH_NAMES,
+                                MONTHS, OLDEST_YEAR, ORDINAL_WORDS, QUARTER_ORDINALS, ROUGH_NUMBER_PATTERN,
                                 SCALE_WORDS, SUPERLATIVES, extreme_words)
 
 _NUMBER = r"[−-]?\d[\d,]*(?:\.\d+)?"
@@ -49,6 +56,18 @@ _CLAUSE = re.compile(r"\b(?:that|which|who|whom|whose|because|but|while|although
 # a quotation (a title: "I Don't Like Mondays"): double quotes, or a single quote that opens a word
 _QUOTES = re.compile(r"[\"“”]|(?:^|\s)['‘’]")
 MAX_SUBJECT_WORDS = 8
+
+# The calendar: a four-digit number at word edges (not "FY2019", "12019"; "2019-20" and "Q1-2019" give 2019); a month
+# word (the longest first: "Sept" before "Sep"), a dot and the year written right after it ("Mar. 2024", "May, 2014");
+# a quarter ("Q3", "third quarter") and its year ("Q3 2019", "the 2nd quarter of 2024"); an ISO week ("2025-W40",
+# "2025W40") or "week 40" (of a year: "week 40 of 2025").
+_YEAR = re.compile(r"\b\d{4}\b")
+_MONTH = re.compile(r"\b(?P<word>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b(?P<dot>\.)?"
+                    r"(?:,?\s+(?P<year>\d{4})\b)?", re.I)
+_QUARTER = re.compile(r"\b(?P<q>(?P<ord>" + "|".join(QUARTER_ORDINALS) + r")\s+quarter|q(?P<n>[1-4]))\b"
+                      r"(?:\s+(?:of\s+)?(?P<year>\d{4})\b)?", re.I)
+_WEEK = re.compile(r"\b(?P<iso_year>\d{4})-?W(?P<iso_week>\d{2})\b|\bweek\s+(?P<week>\d{1,2})\b"
+                   r"(?:\s+(?:of\s+)?(?P<year>\d{4})\b)?", re.I)
 
 
 def _number_value(written: str) -> float | None:
@@ -96,6 +115,73 @@ class MainNegation:
 
 
 @dataclass(frozen=True)
+class StatedYear:
+    """A four-digit number from OLDEST_YEAR to LATEST_YEAR (lexicon) that may be a year, where it is. A count may
+    look so too ("1500 patients"): most readers take only years from EARLIEST_YEAR (:meth:`Reading.year_list`)."""
+
+    text: str
+    value: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class StatedMonth:
+    """A month the message names, in full or short ("March", "Sept", "mar"; "may" too, which is also the verb: a
+    reader that cares checks ``text``), and the year written right after it ("March 2010", "Mar. 2024")."""
+
+    text: str  # the month's word as written, without its dot
+    month: int
+    start: int
+    end: int  # of the word
+    dotted: bool = False  # a dot right after the word ("Mar.")
+    year: StatedYear | None = None
+
+    @property
+    def full(self) -> bool:
+        """Written in full ("March", "May"), not short ("Mar", "Sept")."""
+        return self.text.lower() in MONTH_NAMES
+
+    @property
+    def phrase_end(self) -> int:
+        """Where the month and its year, as written, end ("Mar. 2024": after the year; "Mar.": after the dot)."""
+        return self.year.end if self.year else self.end + self.dotted
+
+
+@dataclass(frozen=True)
+class StatedQuarter:
+    """A quarter of a year: "Q3" or "third quarter" (``text``, as written), with the year written after it ("Q3
+    2019", "the 2nd quarter of 2024")."""
+
+    text: str
+    quarter: int
+    start: int
+    end: int  # of the quarter's words
+    year: StatedYear | None = None
+
+    @property
+    def short(self) -> bool:
+        """Written as "Q3", not in words."""
+        return self.text[:1] in "qQ"
+
+    @property
+    def phrase_end(self) -> int:
+        return self.year.end if self.year else self.end
+
+
+@dataclass(frozen=True)
+class StatedWeek:
+    """A week of a year: an ISO week ("2025-W40", "2025W40", as surveillance tables write them) or "week 40" (with
+    its year when one is written after it: "week 40 of 2025")."""
+
+    text: str
+    week: int
+    start: int
+    end: int
+    year: int | None = None
+
+
+@dataclass(frozen=True)
 class Reading:
     """What a message states, parsed once (:func:`read`)."""
 
@@ -103,6 +189,24 @@ class Reading:
     numbers: tuple[StatedNumber, ...]
     superlatives: tuple[Superlative, ...]
     negation: MainNegation | None
+    years: tuple[StatedYear, ...] = ()
+    months: tuple[StatedMonth, ...] = ()
+    quarters: tuple[StatedQuarter, ...] = ()
+    weeks: tuple[StatedWeek, ...] = ()
+
+    def year_list(self, since: int = EARLIEST_YEAR) -> list[StatedYear]:
+        """The years written, in order, from ``since`` on (EARLIEST_YEAR unless a reader takes older ones)."""
+        return [y for y in self.years if y.value >= since]
+
+    def without(self, parts: Iterable[StatedYear | StatedMonth | StatedQuarter | StatedWeek]) -> str:
+        """The text with each of ``parts`` (its own ``start`` to ``end``) blanked to one space: "cases in 2019 rose"
+        without its years is "cases in   rose", for a reader of the other numbers or words."""
+        out, at = [], 0
+        for part in sorted(parts, key=lambda p: p.start):
+            if part.start >= at:
+                out += [self.text[at:part.start], " "]
+                at = part.end
+        return "".join(out) + self.text[at:]
 
     def bounds(self) -> dict[float, str]:
         """number -> the comparison the words before it set, for each number the message bounds one way only."""
@@ -183,8 +287,32 @@ def _main_negation(text: str) -> MainNegation | None:
     return MainNegation(m.group(0), m.start(), m.end(), " ".join((before + aux + after).split()))
 
 
-@lru_cache(maxsize=512)
+def _years(text: str) -> tuple[StatedYear, ...]:
+    return tuple(StatedYear(m.group(0), int(m.group(0)), m.start(), m.end()) for m in _YEAR.finditer(text)
+                 if OLDEST_YEAR <= int(m.group(0)) <= LATEST_YEAR)
+
+
+def _calendar(text: str) -> tuple[tuple[StatedYear, ...], tuple[StatedMonth, ...], tuple[StatedQuarter, ...],
+                                  tuple[StatedWeek, ...]]:
+    years = _years(text)
+    at = {y.start: y for y in years}
+    months = tuple(StatedMonth(m.group("word"), MONTHS[m.group("word").lower()], m.start("word"), m.end("word"),
+                               bool(m.group("dot")), at.get(m.start("year")) if m.group("year") else None)
+                   for m in _MONTH.finditer(text))
+    quarters = tuple(StatedQuarter(m.group("q"), QUARTER_ORDINALS[m.group("ord").lower()] if m.group("ord")
+                                   else int(m.group("n")), m.start("q"), m.end("q"),
+                                   at.get(m.start("year")) if m.group("year") else None)
+                     for m in _QUARTER.finditer(text))
+    weeks = tuple(StatedWeek(m.group(0), int(m.group("iso_week") or m.group("week")), m.start(), m.end(),
+                             int(m.group("iso_year") or m.group("year")) if (m.group("iso_year") or m.group("year"))
+                             else None)
+                  for m in _WEEK.finditer(text))
+    return years, months, quarters, weeks
+
+
+@lru_cache(maxsize=4096)
 def read(text: str) -> Reading:
     """The reading of ``text`` (module docstring); parsed once per text, the same object for every reader."""
+    years, months, quarters, weeks = _calendar(text)
     return Reading(text=text, numbers=_numbers(text), superlatives=_superlatives(text),
-                   negation=_main_negation(text))
+                   negation=_main_negation(text), years=years, months=months, quarters=quarters, weeks=weeks)
