@@ -107,3 +107,14 @@ def test_without_blanks_the_parts_given():
     r = read("Cases in 2019 and Q2 2020 rose")
     assert r.without(r.years) == "Cases in   and Q2   rose"
     assert r.without([*r.years, *r.quarters]) == "Cases in   and     rose"
+
+
+def test_quantifiers_carry_their_kind_and_span():
+    text = "No. 5 had no deaths, and at least  one site, most trials and the most deaths; neither did all of them."
+    assert [(q.word, q.kind, text[q.start:q.end]) for q in read(text).quantifiers] == [
+        ("no", "none", "no"),  # not "No.": a number's label
+        ("at least one", "some", "at least  one"),
+        ("most", "most", "most"),  # "the most" is a superlative, not a quantifier
+        ("neither", "none", "neither"), ("all", "every", "all")]
+    assert [q.word for q in read("Every site, each ward and both arms").quantified("every", "both")] == [
+        "every", "each", "both"]

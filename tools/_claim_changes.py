@@ -87,10 +87,6 @@ def _than_periods(text: str) -> tuple[re.Match, tuple[int, int], tuple[int, int]
     return None
 
 
-_EVERY = re.compile(r"\b(?:every|each|all)\b", re.I)
-_SOME = re.compile(r"\b(?:any|some|at\s+least\s+one|one\s+or\s+more)\b", re.I)
-
-
 def one_column(typed: TypedTable, phrase: str) -> str | None:
     """The one column ``phrase`` names: by its whole header, else the one header that has it as words."""
     words = text_words(phrase)
@@ -246,13 +242,13 @@ def _columns_change(program: Program, typed: TypedTable, claim: str, columns: tu
     if not (typed.column(a_col).numeric and typed.column(b_col).numeric):
         return program
     rows, _ = row_names_in(typed, rest)
-    if not rows and _EVERY.search(claim):
+    if not rows and read(claim).quantified("every"):  # every, each, all
         # "Every African country's coverage rose from 2022 to 2023": each selected row, by the model's filters
         # on other columns (found as a new user: "the number of African rows with 2022 != 0 > 0" supported it).
         filters = [f for f in program.filters if f.column not in (a_col, b_col)]
         return Program(filters=filters, fn="every", column=b_col, answer_column=program.answer_column,
                        check=Check(op=op, against="column", value=a_col))
-    if not rows and _SOME.search(claim):
+    if not rows and read(claim).quantified("some"):  # any, some, at least one, one or more
         # "Did any drug get cheaper?": some selected row changed that way, counted by a filter on the two columns
         filters = [f for f in program.filters if f.column not in (a_col, b_col)]
         return Program(filters=filters + [RowFilter(column=b_col, op=op, value="", than_column=a_col)], fn="count",

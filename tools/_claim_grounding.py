@@ -40,9 +40,17 @@ from tools.lang.reading import read
 # let this count vote both ways: :func:`counts_named_row`).
 # ======================================================================================================================
 
-# A word that makes a claim about several rows or about the rows it excludes.
-_QUANTIFIED = re.compile(r"\b(?:every|all|each|only|alone|sole|solely|exclusively|none|no|neither|nor|always|never|"
-                         r"any|both|whole|entire|unique|uniquely|single)\b", re.I)
+# A word that makes a claim about several rows or about the rows it excludes: a quantifier of these kinds (the
+# Reading's), or "any" ("some" and "at least one" are left out: "Oslo had at least one death" is about Oslo's row).
+# "No." counts too, though the Reading reads it as a number's abbreviation ("No. 5"): kept as this rule read it
+# (the Reading's reading would change 7 dev texts, all WTQ questions, which this claim rule does not read).
+_ABOUT_SEVERAL = ("every", "both", "none", "only", "unique", "whole", "always", "never")
+_NUMBER_LABEL = re.compile(r"\bno\.", re.I)
+
+
+def _quantified(claim: str) -> bool:
+    return any(q.kind in _ABOUT_SEVERAL or q.word == "any" for q in read(claim).quantifiers) \
+        or _NUMBER_LABEL.search(claim) is not None
 
 
 def read_named_row_every(program: Program, typed: TypedTable, claim: str) -> Program:
@@ -50,7 +58,7 @@ def read_named_row_every(program: Program, typed: TypedTable, claim: str) -> Pro
     chk = program.check
     label = typed.label_col
     if program.fn not in ("every", "only") or chk is None or chk.against != "value" or chk.op not in ("=", "contains") \
-            or not label or _QUANTIFIED.search(claim or "") or not 1 <= len(program.filters) < MAX_FILTERS:
+            or not label or _quantified(claim or "") or not 1 <= len(program.filters) < MAX_FILTERS:
         return program
     name_col = typed.columns[label - 1]
     if program.column != name_col.ident or not value_grounded(chk.value, claim):
@@ -88,7 +96,7 @@ def counts_named_row(program: Program, typed: TypedTable | None, claim: str) -> 
     chk = program.check
     label = typed.label_col if typed is not None else None
     if program.fn != "count" or chk is None or (chk.op, chk.against, chk.value) != (">=", "value", "1") \
-            or not label or len(program.filters) < 2 or _QUANTIFIED.search(claim or ""):
+            or not label or len(program.filters) < 2 or _quantified(claim or ""):
         return False
     last = program.filters[-1]
     return last.column == typed.columns[label - 1].ident and last.op == "=" and _names(last.value, claim)
@@ -230,7 +238,14 @@ _DOWN_SIGN = re.compile(r"\b(?<!non-)(?:negative|non-?positive|loss(?:es)?|loss-
 _DEGREE = re.compile(r"\b(?:less|more|most|least|very|too|slightly)\s+$", re.I)
 
 
-_SOME = re.compile(r"\b(?:any|at\s+least\s+one|one\s+or\s+more)\b(?!\s+others?\b)", re.I)
+_OTHERS_AFTER = re.compile(r"\s+others?\b", re.I)
+
+
+def _says_some(claim: str) -> bool:
+    """Whether the claim says "any", "at least one" or "one or more" (not "any other": a comparison with the rest;
+    nor "some", which a rough number also writes: "some 300 patients")."""
+    return any(q.kind == "some" and q.word != "some" and not _OTHERS_AFTER.match(claim, q.end)
+               for q in read(claim).quantifiers)
 
 
 def stated_numbers(claim: str) -> set[float]:
@@ -240,7 +255,7 @@ def stated_numbers(claim: str) -> set[float]:
     signs = ups + downs
     one_sign = bool(signs) and not (ups and downs) and not any(_DEGREE.search(claim[:m.start()]) for m in signs)
     span = stated_days(claim)  # "less than a week" states 7 days (tools._question_dates)
-    some = _SOME.search(claim) is not None  # "Did any drug get cheaper?" states a count of at least 1
+    some = _says_some(claim)  # "Did any drug get cheaper?" states a count of at least 1
     return claim_numbers(claim) | ({0.0} if one_sign else set()) | ({round(span[1], 6)} if span else set()) \
         | ({1.0} if some else set())
 
@@ -333,7 +348,7 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed
         # (a claim that some row exists is refuted by finding none: "Did any drug get cheaper?")
         # (nor is an interval that does not hold a value: "the CI for women included 1")
         if not ex.selected and target != 0 and not interval and not named_row \
-                and not (target == 1 and chk.op == ">=" and _SOME.search(claim)):
+                and not (target == 1 and chk.op == ">=" and _says_some(claim)):
             return "the filters select no row, so the count says nothing about the claim"
     return ""
 
@@ -607,14 +622,20 @@ def read_combined(program: Program, typed: TypedTable, claim: str) -> Program:
 # A quantifier where a value should be: "rows where Dropouts < 60 -> whether every one has Site = 'every'" (seen
 # as a new user for "Every site had fewer than 60 dropouts"); no cell holds "every", so it always refuted.
 _QUANTIFIERS = {"every", "all", "each", "any", "everyone", "everything", "every one", "all of them"}
-_SAYS_EVERY = re.compile(r"\b(?:every|all|each)\b", re.I)
+# "Every hospital in Hull …", "Is it true that all the trials …": the quantifier ("every", "all", "each") opens the
+# claim, so it is about every row its subject names. In the object ("outperforms all baselines") it may well mean
+# "the only one that".
+_LEADING = re.compile(r"\W*")
+_CLAIM_OPENER = re.compile(r"^\W*(?:(?:is it (?:true|correct|the case) that|true or false:?|check (?:whether|if|that)"
+                           r"|verify (?:whether|if|that))\s+)?", re.I)
 
 
-_SAYS_ONLY = re.compile(r"\b(?:only|alone|sole|solely|exclusively)\b", re.I)
-# "Every hospital in Hull …", "Is it true that all the trials …": the quantifier opens the claim, so it is about every
-# row its subject names. In the object ("outperforms all baselines") it may well mean "the only one that".
-_OPENS_WITH_EVERY = re.compile(r"^\W*(?:(?:is it (?:true|correct|the case) that|true or false:?|check (?:whether|if|that)"
-                               r"|verify (?:whether|if|that))\s+)?(?:every|all|each)\b(?!-)", re.I)
+def _opening_every(claim: str) -> str | None:
+    """The "every", "all" or "each" that opens the claim (after "Is it true that …"; not "all-time"), as the claim's
+    last word up to it ('"every' for '"Every …'), or None."""
+    opens = {_LEADING.match(claim).end(), _CLAIM_OPENER.match(claim).end()}
+    return next((claim[:q.end].split()[-1].lower() for q in read(claim).quantified("every")
+                 if q.start in opens and not claim.startswith("-", q.end)), None)
 
 
 def read_quantifier(program: Program, claim: str) -> Program:
@@ -631,14 +652,13 @@ def read_quantifier(program: Program, claim: str) -> Program:
     which the executor refuses over three rows ("a value check needs the one row the claim is about"), so 1 of 5
     programs voted (found as a new user). Over one row "every" is the value check itself.
     """
-    opens = _OPENS_WITH_EVERY.search(claim)
-    if program.check is None or not opens or _SAYS_ONLY.search(claim):
+    opening = _opening_every(claim)
+    if program.check is None or not opening or read(claim).quantified("only"):
         return program
     if program.fn == "only":
         return program.model_copy(update={"fn": "every"})
     # ... unless the "quantifier" is the first word of the value checked: "all about christmas eve be the title for
     # season 11" (TabFact) names an episode, and over several rows the value check is rightly refused.
-    opening = opens.group(0).split()[-1].lower()
     if program.fn == "value" and program.check.against == "value" \
             and not program.check.value.strip().lower().startswith(opening):
         return program.model_copy(update={"fn": "every"})
@@ -650,7 +670,7 @@ def read_every_filter(program: Program, typed: TypedTable, claim: str) -> Progra
     filter states the claim's condition: read as "every row meets that filter". Any other program is returned
     as it is."""
     chk = program.check
-    if program.fn != "every" or chk is None or len(program.filters) != 1 or not _SAYS_EVERY.search(claim):
+    if program.fn != "every" or chk is None or len(program.filters) != 1 or not read(claim).quantified("every"):
         return program
     value = " ".join(chk.value.lower().split())
     try:

@@ -58,9 +58,16 @@ from tools.lang.reading import read
 _UP = change_pattern("up", "base", "third", "past", "gerund", improve=True)
 _DOWN = change_pattern("down", "base", "third", "past", "gerund")
 _VERB = re.compile(rf"\b(?:(?P<up>{_UP})|(?P<down>{_DOWN}))\b", re.I)
-_EVERY = re.compile(r"\b(?:every|each)\s+(?:single\s+)?(?:year|month|quarter|week|day|season|period|time|decade)\b|"
-                    r"\b(?:steadily|consistently|continuously|monotonically|year[- ]on[- ]year|year after year|"
-                    r"month after month|month[- ]on[- ]month)\b", re.I)
+# "every month", "each single year" (the Reading's quantifier, then a period), or a word that says so alone
+_PERIOD_AFTER = re.compile(r"\s+(?:single\s+)?(?:year|month|quarter|week|day|season|period|time|decade)\b", re.I)
+_STEADILY = re.compile(r"\b(?:steadily|consistently|continuously|monotonically|year[- ]on[- ]year|year after year|"
+                       r"month after month|month[- ]on[- ]month)\b", re.I)
+
+
+def _every_period(claim: str) -> bool:
+    """Whether the claim says a change held every period ("every month", "each year", "steadily")."""
+    return any(q.word in ("every", "each") and _PERIOD_AFTER.match(claim, q.end) for q in read(claim).quantifiers) \
+        or _STEADILY.search(claim) is not None
 _NEGATED = re.compile(r"\b(?:not|never|n't)\b", re.I)
 # shared with the dose trend below, whose claims rise or fall in the same words
 TREND_VERB, NEGATED = _VERB, _NEGATED
@@ -181,7 +188,7 @@ def trend_check(claim: str, table: Table) -> TrendCheck | None:
     """The verdict on a claim that a column rose or fell every period, or from one period to another in a table
     with a time column ("TB incidence in Uganda rose from 2020 to 2021", the two periods' values compared), or
     None (section comment)."""
-    verb, every = _VERB.search(claim), _EVERY.search(claim)
+    verb, every = _VERB.search(claim), _every_period(claim)
     if not verb:
         return None
     # Typed only once the claim's words call for it: every claim check passes here, and the programs type the

@@ -229,6 +229,23 @@ QUARTER_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3r
 OLDEST_YEAR, EARLIEST_YEAR, LATEST_YEAR = 1000, 1800, 2099
 
 
+# -- quantifiers: words that say how many of the things a message speaks of it means (tools.lang.reading) -----------
+# Each word with its kind: "every" (each, all), "both", "some" (any, at least one), "none" (no, neither, nor),
+# "only" (alone, solely), "unique" (single), "whole" (entire), "always", "never", and "most" (as in "most trials"; "the
+# most" is a superlative). A reader takes the kinds it needs, or the words where the rules that read a kind disagree.
+QUANTIFIERS = {
+    "every": "every", "each": "every", "all": "every",
+    "both": "both",
+    "any": "some", "some": "some", "at least one": "some", "one or more": "some",
+    "no": "none", "none": "none", "neither": "none", "nor": "none",
+    "only": "only", "alone": "only", "sole": "only", "solely": "only", "exclusively": "only",
+    "unique": "unique", "uniquely": "unique", "single": "unique",
+    "whole": "whole", "entire": "whole",
+    "always": "always", "never": "never",
+    "most": "most",
+}
+
+
 # "No trial had …", "There is no phase 4 trial.", "None of the trials …": a claim that no row has something. Not
 # "No more than 3 trials …", which bounds a count.
 NEGATED_EXISTENCE = re.compile(

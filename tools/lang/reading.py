@@ -13,7 +13,8 @@ that asks gets the same :class:`Reading`) into typed parts:
   :class:`StatedQuarter` ("Q3 2019", "the first quarter of 2024") and :class:`StatedWeek` ("2025-W40"), each with
   its span, so a rule finds the years and months where the message writes them instead of matching its own
   pattern (four readers kept four year patterns, 1000, 1800 or 1900 to 2099, and three month patterns that
-  disagreed on "Sept" and on the verb "may").
+  disagreed on "Sept" and on the verb "may");
+- :class:`Quantifier`: each word that says how many ("every", "no", "at least one", "most"), of which kind.
 
 The words come from :mod:`tools.lang.lexicon`; this module holds how they combine with numbers and clauses. It
 reads no table: what a message says about a table's rows and columns is the grounding's (``tools._grounding``).
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from tools.lang.lexicon import (BOUND_WORDS, CARDINALS, EARLIEST_YEAR, LATEST_YEAR, MAX_WORDS, MIN_WORDS, MONTH_NAMES,
-                                MONTHS, OLDEST_YEAR, ORDINAL_WORDS, QUARTER_ORDINALS, ROUGH_NUMBER_PATTERN,
+                                MONTHS, OLDEST_YEAR, ORDINAL_WORDS, QUANTIFIERS, QUARTER_ORDINALS, ROUGH_NUMBER_PATTERN,
                                 SCALE_WORDS, SUPERLATIVES, extreme_words)
 
 _NUMBER = r"[−-]?\d[\d,]*(?:\.\d+)?"
@@ -66,6 +67,11 @@ _MONTH = re.compile(r"\b(?P<word>" + "|".join(sorted(MONTHS, key=len, reverse=Tr
                     r"(?:,?\s+(?P<year>\d{4})\b)?", re.I)
 _QUARTER = re.compile(r"\b(?P<q>(?P<ord>" + "|".join(QUARTER_ORDINALS) + r")\s+quarter|q(?P<n>[1-4]))\b"
                       r"(?:\s+(?:of\s+)?(?P<year>\d{4})\b)?", re.I)
+# A quantifier: the longest first ("at least one", "none" before "no"); "No." is the abbreviation of a number ("No. 5").
+_QUANTIFIER = re.compile(r"\b(?P<q>" + "|".join(w.replace(" ", r"\s+") for w in sorted(QUANTIFIERS, key=len,
+                                                                                        reverse=True))
+                         + r")\b(?!(?<=\bno)\.)", re.I)
+_THE_BEFORE = re.compile(r"\bthe (?:(?:" + "|".join(ORDINAL_WORDS) + r")[\s-]+)?$", re.I)  # as lexicon.extreme_words
 _WEEK = re.compile(r"\b(?P<iso_year>\d{4})-?W(?P<iso_week>\d{2})\b|\bweek\s+(?P<week>\d{1,2})\b"
                    r"(?:\s+(?:of\s+)?(?P<year>\d{4})\b)?", re.I)
 
@@ -182,6 +188,17 @@ class StatedWeek:
 
 
 @dataclass(frozen=True)
+class Quantifier:
+    """A word that says how many: ``word`` in lower case with single spaces ("at least one"), its ``kind`` (the
+    lexicon's QUANTIFIERS: "every", "both", "some", "none", "only", "unique", "whole", "always", "never", "most")."""
+
+    word: str
+    kind: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
 class Reading:
     """What a message states, parsed once (:func:`read`)."""
 
@@ -193,6 +210,11 @@ class Reading:
     months: tuple[StatedMonth, ...] = ()
     quarters: tuple[StatedQuarter, ...] = ()
     weeks: tuple[StatedWeek, ...] = ()
+    quantifiers: tuple[Quantifier, ...] = ()
+
+    def quantified(self, *kinds: str) -> list[Quantifier]:
+        """The quantifiers of the given kinds, in order (all of them when none is given)."""
+        return [q for q in self.quantifiers if not kinds or q.kind in kinds]
 
     def year_list(self, since: int = EARLIEST_YEAR) -> list[StatedYear]:
         """The years written, in order, from ``since`` on (EARLIEST_YEAR unless a reader takes older ones)."""
@@ -310,9 +332,20 @@ def _calendar(text: str) -> tuple[tuple[StatedYear, ...], tuple[StatedMonth, ...
     return years, months, quarters, weeks
 
 
+def _quantifiers(text: str) -> tuple[Quantifier, ...]:
+    out = []
+    for m in _QUANTIFIER.finditer(text):
+        word = " ".join(m.group("q").lower().split())
+        if word == "most" and _THE_BEFORE.search(text, 0, m.start()):
+            continue  # "the most", "the second most" ask for an extreme (a superlative), not for most of the rows
+        out.append(Quantifier(word, QUANTIFIERS[word], m.start(), m.end()))
+    return tuple(out)
+
+
 @lru_cache(maxsize=4096)
 def read(text: str) -> Reading:
     """The reading of ``text`` (module docstring); parsed once per text, the same object for every reader."""
     years, months, quarters, weeks = _calendar(text)
     return Reading(text=text, numbers=_numbers(text), superlatives=_superlatives(text),
-                   negation=_main_negation(text), years=years, months=months, quarters=quarters, weeks=weeks)
+                   negation=_main_negation(text), years=years, months=months, quarters=quarters, weeks=weeks,
+                   quantifiers=_quantifiers(text))
