@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tools.lang.reading import MainNegation, StatedNumber, Superlative, read
+from tools.lang.reading import MainNegation, StatedNumber, Superlative, best_is_largest, extreme_directions, \
+    is_superlative, ordinal_extreme, read
 
 
 def test_numbers_carry_the_bound_the_rough_word_and_the_magnitude_written_with_them():
@@ -34,15 +35,42 @@ def test_a_number_inside_a_word_or_a_name_is_no_number_of_its_own():
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("Nigeria had the most deaths.", [Superlative("most", "max")]),
+    ("Nigeria had the most deaths.", [("most", "max", 1)]),
     ("Most trials lasted 30 weeks.", []),  # "most" without "the" is no extreme
-    ("Which ward has the second-highest occupancy?", [Superlative("highest", "max", 2)]),
-    ("the third lowest score", [Superlative("lowest", "min", 3)]),
-    ("the lowest-calorie food", [Superlative("lowest", "min")]),
-    ("the best time", [Superlative("best", "")]),  # its sense depends on the column
+    ("Which ward has the second-highest occupancy?", [("highest", "max", 2)]),
+    ("the third lowest score", [("lowest", "min", 3)]),
+    ("the lowest-calorie food", [("lowest", "min", 1)]),
+    ("the best time", [("best", "", 1)]),  # its sense depends on the column
+    ("the 2nd-largest and (third smallest) top10", [("largest", "max", 2), ("smallest", "min", 3), ("top", "", 1)]),
 ])
 def test_superlatives(text, expected):
-    assert list(read(text).superlatives) == expected
+    assert [(s.word, s.sense, s.place) for s in read(text).extremes()] == expected
+
+
+def test_a_superlative_keeps_its_span_its_token_and_whether_it_makes_an_extreme():
+    text = "At least 3 of the second-lowest-calorie foods"
+    assert read(text).superlatives == (
+        Superlative("least", "min", 1, "least", 3, 8, extreme=False),  # "at least": no extreme
+        Superlative("lowest", "min", 2, "second-lowest-calorie", 25, 31))
+
+
+@pytest.mark.parametrize("text, superlative, ups, downs, place", [
+    ("Which drug had the second most patients?", True, {"most"}, set(), 2),
+    ("Most trials lasted at least 30 weeks.", True, set(), set(), 1),  # a bare "most", "least": no direction
+    ("the second-highest and the lowest-calorie food", True, set(), set(), 2),  # words of their own only
+    ("the highest occupancy", True, {"highest"}, set(), 1),
+    ("the right-most column", False, set(), set(), 1),
+])
+def test_the_superlative_helpers_read_the_reading(text, superlative, ups, downs, place):
+    assert is_superlative(text) is superlative
+    assert extreme_directions(text) == (ups, downs)
+    assert ordinal_extreme(text) == place
+
+
+def test_best_is_largest_unless_less_is_better():
+    assert best_is_largest("the best-selling drug", "Sales") is True
+    assert best_is_largest("the best time", "Time (s)") is False
+    assert best_is_largest("the best and the worst", "Sales") is None
 
 
 def test_a_plain_main_verb_negation_is_read_with_the_claim_without_it():

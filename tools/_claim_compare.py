@@ -22,7 +22,8 @@ from tools._table_checks import row_names
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Execution, Program, RowFilter
 from tools._table_shape import LOWER_BOUND, UPPER_BOUND, rows_but_totals, selects_only
-from tools.lang.lexicon import CARDINALS, RANK_HEADER, content_words, is_superlative, word_in
+from tools.lang.lexicon import CARDINALS, RANK_HEADER, content_words, word_in
+from tools.lang.reading import is_superlative
 
 
 # ======================================================================================================================

@@ -23,8 +23,8 @@ from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Executio
 from tools._table_shape import meets_filter, names_flag
 from tools._values import direction, stated_bounds
 from tools.lang.lexicon import CARDINALS, DOWNWARD, MAX_WORDS, NEGATED_EXISTENCE, ORDINAL_WORDS, RANK_HEADER, UPWARD, \
-    change_pattern, extreme_directions, is_superlative
-from tools.lang.reading import read
+    change_pattern
+from tools.lang.reading import extreme_directions, is_superlative, read
 
 
 # ======================================================================================================================

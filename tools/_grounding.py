@@ -15,8 +15,8 @@ from tools._cells import TypedColumn, TypedTable, cell_number, norm_text
 from tools._table_ops_model import Program, RowFilter
 from tools._table_shape import meets_filter, names_flag
 from tools.lang.choice import table_choice
-from tools.lang.lexicon import CARDINALS, WORD, content_words, is_superlative, singular, word_in
-from tools.lang.reading import read
+from tools.lang.lexicon import CARDINALS, WORD, content_words, singular, word_in
+from tools.lang.reading import is_superlative, read
 
 
 # ======================================================================================================================

@@ -32,8 +32,8 @@ from tools._grounding import EXPLETIVE_IT, answer_subject, with_subject
 from tools._cells import parse_date
 from tools.registry import ToolContext, tool
 from tools._question_rules import swapped_question
-from tools.lang.lexicon import EARLIEST_YEAR, MONTHS, PRONOUNS, is_superlative, related, singular
-from tools.lang.reading import read
+from tools.lang.lexicon import EARLIEST_YEAR, MONTHS, PRONOUNS, related, singular
+from tools.lang.reading import is_superlative, read
 
 log = logging.getLogger(__name__)
 

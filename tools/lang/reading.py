@@ -27,9 +27,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tools.lang.lexicon import (BOUND_WORDS, CARDINALS, EARLIEST_YEAR, LATEST_YEAR, MAX_WORDS, MIN_WORDS, MONTH_NAMES,
+from tools.lang.lexicon import (BOUND_WORDS, CARDINALS, EARLIEST_YEAR, LATEST_YEAR, LOWER_IS_BETTER, MAX_WORDS,
+                                MIN_WORDS, MONTH_NAMES,
                                 MONTHS, OLDEST_YEAR, ORDINAL_WORDS, QUANTIFIERS, QUARTER_ORDINALS, ROUGH_NUMBER_PATTERN,
-                                SCALE_WORDS, SUPERLATIVES, extreme_words)
+                                SCALE_WORDS, SUPERLATIVES)
 
 _NUMBER = r"[−-]?\d[\d,]*(?:\.\d+)?"
 _NUMBER_WORDS = {w: n for w, n in CARDINALS.items() if n >= 1}  # "one" to "twelve" (after a bound only)
@@ -71,7 +72,14 @@ _QUARTER = re.compile(r"\b(?P<q>(?P<ord>" + "|".join(QUARTER_ORDINALS) + r")\s+q
 _QUANTIFIER = re.compile(r"\b(?P<q>" + "|".join(w.replace(" ", r"\s+") for w in sorted(QUANTIFIERS, key=len,
                                                                                         reverse=True))
                          + r")\b(?!(?<=\bno)\.)", re.I)
-_THE_BEFORE = re.compile(r"\bthe (?:(?:" + "|".join(ORDINAL_WORDS) + r")[\s-]+)?$", re.I)  # as lexicon.extreme_words
+# Superlatives: a word of letters, maybe hyphenated ("second-highest", "lowest-calorie"), after an ordinal written in
+# digits ("2nd-highest"; "top10" is "top"); an ordinal right before one ("the second highest", "3rd - largest");
+# "most" and "least" make an extreme only after "the" ("the most", "the second least"), anywhere in the text.
+_TOKEN = re.compile(r"(?:\d{1,2}(?:st|nd|rd|th)-)?[a-z][a-z-]*")
+_ORDINALS = "|".join(ORDINAL_WORDS)
+_ORDINAL_BEFORE = re.compile(r"\b(?P<ordinal>" + _ORDINALS + r")[\s-]+$")
+_THE_EXTREME = {w: re.compile(rf"\bthe (?:(?:{_ORDINALS})[\s-]+)?{w}\b") for w in ("most", "least")}
+_THE_BEFORE = re.compile(r"\bthe (?:(?:" + _ORDINALS + r")[\s-]+)?$", re.I)  # "the most" is no quantifier
 _WEEK = re.compile(r"\b(?P<iso_year>\d{4})-?W(?P<iso_week>\d{2})\b|\bweek\s+(?P<week>\d{1,2})\b"
                    r"(?:\s+(?:of\s+)?(?P<year>\d{4})\b)?", re.I)
 
@@ -102,12 +110,18 @@ class StatedNumber:
 
 @dataclass(frozen=True)
 class Superlative:
-    """A word that asks for an extreme: ``sense`` "max" or "min" ("" for one whose sense depends on the column:
-    "best", "oldest", "top"), at ``place`` (2 for "second-highest")."""
+    """A superlative word: ``sense`` "max" or "min" ("" for one whose sense depends on the column: "best", "oldest",
+    "top"), at ``place`` (2 for "second-highest", "the 3rd largest"), in the ``token`` it is written in ("lowest"
+    in "lowest-calorie"). A bare "most" or "least" asks for no extreme (``extreme`` False: "most trials lasted 30
+    weeks", "at least 3"); "the most", "the second least" do."""
 
     word: str
     sense: str
     place: int = 1
+    token: str = ""  # the whole word as written, in lower case: "second-highest", "lowest-calorie", "highest"
+    start: int = 0  # of the superlative word itself
+    end: int = 0
+    extreme: bool = True
 
 
 @dataclass(frozen=True)
@@ -212,6 +226,10 @@ class Reading:
     weeks: tuple[StatedWeek, ...] = ()
     quantifiers: tuple[Quantifier, ...] = ()
 
+    def extremes(self) -> list[Superlative]:
+        """The superlatives that ask for an extreme: not a bare "most" or "least" ("most trials", "at least 3")."""
+        return [s for s in self.superlatives if s.extreme]
+
     def quantified(self, *kinds: str) -> list[Quantifier]:
         """The quantifiers of the given kinds, in order (all of them when none is given)."""
         return [q for q in self.quantifiers if not kinds or q.kind in kinds]
@@ -273,24 +291,27 @@ def _numbers(text: str) -> tuple[StatedNumber, ...]:
 
 
 def _superlatives(text: str) -> tuple[Superlative, ...]:
-    kept = extreme_words(text)  # "most"/"least" only as "the most", "the second most"
+    low = text.lower()
+    if len(low) != len(text):  # a letter whose lower case is longer ("İ"): keep the spans the text's own
+        low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    kept = {w for w, pattern in _THE_EXTREME.items() if pattern.search(low)}  # "the most", "the second least"
     out = []
-    for m in re.finditer(r"[a-z0-9][a-z0-9-]*", text.lower()):
-        word = m.group(0)
-        first, _, rest = word.partition("-")
-        place = 1
-        if first in ORDINAL_WORDS and rest in SUPERLATIVES:  # "second-highest"
-            place, word = ORDINAL_WORDS[first], rest
-        elif first in SUPERLATIVES and rest:  # "lowest-calorie", "best-selling"
-            word = first
-        if word not in SUPERLATIVES or (word in ("most", "least") and word not in kept):
+    for m in _TOKEN.finditer(low):
+        token = m.group(0)
+        first, _, rest = token.partition("-")
+        place, lead = 1, 0
+        if first in ORDINAL_WORDS and rest and (rest in SUPERLATIVES or rest.partition("-")[0] in SUPERLATIVES):
+            place, lead = ORDINAL_WORDS[first], len(first) + 1  # "second-highest", "2nd-lowest-calorie"
+            first, _, rest = rest.partition("-")
+        word = first if first in SUPERLATIVES else token[lead:]  # "lowest-calorie", "best-selling": the first part
+        if word not in SUPERLATIVES:
             continue
-        if place == 1:
-            before = text.lower()[:m.start()].split()
-            if before and before[-1] in ORDINAL_WORDS:  # "the second highest"
-                place = ORDINAL_WORDS[before[-1]]
+        if place == 1 and (ordinal := _ORDINAL_BEFORE.search(low, 0, m.start())):  # "the second highest"
+            place = ORDINAL_WORDS[ordinal.group("ordinal")]
         sense = "max" if word in MAX_WORDS else "min" if word in MIN_WORDS else ""
-        out.append(Superlative(word, sense, place))
+        start = m.start() + lead
+        out.append(Superlative(word, sense, place, token, start, start + len(word),
+                               extreme=word not in ("most", "least") or word in kept))
     return tuple(out)
 
 
@@ -349,3 +370,37 @@ def read(text: str) -> Reading:
     return Reading(text=text, numbers=_numbers(text), superlatives=_superlatives(text),
                    negation=_main_negation(text), years=years, months=months, quarters=quarters, weeks=weeks,
                    quantifiers=_quantifiers(text))
+
+
+# -- superlatives as the rules ask about them (each reads the text's Reading; before, each ran over the raw text) -----
+
+def is_superlative(text: str) -> bool:
+    """Does the text use a superlative ("the most", "largest", "top"), also as the first part of a compound
+    ("the lowest-calorie food", "the best-selling drug"; found as a new user) or after an ordinal
+    ("second-highest")? "right-most" is no superlative; a bare "most" or "least" counts ("at least", "most
+    trials": the rules that ask read those as a superlative's word)."""
+    return bool(read(text).superlatives)
+
+
+def extreme_directions(text: str) -> tuple[set[str], set[str]]:
+    """The words of ``text`` that ask for the largest, and those that ask for the smallest: each written as a word of
+    its own ("highest"; not "second-highest" or "lowest-calorie", which a reader that wants them splits first),
+    "most" and "least" only as "the most", "the least" (also "the second-most")."""
+    words = {s.word for s in read(text).extremes() if s.token == s.word or s.word in ("most", "least")}
+    return words & MAX_WORDS, words & MIN_WORDS
+
+
+def ordinal_extreme(text: str) -> int:
+    """The place the first ordinal superlative asks for ("the second highest" -> 2, "3rd-largest" -> 3), else 1."""
+    return next((s.place for s in read(text).superlatives if s.place != 1), 1)
+
+
+def best_is_largest(text: str, header: str) -> bool | None:
+    """Whether "best" (or "worst") in ``text`` asks for the largest value of the column ``header``: True for
+    "the best average score", False for "the best time" or "the worst accuracy", None when the text says neither
+    or both."""
+    words = {s.word for s in read(text).superlatives}
+    best, worst = "best" in words, "worst" in words
+    if best == worst:
+        return None
+    return best != bool(LOWER_IS_BETTER.search(header))
