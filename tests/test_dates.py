@@ -300,7 +300,7 @@ def test_the_date_part_a_question_states_is_read_from_its_reading(question, part
 
 
 def test_a_month_named_in_the_text_is_found_where_it_is_written():
-    from tools._cells import names_month
+    from tools.lang.reading import names_month
     assert names_month("Referrals may be higher in March than in May", "may").start == 41
     assert names_month("Referrals may rise in mar", "march").text == "mar"
     assert names_month("Referrals may rise", "may") is None  # the verb

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tools.lang.reading import MainNegation, StatedNumber, Superlative, best_is_largest, extreme_directions, \
-    is_superlative, ordinal_extreme, read
+    is_superlative, ordinal_extreme, read, read_against
 
 
 def test_numbers_carry_the_bound_the_rough_word_and_the_magnitude_written_with_them():
@@ -146,3 +146,32 @@ def test_quantifiers_carry_their_kind_and_span():
         ("neither", "none", "neither"), ("all", "every", "all")]
     assert [q.word for q in read("Every site, each ward and both arms").quantified("every", "both")] == [
         "every", "each", "both"]
+
+
+def _countries():
+    from kb.tables import Table
+    from tools._cells import TypedTable
+    return TypedTable.build(Table(name="t", title="", columns=["Country", "Cases 2023", "Vaccine", "Month"], rows=[
+        ["Trinidad and Tobago", "3", "Moderna", "2024-01"], ["Tobago", "4", "Pfizer", "2024-02"],
+        ["Côte d'Ivoire", "5", "Moderna", "2024-03"]]))
+
+
+def test_a_message_read_against_a_table_names_rows_cells_and_columns_where_it_writes_them():
+    text = "Trinidad and Tobago had more cases than COTE D IVOIRE in March; Pfizer's Tobago did not."
+    r = read_against(text, _countries())
+    assert [(m.label, text[m.start:m.end]) for m in r.rows] == [  # the longest label first, in the text's order
+        ("Trinidad and Tobago", "Trinidad and Tobago"), ("Côte d'Ivoire", "COTE D IVOIRE"), ("Tobago", "Tobago")]
+    assert r.other_words == ("had", "more", "cases", "than", "in", "march", "pfizer", "s", "did", "not")
+    assert [(m.row, m.cell, text[m.start:m.end], m.month) for m in r.cells] == [
+        (1, "Trinidad and Tobago", "Trinidad and Tobago", False),
+        (2, "Tobago", "Tobago", False),  # (a cell is matched as a whole string: not "Côte d'Ivoire" without its ')
+        (2, "Pfizer", "Pfizer", False),  # "Moderna" is two rows'
+        (3, "2024-03", "March", True)]
+    assert [(m.header, m.words, [text[s:e] for s, e in m.spans]) for m in r.columns] == [
+        ("Cases 2023", ("cases",), ["cases"])]
+
+
+def test_a_reading_against_a_table_is_parsed_once_per_text_and_table():
+    typed, other = _countries(), _countries()
+    assert read_against("Tobago", typed) is read_against("Tobago", typed)
+    assert read_against("Tobago", typed) is not read_against("Tobago", other)

@@ -19,7 +19,6 @@ import numpy as np
 
 from kb.tables import Table, parse_number
 from tools.lang.lexicon import MONTH_NAMES, MONTHS
-from tools.lang.reading import StatedMonth, read
 
 
 # ======================================================================================================================
@@ -102,21 +101,6 @@ def iso_month_names(cells: list[str]) -> list[str] | None:
     if not cells or not all(1 <= n <= 12 for n in months) or len(set(months)) < len(months):
         return None
     return [MONTH_NAMES[n - 1] for n in months]
-
-
-def names_month(text: str, month: str) -> StatedMonth | None:
-    """Where ``text`` first writes the month ``month`` ("february") in full or as its three letters, in any case but
-    May's: only "May" names it, since "may" is also the verb ("Referrals may be higher in March …"). Read from the
-    text's Reading (tools.lang.reading), which also holds "Sept" (not read here)."""
-    number = MONTHS[month]
-    return next((m for m in read(text).months if m.month == number and m.text.lower() in (month, month[:3])
-                 and (month != "may" or m.text == "May")), None)
-
-
-def names_iso_month(text: str, cell: str) -> bool:
-    """Whether ``text`` writes the month of the ISO date ``cell`` ("March" for "2024-03"; :func:`names_month`)."""
-    month = iso_month_names([cell.strip()])
-    return bool(month) and names_month(text, month[0]) is not None
 
 
 # ======================================================================================================================

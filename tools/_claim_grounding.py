@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from kb.tables import Table
-from tools._cells import TypedTable, cell_number, names_iso_month, norm_text, text_words
+from tools._cells import TypedTable, cell_number, norm_text, text_words
 from tools._claim_counts import fraction_of_rows
 from tools._grounding import column_named, value_grounded
 from tools._intervals import interval_claim
@@ -24,7 +24,7 @@ from tools._table_shape import meets_filter, names_flag
 from tools._values import direction, stated_bounds
 from tools.lang.lexicon import CARDINALS, DOWNWARD, MAX_WORDS, NEGATED_EXISTENCE, ORDINAL_WORDS, RANK_HEADER, UPWARD, \
     change_pattern
-from tools.lang.reading import extreme_directions, is_superlative, read
+from tools.lang.reading import extreme_directions, is_superlative, names_iso_month, read, read_against
 
 
 # ======================================================================================================================
@@ -576,20 +576,11 @@ _JOINERS = {"and", "plus", "the", "&"}
 
 
 def row_names_in(typed: TypedTable, phrase: str) -> tuple[list[str], list[str]]:
-    """The row names ``phrase`` writes, in its order, and its other words. Longest names first, so "Trinidad and
-    Tobago" is one row even when "Tobago" is another."""
-    label = typed.label_col
-    if not label:
-        return [], text_words(phrase).split()
-    rest = f" {text_words(phrase)} "
-    found: list[tuple[int, str]] = []
-    for name in sorted({typed.text(r, label) for r in range(1, typed.table.n_rows + 1)}, key=lambda n: -len(n)):
-        words = text_words(name)
-        at = rest.find(f" {words} ") if words else -1
-        if at >= 0:
-            found.append((at, name))
-            rest = rest[:at + 1] + "\0" * len(words) + rest[at + 1 + len(words):]  # taken: no shorter name inside
-    return [name for _, name in sorted(found)], rest.replace("\0", " ").split()
+    """The row names ``phrase`` writes, in its order, and its other words (its reading against the table,
+    tools.lang.reading.read_against). Longest names first, so "Trinidad and Tobago" is one row even when "Tobago"
+    is another."""
+    reading = read_against(phrase, typed)
+    return reading.row_labels(), list(reading.other_words)
 
 
 def read_combined(program: Program, typed: TypedTable, claim: str) -> Program:

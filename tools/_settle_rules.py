@@ -18,7 +18,7 @@ from scipy.stats import spearmanr
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from kb.table_model import Table
-from tools._cells import TypedTable, cell_number, compare, format_value, is_empty, iso_month_names, names_month, \
+from tools._cells import TypedTable, cell_number, compare, format_value, is_empty, iso_month_names, \
     norm_text, parse_date, text_words
 from tools._grounding import column_named, named_words, row_stated, yes_no_asked
 from tools._intervals import bound_pairs
@@ -27,7 +27,7 @@ from tools._table_ops_model import MAX_CELLS, MAX_FILTERS, VALUE_MAX_CHARS, Prog
 from tools._table_shape import interval_bounds, interval_columns, lists_items, total_rows
 from tools._values import ORDER_OPS, ROUGH_SHARE
 from tools.lang.lexicon import change_pattern, related
-from tools.lang.reading import read
+from tools.lang.reading import names_month, read
 
 
 # ======================================================================================================================

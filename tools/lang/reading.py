@@ -16,21 +16,29 @@ that asks gets the same :class:`Reading`) into typed parts:
   disagreed on "Sept" and on the verb "may");
 - :class:`Quantifier`: each word that says how many ("every", "no", "at least one", "most"), of which kind.
 
-The words come from :mod:`tools.lang.lexicon`; this module holds how they combine with numbers and clauses. It
-reads no table: what a message says about a table's rows and columns is the grounding's (``tools._grounding``).
+The words come from :mod:`tools.lang.lexicon`; this module holds how they combine with numbers and clauses.
+
+A message read against one table (:func:`read_against`, cached by text and table) is a :class:`TableReading`:
+the rows it names by their labels (:class:`RowMention`), the text cells it writes whole that name one row each
+(:class:`CellMention`), and the columns it names by their headers' words (:class:`ColumnMention`), each with where
+the message writes it. How a program's filters and checks are grounded in a message stays the grounding's
+(``tools._grounding``).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tools._cells import TypedTable, iso_month_names, norm_text, text_words
 from tools.lang.lexicon import (BOUND_WORDS, CARDINALS, EARLIEST_YEAR, LATEST_YEAR, LOWER_IS_BETTER, MAX_WORDS,
-                                MIN_WORDS, MONTH_NAMES,
-                                MONTHS, OLDEST_YEAR, ORDINAL_WORDS, QUANTIFIERS, QUARTER_ORDINALS, ROUGH_NUMBER_PATTERN,
-                                SCALE_WORDS, SUPERLATIVES)
+                                MIN_WORDS, MONTH_NAMES, MONTHS, OLDEST_YEAR, ORDINAL_WORDS, QUANTIFIERS,
+                                QUARTER_ORDINALS, ROUGH_NUMBER_PATTERN, SCALE_WORDS, SUPERLATIVES, WORD, content_words,
+                                word_in)
 
 _NUMBER = r"[−-]?\d[\d,]*(?:\.\d+)?"
 _NUMBER_WORDS = {w: n for w, n in CARDINALS.items() if n >= 1}  # "one" to "twelve" (after a bound only)
@@ -404,3 +412,180 @@ def best_is_largest(text: str, header: str) -> bool | None:
     if best == worst:
         return None
     return best != bool(LOWER_IS_BETTER.search(header))
+
+
+# -- where a message writes a month a table's cells write as ISO dates ------------------------------------------------
+
+def names_month(text: str, month: str) -> StatedMonth | None:
+    """Where ``text`` first writes the month ``month`` ("february") in full or as its three letters, in any case but
+    May's: only "May" names it, since "may" is also the verb ("Referrals may be higher in March …"). Read from the
+    text's Reading, which also holds "Sept" (not read here)."""
+    number = MONTHS[month]
+    return next((m for m in read(text).months if m.month == number and m.text.lower() in (month, month[:3])
+                 and (month != "may" or m.text == "May")), None)
+
+
+def names_iso_month(text: str, cell: str) -> bool:
+    """Whether ``text`` writes the month of the ISO date ``cell`` ("March" for "2024-03"; :func:`names_month`)."""
+    month = iso_month_names([cell.strip()])
+    return bool(month) and names_month(text, month[0]) is not None
+
+
+# -- a message read against a table ------------------------------------------------------------------------------------
+# The rows it names by their labels, as tools._claim_grounding.row_names_in read them: each label's words (as
+# tools._cells.text_words gives them: case, accents and punctuation do not matter) as consecutive words of the
+# message, the longest label first, so "Trinidad and Tobago" is one row even when "Tobago" is another. The text cells
+# it writes whole that no other row holds in their column, as tools._claim_compare read them ("Moderna" names its
+# row), or the month of an ISO month cell ("March" for "2024-03", where no month comes twice). The columns it names
+# by their headers' words, as tools._grounding.named_words reads them (3 letters or more, in any of their forms).
+
+@dataclass(frozen=True)
+class RowMention:
+    """A row the message names by its label (the label column's cell), where it writes it."""
+
+    row: int
+    label: str  # the cell as the table writes it
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class CellMention:
+    """A row the message names by a text cell no other row holds in its column (or by the month of its ISO month
+    cell: ``month`` True), where it writes it."""
+
+    row: int
+    column: int
+    cell: str
+    start: int
+    end: int
+    month: bool = False
+
+
+@dataclass(frozen=True)
+class ColumnMention:
+    """A column the message names by its header's words (``words``, 3 letters or more), where it writes them."""
+
+    column: int
+    ident: str
+    header: str
+    words: tuple[str, ...]
+    spans: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class TableReading:
+    """What a message names of one table (:func:`read_against`)."""
+
+    text: str
+    rows: tuple[RowMention, ...]  # in the message's order
+    other_words: tuple[str, ...]  # the message's words outside the row labels (tools._cells.text_words)
+    cells: tuple[CellMention, ...]
+    columns: tuple[ColumnMention, ...]
+
+    def row_labels(self) -> list[str]:
+        return [m.label for m in self.rows]
+
+
+_MARKUP = re.compile(r"\[(?:BOLD|ITALIC|EMPTY|UNDERLINE|SMALL)\]")
+_TEXT_WORD = re.compile(r"[^\W_]+|<=|>=|<|>")
+
+
+def _normal_with_places(text: str) -> tuple[str, list[int]]:
+    """``text`` as tools._cells.norm_text compares it (markup, accents and case dropped), spacing kept, with the
+    place in ``text`` of each of its characters."""
+    markup = {i for m in _MARKUP.finditer(text) for i in range(m.start(), m.end())}
+    out, places = [], []
+    for i, ch in enumerate(text):
+        if i in markup:
+            continue
+        plain = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c)).casefold()
+        plain = plain.replace("≤", "<=").replace("≥", ">=")  # signs of order are words (tools._cells.text_words)
+        out.append(plain)
+        places += [i] * len(plain)
+    return "".join(out), places
+
+
+def _words_with_spans(text: str) -> list[tuple[str, int, int]]:
+    """The message's words as tools._cells.text_words gives them, each with its span in ``text``."""
+    normal, places = _normal_with_places(text)
+    found = [(m.group(0), places[m.start()], places[m.end() - 1] + 1) for m in _TEXT_WORD.finditer(normal)]
+    if not found:  # a text of symbols only is its own word (tools._cells.text_words)
+        return [(w, 0, len(text)) for w in text_words(text).split()]
+    return found
+
+
+def _row_mentions(text: str, typed: TypedTable) -> tuple[tuple[RowMention, ...], tuple[str, ...]]:
+    words = _words_with_spans(text)
+    label = typed.label_col
+    if not label:
+        return (), tuple(w for w, _, _ in words)
+    tokens = [w for w, _, _ in words]
+    taken = [False] * len(tokens)
+    found: list[tuple[int, int, str]] = []
+    names: dict[str, int] = {}
+    for r in range(1, typed.table.n_rows + 1):
+        names.setdefault(typed.text(r, label), r)
+    for name in sorted(names, key=lambda n: (-len(n), n)):  # the longest first
+        want = text_words(name).split()
+        k = len(want)
+        at = next((i for i in range(len(tokens) - k + 1) if k and tokens[i:i + k] == want
+                   and not any(taken[i:i + k])), None)
+        if at is not None:
+            found.append((at, names[name], name))
+            taken[at:at + k] = [True] * k
+    rows = tuple(RowMention(row, name, words[at][1], words[at + len(text_words(name).split()) - 1][2])
+                 for at, row, name in sorted(found, key=lambda f: (f[0], f[2])))
+    return rows, tuple(t for t, used in zip(tokens, taken) if not used)
+
+
+def _cell_mentions(text: str, typed: TypedTable) -> tuple[CellMention, ...]:
+    normal, places = _normal_with_places(text)
+    out = []
+    for col in typed.columns:
+        if col.numeric:
+            continue
+        cells = [norm_text(typed.text(r, col.index)) for r in range(1, typed.table.n_rows + 1)]
+        months = iso_month_names(cells) or [""] * len(cells)
+        for r, (cell, month) in enumerate(zip(cells, months), start=1):
+            if len(cell) >= 3 and cells.count(cell) == 1 and any(ch.isalpha() for ch in cell):
+                written = re.search(r"(?<!\w)" + r"\s+".join(map(re.escape, cell.split(" "))) + r"(?!\w)", normal)
+                if written:
+                    out.append(CellMention(r, col.index, typed.text(r, col.index), places[written.start()],
+                                           places[written.end() - 1] + 1))
+                    continue
+            if month and (named := names_month(text, month)):
+                out.append(CellMention(r, col.index, typed.text(r, col.index), named.start, named.end, month=True))
+    return tuple(out)
+
+
+def _column_mentions(text: str, typed: TypedTable) -> tuple[ColumnMention, ...]:
+    have = content_words(text.replace("'s", " "))
+    spans = [(m.group(0).casefold(), m.start(), m.end()) for m in WORD.finditer(text)]
+    out = []
+    for col in typed.columns:
+        words = tuple(dict.fromkeys(w for w in content_words(col.name) if len(w) >= 3 and word_in(w, have)))
+        if words:
+            out.append(ColumnMention(col.index, col.ident, col.name, words, tuple(
+                (start, end) for said, start, end in spans if any(word_in(w, [said]) for w in words))))
+    return tuple(out)
+
+
+_AGAINST: dict[int, tuple[weakref.ref, dict[str, TableReading]]] = {}
+MAX_READINGS_PER_TABLE = 256
+
+
+def read_against(text: str, typed: TypedTable) -> TableReading:
+    """The reading of ``text`` against the table ``typed`` (section comment), parsed once per text and table."""
+    entry = _AGAINST.get(id(typed))
+    if entry is None or entry[0]() is not typed:
+        key = id(typed)
+        entry = _AGAINST[key] = (weakref.ref(typed, lambda _ref: _AGAINST.pop(key, None)), {})
+    readings = entry[1]
+    if text not in readings:
+        if len(readings) >= MAX_READINGS_PER_TABLE:
+            readings.pop(next(iter(readings)))
+        rows, other_words = _row_mentions(text, typed)
+        readings[text] = TableReading(text, rows, other_words, _cell_mentions(text, typed),
+                                      _column_mentions(text, typed))
+    return readings[text]
