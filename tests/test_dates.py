@@ -286,3 +286,21 @@ async def test_claim_programs_that_ignore_a_stated_date_do_not_vote(tmp_settings
     with fake_llm_server(scripted(["agency", "indication"], [every(fda)] * 3)) as srv:
         plain = await solve(llm_for(tmp_settings, srv), APPROVALS, "claim", claim, n=3)
     assert plain.winner == "REFUTES"
+
+
+@pytest.mark.parametrize("question, part", [
+    ("How many shows were in April and in May 2010?", "May 2010"),  # a month with its year first
+    ("How many shows were in Mar. 2010 or in April?", "April"),  # a month in full, else its year: not "Mar."
+    ("What may have happened in 1066?", "1066"),  # "may" alone is the verb; older years are dates here
+    ("How many shows were there?", ""),
+])
+def test_the_date_part_a_question_states_is_read_from_its_reading(question, part):
+    from tools._question_dates import stated_date_part
+    assert stated_date_part(question) == part
+
+
+def test_a_month_named_in_the_text_is_found_where_it_is_written():
+    from tools.lang.reading import names_month
+    assert names_month("Referrals may be higher in March than in May", "may").start == 41
+    assert names_month("Referrals may rise in mar", "march").text == "mar"
+    assert names_month("Referrals may rise", "may") is None  # the verb

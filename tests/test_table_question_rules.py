@@ -1034,7 +1034,7 @@ CLINICS = Table(name="clinics", title="clinics", columns=["Clinic", "Region", "D
 def test_which_group_has_the_largest_total_sums_each_groups_rows(question, fn, answer):
     """Found as a new user: "Which region has the fewest beds in total?" answered North, 5 of 5 programs."""
     from tools._question_rules import read_group_total
-    from tools.lang.lexicon import ordinal_extreme
+    from tools.lang.reading import ordinal_extreme
 
     t = TypedTable.build(CLINICS)
     written = prog(filters=[], fn=fn, column="beds" if "beds" in question else "doctors", answer_column="region")

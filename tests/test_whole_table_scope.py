@@ -1,5 +1,5 @@
 """A whole-table superlative is not read over a group the claim never names (tools._grounding), and a
-superlative written as a compound ("the lowest-calorie food") is one (tools.lang.lexicon.is_superlative).
+superlative written as a compound ("the lowest-calorie food") is one (tools.lang.reading.is_superlative).
 
 Found as a new user: "Cod is the lowest-calorie food in the table." was decided by "rows where Category = 'Fish'
 → min of Calories": Cod against one other fish."""
@@ -14,7 +14,7 @@ from tools._grounding import read_whole_table_extreme, says_whole_table
 from tools._table_ops_model import Program
 from tools._table_program import run_sampled
 from tools._table_shape import shape_for_programs
-from tools.lang.lexicon import is_superlative
+from tools.lang.reading import is_superlative
 
 FOOD = Table(name="food", title="", columns=["Food", "Category", "Calories (kcal per 100 g)", "Protein (g)"], rows=[
     ["Lentils", "Legume", "116", "9.0"],

@@ -36,10 +36,6 @@ _ISO = re.compile(r"^(?P<y>\d{4})[-/.](?P<m>\d{1,2})(?:[-/.](?P<d>\d{1,2}))?$")
 _MONTH_FIRST = re.compile(rf"^(?P<mon>[a-z]{{3,9}})\.?\s+(?:(?P<d>\d{{1,2}}){_ORD}\s*,?\s+)?(?P<y>\d{{4}})$")
 _DAY_FIRST = re.compile(rf"^(?P<d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<mon>[a-z]{{3,9}})\.?,?\s+(?P<y>\d{{4}})$")
 _YEAR = re.compile(r"^(?P<y>\d{4})$")
-# A quarter as a message writes it: "first quarter", "Q3 2019", "the 2nd quarter of 2024" (tools._question_rules
-# reads its months, tools.intent counts it as a period).
-QUARTER = re.compile(r"\b(?:(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter|q(?P<n>[1-4]))\b"
-                     r"(?:\s+(?:of\s+)?(?P<year>(?:1[89]|20)\d{2})\b)?", re.I)
 # How finely a value names a time: a year, a month or a day.
 YEAR, MONTH, DAY = 1, 2, 3
 
@@ -105,20 +101,6 @@ def iso_month_names(cells: list[str]) -> list[str] | None:
     if not cells or not all(1 <= n <= 12 for n in months) or len(set(months)) < len(months):
         return None
     return [MONTH_NAMES[n - 1] for n in months]
-
-
-def names_month(text: str, month: str) -> re.Match | None:
-    """Where ``text`` writes the month ``month`` ("february") in full or as its three letters, in any case but
-    May's: only "May" names it, since "may" is also the verb ("Referrals may be higher in March …")."""
-    if month == "may":
-        return re.search(r"\bMay\b", text)
-    return re.search(rf"\b(?:{month}|{month[:3]})\b", text, re.I)
-
-
-def names_iso_month(text: str, cell: str) -> bool:
-    """Whether ``text`` writes the month of the ISO date ``cell`` ("March" for "2024-03"; :func:`names_month`)."""
-    month = iso_month_names([cell.strip()])
-    return bool(month) and names_month(text, month[0]) is not None
 
 
 # ======================================================================================================================

@@ -22,6 +22,7 @@ from tools._table_ops_model import MIRRORED_OPS, VALUE_MAX_CHARS, AcrossColumns,
 from tools._table_shape import by_share
 from tools._values import BOUND_OPS, rewrite_text_filters
 from tools.lang.lexicon import ROUGH_WORDS, WORD, change_pattern, content_words
+from tools.lang.reading import read
 
 
 # ======================================================================================================================
@@ -47,25 +48,44 @@ _CHANGE = re.compile(
     r"\b(?:(?P<up>" + _UP + r")|(?P<down>" + _DOWN + r"))\b(?:\s+[^\s.;,]+){0,4}?\s+(?:from|between)\s+"
     r"(?:(?:the\s+)?(?:year\s+|years\s+)?)(?P<a>[^,;.]{1,40}?)\s+(?:to|and)\s+(?:the\s+)?(?P<b>[^,;.]{1,40}?)"
     r"\s*(?:[,;.?!]|$)", re.I)
-# "more measles cases in 2024 than in 2023": one measure's columns of two years compared in each row
-_THAN_YEAR = re.compile(r"\b(?P<word>more|fewer|less|higher|lower|greater|smaller|larger)\b[^?.;]*?\b(?:in\s+)?"
-                        r"(?P<first>(?:19|20)\d\d|Q[1-4])\s+than\s+(?:in\s+)?(?P<second>(?:19|20)\d\d|Q[1-4])\b",
-                        re.I)
-# A period in a header: a year, a quarter ("DDD per 100 bed-days Q1"), or both ("Q1 2025")
-_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
-_QUARTER = re.compile(r"\bQ([1-4])\b", re.I)
+# "more measles cases in 2024 than in 2023": one measure's columns of two periods compared in each row, the comparing
+# word first, then the two periods (tools.lang.reading's years and "Q1" quarters) joined by "than"
+_THAN_WORD = re.compile(r"\b(?P<word>more|fewer|less|higher|lower|greater|smaller|larger)\b", re.I)
+_THAN = re.compile(r"\s+than\s+(?:in\s+)?", re.I)
+_CLAUSE_END = re.compile(r"[?.;]")
+
+
+def _periods(text: str) -> list[tuple[int, int, tuple[int, int]]]:
+    """(start, end, (year, quarter)) of each period ``text`` writes, in order: a year, or a quarter written "Q1" (a
+    header's period: "DDD per 100 bed-days Q1", "Q1 2025"; 0 for a part it lacks)."""
+    reading = read(text)
+    return sorted([(y.start, y.end, (y.value, 0)) for y in reading.year_list()]
+                  + [(q.start, q.end, (0, q.quarter)) for q in reading.quarters if q.short])
 
 
 def _period(text: str) -> tuple[int, int] | None:
     """(year, quarter) named in ``text``, 0 for a part it lacks; None for no period or more than one of a kind."""
-    years, quarters = _YEAR.findall(text), _QUARTER.findall(text)
+    periods = [period for _, _, period in _periods(text)]
+    years, quarters = [y for y, q in periods if y], [q for y, q in periods if q]
     if len(years) > 1 or len(quarters) > 1 or not (years or quarters):
         return None
-    return (int(years[0]) if years else 0, int(quarters[0]) if quarters else 0)
+    return (years[0] if years else 0, quarters[0] if quarters else 0)
 
 
-_EVERY = re.compile(r"\b(?:every|each|all)\b", re.I)
-_SOME = re.compile(r"\b(?:any|some|at\s+least\s+one|one\s+or\s+more)\b", re.I)
+def _than_periods(text: str) -> tuple[re.Match, tuple[int, int], tuple[int, int]] | None:
+    """(the comparing word, the first period, the second) of "more … in 2024 than in 2023": the first comparing word
+    followed, within its clause, by two periods joined by "than"; None for none."""
+    periods = _periods(text)
+    for word in _THAN_WORD.finditer(text):
+        for start, end, first in periods:
+            if start < word.end():
+                continue
+            if _CLAUSE_END.search(text, word.end(), start):
+                break
+            second = next((p for s, _, p in periods if s >= end and _THAN.fullmatch(text, end, s)), None)
+            if second is not None:
+                return word, first, second
+    return None
 
 
 def one_column(typed: TypedTable, phrase: str) -> str | None:
@@ -86,7 +106,8 @@ def year_groups(typed: TypedTable) -> dict[str, dict[tuple[int, int], str]]:
     for col in typed.columns:
         period = _period(col.name)
         if col.numeric and period is not None:
-            stem = text_words(_QUARTER.sub(" ", _YEAR.sub(" ", col.name)))
+            reading = read(col.name)
+            stem = text_words(reading.without([*reading.year_list(), *(q for q in reading.quarters if q.short)]))
             groups.setdefault(stem, {}).setdefault(period, col.ident)
     return {stem: cols for stem, cols in groups.items()
             if len({(year > 0, quarter > 0) for year, quarter in cols}) == 1}
@@ -124,16 +145,14 @@ def year_columns(typed: TypedTable, text: str, first: tuple[int, int], second: t
 def than_years(typed: TypedTable, text: str) -> tuple[tuple[str, str], str] | None:
     """((the first year's column, the second's), op) for "more/fewer … in 2024 than in 2023" over one measure's
     year columns; None for any other text."""
-    m = _THAN_YEAR.search(text)
-    if m is None or NEGATED_BEFORE.search(text[:m.start()]):  # "did not have more …": left as written
+    found = _than_periods(text)
+    if found is None or NEGATED_BEFORE.search(text[:found[0].start()]):  # "did not have more …": left as written
         return None
-    first, second = _period(m.group("first")), _period(m.group("second"))
-    if first is None or second is None:
-        return None
+    word, first, second = found
     pair = year_columns(typed, text, first, second)
     if pair is None:
         return None
-    return pair, ">" if m.group("word").lower() in GREATER_WORDS else "<"
+    return pair, ">" if word.group("word").lower() in GREATER_WORDS else "<"
 
 
 # "Metformin's price rose by more than 10%": the amount of the change, which the bare verb's comparison of the two
@@ -225,13 +244,13 @@ def _columns_change(program: Program, typed: TypedTable, claim: str, columns: tu
     if not (typed.column(a_col).numeric and typed.column(b_col).numeric):
         return program
     rows, _ = row_names_in(typed, rest)
-    if not rows and _EVERY.search(claim):
+    if not rows and read(claim).quantified("every"):  # every, each, all
         # "Every African country's coverage rose from 2022 to 2023": each selected row, by the model's filters
         # on other columns (found as a new user: "the number of African rows with 2022 != 0 > 0" supported it).
         filters = [f for f in program.filters if f.column not in (a_col, b_col)]
         return Program(filters=filters, fn="every", column=b_col, answer_column=program.answer_column,
                        check=Check(op=op, against="column", value=a_col))
-    if not rows and _SOME.search(claim):
+    if not rows and read(claim).quantified("some"):  # any, some, at least one, one or more
         # "Did any drug get cheaper?": some selected row changed that way, counted by a filter on the two columns
         filters = [f for f in program.filters if f.column not in (a_col, b_col)]
         return Program(filters=filters + [RowFilter(column=b_col, op=op, value="", than_column=a_col)], fn="count",
@@ -770,9 +789,20 @@ _NOT_ACROSS = re.compile(r"\b(?:which|who|whom|whose)\b(?!\s+years?\b)|\bhow\s+m
                          r"\b(?:at\s+least|at\s+most|below|above|under|over|more\s+than|less\s+than|fewer\s+than|"
                          r"greater\s+than|exceed\w*)\s+\d", re.I)
 _WHICH_YEAR = re.compile(r"\b(?:(?:in\s+)?(?:which|what)\s+years?|when)\b", re.I)
-_YEARS = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
-_YEAR_SPAN = re.compile(r"\b(?:from|between|over|during|in)?\s*(1[89]\d\d|20\d\d)\s*(?:to|and|through|until|–|-|—)\s*"
-                   r"(1[89]\d\d|20\d\d)\b", re.I)
+# a span of two years: the years as tools.lang.reading reads them, joined so, after an opening word or none
+_SPAN_JOIN = re.compile(r"\s*(?:to|and|through|until|–|-|—)\s*", re.I)
+_SPAN_OPENER = re.compile(r"\b(?:from|between|over|during|in)\s*$", re.I)
+
+
+def _year_span(question: str) -> tuple[int, int, int, int] | None:
+    """(first year, second year, start, end) of the first span of two years the question writes ("from 2019 to 2021",
+    "2019-2022"), from its opening word if it has one; None for none."""
+    years = read(question).year_list()
+    for first, second in zip(years, years[1:]):
+        if _SPAN_JOIN.fullmatch(question, first.end, second.start):
+            opener = _SPAN_OPENER.search(question, 0, first.start)
+            return first.value, second.value, opener.start() if opener else first.start, second.end
+    return None
 
 
 def _fn_asked(question: str) -> str | None:
@@ -795,10 +825,10 @@ def _columns_asked(group: dict[tuple[int, int], str], question: str) -> list[str
     """The group's columns in year order, within the span the question names; None when it names years the group
     lacks or one year alone (a single cell: no aggregate)."""
     years = sorted(group)
-    span = _YEAR_SPAN.search(question)
-    named = {int(y) for y in _YEARS.findall(question)}
+    span = _year_span(question)
+    named = {y.value for y in read(question).year_list()}
     if span is not None:
-        first, last = sorted((int(span.group(1)), int(span.group(2))))
+        first, last = sorted(span[:2])
         chosen = [p for p in years if first <= p[0] <= last]
         if {first, last} - {p[0] for p in chosen}:
             return None
@@ -812,7 +842,9 @@ def _columns_asked(group: dict[tuple[int, int], str], question: str) -> list[str
 def read_across_years(program: Program, typed: TypedTable, question: str) -> Program:
     """``program`` as one row's aggregate across a measure's year columns, when the question asks for one (section
     comment); else unchanged."""
-    fn = _fn_asked(question) if not _NOT_ACROSS.search(_YEAR_SPAN.sub(" ", question)) else None  # "over 2019 to 2022"
+    span = _year_span(question)
+    unspanned = question if span is None else question[:span[2]] + " " + question[span[3]:]
+    fn = _fn_asked(question) if not _NOT_ACROSS.search(unspanned) else None  # "over 2019 to 2022" is no threshold
     label = typed.label_col
     if fn is None or not label or program.check is not None:
         return program
@@ -822,7 +854,7 @@ def read_across_years(program: Program, typed: TypedTable, question: str) -> Pro
     if group is None or len(group) < 2:
         return program
     across = _columns_asked(group, question)
-    row = row_stated(typed, _YEARS.sub(" ", question)) if across else None
+    row = row_stated(typed, read(question).without(read(question).year_list())) if across else None
     if row is None:
         return program
     name = typed.text(row, label).strip()

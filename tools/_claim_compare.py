@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from tools._cells import TypedTable, cell_number, format_value, iso_month_names, names_iso_month, names_month, \
+from tools._cells import TypedTable, cell_number, format_value, \
     norm_text, text_words, writes_whole
 from tools._claim_grounding import row_names_in
 from tools._claim_multiples import stated_scale
@@ -22,7 +22,8 @@ from tools._table_checks import row_names
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Note, Program, RowFilter
 from tools._table_shape import LOWER_BOUND, UPPER_BOUND, rows_but_totals, selects_only
-from tools.lang.lexicon import CARDINALS, RANK_HEADER, content_words, is_superlative, word_in
+from tools.lang.lexicon import CARDINALS, RANK_HEADER, content_words, word_in
+from tools.lang.reading import is_superlative, names_iso_month, read_against
 
 
 # ======================================================================================================================
@@ -202,19 +203,9 @@ def than_form(claim: str) -> str:
 
 def _rows_written(typed: TypedTable, text: str) -> set[int]:
     """The rows of which ``text`` writes a whole text cell that no other row holds in its column, or the month of
-    an ISO month cell ("March" for "2024-03", in a column where no month comes twice)."""
-    said = norm_text(text)
-    rows: set[int] = set()
-    for col in typed.columns:
-        if col.numeric:
-            continue
-        cells = [norm_text(typed.text(r, col.index)) for r in range(1, typed.table.n_rows + 1)]
-        months = iso_month_names(cells) or [""] * len(cells)
-        for r, (cell, month) in enumerate(zip(cells, months), start=1):
-            if len(cell) >= 3 and cells.count(cell) == 1 and any(ch.isalpha() for ch in cell) \
-                    and writes_whole(said, cell) or month and names_month(text, month):
-                rows.add(r)
-    return rows
+    an ISO month cell ("March" for "2024-03", in a column where no month comes twice): its reading against the
+    table's cells (tools.lang.reading.read_against)."""
+    return {mention.row for mention in read_against(text, typed).cells}
 
 
 def _numbers_columns_named(typed: TypedTable, claim: str) -> list:

@@ -22,6 +22,7 @@ from tools._table_ops_model import MAX_FILTERS, Check, Execution, Program, RowFi
 from tools._table_shape import total_rows
 from tools._values import BOUND_OPS
 from tools.lang.lexicon import CARDINALS, ROUGH_WORDS, content_words, word_in
+from tools.lang.reading import read
 
 
 # ======================================================================================================================
@@ -269,8 +270,15 @@ _OF_THE_ROWS = re.compile(
 
 # "most vaccines had an efficacy above 80%", "most of the hospitals …": more than half of the rows ("the most" is a
 # superlative, and "most" after a verb or an article is not about rows)
-_MOST_OF_THE_ROWS = re.compile(
-    r"(?:^|[,;:]\s*)(?:but\s+|and\s+)?most\s+(?:of\s+(?:the\s+)?)?(?P<noun>[^\W\d_][\w-]*)", re.I)
+_CLAUSE_OPENS = re.compile(r"(?:^|[,;:]\s*)(?:but\s+|and\s+)?$", re.I)
+_MOST_OF = re.compile(r"\s+(?:of\s+(?:the\s+)?)?(?P<noun>[^\W\d_][\w-]*)", re.I)
+
+
+def _most_of_the_rows(claim: str) -> list[str]:
+    """The noun after each "most" (the Reading's quantifier, not "the most") that opens a clause: "vaccines" for
+    "Most vaccines had …" and "… , but most of the hospitals …"."""
+    return [m.group("noun") for q in read(claim).quantified("most")
+            if _CLAUSE_OPENS.search(claim, 0, q.start) and (m := _MOST_OF.match(claim, q.end))]
 
 
 def fraction_of_rows(claim: str, typed: TypedTable) -> tuple[float, str, float] | None:
@@ -284,8 +292,8 @@ def fraction_of_rows(claim: str, typed: TypedTable) -> tuple[float, str, float] 
     if not label:
         return None
     n = typed.table.n_rows - len(total_rows(typed))
-    for m in _MOST_OF_THE_ROWS.finditer(claim):
-        if names_column(typed.columns[label - 1].name, m.group("noun").casefold()):
+    for noun in _most_of_the_rows(claim):
+        if names_column(typed.columns[label - 1].name, noun.casefold()):
             return 0.5 * n, ">", 0.0
     for m in _OF_THE_ROWS.finditer(claim):
         if not names_column(typed.columns[label - 1].name, m.group("noun").casefold()):
@@ -388,7 +396,14 @@ def add_numbered_kind(program: Program, typed: TypedTable, text: str) -> Program
 # values are left as written for the same reason.
 # ======================================================================================================================
 
-_JOINT = re.compile(r"\b(?:both|all|each|every|neither|nor)\b", re.I)
+_JOINT_WORDS = ("neither", "nor")  # of the "none" kind: "neither A nor B" names them jointly; "no" does not
+
+
+def _says_jointly(claim: str) -> bool:
+    """Whether the claim says "both", "all", "each", "every", "neither" or "nor" (its Reading's quantifiers)."""
+    return any(q.kind in ("every", "both") or q.word in _JOINT_WORDS for q in read(claim).quantifiers)
+
+
 _JOINER = re.compile(r"^(?:,|&|and|,\s*and)?$", re.I)
 # Every named row above another row is their smallest above it; every one below it, their largest.
 _ORDER_EXTREME = {">": "min", ">=": "min", "<": "max", "<=": "max"}
@@ -437,7 +452,7 @@ def read_joint_rows(program: Program, claim: str, typed: TypedTable) -> Program 
     low = norm_text(claim)
     if not all(norm_text(v) and norm_text(v) in low for v in named):
         return None
-    if not (_JOINT.search(claim) or joined_by_and(named, claim)):
+    if not (_says_jointly(claim) or joined_by_and(named, claim)):
         return None
     if against_third_row:
         if _one_row_writes_all(typed, named):
@@ -494,7 +509,15 @@ def named_rows_blocker(program: Program, typed: TypedTable, claim: str) -> str:
 _AS_ONE = re.compile(r"\b(?:combined|together|total|totals|altogether|sum|average|averages|mean|overall|"
                      r"collectively|between them|cumulative(?:ly)?)\b", re.I)
 # not "of all": "more than half of all the beds" is a share of the total
-_EACH = re.compile(r"\b(?:both|each|every)\b|(?<!\bof )\ball\b", re.I)
+_OF_BEFORE = re.compile(r"\bof $", re.I)
+
+
+def _says_each(claim: str) -> bool:
+    """Whether the claim says "both", "each", "every" or "all" (not "of all") of the rows it names."""
+    return any(q.kind == "both" or q.word in ("each", "every")
+               or (q.word == "all" and not _OF_BEFORE.search(claim, 0, q.start)) for q in read(claim).quantifiers)
+
+
 
 
 def read_each_as_extreme(program: Program, typed: TypedTable, claim: str) -> Program:
@@ -504,7 +527,7 @@ def read_each_as_extreme(program: Program, typed: TypedTable, claim: str) -> Pro
     7.6). A claim that adds them up or averages them ("combined", "in total", "on average") keeps its program."""
     chk = program.check
     if program.fn not in ("sum", "avg") or chk is None or chk.op not in _ORDER_EXTREME \
-            or not _EACH.search(claim) or _AS_ONE.search(claim):
+            or not _says_each(claim) or _AS_ONE.search(claim):
         return program
     return program.model_copy(update={"fn": _ORDER_EXTREME[chk.op]})
 

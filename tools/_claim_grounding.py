@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from kb.tables import Table
-from tools._cells import TypedTable, cell_number, names_iso_month, norm_text, text_words
+from tools._cells import TypedTable, cell_number, norm_text, text_words
 from tools._claim_counts import fraction_of_rows
 from tools._grounding import column_named, value_grounded
 from tools._intervals import interval_claim
@@ -24,7 +24,8 @@ from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Executio
 from tools._table_shape import meets_filter, names_flag
 from tools._values import direction, stated_bounds
 from tools.lang.lexicon import CARDINALS, DOWNWARD, MAX_WORDS, NEGATED_EXISTENCE, ORDINAL_WORDS, RANK_HEADER, UPWARD, \
-    change_pattern, extreme_directions, is_superlative
+    change_pattern
+from tools.lang.reading import extreme_directions, is_superlative, names_iso_month, read, read_against
 
 
 # ======================================================================================================================
@@ -40,9 +41,17 @@ from tools.lang.lexicon import CARDINALS, DOWNWARD, MAX_WORDS, NEGATED_EXISTENCE
 # let this count vote both ways: :func:`counts_named_row`).
 # ======================================================================================================================
 
-# A word that makes a claim about several rows or about the rows it excludes.
-_QUANTIFIED = re.compile(r"\b(?:every|all|each|only|alone|sole|solely|exclusively|none|no|neither|nor|always|never|"
-                         r"any|both|whole|entire|unique|uniquely|single)\b", re.I)
+# A word that makes a claim about several rows or about the rows it excludes: a quantifier of these kinds (the
+# Reading's), or "any" ("some" and "at least one" are left out: "Oslo had at least one death" is about Oslo's row).
+# "No." counts too, though the Reading reads it as a number's abbreviation ("No. 5"): kept as this rule read it
+# (the Reading's reading would change 7 dev texts, all WTQ questions, which this claim rule does not read).
+_ABOUT_SEVERAL = ("every", "both", "none", "only", "unique", "whole", "always", "never")
+_NUMBER_LABEL = re.compile(r"\bno\.", re.I)
+
+
+def _quantified(claim: str) -> bool:
+    return any(q.kind in _ABOUT_SEVERAL or q.word == "any" for q in read(claim).quantifiers) \
+        or _NUMBER_LABEL.search(claim) is not None
 
 
 def read_named_row_every(program: Program, typed: TypedTable, claim: str) -> Program:
@@ -50,7 +59,7 @@ def read_named_row_every(program: Program, typed: TypedTable, claim: str) -> Pro
     chk = program.check
     label = typed.label_col
     if program.fn not in ("every", "only") or chk is None or chk.against != "value" or chk.op not in ("=", "contains") \
-            or not label or _QUANTIFIED.search(claim or "") or not 1 <= len(program.filters) < MAX_FILTERS:
+            or not label or _quantified(claim or "") or not 1 <= len(program.filters) < MAX_FILTERS:
         return program
     name_col = typed.columns[label - 1]
     if program.column != name_col.ident or not value_grounded(chk.value, claim):
@@ -88,7 +97,7 @@ def counts_named_row(program: Program, typed: TypedTable | None, claim: str) -> 
     chk = program.check
     label = typed.label_col if typed is not None else None
     if program.fn != "count" or chk is None or (chk.op, chk.against, chk.value) != (">=", "value", "1") \
-            or not label or len(program.filters) < 2 or _QUANTIFIED.search(claim or ""):
+            or not label or len(program.filters) < 2 or _quantified(claim or ""):
         return False
     last = program.filters[-1]
     return last.column == typed.columns[label - 1].ident and last.op == "=" and _names(last.value, claim)
@@ -123,7 +132,6 @@ NEGATED_BEFORE = re.compile(r"\b(?:not|never|no|n't)\s+(?:\w+\s+)?$", re.I)
 # A header that holds a change rather than a level: "Change since 2019 (pp)", "% change", "Difference", "Δ 2019-23",
 # "Net change", "Year-on-year growth (%)". Not "Exchange rate" (a word, not its tail).
 _CHANGE_HEADER = re.compile(r"(?:\b(?:change|changes|difference|diff|delta|growth)\b|Δ)", re.I)
-_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 
 
 def stated_direction(text: str) -> tuple[str, re.Match[str]] | None:
@@ -145,7 +153,7 @@ def change_columns(typed: TypedTable) -> list[str]:
 def years_agree(header: str, text: str) -> bool:
     """Whether the years ``text`` states are the change column's own: "fell since 2019" is not read from "Change
     since 2015"; a text or header with no year agrees with any."""
-    said, held = set(_YEAR.findall(text)), set(_YEAR.findall(header))
+    said, held = ({y.value for y in read(t).year_list()} for t in (text, header))
     return not said or not held or said <= held
 
 
@@ -231,7 +239,14 @@ _DOWN_SIGN = re.compile(r"\b(?<!non-)(?:negative|non-?positive|loss(?:es)?|loss-
 _DEGREE = re.compile(r"\b(?:less|more|most|least|very|too|slightly)\s+$", re.I)
 
 
-_SOME = re.compile(r"\b(?:any|at\s+least\s+one|one\s+or\s+more)\b(?!\s+others?\b)", re.I)
+_OTHERS_AFTER = re.compile(r"\s+others?\b", re.I)
+
+
+def _says_some(claim: str) -> bool:
+    """Whether the claim says "any", "at least one" or "one or more" (not "any other": a comparison with the rest;
+    nor "some", which a rough number also writes: "some 300 patients")."""
+    return any(q.kind == "some" and q.word != "some" and not _OTHERS_AFTER.match(claim, q.end)
+               for q in read(claim).quantifiers)
 
 
 def stated_numbers(claim: str) -> set[float]:
@@ -241,7 +256,7 @@ def stated_numbers(claim: str) -> set[float]:
     signs = ups + downs
     one_sign = bool(signs) and not (ups and downs) and not any(_DEGREE.search(claim[:m.start()]) for m in signs)
     span = stated_days(claim)  # "less than a week" states 7 days (tools._question_dates)
-    some = _SOME.search(claim) is not None  # "Did any drug get cheaper?" states a count of at least 1
+    some = _says_some(claim)  # "Did any drug get cheaper?" states a count of at least 1
     return claim_numbers(claim) | ({0.0} if one_sign else set()) | ({round(span[1], 6)} if span else set()) \
         | ({1.0} if some else set())
 
@@ -260,7 +275,7 @@ def _stated(value: str, claim: str, numbers: set[float]) -> bool:
     if names_iso_month(claim, value):
         # "April 2024" states "2024-04" (found as a new user: "Admissions peaked in April 2024."); a claim that
         # writes years must write this one
-        years = re.findall(r"\b(?:1[89]|20)\d\d\b", claim)
+        years = [y.text for y in read(claim).year_list()]
         return not years or value.strip()[:4] in years
     words = [w for w in _WORD.findall(value.lower()) if len(w) > 1]
     have = set(_WORD.findall(claim.lower()))
@@ -334,7 +349,7 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed
         # (a claim that some row exists is refuted by finding none: "Did any drug get cheaper?")
         # (nor is an interval that does not hold a value: "the CI for women included 1")
         if not ex.selected and target != 0 and not interval and not named_row \
-                and not (target == 1 and chk.op == ">=" and _SOME.search(claim)):
+                and not (target == 1 and chk.op == ">=" and _says_some(claim)):
             return "the filters select no row, so the count says nothing about the claim"
     return ""
 
@@ -569,20 +584,11 @@ _JOINERS = {"and", "plus", "the", "&"}
 
 
 def row_names_in(typed: TypedTable, phrase: str) -> tuple[list[str], list[str]]:
-    """The row names ``phrase`` writes, in its order, and its other words. Longest names first, so "Trinidad and
-    Tobago" is one row even when "Tobago" is another."""
-    label = typed.label_col
-    if not label:
-        return [], text_words(phrase).split()
-    rest = f" {text_words(phrase)} "
-    found: list[tuple[int, str]] = []
-    for name in sorted({typed.text(r, label) for r in range(1, typed.table.n_rows + 1)}, key=lambda n: -len(n)):
-        words = text_words(name)
-        at = rest.find(f" {words} ") if words else -1
-        if at >= 0:
-            found.append((at, name))
-            rest = rest[:at + 1] + "\0" * len(words) + rest[at + 1 + len(words):]  # taken: no shorter name inside
-    return [name for _, name in sorted(found)], rest.replace("\0", " ").split()
+    """The row names ``phrase`` writes, in its order, and its other words (its reading against the table,
+    tools.lang.reading.read_against). Longest names first, so "Trinidad and Tobago" is one row even when "Tobago"
+    is another."""
+    reading = read_against(phrase, typed)
+    return reading.row_labels(), list(reading.other_words)
 
 
 def read_combined(program: Program, typed: TypedTable, claim: str) -> Program:
@@ -615,14 +621,20 @@ def read_combined(program: Program, typed: TypedTable, claim: str) -> Program:
 # A quantifier where a value should be: "rows where Dropouts < 60 -> whether every one has Site = 'every'" (seen
 # as a new user for "Every site had fewer than 60 dropouts"); no cell holds "every", so it always refuted.
 _QUANTIFIERS = {"every", "all", "each", "any", "everyone", "everything", "every one", "all of them"}
-_SAYS_EVERY = re.compile(r"\b(?:every|all|each)\b", re.I)
+# "Every hospital in Hull …", "Is it true that all the trials …": the quantifier ("every", "all", "each") opens the
+# claim, so it is about every row its subject names. In the object ("outperforms all baselines") it may well mean
+# "the only one that".
+_LEADING = re.compile(r"\W*")
+_CLAIM_OPENER = re.compile(r"^\W*(?:(?:is it (?:true|correct|the case) that|true or false:?|check (?:whether|if|that)"
+                           r"|verify (?:whether|if|that))\s+)?", re.I)
 
 
-_SAYS_ONLY = re.compile(r"\b(?:only|alone|sole|solely|exclusively)\b", re.I)
-# "Every hospital in Hull …", "Is it true that all the trials …": the quantifier opens the claim, so it is about every
-# row its subject names. In the object ("outperforms all baselines") it may well mean "the only one that".
-_OPENS_WITH_EVERY = re.compile(r"^\W*(?:(?:is it (?:true|correct|the case) that|true or false:?|check (?:whether|if|that)"
-                               r"|verify (?:whether|if|that))\s+)?(?:every|all|each)\b(?!-)", re.I)
+def _opening_every(claim: str) -> str | None:
+    """The "every", "all" or "each" that opens the claim (after "Is it true that …"; not "all-time"), as the claim's
+    last word up to it ('"every' for '"Every …'), or None."""
+    opens = {_LEADING.match(claim).end(), _CLAIM_OPENER.match(claim).end()}
+    return next((claim[:q.end].split()[-1].lower() for q in read(claim).quantified("every")
+                 if q.start in opens and not claim.startswith("-", q.end)), None)
 
 
 def read_quantifier(program: Program, claim: str) -> Program:
@@ -639,14 +651,13 @@ def read_quantifier(program: Program, claim: str) -> Program:
     which the executor refuses over three rows ("a value check needs the one row the claim is about"), so 1 of 5
     programs voted (found as a new user). Over one row "every" is the value check itself.
     """
-    opens = _OPENS_WITH_EVERY.search(claim)
-    if program.check is None or not opens or _SAYS_ONLY.search(claim):
+    opening = _opening_every(claim)
+    if program.check is None or not opening or read(claim).quantified("only"):
         return program
     if program.fn == "only":
         return program.model_copy(update={"fn": "every"})
     # ... unless the "quantifier" is the first word of the value checked: "all about christmas eve be the title for
     # season 11" (TabFact) names an episode, and over several rows the value check is rightly refused.
-    opening = opens.group(0).split()[-1].lower()
     if program.fn == "value" and program.check.against == "value" \
             and not program.check.value.strip().lower().startswith(opening):
         return program.model_copy(update={"fn": "every"})
@@ -658,7 +669,7 @@ def read_every_filter(program: Program, typed: TypedTable, claim: str) -> Progra
     filter states the claim's condition: read as "every row meets that filter". Any other program is returned
     as it is."""
     chk = program.check
-    if program.fn != "every" or chk is None or len(program.filters) != 1 or not _SAYS_EVERY.search(claim):
+    if program.fn != "every" or chk is None or len(program.filters) != 1 or not read(claim).quantified("every"):
         return program
     value = " ".join(chk.value.lower().split())
     try:

@@ -15,7 +15,8 @@ from tools._cells import TypedColumn, TypedTable, cell_number, norm_text
 from tools._table_ops_model import Execution, Program, RowFilter
 from tools._table_shape import meets_filter, names_flag
 from tools.lang.choice import table_choice
-from tools.lang.lexicon import CARDINALS, WORD, content_words, is_superlative, singular, word_in
+from tools.lang.lexicon import CARDINALS, WORD, content_words, singular, word_in
+from tools.lang.reading import is_superlative, read
 
 
 # ======================================================================================================================
@@ -52,8 +53,10 @@ _NUMBER_WORDS = CARDINALS | {
         "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split())}
 
 
-# "How many townships have no water area?" states a zero ("Water area = 0"); "No. 5" is a number's label.
-_NONE = re.compile(r"\b(?:no(?!\.)|none|without)\b")
+# "How many townships have no water area?" states a zero ("Water area = 0"): the Reading's quantifier "no" or "none"
+# ("No. 5" is a number's label), or "without". Not the rest of the "none" kind: "neither team scored" states no zero
+# here (taking the kind whole would change 12 dev texts).
+_WITHOUT = re.compile(r"\bwithout\b")
 
 
 def question_numbers(question: str) -> set[float]:
@@ -61,7 +64,7 @@ def question_numbers(question: str) -> set[float]:
     zero of "no …"), unsigned."""
     low = question.casefold()
     out = {n for w, n in _NUMBER_WORDS.items() if re.search(rf"\b{w}\b", low)}
-    if _NONE.search(low):
+    if any(q.word in ("no", "none") for q in read(question).quantifiers) or _WITHOUT.search(low):
         out.add(0.0)
     for m in _NUMBER.finditer(question):
         n = cell_number(m.group(0))

@@ -14,7 +14,8 @@ from tools._cells import TypedTable, cell_number, format_value, iso_month_match
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, Check, Note, Program, RowFilter
 from tools._table_shape import INTERVAL_HEADER, LOWER_BOUND, UPPER_BOUND
-from tools.lang.lexicon import MONTHS, spelled_out
+from tools.lang.lexicon import spelled_out
+from tools.lang.reading import read
 
 
 # ======================================================================================================================
@@ -269,7 +270,8 @@ def claim_coverage(claim: str, table: Table) -> Coverage:
     words = list(dict.fromkeys(_words(claim)))
     # A month the claim names is mentioned by a cell that writes a date in it as numbers ("March" by "2024-03"):
     # found as a new user, "March revenue was about 20% higher than February revenue" was NOT ENOUGH INFO.
-    months = [w for w in words if w in MONTHS and _key(w) not in vocabulary]
+    named = {m.text.lower() for m in read(claim).months}
+    months = [w for w in words if w in named and _key(w) not in vocabulary]
     if months:
         cells = [cell for row in table.rows for cell in row]
         vocabulary |= {_key(w) for w in months if any(iso_month_match(cell, w) for cell in cells)}

@@ -18,8 +18,8 @@ from tools._table_ops import selected_rows
 from tools._table_ops_model import RATIO_FNS, MoreRowsThan, Options, Program, Ratio, RowFilter, RowGroups
 from tools._table_shape import writes_shares
 from tools._values import stated_cells
-from tools.lang.lexicon import CARDINALS, DOWNWARD, RANK_HEADER, UPWARD, content_words, extreme_directions, \
-    is_superlative, related, singular, word_in
+from tools.lang.lexicon import CARDINALS, DOWNWARD, RANK_HEADER, UPWARD, content_words, related, singular, word_in
+from tools.lang.reading import extreme_directions, is_superlative
 
 
 # ======================================================================================================================

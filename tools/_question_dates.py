@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 
-from tools._cells import QUARTER, YEAR, TypedTable, format_value, iso_month_match, parse_date, text_words, words_match
+from tools._cells import YEAR, TypedTable, format_value, iso_month_match, parse_date, text_words, words_match
 from tools._grounding import value_grounded
 from tools._table_ops_model import MAX_FILTERS, Change, Check, Program, RowFilter
 from tools._values import BOUND_OPS
-from tools.lang.lexicon import CARDINALS, MONTH_NAMES, WORD
+from tools.lang.lexicon import CARDINALS, MONTH_NAMES, MONTHS, OLDEST_YEAR, WORD
+from tools.lang.reading import read
 
 
 # ======================================================================================================================
@@ -56,11 +57,20 @@ def read_stated_part(program: Program, typed: TypedTable, question: str) -> Prog
     return program.model_copy(update={"filters": filters}) if changed else program
 
 
-_MONTH = r"(?:january|february|march|april|june|july|august|september|october|november|december)"
-_YEAR = r"(?:1[0-9]{3}|20[0-9]{2})"
-# The longest first: "March 2010" before "March"; "May" only with a year (else it is the verb).
-_DATE_PARTS = [re.compile(p, re.I) for p in (rf"\b(?:{_MONTH}|may),?\s+{_YEAR}\b", rf"\b{_MONTH}\b",
-                                               rf"\b{_YEAR}\b")]
+def stated_date_part(question: str) -> str:
+    """The month with its year, else the month, else the year the question writes first, as written ("March 2010",
+    "March", "1066"; tools.lang.reading): the longest first, a month in full ("Mar" is left out) and "may" only
+    with a year (else it is the verb); "" for none."""
+    reading = read(question)
+    months = [m for m in reading.months if m.full]
+    with_year = next((m for m in months if m.year and not m.dotted), None)
+    if with_year:
+        return question[with_year.start:with_year.phrase_end]
+    month = next((m for m in months if m.month != MONTHS["may"]), None)
+    if month:
+        return month.text
+    years = reading.year_list(since=OLDEST_YEAR)
+    return years[0].text if years else ""
 
 
 def add_stated_date(program: Program, typed: TypedTable, question: str) -> Program:
@@ -74,7 +84,7 @@ def add_stated_date(program: Program, typed: TypedTable, question: str) -> Progr
     """
     if program.fn in ("every", "only"):
         return program
-    part = next((m.group(0) for p in _DATE_PARTS for m in [p.search(question)] if m), "")
+    part = stated_date_part(question)
     if not part or any(part.casefold() in f.value.casefold() for f in program.filters):
         return program
     for col in typed.columns:
@@ -91,9 +101,6 @@ def add_stated_date(program: Program, typed: TypedTable, question: str) -> Progr
     return program
 
 
-_QUARTER_NUMBER = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
-
-
 def add_stated_quarter(program: Program, typed: TypedTable, question: str) -> Program:
     """"What was the total revenue in the first quarter of 2024?" keeps January to March of 2024.
 
@@ -102,11 +109,13 @@ def add_stated_quarter(program: Program, typed: TypedTable, question: str) -> Pr
     months (ISO dates, or month names as words), which a question's program reads as any of them; only when the
     program has no other filter, since a program holds three at most.
     """
-    m = QUARTER.search(question)
-    if not m or program.fn in ("every", "only"):
+    reading = read(question)
+    if not reading.quarters or program.fn in ("every", "only"):
         return program
-    q = _QUARTER_NUMBER[m.group("ord").lower()] if m.group("ord") else int(m.group("n"))
-    year = m.group("year") or next(iter(re.findall(r"\b(?:1[89]|20)\d{2}\b", question)), None)
+    stated = reading.quarters[0]
+    q = stated.quarter
+    years = reading.year_list()  # its own year ("Q3 2019"), else the first the question writes
+    year = stated.year.text if stated.year in years else years[0].text if years else None
     months = [f"{name.capitalize()} {year}" if year else name.capitalize() for name in MONTH_NAMES[3 * q - 3:3 * q]]
     for col in typed.columns:
         cells = typed.table.column_values(col.index)

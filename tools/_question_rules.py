@@ -17,8 +17,8 @@ from tools._question_counts import FREQUENCY
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Execution, Note, Program, RowFilter, RowGroups
 from tools._table_shape import meets_filter, selects_only
-from tools.lang.lexicon import CARDINALS, ORDINAL_WORDS, PRONOUNS, RANK_HEADER, best_is_largest, content_words, \
-    extreme_directions, is_superlative, ordinal_extreme, related
+from tools.lang.lexicon import CARDINALS, ORDINAL_WORDS, PRONOUNS, RANK_HEADER, content_words, related
+from tools.lang.reading import best_is_largest, extreme_directions, is_superlative, ordinal_extreme
 
 
 # ======================================================================================================================

@@ -18,7 +18,7 @@ from scipy.stats import spearmanr
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from kb.table_model import Table
-from tools._cells import TypedTable, cell_number, compare, format_value, is_empty, iso_month_names, names_month, \
+from tools._cells import TypedTable, cell_number, compare, format_value, is_empty, iso_month_names, \
     norm_text, parse_date, text_words
 from tools._grounding import column_named, named_words, row_stated, yes_no_asked
 from tools._intervals import bound_pairs
@@ -27,6 +27,7 @@ from tools._table_ops_model import MAX_CELLS, MAX_FILTERS, VALUE_MAX_CHARS, Prog
 from tools._table_shape import interval_bounds, interval_columns, lists_items, total_rows
 from tools._values import ORDER_OPS, ROUGH_SHARE
 from tools.lang.lexicon import change_pattern, related
+from tools.lang.reading import names_month, read
 
 
 # ======================================================================================================================
@@ -57,16 +58,22 @@ from tools.lang.lexicon import change_pattern, related
 _UP = change_pattern("up", "base", "third", "past", "gerund", improve=True)
 _DOWN = change_pattern("down", "base", "third", "past", "gerund")
 _VERB = re.compile(rf"\b(?:(?P<up>{_UP})|(?P<down>{_DOWN}))\b", re.I)
-_EVERY = re.compile(r"\b(?:every|each)\s+(?:single\s+)?(?:year|month|quarter|week|day|season|period|time|decade)\b|"
-                    r"\b(?:steadily|consistently|continuously|monotonically|year[- ]on[- ]year|year after year|"
-                    r"month after month|month[- ]on[- ]month)\b", re.I)
+# "every month", "each single year" (the Reading's quantifier, then a period), or a word that says so alone
+_PERIOD_AFTER = re.compile(r"\s+(?:single\s+)?(?:year|month|quarter|week|day|season|period|time|decade)\b", re.I)
+_STEADILY = re.compile(r"\b(?:steadily|consistently|continuously|monotonically|year[- ]on[- ]year|year after year|"
+                       r"month after month|month[- ]on[- ]month)\b", re.I)
+
+
+def _every_period(claim: str) -> bool:
+    """Whether the claim says a change held every period ("every month", "each year", "steadily")."""
+    return any(q.word in ("every", "each") and _PERIOD_AFTER.match(claim, q.end) for q in read(claim).quantifiers) \
+        or _STEADILY.search(claim) is not None
 _NEGATED = re.compile(r"\b(?:not|never|n't)\b", re.I)
 # shared with the dose trend below, whose claims rise or fall in the same words
 TREND_VERB, NEGATED = _VERB, _NEGATED
 # "rises with age", "falls with increasing dose": along the column of row labels, when it names that column
 _ALONG = re.compile(r"\s*(?:\w+\s+){0,2}?(?:with|by|across)\s+(?:increasing\s+|higher\s+|rising\s+|greater\s+|"
                     r"older\s+)?(?P<along>[^\W\d_][\w-]*)", re.I)
-_YEAR = re.compile(r"\b(1[89]\d{2}|20\d{2})\b")
 # ISO dates ("2024-03", "2019-05-01") and ISO weeks ("2025-W40", "2025W40": surveillance tables), each ordered
 # as text
 _ISO = re.compile(r"^\d{4}(?:-\d{2}){0,2}$|^\d{4}-?W\d{2}$")
@@ -111,24 +118,23 @@ def _stated_span(typed: TypedTable, rows: list[int], cols: list[int], claim: str
     trend within 2017 alone (too few rows) and left to a program that compared 2020-21 with 2017-18.
     """
     low = norm_text(claim)
-    marks: list[tuple[int, re.Match]] = []
+    marks: list[tuple[int, str]] = []  # (the row's place in the run, the text before the claim names it)
     month_names = {(r, c): name for c in cols
                    for r, name in zip(rows, iso_month_names([typed.text(r, c) for r in rows]) or [])}
     for i, r in enumerate(rows):
         for c in cols:
             cell = norm_text(typed.text(r, c))
             m = re.search(rf"(?<![\w-]){re.escape(cell)}(?![\w-])", low) if cell else None
-            if m is None and (r, c) in month_names:  # "from February to May" over "2024-02" … "2024-05"
-                m = names_month(claim, month_names[r, c])
-            if m:
-                marks.append((i, m))
+            month = names_month(claim, month_names[r, c]) if m is None and (r, c) in month_names else None
+            if m or month:  # a month: "from February to May" over "2024-02" … "2024-05"
+                marks.append((i, low[:m.start()] if m else claim[:month.start]))
                 break
     if len(marks) >= 2:
         first, last = min(i for i, _ in marks), max(i for i, _ in marks)
         return rows[first:last + 1]
     if len(marks) == 1:
-        i, m = marks[0]
-        before = m.string[:m.start()].lower().split()[-1:]  # the claim or its normalised text
+        i, said_before = marks[0]
+        before = said_before.lower().split()[-1:]  # of the claim or its normalised text
         if before and before[0] in _SINCE:
             return rows[i:]
         if before and before[0] in _UNTIL:
@@ -174,14 +180,15 @@ def _states_an_amount(claim: str, typed: TypedTable, rows: list[int], time_col: 
     names = " ".join([*(c.name for c in typed.columns),
                       *(typed.text(r, c.index) for c in typed.columns if not c.numeric for r in rows)])
     named = set(re.findall(r"\d+(?:\.\d+)?", names))
-    return any(n not in named for n in re.findall(r"\d+(?:\.\d+)?", _YEAR.sub(" ", said)))
+    unyeared = read(said).without(read(said).year_list())
+    return any(n not in named for n in re.findall(r"\d+(?:\.\d+)?", unyeared))
 
 
 def trend_check(claim: str, table: Table) -> TrendCheck | None:
     """The verdict on a claim that a column rose or fell every period, or from one period to another in a table
     with a time column ("TB incidence in Uganda rose from 2020 to 2021", the two periods' values compared), or
     None (section comment)."""
-    verb, every = _VERB.search(claim), _EVERY.search(claim)
+    verb, every = _VERB.search(claim), _every_period(claim)
     if not verb:
         return None
     # Typed only once the claim's words call for it: every claim check passes here, and the programs type the
@@ -229,11 +236,11 @@ def trend_check(claim: str, table: Table) -> TrendCheck | None:
         return _endpoints(typed, measure, ends[0], ends[-1], time_col, verb.group("up") is not None,
                           negated, group_col, change)
     span = _stated_span(typed, rows, [c for c in (time_col, typed.label_col) if c], claim)
-    year = _YEAR.search(claim)
+    year = next(iter(read(claim).year_list()), None)
     if span is not None:
         rows = span
     elif year and time_col is not None:
-        in_year = [r for r in rows if year.group(1) in typed.text(r, time_col)]
+        in_year = [r for r in rows if year.text in typed.text(r, time_col)]
         if in_year and len(in_year) < len(rows):
             rows = in_year
     if len(rows) < MIN_ROWS or any(is_empty(typed.text(r, measure.index)) or measure.numbers[r - 1] is None

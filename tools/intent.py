@@ -29,10 +29,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from kb.errors import LLMResponseError
 from prompts import render
 from tools._grounding import EXPLETIVE_IT, answer_subject, with_subject
-from tools._cells import QUARTER, parse_date
+from tools._cells import parse_date
 from tools.registry import ToolContext, tool
 from tools._question_rules import swapped_question
-from tools.lang.lexicon import MONTHS, PRONOUNS, is_superlative, related, singular
+from tools.lang.lexicon import EARLIEST_YEAR, MONTHS, PRONOUNS, related, singular
+from tools.lang.reading import is_superlative, read
 
 log = logging.getLogger(__name__)
 
@@ -226,7 +227,9 @@ def _is_period(text: str) -> bool:
     words = text.casefold().replace(",", " ").split()
     if words and words[0].rstrip(".") in MONTHS and all(w.isdigit() for w in words[1:]):
         return True
-    return bool(QUARTER.fullmatch(text.strip())) or parse_date(text, year_alone=True) is not None
+    whole = text.strip()
+    return any(q.start == 0 and q.phrase_end == len(whole) and (q.year is None or q.year.value >= EARLIEST_YEAR)
+               for q in read(whole).quarters) or parse_date(text, year_alone=True) is not None
 
 
 def extract_options(message: str) -> list[str]:

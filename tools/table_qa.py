@@ -46,7 +46,8 @@ from tools._table_llm import (
 from tools._table_program import (
     DEFAULT_FORM, DEFAULT_SAMPLES, DEFAULT_TEMPERATURE, ProgramOutcome, program_lines, solve)
 from tools._claim_grounding import unstated_numbers
-from tools.lang.lexicon import OF_THEM, content_words, is_superlative, singular, without_opener, word_in
+from tools.lang.lexicon import OF_THEM, content_words, singular, without_opener, word_in
+from tools.lang.reading import is_superlative
 from tools.intent import without_regarding_note
 from tools.table_filter import filter_table, resolve_table
 

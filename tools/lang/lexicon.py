@@ -73,58 +73,15 @@ LOWER_IS_BETTER = re.compile(r"\b(?:errors?|err|loss|losses|perplexity|ppl|wer|c
                              r"duration|cost|costs|price|prices|distance|fid|deaths|injuries)\b", re.I)
 
 
-def best_is_largest(text: str, header: str) -> bool | None:
-    """Whether "best" (or "worst") in ``text`` asks for the largest value of the column ``header``: True for
-    "the best average score", False for "the best time" or "the worst accuracy", None when the text says neither
-    or both."""
-    words = set(re.findall(r"[a-z]+", text.lower()))
-    best, worst = "best" in words, "worst" in words
-    if best == worst:
-        return None
-    return best != bool(LOWER_IS_BETTER.search(header))
-
-
-def is_superlative(text: str) -> bool:
-    """Does the text use a superlative ("the most", "largest", "top"), also as the first part of a compound
-    ("the lowest-calorie food", "the best-selling drug"; found as a new user) or after an ordinal
-    ("second-highest")? "right-most" is no superlative."""
-    for word in re.findall(r"[a-z][a-z-]*", text.lower()):
-        first, _, rest = word.partition("-")
-        if word in SUPERLATIVES or first in SUPERLATIVES or (first in ORDINAL_WORDS and rest in SUPERLATIVES):
-            return True
-    return False
-
-
 ORDINAL_WORDS = {w: i for i, w in enumerate("second third fourth fifth sixth seventh eighth ninth tenth".split(), 2)} \
     | {f"{i}{s}": i for i, s in ((2, "nd"), (3, "rd"), *((k, "th") for k in range(4, 11)))}
-_ORDINAL_EXTREME = re.compile(r"\b(" + "|".join(ORDINAL_WORDS) + r")[\s-]+(?:most|" + "|".join(
-    sorted(w for w in SUPERLATIVES if w not in ("most",))) + r")\b", re.I)
 
 
-def ordinal_extreme(text: str) -> int:
-    """The place an ordinal superlative asks for ("the second highest" -> 2, "3rd-largest" -> 3), else 1."""
-    m = _ORDINAL_EXTREME.search(text)
-    return ORDINAL_WORDS[m.group(1).lower()] if m else 1
-
-
-def extreme_words(text: str) -> set[str]:
-    """The text's words, with "most" and "least" only where they make an extreme ("the most", "the second most";
-    not "most trials lasted 30 weeks")."""
-    low = text.lower()
-    ordinal = "|".join(ORDINAL_WORDS)
-    return (set(re.findall(r"[a-z][a-z-]*", low)) - {"most", "least"}) | {
-        w for w in ("most", "least") if re.search(rf"\bthe (?:(?:{ordinal})[\s-]+)?{w}\b", low)}
-
-
-# Words that ask for the largest, and for the smallest ("most"/"least" counted only where extreme_words keeps them).
+# Words that ask for the largest, and for the smallest ("most"/"least" counted only as "the most", "the least":
+# tools.lang.reading reads superlatives, and the helpers the rules ask, is_superlative, extreme_directions and
+# ordinal_extreme, from a text's Reading).
 MAX_WORDS = UPWARD | {"most"}
 MIN_WORDS = DOWNWARD | {"least"}
-
-
-def extreme_directions(text: str) -> tuple[set[str], set[str]]:
-    """The words of ``text`` that ask for the largest, and those that ask for the smallest."""
-    words = extreme_words(text)
-    return words & MAX_WORDS, words & MIN_WORDS
 
 
 # "zero" to "twelve" as numbers: the counts a message writes as words ("three causes", "two venues").
@@ -219,8 +176,31 @@ def word_in(word: str, have: list[str]) -> bool:
 OF_THEM = re.compile(r"\b(?:of|among|between)\s+(?:them|those|these|they)\b|\b(?:those|these)\s+(?:ones|rows)\b",
                      re.I)
 
+# -- the calendar a message writes (tools.lang.reading reads these words into dates) -------------------------------
 MONTH_NAMES = "january february march april may june july august september october november december".split()
 MONTHS = {m: i for i, m in enumerate(MONTH_NAMES, 1)} | {m[:3]: i for i, m in enumerate(MONTH_NAMES, 1)} | {"sept": 9}
+# The words that say which quarter ("the third quarter", "Q3" is read apart): one list for every reader of a quarter.
+QUARTER_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+# Four-digit numbers read as years: from EARLIEST_YEAR on for most readers ("in 1998", "Q1 2025"); the date filters of
+# a question also take older ones ("in 1066"), from OLDEST_YEAR (a reader says which it takes).
+OLDEST_YEAR, EARLIEST_YEAR, LATEST_YEAR = 1000, 1800, 2099
+
+
+# -- quantifiers: words that say how many of the things a message speaks of it means (tools.lang.reading) -----------
+# Each word with its kind: "every" (each, all), "both", "some" (any, at least one), "none" (no, neither, nor),
+# "only" (alone, solely), "unique" (single), "whole" (entire), "always", "never", and "most" (as in "most trials"; "the
+# most" is a superlative). A reader takes the kinds it needs, or the words where the rules that read a kind disagree.
+QUANTIFIERS = {
+    "every": "every", "each": "every", "all": "every",
+    "both": "both",
+    "any": "some", "some": "some", "at least one": "some", "one or more": "some",
+    "no": "none", "none": "none", "neither": "none", "nor": "none",
+    "only": "only", "alone": "only", "sole": "only", "solely": "only", "exclusively": "only",
+    "unique": "unique", "uniquely": "unique", "single": "unique",
+    "whole": "whole", "entire": "whole",
+    "always": "always", "never": "never",
+    "most": "most",
+}
 
 
 # "No trial had …", "There is no phase 4 trial.", "None of the trials …": a claim that no row has something. Not

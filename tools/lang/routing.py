@@ -18,7 +18,8 @@ import numpy as np
 from tools._grounding import EXPLETIVE_IT, row_stated
 from tools._cells import TypedTable, cell_number, is_empty, iso_month_match
 from tools._settle_rules import record_fields
-from tools.lang.lexicon import MONTHS, OF_THEM, SUPERLATIVES, WORD, related, spelled_out
+from tools.lang.lexicon import OF_THEM, SUPERLATIVES, WORD, related, spelled_out
+from tools.lang.reading import read
 from tools.intent import without_regarding_note
 
 # A score at or above this sends the message to the table: one header plus one value, a row label, or a
@@ -80,7 +81,6 @@ def measured_header(message: str, columns: list[str]) -> str | None:
 PART_MAX_WORDS = 4  # cells this short may be named by part ("March 2010" of "3 March 2010"); long text may not
 _WORD = re.compile(r"[^\W_][\w'\-]*", re.U)
 _NUMBER = re.compile(r"[-−+]?\$?\d[\d,]*(?:\.\d+)?%?")
-_MONTH_WORD = re.compile(r"\b(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b\.?(?:,?\s+(\d{4})\b)?", re.I)
 
 
 def _words(text: str) -> list[str]:
@@ -160,8 +160,8 @@ def score_table(message: str, table: Any, embedder=None) -> TableMatch:
     value_named = False
     subject_named: list[str] = []  # the message's words naming a value of a one-record table
     # Month names the message uses ("may" only before a year: otherwise it is the verb).
-    asked_months = [m.group(0) for m in _MONTH_WORD.finditer(message or "")
-                    if m.group(1).lower() != "may" or m.group(2)]
+    asked_months = [(message or "")[m.start:m.phrase_end] for m in read(message or "").months
+                    if m.text.lower() != "may" or m.year]
     scanned = 0
     for row in table.rows:
         for c, cell in enumerate(row, start=1):
