@@ -20,6 +20,10 @@ Gate, fixed before the run: over the paired checks, the median ratio of computed
 (instructions-first / table-first) at most 0.6. Accuracy is reported beside it (right verdicts per layout, and
 the claims where only one layout was right) but with a few claims per split it decides nothing: the dev-split
 runs do (``EVIDENTIA_TABLE_PROMPT_LAYOUT=instructions-first evidentia eval <benchmark> --split dev``).
+The gate for making instructions-first the default, fixed before any such run: the whole table-disjoint dev
+splits of TabFact (281 claims) and SciTab (181), each checked under both layouts at one commit; per benchmark,
+instructions-first may be right on at most 2 claims fewer than table-first (the replay tolerance of #76), and
+no exact McNemar test over the discordant claims may find it worse at the 5% level.
 Writes docs/bench/<area>.{json,md,png} and the per-check rows in docs/bench/<area>_checks.json.
 """
 
