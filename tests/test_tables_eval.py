@@ -572,3 +572,36 @@ def test_a_sealed_run_is_stamped_with_the_commit_that_made_its_checks(tmp_path, 
     run.record(items=1, checked=1, variants=["program"])
     assert run.stamp("dev")["commit"] == "aaaaaaa" and sealed.ledger(tmp_path)[0]["commit"] == "aaaaaaa"
     assert run.stamp("dev")["test_runs"]["sealed_at_this_commit"] == 1
+
+
+async def test_a_run_under_another_prompt_layout_has_its_own_log_and_report(tmp_settings, tmp_path, fake_llm_server):
+    """EVIDENTIA_TABLE_PROMPT_LAYOUT (#80): a dev run under instructions-first neither resumes from nor overwrites the
+    default layout's log and report, and each record says the layout it ran under."""
+    def handler(req):
+        return Reply(content=json.dumps({"columns": ["not_in_table"]}))
+
+    other = tmp_settings.model_copy(update={"table_prompt_layout": "instructions-first"})
+    paths = {}
+    with fake_llm_server(handler) as srv:
+        for settings in (tmp_settings, other):
+            llm = LLMClient(settings, base_url=srv.base_url, model="fake-model")
+            paths[settings.table_prompt_layout] = await run_benchmark(
+                "pubhealthtab", settings, variants=["program"], split="dev", limit=2, llm=llm,
+                embedder=BagOfWordsEmbedder(), docs_dir=tmp_path, echo=lambda *_: None)
+    assert len(srv.requests) == 4  # two claims under each layout, one column choice each: nothing resumed across
+    reports = {k: json.loads(p.read_text()) for k, p in paths.items()}
+    assert paths["table-first"] != paths["instructions-first"]
+    assert "instructions-first" in paths["instructions-first"].name
+    logs = {k: [json.loads(line) for line in open(r["log"])] for k, r in reports.items()}
+    assert reports["table-first"]["log"] != reports["instructions-first"]["log"]
+    assert {r["prompt_layout"] for r in logs["instructions-first"]} == {"instructions-first"}
+    assert {r["prompt_layout"] for r in logs["table-first"]} == {"table-first"}
+
+
+async def test_a_sealed_test_run_refuses_another_prompt_layout(tmp_settings, tmp_path):
+    import click
+
+    other = tmp_settings.model_copy(update={"table_prompt_layout": "instructions-first"})
+    with pytest.raises(click.ClickException, match="default configuration"):
+        await run_benchmark("pubhealthtab", other, variants=["program"], limit=1, docs_dir=tmp_path,
+                            echo=lambda *_: None)

@@ -221,6 +221,13 @@ def _rest(ordered: list[ClaimItem], taken: list[ClaimItem], seed: int) -> list[C
 
 
 # -- running ------------------------------------------------------------------------------------
+def layout_suffix(settings) -> str:
+    """The table-program prompt layout in a log's and a report's name when it is not the default one, so a run
+    under another layout (``EVIDENTIA_TABLE_PROMPT_LAYOUT``) neither resumes from nor overwrites the default's."""
+    default = type(settings).model_fields["table_prompt_layout"].default
+    return "" if settings.table_prompt_layout == default else f"-{settings.table_prompt_layout}"
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
 
@@ -286,8 +293,13 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         from kb.embeddings import Embedder
 
         embedder = Embedder(settings.embedding_model)
-    suffix = ("" if filter_method == "cosine" else f"-{filter_method}") + ("" if split == "test" else f"-{split}")
-    name = benchmark if split == "test" else f"{benchmark}-{split}"
+    layout = layout_suffix(settings)
+    if layout and split == "test" and not exploratory:
+        raise click.ClickException("A sealed test run publishes the default configuration: unset "
+                                   "EVIDENTIA_TABLE_PROMPT_LAYOUT, or add --exploratory.")
+    suffix = ("" if filter_method == "cosine" else f"-{filter_method}") + ("" if split == "test" else f"-{split}") \
+        + layout
+    name = (benchmark if split == "test" else f"{benchmark}-{split}") + layout
     run = SealedRun(benchmark, split, exploratory, settings, docs_dir)
     docs_dir = run.report_dir
     # The published report: its per-item predictions resume a run begun elsewhere and fill the report below
@@ -350,7 +362,8 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
                     citations_valid=check.citations_valid, kept_cols=check.cols, n_cols=item.table.n_cols,
                     n_rows=item.table.n_rows, reason=check.reason, explanations=check.explanations,
                     concurrency=concurrency, cells_constrained=True, table_sha=fingerprints[item.id],
-                    decided_by=check.decided_by, confidence=check.confidence,
+                    prompt_layout=settings.table_prompt_layout, decided_by=check.decided_by,
+                    confidence=check.confidence,
                     programs=check.programs.model_dump(include=LOGGED_PROGRAM_FIELDS) if check.programs else None)
             echo(f"  [{done}/{todo}] {variant:9s} {item.id}: {check.label} (gold {item.label}) "
                  f"{check.timings['total_s']:.1f}s, {len(check.cols)}/{item.table.n_cols} cols")
@@ -714,7 +727,8 @@ def replay_claims_log(benchmark: str, settings, *, variant: str, limit: int | No
     selection = select_items(benchmark, load_split(benchmark, Path(settings.eval_data_dir), split), seed=seed,
                              limit=None, split=split)
     items = selection[:limit] if limit else selection
-    suffix = ("" if filter_method == "cosine" else f"-{filter_method}") + ("" if split == "test" else f"-{split}")
+    suffix = ("" if filter_method == "cosine" else f"-{filter_method}") + ("" if split == "test" else f"-{split}") \
+        + layout_suffix(settings)
     path = settings.data_dir / "eval" / f"tables-{benchmark}-{_slug(model or settings.llm_model)}{suffix}.jsonl"
     if not path.exists():
         raise click.ClickException(f"No logged checks to replay at {path}; run the evaluation first.")
