@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -163,7 +164,9 @@ def test_the_report_recomputes_from_its_log_and_a_flipped_decision_does_not(tmp_
     assert mf.recompute(log) == published
     assert "What are the symptoms" not in log.read_text()  # ids and decisions, no question text
     rows = [json.loads(line) for line in log.read_text().splitlines()]
-    rows[0]["about_by"][mf.SHIPPED] = not rows[0]["about_by"][mf.SHIPPED]
+    at = rows[0]["names"].index(mf.SHIPPED)
+    flags = rows[1]["about_by"]
+    rows[1]["about_by"] = flags[:at] + ("0" if flags[at] == "1" else "1") + flags[at + 1:]
     log.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     assert mf.recompute(log)[mf.SHIPPED]["accuracy"] != published[mf.SHIPPED]["accuracy"]
 
@@ -179,3 +182,22 @@ def test_training_items_avoid_the_test_half_and_the_evaluations_foci():
     keep = mf.training_pages(records)
     assert keep("") and not any(keep(k) for k in mf.evaluation_foci(records))
     assert not keep(next(k for k in map(lambda r: focus_key(r), records) if split_of(k) == "test"))
+
+
+def test_the_published_report_recomputes_and_a_wrong_label_is_caught(tmp_path):
+    import shutil
+
+    from assistant.evals.recompute import MISMATCH, OK, recompute_report
+    from assistant.evals.report import DOCS_DIR
+    from tests.shared_data import KB_DATA
+
+    if not (KB_DATA / "medquad").exists():
+        pytest.skip("needs the shared KB mirror (EVIDENTIA_KB_MIRROR_DIR)")
+    published = DOCS_DIR / "eval" / f"{mf.BENCHMARK}.json"
+    result = recompute_report(published, tmp_path, KB_DATA)
+    assert result.status == OK and any(r.metric == "all_rejected_hidden" and r.ok for r in result.rows)
+    copy = Path(shutil.copy(published, tmp_path / published.name))
+    rows = [json.loads(line) for line in published.with_suffix(".jsonl").read_text().splitlines()]
+    rows[1]["about"] = not rows[1]["about"]  # a pair labelled against its pages' foci
+    copy.with_suffix(".jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert recompute_report(copy, tmp_path, KB_DATA).status == MISMATCH

@@ -418,16 +418,34 @@ def _measure(train, dev, encode, chat, fold_seeds) -> dict:
 
 # -- the report -------------------------------------------------------------------------------------
 def log_lines(result: dict) -> list[str]:
-    """The per-item log: one line per training pair and per dev item (ids, labels, decisions; no MedQuAD text)."""
-    return [json.dumps(row, sort_keys=True) for row in result["pairs"] + result["items"]]
+    """The per-item log (ids, labels, decisions; no MedQuAD text): a first line naming the variants, then one line
+    per training pair and per dev item, each variant's decisions as "0"/"1" in that order (a pair's in
+    ``about_by``, a dev item's per candidate in ``kept``)."""
+    names = list(result["variants"])
+    lines = [json.dumps({"part": "variants", "names": names})]
+    for row in result["pairs"]:
+        lines.append(json.dumps({**row, "about_by": "".join(str(int(row["about_by"][n])) for n in names)},
+                                sort_keys=True))
+    for row in result["items"]:
+        kept = ["".join(str(int(row["kept"][n][i])) for n in names) for i in range(len(row["candidates"]))]
+        lines.append(json.dumps({**row, "kept": kept}, sort_keys=True))
+    return lines
+
+
+def read_log(log_path: Path) -> tuple[list[str], list[dict], list[dict]]:
+    """The variants' names, the pairs and the dev items of a per-item log, decisions keyed by variant again."""
+    rows = [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    names = next(r["names"] for r in rows if r["part"] == "variants")
+    pairs = [{**r, "about_by": {n: d == "1" for n, d in zip(names, r["about_by"])}} for r in rows
+             if r["part"] == "pair"]
+    items = [{**r, "kept": {n: [c[j] == "1" for c in r["kept"]] for j, n in enumerate(names)}} for r in rows
+             if r["part"] == "item"]
+    return names, pairs, items
 
 
 def recompute(log_path: Path) -> dict[str, dict[str, float]]:
     """Each variant's figures from the per-item log."""
-    rows = [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    pairs = [r for r in rows if r["part"] == "pair"]
-    items = [r for r in rows if r["part"] == "item"]
-    names = list(pairs[0]["about_by"]) if pairs else []
+    names, pairs, items = read_log(log_path)
     return {name: {**pair_scores([p["about"] for p in pairs], [p["about_by"][name] for p in pairs]),
                    **item_scores(items, name)} for name in names}
 
