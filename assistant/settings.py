@@ -151,6 +151,12 @@ class Settings(BaseSettings):
     verdict_by: Literal["code", "model"] = Field(
         default="code",
         description="Who decides a yes/no answer: a negation rule over the cited evidence, or the model.")
+    # A reply citing only pages on another subject than the question's ("Chromosome 7q deletion" for a 7q
+    # duplication) abstains instead (assistant/answer/focus_check.py; docs/eval/medquad-focus-dev.md).
+    focus_check: bool = Field(
+        default=True,
+        description="Check that the pages an answer cites are about what the question asks about (a check learned "
+                    "on MedQuAD dev foci; only pages whose title names their subject are judged); false: no check.")
     max_tool_rounds: int = Field(default=6, ge=1, le=20)
     show_steps: bool = True
 

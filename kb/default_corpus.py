@@ -187,19 +187,34 @@ def _medquad_records(data: bytes, collection: str, file: str) -> list[dict]:
     return out
 
 
+# A MedQuAD page's title: "<focus> — <site>: <question>" (the focus is the disease, drug or test it is about).
+FOCUS_SEPARATOR = " — "
+
+
 def medquad_documents(records: Iterable[dict]) -> Iterator[Document]:
     """MedQuAD records as documents, round-robin over the NIH collections (so a size limit still covers all)."""
     by_collection: dict[str, list[dict]] = {}
     for rec in records:
         by_collection.setdefault(rec.get("collection", ""), []).append(rec)
     for rec in (r for group in itertools.zip_longest(*by_collection.values()) for r in group if r):
-        title = f"{rec.get('focus') or 'MedQuAD'} — {rec.get('source', '')}: {rec.get('question', '')}".strip()
+        title = (f"{rec.get('focus') or 'MedQuAD'}{FOCUS_SEPARATOR}{rec.get('source', '')}: "
+                 f"{rec.get('question', '')}").strip()
         # qids are not unique (0000001-1 occurs in 7 collections; CancerGov reuses a document id across its
         # files 0000013_2.xml, 0000013_2_1.xml, ...): the XML file makes the id unique, so each answer keeps
         # its own title and URL for citation.
         where = (rec.get("file") or "").removesuffix(".xml") or rec.get("collection", "")
         yield Document(doc_id=f"medquad:{where}#{rec['qid']}", text=rec["answer"], title=title[:200], source="medquad",
                        url=rec.get("url") or "", license=LICENSES["medquad"])
+
+
+def page_focus(doc_id: str, title: str) -> str:
+    """What a KB page names as its subject in its title: the focus of a MedQuAD page ("Noonan syndrome 6" of
+    "Noonan syndrome 6 — GHR: What is (are) Noonan syndrome 6 ?"); "" for any other document, whose title names
+    no subject (an abstract's is its question, a WorldTree or OpenBookQA fact's a number)."""
+    if not doc_id.startswith("medquad:") or FOCUS_SEPARATOR not in title:
+        return ""
+    focus = title.split(FOCUS_SEPARATOR, 1)[0].strip()
+    return "" if focus == "MedQuAD" else focus
 
 
 class DefaultCorpus:

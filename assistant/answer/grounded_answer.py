@@ -18,6 +18,7 @@ from assistant.answer.answering import (ANSWER_MAX_TOKENS, DOES_NOT_ANSWER_TEXT,
                                  is_yes_no_question, merge_repeats, parse_answer, render_prose, strip_echoes,
                                  with_context, without_idle_citations)
 from assistant.answer.citations import NO_EVIDENCE_TEXT, check_citations, mark_invalid
+from assistant.answer.focus_check import judged_focus, load_check
 from tools.contracts import Evidence, EvidenceLedger, evidence_for_prompt
 from assistant.answer.pool import RankedPool, build_pool, rank_pool
 from prompts import render
@@ -161,6 +162,7 @@ class GroundedAnswering:
         outcome = await asyncio.to_thread(self._finish_grounded, answer, support, ctx.evidence, texts,
                                           sources=sources, focus=_follow_up_focus(frame, message),
                                           asked_entities=_follow_up_entities(frame, message),
+                                          entities=list(frame.entities),
                                           code_verdict=code_verdict, subjects=subjects or [], asked=asked,
                                           in_context=in_context, kinds=kinds,
                                           question=frame.rewrite or message or "", relation=frame.relation or "")
@@ -180,7 +182,7 @@ class GroundedAnswering:
                          code_verdict: bool = False, subjects: list[str] | None = None,
                          asked: AskedSlot | None = None, question: str = "", in_context: list | None = None,
                          sources: dict[str, str] | None = None, focus: list[str] | None = None,
-                         asked_entities: list[str] | None = None,
+                         asked_entities: list[str] | None = None, entities: list[str] | None = None,
                          relation: str = "", kinds: set[str] | None = None) -> AnswerOutcome:
         if answer is None:
             text = f"{NO_EVIDENCE_TEXT} (The model's answer could not be read twice; the evidence list shows what was found.)"
@@ -219,6 +221,13 @@ class GroundedAnswering:
                      f"{'it does' if len(idle) == 1 else 'they do'} not say what {'its' if len(idle) == 1 else 'their'}"
                      " statement says.)")
         answer = merge_repeats(answer)
+        if self.deps.settings.focus_check and not answer.does_not_answer:
+            # Every sentence the answer cites is from a page on another subject than the question's: a related page
+            # answered as if it were the focus (MedQuAD dev, every page on the focus hidden: "Chromosome 7q
+            # deletion" for a 7q duplication). Said plainly instead, with what the knowledge base does have (#78).
+            elsewhere = self._elsewhere(answer.cited, ledger, question, entities or [])
+            if elsewhere:
+                return _off_focus_abstention(elsewhere, ledger, question, entities or [])
         # A cited sentence is about a subject when it or its document's title names it: "Tremor is the most common
         # symptom" from the page "Parkinson's Disease" is about Parkinson's disease.
         titled = {i: f"{t}\n{(sources or {}).get(i, '').replace('-', ' ')}" for i, t in texts.items()}  # words
@@ -351,6 +360,25 @@ class GroundedAnswering:
         return {"yes": reading.yes, "no": reading.no}
 
     @staticmethod
+    def _elsewhere(cited: list[str], ledger: EvidenceLedger, question: str, entities: list[str]) -> dict[str, str]:
+        """The cited sentences' page subjects ({id: focus}) when every cited sentence is from a page whose title
+        names a subject and none of those is what ``question`` (naming ``entities``) asks about
+        (:mod:`assistant.answer.focus_check`);
+        {} otherwise: a cited sentence from a page that names no subject (an abstract, a fact, an upload) is not
+        judged, so it keeps the answer, and so does a missing check."""
+        sentences = [ev for ev in map(ledger.get, cited) if ev is not None and ev.kind == "sentence"]
+        foci = {ev.id: judged_focus(str(ev.meta.get("doc_id", "")), ev.source) for ev in sentences}
+        if not foci or not all(foci.values()) or not question.strip():
+            return {}
+        check = load_check()
+        if check is None:
+            return {}
+        distinct = list(dict.fromkeys(foci.values()))
+        if any(check.about(question, distinct, entities)):
+            return {}
+        return foci
+
+    @staticmethod
     def _not_about(unnamed: list[str], closest: list[str], ledger: EvidenceLedger) -> AnswerOutcome:
         """The reply when the evidence shown names none of the turn's subjects: composed in code, no model call."""
         text = (f"{DOES_NOT_ANSWER_TEXT[:-1]}: none of it mentions {_join_names(unnamed)}. "
@@ -470,6 +498,24 @@ def _unfilled_abstention(asked: AskedSlot | None, ledger: EvidenceLedger, texts:
     text = unfilled_reply(asked, shown, texts, subjects, first=cited, stating=stating) + notes
     check = check_citations(text, ledger)
     return AnswerOutcome(text, "no_evidence", check, None, abstained=True)
+
+
+def _off_focus_abstention(elsewhere: dict[str, str], ledger: EvidenceLedger, question: str,
+                          entities: list[str]) -> AnswerOutcome:
+    """The reply when every page the answer cited is on another subject than the question's: what the knowledge
+    base has pages on, each with the ids that cite it, and what it has none on (the entities the question names)."""
+    by_focus: dict[str, list[str]] = {}
+    for i, focus in elsewhere.items():
+        by_focus.setdefault(focus, []).append(i)
+    pages = [f"“{focus}” {chips(ids)}" for focus, ids in by_focus.items()]
+    listed = pages[0] if len(pages) == 1 else ", ".join(pages[:-1]) + " and " + pages[-1]
+    bare = without_regarding_note(question)
+    named = _distinct_names([e for e in entities if content_words(e) and mentions(e, [bare])])
+    asked = _join_names(named) if named else "what the question asks about"
+    text = f"{DOES_NOT_ANSWER_TEXT} The knowledge base has pages on {listed}, not on {asked}."
+    check = check_citations(text, ledger)
+    return AnswerOutcome(text, "no_evidence", check, check.ok, abstained=True,
+                         off_focus=list(by_focus))
 
 
 def _typed_and_filled(answer: GroundedAnswer, ledger: EvidenceLedger, texts: dict[str, str], asked: AskedSlot | None,

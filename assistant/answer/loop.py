@@ -150,7 +150,7 @@ class Assistant(GroundedAnswering):
                             guard_fired=outcome.guard_fired, verdict=outcome.verdict, abstained=outcome.abstained,
                             model_verdict=outcome.model_verdict, required_answer=outcome.required_answer,
                             pool=outcome.pool, verdict_cited=list(outcome.verdict_cited),
-                            unnamed_subjects=list(outcome.unnamed_subjects),
+                            unnamed_subjects=list(outcome.unnamed_subjects), off_focus=list(outcome.off_focus),
                             rule_verdict=outcome.decided.rule_verdict if outcome.decided else outcome.verdict,
                             reading=outcome.reading)
         # SQLite writes are blocking: keep them off the event loop.

@@ -113,6 +113,9 @@ class TurnResult:
     # The subject check: the turn's subjects that the evidence shown (answer not generated) or cited (answer
     # unverified) never names; empty when the check passed.
     unnamed_subjects: list[str] = field(default_factory=list)
+    # The focus check (assistant/answer/focus_check.py): the subjects of the pages the answer cited when none of them
+    # is what the question asks about, so the reply abstained; empty when the check did not fire.
+    off_focus: list[str] = field(default_factory=list)
     # The rule's verdict before the model's reading of the conclusion could turn it (assistant/answer/verdicts.py), and
     # that reading's log-probabilities ({"yes": …, "no": …}), when it was asked.
     rule_verdict: str | None = None
@@ -146,6 +149,7 @@ class AnswerOutcome:
     verdict_cited: tuple[str, ...] = ()  # ids the verdict line cites
     required_answer: bool = False  # "does not answer" was not offered (the evidence is plainly on topic)
     unnamed_subjects: list[str] = field(default_factory=list)  # see TurnResult
+    off_focus: list[str] = field(default_factory=list)  # see TurnResult
     decided: CodeVerdict | None = None  # what the code verdict was read from, when code decided it
     reading: dict[str, float] | None = None  # that reading's log-probabilities, when it was asked
 

@@ -34,8 +34,8 @@ def baselines_command(benchmarks: tuple[str, ...]) -> None:
 
 
 def _attach() -> None:
-    from assistant.evals import (chat_eval, kg_eval, kg_harvest_eval, kg_relations_eval, medquad_eval, pdf_eval,
-                                 pubmedqa_eval, pubmedqa_verdicts, rules_eval,
+    from assistant.evals import (chat_eval, kg_eval, kg_harvest_eval, kg_relations_eval, medquad_eval, medquad_focus,
+                                 pdf_eval, pubmedqa_eval, pubmedqa_verdicts, rules_eval,
                                  readme_numbers, recompute, retrieval_eval, tables_eval)
 
     tables_eval.register(eval_group)
@@ -45,6 +45,7 @@ def _attach() -> None:
     pubmedqa_eval.register(eval_group)
     pubmedqa_verdicts.register(eval_group)
     medquad_eval.register(eval_group)
+    medquad_focus.register(eval_group)
     kg_harvest_eval.register(eval_group)
     recompute.register(eval_group)
     readme_numbers.register(eval_group)

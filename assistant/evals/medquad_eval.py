@@ -199,6 +199,8 @@ def record_of(result, item: Item, seconds: float) -> dict:
             # a sentence's source is its document's title, "<focus> — <site>: <question>"
             "focus_cited": any(focus and focus in str(by_id[c].source).lower() for c in result.cited if c in by_id),
             "cited_docs": sorted(set(cited_docs)), "rouge_l": round(rouge_l(result.answer, item.gold_answer), 4),
+            # the focus check's abstention: the subjects of the pages the reply would have cited (#78)
+            "off_focus": list(getattr(result, "off_focus", []) or []),
             "answer": result.answer[:1500], "seconds": round(seconds, 1),
             "error": result.answer if result.status == "error" else ""}
 

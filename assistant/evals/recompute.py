@@ -238,6 +238,8 @@ def recompute_report(path: Path, eval_dir: Path, kb_dir: Path) -> RecomputeResul
         return recompute_chat(name, report)
     if benchmark_and_split(name)[0] == "medquad":
         return recompute_medquad(name, report)
+    if name.startswith("medquad-focus"):
+        return recompute_focus_check(name, report, Path(path).with_suffix(".jsonl"), Path(kb_dir))
     if name.startswith("pubmedqa-verdicts"):
         return recompute_verdict_reader(name, report, Path(path).with_suffix(".jsonl"), Path(kb_dir))
     if name == "rules":
@@ -480,6 +482,31 @@ def recompute_verdict_reader(name: str, report: dict, log: Path, kb_dir: Path) -
         figures = recompute(log, data)
     except ValueError as exc:
         return RecomputeResult(name, MISMATCH, [MetricRow("", "gold labels", "", "", False, str(exc))])
+    rows = [compared(variant, metric, published.get(metric), figures.get(variant, {}).get(metric))
+            for variant, published in report.get("variants", {}).items() for metric in published
+            if metric in figures.get(variant, {})]
+    return RecomputeResult(name, status_of(rows), rows)
+
+
+def recompute_focus_check(name: str, report: dict, log: Path, kb_dir: Path) -> RecomputeResult:
+    """The focus check's dev measurement (#78): every figure again from its per-item log; where the MedQuAD mirror
+    is there, each pair's label and each candidate's "on the focus" checked against the pages' own foci first."""
+    from assistant.evals.medquad_focus import read_log, recompute
+
+    if not log.exists():
+        return no_log_result(name, report, [log.name])
+    if (kb_dir / "medquad").exists():
+        from assistant.evals.medquad_eval import focus_key, kb_doc_id, load_records
+
+        focus = {kb_doc_id(r): focus_key(r) for r in load_records(kb_dir)}
+        _, pairs, items = read_log(log)
+        wrong = [p["doc_id"] for p in pairs if (focus.get(p["doc_id"]) == focus.get(p["item_id"])) != p["about"]]
+        wrong += [c["doc_id"] for it in items for c in it["candidates"]
+                  if c["judged"] and (focus.get(c["doc_id"]) == focus.get(it["id"])) != c["on_focus"]]
+        if wrong:
+            return RecomputeResult(name, MISMATCH, [MetricRow("", "gold labels", "", "", False,
+                                                              f"labels the mirror does not give: {wrong[:5]}")])
+    figures = recompute(log)
     rows = [compared(variant, metric, published.get(metric), figures.get(variant, {}).get(metric))
             for variant, published in report.get("variants", {}).items() for metric in published
             if metric in figures.get(variant, {})]
