@@ -205,18 +205,9 @@ def _folds(labels: np.ndarray, groups: Sequence[str], seed: int) -> list[tuple[n
 
 def choose_regularisation(X: np.ndarray, y: np.ndarray, groups: Sequence[str], seed: int = SEED) -> float:
     """The C of :data:`REGULARISATION_GRID` with the best inner cross-validated accuracy (ties: the smaller C)."""
-    from sklearn.linear_model import LogisticRegression
+    from assistant.evals.report import best_regularisation
 
-    best, best_acc = REGULARISATION_GRID[0], -1.0
-    folds = _folds(y, groups, seed)
-    for c in REGULARISATION_GRID:
-        right = 0
-        for tr, te in folds:
-            model = LogisticRegression(C=c, max_iter=5000).fit(X[tr], y[tr])
-            right += int((model.predict(X[te]) == y[te]).sum())
-        if right / len(y) > best_acc + 1e-12:
-            best, best_acc = c, right / len(y)
-    return best
+    return best_regularisation(X, y, _folds(y, groups, seed), REGULARISATION_GRID)
 
 
 def best_threshold(values: np.ndarray, y: np.ndarray) -> float:

@@ -120,19 +120,12 @@ def rule_prediction(ex: Example, sentences: int = 2) -> str:
 
 def _choose_regularisation(X: np.ndarray, y: np.ndarray, seed: int) -> float:
     """The C of :data:`REGULARISATION_GRID` with the best inner cross-validated accuracy (ties: the smaller C)."""
-    from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold
 
-    best, best_acc = REGULARISATION_GRID[0], -1.0
+    from assistant.evals.report import best_regularisation
+
     folds = list(StratifiedKFold(FOLDS, shuffle=True, random_state=seed).split(X, y))
-    for c in REGULARISATION_GRID:
-        right = 0
-        for tr, te in folds:
-            model = LogisticRegression(C=c, max_iter=5000).fit(X[tr], y[tr])
-            right += int((model.predict(X[te]) == y[te]).sum())
-        if right / len(y) > best_acc + 1e-12:
-            best, best_acc = c, right / len(y)
-    return best
+    return best_regularisation(X, y, folds, REGULARISATION_GRID)
 
 
 def cross_validated(X: np.ndarray, y: np.ndarray, seed: int = SEED) -> tuple[list[str], list[int], list[float],

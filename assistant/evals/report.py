@@ -355,6 +355,23 @@ async def bounded_map(fn: Callable[[Any], Awaitable[None]], items: Iterable[Any]
             t.cancel()
 
 
+def best_regularisation(X, y, folds, grid) -> float:
+    """The logistic regression's C from ``grid`` with the best accuracy over ``folds`` (pairs of train and test
+    indices), ties to the earlier C: the inner cross-validation the learned readers choose C by
+    (assistant.evals.pubmedqa_verdicts, assistant.evals.medquad_focus), each with its own folds and grid."""
+    from sklearn.linear_model import LogisticRegression
+
+    best, best_acc = grid[0], -1.0
+    for c in grid:
+        right = 0
+        for tr, te in folds:
+            model = LogisticRegression(C=c, max_iter=5000).fit(X[tr], y[tr])
+            right += int((model.predict(X[te]) == y[te]).sum())
+        if right / len(y) > best_acc + 1e-12:
+            best, best_acc = c, right / len(y)
+    return best
+
+
 def mcnemar(a: dict[str, bool], b: dict[str, bool]) -> dict[str, float]:
     """Paired comparison of two systems on the items both answered (exact two-sided McNemar test).
 
