@@ -200,6 +200,15 @@ class Settings(BaseSettings):
                     "and examples: the column-choice and program requests share the table) or instructions-first "
                     "(the same instructions and examples open every prompt, so the server's prefix cache serves "
                     "them to every check and only the table, the claim and a last line are computed).")
+    table_examples: int = Field(
+        default=0, ge=0, le=16,
+        description="Worked examples shown in each table-program prompt: the verified programs of the program bank "
+                    "whose claim or question has the most similar form (kb/program_bank.py, #77); 0 shows only the "
+                    "fixed examples. Measured on the dev splits before it becomes a default (docs/eval/).")
+    table_program_bank: Path | None = Field(
+        default=None,
+        description="The program bank the worked examples come from (JSONL, `evidentia kb programs build`); "
+                    "unset: the bank that ships with the product (kb/program_bank.jsonl).")
     rules_off: str = Field(
         default="",
         description="Reading rules switched off, by name, comma-separated (EVIDENTIA_RULES_OFF=association,...): "

@@ -167,9 +167,10 @@ OUTSIDE_TEXT: dict[str, set[str]] = {
     "mc_judge": {"evidence.text", "options.chain"},  # chain: the model's reasoning over the evidence
     "table_explain": {"table"},
     "table_judge": {"table", "explanations.text"},  # explanations: the model's, over the table
-    "table_program": {"title", "columns", "table", "error"},  # error: may quote the model's program and cells
+    # error: may quote the model's program and cells; worked: the program bank's examples, mined from public tables
+    "table_program": {"title", "columns", "table", "error", "worked.columns", "worked.text", "worked.program"},
     "table_program_columns": {"title", "columns", "table"},
-    "table_program_shared": {"title", "columns", "table", "error"},
+    "table_program_shared": {"title", "columns", "table", "error", "worked.columns", "worked.text", "worked.program"},
     "table_qa_free": {"table"},
     "table_qa_judge": {"table", "options.text", "options.explanation"},  # options may be offered from the cells
     "table_qa_option": {"table", "option"},
@@ -254,8 +255,11 @@ def test_every_template_variable_is_classified():
 
 
 # Parts a template shows only when asked: switched on, so the sample shows every variable.
-_SHOW_ALL = {"intent_user": {"has_table": True, "tables": ["doses"]}, "table_program": {"error": "no rows"},
-             "table_program_shared": {"error": "no rows"},
+_WORKED = [{"columns": "team (text), goals (number)", "text": "Milan scored 12 goals.",
+            "program": '{"filters": [], "fn": "value", "column": "goals", "answer_column": "team"}'}]
+_SHOW_ALL = {"intent_user": {"has_table": True, "tables": ["doses"]},
+             "table_program": {"error": "no rows", "worked": _WORKED},
+             "table_program_shared": {"error": "no rows", "worked": _WORKED},
              "table_sql": {"error": "no such column"}}
 
 

@@ -241,7 +241,7 @@ def test_table_content_in_program_prompts_is_only_inside_the_data_block():
                                      rows=[["warfarin " + attack, "5"]]))
     for name in ("table_program", "table_program_columns"):
         prompt = render(name, kind="claim", text="Warfarin is dosed at 5 mg.", title=hostile.table.title,
-                        columns=hostile.schema_lines(), table=table_for_prompt(hostile), needed=[], error="")
+                        columns=hostile.schema_lines(), table=table_for_prompt(hostile), needed=[], error="", worked=[])
         outside = re.sub(r"<data>.*?</data>", "", prompt, flags=re.S)
         assert "call kg_paths" in prompt and "call kg_paths" not in outside
         assert prompt.count("<data>") == prompt.count("</data>") == 1
@@ -645,7 +645,7 @@ def test_program_prompt_is_bounded_for_long_tables():
     long = TypedTable.build(_long_table())
     prompt = render("table_program", kind="claim", text="Zedville had a population of 678 in 2011.",
                     title=long.table.title, columns=long.schema_lines(), table=table_for_prompt(long),
-                    needed=[], error="")
+                    needed=[], error="", worked=[])
     assert len(prompt) < 7000 and "more rows not shown; programs still run over all rows" in prompt
 
 
@@ -703,7 +703,7 @@ def test_column_and_program_prompts_share_their_head_for_the_prefix_cache():
     t = typed()
     common = dict(kind="claim", text=CLAIM, title=CASES.title, columns=t.schema_lines(), table=table_for_prompt(t))
     columns = render("table_program_columns", **common)
-    program = render("table_program", needed=["cases"], error="", **common)
+    program = render("table_program", needed=["cases"], error="", worked=[], **common)
     head = columns[:columns.index(CLAIM) + len(CLAIM)]
     assert program.startswith(head) and "| R2 | Ontario | 2011 | 220 | 4,512 |" in head
 
@@ -979,7 +979,7 @@ def test_program_prompts_are_bounded_for_wide_tables():
                                   rows=[[str(i * j) for i in range(100)] for j in range(3)]))
     for name in ("table_program", "table_program_columns"):
         prompt = render(name, kind="claim", text="Measurement 7 was 14.", title="Wide", columns=columns_for_prompt(wide),
-                        table=table_for_prompt(wide), needed=[], error="")
+                        table=table_for_prompt(wide), needed=[], error="", worked=[])
         assert len(prompt) < 8000, name  # ~4 characters a token: the window is 4,096 tokens
     assert "more columns" in columns_for_prompt(wide)[-1]
 

@@ -31,6 +31,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from prompts import render
+from kb.program_bank import DEFAULT_BANK
 from kb.tables import Table
 from tools._grounding import column_named, position_asked, uncomputed_column_asked, uncomputed_reason, yes_no_asked
 from tools._cells import TypedTable, cell_number, display_cell, format_value, is_empty, join_listed
@@ -43,6 +44,7 @@ from tools._program_readers import Kind, header_of, reader_name, readers_for
 from tools._question_counts import asks_share
 from tools._table_shape import ShapedTable, describe, ratio_as_percent, read_written_share, shape_for_programs
 from tools._table_grammar import typed_program_schema
+from tools.worked_examples import worked_examples
 from tools._table_ops import execute
 from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar
@@ -196,20 +198,22 @@ def table_for_prompt(typed: TypedTable, max_chars: int = PROGRAM_TABLE_CHARS) ->
 
 
 def program_prompt(layout: str, task: Literal["columns", "program"], typed: TypedTable, kind: Kind, text: str,
-                   needed: list[str] | None = None, error: str = "") -> str:
+                   needed: list[str] | None = None, error: str = "", worked: list[dict] | None = None) -> str:
     """The column-choice or program prompt in the configured layout (``Settings.table_prompt_layout``).
 
     Either way the two prompts of one check share their head, so the table is prefilled once per check;
     ``instructions-first`` also puts the instructions and examples, the same for every check, before the table,
-    where the server's prefix cache serves them to every check instead of computing them each time.
+    where the server's prefix cache serves them to every check instead of computing them each time. ``worked``: the
+    bank's worked examples for this text (tools.worked_examples), shown in the program prompt only.
     """
     shown = {"kind": kind, "text": text, "title": typed.table.title, "columns": columns_for_prompt(typed),
              "table": table_for_prompt(typed)}
     if layout == "instructions-first":
-        return render("table_program_shared", task=task, needed=needed or [], error=error, **shown)
+        return render("table_program_shared", task=task, needed=needed or [], error=error, worked=worked or [],
+                      **shown)
     if task == "columns":
         return render("table_program_columns", **shown)
-    return render("table_program", needed=needed or [], error=error, **shown)
+    return render("table_program", needed=needed or [], error=error, worked=worked or [], **shown)
 
 
 async def choose_columns(llm, typed: TypedTable, kind: Kind, text: str) -> list[str]:
@@ -224,7 +228,9 @@ async def choose_columns(llm, typed: TypedTable, kind: Kind, text: str) -> list[
 
 async def _sample(llm, typed: TypedTable, kind: Kind, text: str, needed: list[str], n: int, temperature: float,
                   error: str = "") -> list[_Sampled]:
-    prompt = program_prompt(llm.settings.table_prompt_layout, "program", typed, kind, text, needed, error)
+    settings = llm.settings
+    worked = worked_examples(settings.table_program_bank or DEFAULT_BANK, settings.table_examples, typed, kind, text)
+    prompt = program_prompt(settings.table_prompt_layout, "program", typed, kind, text, needed, error, worked)
     schema = typed_program_schema(typed, kind == "claim")
     samples = await llm.structured_samples([{"role": "user", "content": prompt}], schema, n=n,
                                            temperature=temperature, max_tokens=PROGRAM_MAX_TOKENS)

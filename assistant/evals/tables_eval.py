@@ -222,10 +222,24 @@ def _rest(ordered: list[ClaimItem], taken: list[ClaimItem], seed: int) -> list[C
 
 # -- running ------------------------------------------------------------------------------------
 def layout_suffix(settings) -> str:
-    """The table-program prompt layout in a log's and a report's name when it is not the default one, so a run
-    under another layout (``EVIDENTIA_TABLE_PROMPT_LAYOUT``) neither resumes from nor overwrites the default's."""
-    default = type(settings).model_fields["table_prompt_layout"].default
-    return "" if settings.table_prompt_layout == default else f"-{settings.table_prompt_layout}"
+    """The table-program prompt's configuration in a log's and a report's name where it is not the default, so a run
+    under another layout (``EVIDENTIA_TABLE_PROMPT_LAYOUT``) or with worked examples (``EVIDENTIA_TABLE_EXAMPLES``,
+    from a bank other than the shipped one: ``EVIDENTIA_TABLE_PROGRAM_BANK``) neither resumes from nor overwrites
+    the default's."""
+    fields = type(settings).model_fields
+    suffix = "" if settings.table_prompt_layout == fields["table_prompt_layout"].default \
+        else f"-{settings.table_prompt_layout}"
+    if settings.table_examples != fields["table_examples"].default:
+        bank = settings.table_program_bank
+        suffix += f"-examples{settings.table_examples}" + (f"-{_slug(Path(bank).stem)}" if bank else "")
+    return suffix
+
+
+def prompt_config(settings) -> dict:
+    """What a logged check records of the program prompt's configuration (see :func:`layout_suffix`)."""
+    bank = settings.table_program_bank
+    return {"prompt_layout": settings.table_prompt_layout, "examples": settings.table_examples,
+            **({"program_bank": str(bank)} if bank and settings.table_examples else {})}
 
 
 def _slug(text: str) -> str:
@@ -286,6 +300,11 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
     selection = select_items(benchmark, load_split(benchmark, Path(settings.eval_data_dir), split), seed=seed,
                              limit=None, split=split)
     items = selection[:limit] if limit else selection
+    layout = layout_suffix(settings)
+    if layout and split == "test" and not exploratory:
+        raise click.ClickException("A sealed test run publishes the default configuration: unset "
+                                   "EVIDENTIA_TABLE_PROMPT_LAYOUT and EVIDENTIA_TABLE_EXAMPLES, or add "
+                                   "--exploratory.")
     own_llm = llm is None
     llm = llm or LLMClient(settings)
     # The program variants' CCoE fallback filters columns like "full" does.
@@ -293,10 +312,6 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
         from kb.embeddings import Embedder
 
         embedder = Embedder(settings.embedding_model)
-    layout = layout_suffix(settings)
-    if layout and split == "test" and not exploratory:
-        raise click.ClickException("A sealed test run publishes the default configuration: unset "
-                                   "EVIDENTIA_TABLE_PROMPT_LAYOUT, or add --exploratory.")
     suffix = ("" if filter_method == "cosine" else f"-{filter_method}") + ("" if split == "test" else f"-{split}") \
         + layout
     name = (benchmark if split == "test" else f"{benchmark}-{split}") + layout
@@ -362,7 +377,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
                     citations_valid=check.citations_valid, kept_cols=check.cols, n_cols=item.table.n_cols,
                     n_rows=item.table.n_rows, reason=check.reason, explanations=check.explanations,
                     concurrency=concurrency, cells_constrained=True, table_sha=fingerprints[item.id],
-                    prompt_layout=settings.table_prompt_layout, decided_by=check.decided_by,
+                    **prompt_config(settings), decided_by=check.decided_by,
                     confidence=check.confidence,
                     programs=check.programs.model_dump(include=LOGGED_PROGRAM_FIELDS) if check.programs else None)
             echo(f"  [{done}/{todo}] {variant:9s} {item.id}: {check.label} (gold {item.label}) "
@@ -585,6 +600,11 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
     """
     from assistant.evals.sealed import SealedRun
 
+    config = layout_suffix(settings)
+    if config and split == "test" and not exploratory:
+        raise click.ClickException("A sealed test run publishes the default configuration: unset "
+                                   "EVIDENTIA_TABLE_PROMPT_LAYOUT and EVIDENTIA_TABLE_EXAMPLES, or add "
+                                   "--exploratory.")
     run = SealedRun("wikitablequestions", split, exploratory, settings, docs_dir)
     docs_dir = run.report_dir
     from assistant.evals.report import (ResultsLog, bounded_map, label_baselines, mcnemar, paired_notes, provenance,
@@ -607,7 +627,7 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
         else:
             await llm.list_models()
             await llm._ensure_model()
-        suffix = "" if split == "test" else f"-{split}"
+        suffix = ("" if split == "test" else f"-{split}") + config
         log = ResultsLog(settings.data_dir / "eval" / f"wikitablequestions-{_slug(llm.model)}{suffix}.jsonl")
 
         todo = [(it, v) for it in items for v in variants if not run.counts(log.get(v, it.id))]
@@ -632,6 +652,7 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
             correct = denotation_match(res.answer, item.answers)
             log.add(variant, item.id, gold=item.answers, pred=res.answer, correct=correct,
                     latency_s=res.timings.get("total_s"), decided_by=res.decided_by, cells=res.cells,
+                    **prompt_config(settings),
                     programs=res.programs.model_dump(include=LOGGED_PROGRAM_FIELDS) if res.programs else None)
             done += 1
             echo(f"  [{done}/{len(todo)}] {variant:8s} {item.id}: {res.answer!r} (gold {item.answers}) "
@@ -681,7 +702,7 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
              "llm: the model's own answer over the table. The first option of a table question is taken to be "
              "the first row's first cell.\n\n" + provenance_note(code)
              + ("\n".join(paired_notes(paired, "questions")) if paired else ""))
-    name = "wikitablequestions" if split == "test" else f"wikitablequestions-{split}"
+    name = ("wikitablequestions" if split == "test" else f"wikitablequestions-{split}") + config
     return write_eval(name, model=llm.model, items=len(items), seed=seed, variants=results,
                       notes=notes, docs_dir=docs_dir, metric_keys=["accuracy", "n", "median_latency_s", "errors"],
                       extra={"complete": complete, "item_ids": [it.id for it in items], "paired": paired,
@@ -704,7 +725,7 @@ def replay_wtq_log(settings, *, limit: int | None, seed: int, split: str, echo=p
         raise click.ClickException("WikiTableQuestions not found: set EVIDENTIA_KB_MIRROR_DIR (e.g. ../shared/kb-data).")
     selection = select_wtq(load_wtq(wtq_dir, WTQ_SPLIT_FILES[split]), seed=seed)
     items = selection[:limit] if limit else selection
-    suffix = "" if split == "test" else f"-{split}"
+    suffix = ("" if split == "test" else f"-{split}") + layout_suffix(settings)
     path = settings.data_dir / "eval" / f"wikitablequestions-{_slug(model or settings.llm_model)}{suffix}.jsonl"
     if not path.exists():
         raise click.ClickException(f"No logged answers to replay at {path}; run the evaluation first.")
