@@ -154,6 +154,8 @@ async def test_mining_keeps_only_right_programs_that_check_what_the_claim_states
     assert kept["program"] == LOOKUP and kept["text"] == CLAIM and kept["table"] == table_key(TypedTable.build(CASES))
     assert kept["skeleton"] == "[VAL] had [NUM] [COL] ." and "province (text)" in kept["columns"]
     assert records["2"]["kept"] == [] and "NOT ENOUGH INFO" in records["3"]["skipped"]
+    # every sampled run is logged with the gold: what a reranker of programs learns from
+    assert len(records["1"]["programs"]["runs"]) == 5 and records["1"]["gold"] == ["SUPPORTS"]
     # a second run resumes: nothing is asked again
     with fake_llm_server(scripted([])) as srv:
         again = await mine(tmp_settings, "tabfact-dev", limit=10, concurrency=1, llm=llm_for(tmp_settings, srv),

@@ -35,12 +35,14 @@ class Verified:
     ran: int = 0
     samples: int = 0
     by_form: bool = False  # code fixed the program (no model program to show)
+    outcome: ProgramOutcome | None = None  # every sampled run, logged: what a reranker of programs learns from
 
 
 def verified(outcome: ProgramOutcome, table: Table, kind: Kind, text: str, right: Callable[[str], bool]) -> Verified:
     """The runs of ``outcome`` that ``right`` accepts (a question's answer, a claim's verdict), as written."""
     typed = TypedTable.build(shape_for_programs(table).table)  # what the programs were written for
-    found = Verified(ran=sum(r.ran for r in outcome.runs), samples=outcome.samples, by_form=outcome.by_form)
+    found = Verified(ran=sum(r.ran for r in outcome.runs), samples=outcome.samples, by_form=outcome.by_form,
+                     outcome=outcome)
     if outcome.by_form:
         return found
     counts: Counter[str] = Counter()

@@ -85,7 +85,7 @@ async def mine(settings, source: str, *, limit: int, concurrency: int = 2, per_i
                echo=print, show_progress: bool = True) -> dict:
     """Mine the first ``limit`` items of ``source`` not yet in its log; returns counts and seconds per 100 items."""
     from assistant.evals.report import ResultsLog, bounded_map
-    from assistant.evals.tables_eval import denotation_match
+    from assistant.evals.tables_eval import LOGGED_PROGRAM_FIELDS, denotation_match
     from assistant.llm import LLMClient
     from kb.errors import LLMResponseError, LLMTimeout
     from tools.program_mining import bank_entry, sample_verified
@@ -131,7 +131,8 @@ async def mine(settings, source: str, *, limit: int, concurrency: int = 2, per_i
                                gold=" | ".join(item.gold), source=source, license=SOURCES[source].license).model_dump()
                     for n, (program, result) in enumerate(found.programs[:per_item])]
             log.add(source, item.id, kept=kept, right=found.right, right_after_rewrite=found.right_after_rewrite,
-                    ran=found.ran, samples=found.samples, seconds=seconds)
+                    ran=found.ran, samples=found.samples, seconds=seconds, gold=item.gold,
+                    programs=found.outcome.model_dump(include=LOGGED_PROGRAM_FIELDS) if found.outcome else None)
             counts["kept" if kept else "none right"] += 1
         bar.update(1)
 
