@@ -83,7 +83,7 @@ def bank_of_medals(path):
                "answer_column": "country", "check": {"op": "=", "against": "value", "value": "39"}}
     write_entries(path, [BankEntry(id="test:norway:0", kind="claim", text="Norway won 39 medals.",
                                    skeleton=skeleton("Norway won 39 medals.", typed), columns=column_sketch(typed),
-                                   program=program, source="test", table=table_key(typed))])
+                                   program=program, source="test", table=table_key(typed.table))])
 
 
 @pytest.mark.parametrize("k", [0, 2])
@@ -110,7 +110,7 @@ async def test_an_items_own_table_is_never_its_worked_example(tmp_settings, fake
     typed = TypedTable.build(CASES)
     write_entries(tmp_path / "bank.jsonl", [BankEntry(
         id="test:own:0", kind="claim", text=CLAIM, skeleton=skeleton(CLAIM, typed), columns=column_sketch(typed),
-        program=LOOKUP, source="test", table=table_key(typed))])
+        program=LOOKUP, source="test", table=table_key(typed.table))])
     settings = tmp_settings.model_copy(update={"table_examples": 4, "table_program_bank": tmp_path / "bank.jsonl"})
     prompts = []
     handler = scripted(["province", "cases"], [LOOKUP] * 5)
@@ -151,7 +151,7 @@ async def test_mining_keeps_only_right_programs_that_check_what_the_claim_states
                                        .splitlines())}
     [kept] = records["1"]["kept"]
     assert records["1"]["right"] == 2  # the two that check "> 100", which the claim never states, are not right
-    assert kept["program"] == LOOKUP and kept["text"] == CLAIM and kept["table"] == table_key(TypedTable.build(CASES))
+    assert kept["program"] == LOOKUP and kept["text"] == CLAIM and kept["table"] == table_key(TypedTable.build(CASES).table)
     assert kept["skeleton"] == "[VAL] had [NUM] [COL] ." and "province (text)" in kept["columns"]
     assert records["2"]["kept"] == [] and "NOT ENOUGH INFO" in records["3"]["skipped"]
     # every sampled run is logged with the gold: what a reranker of programs learns from

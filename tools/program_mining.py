@@ -78,4 +78,4 @@ def bank_entry(entry_id: str, kind: Kind, table: Table, text: str, program: dict
     typed = TypedTable.build(shape_for_programs(table).table)
     return BankEntry(id=entry_id, kind=kind, text=text, skeleton=skeleton(text, typed), columns=column_sketch(typed),
                      program=program, result=result, gold=gold, source=source, license=license,
-                     table=table_key(typed))
+                     table=table_key(typed.table))

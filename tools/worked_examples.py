@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from kb.program_bank import BankEntry, load_bank
+from kb.tables import Table
 from tools._cells import TypedTable
 from tools.lang.reading import read, read_against
 
@@ -54,11 +55,11 @@ def column_sketch(typed: TypedTable) -> list[str]:
     return [f"{c.ident} ({'number' if c.numeric else 'date' if c.holds_dates else 'text'})" for c in typed.columns]
 
 
-def table_key(typed: TypedTable) -> str:
-    """The fingerprint a bank entry records for its table (kb.program_bank: never shown to the table itself)."""
+def table_key(table: Table) -> str:
+    """The fingerprint a bank entry records for the table its programs were written for (kb.program_bank: never
+    shown to that table itself)."""
     import hashlib
 
-    table = typed.table
     return hashlib.sha1(json.dumps([table.columns, table.rows], ensure_ascii=False).encode()).hexdigest()[:16]
 
 
@@ -68,7 +69,7 @@ def worked_examples(bank_path: Path | None, k: int, typed: TypedTable, kind: str
     if k <= 0 or bank_path is None:
         return []
     bank = load_bank(bank_path, kind)
-    chosen = bank.nearest(skeleton(text, typed), k, exclude_table=table_key(typed))
+    chosen = bank.nearest(skeleton(text, typed), k, exclude_table=table_key(typed.table))
     return [shown(entry) for entry in chosen]
 
 

@@ -16,13 +16,14 @@ def kb_group() -> None:
 
 def _attach() -> None:
     from assistant.cli import kb_kg_cli, kb_text_cli
-    from assistant.evals import medquad_focus, program_mining, pubmedqa_verdicts
+    from assistant.evals import medquad_focus, program_mining, program_rerank, pubmedqa_verdicts
 
     kb_text_cli.register(kb_group)
     kb_kg_cli.register(kb_group)
     pubmedqa_verdicts.register_build(kb_group)  # the yes/no verdict reader, fitted on PubMedQA dev questions
     medquad_focus.register_build(kb_group)  # the focus check, fitted on MedQuAD dev foci
-    program_mining.register(kb_group)  # the bank of verified table programs (worked examples)
+    programs = program_mining.register(kb_group)  # the bank of verified table programs (worked examples)
+    program_rerank.register(programs)  # the reranker of sampled programs, fitted on what mining logged
 
 
 _attach()

@@ -188,7 +188,9 @@ def build(settings, sources: list[str], out: Path | None, echo=print) -> Path:
     return target
 
 
-def register(group) -> None:
+def register(group) -> click.Group:
+    """Add ``programs`` (mine, build) to ``group``; returns it, for the commands that read what mining wrote."""
+
     @group.group("programs")
     def programs_group() -> None:
         """The bank of verified table programs shown as worked examples (EVIDENTIA_TABLE_EXAMPLES)."""
@@ -215,3 +217,5 @@ def register(group) -> None:
 
         chosen = list(sources) or [s for s, src in SOURCES.items() if src.shippable]
         build(Settings(), chosen, out, echo=click.echo)
+
+    return programs_group

@@ -1,0 +1,111 @@
+"""The execution-aware reranker of table programs (#77): features, the choice, fitting out of fold. No model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assistant.evals.program_rerank import LoggedItem, evaluate
+from tests.test_table_program import CASES, CLAIM, LOOKUP, WRONG_ROW
+from tools._cells import TypedTable
+from tools._table_program import run_sampled
+from tools.program_rerank import FEATURES, Reranker, ScoredRun, choose_by, run_features
+
+UNSTATED = {**LOOKUP, "check": {"op": ">", "against": "value", "value": "100"}}
+
+
+def feature(run: ScoredRun, name: str) -> float:
+    return float(run.features[FEATURES.index(name)])
+
+
+def test_features_say_what_each_program_reads_of_the_claim():
+    typed = TypedTable.build(CASES)
+    sampled = [run_sampled(p, typed, "claim", CLAIM) for p in (LOOKUP, LOOKUP, WRONG_ROW)]
+    runs = run_features(sampled, typed, "claim", CLAIM)
+    assert [r.verdict for r in runs] == ["SUPPORTS", "SUPPORTS", "REFUTES"]
+    lookup, wrong = runs[0], runs[2]
+    assert feature(lookup, "vote_share") == pytest.approx(2 / 3) and feature(wrong, "vote_share") == pytest.approx(1 / 3)
+    assert feature(lookup, "plurality") == 1 and feature(wrong, "plurality") == 0
+    assert feature(lookup, "filter_values_stated") == 1 and feature(wrong, "filter_values_stated") == 0  # Alberta
+    assert feature(lookup, "check_stated") == 1 and feature(lookup, "column_named") == 1
+    assert feature(lookup, "fn_value") == 1 and feature(lookup, "fn_count") == 0
+    assert feature(lookup, "log_rows_selected") == pytest.approx(np.log1p(1))
+
+
+def test_a_question_program_whose_answer_is_not_the_kind_asked_is_marked():
+    typed = TypedTable.build(CASES)
+    question = "How many cases did Ontario have?"
+    count = {"filters": [{"column": "province", "op": "=", "value": "Ontario"}], "fn": "value", "column": "cases",
+             "answer_column": "province"}
+    name = {**count, "column": "province"}
+    runs = run_features([run_sampled(p, typed, "question", question) for p in (count, name)], typed, "question",
+                        question)
+    assert [feature(r, "answer_kind_fits") for r in runs] == [1.0, 0.0]
+
+
+def test_no_program_ran_gives_nothing_to_choose():
+    typed = TypedTable.build(CASES)
+    broken = run_sampled({**LOOKUP, "column": "nowhere"}, typed, "claim", CLAIM)
+    assert run_features([broken], typed, "claim", CLAIM) == [] and choose_by([]) is None
+
+
+def test_the_choice_sums_the_probabilities_of_each_answers_programs():
+    runs = [ScoredRun(0, "A", np.zeros(1), 0.3), ScoredRun(1, "A", np.zeros(1), 0.3), ScoredRun(2, "B", np.zeros(1), 0.9)]
+    assert choose_by(runs) == "B"  # 0.9 > 0.6
+    runs[1].p_right = 0.7
+    assert choose_by(runs) == "A"  # 1.0 > 0.9
+    assert choose_by(runs, lambda r: 1.0) == "A"  # the plurality
+
+
+def test_a_saved_reranker_loads_and_scores_alike(tmp_path):
+    n = len(FEATURES)
+    rng = np.random.default_rng(0)
+    model = Reranker(rng.normal(size=n), np.abs(rng.normal(size=n)) + 0.5, rng.normal(size=n), 0.2, "test 3")
+    model.save(tmp_path / "r.npz")
+    again = Reranker.load(tmp_path / "r.npz")
+    runs = [ScoredRun(0, "A", rng.normal(size=n)), ScoredRun(1, "B", rng.normal(size=n))]
+    assert [r.p_right for r in again.score([ScoredRun(r.index, r.verdict, r.features) for r in runs])] \
+        == pytest.approx([r.p_right for r in model.score(runs)])
+    np.savez(tmp_path / "old.npz", features=np.array(["vote_share"]), mean=np.zeros(1), scale=np.ones(1),
+             coef=np.zeros(1), intercept=np.zeros(1), fitted_on=np.array([""]))
+    with pytest.raises(ValueError, match="refit"):
+        Reranker.load(tmp_path / "old.npz")
+
+
+def synthetic_items(n_tables: int = 30) -> list[LoggedItem]:
+    """Items where the wrong answer has the most votes half the time, and only the right programs check what the
+    claim states: a reranker that learns check_stated beats the plurality there."""
+    rng = np.random.default_rng(1)
+    items = []
+    for t in range(n_tables):
+        for k in range(2):
+            wrong_majority = (t + k) % 2 == 0
+            n_right, n_wrong = (2, 3) if wrong_majority else (3, 2)
+            runs, labels = [], []
+            for right, count in ((True, n_right), (False, n_wrong)):
+                for _ in range(count):
+                    x = rng.normal(scale=0.1, size=len(FEATURES))
+                    x[FEATURES.index("check_stated")] = 1.0 if right else 0.0
+                    x[FEATURES.index("vote_share")] = count / 5
+                    runs.append(ScoredRun(len(runs), "SUPPORTS" if right else "REFUTES", x))
+                    labels.append(right)
+            items.append(LoggedItem(f"s:{t}:{k}", "synthetic", "claim", ["SUPPORTS"], f"table{t}", runs, labels,
+                                    "REFUTES" if wrong_majority else "SUPPORTS"))
+    return items
+
+
+def test_fitted_out_of_fold_the_reranker_learns_what_the_vote_misses():
+    items = synthetic_items()
+    fitted = evaluate(items)
+    accuracy = {arm: np.mean([it.arms[arm] for it in items]) for arm in ("plurality", "reranker", "majority+rules")}
+    assert accuracy["plurality"] == pytest.approx(0.5) and accuracy["majority+rules"] == pytest.approx(0.5)
+    assert accuracy["reranker"] > 0.95
+    assert fitted["coef"][FEATURES.index("check_stated")] > 0
+
+
+def test_too_little_data_is_a_clear_error():
+    import click
+
+    items = synthetic_items(1)
+    with pytest.raises(click.ClickException, match="Too little to fit on"):
+        evaluate(items)
