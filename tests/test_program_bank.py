@@ -213,3 +213,32 @@ async def test_a_sealed_test_run_refuses_worked_examples(tmp_settings, tmp_path)
         await run_benchmark("pubhealthtab", settings, variants=["program"], docs_dir=tmp_path)
     with pytest.raises(click.ClickException, match="EVIDENTIA_TABLE_EXAMPLES"):
         await run_wtq(settings, variants=["program"], docs_dir=tmp_path)
+
+
+async def test_mining_from_a_dev_log_asks_no_model_and_verifies_alike(tmp_settings, monkeypatch):
+    from assistant.evals.program_mining import dev_log_path
+
+    items = [MiningItem("1", CLAIM, CASES, ["SUPPORTS"]), MiningItem("2", "Ontario had 300 cases.", CASES, ["REFUTES"]),
+             MiningItem("3", "Quebec had 12 cases.", CASES, ["SUPPORTS"])]  # 3: not in the log, left for later
+    monkeypatch.setattr(program_mining, "load_items", lambda settings, source: items)
+    log = dev_log_path(tmp_settings, "pubhealthtab-dev")
+    log.parent.mkdir(parents=True)
+    refuting = {**LOOKUP, "check": {"op": "=", "against": "value", "value": "300"}}
+    log.write_text("\n".join(json.dumps({"variant": "program", "id": i, "gold": g, "programs": {"runs": [
+        {"raw": p, "ran": True} for p in programs]}}) for i, g, programs in [
+        ("1", "SUPPORTS", [LOOKUP, LOOKUP, WRONG_ROW]), ("2", "REFUTES", [refuting, UNSTATED])]) + "\n")
+    summary = await mine(tmp_settings, "pubhealthtab-dev", limit=10, echo=lambda *_: None, show_progress=False,
+                         from_log=True)
+    assert summary["kept"] == 2 and summary["mined_now"] == 2
+    records = {r["id"]: r for r in map(json.loads, mining_log_path(tmp_settings, "pubhealthtab-dev").read_text()
+                                       .splitlines())}
+    assert set(records) == {"1", "2"} and records["1"]["kept"][0]["program"] == LOOKUP
+    assert records["2"]["kept"][0]["program"] == refuting and records["2"]["from_log"] == str(log)
+
+
+async def test_mining_from_a_log_that_is_not_there_says_what_to_run(tmp_settings, monkeypatch):
+    monkeypatch.setattr(program_mining, "load_items", lambda settings, source: [])
+    with pytest.raises(click.ClickException, match="--split dev"):
+        await mine(tmp_settings, "tabfact-dev", limit=1, echo=lambda *_: None, show_progress=False, from_log=True)
+    with pytest.raises(click.ClickException, match="mine it with the model"):
+        await mine(tmp_settings, "wtq-train", limit=1, echo=lambda *_: None, show_progress=False, from_log=True)

@@ -81,21 +81,51 @@ def load_items(settings, source: str, seed: int = DEFAULT_SEED) -> list[MiningIt
     return [MiningItem(str(it.id), it.claim, it.table, [it.label]) for it in items]
 
 
+def dev_log_path(settings, source: str) -> Path:
+    """The dev-split evaluation log of a claim source (``evidentia eval <benchmark> --split dev``)."""
+    from assistant.evals.tables_eval import _slug
+
+    return Path(settings.data_dir) / "eval" / f"tables-{SOURCES[source].benchmark}-{_slug(settings.llm_model)}-dev.jsonl"
+
+
+def _from_log(settings, source: str) -> dict[str, dict]:
+    """The logged program runs of a claim source's dev evaluation, by item id (``--from-log``)."""
+    from assistant.evals.report import read_run_log
+
+    if SOURCES[source].kind != "claim":
+        raise click.ClickException("--from-log reads a claim benchmark's dev evaluation log; "
+                                   f"{source} has none (mine it with the model).")
+    path = dev_log_path(settings, source)
+    if not path.exists():
+        raise click.ClickException(f"No dev evaluation log at {path}: run `evidentia eval "
+                                   f"{SOURCES[source].benchmark} --split dev` first, or mine with the model.")
+    return {item_id: rec["programs"] for item_id, rec in read_run_log(path).get("program", {}).items()
+            if (rec.get("programs") or {}).get("runs") and rec["programs"].get("program_form", "ops") == "ops"}
+
+
 async def mine(settings, source: str, *, limit: int, concurrency: int = 2, per_item: int = 1, llm=None,
-               echo=print, show_progress: bool = True) -> dict:
-    """Mine the first ``limit`` items of ``source`` not yet in its log; returns counts and seconds per 100 items."""
+               echo=print, show_progress: bool = True, from_log: bool = False) -> dict:
+    """Mine the first ``limit`` items of ``source`` not yet in its log; returns counts and seconds per 100 items.
+
+    ``from_log``: no model call; the programs a dev evaluation logged for the items are replayed under today's rules
+    and verified alike (items the log has no programs for are left for a later run)."""
     from assistant.evals.report import ResultsLog, bounded_map
     from assistant.evals.tables_eval import LOGGED_PROGRAM_FIELDS, denotation_match
     from assistant.llm import LLMClient
     from kb.errors import LLMResponseError, LLMTimeout
-    from tools.program_mining import bank_entry, sample_verified
+    from tools.program_mining import bank_entry, sample_verified, verified
+    from tools.program_replay import replay_runs
 
     items = load_items(settings, source)[:limit]
     log = ResultsLog(mining_log_path(settings, source))
-    todo = [it for it in items if log.get(source, it.id) is None]
-    echo(f"{source}: {len(items)} items, {len(items) - len(todo)} already mined ({log.path}); {len(todo)} to mine")
-    own = llm is None
-    llm = llm or LLMClient(settings)
+    logged = _from_log(settings, source) if from_log else {}
+    done_before = sum(1 for it in items if log.get(source, it.id) is not None)
+    todo = [it for it in items if log.get(source, it.id) is None and (not from_log or it.id in logged)]
+    unlogged = len(items) - done_before - len(todo)
+    echo(f"{source}: {len(items)} items, {done_before} already mined ({log.path}); {len(todo)} to mine"
+         + (f"; {unlogged} have no logged programs (left for a run with the model)" if unlogged else ""))
+    own = llm is None and not from_log
+    llm = llm or (None if from_log else LLMClient(settings))
     counts: Counter[str] = Counter()
     from tqdm import tqdm
 
@@ -114,8 +144,13 @@ async def mine(settings, source: str, *, limit: int, concurrency: int = 2, per_i
         right = (lambda answer: denotation_match(answer, item.gold)) if kind == "question" \
             else (lambda verdict: verdict == item.gold[0])
         try:
-            found = await sample_verified(llm, item.table, kind, item.text, right, n=settings.table_program_samples,
-                                          temperature=settings.table_program_temperature)
+            if from_log:
+                found = verified(replay_runs(item.table, item.text, logged[item.id]["runs"], kind), item.table, kind,
+                                 item.text, right)
+            else:
+                found = await sample_verified(llm, item.table, kind, item.text, right,
+                                              n=settings.table_program_samples,
+                                              temperature=settings.table_program_temperature)
         except (LLMTimeout, LLMResponseError) as exc:  # not logged: the next run tries it again
             echo(f"  {item.id}: {type(exc).__name__}: {str(exc)[:120]} (not logged; retried next run)")
             counts["failed"] += 1
@@ -132,6 +167,7 @@ async def mine(settings, source: str, *, limit: int, concurrency: int = 2, per_i
                     for n, (program, result) in enumerate(found.programs[:per_item])]
             log.add(source, item.id, kept=kept, right=found.right, right_after_rewrite=found.right_after_rewrite,
                     ran=found.ran, samples=found.samples, seconds=seconds, gold=item.gold,
+                    **({"from_log": str(dev_log_path(settings, source))} if from_log else {}),
                     programs=found.outcome.model_dump(include=LOGGED_PROGRAM_FIELDS) if found.outcome else None)
             counts["kept" if kept else "none right"] += 1
         bar.update(1)
@@ -200,11 +236,14 @@ def register(group) -> click.Group:
     @click.option("--limit", type=click.IntRange(1), default=100, show_default=True,
                   help="Items of the source to mine, in its fixed seeded order (already mined ones are skipped).")
     @click.option("--concurrency", type=click.IntRange(1, 16), default=2, show_default=True)
-    def mine_cmd(source: str, limit: int, concurrency: int) -> None:
+    @click.option("--from-log", is_flag=True,
+                  help="Ask no model: replay the programs the source's dev evaluation logged (claim sources).")
+    def mine_cmd(source: str, limit: int, concurrency: int, from_log: bool) -> None:
         """Sample, run and keep the programs that get a source's items right (resumes from its log)."""
         from assistant.settings import Settings
 
-        asyncio.run(mine(Settings(), source, limit=limit, concurrency=concurrency, echo=click.echo))
+        asyncio.run(mine(Settings(), source, limit=limit, concurrency=concurrency, echo=click.echo,
+                         from_log=from_log))
 
     @programs_group.command("build")
     @click.option("--source", "sources", multiple=True, type=click.Choice(list(SOURCES)),
