@@ -209,6 +209,12 @@ class Settings(BaseSettings):
         default=None,
         description="The program bank the worked examples come from (JSONL, `evidentia kb programs build`); "
                     "unset: the bank that ships with the product (kb/program_bank.jsonl).")
+    table_chooser: Literal["vote", "reranker"] = Field(
+        default="vote",
+        description="How the sampled table programs' answer is chosen: vote (a strict majority after the withhold "
+                    "rules; a split goes to the fallback) or reranker (the fitted execution-aware reranker, "
+                    "tools/program_rerank.py, chooses whenever a program ran). Measured on dev before it is a "
+                    "default (docs/eval/program-reranker.md).")
     rules_off: str = Field(
         default="",
         description="Reading rules switched off, by name, comma-separated (EVIDENTIA_RULES_OFF=association,...): "

@@ -9,7 +9,7 @@ from assistant.evals.program_rerank import LoggedItem, evaluate
 from tests.test_table_program import CASES, CLAIM, LOOKUP, WRONG_ROW
 from tools._cells import TypedTable
 from tools._table_program import run_sampled
-from tools.program_rerank import FEATURES, Reranker, ScoredRun, choose_by, run_features
+from tools.program_rerank import FEATURES, Reranker, ScoredRun, choose_by, features_of
 
 UNSTATED = {**LOOKUP, "check": {"op": ">", "against": "value", "value": "100"}}
 
@@ -21,7 +21,7 @@ def feature(run: ScoredRun, name: str) -> float:
 def test_features_say_what_each_program_reads_of_the_claim():
     typed = TypedTable.build(CASES)
     sampled = [run_sampled(p, typed, "claim", CLAIM) for p in (LOOKUP, LOOKUP, WRONG_ROW)]
-    runs = run_features(sampled, typed, "claim", CLAIM)
+    runs = features_of(sampled, typed, "claim", CLAIM)
     assert [r.verdict for r in runs] == ["SUPPORTS", "SUPPORTS", "REFUTES"]
     lookup, wrong = runs[0], runs[2]
     assert feature(lookup, "vote_share") == pytest.approx(2 / 3) and feature(wrong, "vote_share") == pytest.approx(1 / 3)
@@ -38,7 +38,7 @@ def test_a_question_program_whose_answer_is_not_the_kind_asked_is_marked():
     count = {"filters": [{"column": "province", "op": "=", "value": "Ontario"}], "fn": "value", "column": "cases",
              "answer_column": "province"}
     name = {**count, "column": "province"}
-    runs = run_features([run_sampled(p, typed, "question", question) for p in (count, name)], typed, "question",
+    runs = features_of([run_sampled(p, typed, "question", question) for p in (count, name)], typed, "question",
                         question)
     assert [feature(r, "answer_kind_fits") for r in runs] == [1.0, 0.0]
 
@@ -46,7 +46,7 @@ def test_a_question_program_whose_answer_is_not_the_kind_asked_is_marked():
 def test_no_program_ran_gives_nothing_to_choose():
     typed = TypedTable.build(CASES)
     broken = run_sampled({**LOOKUP, "column": "nowhere"}, typed, "claim", CLAIM)
-    assert run_features([broken], typed, "claim", CLAIM) == [] and choose_by([]) is None
+    assert features_of([broken], typed, "claim", CLAIM) == [] and choose_by([]) is None
 
 
 def test_the_choice_sums_the_probabilities_of_each_answers_programs():
@@ -109,3 +109,48 @@ def test_too_little_data_is_a_clear_error():
     items = synthetic_items(1)
     with pytest.raises(click.ClickException, match="Too little to fit on"):
         evaluate(items)
+
+
+def weights(**named: float) -> Reranker:
+    coef = np.array([named.get(f, 0.0) for f in FEATURES])
+    return Reranker(np.zeros(len(FEATURES)), np.ones(len(FEATURES)), coef, 0.0, "test")
+
+
+def test_with_the_reranker_on_it_chooses_among_the_programs_that_ran_instead_of_the_vote():
+    from tools._table_program import ProgramOutcome, decide
+
+    typed = TypedTable.build(CASES)
+    other_year = {**LOOKUP, "filters": [{"column": "year", "op": "=", "value": "2010"}]}  # Quebec's 12: REFUTES
+    sampled = [run_sampled(p, typed, "claim", CLAIM) for p in (LOOKUP, other_year, other_year, other_year, LOOKUP)]
+    assert [s.execution is not None for s in sampled] == [True] * 5
+
+    def decided(rerank):
+        outcome = ProgramOutcome(kind="claim")
+        decide(outcome, sampled, typed, "claim", CLAIM, rerank=rerank)
+        return outcome
+
+    assert decided(None).winner == "REFUTES"  # 3 of 5
+    chosen = decided(weights(filter_values_stated=5.0))  # "2010" is not in the claim; "Ontario" is
+    assert chosen.winner == "SUPPORTS" and chosen.confidence == 0.4 and chosen.votes == {"SUPPORTS": 2, "REFUTES": 3}
+    assert decided(weights(vote_share=5.0)).winner == "REFUTES"
+
+
+async def test_the_chooser_setting_reaches_the_live_path(tmp_settings, fake_llm_server, monkeypatch):
+    from tests.test_table_program import llm_for, scripted
+    from tests.test_tables_filter import BagOfWordsEmbedder
+    from tools import _table_program
+    from tools.verify_claim import check_claim
+
+    other_year = {**LOOKUP, "filters": [{"column": "year", "op": "=", "value": "2010"}]}
+    monkeypatch.setattr(_table_program, "load_reranker", lambda: weights(filter_values_stated=5.0))
+    settings = tmp_settings.model_copy(update={"table_chooser": "reranker"})
+    with fake_llm_server(scripted(["province", "cases"], [LOOKUP, other_year, other_year, other_year, LOOKUP])) as srv:
+        check = await check_claim(llm_for(settings, srv), CASES, CLAIM, embedder=BagOfWordsEmbedder())
+    assert check.label == "SUPPORTS" and check.decided_by == "program"
+
+
+def test_a_missing_reranker_says_how_to_fit_one(tmp_path):
+    from tools._rerank import load_reranker
+
+    with pytest.raises(ValueError, match="evidentia kb programs rerank"):
+        load_reranker(tmp_path / "none.npz")

@@ -45,6 +45,7 @@ from tools._question_counts import asks_share
 from tools._table_shape import ShapedTable, describe, ratio_as_percent, read_written_share, shape_for_programs
 from tools._table_grammar import typed_program_schema
 from tools.worked_examples import worked_examples
+from tools._rerank import Reranker, load_reranker, run_features
 from tools._table_ops import execute
 from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar
@@ -451,6 +452,7 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
     outcome = ProgramOutcome(kind=kind, form=shaped.form, program_form=program_form)
     sample = _sample_sql if program_form == "sql" else _sample
     rules_off = parse_off(llm.settings.rules_off)
+    rerank = load_reranker() if llm.settings.table_chooser == "reranker" else None
     if check_columns:
         if (uncomputed := uncomputed_column_asked(typed, text)) is not None:  # the upload settles it: no model call
             outcome.not_in_table, outcome.uncomputed = True, uncomputed.name
@@ -474,7 +476,7 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
         sampled = await sample(llm, typed, kind, text, outcome.columns_needed, n, temperature, error=first_error)
         outcome.retried = True
     first = outcome.model_copy(deep=True)
-    decide(outcome, sampled, typed, kind, text, rules_off)
+    decide(outcome, sampled, typed, kind, text, rules_off, rerank)
     outcome.batches = [len(sampled)]
     if kind == "question" and program_form != "sql" and not any(r.ran for r in outcome.runs) \
             and (raw := extreme_by_words(typed, text)) is not None:
@@ -482,7 +484,7 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
         # user: the model's own answer named the second lowest for "the second-highest occupancy")
         sampled = [*sampled, run_sampled(raw, typed, kind, text, rules_off)]
         outcome = first.model_copy(deep=True)
-        decide(outcome, sampled, typed, kind, text, rules_off)
+        decide(outcome, sampled, typed, kind, text, rules_off, rerank)
         outcome.batches = [len(sampled)]
     if more_on_split and split_vote(outcome):
         # A split vote otherwise falls back to the model's own answer, which was right on 9 of 40 such WTQ test
@@ -490,7 +492,7 @@ async def _solve_shaped(llm, shaped: ShapedTable, kind: Kind, text: str, *, n: i
         # more batched request (~15-20 s on a 2-core CPU) and is voted with the first, not instead of it.
         more = await sample(llm, typed, kind, text, outcome.columns_needed, n, temperature)
         outcome = first
-        decide(outcome, sampled + more, typed, kind, text, rules_off)
+        decide(outcome, sampled + more, typed, kind, text, rules_off, rerank)
         outcome.batches = [len(sampled), len(more)]
     return outcome
 
@@ -500,14 +502,21 @@ def split_vote(outcome: ProgramOutcome) -> bool:
     return not outcome.decided and any(r.ran for r in outcome.runs)
 
 
-def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, kind: Kind, text: str,
-           rules_off: frozenset[str] = frozenset()) -> None:
-    """Record every sampled program's run in ``outcome``, hold from the vote the runs the withhold rules hold
-    (tools/rules.py; ``rules_off``: those switched off, ``EVIDENTIA_RULES_OFF``), and take the strict majority."""
-    outcome.samples = len(sampled)
+def voted_answers(sampled: list[_Sampled], kind: Kind) -> list[str]:
+    """Each sampled program's answer as the vote counts it ("" for one that did not run)."""
     verdicts = [_verdict(kind, s.execution) if s.execution is not None else "" for s in sampled]
-    if kind == "question":
-        verdicts = one_form_per_number(verdicts)
+    return one_form_per_number(verdicts) if kind == "question" else verdicts
+
+
+def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, kind: Kind, text: str,
+           rules_off: frozenset[str] = frozenset(), rerank: Reranker | None = None) -> None:
+    """Record every sampled program's run in ``outcome``, hold from the vote the runs the withhold rules hold
+    (tools/rules.py; ``rules_off``: those switched off, ``EVIDENTIA_RULES_OFF``), and take the strict majority.
+
+    ``rerank`` (``Settings.table_chooser = "reranker"``): the fitted reranker (tools.program_rerank) chooses among
+    the programs that ran instead, in place of the withhold rules and the majority; it decides whenever one ran."""
+    outcome.samples = len(sampled)
+    verdicts = voted_answers(sampled, kind)
     for s, verdict in zip(sampled, verdicts):
         shown = s.shown or (describe(s.program, typed, any_of=kind == "question") if s.program
                             else "(unreadable program)")
@@ -524,15 +533,18 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
                                            if s.program else None))
     # The withhold rules (tools/rules.py): programs that ran but compare badly with the others of this sampling.
     runs = [SampledRun(s.program, s.execution, s.raw, verdict, s.no_numbers) for s, verdict in zip(sampled, verdicts)]
-    for held in withhold(runs, typed, kind, text, rules_off):
+    for held in ([] if rerank is not None else withhold(runs, typed, kind, text, rules_off)):
         _withhold(outcome, held.run, held.reason, held.rule)
     ran = [r for r in outcome.runs if r.ran]
     outcome.votes = dict(Counter(r.verdict for r in ran))
     if ran:
         top, count = Counter(r.verdict for r in ran).most_common(1)[0]
+        if rerank is not None:
+            top = rerank.choose(run_features(sampled, verdicts, typed, kind, text)) or top
+            count = len(ran)  # the reranker's choice stands without a majority
         if count * 2 > len(ran):
             outcome.winner = top
-            outcome.confidence = round(count / max(1, outcome.samples), 2)
+            outcome.confidence = round(outcome.votes[top] / max(1, outcome.samples), 2)
             # The program most of the winners wrote stands for them (its cells cited, its reason shown): the first
             # one was "Wait (days) > 1" for "more than a week" while 4 of 5 wrote "> 7" (found as a new user).
             winners = [i for i, r in enumerate(outcome.runs) if r.ran and r.verdict == top]

@@ -229,6 +229,8 @@ def layout_suffix(settings) -> str:
     fields = type(settings).model_fields
     suffix = "" if settings.table_prompt_layout == fields["table_prompt_layout"].default \
         else f"-{settings.table_prompt_layout}"
+    if settings.table_chooser != fields["table_chooser"].default:
+        suffix += f"-{settings.table_chooser}"
     if settings.table_examples != fields["table_examples"].default:
         bank = settings.table_program_bank
         suffix += f"-examples{settings.table_examples}" + (f"-{_slug(Path(bank).stem)}" if bank else "")
@@ -239,6 +241,7 @@ def prompt_config(settings) -> dict:
     """What a logged check records of the program prompt's configuration (see :func:`layout_suffix`)."""
     bank = settings.table_program_bank
     return {"prompt_layout": settings.table_prompt_layout, "examples": settings.table_examples,
+            "chooser": settings.table_chooser,
             **({"program_bank": str(bank)} if bank and settings.table_examples else {})}
 
 
@@ -303,8 +306,8 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
     layout = layout_suffix(settings)
     if layout and split == "test" and not exploratory:
         raise click.ClickException("A sealed test run publishes the default configuration: unset "
-                                   "EVIDENTIA_TABLE_PROMPT_LAYOUT and EVIDENTIA_TABLE_EXAMPLES, or add "
-                                   "--exploratory.")
+                                   "EVIDENTIA_TABLE_PROMPT_LAYOUT, EVIDENTIA_TABLE_EXAMPLES and "
+                                   "EVIDENTIA_TABLE_CHOOSER, or add --exploratory.")
     own_llm = llm is None
     llm = llm or LLMClient(settings)
     # The program variants' CCoE fallback filters columns like "full" does.
@@ -603,8 +606,8 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
     config = layout_suffix(settings)
     if config and split == "test" and not exploratory:
         raise click.ClickException("A sealed test run publishes the default configuration: unset "
-                                   "EVIDENTIA_TABLE_PROMPT_LAYOUT and EVIDENTIA_TABLE_EXAMPLES, or add "
-                                   "--exploratory.")
+                                   "EVIDENTIA_TABLE_PROMPT_LAYOUT, EVIDENTIA_TABLE_EXAMPLES and "
+                                   "EVIDENTIA_TABLE_CHOOSER, or add --exploratory.")
     run = SealedRun("wikitablequestions", split, exploratory, settings, docs_dir)
     docs_dir = run.report_dir
     from assistant.evals.report import (ResultsLog, bounded_map, label_baselines, mcnemar, paired_notes, provenance,
