@@ -11,7 +11,9 @@ for each server in turn, repetition by repetition (so a change in the machine's 
   layout) opened by a unique line so no prefix cache serves it, asking for 1 token: prompt tokens / seconds;
 - ``decode_tokens_per_s``: a short prompt that asks for a long answer, 128 tokens greedy, one stream;
 - ``json_program_s``: the same program prompt with the program's JSON schema as ``response_format`` (one sample),
-  seconds per request, and whether the reply parsed as JSON (a server that ignores the schema is said so).
+  seconds per request, and whether the reply parsed as JSON (a server that ignores the schema is said so);
+- with ``--samples n``, ``program_<n>_samples_s``: what a check asks, n programs at temperature 0.7 (one request
+  with ``n``, or n requests at once to a server without it, ``--fan-out``), seconds, and the share that parsed.
 
 Both servers must be up and otherwise idle (nothing else may use the machine during the run). Gate, fixed before
 the run: a llama.cpp serving path is worth building on this machine if its median prefill is at least 1.5x
@@ -28,6 +30,7 @@ import statistics
 import sys
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -73,6 +76,14 @@ def chat(client: httpx.Client, base: str, model: str, prompt: str, **extra) -> t
     return resp.json(), time.perf_counter() - t0
 
 
+def parses(reply: dict) -> bool:
+    try:
+        json.loads(reply["choices"][0]["message"]["content"])
+        return True
+    except (ValueError, TypeError, KeyError, IndexError):
+        return False
+
+
 def model_of(client: httpx.Client, base: str) -> str:
     return client.get(f"{base}/models").json()["data"][0]["id"]
 
@@ -82,6 +93,9 @@ def main() -> None:
     ap.add_argument("--server", action="append", required=True, help="name=base_url (give two)")
     ap.add_argument("--prompts", type=int, default=4)
     ap.add_argument("--area", default="kernels")
+    ap.add_argument("--samples", type=int, default=0, help="also time the program request with this many samples")
+    ap.add_argument("--fan-out", action="append", default=[],
+                    help="a server (by name) without `n`: its samples are sent as that many requests at once")
     ap.add_argument("--no-json", action="append", default=[],
                     help="a server (by name) not asked the grammar-bound program (llama-cpp-python 0.3.36 cannot "
                          "parse the typed program grammar's GBNF and exits)")
@@ -91,8 +105,8 @@ def main() -> None:
     args = ap.parse_args()
     servers = dict(s.split("=", 1) for s in args.server)
     prompts = table_prompts(args.prompts)
-    rows: dict[str, dict[str, list]] = {name: {"prefill": [], "decode": [], "json_s": [], "json_ok": []}
-                                        for name in servers}
+    rows: dict[str, dict[str, list]] = {name: {"prefill": [], "decode": [], "json_s": [], "json_ok": [],
+                                               "samples_s": [], "samples_ok": []} for name in servers}
     with httpx.Client(timeout=1800) as client:
         models = {name: model_of(client, base) for name, base in servers.items()}
         for name, base in servers.items():  # warm-up: first requests allocate
@@ -115,11 +129,21 @@ def main() -> None:
                 reply, seconds = chat(client, base, models[name], f"Request {uuid.uuid4().hex}.\n" + prompt,
                                       max_tokens=240, response_format=fmt)
                 rows[name]["json_s"].append(seconds)
-                try:
-                    json.loads(reply["choices"][0]["message"]["content"])
-                    rows[name]["json_ok"].append(True)
-                except (ValueError, TypeError):
-                    rows[name]["json_ok"].append(False)
+                rows[name]["json_ok"].append(parses(reply))
+                if args.samples > 1:  # the check's real request: n samples of one prompt at temperature 0.7
+                    unique = f"Request {uuid.uuid4().hex}.\n" + prompt
+                    t0 = time.perf_counter()
+                    if name in args.fan_out:  # a server without ``n``: n requests at once, its slots batch them
+                        with ThreadPoolExecutor(args.samples) as pool:
+                            replies = list(pool.map(lambda _: chat(client, base, models[name], unique, max_tokens=240,
+                                                                   response_format=fmt, temperature=0.7)[0],
+                                                    range(args.samples)))
+                    else:
+                        replies = [chat(client, base, models[name], unique, max_tokens=240, response_format=fmt,
+                                        temperature=0.7, n=args.samples)[0]]
+                    rows[name]["samples_s"].append(time.perf_counter() - t0)
+                    choices = [c for r in replies for c in r["choices"]]
+                    rows[name]["samples_ok"].append(sum(parses({"choices": [c]}) for c in choices) / args.samples)
                 print(f"  {name} prompt {i + 1}: prefill {rows[name]['prefill'][-1]:.1f} tok/s, decode "
                       f"{rows[name]['decode'][-1]:.1f} tok/s, JSON program {seconds:.1f} s", flush=True)
     results: dict[str, tuple[float, str]] = {}
@@ -129,6 +153,9 @@ def main() -> None:
         if r["json_s"]:
             results[f"json_program_s__{name}"] = (statistics.median(r["json_s"]), "s")
             results[f"json_parsed_share__{name}"] = (sum(r["json_ok"]) / len(r["json_ok"]), "share")
+        if r["samples_s"]:
+            results[f"program_{args.samples}_samples_s__{name}"] = (statistics.median(r["samples_s"]), "s")
+            results[f"program_samples_parsed_share__{name}"] = (statistics.mean(r["samples_ok"]), "share")
     names = list(servers)
     if len(names) == 2:
         a, b = names
