@@ -86,10 +86,9 @@ def bank_of_medals(path):
                                    program=program, source="test", table=table_key(typed.table))])
 
 
-@pytest.mark.parametrize("k", [0, 2])
-async def test_worked_examples_reach_the_program_prompt_only_when_asked(tmp_settings, fake_llm_server, tmp_path, k):
-    bank_of_medals(tmp_path / "bank.jsonl")
-    settings = tmp_settings.model_copy(update={"table_examples": k, "table_program_bank": tmp_path / "bank.jsonl"})
+async def program_prompts(settings, fake_llm_server, bank, k: int):
+    """Check CLAIM on CASES with ``k`` worked examples from ``bank``: the check and the program prompts sent."""
+    settings = settings.model_copy(update={"table_examples": k, "table_program_bank": bank})
     prompts = []
     handler = scripted(["province", "cases"], [LOOKUP] * 5)
 
@@ -100,6 +99,13 @@ async def test_worked_examples_reach_the_program_prompt_only_when_asked(tmp_sett
 
     with fake_llm_server(recording) as srv:
         check = await check_claim(llm_for(settings, srv), CASES, CLAIM, embedder=BagOfWordsEmbedder())
+    return check, prompts
+
+
+@pytest.mark.parametrize("k", [0, 2])
+async def test_worked_examples_reach_the_program_prompt_only_when_asked(tmp_settings, fake_llm_server, tmp_path, k):
+    bank_of_medals(tmp_path / "bank.jsonl")
+    check, prompts = await program_prompts(tmp_settings, fake_llm_server, tmp_path / "bank.jsonl", k)
     assert check.label == "SUPPORTS" and len(prompts) == 1
     shown = "Worked examples on other tables" in prompts[0]
     assert shown == (k > 0)
@@ -111,17 +117,7 @@ async def test_an_items_own_table_is_never_its_worked_example(tmp_settings, fake
     write_entries(tmp_path / "bank.jsonl", [BankEntry(
         id="test:own:0", kind="claim", text=CLAIM, skeleton=skeleton(CLAIM, typed), columns=column_sketch(typed),
         program=LOOKUP, source="test", table=table_key(typed.table))])
-    settings = tmp_settings.model_copy(update={"table_examples": 4, "table_program_bank": tmp_path / "bank.jsonl"})
-    prompts = []
-    handler = scripted(["province", "cases"], [LOOKUP] * 5)
-
-    def recording(req):
-        if is_program(req):
-            prompts.append(req["messages"][-1]["content"])
-        return handler(req)
-
-    with fake_llm_server(recording) as srv:
-        await check_claim(llm_for(settings, srv), CASES, CLAIM, embedder=BagOfWordsEmbedder())
+    _, prompts = await program_prompts(tmp_settings, fake_llm_server, tmp_path / "bank.jsonl", 4)
     assert prompts and "Worked examples" not in prompts[0]
 
 
