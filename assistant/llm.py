@@ -410,30 +410,23 @@ class LLMClient:
         Each choice is validated on its own; one that does not match comes back as an
         :class:`LLMResponseError` in its place instead of failing the others.
         """
+        return [sample for sample, _ in await self.scored_samples(messages, schema, n=n, max_tokens=max_tokens,
+                                                                   temperature=temperature, name=name,
+                                                                   logprobs=False)]
+
+    async def scored_samples(self, messages: list[dict], schema: type[T], *, n: int, max_tokens: int | None = None,
+                             temperature: float | None = None, name: str | None = None, logprobs: bool = True
+                             ) -> list[tuple[T | LLMResponseError, float | None]]:
+        """:meth:`structured_samples`, each with the mean log-probability of its tokens as sampled (what a reranker
+        of the samples reads; None where the server gives none)."""
         resp = await self._create(
             messages=messages, n=n,
             response_format=self._json_schema_format(name or schema.__name__, schema.model_json_schema()),
-            stop=WHITESPACE_RUNS,
+            stop=WHITESPACE_RUNS, **({"logprobs": True} if logprobs else {}),
             **self._sampling(max_tokens, temperature),
         )
-        out: list[T | LLMResponseError] = []
-        for choice in resp.choices:
-            text = choice.message.content or ""
-            try:
-                out.append(schema.model_validate_json(_strip_fences(text)))
-                continue
-            except ValidationError as exc:
-                error = exc
-            closed = close_json_after_value(text)
-            if closed is not None:
-                try:
-                    out.append(schema.model_validate_json(closed))
-                    continue
-                except ValidationError:
-                    pass
-            out.append(LLMResponseError(f"The model's structured output did not match {schema.__name__}: "
-                                        f"{error.errors()[0].get('msg', error)} (output began {text[:120]!r})"))
-        return out
+        return [(_validated(choice.message.content or "", schema), _mean_logprob(choice) if logprobs else None)
+                for choice in resp.choices]
 
     async def grammar_samples(self, messages: list[dict], grammar: str, *, n: int, max_tokens: int | None = None,
                               temperature: float | None = None) -> list[str | LLMResponseError]:
@@ -563,6 +556,29 @@ def close_json_after_value(text: str) -> str | None:
 def _prompt_token_count(offsets: list[int], prompt_chars: int) -> int:
     """How many echoed tokens belong to the prompt: those starting before its end."""
     return sum(1 for o in offsets if o < prompt_chars)
+
+
+def _validated(text: str, schema: type[T]) -> T | LLMResponseError:
+    """One choice's text as ``schema``, closed after its last complete value if it was cut off; else the error."""
+    try:
+        return schema.model_validate_json(_strip_fences(text))
+    except ValidationError as exc:
+        error = exc
+    closed = close_json_after_value(text)
+    if closed is not None:
+        try:
+            return schema.model_validate_json(closed)
+        except ValidationError:
+            pass
+    return LLMResponseError(f"The model's structured output did not match {schema.__name__}: "
+                            f"{error.errors()[0].get('msg', error)} (output began {text[:120]!r})")
+
+
+def _mean_logprob(choice) -> float | None:
+    """The mean log-probability of a choice's sampled tokens, or None when the reply carries none."""
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    values = [t.logprob for t in content or [] if t.logprob is not None and t.logprob > float("-inf")]
+    return sum(values) / len(values) if values else None
 
 
 def _strip_fences(text: str) -> str:

@@ -154,3 +154,22 @@ def test_a_missing_reranker_says_how_to_fit_one(tmp_path):
 
     with pytest.raises(ValueError, match="evidentia kb programs rerank"):
         load_reranker(tmp_path / "none.npz")
+
+
+def test_a_choices_mean_logprob_is_read_from_the_reply_and_none_without_one():
+    from types import SimpleNamespace as NS
+
+    from assistant.llm import _mean_logprob
+
+    tokens = [NS(logprob=-0.5), NS(logprob=-1.5), NS(logprob=float("-inf"))]  # -inf: a token the grammar forced
+    assert _mean_logprob(NS(logprobs=NS(content=tokens))) == pytest.approx(-1.0)
+    assert _mean_logprob(NS(logprobs=None)) is None and _mean_logprob(NS()) is None
+
+
+def test_a_logged_programs_logprob_reaches_its_features_when_replayed():
+    from tools.program_rerank import replayed_features
+
+    runs = [{"raw": LOOKUP, "logprob": -0.25}, {"raw": LOOKUP}]
+    first, second = replayed_features(CASES, CLAIM, runs, "claim")
+    assert feature(first, "mean_logprob") == -0.25 and feature(first, "logprob_known") == 1
+    assert feature(second, "mean_logprob") == 0 and feature(second, "logprob_known") == 0

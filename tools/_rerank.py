@@ -27,6 +27,7 @@ class Sampled(Protocol):
     execution: Execution | None
     raw: dict
     rewritten_by: list[str]
+    logprob: float | None
 
 
 RERANKER_FILE = Path(__file__).with_name("program_reranker.npz")
@@ -44,6 +45,8 @@ FEATURES: tuple[str, ...] = (
     "empty_result",
     "rewrites",  # how many rewrite rules changed it
     "program_chars_per_100",
+    "mean_logprob",  # the mean log-probability of its tokens as sampled (LEVER's p_LM); 0 when unknown
+    "logprob_known",
 ) + tuple(f"fn_{name}" for name in FUNCTIONS)
 
 
@@ -93,6 +96,8 @@ def run_features(sampled: list[Sampled], verdicts: list[str], typed: TypedTable,
             "empty_result": float(not verdicts[i].strip()),
             "rewrites": float(len(s.rewritten_by)),
             "program_chars_per_100": len(str(s.raw)) / 100,
+            "mean_logprob": s.logprob if s.logprob is not None else 0.0,
+            "logprob_known": float(s.logprob is not None),
             **{f"fn_{name}": float(program.fn == name) for name in FUNCTIONS},
         }
         out.append(ScoredRun(i, verdicts[i], np.array([row[f] for f in FEATURES], dtype=np.float64)))

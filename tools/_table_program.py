@@ -91,6 +91,8 @@ class ProgramRun(BaseModel):
     cells: list[tuple[int, int]] = Field(default_factory=list)
     # the operation that ran, after code's repairs (``raw`` is what the model wrote); empty for SQL
     fn: str = ""
+    logprob: float | None = Field(None, description="The mean log-probability of its tokens as sampled (when the "
+                                                    "server gave them): what the program reranker reads.")
     # the values its filters compare with, after code's repairs; None when unknown (SQL). An answer over every row
     # of a question about some of them, or over rows picked by values the question never states, says so
     # (tools._question_counts).
@@ -164,6 +166,7 @@ class _Sampled:
     vetoed_by: list[str] = field(default_factory=list)  # the veto rules that held it (tools/rules.py)
     rewritten_by: list[str] = field(default_factory=list)  # the rewrite rules that changed it (tools._program_readers)
     annotated_by: list[str] = field(default_factory=list)  # the annotate rules that added to it (tools/rules.py)
+    logprob: float | None = None  # the mean log-probability of its tokens as the model sampled them (when known)
 
 
 def columns_for_prompt(typed: TypedTable, max_chars: int = PROGRAM_COLUMNS_CHARS) -> list[str]:
@@ -233,14 +236,15 @@ async def _sample(llm, typed: TypedTable, kind: Kind, text: str, needed: list[st
     worked = worked_examples(settings.table_program_bank or DEFAULT_BANK, settings.table_examples, typed, kind, text)
     prompt = program_prompt(settings.table_prompt_layout, "program", typed, kind, text, needed, error, worked)
     schema = typed_program_schema(typed, kind == "claim")
-    samples = await llm.structured_samples([{"role": "user", "content": prompt}], schema, n=n,
-                                           temperature=temperature, max_tokens=PROGRAM_MAX_TOKENS)
+    samples = await llm.scored_samples([{"role": "user", "content": prompt}], schema, n=n,
+                                       temperature=temperature, max_tokens=PROGRAM_MAX_TOKENS)
     out = []
-    for s in samples:
+    for s, logprob in samples:
         if not isinstance(s, BaseModel):  # the client's error for a choice that did not match the schema
-            out.append(_Sampled(None, error=f"the program was not valid JSON for the schema ({s})"))
+            out.append(_Sampled(None, error=f"the program was not valid JSON for the schema ({s})", logprob=logprob))
             continue
-        out.append(run_sampled(s.model_dump(), typed, kind, text, parse_off(llm.settings.rules_off)))
+        out.append(replace(run_sampled(s.model_dump(), typed, kind, text, parse_off(llm.settings.rules_off)),
+                           logprob=logprob))
     return out
 
 
@@ -522,12 +526,13 @@ def decide(outcome: ProgramOutcome, sampled: list[_Sampled], typed: TypedTable, 
                             else "(unreadable program)")
         if s.execution is None:
             outcome.runs.append(ProgramRun(program=shown, raw=s.raw or None, ran=False, error=s.error,
-                                           vetoed_by=s.vetoed_by, rewritten_by=s.rewritten_by))
+                                           vetoed_by=s.vetoed_by, rewritten_by=s.rewritten_by, logprob=s.logprob))
         else:
             ex = s.execution
             outcome.runs.append(ProgramRun(program=shown, raw=s.raw, ran=True, result=ex.result_text,
                                            verdict=verdict, rows=ex.decisive_rows, cells=ex.cells,
                                            rewritten_by=s.rewritten_by, annotated_by=s.annotated_by,
+                                           logprob=s.logprob,
                                            fn=s.program.fn if s.program else "",
                                            filter_values=[f.than_column or f.value for f in s.program.filters]
                                            if s.program else None))

@@ -13,6 +13,8 @@ module; the features are computed in tools._rerank, for the live path and the fi
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kb.tables import Table
 from tools._cells import TypedTable
 from tools._program_readers import Kind
@@ -33,8 +35,8 @@ def replayed_features(table: Table, text: str, runs: list[dict], kind: Kind, sco
     """The features of logged programs (each run's ``raw``, as the model wrote it) replayed under today's rules."""
     shaped = shape_for_programs(table)
     typed = TypedTable.build(shaped.table, scope=kept_scope(shaped, scope))
-    sampled = [run_sampled(r["raw"], typed, kind, text, rules_off) if r.get("raw")
-               else _Sampled(None, error=r.get("error") or "no program") for r in runs]
+    sampled = [replace(run_sampled(r["raw"], typed, kind, text, rules_off), logprob=r.get("logprob"))
+               if r.get("raw") else _Sampled(None, error=r.get("error") or "no program") for r in runs]
     return features_of(sampled, typed, kind, text)
 
 
