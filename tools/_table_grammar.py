@@ -33,11 +33,13 @@ from pydantic import BaseModel, Field, RootModel, create_model
 from tools._cells import TypedTable, display_cell, is_empty
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS
 
-# A number as a claim states it: "678", "-2", "4,512", "0.215", "12%". Words ("7 million") are written out.
-NUMBER_PATTERN = r"^-?[0-9][0-9,]*(\.[0-9]+)?%?$"
+# A number as a claim states it: "678", "-2", "4,512", "0.215", "12%". Words ("7 million") are written out. A dot is
+# written "[.]", not "\.": llama.cpp's JSON-schema converter (llama-cpp-python 0.3.36) copies "\." into its grammar,
+# whose parser refuses the escape ("unknown escape"), so the whole program grammar failed to load there.
+NUMBER_PATTERN = r"^-?[0-9][0-9,]*([.][0-9]+)?%?$"
 ORDER_OPS = ("=", "!=", "<", "<=", ">", ">=")
 # A date or a year as a filter writes it: "2020", "2021-06-30", "June 2021", "March 14, 2019".
-DATE_PATTERN = (r"^([0-9]{4}(-[0-9]{1,2}(-[0-9]{1,2})?)?|[A-Za-z]{3,9}\.? ([0-9]{1,2},? )?[0-9]{4}"
+DATE_PATTERN = (r"^([0-9]{4}(-[0-9]{1,2}(-[0-9]{1,2})?)?|[A-Za-z]{3,9}[.]? ([0-9]{1,2},? )?[0-9]{4}"
                 r"|[0-9]{1,2} [A-Za-z]{3,9} [0-9]{4})$")
 TEXT_OPS = ("=", "!=")
 # Enums of cell values keep filters on real values; a column with more distinct values (or longer ones)
