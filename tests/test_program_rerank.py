@@ -173,3 +173,24 @@ def test_a_logged_programs_logprob_reaches_its_features_when_replayed():
     first, second = replayed_features(CASES, CLAIM, runs, "claim")
     assert feature(first, "mean_logprob") == -0.25 and feature(first, "logprob_known") == 1
     assert feature(second, "mean_logprob") == 0 and feature(second, "logprob_known") == 0
+
+
+def test_the_published_measurement_recomputes_from_its_per_item_log(tmp_path):
+    import json
+
+    from assistant.evals.program_rerank import ARMS, summarise
+    from assistant.evals.recompute import recompute_report
+
+    records = [{"id": f"s:{i}", "source": "s", "kind": "claim" if i < 3 else "question", "programs": 5,
+                "arms": {arm: (i + k) % 2 == 0 for k, arm in enumerate(ARMS)}} for i in range(5)]
+    log = tmp_path / "program-reranker-dev.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    report = {"benchmark": "program-reranker-dev", "variants": summarise(records)}
+    assert report["variants"]["plurality (claims)"] == {"accuracy": 2 / 3, "n": 3}
+    path = tmp_path / "program-reranker-dev.json"
+    path.write_text(json.dumps(report))
+    assert recompute_report(path, tmp_path, tmp_path).status == "ok"
+    report["variants"]["reranker (questions)"]["accuracy"] = 0.9
+    path.write_text(json.dumps(report))
+    result = recompute_report(path, tmp_path, tmp_path)
+    assert result.status != "ok" and [r.variant for r in result.mismatches()] == ["reranker (questions)"]

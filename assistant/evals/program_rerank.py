@@ -19,6 +19,7 @@ from a model that never saw its table. Arms, per item, scored as right only when
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,8 +50,8 @@ def _match(kind: str, gold: list[str]):
     return (lambda v: denotation_match(v, gold)) if kind == "question" else (lambda v: v == gold[0])
 
 
-def _logged(settings, echo) -> list[tuple[str, str, object, str, list[str], dict]]:
-    """(source, kind, table, text, gold, programs) of every logged tuning item with programs."""
+def _logged(settings, echo) -> list[tuple[str, str, str, object, str, list[str], dict]]:
+    """(item id, source, kind, table, text, gold, programs) of every logged tuning item with programs."""
     from assistant.evals.program_mining import SOURCES, load_items, mining_log_path
     from assistant.evals.report import read_run_log
     from assistant.evals.tables_eval import load_split, select_items
@@ -66,7 +67,7 @@ def _logged(settings, echo) -> list[tuple[str, str, object, str, list[str], dict
         for item_id, rec in records.items():
             if rec.get("programs") and item_id in items:
                 it = items[item_id]
-                out.append((source, spec.kind, it.table, it.text, it.gold, rec["programs"]))
+                out.append((item_id, source, spec.kind, it.table, it.text, it.gold, rec["programs"]))
                 n += 1
         echo(f"  {source}: {n} mined items with programs ({path})")
     eval_dir = Path(settings.data_dir) / "eval"
@@ -82,7 +83,7 @@ def _logged(settings, echo) -> list[tuple[str, str, object, str, list[str], dict
                 if item_id in items and programs.get("runs") and programs.get("program_form", "ops") == "ops" \
                         and rec["gold"] in ("SUPPORTS", "REFUTES"):
                     it = items[item_id]
-                    out.append((f"{bench}-dev-log", "claim", it.table, it.claim, [rec["gold"]], programs))
+                    out.append((item_id, f"{bench}-dev-log", "claim", it.table, it.claim, [rec["gold"]], programs))
                     n += 1
             echo(f"  {bench} dev log: {n} claims with programs ({path})")
     return out
@@ -95,13 +96,13 @@ def collect(settings, echo=print) -> list[LoggedItem]:
     from tools.worked_examples import table_key
 
     items = []
-    for n, (source, kind, table, text, gold, programs) in enumerate(_logged(settings, echo)):
+    for item_id, source, kind, table, text, gold, programs in _logged(settings, echo):
         runs = replayed_features(table, text, programs["runs"], kind)
         if not runs:
             continue
         match = _match(kind, gold)
         winner = replay_runs(table, text, programs["runs"], kind).winner
-        items.append(LoggedItem(f"{source}:{n}", source, kind, gold, table_key(table), runs,
+        items.append(LoggedItem(f"{source}:{item_id}", source, kind, gold, table_key(table), runs,
                                 [bool(match(r.verdict)) for r in runs], winner))
     return items
 
@@ -152,6 +153,26 @@ def evaluate(items: list[LoggedItem], echo=print) -> dict:
             "programs": len(y), "programs_right": int(y.sum())}
 
 
+REPORT = "program-reranker-dev"  # fitted and measured on tuning data only
+ARMS = ("plurality", "majority", "majority+rules", "reranker", "any program right")
+
+
+def summarise(records: list[dict]) -> dict[str, dict]:
+    """Each arm's accuracy per kind from the per-item log (what the report publishes, recomputed)."""
+    out = {}
+    for arm in ARMS:
+        for kind in ("claim", "question"):
+            chosen = [r for r in records if r["kind"] == kind]
+            if chosen:
+                out[f"{arm} ({kind}s)"] = {"accuracy": sum(bool(r["arms"][arm]) for r in chosen) / len(chosen),
+                                           "n": len(chosen)}
+    return out
+
+
+def read_log(path: Path) -> list[dict]:
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def run(settings, *, docs_dir: Path | None = None, save: bool = True, echo=print) -> Path:
     from assistant.evals.report import label_baselines, mcnemar, paired_notes, write_eval
     from tools.program_rerank import FEATURES, RERANKER_FILE, Reranker
@@ -159,15 +180,10 @@ def run(settings, *, docs_dir: Path | None = None, save: bool = True, echo=print
     echo("Reading the tuning logs:")
     items = collect(settings, echo)
     fitted = evaluate(items, echo)
-    arms = ("plurality", "majority", "majority+rules", "reranker", "any program right")
-    variants = {}
-    for arm in arms:
-        for kind in ("claim", "question"):
-            chosen = [it for it in items if it.kind == kind]
-            if chosen:
-                variants[f"{arm} ({kind}s)"] = {"accuracy": sum(it.arms[arm] for it in chosen) / len(chosen),
-                                                "n": len(chosen)}
-    correct = {arm: {it.id: it.arms[arm] for it in items} for arm in arms}
+    records = [{"id": it.id, "source": it.source, "kind": it.kind, "programs": len(it.runs), "arms": it.arms}
+               for it in items]
+    variants = summarise(records)
+    correct = {arm: {it.id: it.arms[arm] for it in items} for arm in ARMS}
     paired = {"reranker vs majority+rules": mcnemar(correct["reranker"], correct["majority+rules"]),
               "reranker vs plurality": mcnemar(correct["reranker"], correct["plurality"])}
     claims = [it for it in items if it.kind == "claim"]
@@ -182,10 +198,11 @@ def run(settings, *, docs_dir: Path | None = None, save: bool = True, echo=print
              + "\n".join(paired_notes(paired, "items"))
              + "\n\nLargest standardised coefficients of the model fitted on all of it: "
              + ", ".join(f"{name} {value:+.2f}" for name, value in top) + f" (C = {fitted['C']}).")
-    path = write_eval("program-reranker", model=settings.llm_model, items=len(items), seed=0, variants=variants,
+    path = write_eval(REPORT, model=settings.llm_model, items=len(items), seed=0, variants=variants,
                       notes=notes, docs_dir=docs_dir, metric_keys=["accuracy", "n"],
                       extra={**baselines, "paired": paired, "sources": dict(sources), "coefficients": coef,
-                             "per_item": {it.id: it.arms for it in items}})
+                             "split": "dev", "log": f"{REPORT}.jsonl"})
+    path.with_suffix(".jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     if save:
         Reranker(fitted["mean"], fitted["scale"], fitted["coef"], fitted["intercept"],
                  fitted_on=", ".join(f"{s} {n}" for s, n in sorted(sources.items()))).save(RERANKER_FILE)

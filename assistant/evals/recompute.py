@@ -240,6 +240,8 @@ def recompute_report(path: Path, eval_dir: Path, kb_dir: Path) -> RecomputeResul
         return recompute_medquad(name, report)
     if name.startswith("medquad-focus"):
         return recompute_focus_check(name, report, Path(path).with_suffix(".jsonl"), Path(kb_dir))
+    if name.startswith("program-reranker"):
+        return recompute_reranker(name, report, Path(path).with_suffix(".jsonl"))
     if name.startswith("pubmedqa-verdicts"):
         return recompute_verdict_reader(name, report, Path(path).with_suffix(".jsonl"), Path(kb_dir))
     if name == "rules":
@@ -510,6 +512,18 @@ def recompute_focus_check(name: str, report: dict, log: Path, kb_dir: Path) -> R
     rows = [compared(variant, metric, published.get(metric), figures.get(variant, {}).get(metric))
             for variant, published in report.get("variants", {}).items() for metric in published
             if metric in figures.get(variant, {})]
+    return RecomputeResult(name, status_of(rows), rows)
+
+
+def recompute_reranker(name: str, report: dict, log: Path) -> RecomputeResult:
+    """The program reranker's out-of-fold measurement (#77): each arm's accuracy again from its per-item log."""
+    from assistant.evals.program_rerank import read_log, summarise
+
+    if not log.exists():
+        return no_log_result(name, report, [log.name])
+    figures = summarise(read_log(log))
+    rows = [compared(variant, metric, published.get(metric), figures.get(variant, {}).get(metric))
+            for variant, published in report.get("variants", {}).items() for metric in published]
     return RecomputeResult(name, status_of(rows), rows)
 
 
