@@ -107,6 +107,14 @@ class Table(BaseModel):
     def n_cols(self) -> int:
         return len(self.columns)
 
+    def fingerprint(self) -> str:
+        """A short hash of what a reader sees (column names and cells): the evaluations log it with each check, and
+        the program bank records it so a table is never shown its own worked example."""
+        import hashlib
+        import json
+
+        return hashlib.sha1(json.dumps([self.columns, self.rows], ensure_ascii=False).encode()).hexdigest()[:16]
+
     def cell(self, r: int, c: int) -> str:
         """The cell at 1-based data row ``r`` and column ``c`` (``R<r>C<c>``)."""
         if not (1 <= r <= self.n_rows and 1 <= c <= self.n_cols):

@@ -16,7 +16,7 @@ from kb.tables import Table
 from tests.test_table_program import CASES, CLAIM, LOOKUP, WRONG_ROW, is_program, llm_for, scripted
 from tests.test_tables_filter import BagOfWordsEmbedder
 from tools._cells import TypedTable
-from tools.worked_examples import column_sketch, skeleton, table_key
+from tools.worked_examples import column_sketch, skeleton
 from tools.verify_claim import check_claim
 
 MEDALS = Table(name="medals", title="Medals", columns=["Country", "Year", "Medals"],
@@ -83,7 +83,7 @@ def bank_of_medals(path):
                "answer_column": "country", "check": {"op": "=", "against": "value", "value": "39"}}
     write_entries(path, [BankEntry(id="test:norway:0", kind="claim", text="Norway won 39 medals.",
                                    skeleton=skeleton("Norway won 39 medals.", typed), columns=column_sketch(typed),
-                                   program=program, source="test", table=table_key(typed.table))])
+                                   program=program, source="test", table=typed.table.fingerprint())])
 
 
 async def program_prompts(settings, fake_llm_server, bank, k: int):
@@ -116,7 +116,7 @@ async def test_an_items_own_table_is_never_its_worked_example(tmp_settings, fake
     typed = TypedTable.build(CASES)
     write_entries(tmp_path / "bank.jsonl", [BankEntry(
         id="test:own:0", kind="claim", text=CLAIM, skeleton=skeleton(CLAIM, typed), columns=column_sketch(typed),
-        program=LOOKUP, source="test", table=table_key(typed.table))])
+        program=LOOKUP, source="test", table=typed.table.fingerprint())])
     _, prompts = await program_prompts(tmp_settings, fake_llm_server, tmp_path / "bank.jsonl", 4)
     assert prompts and "Worked examples" not in prompts[0]
 
@@ -147,7 +147,8 @@ async def test_mining_keeps_only_right_programs_that_check_what_the_claim_states
                                        .splitlines())}
     [kept] = records["1"]["kept"]
     assert records["1"]["right"] == 2  # the two that check "> 100", which the claim never states, are not right
-    assert kept["program"] == LOOKUP and kept["text"] == CLAIM and kept["table"] == table_key(TypedTable.build(CASES).table)
+    assert kept["program"] == LOOKUP and kept["text"] == CLAIM
+    assert kept["table"] == TypedTable.build(CASES).table.fingerprint()
     assert kept["skeleton"] == "[VAL] had [NUM] [COL] ." and "province (text)" in kept["columns"]
     assert records["2"]["kept"] == [] and "NOT ENOUGH INFO" in records["3"]["skipped"]
     # every sampled run is logged with the gold: what a reranker of programs learns from

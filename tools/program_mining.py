@@ -22,7 +22,7 @@ from tools._claim_grounding import check_stated
 from tools._program_readers import Kind
 from tools._table_program import ProgramOutcome, run_sampled, solve
 from tools._table_shape import shape_for_programs
-from tools.worked_examples import column_sketch, skeleton, table_key
+from tools.worked_examples import column_sketch, skeleton
 
 
 @dataclass
@@ -78,4 +78,4 @@ def bank_entry(entry_id: str, kind: Kind, table: Table, text: str, program: dict
     typed = TypedTable.build(shape_for_programs(table).table)
     return BankEntry(id=entry_id, kind=kind, text=text, skeleton=skeleton(text, typed), columns=column_sketch(typed),
                      program=program, result=result, gold=gold, source=source, license=license,
-                     table=table_key(typed.table))
+                     table=typed.table.fingerprint())

@@ -20,7 +20,7 @@ but whose replayed vote splits (the fallback was never asked). Such questions ar
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tools._cells import TypedTable
 from tools._table_program import ProgramOutcome, _Sampled, decide, decided_by_form, kept_scope, run_sampled, \
@@ -74,8 +74,7 @@ def replay_runs(table, text: str, runs: list[dict], kind: str = "question",
         decide(outcome, [settled], typed, kind, text, rules_off)
         outcome.batches = [1]
         return to_original(outcome, shaped)
-    sampled = [run_sampled(r["raw"], typed, kind, text, rules_off) if r.get("raw")
-               else _Sampled(None, error=r.get("error") or "no program") for r in runs]
+    sampled = replayed_samples(typed, text, runs, kind, rules_off)
     first = batches[0] if batches and len(batches) > 1 else len(sampled)
     outcome = ProgramOutcome(kind=kind, form=shaped.form)
     decide(outcome, sampled[:first], typed, kind, text, rules_off)
@@ -85,6 +84,14 @@ def replay_runs(table, text: str, runs: list[dict], kind: str = "question",
         decide(outcome, sampled, typed, kind, text, rules_off)
         outcome.batches = [first, len(sampled) - first]
     return to_original(outcome, shaped)
+
+
+def replayed_samples(typed: TypedTable, text: str, runs: list[dict], kind: str = "question",
+                     rules_off: frozenset[str] = frozenset()) -> list[_Sampled]:
+    """The logged ``runs`` (each with the model's ``raw`` program and, when logged, its log-probability) read and run
+    again under the current rules, as sampled programs."""
+    return [replace(run_sampled(r["raw"], typed, kind, text, rules_off), logprob=r.get("logprob")) if r.get("raw")
+            else _Sampled(None, error=r.get("error") or "no program") for r in runs]
 
 
 def replay_question(table, question: str, runs: list[dict], batches: list[int] | None = None

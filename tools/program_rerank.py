@@ -13,14 +13,13 @@ module; the features are computed in tools._rerank, for the live path and the fi
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from kb.tables import Table
 from tools._cells import TypedTable
 from tools._program_readers import Kind
 from tools._rerank import FEATURES, RERANKER_FILE, Reranker, ScoredRun, choose_by, run_features
-from tools._table_program import _Sampled, kept_scope, run_sampled, voted_answers
+from tools._table_program import _Sampled, kept_scope, voted_answers
 from tools._table_shape import shape_for_programs
+from tools.program_replay import replayed_samples
 
 __all__ = ["FEATURES", "RERANKER_FILE", "Reranker", "ScoredRun", "choose_by", "features_of", "replayed_features"]
 
@@ -35,8 +34,6 @@ def replayed_features(table: Table, text: str, runs: list[dict], kind: Kind, sco
     """The features of logged programs (each run's ``raw``, as the model wrote it) replayed under today's rules."""
     shaped = shape_for_programs(table)
     typed = TypedTable.build(shaped.table, scope=kept_scope(shaped, scope))
-    sampled = [replace(run_sampled(r["raw"], typed, kind, text, rules_off), logprob=r.get("logprob"))
-               if r.get("raw") else _Sampled(None, error=r.get("error") or "no program") for r in runs]
-    return features_of(sampled, typed, kind, text)
+    return features_of(replayed_samples(typed, text, runs, kind, rules_off), typed, kind, text)
 
 

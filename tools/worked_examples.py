@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 
 from kb.program_bank import BankEntry, load_bank
-from kb.tables import Table
 from tools._cells import TypedTable
 from tools.lang.reading import read, read_against
 
@@ -55,21 +54,13 @@ def column_sketch(typed: TypedTable) -> list[str]:
     return [f"{c.ident} ({'number' if c.numeric else 'date' if c.holds_dates else 'text'})" for c in typed.columns]
 
 
-def table_key(table: Table) -> str:
-    """The fingerprint a bank entry records for the table its programs were written for (kb.program_bank: never
-    shown to that table itself)."""
-    import hashlib
-
-    return hashlib.sha1(json.dumps([table.columns, table.rows], ensure_ascii=False).encode()).hexdigest()[:16]
-
-
 def worked_examples(bank_path: Path | None, k: int, typed: TypedTable, kind: str, text: str) -> list[dict]:
     """Up to ``k`` bank entries of ``kind`` most like ``text`` in form, from tables other than this one, as the
     program prompt shows them (columns, text, program); none when ``k`` is 0."""
     if k <= 0 or bank_path is None:
         return []
     bank = load_bank(bank_path, kind)
-    chosen = bank.nearest(skeleton(text, typed), k, exclude_table=table_key(typed.table))
+    chosen = bank.nearest(skeleton(text, typed), k, exclude_table=typed.table.fingerprint())
     return [shown(entry) for entry in chosen]
 
 

@@ -75,8 +75,9 @@ def _logged(settings, echo) -> list[tuple[str, str, str, object, str, list[str],
         for path in sorted(eval_dir.glob(f"tables-{bench}-*-dev.jsonl")):
             if settings.eval_data_dir is None:
                 raise click.ClickException("Set EVIDENTIA_EVAL_DATA_DIR to read the dev logs' claims.")
-            items = {str(it.id): it for it in select_items(bench, load_split(bench, Path(settings.eval_data_dir), "dev"),
-                                                            seed=0, limit=None, split="dev")}
+            dev = select_items(bench, load_split(bench, Path(settings.eval_data_dir), "dev"), seed=0, limit=None,
+                               split="dev")
+            items = {str(it.id): it for it in dev}
             n = 0
             for item_id, rec in read_run_log(path).get("program", {}).items():
                 programs = rec.get("programs") or {}
@@ -93,7 +94,6 @@ def collect(settings, echo=print) -> list[LoggedItem]:
     """Every logged tuning item, its programs replayed and described (module docstring)."""
     from tools.program_rerank import replayed_features
     from tools.program_replay import replay_runs
-    from tools.worked_examples import table_key
 
     items = []
     for item_id, source, kind, table, text, gold, programs in _logged(settings, echo):
@@ -102,7 +102,7 @@ def collect(settings, echo=print) -> list[LoggedItem]:
             continue
         match = _match(kind, gold)
         winner = replay_runs(table, text, programs["runs"], kind).winner
-        items.append(LoggedItem(f"{source}:{item_id}", source, kind, gold, table_key(table), runs,
+        items.append(LoggedItem(f"{source}:{item_id}", source, kind, gold, table.fingerprint(), runs,
                                 [bool(match(r.verdict)) for r in runs], winner))
     return items
 

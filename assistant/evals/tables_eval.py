@@ -105,11 +105,9 @@ def pubhealthtab_table(rec: dict, name: str) -> Table:
 
 
 def table_fingerprint(table: Table) -> str:
-    """A short hash of what the checker sees (names and cells), logged with each check so that a change
-    in how a benchmark's tables are read makes the affected checks run again instead of mixing readings."""
-    import hashlib
-
-    return hashlib.sha1(json.dumps([table.columns, table.rows], ensure_ascii=False).encode()).hexdigest()[:16]
+    """A short hash of what the checker sees (:meth:`kb.tables.Table.fingerprint`), logged with each check so that a
+    change in how a benchmark's tables are read makes the affected checks run again instead of mixing readings."""
+    return table.fingerprint()
 
 
 def flattened_grid_is_broken(header: list, rows: list[list], vertical: list) -> bool:
@@ -237,6 +235,16 @@ def layout_suffix(settings) -> str:
     return suffix
 
 
+def run_config_suffix(settings, split: str, exploratory: bool) -> str:
+    """:func:`layout_suffix` for a run on ``split``; a sealed test run publishes the default configuration only."""
+    suffix = layout_suffix(settings)
+    if suffix and split == "test" and not exploratory:
+        raise click.ClickException("A sealed test run publishes the default configuration: unset "
+                                   "EVIDENTIA_TABLE_PROMPT_LAYOUT, EVIDENTIA_TABLE_EXAMPLES and "
+                                   "EVIDENTIA_TABLE_CHOOSER, or add --exploratory.")
+    return suffix
+
+
 def prompt_config(settings) -> dict:
     """What a logged check records of the program prompt's configuration (see :func:`layout_suffix`)."""
     bank = settings.table_program_bank
@@ -303,11 +311,7 @@ async def run_benchmark(benchmark: str, settings, *, variants: list[str], limit:
     selection = select_items(benchmark, load_split(benchmark, Path(settings.eval_data_dir), split), seed=seed,
                              limit=None, split=split)
     items = selection[:limit] if limit else selection
-    layout = layout_suffix(settings)
-    if layout and split == "test" and not exploratory:
-        raise click.ClickException("A sealed test run publishes the default configuration: unset "
-                                   "EVIDENTIA_TABLE_PROMPT_LAYOUT, EVIDENTIA_TABLE_EXAMPLES and "
-                                   "EVIDENTIA_TABLE_CHOOSER, or add --exploratory.")
+    layout = run_config_suffix(settings, split, exploratory)
     own_llm = llm is None
     llm = llm or LLMClient(settings)
     # The program variants' CCoE fallback filters columns like "full" does.
@@ -603,11 +607,7 @@ async def run_wtq(settings, *, variants: list[str], limit: int | None = None, se
     """
     from assistant.evals.sealed import SealedRun
 
-    config = layout_suffix(settings)
-    if config and split == "test" and not exploratory:
-        raise click.ClickException("A sealed test run publishes the default configuration: unset "
-                                   "EVIDENTIA_TABLE_PROMPT_LAYOUT, EVIDENTIA_TABLE_EXAMPLES and "
-                                   "EVIDENTIA_TABLE_CHOOSER, or add --exploratory.")
+    config = run_config_suffix(settings, split, exploratory)
     run = SealedRun("wikitablequestions", split, exploratory, settings, docs_dir)
     docs_dir = run.report_dir
     from assistant.evals.report import (ResultsLog, bounded_map, label_baselines, mcnemar, paired_notes, provenance,
