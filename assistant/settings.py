@@ -52,6 +52,17 @@ class Settings(BaseSettings):
         default=None,
         description="Serve this Hugging Face model id instead of the packaged default (needs network).",
     )
+    serving_engine: Literal["vllm", "llamacpp"] = Field(
+        default="vllm",
+        description="Which server `evidentia model serve` runs on this machine: vllm (the default; its 4-bit kernel "
+                    "needs AVX-512 or a GPU) or llamacpp (llama.cpp's own server on the packaged Q4_K_M GGUF, built "
+                    "once for this CPU; int4 kernels for AVX2 and NEON too). The port, host and model name are the "
+                    "same, so the client does not change; what llama.cpp lacks degrades with a note.")
+    llamacpp_slots: int = Field(default=8, ge=1, le=64,
+                                description="llama.cpp's parallel slots (--parallel): a request with n samples "
+                                            "takes n of them; each gets EVIDENTIA_VLLM_MAX_MODEL_LEN tokens.")
+    llamacpp_threads: int | None = Field(default=None, ge=1,
+                                         description="llama.cpp's threads (--threads); empty: one per core.")
     vllm_port: int = Field(default=8008, ge=1, le=65535)
     vllm_host: str = "127.0.0.1"
     vllm_max_model_len: int = Field(default=4096, gt=0)
@@ -247,6 +258,11 @@ class Settings(BaseSettings):
     def model_dir_for(self, fmt: str) -> Path:
         """The packaged model's folder in format ``fmt`` (bf16 is the install's own folder)."""
         return self.models_dir / f"qwen2.5-coder-1.5b-instruct-{fmt}"
+
+    @property
+    def gguf_model_dir(self) -> Path:
+        """The packaged GGUF as published (Q4_K_M), which llama.cpp serves (``serving_engine=llamacpp``)."""
+        return self.model_dir_for("gguf")
 
     @model_validator(mode="after")
     def _name_the_model_served(self) -> Settings:

