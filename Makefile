@@ -9,7 +9,7 @@ export EVIDENTIA_EVAL_DATA_DIR ?= $(SHARED)/eval-data
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: run test install install-test browser ocr model server-up unit bench clean-server lock docs
+.PHONY: run test install install-test browser ocr model llamacpp server-up unit bench clean-server lock docs
 
 LOCKS := assistant/locks
 APP_LOCK := $(LOCKS)/app.txt
@@ -37,7 +37,7 @@ run: install
 	$(BIN)/evidentia run
 
 # Command 2: the test suite, with the real served model (started here if none runs).
-test: install browser ocr model
+test: install browser ocr model llamacpp
 	bash .ci/test.sh
 
 browser:
@@ -50,6 +50,12 @@ ocr:
 
 model: install
 	$(BIN)/evidentia model install
+
+# llama.cpp's server, built for this CPU from the locked sources, and the GGUF it serves: the real-model tests of
+# the llama.cpp engine (tests/test_llamacpp_real.py) run on them (#80). About 10 minutes once, on 2 cores.
+llamacpp: install
+	@command -v cmake >/dev/null && command -v c++ >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake g++; }
+	$(BIN)/evidentia model install --engine llamacpp --quiet
 
 unit: install
 	$(BIN)/python -m pytest -q -m "not real_model and not browser"

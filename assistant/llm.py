@@ -205,6 +205,8 @@ class LLMClient:
         self.base_url = (base_url or settings.effective_base_url).rstrip("/")
         self.model = model or settings.llm_model
         self._model_checked = False
+        self._owned_by: str | None = None  # what /models says serves the model ("vllm", "llamacpp", ...)
+        self._owners: dict[str, str | None] = {}
         self._seeds_ok: bool | None = None
         self._client = openai.AsyncOpenAI(
             base_url=self.base_url,
@@ -272,6 +274,7 @@ class LLMClient:
         if served and self.model not in served and len(served) == 1:
             log.info("model %r not served; using the only served model %r", self.model, served[0])
             self.model = served[0]
+        self._owned_by = self._owners.get(self.model)
 
     async def resolved_model(self) -> str:
         """The model name requests go to (after the single-served-model check of ``_ensure_model``)."""
@@ -285,6 +288,7 @@ class LLMClient:
             raise self._unavailable(exc) from exc
         except openai.APIStatusError as exc:
             raise LLMResponseError(f"HTTP {exc.status_code} listing models") from exc
+        self._owners = {m.id: getattr(m, "owned_by", None) for m in page.data}
         return [m.id for m in page.data]
 
     def _sampling(self, max_tokens: int | None, temperature: float | None) -> dict[str, Any]:
@@ -433,6 +437,10 @@ class LLMClient:
         """``n`` samples in ONE request, each constrained by a context-free ``grammar`` (xgrammar EBNF, vLLM's
         ``structured_outputs``): the text of each choice, or an :class:`LLMResponseError` in place of one that
         was cut off before the grammar was complete."""
+        await self._ensure_model()
+        if self._owned_by == "llamacpp":  # it would ignore the grammar and sample free text
+            raise LLMResponseError("llama.cpp's server takes no xgrammar grammar (vLLM's structured_outputs), so "
+                                   "the SQL program form cannot run on it; EVIDENTIA_SERVING_ENGINE=vllm serves it.")
         sampling = self._sampling(max_tokens, temperature)
         resp = await self._create(messages=messages, n=n, extra_body={"structured_outputs": {"grammar": grammar}},
                                   **sampling)
@@ -476,8 +484,9 @@ class LLMClient:
         for choice, prompt in zip(sorted(resp.choices, key=lambda c: c.index), prompts):
             lp = choice.logprobs
             if lp is None or not lp.tokens:
-                raise LLMResponseError("The language model server returned no log-probabilities for a prompt "
-                                       "(it needs the completions endpoint with echo and logprobs, as vLLM has).")
+                raise LLMResponseError("The language model server returned no log-probabilities of a prompt's own "
+                                       "tokens (it needs the completions endpoint with echo and logprobs, as vLLM "
+                                       "has; llama.cpp's server gives them for generated tokens only).")
             n = _prompt_token_count(lp.text_offset or [], len(prompt))
             out.append(TokenLogprobs(text=prompt, tokens=list(lp.tokens[:n]),
                                      logprobs=[None if v is None else float(v) for v in lp.token_logprobs[:n]],
@@ -510,6 +519,9 @@ class LLMClient:
         out = []
         for choice in sorted(resp.choices, key=lambda c: c.index):
             lp = choice.logprobs
+            if lp is not None and not lp.tokens and (lp.model_extra or {}).get("content"):
+                out.append(_content_logprobs(choice.text or "", lp.model_extra["content"]))
+                continue
             tokens = list(lp.tokens) if lp and lp.tokens else []
             offsets = list(lp.text_offset) if lp and lp.text_offset else []  # from 0: the continuation's own
             out.append(TokenLogprobs(text=choice.text or "", tokens=tokens,
@@ -551,6 +563,21 @@ def close_json_after_value(text: str) -> str | None:
     if in_string or not stack or body[-1] in ",:{[":
         return None
     return body + "".join(reversed(stack))
+
+
+def _content_logprobs(text: str, content: list[dict]) -> TokenLogprobs:
+    """A text completion's log-probabilities as llama.cpp's server writes them (the chat endpoint's per-token
+    ``content`` list, with each token's bytes) in the legacy shape vLLM returns: tokens, log-probabilities and each
+    token's character offset in the continuation, counted over the bytes so a character split across tokens is not
+    counted twice."""
+    tokens, logprobs, offsets, seen = [], [], [], b""
+    for entry in content:
+        offsets.append(len(seen.decode("utf-8", errors="ignore")))
+        piece = bytes(entry.get("bytes") or str(entry.get("token", "")).encode())
+        seen += piece
+        tokens.append(str(entry.get("token", "")))
+        logprobs.append(None if entry.get("logprob") is None else float(entry["logprob"]))
+    return TokenLogprobs(text=text, tokens=tokens, logprobs=logprobs, offsets=offsets)
 
 
 def _prompt_token_count(offsets: list[int], prompt_chars: int) -> int:

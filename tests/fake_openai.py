@@ -51,9 +51,11 @@ def tool_reply(name: str, arguments: Any) -> Reply:
 
 
 class FakeOpenAI:
-    def __init__(self, handler: Handler | list[Reply] | None = None, models: list[str] | None = None):
+    def __init__(self, handler: Handler | list[Reply] | None = None, models: list[str] | None = None,
+                 owned_by: str = "fake"):
         self.requests: list[dict] = []
         self.models = models or ["fake-model"]
+        self.owned_by = owned_by  # what /models says serves them: "vllm", "llamacpp" (llama.cpp's server) ...
         self._script: list[Reply] | None = None
         self.handler: Handler = self._next_scripted
         if isinstance(handler, list):
@@ -103,7 +105,7 @@ class FakeOpenAI:
             def do_GET(self):
                 if self.path.rstrip("/").endswith("/models"):
                     self._send(200, json.dumps({"object": "list", "data": [
-                        {"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in fake.models]}))
+                        {"id": m, "object": "model", "created": 0, "owned_by": fake.owned_by} for m in fake.models]}))
                 else:
                     self._send(404, "{}")
 

@@ -281,3 +281,45 @@ async def test_a_sampling_seed_goes_only_where_the_server_can_take_it(fake_llm_s
         await llm.aclose()
     assert out[0].text == " wheel"
     assert ("seed" in srv.requests[-1]) is sent, srv.requests[-1]
+
+
+# --- llama.cpp's server (#80): what it writes differently, and what it lacks -------------------------------
+
+LLAMACPP_SAMPLED = {"id": "c", "object": "text_completion", "created": 0, "model": "fake-model", "choices": [
+    {"index": 0, "text": " café au", "finish_reason": "length",
+     # llama.cpp writes a text completion's log-probabilities in the chat endpoint's shape, with each token's bytes;
+     # "é" is split across two tokens here, as byte-level BPE does
+     "logprobs": {"content": [
+         {"id": 1, "token": " caf", "bytes": list(b" caf"), "logprob": -1.5, "top_logprobs": []},
+         {"id": 2, "token": "\\xc3", "bytes": [0xC3], "logprob": -0.25, "top_logprobs": []},
+         {"id": 3, "token": "\\xa9", "bytes": [0xA9], "logprob": -0.01, "top_logprobs": []},
+         {"id": 4, "token": " au", "bytes": list(b" au"), "logprob": -2.0, "top_logprobs": []}]}}]}
+
+
+async def test_llama_cpp_text_completion_log_probabilities_are_read_with_their_offsets(fake_llm_server, tmp_settings):
+    with fake_llm_server(lambda req: Reply(body=LLAMACPP_SAMPLED), owned_by="llamacpp") as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        out = await llm.sample_text("Coffee:", n=1, max_tokens=4, temperature=1.0)
+        await llm.aclose()
+    assert out[0].text == " café au"
+    assert out[0].logprobs == [-1.5, -0.25, -0.01, -2.0]
+    # character offsets into the continuation: the half of "é" starts where the whole character does
+    assert out[0].offsets == [0, 4, 4, 5]
+    assert [out[0].text[o] for o in out[0].offsets] == [" ", "é", "é", " "]
+
+
+async def test_a_grammar_request_to_llama_cpp_is_refused_with_the_way_out(fake_llm_server, tmp_settings):
+    with fake_llm_server(lambda req: Reply(content="SELECT 1"), owned_by="llamacpp") as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        with pytest.raises(LLMResponseError, match="no xgrammar grammar.*SERVING_ENGINE=vllm"):
+            await llm.grammar_samples(MESSAGES, 'root ::= "SELECT 1"', n=2)
+        await llm.aclose()
+    assert not [r for r in srv.requests if "messages" in r]  # nothing was sampled free of the grammar
+
+
+async def test_a_grammar_request_to_vllm_goes_out(fake_llm_server, tmp_settings):
+    with fake_llm_server(lambda req: Reply(content="SELECT 1"), owned_by="vllm") as srv:
+        llm = LLMClient(tmp_settings, base_url=srv.base_url, model="fake-model")
+        out = await llm.grammar_samples(MESSAGES, 'root ::= "SELECT 1"', n=1)
+        await llm.aclose()
+    assert out == ["SELECT 1"] and srv.requests[-1]["structured_outputs"] == {"grammar": 'root ::= "SELECT 1"'}
