@@ -262,3 +262,35 @@ def test_model_status_says_which_engine_and_build(settings, tmp_path, monkeypatc
     assert status["serving_engine"] == "llamacpp" and status["model_installed"] is True
     assert status["llama_server"] == str(llamacpp.server_dir(settings) / BINARY)
     assert status["computes_with"].startswith("Q4_K_M weights as published")
+
+
+def test_model_install_for_llama_cpp_keeps_the_gguf_and_builds_the_server(settings, tmp_path, monkeypatch):
+    from assistant.cli import model_cli
+    import assistant.model.provision as provision
+
+    made: list[str] = []
+    monkeypatch.setattr(model_cli, "_settings", lambda: settings.model_copy(update={"serving_engine": "vllm"}))
+    monkeypatch.setattr(provision, "install_gguf",
+                        lambda s, **k: made.append("gguf") or s.gguf_model_dir / GGUF_NAME)
+    monkeypatch.setattr(llamacpp, "ensure_llama_server", lambda s, **k: made.append("server") or Path("/b/srv"))
+    monkeypatch.setattr(provision, "install_default_model", lambda *a, **k: pytest.fail("no bf16 export"))
+    out = CliRunner().invoke(model_cli.model_group, ["install", "--engine", "llamacpp", "--quiet"])
+    assert out.exit_code == 0, out.output
+    assert made == ["gguf", "server"]
+    assert "llama.cpp's server: /b/srv" in out.output and str(settings.gguf_model_dir) in out.output
+
+
+def test_a_failed_server_build_is_one_clear_message(settings, monkeypatch):
+    from assistant.cli import model_cli
+    import assistant.model.provision as provision
+
+    monkeypatch.setattr(model_cli, "_settings", lambda: settings)
+    monkeypatch.setattr(provision, "install_gguf", lambda s, **k: s.gguf_model_dir / GGUF_NAME)
+
+    def fail(s, **k):
+        raise EngineBuildError("Could not build llama-server (exit 2).\nerror: out of memory")
+
+    monkeypatch.setattr(llamacpp, "ensure_llama_server", fail)
+    out = CliRunner().invoke(model_cli.model_group, ["install", "--quiet"])
+    assert out.exit_code == 1 and "Error: Could not build llama-server (exit 2)" in out.output
+    assert "Traceback" not in out.output

@@ -6,6 +6,7 @@ import json
 import signal
 import sys
 import time
+from pathlib import Path
 
 import click
 
@@ -37,28 +38,27 @@ def install_cmd(quiet: bool, fmt: str | None, engine: str | None) -> None:
     sha-stamped output). If the default copy cannot be made, bf16 is served and a warning says why. With the
     llama.cpp engine, the GGUF is kept as published and llama.cpp's server is built instead.
     """
+    from assistant.model.llamacpp import EngineBuildError
     from assistant.model.provision import ProvisionError, install_default_model
     from assistant.model.serving import fit_default_format_before_copy, resolve_model_format
 
     settings = _settings()
     if engine is not None:
         settings = settings.model_copy(update={"serving_engine": engine})
-    if settings.serving_engine == "llamacpp":
-        _install_llamacpp(settings, quiet)
-        return
     if fmt is not None:  # named on the command line: required, like EVIDENTIA_MODEL_FORMAT
         settings = settings.model_copy(update={"model_format": fmt})
     started = time.monotonic()
     try:
-        folder = install_default_model(settings, progress=not quiet, echo=click.echo).model_dir
-        if folder is not None:
+        if settings.serving_engine == "llamacpp":
+            folder = _install_llamacpp(settings, quiet)
+        elif (folder := install_default_model(settings, progress=not quiet, echo=click.echo).model_dir) is not None:
             settings = fit_default_format_before_copy(settings, echo=click.echo)
             # the quantized copy, made once; the default format falls back to bf16 with a warning
             folder = resolve_model_format(settings, progress=not quiet, echo=click.echo).served_model_dir
         elif settings.model_format != "bf16" and settings.model_format_chosen:
             click.echo(f"--format {settings.model_format} applies to the packaged model; EVIDENTIA_HF_MODEL_ID "
                        "is set, so nothing was quantized.")
-    except ProvisionError as exc:
+    except (ProvisionError, EngineBuildError) as exc:
         raise click.ClickException(str(exc)) from exc
     except KeyboardInterrupt:
         click.echo("Install interrupted; nothing was kept.", err=True)
@@ -67,26 +67,21 @@ def install_cmd(quiet: bool, fmt: str | None, engine: str | None) -> None:
         click.echo(f"Model folder: {folder} ({time.monotonic() - started:.1f} s)")
 
 
-def _install_llamacpp(settings: Settings, quiet: bool) -> None:
-    from assistant.model.llamacpp import EngineBuildError, ensure_llama_server
-    from assistant.model.provision import ProvisionError, install_gguf
+def _install_llamacpp(settings: Settings, quiet: bool) -> Path:
+    """The GGUF as published and llama.cpp's server built for this CPU; returns the GGUF's folder."""
+    from assistant.model.llamacpp import ensure_llama_server
+    from assistant.model.provision import install_gguf
 
-    started = time.monotonic()
-    try:
-        gguf = install_gguf(settings, progress=not quiet, echo=click.echo)
-        binary = ensure_llama_server(settings, progress=not quiet, echo=click.echo)
-    except (ProvisionError, EngineBuildError) as exc:
-        raise click.ClickException(str(exc)) from exc
-    except KeyboardInterrupt:
-        click.echo("Install interrupted; nothing unfinished was kept.", err=True)
-        sys.exit(130)
-    click.echo(f"Model: {gguf}; server: {binary} ({time.monotonic() - started:.1f} s)")
+    gguf = install_gguf(settings, progress=not quiet, echo=click.echo)
+    click.echo(f"llama.cpp's server: {ensure_llama_server(settings, progress=not quiet, echo=click.echo)}")
+    return gguf.parent
 
 
 @model_group.command("serve")
 @click.option("--no-install", is_flag=True, help="Do not install the model if it is missing.")
 def serve_cmd(no_install: bool) -> None:
-    """Start the vLLM server (or reuse a running one) and keep it up until Ctrl-C."""
+    """Start the model server (vLLM; llama.cpp with EVIDENTIA_SERVING_ENGINE=llamacpp), or reuse a running one,
+    and keep it up until Ctrl-C."""
     from assistant.model.provision import ProvisionError
     from assistant.model.serving import ServingError, ensure_server
 

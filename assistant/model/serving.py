@@ -562,7 +562,8 @@ class LocalServer:
     def pid(self) -> int | None:
         return self.proc.pid if self.proc else None
 
-    def __enter__(self) -> "LocalServer":
+    def start_ready(self) -> "LocalServer":
+        """Start and wait until ready; a failed or interrupted wait leaves no process behind."""
         self.start()
         try:
             self.wait_ready()
@@ -570,6 +571,9 @@ class LocalServer:
             self.stop()
             raise
         return self
+
+    def __enter__(self) -> "LocalServer":
+        return self.start_ready()
 
     def __exit__(self, *exc) -> None:
         self.stop()
@@ -667,12 +671,7 @@ def ensure_server(settings: Settings, *, progress: bool = True, install: bool = 
     # Which kernels this machine gets decides its speed more than anything else (#80): said before the wait.
     say(f"Serving on {describe_cpu() if not cuda else 'the GPU'}: {compute_plan(settings, cuda=cuda)}.")
     server = LocalServer(settings, python=python, cuda=cuda, progress=progress, echo=say)
-    server.start()
-    try:
-        server.wait_ready()
-    except BaseException:
-        server.stop()
-        raise
+    server.start_ready()
     return ServerHandle(server.base_url, settings.llm_model, server=server)
 
 
@@ -707,12 +706,7 @@ def start_llamacpp(settings: Settings, *, progress: bool = True, install: bool =
     say(f"Serving on {describe_cpu()} through llama.cpp: {llamacpp_plan()}.")
     server = LocalServer(settings, cuda=False, command=llamacpp_command(settings, binary, gguf), env=dict(os.environ),
                          log_path=settings.logs_dir / "llama-server.log", progress=progress, echo=say)
-    server.start()
-    try:
-        server.wait_ready()
-    except BaseException:
-        server.stop()
-        raise
+    server.start_ready()
     return ServerHandle(server.base_url, settings.llm_model, server=server)
 
 
