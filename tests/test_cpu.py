@@ -55,3 +55,18 @@ def test_measured_speed_only_from_a_cpu_of_the_same_kind(tmp_path):
     other = serving.measured_speed(tmp_path, "NEON with bf16")
     assert other.startswith("not measured on a CPU like this one (NEON with bf16)")
     assert serving.measured_speed(tmp_path / "missing", "AVX2; no bf16").startswith("not measured")
+
+
+def test_measured_speed_is_the_engines_own(tmp_path):
+    (tmp_path / "bench" / "runs").mkdir(parents=True)
+    machine = "2 cores AMD EPYC (AVX-512 with bf16, VNNI; no AMX), 24 GiB RAM"
+    (tmp_path / "bench" / "serving.json").write_text(json.dumps({
+        "machine": machine, "results": {"tokens_per_s_1": {"value": 8.9, "unit": "tokens/s"}}}))
+    (tmp_path / "bench" / "runs" / "kernels-samples.json").write_text(json.dumps({
+        "machine": machine, "results": {"decode_tokens_per_s__llama-server-q4km": {"value": 33.75, "unit": "tokens/s"},
+                                        "decode_tokens_per_s__vllm-w4a16": {"value": 8.9, "unit": "tokens/s"}}}))
+    summary = "AVX-512 with bf16, VNNI; no AMX"
+    assert serving.measured_speed(tmp_path, summary).startswith("8.9 tokens/s, one stream (docs/bench/serving.json")
+    assert serving.measured_speed(tmp_path, summary, "llamacpp").startswith(
+        "33.8 tokens/s, one stream (docs/bench/runs/kernels-samples.json")
+    assert "bench_kernels.py" in serving.measured_speed(tmp_path, "AVX2; no bf16", "llamacpp")

@@ -170,7 +170,8 @@ def status_cmd(as_json: bool) -> None:
             "model_installed": is_installed(s.gguf_model_dir), "gguf_sha256": gguf_info.get("gguf_sha256"),
             "log": str(s.logs_dir / "llama-server.log"),
             "llama_server": str(binary) if binary else f"not built (for this CPU: {server_dir(s)})",
-            "computes_with": "the external server's own choice" if s.llm_base_url else llamacpp_plan()})
+            "computes_with": "the external server's own choice" if s.llm_base_url else llamacpp_plan(),
+            "measured_speed": measured_speed(DOCS_DIR, instruction_set_summary(cpu_flags()), "llamacpp")})
         problem = ""
     status = {"serving_engine": s.serving_engine, **status}
     if problem:

@@ -241,25 +241,29 @@ def compute_plan(settings: Settings, *, cuda: bool) -> str:
     return f"{weights}, {dtype} activations{why}" + ("" if not cuda else ", on the GPU")
 
 
-SPEED_FILES = ("serving", "llm")  # docs/bench/<area>.json that hold tokens_per_s_1
+# Per engine: the docs/bench/<area>.json files and the metric in them that holds one stream's tokens/s, first found
+# first; and the bench that measures it.
+SPEED_FILES = {"vllm": (("serving", "tokens_per_s_1"), ("llm", "tokens_per_s_1")),
+               "llamacpp": (("runs/kernels-samples", "decode_tokens_per_s__llama-server-q4km"),)}
+SPEED_BENCH = {"vllm": "`.venv/bin/python tests/bench/bench_llm.py`",
+               "llamacpp": "`.venv/bin/python tests/bench/bench_kernels.py` against llama-server"}
 
 
-def measured_speed(docs_dir: Path, cpu_summary: str) -> str:
-    """The one-stream generation speed measured on a CPU with the same instruction set as this one, with the file
-    and machine it came from; or a sentence saying none was measured on such a CPU (and how to measure it).
-    A number from another kind of CPU is not an expectation: AVX2 machines ran about 3x slower than AVX-512."""
-    for area in SPEED_FILES:
+def measured_speed(docs_dir: Path, cpu_summary: str, engine: str = "vllm") -> str:
+    """The one-stream generation speed of ``engine`` measured on a CPU with the same instruction set as this one,
+    with the file and machine it came from; or a sentence saying none was measured on such a CPU (and how to measure
+    it). A number from another kind of CPU is not an expectation: AVX2 machines ran about 3x slower than AVX-512."""
+    for area, metric in SPEED_FILES[engine]:
         path = docs_dir / "bench" / f"{area}.json"
         try:
             bench = json.loads(path.read_text())
-            value = float(bench["results"]["tokens_per_s_1"]["value"])
+            value = float(bench["results"][metric]["value"])
         except (OSError, ValueError, KeyError, TypeError):
             continue
         machine = str(bench.get("machine", ""))
         if f"({cpu_summary})" in machine:
             return f"{value:.1f} tokens/s, one stream (docs/bench/{area}.json, {machine})"
-    return (f"not measured on a CPU like this one ({cpu_summary}); "
-            "`.venv/bin/python tests/bench/bench_llm.py` measures it")
+    return f"not measured on a CPU like this one ({cpu_summary}); {SPEED_BENCH[engine]} measures it"
 
 
 # --- the command line ----------------------------------------------------------------------------
