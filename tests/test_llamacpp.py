@@ -294,3 +294,12 @@ def test_a_failed_server_build_is_one_clear_message(settings, monkeypatch):
     out = CliRunner().invoke(model_cli.model_group, ["install", "--quiet"])
     assert out.exit_code == 1 and "Error: Could not build llama-server (exit 2)" in out.output
     assert "Traceback" not in out.output
+
+
+def test_a_server_of_the_other_engine_on_the_port_is_reused_with_a_note(settings, fake_llm_server):
+    with fake_llm_server(models=[settings.llm_model], owned_by="vllm") as srv:
+        port = int(srv.base_url.rsplit(":", 1)[1].split("/")[0])
+        messages: list[str] = []
+        handle = ensure_server(settings.model_copy(update={"vllm_port": port}), echo=messages.append)
+    assert handle.reused and handle.server is None
+    assert any("that server is vllm, not the llamacpp engine" in m for m in messages)

@@ -118,7 +118,7 @@ def status_cmd(as_json: bool) -> None:
     from assistant.model.provision import is_installed, read_model_info
     from assistant.evals.report import DOCS_DIR
     from assistant.model.serving import (VENV_MARKER, ServingError, compute_plan, fit_format_to_cpu, has_cuda,
-                                         installed_formats, measured_speed, resolve_model_format, served_models,
+                                         installed_formats, measured_speed, resolve_model_format, served_model_entries,
                                          venv_python)
     from kb.cpu import cpu_flags, describe_cpu, instruction_set_summary
 
@@ -136,7 +136,8 @@ def status_cmd(as_json: bool) -> None:
     model_dir = s.default_model_dir
     info = read_model_info(model_dir) or {}
     venv_marker = s.vllm_venv_dir / VENV_MARKER
-    models = served_models(s.effective_base_url)
+    entries = served_model_entries(s.effective_base_url)
+    models = None if entries is None else [m["id"] for m in entries]
     formats = installed_formats(s)
     status = {
         "model_source": s.hf_model_id or str(s.served_model_dir),
@@ -153,6 +154,7 @@ def status_cmd(as_json: bool) -> None:
         "external_server": bool(s.llm_base_url),
         "server_up": models is not None,
         "served_models": models or [],
+        "served_by": sorted({str(m.get("owned_by")) for m in entries or []}),
         "log": str(s.logs_dir / "vllm.log"),
         "cpu": describe_cpu(),
         "computes_with": "the external server's own choice" if s.llm_base_url else compute_plan(s, cuda=cuda),

@@ -53,6 +53,9 @@ _KERNEL_PROBE = ("import json, sys, torch; from vllm.platforms import current_pl
 STOP_GRACE_S = 8.0
 
 
+ENGINES = ("vllm", "llamacpp")  # as each names itself in /v1/models' owned_by
+
+
 class ServingError(RuntimeError):
     """The LLM server could not be set up, started or reached. The message is for users."""
 
@@ -653,9 +656,14 @@ def ensure_server(settings: Settings, *, progress: bool = True, install: bool = 
         say(f"Using the LLM server at {settings.llm_base_url} (models: {', '.join(models) or 'none listed'}).")
         return ServerHandle(settings.llm_base_url, _pick_model(settings, models), reused=True)
 
-    models = served_models(settings.local_base_url)
-    if models is not None:
+    entries = served_model_entries(settings.local_base_url)
+    if entries is not None:
+        models = [m["id"] for m in entries]
         say(f"An LLM server already answers on {settings.local_base_url} (models: {', '.join(models)}); reusing it.")
+        engines = {m.get("owned_by") for m in entries} & set(ENGINES)
+        if engines and settings.serving_engine not in engines:  # it keeps the port: say which engine answers
+            say(f"Note: that server is {', '.join(sorted(engines))}, not the {settings.serving_engine} engine "
+                f"EVIDENTIA_SERVING_ENGINE asks for; stop it to start {settings.serving_engine}.")
         return ServerHandle(settings.local_base_url, _pick_model(settings, models), reused=True)
 
     if settings.serving_engine == "llamacpp":
