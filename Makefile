@@ -52,7 +52,7 @@ model: install
 	$(BIN)/evidentia model install
 
 # llama.cpp's server, built for this CPU from the locked sources, and the GGUF it serves: the real-model tests of
-# the llama.cpp engine (tests/test_llamacpp_real.py) run on them (#80). About 10 minutes once, on 2 cores.
+# the llama.cpp engine (tests/test_llamacpp_real.py) run on them (#80). About 5 minutes once, on 2 cores.
 llamacpp: install
 	@command -v cmake >/dev/null && command -v c++ >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake g++; }
 	$(BIN)/evidentia model install --engine llamacpp --quiet
