@@ -81,17 +81,24 @@ def ensure_llama_server(settings: Settings, *, progress: bool = True,
             f"Building llama.cpp's server needs {' and '.join(missing)}, which this machine lacks. Install them "
             "(Debian/Ubuntu: `apt-get install cmake g++`) or set EVIDENTIA_SERVING_ENGINE=vllm.")
     folder = server_dir(settings)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    version = source_version()
-    started = time.monotonic()
-    say(f"Building llama.cpp's server from {SOURCE_PACKAGE} {version}'s sources for this CPU, once "
+    say(f"Building llama.cpp's server from {SOURCE_PACKAGE} {source_version()}'s sources for this CPU, once "
         f"(about 5 minutes on 2 cores) into {folder} …")
+    return build_server(folder, CMAKE_FLAGS, progress=progress, say=say)
+
+
+def build_server(folder: Path, flags: tuple[str, ...], *, progress: bool = True,
+                 say: Callable[[str], None] = print) -> Path:
+    """Build ``llama-server`` from the locked sources with the CMake ``flags`` into ``folder`` (replaced only once
+    the build succeeded). The product builds with :data:`CMAKE_FLAGS`; a benchmark may build other kernels (AVX2
+    only, as the stand-in for an AVX2 machine in tests/bench/avx2_stand_in.py)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="llama-build-", dir=folder.parent) as tmp:
         work = Path(tmp)
         sdist = _download_source(work)
         src = _unpack(sdist, work / "src")
         build = work / "build"
-        _step(["cmake", "-S", str(src), "-B", str(build), *CMAKE_FLAGS], "configure llama.cpp", progress)
+        _step(["cmake", "-S", str(src), "-B", str(build), *flags], "configure llama.cpp", progress)
         _step(["cmake", "--build", str(build), "--target", BINARY, "-j", str(os.cpu_count() or 1)],
               "build llama-server", progress)
         built = build / "bin" / BINARY
