@@ -8,6 +8,7 @@ or AMX, else float32 is faster; AVX2-only and ARM (NEON) machines are what most 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import platform
 from pathlib import Path
@@ -75,3 +76,14 @@ def describe_cpu() -> str:
     """One line naming this machine's CPU for a benchmark or a status line:
     "2 cores AMD EPYC 9R14 (AVX-512 with bf16, VNNI; no AMX)"."""
     return f"{os.cpu_count()} cores {cpu_name()} ({instruction_set_summary(cpu_flags())})"
+
+
+def cpu_signature() -> str:
+    """This CPU's model name and instruction-set flags, hashed: what decides which vLLM kernels load and which
+    llama.cpp build runs here."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "unknown"
+    lines = [ln for ln in info.splitlines() if ln.startswith(("model name", "flags"))][:2]
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]

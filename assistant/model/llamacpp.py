@@ -26,6 +26,7 @@ from pathlib import Path
 
 from assistant import lockfiles
 from assistant.settings import Settings
+from kb.cpu import cpu_signature
 
 SOURCE_PACKAGE = "llama-cpp-python"
 VENDORED = Path("vendor") / "llama.cpp"  # where the sdist keeps llama.cpp's own sources
@@ -49,8 +50,6 @@ def source_version() -> str:
 
 def server_dir(settings: Settings) -> Path:
     """Where this CPU's build lives: a binary compiled for another CPU's instructions may not run here."""
-    from assistant.model.serving import cpu_signature
-
     return settings.data_dir / "llama.cpp" / f"{source_version()}-{cpu_signature()}"
 
 

