@@ -8,7 +8,6 @@ import io
 import json
 import os
 import shutil
-import socket
 import sys
 import tarfile
 import textwrap
@@ -24,14 +23,10 @@ from assistant.model.llamacpp import BINARY, EngineBuildError, build_command, en
 from assistant.model.provision import GGUF_NAME, INFO_NAME, MARKER_NAME, PartSource, install_gguf
 from assistant.model.serving import ServingError, ensure_server
 from assistant.settings import Settings
+from tests.test_serving import free_port
 
 needs_cmake = pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture

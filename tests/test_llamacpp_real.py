@@ -8,7 +8,6 @@ tests skip, and fail under EVIDENTIA_REQUIRE_REAL_MODEL=1 (CI).
 from __future__ import annotations
 
 import os
-import socket
 
 import pytest
 from pydantic import BaseModel
@@ -16,16 +15,12 @@ from pydantic import BaseModel
 from assistant.llm import LLMClient
 from assistant.settings import Settings
 from kb.errors import LLMResponseError
+from tests.test_serving import free_port
 from tests.test_tables_filter import MEASLES
 from tools.verify_claim import check_claim
 
 pytestmark = pytest.mark.real_model
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +29,7 @@ def llama_settings():
     from assistant.model.provision import is_installed
     from assistant.model.serving import start_llamacpp
 
-    settings = Settings(serving_engine="llamacpp", vllm_port=_free_port(), llm_base_url=None, llm_timeout_s=600,
+    settings = Settings(serving_engine="llamacpp", vllm_port=free_port(), llm_base_url=None, llm_timeout_s=600,
                         llamacpp_slots=6)
     if installed_server(settings) is None or not is_installed(settings.gguf_model_dir):
         why = "llama-server or the GGUF is not installed (`evidentia model install --engine llamacpp`)"
