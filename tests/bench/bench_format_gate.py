@@ -13,6 +13,11 @@ This script runs no model: it reads what the two runs logged, so each run can ta
     # 3.
     .venv/bin/python tests/bench/bench_format_gate.py [--candidate w8a8] [--logs <dir>]
 
+The same gate decides whether ``auto`` may serve through llama.cpp by default (#80): ``--candidate llamacpp``,
+arms ``vllm-bf16`` (``EVIDENTIA_MODEL_FORMAT=bf16 evidentia model serve``) and ``llamacpp``
+(``EVIDENTIA_SERVING_ENGINE=llamacpp evidentia model serve``), logs pht-dev.vllm-bf16.jsonl and pht-dev.llamacpp.jsonl,
+chat areas chat-vllm-bf16 and chat-llamacpp; it writes docs/bench/llamacpp_gate.*.
+
 The same gate decides other serving options: ``--candidate one-line-json`` (or ``compact-json``) compares the
 default server with EVIDENTIA_VLLM_JSON_LAYOUT=one-line (or compact): the same steps with the arms named
 ``default`` and the candidate (logs pht-dev.default.jsonl and pht-dev.<candidate>.jsonl, chat areas
@@ -62,6 +67,11 @@ CANDIDATES = {
     "one-line-json": ("one_line_json_gate", "the same bf16 model served with one-line JSON "
                                             "(EVIDENTIA_VLLM_JSON_LAYOUT=one-line: guidance backend, one line with "
                                             "', ' and ': ' as in the prompts' examples)", "default"),
+    # #80: whether `auto` may serve through llama.cpp on CPUs without AVX-512 by default. Its base is what such a CPU
+    # gets from vLLM today, the bf16 weights (EVIDENTIA_MODEL_FORMAT=bf16; computed in bfloat16 on this AVX-512 CPU,
+    # in float32 on an AVX2 one). Fixed 2026-12-07, before either arm ran.
+    "llamacpp": ("llamacpp_gate", "the packaged Q4_K_M GGUF served by llama.cpp's server "
+                                  "(EVIDENTIA_SERVING_ENGINE=llamacpp), not by vLLM", "vllm-bf16"),
 }
 
 
@@ -160,7 +170,8 @@ def main(candidate: str, logs: Path) -> None:
     }
     rows = "\n".join(f"| {k} | {d:+.1f} |" for k, d in drops.items())
     notes = (
-        f"{b} (the default server) against {candidate}: {CANDIDATES[candidate][1]}, served by vLLM on this CPU; "
+        f"{b} (the default server) against {candidate}: {CANDIDATES[candidate][1]}"
+        f"{'' if candidate == 'llamacpp' else ', served by vLLM on this CPU'}; "
         f"PubHealthTab: all "
         f"{len(shared)} claims of the table-disjoint dev (tuning) split, default `program` variant; chat: the 20 questions of "
         f"tests/bench/bench_chat.py. Gate, fixed before the run: {GATE_SPLIT}; no measure may drop by more than "
