@@ -1,4 +1,4 @@
-"""One row's values across a measure's year columns (tools/_claim_changes.py, tools/_row_across.py); found as a new
+"""One row's values across a measure's year columns (tools/_claim_changes.py, tools/_table_ops.py: execute_across); found as a new
 user over a wide coverage table: "What was Nigeria's average coverage over 2019 to 2022?" was answered 62, the mean
 of one year's column over Nigeria's one row."""
 

@@ -1,5 +1,5 @@
 """"The high dose arm had the fewest events and the fewest dropouts" is two claims of one row, each checked by its
-own programs (tools/_claim_text.py, tools.verify_claim.both_parts); found as a new user, the programs checked
+own programs (tools/verify_claim.py: conjuncts, both_parts); found as a new user, the programs checked
 the first part only and supported it (High dose had the most dropouts)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from kb.tables import Table
 from tests.fake_openai import Reply
 from tests.test_table_program import is_columns, is_program, llm_for
 from tests.test_tables_filter import BagOfWordsEmbedder
-from tools._claim_text import conjuncts
+from tools.verify_claim import conjuncts
 from tools.verify_claim import check_claim
 
 ARMS = Table(name="trial", title="", columns=["Arm", "Participants", "Events", "Dropouts"], rows=[

@@ -1,5 +1,5 @@
 """A claim whose main verb is negated is checked as its positive form, the verdict turned round
-(tools/_claim_text.py, tools.verify_claim.negated); found as a new user over a JSON of outbreaks: "Yemen did not
+(tools/verify_claim.py: positive_form, negated); found as a new user over a JSON of outbreaks: "Yemen did not
 have the most deaths" was refuted by the fallback judge, quoting Yemen's 112 deaths as higher than Nigeria's 596."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from kb.tables import Table
 from tests.fake_openai import Reply
 from tests.test_table_program import is_columns, is_program, llm_for
 from tests.test_tables_filter import BagOfWordsEmbedder
-from tools._claim_text import conjuncts, positive_form, turned_round
+from tools.verify_claim import conjuncts, positive_form, turned_round
 from tools.verify_claim import check_claim
 
 OUTBREAKS = Table(name="outbreaks", title="", columns=["Country", "Disease", "Cases", "Deaths"], rows=[

@@ -124,7 +124,7 @@ def test_an_estimate_with_its_interval_gets_bounds_whatever_the_header():
     assert shaped.table.columns[3:] == ["primary_outcome_hr lower bound", "primary_outcome_hr upper bound"]
     assert [row[3:] for row in shaped.table.rows] == [["0.58", "0.95"], ["0.83", "1"], ["0.89", "1.17"]]
     # a closed interval holds its bound: EXSCEL's 0.83-1.00 does not exclude 1 (it was listed as excluding it)
-    from tools._intervals import read_interval_question
+    from tools._values import read_interval_question
     from tools._table_ops import execute
 
     typed = TypedTable.build(shaped.table)
@@ -197,7 +197,7 @@ def test_an_interval_includes_a_value_when_both_bounds_hold_it(claim, truth):
 
 
 def test_an_interval_claim_over_several_rows_or_no_value_is_left_alone():
-    from tools._intervals import read_interval_inclusion
+    from tools._values import read_interval_inclusion
 
     typed = TypedTable.build(shape_for_programs(HAZARDS).table)
     every = Program(filters=[], fn="every", column="c5_95_ci_upper_bound",
@@ -226,7 +226,7 @@ def test_rows_that_differ_by_a_sign_of_order_are_different_rows():
     ("Which subgroup's CI contains 0.7?", "value", ["Overall", "Women", "Men"]),
 ])
 def test_a_question_for_the_intervals_holding_a_value_lists_or_counts_their_rows(question, fn, result):
-    from tools._intervals import read_interval_question
+    from tools._values import read_interval_question
     from tools._table_ops import execute
 
     typed = TypedTable.build(shape_for_programs(HAZARDS).table)
@@ -247,7 +247,7 @@ def test_a_question_for_the_intervals_holding_a_value_lists_or_counts_their_rows
 def test_a_question_for_the_intervals_excluding_a_value_names_the_other_rows(question, fn, result):
     """Found as a new user: "Which trials had a confidence interval that excluded 1?" was answered with the trial
     whose upper bound is largest."""
-    from tools._intervals import read_interval_question
+    from tools._values import read_interval_question
     from tools._table_ops import execute
 
     typed = TypedTable.build(shape_for_programs(HAZARDS).table)

@@ -9,7 +9,8 @@ from assistant.evals.program_rerank import LoggedItem, evaluate
 from tests.test_table_program import CASES, CLAIM, LOOKUP, WRONG_ROW
 from tools._cells import TypedTable
 from tools._table_program import run_sampled
-from tools.program_rerank import FEATURES, Reranker, ScoredRun, choose_by, features_of
+from tools.program_rerank import FEATURES, Reranker, ScoredRun, choose_by
+from tools.program_replay import features_of
 
 UNSTATED = {**LOOKUP, "check": {"op": ">", "against": "value", "value": "100"}}
 
@@ -150,7 +151,7 @@ async def test_the_chooser_setting_reaches_the_live_path(tmp_settings, fake_llm_
 
 
 def test_a_missing_reranker_says_how_to_fit_one(tmp_path):
-    from tools._rerank import load_reranker
+    from tools.program_rerank import load_reranker
 
     with pytest.raises(ValueError, match="evidentia kb programs rerank"):
         load_reranker(tmp_path / "none.npz")
@@ -167,7 +168,7 @@ def test_a_choices_mean_logprob_is_read_from_the_reply_and_none_without_one():
 
 
 def test_a_logged_programs_logprob_reaches_its_features_when_replayed():
-    from tools.program_rerank import replayed_features
+    from tools.program_replay import replayed_features
 
     runs = [{"raw": LOOKUP, "logprob": -0.25}, {"raw": LOOKUP}]
     first, second = replayed_features(CASES, CLAIM, runs, "claim")

@@ -1,4 +1,4 @@
-"""An order on a column of ranges, where the text asks what is possible (tools._intervals): found as a new
+"""An order on a column of ranges, where the text asks what is possible (tools._values): found as a new
 user over an antibiotics TSV, "Can the adult dose of cephalexin be higher than 900 mg?" (250-1000) could not be
 computed, so the model's judgement answered."""
 
@@ -8,7 +8,7 @@ import pytest
 
 from kb.tables import Table
 from tools._cells import TypedTable
-from tools._intervals import asks_possibility, read_possible_bound
+from tools._values import asks_possibility, read_possible_bound
 from tools._table_ops_model import Program
 from tools._table_program import run_sampled
 from tools._table_shape import shape_for_programs

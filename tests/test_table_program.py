@@ -888,7 +888,7 @@ async def test_programs_on_a_reshaped_table_cite_the_uploaded_cells(tmp_settings
 
 # -- NOT ENOUGH INFO when the table does not talk about the claim ------------------------------------
 def test_claim_coverage_counts_content_words_by_prefix():
-    from tools._intervals import claim_coverage
+    from tools._values import claim_coverage
 
     sars = Table(name="sars", title="Outcome of SARS", columns=["Country", "Number of cases", "Deaths"],
                  rows=[["China", "5,327", "349"], ["Canada", "251", "43"]])
@@ -901,7 +901,7 @@ def test_claim_coverage_counts_content_words_by_prefix():
 
 def test_a_header_short_form_covers_the_word_it_stands_for():
     # "temperature" is in a table whose header writes "temp" (the vaccines table of a new-user trial)
-    from tools._intervals import claim_coverage
+    from tools._values import claim_coverage
 
     cold = Table(name="v", title="vaccines", columns=["Vaccine", "Storage temp (°C)"], rows=[["Spikevax", "-20"]])
     assert claim_coverage("The storage temperature of Spikevax is -20", cold).missing == []
@@ -912,7 +912,7 @@ def test_a_header_short_form_covers_the_word_it_stands_for():
 def test_a_month_the_claim_names_is_covered_by_iso_dates_in_it():
     """Found as a new user: "March revenue was about 20% higher than February revenue" over "2024-03" months was
     NOT ENOUGH INFO from coverage (march and february counted as missing)."""
-    from tools._intervals import claim_coverage
+    from tools._values import claim_coverage
 
     sales = Table(name="sales", title="sales", columns=["Month", "Revenue"], rows=[
         ["2024-02", "$1,150,000"], ["2024-03", "$1,380,000"]])
@@ -925,7 +925,7 @@ def test_a_short_word_meets_its_plural_and_an_abbreviation_its_words():
     """Found as a new user over a table of vaccine trials: "Only one vaccine needs a single dose." (header "Doses") and
     "The lower bound of the confidence interval for BNT162b2 was above 90%." (header "95% CI") were NOT ENOUGH
     INFO from coverage: "dose" and "doses" differ in their first five letters, and "CI" spelled nothing."""
-    from tools._intervals import claim_coverage
+    from tools._values import claim_coverage
 
     trials = Table(name="v", title="v", columns=["Vaccine", "Doses", "Efficacy (%)", "95% CI"],
                    rows=[["BNT162b2", "2", "95.0", "90.3-97.6"], ["Ad26.COV2.S", "1", "66.9", "59.0-73.4"]])
@@ -1427,7 +1427,7 @@ def test_a_check_of_the_computed_value_against_itself_does_not_vote_beside_the_c
 
 def test_a_check_a_rule_set_is_no_copy():
     """Found as a new user: "VaxC's efficacy confidence interval excludes 75%." (76-87) is read by a rule as "the
-    intervals holding 75 number 0" (tools._intervals); that check of 0 against a computed 0 is the claim's,
+    intervals holding 75 number 0" (tools._values); that check of 0 against a computed 0 is the claim's,
     not a value the model copied, and it votes beside a program that compares an upper bound with the claim's 75."""
     from tools._table_ops import execute
     from tools._table_program import ProgramOutcome, _Sampled, decide, run_sampled

@@ -775,7 +775,7 @@ def read_column_against(program: Program, typed: TypedTable, question: str) -> P
 #
 # :func:`read_across_years` turns the model's program into that reading (an
 # :class:`~tools._table_ops_model.AcrossColumns` grouping in the program's options, set by code only);
-# :func:`tools._row_across.execute_across` computes it over the one selected row, citing the cells it read.
+# :func:`tools._table_ops.execute_across` computes it over the one selected row, citing the cells it read.
 # ======================================================================================================================
 
 _AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)

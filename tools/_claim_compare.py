@@ -17,7 +17,7 @@ from tools._claim_grounding import row_names_in
 from tools._claim_multiples import stated_scale
 from tools._grounding import COMPARED_WITH_ROW, GREATER_WORDS, bound_of_row, column_named, question_numbers, \
     row_compared_with, value_grounded
-from tools._intervals import bound_pairs
+from tools._values import bound_pairs
 from tools._table_checks import row_names
 from tools._table_ops import selected_rows
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Note, Program, RowFilter

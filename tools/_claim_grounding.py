@@ -15,14 +15,13 @@ from kb.tables import Table
 from tools._cells import TypedTable, cell_number, norm_text, text_words
 from tools._claim_counts import fraction_of_rows
 from tools._grounding import column_named, value_grounded
-from tools._intervals import interval_claim
 from tools._question_dates import stated_days
 from tools._table_checks import row_names
 from tools._table_ops import execute, selected_rows
 from tools._table_ops_model import MAX_FILTERS, VALUE_MAX_CHARS, Check, Execution, Options, Program, ProgramError, \
     Ratio, RowFilter
 from tools._table_shape import meets_filter, names_flag
-from tools._values import direction, stated_bounds
+from tools._values import direction, interval_claim, stated_bounds
 from tools.lang.lexicon import CARDINALS, DOWNWARD, MAX_WORDS, NEGATED_EXISTENCE, ORDINAL_WORDS, RANK_HEADER, UPWARD, \
     change_pattern
 from tools.lang.reading import extreme_directions, is_superlative, names_iso_month, read, read_against
@@ -330,7 +329,7 @@ def vote_blocker(program: Program, ex: Execution, claim: str, n_rows: int, typed
     flag = typed is not None and names_flag(typed, RowFilter(column=program.column, op="=", value=chk.value), claim)
     # "more than half of the hospitals": the count it is checked against is the claim's fraction of the rows
     share = typed is not None and program.fn == "count" and fraction_of_rows(claim, typed) is not None
-    # "the CI for women excludes 1": a count of the intervals holding 1, checked against none (tools._intervals)
+    # "the CI for women excludes 1": a count of the intervals holding 1, checked against none (tools._values)
     interval = program.fn == "count" and interval_claim(claim)
     # "Smilodon fatalis was found in North America": its row among those in North America, at least once
     # (tools._claim_grounding); none there refutes the claim

@@ -30,7 +30,6 @@ from tools._claim_grounding import read_combined, read_every_filter, read_named_
     read_no_value, read_own_row, read_quantifier, read_ranked_claim, read_superlative, read_two_extremes
 from tools._claim_multiples import read_multiplier, read_ratio_multiple
 from tools._grounding import expected_answer, read_whole_table_extreme, yes_no_asked
-from tools._intervals import read_interval_inclusion, read_interval_question, read_possible_bound
 from tools._question_counts import read_frequency, read_frequency_of_measure, read_group_mean, read_median, read_rate, \
     read_ratio, read_rows_per_value, read_share, read_share_of_all, read_share_of_rows
 from tools._question_dates import add_stated_date, add_stated_quarter, read_duration, read_stated_part, read_stated_year
@@ -41,8 +40,8 @@ from tools._question_rules import count_choice, drop_named_row, read_as_asked, r
 from tools._settle_rules import add_significance_filter, read_range_question
 from tools._table_ops_model import Program
 from tools._table_shape import add_stated_flag, read_stated_percent
-from tools._values import add_stated_value, narrow_to_written_value, read_inclusive_range, read_rough_value, \
-    read_stated_bound, widen_partial_value
+from tools._values import add_stated_value, narrow_to_written_value, read_inclusive_range, read_interval_inclusion, \
+    read_interval_question, read_possible_bound, read_rough_value, read_stated_bound, widen_partial_value
 
 Kind = Literal["claim", "question"]
 Reader = Callable[[Program, TypedTable, str], Program]

@@ -21,11 +21,10 @@ from kb.table_model import Table
 from tools._cells import TypedTable, cell_number, compare, format_value, is_empty, iso_month_names, \
     norm_text, parse_date, text_words
 from tools._grounding import column_named, named_words, row_stated, yes_no_asked
-from tools._intervals import bound_pairs
 from tools._question_dates import stated_days
 from tools._table_ops_model import MAX_CELLS, MAX_FILTERS, VALUE_MAX_CHARS, Program, RowFilter
 from tools._table_shape import interval_bounds, interval_columns, lists_items, total_rows
-from tools._values import ORDER_OPS, ROUGH_SHARE
+from tools._values import ORDER_OPS, ROUGH_SHARE, bound_pairs
 from tools.lang.lexicon import change_pattern, related
 from tools.lang.reading import names_month, read
 

@@ -177,7 +177,7 @@ class RowGroups(BaseModel):
 class AcrossColumns(BaseModel):
     """``fn`` over the one selected row's cells in ``columns``, not over rows (argmax/argmin name the column): "What
     was Nigeria's average coverage over 2019 to 2022?" (tools._claim_changes.read_across_years; run by
-    tools._row_across)."""
+    tools._table_ops.execute_across)."""
 
     kind: Literal["across"] = "across"
     columns: list[str] = Field(min_length=1)

@@ -45,7 +45,7 @@ from tools._question_counts import asks_share
 from tools._table_shape import ShapedTable, describe, ratio_as_percent, read_written_share, shape_for_programs
 from tools._table_grammar import typed_program_schema
 from tools.worked_examples import worked_examples
-from tools._rerank import Reranker, load_reranker, run_features
+from tools.program_rerank import Reranker, load_reranker, run_features
 from tools._table_ops import execute
 from tools._table_ops_model import NOT_IN_TABLE, Execution, NoNumbersError, Program, ProgramError, column_choice_schema
 from tools._table_sql import Sandbox, describe_sql, execute_sql, sql_grammar

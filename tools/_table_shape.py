@@ -51,7 +51,7 @@ _INTERVAL = re.compile(rf"^\s*(?:(?P<lo>{_NUM}){_SEP}(?P<hi>{_NUM})(?:\s*(?P<uni
                        rf"(?:(?P<est>{_NUM})\s*)?[(\[]\s*(?:95%\s*CI[:,]?\s*)?"
                        rf"(?P<lo2>{_NUM}){_SEP}(?P<hi2>{_NUM})\s*[)\]])\s*\.?\s*$", re.I)
 MIN_SHARE = 0.6  # of the column's filled cells that must write an interval
-# How the bound columns' names end; tools._intervals finds the pairs by them
+# How the bound columns' names end; tools._values finds the pairs by them
 LOWER_BOUND, UPPER_BOUND = " lower bound", " upper bound"
 
 

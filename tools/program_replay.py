@@ -12,6 +12,9 @@ A logged question whose split vote had a second batch sampled (``batches``: [5, 
 run it: the first batch alone, and both only where the first splits. One logged with a single batch that now
 splits cannot have its second batch replayed (it was never sampled).
 
+The reranker's features (tools.program_rerank) are computed here for sampled and for logged programs alike
+(:func:`features_of`, :func:`replayed_features`), since both need the vote, which lives above the reranker.
+
 What a replay cannot know: the model's own answer for a question whose logged vote was decided by the programs
 but whose replayed vote splits (the fallback was never asked). Such questions are counted apart
 (``needs_model``) and scored as wrong, so the replayed accuracy is a lower bound.
@@ -22,9 +25,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+from kb.tables import Table
 from tools._cells import TypedTable
+from tools._program_readers import Kind
 from tools._table_program import ProgramOutcome, _Sampled, decide, decided_by_form, kept_scope, run_sampled, \
-    split_vote, to_original
+    split_vote, to_original, voted_answers
+from tools.program_rerank import ScoredRun, run_features
 from tools._table_shape import shape_for_programs
 from tools.table_qa import answer_from_program, program_task, question_options
 
@@ -161,3 +167,17 @@ def replay_wtq(items, records: list[dict], match) -> ReplayResult:
         _tally(out, rec, outcome, item_id=item.id, text=item.question, gold=item.answers,
                logged_ok=bool(rec["correct"]), match=match, answer=answer)
     return out
+
+
+def features_of(sampled: list[_Sampled], typed: TypedTable, kind: Kind, text: str) -> list[ScoredRun]:
+    """The reranker's features of each sampled program that ran, with its answer as the vote counts it."""
+    return run_features(sampled, voted_answers(sampled, kind), typed, kind, text)
+
+
+def replayed_features(table: Table, text: str, runs: list[dict], kind: Kind, scope: tuple[int, ...] = (),
+                      rules_off: frozenset[str] = frozenset()) -> list[ScoredRun]:
+    """The reranker's features of logged programs (each run's ``raw``, as the model wrote it) replayed under
+    today's rules."""
+    shaped = shape_for_programs(table)
+    typed = TypedTable.build(shaped.table, scope=kept_scope(shaped, scope))
+    return features_of(replayed_samples(typed, text, runs, kind, rules_off), typed, kind, text)

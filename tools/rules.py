@@ -67,7 +67,7 @@ from tools._claim_grounding import copied_beside_stated, direction_blocker, nega
     vote_blocker
 from tools._claim_multiples import multiple_blocker, ratio_change_check
 from tools._grounding import less_grounded, wrong_answer_kind
-from tools._intervals import interval_note
+from tools._values import interval_note
 from tools._program_readers import CLAIM_READERS, QUESTION_READERS, REWRITES, Kind, Reader, header_of, \
     reader_name
 from tools._question_dates import leaves_out_stated_date

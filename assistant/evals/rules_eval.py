@@ -3,7 +3,7 @@
 Settle rules need no model, so every dev claim of TabFact, SciTab and PubHealthTab is read by every rule: how often
 each fires, how often the verdict it gives is the gold label, how often two rules disagree (then none decides), and
 what the always-majority label scores on the same claims, beside it. A claim whose main verb is negated is read
-as the settle stage reads it (its positive form, the verdict turned round: tools._claim_text via
+as the settle stage reads it (its positive form, the verdict turned round: tools.verify_claim via
 tools.verify_claim.negated_claim_form); a claim made of two parts is read whole (the chat reads each part).
 
 Veto rules hold a sampled program that ran but does not check what the claim states. They are measured by replaying

@@ -54,7 +54,7 @@ _ROUGH = re.compile(r"\b(?:" + ROUGH_NUMBER_PATTERN + r")\s+(?P<number>" + _NUMB
 _PLAIN = re.compile(r"(?<![\w.])(?<![^\W\d_]-)(?P<number>" + _NUMBER + r")(?:[x×](?!\w)|(?!\w|\.\d))"
                     r"(?P<percent>\s*%)?")
 
-# A plain negation of the main verb (tools._claim_text reads the claim without it and turns the verdict round).
+# A plain negation of the main verb (tools.verify_claim reads the claim without it and turns the verdict round).
 _AUX = r"did|does|do|is|was|are|were|has|have|had"
 _NEGATION = re.compile(rf"\b(?P<aux>{_AUX})\s+not\b|\b(?P<short>{_AUX})n['’]t\b", re.I)
 _OTHER_NEGATIVE = re.compile(r"\b(?:no|none|never|neither|nor|without|nothing|nobody|only|cannot|can['’]t|won['’]t|"
