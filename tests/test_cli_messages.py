@@ -229,3 +229,19 @@ def test_chat_doc_command_reads_a_document_and_says_what_is_wrong(cli_env, patch
     assert r.exit_code == 0, r.output
     assert "Read lab notes.pdf: 1 page," in r.output and "no tables found" in r.output
     assert "Use /doc PATH" in r.output and "No file " in r.output
+
+
+def test_a_mistyped_setting_is_one_message_naming_the_variable(cli_env, monkeypatch):
+    monkeypatch.setenv("EVIDENTIA_SERVING_ENGINE", "llama")
+    monkeypatch.setenv("EVIDENTIA_VLLM_PORT", "eight")
+    result = _invoke(["model", "status"])
+    assert result.exit_code == 1
+    assert "EVIDENTIA_SERVING_ENGINE='llama': Input should be 'vllm', 'llamacpp' or 'auto'" in result.output
+    assert "EVIDENTIA_VLLM_PORT='eight'" in result.output and ".env.example" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_valid_settings_pass_through_to_the_command(cli_env, monkeypatch):
+    monkeypatch.setenv("EVIDENTIA_SERVING_ENGINE", "auto")
+    result = _invoke(["rules", "--help"])
+    assert result.exit_code == 0 and "not valid" not in result.output

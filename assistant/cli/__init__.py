@@ -19,6 +19,26 @@ def main(verbose: bool) -> None:
     """Evidentia: answers and claim checks that cite their evidence."""
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    check_settings()
+
+
+def check_settings() -> None:
+    """Read the settings once before any command, so that a mistyped value is one message naming the variable, not a
+    traceback from whichever command first reads it."""
+    from pydantic import ValidationError
+
+    from assistant.settings import Settings
+
+    try:
+        Settings()
+    except ValidationError as exc:
+        prefix = Settings.model_config.get("env_prefix", "")
+        lines = []
+        for error in exc.errors():
+            name = f"{prefix}{'_'.join(str(part) for part in error['loc'])}".upper()
+            lines.append(f"  {name}={error.get('input')!r}: {error['msg']}")
+        raise click.ClickException("A setting is not valid (from the environment or .env):\n" + "\n".join(lines)
+                                   + "\nFix or unset it; every setting is described in .env.example.") from None
 
 
 def _attach() -> None:
