@@ -688,23 +688,24 @@ def ensure_server(settings: Settings, *, progress: bool = True, install: bool = 
         return ServerHandle(settings.llm_base_url, _pick_model(settings, models), reused=True)
 
     entries = served_model_entries(settings.local_base_url)
-    settings = resolve_engine(settings, say=say if entries is None else None)
     if entries is not None:
         models = [m["id"] for m in entries]
         say(f"An LLM server already answers on {settings.local_base_url} (models: {', '.join(models)}); reusing it.")
         engines = {m.get("owned_by") for m in entries} & set(ENGINES)
-        if engines and settings.serving_engine not in engines:  # it keeps the port: say which engine answers
-            say(f"Note: that server is {', '.join(sorted(engines))}, not the {settings.serving_engine} engine "
-                f"EVIDENTIA_SERVING_ENGINE asks for; stop it to start {settings.serving_engine}.")
+        wanted = resolve_engine(settings).serving_engine
+        if engines and wanted not in engines:  # it keeps the port: say which engine answers
+            say(f"Note: that server is {', '.join(sorted(engines))}, not the {wanted} engine "
+                f"EVIDENTIA_SERVING_ENGINE asks for; stop it to start {wanted}.")
         return ServerHandle(settings.local_base_url, _pick_model(settings, models), reused=True)
 
+    cuda = has_cuda()  # once: it decides the engine under auto, then vLLM's build and dtype
+    settings = resolve_engine(settings, cuda=cuda, say=say)
     if settings.serving_engine == "llamacpp":
         return start_llamacpp(settings, progress=progress, install=install, say=say)
     if install and not settings.hf_model_id:
         from assistant.model.provision import install_default_model
 
         install_default_model(settings, progress=progress, echo=say)
-    cuda = has_cuda()
     if not cuda:
         settings = fit_default_format_before_copy(settings, echo=say)
     settings = resolve_model_format(settings, install=install, progress=progress, echo=say)
