@@ -92,8 +92,7 @@ def _logged(settings, echo) -> list[tuple[str, str, str, object, str, list[str],
 
 def collect(settings, echo=print) -> list[LoggedItem]:
     """Every logged tuning item, its programs replayed and described (module docstring)."""
-    from tools.program_replay import replayed_features
-    from tools.program_replay import replay_runs
+    from tools.program_replay import replay_runs, replayed_features
 
     items = []
     for item_id, source, kind, table, text, gold, programs in _logged(settings, echo):

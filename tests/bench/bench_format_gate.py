@@ -53,20 +53,23 @@ GATE_SPLIT = "the whole table-disjoint PubHealthTab dev split"  # every claim of
 # logged as pht-dev.<arm>.jsonl and docs/bench/runs/chat-<arm>.json. The JSON layouts' base is its own arm ("default")
 # so that re-measuring it leaves the bf16 runs behind the published format gate as they were.
 CANDIDATES = {
-    "w8a8": ("format_gate", "the same model quantized to W8A8", "bf16"),
+    "w8a8": ("format_gate", "the same model quantized to W8A8, served by vLLM on this CPU", "bf16"),
     # W4A16 came after the intent and table-rule changes that followed the W8A8 gate, so its bf16 arm was measured
     # again, beside it ("bf16-2"), rather than reusing the W8A8 gate's runs on older code.
-    "w4a16": ("w4a16_gate", "the same model quantized to W4A16 (llm-compressor's preset: symmetric, groups of 128)",
-              "bf16-2"),
+    "w4a16": ("w4a16_gate", "the same model quantized to W4A16 (llm-compressor's preset: symmetric, groups of 128), "
+                            "served by vLLM on this CPU", "bf16-2"),
     # Our bf16 weights were de-quantized from Q4_K_M, whose blocks of 32 hold at most 16 distinct values:
     # asymmetric groups of 32 follow that grid, where symmetric groups of 128 round it a second time.
-    "w4a16-g32": ("w4a16_g32_gate", "the same model quantized to W4A16 with asymmetric groups of 32", "bf16-2"),
+    "w4a16-g32": ("w4a16_g32_gate", "the same model quantized to W4A16 with asymmetric groups of 32, served by vLLM "
+                                    "on this CPU", "bf16-2"),
     "compact-json": ("compact_json_gate", "the same bf16 model served with compact JSON "
-                                          "(EVIDENTIA_VLLM_JSON_LAYOUT=compact: xgrammar without any whitespace)",
+                                          "(EVIDENTIA_VLLM_JSON_LAYOUT=compact: xgrammar without any whitespace), "
+                                          "served by vLLM on this CPU",
                      "default"),
     "one-line-json": ("one_line_json_gate", "the same bf16 model served with one-line JSON "
                                             "(EVIDENTIA_VLLM_JSON_LAYOUT=one-line: guidance backend, one line with "
-                                            "', ' and ': ' as in the prompts' examples)", "default"),
+                                            "', ' and ': ' as in the prompts' examples), served by vLLM on this CPU",
+                      "default"),
     # #80: whether `auto` may serve through llama.cpp on CPUs without AVX-512 by default. Its base is what such a CPU
     # gets from vLLM today, the bf16 weights (EVIDENTIA_MODEL_FORMAT=bf16; computed in bfloat16 on this AVX-512 CPU,
     # in float32 on an AVX2 one). Fixed 2026-12-07, before either arm ran.
@@ -170,8 +173,7 @@ def main(candidate: str, logs: Path) -> None:
     }
     rows = "\n".join(f"| {k} | {d:+.1f} |" for k, d in drops.items())
     notes = (
-        f"{b} (the default server) against {candidate}: {CANDIDATES[candidate][1]}"
-        f"{'' if candidate == 'llamacpp' else ', served by vLLM on this CPU'}; "
+        f"{b} (the default server) against {candidate}: {CANDIDATES[candidate][1]}; "
         f"PubHealthTab: all "
         f"{len(shared)} claims of the table-disjoint dev (tuning) split, default `program` variant; chat: the 20 questions of "
         f"tests/bench/bench_chat.py. Gate, fixed before the run: {GATE_SPLIT}; no measure may drop by more than "
