@@ -16,6 +16,7 @@ from assistant.llm import LLMClient
 from assistant.settings import Settings
 from kb.errors import LLMResponseError
 from tests.test_serving import free_port
+from tests.program_votes import vote_problems, work
 from tests.test_tables_filter import MEASLES
 from tools.verify_claim import check_claim
 
@@ -61,15 +62,15 @@ async def test_schema_bound_answers_and_n_samples_come_back_valid(llama_settings
 
 async def test_the_default_claim_check_decides_both_ways_through_llama_cpp(llama_settings):
     """As tests/test_tables_verify.py's default-path test, through llama.cpp: one claim the table states and one it
-    contradicts, once each, no retry; the programs must decide."""
+    contradicts, once each, no retry; the programs must stand behind both (tests/program_votes.py)."""
     llm = LLMClient(llama_settings)
     try:
         true = await check_claim(llm, MEASLES, "British Columbia had 82 cases of measles in 2010.")
         false = await check_claim(llm, MEASLES, "Ontario had 530 cases of measles in 2008.")
     finally:
         await llm.aclose()
-    assert (true.label, false.label) == ("SUPPORTS", "REFUTES"), (true.reason, false.reason)
-    assert true.decided_by == false.decided_by == "program"
+    assert (true.label, false.label) == ("SUPPORTS", "REFUTES"), (work(true), work(false))
+    assert not vote_problems([true, false], ["SUPPORTS", "REFUTES"])
 
 
 async def test_prompt_log_probabilities_are_refused_with_a_reason(llama_settings):
