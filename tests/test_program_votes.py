@@ -6,12 +6,14 @@ from tools._table_program import ProgramOutcome
 from tools.verify_claim import ClaimCheck
 
 
-def check(label: str, decided_by: str, votes: dict[str, int]) -> ClaimCheck:
+def check(label: str, decided_by: str, votes: dict[str, int], samples: int | None = None) -> ClaimCheck:
+    """A check whose programs voted ``votes`` out of ``samples`` (the rest did not run); a strict majority wins."""
+    samples = sum(votes.values()) if samples is None else samples
     leader = max(votes, key=votes.get) if votes else None
-    winner = leader if leader is not None and votes[leader] * 2 > sum(votes.values()) else None
+    winner = leader if leader is not None and votes[leader] * 2 > samples else None
     return ClaimCheck(claim="c", table="t", variant="program", label=label, cells=[], citations_valid=True,
                       reason="", cols=[], rows=[], collapsed="", decided_by=decided_by,
-                      programs=ProgramOutcome(kind="claim", votes=votes, samples=sum(votes.values()), winner=winner))
+                      programs=ProgramOutcome(kind="claim", votes=votes, samples=samples, winner=winner))
 
 
 RIGHT = ["SUPPORTS", "REFUTES"]
@@ -44,3 +46,10 @@ def test_more_wrong_votes_than_right_over_the_checks_fails():
     problems = vote_problems([check("SUPPORTS", "program", {"SUPPORTS": 3, "REFUTES": 2}),
                               check("REFUTES", "ccoe", {"SUPPORTS": 2, "REFUTES": 1, "NOT ENOUGH INFO": 2})], RIGHT)
     assert len(problems) == 1 and problems[0].startswith("4 program votes for the right labels, 6 for wrong ones")
+
+
+def test_a_single_check_may_fall_back_when_told_but_not_vote_wrong():
+    split = check("SUPPORTS", "ccoe", {"SUPPORTS": 2, "REFUTES": 1}, samples=5)  # two programs did not run
+    assert vote_problems([split], ["SUPPORTS"]) and not vote_problems([split], ["SUPPORTS"], decide_one=False)
+    wrong = check("SUPPORTS", "ccoe", {"REFUTES": 3, "SUPPORTS": 2})
+    assert len(vote_problems([wrong], ["SUPPORTS"], decide_one=False)) == 2

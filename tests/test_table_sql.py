@@ -13,6 +13,7 @@ from assistant.llm import LLMClient
 from prompts import render
 from tools.contracts import Session
 from kb.tables import Table
+from tests.program_votes import vote_problems, work
 from tests.fake_openai import Reply
 from tests.test_table_program import CASES, CLAIM, LOOKUP, is_columns, is_program, llm_for, typed
 from tests.test_tables_filter import BagOfWordsEmbedder
@@ -365,8 +366,10 @@ async def test_real_model_checks_a_claim_with_sql(real_settings):
         await llm.aclose()
     ran = [r for r in check.programs.runs if r.ran]
     assert ran, f"no query ran: {[r.error for r in check.programs.runs]}"
-    assert check.label == "SUPPORTS" and check.decided_by == "program", check.programs.model_dump()
-    assert (3, 3) in check.cells and all(1 <= r <= CASES.n_rows for r, _ in check.cells)
+    assert check.label == "SUPPORTS", work(check)
+    assert not vote_problems([check], ["SUPPORTS"], decide_one=False)  # a split vote may fall back (program_votes)
+    assert check.decided_by != "program" or (3, 3) in check.cells, work(check)
+    assert all(1 <= r <= CASES.n_rows for r, _ in check.cells)
 
 
 # -- the evaluation: both forms side by side on the dev split ------------------------------------
