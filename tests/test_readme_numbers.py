@@ -34,6 +34,11 @@ def test_a_changed_results_file_changes_the_block(tmp_path):
     chat["results"]["turn_latency_median_s"]["value"] = 99.94
     (docs / "bench" / "chat.json").write_text(json.dumps(chat))
     assert "| chat turn, median over the chat bench | 99.9 s |" in render(docs)
+    chat["machine"] = "2 cores Test CPU (AVX2), 8 GiB RAM"
+    (docs / "bench" / "chat.json").write_text(json.dumps(chat))
+    block = render(docs)  # a machine of its own: a new letter in the rows, named once in the legend
+    key = re.search(r"\| chat turn, median over the chat bench \| 99.9 s \| (\w+) \|", block).group(1)
+    assert block.count("Test CPU") == 1 and f"**{key}** 2 cores Test CPU (AVX2), 8 GiB RAM" in block
     readme = tmp_path / "README.md"
     readme.write_text(f"# x\n\n{BEGIN}\nold\n{END}\n\nafter\n")
     assert rewrite(readme, docs) and "99.9 s" in readme.read_text() and readme.read_text().endswith("after\n")
