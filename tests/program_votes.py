@@ -36,9 +36,10 @@ def vote_problems(checks: Sequence, right: Sequence[str], *, decide_one: bool = 
             problems.append(f"the programs voted {winner!r} where {label!r} is right: {work(check)}")
         right_votes += votes.get(label, 0)
         wrong_votes += sum(v for lab, v in votes.items() if lab != label)
+    every_check = " | ".join(work(c) for c in checks)
     if decide_one and not any(check.decided_by == "program" for check in checks):
-        problems.append("the programs decided none of the checks: " + " | ".join(work(c) for c in checks))
+        problems.append(f"the programs decided none of the checks: {every_check}")
     if right_votes <= wrong_votes:
         problems.append(f"{right_votes} program votes for the right labels, {wrong_votes} for wrong ones: "
-                        + " | ".join(work(c) for c in checks))
+                        f"{every_check}")
     return problems
