@@ -72,14 +72,16 @@ def test_every_committed_run_log_agrees_with_the_figures_it_backs(path):
 
 @needs_eval_data
 def test_the_logs_behind_the_published_reports_are_checked_against_them():
-    result = recompute_run_log(EVAL_DOCS / "runs" / "tabfact-32467a8.jsonl", EVAL_DATA, KB_DATA)
+    result = recompute_run_log(EVAL_DOCS / "runs" / "tabfact-7894591.jsonl", EVAL_DATA, KB_DATA)
     assert {"tabfact.json accuracy", "tabfact.json predictions = log's", "right (README)"} <= {
         r.metric for r in result.rows if r.ok}
 
 
 @needs_eval_data
-def test_a_variant_from_an_earlier_run_is_not_recomputable_rather_than_wrong():
-    result = recompute_report(EVAL_DOCS / "tabfact.json", EVAL_DATA, KB_DATA)
+def test_a_variant_from_an_earlier_run_is_not_recomputable_rather_than_wrong(tmp_path):
+    # the report the sealed run replaced keeps a variant ("full") carried from an earlier run
+    path = Path(shutil.copy(EVAL_DOCS / "runs" / "tabfact-report-not-sealed.json", tmp_path / "tabfact.json"))
+    result = recompute_report(path, EVAL_DATA, KB_DATA)
     full = [r for r in result.rows if r.variant == "full"]
     assert full and all(r.ok is None and r.note == NOT_RECOMPUTABLE for r in full)
     assert result.status == OK
@@ -87,7 +89,8 @@ def test_a_variant_from_an_earlier_run_is_not_recomputable_rather_than_wrong():
 
 @needs_eval_data
 def test_a_variant_without_predictions_nor_the_earlier_run_mark_is_a_mismatch(tmp_path):
-    path = copy_report("tabfact", tmp_path)
+    (tmp_path / "eval").mkdir()
+    path = Path(shutil.copy(EVAL_DOCS / "runs" / "tabfact-report-not-sealed.json", tmp_path / "eval" / "tabfact.json"))
     rewrite(path, lambda d: d["variants"]["full"].pop("from_earlier_run"))
     result = recompute_report(path, EVAL_DATA, KB_DATA)
     assert result.status == MISMATCH
