@@ -30,10 +30,15 @@ def needs_data_for(name: str):
         pytest.skip(f"WikiTableQuestions not found under {KB_DATA}")
 
 
-def copy_report(name: str, tmp_path: Path) -> Path:
-    """A copy of a committed report in ``<tmp>/eval/``, the layout ``--docs-dir`` reads."""
+def copy_report(name: str, tmp_path: Path, source: Path | None = None) -> Path:
+    """A copy of a committed report (``source``, else the published one) in ``<tmp>/eval/``, the layout
+    ``--docs-dir`` reads."""
     (tmp_path / "eval").mkdir(exist_ok=True)
-    return Path(shutil.copy(EVAL_DOCS / f"{name}.json", tmp_path / "eval" / f"{name}.json"))
+    return Path(shutil.copy(source or EVAL_DOCS / f"{name}.json", tmp_path / "eval" / f"{name}.json"))
+
+
+# the TabFact report the sealed run replaced: it keeps a variant ("full") carried from an earlier run
+TABFACT_NOT_SEALED = EVAL_DOCS / "runs" / "tabfact-report-not-sealed.json"
 
 
 def rewrite(path: Path, change) -> None:
@@ -79,9 +84,7 @@ def test_the_logs_behind_the_published_reports_are_checked_against_them():
 
 @needs_eval_data
 def test_a_variant_from_an_earlier_run_is_not_recomputable_rather_than_wrong(tmp_path):
-    # the report the sealed run replaced keeps a variant ("full") carried from an earlier run
-    path = Path(shutil.copy(EVAL_DOCS / "runs" / "tabfact-report-not-sealed.json", tmp_path / "tabfact.json"))
-    result = recompute_report(path, EVAL_DATA, KB_DATA)
+    result = recompute_report(copy_report("tabfact", tmp_path, TABFACT_NOT_SEALED), EVAL_DATA, KB_DATA)
     full = [r for r in result.rows if r.variant == "full"]
     assert full and all(r.ok is None and r.note == NOT_RECOMPUTABLE for r in full)
     assert result.status == OK
@@ -89,8 +92,7 @@ def test_a_variant_from_an_earlier_run_is_not_recomputable_rather_than_wrong(tmp
 
 @needs_eval_data
 def test_a_variant_without_predictions_nor_the_earlier_run_mark_is_a_mismatch(tmp_path):
-    (tmp_path / "eval").mkdir()
-    path = Path(shutil.copy(EVAL_DOCS / "runs" / "tabfact-report-not-sealed.json", tmp_path / "eval" / "tabfact.json"))
+    path = copy_report("tabfact", tmp_path, TABFACT_NOT_SEALED)
     rewrite(path, lambda d: d["variants"]["full"].pop("from_earlier_run"))
     result = recompute_report(path, EVAL_DATA, KB_DATA)
     assert result.status == MISMATCH
